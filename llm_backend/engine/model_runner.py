@@ -1,0 +1,101 @@
+"""Owns the model and the KV tensors; turns a scheduled batch into one forward pass.
+
+Every sequence of the step goes into a single flat token batch (decodes first, then
+prefill chunks), so the model runs each layer once per step whatever the batch size.
+Only the rows that need a next token (finished prefills and decodes) reach the LM head.
+"""
+from __future__ import annotations
+
+import torch
+
+from llm_backend.engine.scheduler import ScheduledBatch
+from llm_backend.engine.sequence import Sequence
+from llm_backend.layers.attention_metadata import AttentionMetadata, PrefillChunk
+from llm_backend.models.llama import LlamaForCausalLM
+from llm_backend.weights.model_config import ModelConfig
+
+
+def kv_block_bytes(config: ModelConfig, block_size: int, dtype: torch.dtype) -> int:
+    """Bytes one block takes across all layers, keys and values."""
+    element_size = torch.empty((), dtype=dtype).element_size()
+    return 2 * config.num_hidden_layers * block_size * config.num_key_value_heads * config.head_dim * element_size
+
+
+class ModelRunner:
+    def __init__(self, model: LlamaForCausalLM, num_blocks: int, block_size: int) -> None:
+        self.model = model
+        self.block_size = block_size
+        config = model.config
+        weight = model.embed_tokens.weight
+        self.device, self.dtype = weight.device, weight.dtype
+        shape = (num_blocks, block_size, config.num_key_value_heads, config.head_dim)
+        self.kv_caches = [
+            (torch.zeros(shape, dtype=self.dtype, device=self.device),
+             torch.zeros(shape, dtype=self.dtype, device=self.device))
+            for _ in range(config.num_hidden_layers)
+        ]
+
+    @torch.inference_mode()
+    def execute(self, batch: ScheduledBatch) -> tuple[list[Sequence], torch.Tensor]:
+        """Run the step; returns the sequences that get a next token and their fp32 logits rows."""
+        self._copy_blocks(batch.block_copies)
+        items = sorted(batch.items, key=lambda item: item[1] != 1)  # decodes first (stable)
+        input_ids, positions, slots = [], [], []
+        sample_seqs, sample_rows = [], []
+        decode_tables, decode_lens = [], []
+        prefills: list[PrefillChunk] = []
+        for seq, num_tokens in items:
+            start_pos = seq.num_computed_tokens
+            end_pos = start_pos + num_tokens
+            row = len(input_ids)
+            input_ids += seq.token_ids[start_pos:end_pos]
+            positions += range(start_pos, end_pos)
+            slots += self._slots(seq.block_table, start_pos, end_pos)
+            if num_tokens == 1:
+                decode_tables.append(seq.block_table)
+                decode_lens.append(end_pos)
+            else:
+                prefills.append(self._prefill_chunk(seq, row, start_pos, end_pos))
+            if end_pos == seq.num_tokens:
+                sample_seqs.append(seq)
+                sample_rows.append(row + num_tokens - 1)
+        meta = AttentionMetadata(slot_mapping=self._tensor(slots), prefills=prefills)
+        if decode_lens:
+            self._add_decode_metadata(meta, decode_tables, decode_lens)
+        hidden = self.model(self._tensor(input_ids), self._tensor(positions), self.kv_caches, meta)
+        logits = self.model.compute_logits(hidden[self._tensor(sample_rows)]).float()
+        return sample_seqs, logits
+
+    def _slots(self, block_table: list[int], start: int, end: int) -> list[int]:
+        bs = self.block_size
+        return [block_table[p // bs] * bs + p % bs for p in range(start, end)]
+
+    def _prefill_chunk(self, seq: Sequence, row: int, start_pos: int, end_pos: int) -> PrefillChunk:
+        chunk = PrefillChunk(start=row, length=end_pos - start_pos, context_len=end_pos)
+        if start_pos > 0:  # earlier tokens are in the cache: attend through the block table
+            num_blocks = -(-end_pos // self.block_size)
+            chunk.block_table = self._tensor(seq.block_table[:num_blocks])
+            key_pos = torch.arange(end_pos, device=self.device)
+            query_pos = torch.arange(start_pos, end_pos, device=self.device)
+            chunk.mask = key_pos[None, :] <= query_pos[:, None]
+        return chunk
+
+    def _add_decode_metadata(self, meta: AttentionMetadata, tables: list[list[int]], lens: list[int]) -> None:
+        max_blocks = max(len(t) for t in tables)
+        padded = [t + [0] * (max_blocks - len(t)) for t in tables]
+        meta.num_decode_tokens = len(lens)
+        meta.decode_block_tables = self._tensor(padded)
+        key_pos = torch.arange(max_blocks * self.block_size, device=self.device)
+        meta.decode_mask = (key_pos[None, :] < self._tensor(lens)[:, None]).view(len(lens), 1, 1, -1)
+
+    def _copy_blocks(self, copies: list[tuple[int, int]]) -> None:
+        if not copies:
+            return
+        src = self._tensor([s for s, _ in copies])
+        dst = self._tensor([d for _, d in copies])
+        for k_cache, v_cache in self.kv_caches:
+            k_cache[dst] = k_cache[src]
+            v_cache[dst] = v_cache[src]
+
+    def _tensor(self, values: list) -> torch.Tensor:
+        return torch.tensor(values, dtype=torch.long, device=self.device)

@@ -1,0 +1,57 @@
+"""Attention over the paged KV cache.
+
+The kernel boundary is `write_kv_cache` + `paged_attention`: both take the cache as
+[num_blocks, block_size, num_kv_heads, head_dim] tensors and the step's block tables,
+so a fused CUDA paged-attention kernel can replace them without touching the models.
+This implementation gathers each sequence's blocks and calls SDPA, which is what runs
+well on CPU.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from llm_backend.layers.attention_metadata import AttentionMetadata
+
+
+def write_kv_cache(k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                   slot_mapping: torch.Tensor) -> None:
+    """Store the step's new keys/values [T, Hkv, D] at their slots."""
+    num_kv_heads, head_dim = k.shape[1], k.shape[2]
+    k_cache.view(-1, num_kv_heads, head_dim).index_copy_(0, slot_mapping, k)
+    v_cache.view(-1, num_kv_heads, head_dim).index_copy_(0, slot_mapping, v)
+
+
+def _gather(cache: torch.Tensor, block_table: torch.Tensor) -> torch.Tensor:
+    """[..., n_blocks] block ids -> [..., Hkv, n_blocks * block_size, D] keys or values."""
+    blocks = cache[block_table]  # [..., n, bs, Hkv, D]
+    blocks = blocks.flatten(-4, -3)  # [..., n * bs, Hkv, D]
+    return blocks.transpose(-3, -2)
+
+
+def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor,
+                    v_cache: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor:
+    """Attention for every token of the step: q [T, Hq, D] -> [T, Hq, D].
+
+    `k`/`v` are the step's own keys/values, already written to the cache.
+    """
+    out = torch.empty_like(q)
+    num_decode = meta.num_decode_tokens
+    if num_decode:
+        keys = _gather(k_cache, meta.decode_block_tables)
+        values = _gather(v_cache, meta.decode_block_tables)
+        out[:num_decode] = F.scaled_dot_product_attention(
+            q[:num_decode].unsqueeze(2), keys, values, attn_mask=meta.decode_mask, enable_gqa=True
+        ).squeeze(2)
+    for chunk in meta.prefills:
+        rows = slice(chunk.start, chunk.start + chunk.length)
+        query = q[rows].transpose(0, 1)
+        if chunk.block_table is None:
+            keys, values = k[rows].transpose(0, 1), v[rows].transpose(0, 1)
+            attended = F.scaled_dot_product_attention(query, keys, values, is_causal=True, enable_gqa=True)
+        else:
+            keys = _gather(k_cache, chunk.block_table)[:, :chunk.context_len]
+            values = _gather(v_cache, chunk.block_table)[:, :chunk.context_len]
+            attended = F.scaled_dot_product_attention(query, keys, values, attn_mask=chunk.mask, enable_gqa=True)
+        out[rows] = attended.transpose(0, 1)
+    return out

@@ -1,0 +1,23 @@
+"""Model definitions. One Llama-family decoder covers every supported architecture."""
+from __future__ import annotations
+
+import torch
+
+from llm_backend.models.llama import LlamaForCausalLM
+from llm_backend.weights.model_config import ModelConfig
+
+SUPPORTED_ARCHITECTURES = ("llama", "qwen2", "qwen3")
+
+
+def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], dtype: torch.dtype,
+                device: torch.device, max_positions: int) -> LlamaForCausalLM:
+    """Instantiate the model for `config` without random init, then load `tensors` into it."""
+    if config.architecture not in SUPPORTED_ARCHITECTURES:
+        raise ValueError(f"unsupported architecture {config.architecture!r}; "
+                         f"supported: {', '.join(SUPPORTED_ARCHITECTURES)}")
+    with torch.device("meta"):
+        model = LlamaForCausalLM(config).to(dtype)
+    model = model.to_empty(device=device)
+    model.load_weights(tensors)
+    model.init_rotary(max_positions)
+    return model.eval().requires_grad_(False)

@@ -1,0 +1,87 @@
+"""OpenAI-style error objects and the Starlette handlers that produce them.
+
+Every failure a client can cause leaves the server through `OpenAIError`, so the
+status code and the JSON body (`{"error": {"message", "type", "param", "code"}}`)
+are decided in one place.
+"""
+from __future__ import annotations
+
+import json
+
+import pydantic
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+
+class OpenAIError(Exception):
+    """A request failure that maps onto an OpenAI error response."""
+
+    def __init__(self, status: int, message: str, *, type: str = "invalid_request_error",
+                 param: str | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.param = param
+        self.code = code
+
+    def body(self) -> dict:
+        return {"error": {"message": self.message, "type": self.type,
+                          "param": self.param, "code": self.code}}
+
+
+def bad_request(message: str, *, param: str | None = None, code: str | None = None) -> OpenAIError:
+    return OpenAIError(400, message, param=param, code=code)
+
+
+def model_not_found(model: str) -> OpenAIError:
+    return OpenAIError(404, f"The model `{model}` does not exist.", param="model",
+                       code="model_not_found")
+
+
+def context_too_long(prompt_tokens: int, max_tokens: int, max_model_len: int) -> OpenAIError:
+    return bad_request(
+        f"This model's maximum context length is {max_model_len} tokens. However, you requested "
+        f"{prompt_tokens + max_tokens} tokens ({prompt_tokens} in the messages, {max_tokens} in "
+        "the completion). Please reduce the length of the messages or completion.",
+        param="messages", code="context_length_exceeded")
+
+
+def from_validation_error(error: pydantic.ValidationError) -> OpenAIError:
+    """The first pydantic complaint, phrased with the offending field path."""
+    first = error.errors()[0]
+    location = ".".join(str(part) for part in first["loc"])
+    return bad_request(f"{location}: {first['msg']}" if location else first["msg"],
+                       param=location or None)
+
+
+async def parse_json_body(request: Request) -> dict:
+    """The request body as a JSON object, or a 400 saying why it is not one."""
+    raw = await request.body()
+    try:
+        body = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise bad_request(f"The request body is not valid JSON: {exc}") from exc
+    if not isinstance(body, dict):
+        raise bad_request("The request body must be a JSON object.")
+    return body
+
+
+async def handle_openai_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, OpenAIError)
+    request.app.state.server.metrics.record_request(request.url.path, f"error_{exc.status}")
+    return JSONResponse(exc.body(), status_code=exc.status)
+
+
+async def handle_http_exception(request: Request, exc: Exception) -> JSONResponse:
+    """Unknown routes and wrong methods answer in the same error shape as everything else."""
+    assert isinstance(exc, HTTPException)
+    error = OpenAIError(exc.status_code, exc.detail or "HTTP error", type="invalid_request_error")
+    return JSONResponse(error.body(), status_code=exc.status_code)
+
+
+async def handle_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    error = OpenAIError(500, f"Internal server error: {type(exc).__name__}: {exc}",
+                        type="server_error")
+    return JSONResponse(error.body(), status_code=500)

@@ -1,0 +1,106 @@
+"""Prometheus text exposition of the engine's and the server's counters.
+
+Written by hand (the format is a few lines of text) rather than pulling in
+prometheus_client. Server-side measurements (TTFT as a client sees it, recent
+throughput, request outcomes) live in `ServerMetrics`; queue, KV-cache and token totals
+come from the engine's stats.
+"""
+from __future__ import annotations
+
+import bisect
+import threading
+import time
+from collections import deque
+from typing import Any
+
+TTFT_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+THROUGHPUT_WINDOW_S = 10.0
+
+
+class ServerMetrics:
+    """Counters updated by request handlers (all on the event loop, guarded for safety)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.requests_total: dict[str, int] = {}
+        self.ttft_counts = [0] * (len(TTFT_BUCKETS) + 1)
+        self.ttft_sum = 0.0
+        self._recent: deque[tuple[float, int]] = deque()
+
+    def record_request(self, endpoint: str, outcome: str) -> None:
+        key = f'endpoint="{endpoint}",outcome="{outcome}"'
+        with self._lock:
+            self.requests_total[key] = self.requests_total.get(key, 0) + 1
+
+    def record_ttft(self, seconds: float) -> None:
+        with self._lock:
+            self.ttft_counts[bisect.bisect_left(TTFT_BUCKETS, seconds)] += 1
+            self.ttft_sum += seconds
+
+    def record_generated(self, generated: int) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self._recent.append((now, generated))
+            while self._recent and self._recent[0][0] < now - THROUGHPUT_WINDOW_S:
+                self._recent.popleft()
+
+    def generation_tokens_per_second(self) -> float:
+        now = time.monotonic()
+        with self._lock:
+            recent = sum(n for t, n in self._recent if t >= now - THROUGHPUT_WINDOW_S)
+        return recent / THROUGHPUT_WINDOW_S
+
+
+def render_prometheus(server: ServerMetrics, engine_stats: Any, model: str) -> str:
+    """The /metrics page."""
+    label = f'model_name="{model}"'
+    lines: list[str] = []
+
+    def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
+        lines.append(f"# HELP llm_backend_{name} {help_text}")
+        lines.append(f"# TYPE llm_backend_{name} {kind}")
+        for suffix_labels, value in samples:
+            lines.append(f"llm_backend_{name}{suffix_labels} {value}")
+
+    used = engine_stats.kv_blocks_used
+    total = engine_stats.kv_blocks_total
+    queried = engine_stats.prefix_cache_queried_tokens
+    hit = engine_stats.prefix_cache_hit_tokens
+    metric("num_requests_running", "gauge", "Sequences in the running batch.",
+           [(f"{{{label}}}", engine_stats.num_running)])
+    metric("num_requests_waiting", "gauge", "Sequences waiting to be scheduled.",
+           [(f"{{{label}}}", engine_stats.num_waiting)])
+    metric("kv_cache_blocks_used", "gauge", "KV-cache blocks holding live sequences.",
+           [(f"{{{label}}}", used)])
+    metric("kv_cache_blocks_total", "gauge", "KV-cache blocks in the pool.",
+           [(f"{{{label}}}", total)])
+    metric("kv_cache_usage_ratio", "gauge", "Fraction of KV-cache blocks in use.",
+           [(f"{{{label}}}", used / total if total else 0.0)])
+    metric("prefix_cache_queried_tokens_total", "counter", "Prompt tokens looked up in the prefix cache.",
+           [(f"{{{label}}}", queried)])
+    metric("prefix_cache_hit_tokens_total", "counter", "Prompt tokens found in the prefix cache.",
+           [(f"{{{label}}}", hit)])
+    metric("prefix_cache_hit_rate", "gauge", "Prefix-cache hit tokens / queried tokens.",
+           [(f"{{{label}}}", hit / queried if queried else 0.0)])
+    metric("prompt_tokens_total", "counter", "Prompt tokens of admitted requests.",
+           [(f"{{{label}}}", engine_stats.prompt_tokens_total)])
+    metric("generation_tokens_total", "counter", "Generated tokens.",
+           [(f"{{{label}}}", engine_stats.generation_tokens_total)])
+    metric("num_preemptions_total", "counter", "Sequences preempted for lack of KV blocks.",
+           [(f"{{{label}}}", engine_stats.num_preemptions)])
+    metric("generation_tokens_per_second", "gauge",
+           f"Generated tokens per second over the last {THROUGHPUT_WINDOW_S:.0f} s.",
+           [(f"{{{label}}}", round(server.generation_tokens_per_second(), 3))])
+    metric("requests_total", "counter", "Requests by endpoint and outcome.",
+           [(f"{{{label},{key}}}", count) for key, count in sorted(server.requests_total.items())])
+    cumulative, buckets = 0, []
+    for bound, count in zip(TTFT_BUCKETS + (float("inf"),), server.ttft_counts):
+        cumulative += count
+        le = "+Inf" if bound == float("inf") else str(bound)
+        buckets.append((f'_bucket{{{label},le="{le}"}}', cumulative))
+    lines.append("# HELP llm_backend_time_to_first_token_seconds Time from request to first token.")
+    lines.append("# TYPE llm_backend_time_to_first_token_seconds histogram")
+    lines += [f"llm_backend_time_to_first_token_seconds{s} {v}" for s, v in buckets]
+    lines.append(f"llm_backend_time_to_first_token_seconds_sum{{{label}}} {server.ttft_sum}")
+    lines.append(f"llm_backend_time_to_first_token_seconds_count{{{label}}} {cumulative}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,87 @@
+"""Pydantic models of the OpenAI-compatible requests we accept.
+
+Only the request side is modelled: responses are plain dicts built in `responses.py`,
+which keeps the wire format visible in one place. Unknown request fields are ignored,
+as OpenAI's SDKs send optional fields this server has no use for.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class StreamOptions(_Request):
+    include_usage: bool = False
+
+
+class ToolCallFunction(_Request):
+    name: str
+    arguments: str | dict[str, Any] = "{}"
+
+
+class ToolCall(_Request):
+    id: str = ""
+    type: Literal["function"] = "function"
+    function: ToolCallFunction
+
+
+class ChatMessage(_Request):
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: str | list[dict[str, Any]] | None = None
+    name: str | None = None
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+
+
+class _SamplingFields(_Request):
+    """Fields shared by chat and text completions."""
+
+    model: str
+    max_tokens: int | None = Field(default=None, ge=1)
+    temperature: float = Field(default=1.0, ge=0.0, le=2.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    top_k: int = Field(default=0, ge=-1)
+    min_p: float = Field(default=0.0, ge=0.0, le=1.0)
+    n: int = Field(default=1, ge=1, le=16)
+    stop: str | list[str] | None = None
+    stop_token_ids: list[int] | None = None
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    presence_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
+    frequency_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
+    repetition_penalty: float = Field(default=1.0, gt=0.0)
+    seed: int | None = None
+    ignore_eos: bool = False
+    user: str | None = None
+
+
+class ChatCompletionRequest(_SamplingFields):
+    messages: list[ChatMessage] = Field(min_length=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    logprobs: bool = False
+    top_logprobs: int | None = Field(default=None, ge=0, le=20)
+    # Tools stay raw dicts here: `structured.tools` validates them and says precisely what is wrong.
+    tools: list[Any] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    parallel_tool_calls: bool = True
+    response_format: dict[str, Any] | None = None
+    # Extension: false turns grammar-constrained decoding off (for measuring what it buys).
+    constrained_decoding: bool = True
+
+
+class CompletionRequest(_SamplingFields):
+    prompt: str | list[str] | list[int]
+    logprobs: int | None = Field(default=None, ge=0, le=20)
+    echo: bool = False
+
+
+class TokenizeRequest(_Request):
+    model: str | None = None
+    prompt: str | None = None
+    messages: list[ChatMessage] | None = None
+    add_generation_prompt: bool = True

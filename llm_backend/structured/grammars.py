@@ -1,0 +1,120 @@
+"""Compiling request constraints (tools, response_format) into xgrammar grammars.
+
+Compilation costs milliseconds to seconds, and the gateway sends the same tool list on
+every request, so compiled grammars are cached by the canonical JSON of what produced
+them. Tool calls use the Hermes/Qwen2.5 wire format:
+`<tool_call>\n{"name": "...", "arguments": {...}}\n</tool_call>`.
+"""
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from typing import Any, Callable
+
+import xgrammar
+
+from xgrammar.structural_tag import (JSONSchemaFormat, StructuralTag, TagFormat,
+                                     TagsWithSeparatorFormat, TriggeredTagsFormat)
+
+from llm_backend.structured.constraint import GrammarConstraint
+from llm_backend.structured.tool_parser import CLOSE_TAG, OPEN_TAG
+from llm_backend.structured.tools import ToolChoice, ToolSpecError, check_json_schema
+
+# A small model asked for JSON sometimes emits newlines forever; a cap on consecutive
+# whitespace makes that impossible while leaving room for pretty-printing.
+MAX_WHITESPACE = 6
+
+
+class GrammarCache:
+    """Compiles and caches grammars for one tokenizer/vocabulary."""
+
+    def __init__(self, hf_tokenizer: Any, vocab_size: int, stop_token_ids: list[int],
+                 capacity: int = 64) -> None:
+        info = xgrammar.TokenizerInfo.from_huggingface(
+            hf_tokenizer, vocab_size=vocab_size, stop_token_ids=list(stop_token_ids))
+        self._compiler = xgrammar.GrammarCompiler(info, max_threads=2)
+        self._cache: OrderedDict[str, xgrammar.CompiledGrammar] = OrderedDict()
+        self._capacity = capacity
+        self.hits = 0
+        self.misses = 0
+
+    def for_tools(self, tools: list[dict], choice: ToolChoice,
+                  parallel_tool_calls: bool) -> xgrammar.CompiledGrammar | None:
+        """The grammar of a reply under `choice`; None for 'none' (free text)."""
+        if choice.mode == "none":
+            return None
+        key = json.dumps(["tools", tools, choice.mode, choice.name, parallel_tool_calls],
+                         sort_keys=True)
+
+        return self._cached(key, lambda: self._compiler.compile_structural_tag(
+            tool_calls_tag(tools, choice, parallel_tool_calls)), "tools")
+
+    def for_response_format(self, response_format: dict | None) -> xgrammar.CompiledGrammar | None:
+        """The grammar of `response_format` (json_object / json_schema); None for text."""
+        kind = (response_format or {}).get("type", "text")
+        if kind == "text":
+            return None
+        if kind == "json_object":
+            schema: dict = {"type": "object"}
+            strict = False
+        elif kind == "json_schema":
+            spec = response_format.get("json_schema")
+            if not isinstance(spec, dict) or not isinstance(spec.get("schema"), dict):
+                raise ToolSpecError("response_format.json_schema.schema: a JSON Schema object "
+                                    "is required.", "response_format")
+            schema = spec["schema"]
+            check_json_schema(schema, "response_format.json_schema.schema")
+            strict = bool(spec.get("strict", False))
+        else:
+            raise ToolSpecError(f"response_format.type must be text, json_object or json_schema, "
+                                f"got {kind!r}.", "response_format")
+        key = json.dumps(["schema", schema, strict], sort_keys=True)
+        return self._cached(key, lambda: self._compiler.compile_json_schema(
+            schema, strict_mode=strict, max_whitespace_cnt=MAX_WHITESPACE), "response_format")
+
+    def _cached(self, key: str, compile_fn: Callable[[], xgrammar.CompiledGrammar],
+                param: str) -> xgrammar.CompiledGrammar:
+        compiled = self._cache.get(key)
+        if compiled is not None:
+            self.hits += 1
+            self._cache.move_to_end(key)
+            return compiled
+        self.misses += 1
+        try:
+            compiled = compile_fn()
+        except (ValueError, RuntimeError) as exc:  # xgrammar's errors for unsupported schemas
+            raise ToolSpecError(f"{param}: cannot build a grammar: {exc}", param) from exc
+        self._cache[key] = compiled
+        if len(self._cache) > self._capacity:
+            self._cache.popitem(last=False)
+        return compiled
+
+
+def tool_calls_tag(tools: list[dict], choice: ToolChoice, parallel: bool) -> StructuralTag:
+    """auto: free text, but a `<tool_call>` once started must complete validly; required: only
+    calls (at least one); named: exactly one call of that function."""
+    tags = {tool["function"]["name"]: _call_tag(tool["function"]) for tool in tools}
+    if choice.mode == "named":
+        return StructuralTag(format=tags[choice.name])
+    if choice.mode == "required":
+        return StructuralTag(format=TagsWithSeparatorFormat(
+            tags=list(tags.values()), separator="\n", at_least_one=True,
+            stop_after_first=not parallel))
+    return StructuralTag(format=TriggeredTagsFormat(
+        triggers=[OPEN_TAG], tags=list(tags.values()), stop_after_first=not parallel))
+
+
+def _call_tag(function: dict) -> TagFormat:
+    return TagFormat(
+        begin=f'{OPEN_TAG}\n{{"name": "{function["name"]}", "arguments": ',
+        content=JSONSchemaFormat(json_schema=function["parameters"],
+                                 max_whitespace_cnt=MAX_WHITESPACE),
+        end=f"}}\n{CLOSE_TAG}")
+
+
+def constraint_factory(compiled: xgrammar.CompiledGrammar | None
+                       ) -> Callable[[], GrammarConstraint] | None:
+    """What the engine calls once per sequence (n > 1 needs independent matchers)."""
+    if compiled is None:
+        return None
+    return lambda: GrammarConstraint(compiled)

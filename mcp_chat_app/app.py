@@ -1,0 +1,51 @@
+"""Application factory: builds the long-lived resources once and mounts the blueprints."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from mcp_chat_app.config import GatewayConfig
+from mcp_chat_app.errors import register_error_handlers
+from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
+from mcp_chat_app.llm_client import LlmClient
+from mcp_chat_app.mcp_manager import McpManager
+from mcp_chat_app.media_store import MediaStore
+from mcp_chat_app.model_profiles import load_roles
+from mcp_chat_app.orchestrator import Orchestrator
+from mcp_chat_app.resources import EXTENSION_KEY, Gateway
+from mcp_chat_app.routes import chat, health, media, openapi, servers
+from mcp_chat_app.server_registry import load_registry
+
+
+def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
+                  history: HistoryStore | None = None) -> Gateway:
+    """Create (and start) the resources; `manager`/`history` let tests inject doubles."""
+    roles = load_roles(config.models_config, config.profile, config.base_url_override, config.model_override)
+    router = LlmClient(roles.router)
+    writer = router if not roles.hybrid else LlmClient(roles.writer)
+    if manager is None:
+        manager = McpManager(load_registry(config.servers_config), config.data_dir / "logs",
+                             config.health_interval_s)
+        manager.start()
+    media_store = MediaStore(config.data_dir / "media")
+    return Gateway(
+        config=config,
+        manager=manager,
+        router=router,
+        writer=writer,
+        history=history or SqliteHistoryStore(config.data_dir / "history.sqlite3"),
+        media=media_store,
+        orchestrator=Orchestrator(manager, router, writer, media_store, config.max_tool_rounds),
+    )
+
+
+def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = None) -> Flask:
+    """The Flask app; call `app.extensions[EXTENSION_KEY].close()` when done with it."""
+    app = Flask(__name__)
+    app.json.ensure_ascii = False  # Chinese answers stay readable in the JSON
+    app.json.sort_keys = False
+    app.extensions[EXTENSION_KEY] = gateway or build_gateway(config or GatewayConfig.from_env())
+    register_error_handlers(app)
+    for blueprint_module in (chat, servers, media, health, openapi):
+        app.register_blueprint(blueprint_module.blueprint)
+    return app

@@ -1,0 +1,85 @@
+"""`mcp-chat`: `serve` runs the gateway, `ask` answers one question from the terminal, `up` runs the
+whole assistant (backend, gateway, MCP servers)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+
+from mcp_chat_app import launcher
+from mcp_chat_app.config import GatewayConfig
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the gateway over HTTP until interrupted."""
+    from werkzeug.serving import run_simple
+
+    from mcp_chat_app.app import create_app
+    from mcp_chat_app.resources import EXTENSION_KEY
+
+    config = GatewayConfig.from_env(**_overrides(args))
+    app = create_app(config)
+    # SIGTERM (process managers, tests) must run the cleanup below so stdio servers stop with us.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    try:
+        run_simple(config.host, config.port, app, threaded=True, use_reloader=False)
+    finally:
+        app.extensions[EXTENSION_KEY].close()
+    return 0
+
+
+def ask(args: argparse.Namespace) -> int:
+    """Answer one question in-process (no HTTP) and print the answer, or the full JSON with --json."""
+    from mcp_chat_app.app import build_gateway
+
+    gateway = build_gateway(GatewayConfig.from_env(**_overrides(args)))
+    try:
+        result = gateway.orchestrator.run(args.question, [], use_tools=not args.no_tools)
+    finally:
+        gateway.close()
+    print(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if args.json else result.response)
+    return 0
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, object]:
+    names = ("host", "port", "profile")
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """One flat parser with a subcommand per action; add new subcommands here."""
+    parser = argparse.ArgumentParser(prog="mcp-chat", description="Chat with MCP tools through an LLM.")
+    parser.add_argument("--profile", help="model profile from configs/models.json (default: MCP_CHAT_PROFILE or local)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve_parser = commands.add_parser("serve", help="run the HTTP gateway (default 127.0.0.1:8081)")
+    serve_parser.add_argument("--host")
+    serve_parser.add_argument("--port", type=int)
+    serve_parser.set_defaults(handler=serve)
+
+    ask_parser = commands.add_parser("ask", help="answer one question and exit")
+    ask_parser.add_argument("question")
+    ask_parser.add_argument("--no-tools", action="store_true", help="plain chat, no MCP tools")
+    ask_parser.add_argument("--json", action="store_true", help="print the full response JSON")
+    ask_parser.set_defaults(handler=ask)
+
+    up_parser = commands.add_parser("up", help="run everything: pull the model, llm-backend, gateway, MCP servers")
+    launcher.add_arguments(up_parser)
+    up_parser.set_defaults(handler=launcher.run_up)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

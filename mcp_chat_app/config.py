@@ -1,0 +1,51 @@
+"""Gateway configuration: environment (.env via python-dotenv) over safe defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+# configs/ sits next to the package in the repository (an editable install keeps it there).
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+
+
+@dataclass(frozen=True)
+class GatewayConfig:
+    """Everything `create_app` needs; build it with `from_env()` or by hand in tests."""
+
+    servers_config: Path = CONFIG_DIR / "mcp_servers.json"
+    models_config: Path = CONFIG_DIR / "models.json"
+    profile: str = "local"
+    base_url_override: str | None = None
+    model_override: str | None = None
+    data_dir: Path = Path("data")
+    admin_token: str | None = None
+    max_tool_rounds: int = 5
+    history_token_budget: int = 1200
+    health_interval_s: float = 10.0
+    host: str = "127.0.0.1"
+    port: int = 8081
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> "GatewayConfig":
+        """Read `MCP_CHAT_*` variables (after loading `.env` from the working directory)."""
+        load_dotenv()
+        env = os.environ
+        config = cls(
+            servers_config=Path(env.get("MCP_CHAT_SERVERS_CONFIG", cls.servers_config)),
+            models_config=Path(env.get("MCP_CHAT_MODELS_CONFIG", cls.models_config)),
+            profile=env.get("MCP_CHAT_PROFILE", cls.profile),
+            base_url_override=env.get("MCP_CHAT_BASE_URL") or None,
+            model_override=env.get("MCP_CHAT_MODEL") or None,
+            data_dir=Path(env.get("MCP_CHAT_DATA_DIR", cls.data_dir)),
+            admin_token=env.get("MCP_CHAT_ADMIN_TOKEN") or None,
+            max_tool_rounds=int(env.get("MCP_CHAT_MAX_TOOL_ROUNDS", cls.max_tool_rounds)),
+            history_token_budget=int(env.get("MCP_CHAT_HISTORY_TOKENS", cls.history_token_budget)),
+            health_interval_s=float(env.get("MCP_CHAT_HEALTH_INTERVAL", cls.health_interval_s)),
+            host=env.get("MCP_CHAT_HOST", cls.host),
+            port=int(env.get("MCP_CHAT_PORT", cls.port)),
+        )
+        return replace(config, **overrides)  # type: ignore[arg-type]

@@ -1,0 +1,42 @@
+"""The history store interface. SQLite is the embedded default; a shared store (Redis, Postgres)
+implementing the same four methods lets several gateway instances share conversations."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class HistoryStore(Protocol):
+    """Per-user conversation turns, oldest first; each turn is `{"role", "content"}`."""
+
+    def append(self, user: str, messages: list[dict[str, str]]) -> None:
+        """Add turns atomically (a question and its answer land together or not at all)."""
+
+    def messages(self, user: str) -> list[dict[str, str]]:
+        """All stored turns of `user`, oldest first."""
+
+    def clear(self, user: str) -> int:
+        """Forget `user`'s conversation; returns how many turns were removed."""
+
+    def close(self) -> None:
+        """Release connections."""
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: ~3 UTF-8 bytes per token (1 CJK character, or 3-4 Latin letters)."""
+    return max(1, len(text.encode("utf-8")) // 3)
+
+
+def trim_to_budget(messages: list[dict[str, str]], budget: int) -> list[dict[str, str]]:
+    """The most recent turns that fit in `budget` tokens, never starting with an orphan answer."""
+    kept: list[dict[str, str]] = []
+    used = 0
+    for message in reversed(messages):
+        used += estimate_tokens(message["content"]) + 4  # role markers
+        if used > budget:
+            break
+        kept.append(message)
+    kept.reverse()
+    while kept and kept[0]["role"] != "user":
+        kept.pop(0)
+    return kept

@@ -1,0 +1,103 @@
+"""The LLM side: one OpenAI-compatible endpoint through the `openai` SDK, streaming or not."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import openai
+
+from mcp_chat_app.model_profiles import Endpoint
+
+
+class LlmUnavailable(Exception):
+    """The model endpoint cannot be reached or answered with a server error (HTTP 503 for our callers)."""
+
+
+@dataclass
+class ModelToolCall:
+    """A tool call as the model wrote it (arguments still raw JSON text)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class ChatTurn:
+    """One model reply: text, tool calls, or both."""
+
+    content: str = ""
+    tool_calls: list[ModelToolCall] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+
+class LlmClient:
+    """Talks to one endpoint; `on_token` turns on streaming so the caller can forward text as it comes."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        self._client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
+                                     timeout=endpoint.timeout_s, max_retries=0)
+
+    def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+             on_token: Callable[[str], None] | None = None) -> ChatTurn:
+        """One completion; raises LlmUnavailable when the endpoint is down or fails."""
+        request: dict[str, Any] = {
+            "model": self.endpoint.model,
+            "messages": messages,
+            "temperature": self.endpoint.temperature,
+            "max_tokens": self.endpoint.max_tokens,
+        }
+        if tools:
+            request["tools"] = tools
+            request["tool_choice"] = "auto"
+        started = time.perf_counter()
+        try:
+            if on_token is None:
+                turn = self._complete(request)
+            else:
+                turn = self._stream(request, on_token)
+        except (openai.APIConnectionError, openai.InternalServerError) as error:
+            raise LlmUnavailable(f"LLM at {self.endpoint.base_url} unavailable: {error}") from error
+        except openai.APIStatusError as error:
+            raise LlmUnavailable(f"LLM at {self.endpoint.base_url} answered HTTP {error.status_code}") from error
+        turn.duration_ms = (time.perf_counter() - started) * 1000
+        return turn
+
+    def _complete(self, request: dict[str, Any]) -> ChatTurn:
+        response = self._client.chat.completions.create(**request)
+        message = response.choices[0].message
+        calls = [ModelToolCall(call.id, call.function.name, call.function.arguments or "{}")
+                 for call in message.tool_calls or [] if getattr(call, "function", None)]
+        return ChatTurn(content=message.content or "", tool_calls=calls)
+
+    def _stream(self, request: dict[str, Any], on_token: Callable[[str], None]) -> ChatTurn:
+        content: list[str] = []
+        calls: dict[int, ModelToolCall] = {}
+        for chunk in self._client.chat.completions.create(**request, stream=True):
+            if not chunk.choices:
+                continue
+            delta = chunk.choices[0].delta
+            if delta.content:
+                content.append(delta.content)
+                on_token(delta.content)
+            for piece in delta.tool_calls or []:
+                call = calls.setdefault(piece.index, ModelToolCall(piece.id or f"call_{piece.index}", "", ""))
+                if piece.function and piece.function.name:
+                    call.name += piece.function.name
+                if piece.function and piece.function.arguments:
+                    call.arguments += piece.function.arguments
+        return ChatTurn(content="".join(content), tool_calls=[calls[i] for i in sorted(calls)])
+
+    def reachable(self, timeout_s: float = 2.0) -> bool:
+        """Whether the endpoint answers HTTP at all (any status counts: the server is up)."""
+        try:
+            httpx.get(f"{self.endpoint.base_url.rstrip('/')}/models", timeout=timeout_s,
+                      headers={"Authorization": f"Bearer {self.endpoint.api_key}"})
+        except httpx.HTTPError:
+            return False
+        return True

@@ -1,0 +1,91 @@
+"""A drop-in for McpManager with scripted tools, for tests of the orchestration logic."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_chat_app.mcp_manager import ToolInfo, ToolRequest
+from mcp_chat_app.server_registry import ServerSpec
+from mcp_chat_app.tool_results import ToolImage, ToolOutcome
+
+ToolHandler = Callable[[dict[str, Any]], Any]
+
+
+class ScriptedToolError(Exception):
+    """Raise it from a handler to produce an `is_error` result."""
+
+
+@dataclass
+class ScriptedTool:
+    """A fake tool: its schema and a handler returning structured content (or ToolImage list)."""
+
+    server: str
+    name: str
+    handler: ToolHandler
+    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    description: str = ""
+
+
+class MockMcpManager:
+    """Same public surface as McpManager; calls run the handlers concurrently in threads."""
+
+    def __init__(self, tools: list[ScriptedTool]) -> None:
+        self._tools = {f"{tool.server}__{tool.name}": tool for tool in tools}
+        self.calls: list[ToolRequest] = []
+
+    def start(self, wait_s: float = 0) -> None:
+        """Nothing to connect."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+    def specs(self) -> list[ServerSpec]:
+        return [ServerSpec(name=server, command="scripted") for server in self._servers()]
+
+    def status(self) -> list[dict[str, Any]]:
+        return [{"name": server, "transport": "scripted", "disabled": False, "up": True,
+                 "tools": [t.name for t in self._tools.values() if t.server == server], "resources": [],
+                 "prompts": [], "last_error": None, "restarts": 0, "fallback": None}
+                for server in self._servers()]
+
+    def tools(self) -> list[ToolInfo]:
+        return [ToolInfo(t.server, t.name, t.description, t.input_schema) for t in self._tools.values()]
+
+    def find_tool(self, qualified_name: str) -> ToolInfo | None:
+        return next((tool for tool in self.tools() if tool.qualified_name == qualified_name), None)
+
+    def call_tools(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
+        self.calls.extend(requests)
+        with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:
+            return list(pool.map(self._call, requests))
+
+    def add_server(self, spec: ServerSpec, wait_s: float = 0) -> bool:
+        return False
+
+    def remove_server(self, name: str) -> bool:
+        return False
+
+    def _servers(self) -> list[str]:
+        return list(dict.fromkeys(tool.server for tool in self._tools.values()))
+
+    def _call(self, request: ToolRequest) -> ToolOutcome:
+        started = time.perf_counter()
+        outcome = ToolOutcome(server=request.server, tool=request.tool, arguments=request.arguments)
+        tool = self._tools.get(f"{request.server}__{request.tool}")
+        try:
+            if tool is None:
+                raise ScriptedToolError(f"Unknown tool: {request.tool}")
+            value = tool.handler(request.arguments)
+            if isinstance(value, list) and value and isinstance(value[0], ToolImage):
+                outcome.images = value
+            else:
+                outcome.structured_content = value
+        except ScriptedToolError as error:
+            outcome.is_error = True
+            outcome.text = str(error)
+        outcome.duration_ms = (time.perf_counter() - started) * 1000
+        return outcome

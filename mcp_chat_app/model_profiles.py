@@ -1,0 +1,77 @@
+"""Model profiles (configs/models.json): which OpenAI-compatible endpoint routes tools and which writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+TOOL_MODES = ("native", "prompt_json")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One model behind an OpenAI-compatible API."""
+
+    profile: str
+    base_url: str
+    model: str
+    api_key: str
+    tool_mode: str = "native"
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class ModelRoles:
+    """The router picks tools; the writer writes the answer (the same endpoint unless hybrid)."""
+
+    router: Endpoint
+    writer: Endpoint
+
+    @property
+    def hybrid(self) -> bool:
+        return self.router != self.writer
+
+
+def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
+    tool_mode = entry.get("tool_mode", "native")
+    if tool_mode not in TOOL_MODES:
+        raise ValueError(f"profile {name!r}: tool_mode must be one of {TOOL_MODES}")
+    # Local servers ignore the key, but the openai SDK refuses an empty one.
+    api_key = os.environ.get(entry.get("api_key_env", ""), "") or "not-needed"
+    return Endpoint(
+        profile=name,
+        base_url=entry["base_url"],
+        model=entry["model"],
+        api_key=api_key,
+        tool_mode=tool_mode,
+        temperature=float(entry.get("temperature", 0.0)),
+        max_tokens=int(entry.get("max_tokens", 512)),
+        timeout_s=float(entry.get("timeout_s", 120.0)),
+    )
+
+
+def load_roles(
+    path: Path, profile: str, base_url_override: str | None = None, model_override: str | None = None
+) -> ModelRoles:
+    """Resolve `profile` (a plain endpoint, or `{"router": ..., "writer": ...}` for hybrid)."""
+    profiles = json.loads(path.read_text(encoding="utf-8"))["profiles"]
+    if profile not in profiles:
+        raise ValueError(f"unknown model profile {profile!r}; known: {sorted(profiles)}")
+    entry = profiles[profile]
+    if "router" in entry:
+        roles = ModelRoles(_endpoint(entry["router"], profiles[entry["router"]]),
+                           _endpoint(entry["writer"], profiles[entry["writer"]]))
+    else:
+        endpoint = _endpoint(profile, entry)
+        roles = ModelRoles(endpoint, endpoint)
+    overrides = {k: v for k, v in (("base_url", base_url_override), ("model", model_override)) if v}
+    if not overrides:
+        return roles
+    # The override (tests, one-off runs) points both roles at the same endpoint.
+    router = replace(roles.router, **overrides)
+    return ModelRoles(router, router)

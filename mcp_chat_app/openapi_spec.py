@@ -1,0 +1,98 @@
+"""The OpenAPI 3.1 description of every route, served at /openapi.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.@-]{1,64}$"}}
+_ADMIN = [{"adminToken": []}]
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    return {str(status): _json(_ERROR, "error") for status in statuses}
+
+
+_SCHEMAS: dict[str, Any] = {
+    "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {
+        "code": {"type": "string"}, "message": {"type": "string"}}}}},
+    "ChatRequest": {"type": "object", "required": ["message"], "properties": {
+        "message": {"type": "string", "maxLength": 8000},
+        "use_tools": {"type": "boolean", "default": True},
+        "stream": {"type": "boolean", "default": False,
+                   "description": "SSE events tool_call, tool_result, token, rewrite, done, error"}}},
+    "ToolCall": {"type": "object", "properties": {
+        "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
+        "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
+        "duration_ms": {"type": "number"}}},
+    "ChatResponse": {"type": "object", "properties": {
+        "response": {"type": "string"},
+        "tool_calls": {"type": "array", "items": {"$ref": "#/components/schemas/ToolCall"}},
+        "images": {"type": "array", "items": {"type": "object", "properties": {
+            "url": {"type": "string"}, "alt": {"type": "string"}, "mime": {"type": "string"}}}},
+        "timings": {"type": "object", "additionalProperties": {"type": "number"}},
+        "model": {"type": "string"},
+        "answer_source": {"type": "string", "enum": ["model", "fallback"]}}},
+    "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
+        "type": "array", "items": {"type": "object", "properties": {
+            "role": {"type": "string"}, "content": {"type": "string"}}}}}},
+    "ServerEntry": {"type": "object", "required": ["name"], "description": "an mcp_servers.json entry plus its name",
+                    "properties": {"name": {"type": "string"}, "command": {"type": "string"},
+                                   "args": {"type": "array", "items": {"type": "string"}},
+                                   "env": {"type": "object"}, "url": {"type": "string"}, "headers": {"type": "object"},
+                                   "timeout": {"type": "number"}, "fallback": {"type": "string"},
+                                   "allowed_tools": {"type": "array", "items": {"type": "string"}},
+                                   "excluded_tools": {"type": "array", "items": {"type": "string"}}}},
+}
+
+_PATHS: dict[str, Any] = {
+    "/chat/{user}": {"post": {
+        "summary": "Answer a message, calling MCP tools as needed",
+        "parameters": [_USER],
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/ChatRequest"}}}},
+        "responses": {"200": {"description": "the answer (JSON), or an SSE stream when stream=true",
+                              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}},
+                                          "text/event-stream": {"schema": {"type": "string"}}}},
+                      **_errors(400, 500, 503)}}},
+    "/chat/{user}/history": {
+        "get": {"summary": "The stored conversation", "parameters": [_USER],
+                "responses": {"200": _json({"$ref": "#/components/schemas/History"}, "oldest first"), **_errors(400)}},
+        "delete": {"summary": "Forget the conversation", "parameters": [_USER],
+                   "responses": {"200": _json({"type": "object"}, "how many turns were deleted"), **_errors(400)}}},
+    "/servers": {
+        "get": {"summary": "The MCP server registry with each server's state",
+                "responses": {"200": _json({"type": "object"}, "servers")}},
+        "post": {"summary": "Register an MCP server at runtime (admin)", "security": _ADMIN,
+                 "requestBody": {"required": True, "content": {"application/json": {
+                     "schema": {"$ref": "#/components/schemas/ServerEntry"}}}},
+                 "responses": {"201": _json({"type": "object"}, "registered"), **_errors(400, 401, 403)}}},
+    "/servers/{name}": {"delete": {
+        "summary": "Unregister an MCP server (admin)", "security": _ADMIN,
+        "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {"200": _json({"type": "object"}, "removed"), **_errors(401, 403, 404)}}},
+    "/tools": {"get": {"summary": "Every exposed tool, named server__tool",
+                       "responses": {"200": _json({"type": "object"}, "tools")}}},
+    "/media/{media_id}": {"get": {
+        "summary": "An image a tool returned (charts)",
+        "parameters": [{"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "the image", "content": {"image/png": {}}}, **_errors(404)}}},
+    "/health": {"get": {"summary": "LLM reachability and each MCP server's state",
+                        "responses": {"200": _json({"type": "object"}, "status ok or degraded")}}},
+    "/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json({"type": "object"}, "OpenAPI")}}},
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The whole OpenAPI document."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "mcp-chat gateway", "version": "0.1.0",
+                 "description": "Natural-language chat over MCP tools, with an OpenAI-compatible LLM."},
+        "paths": _PATHS,
+        "components": {"schemas": _SCHEMAS, "securitySchemes": {"adminToken": {"type": "http", "scheme": "bearer"}}},
+    }

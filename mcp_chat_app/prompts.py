@@ -1,0 +1,98 @@
+"""Prompts. The router's system prompt and tool list stay byte-identical across requests and come
+first, so the backend's prefix cache reuses them; everything per-request comes after."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from mcp_chat_app.mcp_manager import ToolInfo
+
+ROUTER_PROMPT = (
+    "You are a weather assistant. Today is {today}. Call a tool whenever the user asks about weather; "
+    "never guess data. If no tool fits, answer directly. Answer in the user's language, "
+    "quote numbers from tool results with units, and say so plainly if a tool failed."
+)
+
+PROMPT_JSON_RULES = (
+    "\nTools:\n{tool_lines}\n"
+    'To call tools, reply with only JSON: {{"tool_calls": [{{"name": "<tool>", "arguments": {{...}}}}]}}. '
+    "Otherwise reply with the answer as plain text."
+)
+
+WRITER_PROMPT = (
+    "You write the final answer for a weather assistant. Use only the tool results given. "
+    "Quote numbers exactly, with units. Invent nothing. If a tool failed, say that the data "
+    "could not be fetched. Be brief: two or three sentences."
+)
+
+TOOL_RESULTS_HEADER = "Tool results:"
+
+
+def today() -> str:
+    """The date line of the router prompt (changes once a day, so the prefix cache stays warm)."""
+    return dt.date.today().isoformat()
+
+
+def router_system_prompt(tools: list[ToolInfo], tool_mode: str) -> str:
+    """The router's system prompt; in prompt-JSON mode it also carries the tool list."""
+    prompt = ROUTER_PROMPT.format(today=today())
+    if tool_mode == "prompt_json":
+        prompt += PROMPT_JSON_RULES.format(tool_lines="\n".join(_tool_line(tool) for tool in tools))
+    return prompt
+
+
+def openai_tools(tools: list[ToolInfo]) -> list[dict[str, Any]]:
+    """The native `tools` parameter: compact descriptions (first line only), schemas without titles."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.qualified_name,
+                "description": _first_line(tool.description),
+                "parameters": _strip_titles(tool.input_schema),
+            },
+        }
+        for tool in tools
+    ]
+
+
+def writer_user_message(question: str, results: list[tuple[str, str]], language: str) -> str:
+    """The writer's single user message: the question, the compact tool results, the language to use."""
+    lines = [question, "", TOOL_RESULTS_HEADER]
+    lines += [f"- {name}: {view}" for name, view in results]
+    lines += ["", f"Answer in {language}."]
+    return "\n".join(lines)
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n\n")[0].replace("\n", " ")
+
+
+def _strip_titles(schema: Any) -> Any:
+    # Pydantic adds a `title` to every property; the model does not need them, and they cost tokens.
+    if isinstance(schema, dict):
+        return {key: _strip_titles(value) for key, value in schema.items() if key != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(item) for item in schema]
+    return schema
+
+
+def _tool_line(tool: ToolInfo) -> str:
+    properties = tool.input_schema.get("properties", {})
+    required = set(tool.input_schema.get("required", []))
+    params = ", ".join(
+        f"{name}{'' if name in required else '?'}: {spec.get('type', 'any')}" for name, spec in properties.items()
+    )
+    return f"- {tool.qualified_name}({params}): {_first_line(tool.description)}"
+
+
+def tool_results_message(results: list[tuple[str, str]]) -> str:
+    """How prompt-JSON mode feeds results back (as a user message: no `tool` role there)."""
+    return TOOL_RESULTS_HEADER + "\n" + "\n".join(f"- {name}: {view}" for name, view in results)
+
+
+def dump_arguments(arguments: dict[str, Any]) -> str:
+    """Arguments as the assistant message records them."""
+    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,69 @@
+"""The registry and its tools; runtime registration for admins only."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from flask import Blueprint, jsonify, request
+
+from mcp_chat_app.errors import GatewayError
+from mcp_chat_app.resources import gateway
+from mcp_chat_app.server_registry import parse_server_spec
+
+blueprint = Blueprint("servers", __name__)
+
+
+def _require_admin() -> None:
+    # Registering a stdio server runs a program on this machine: never without a token.
+    token = gateway().config.admin_token
+    if not token:
+        raise GatewayError(403, "admin_disabled", "runtime registration is disabled: set MCP_CHAT_ADMIN_TOKEN")
+    offered = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    if not hmac.compare_digest(offered.encode(), token.encode()):
+        raise GatewayError(401, "unauthorized", "a valid 'Authorization: Bearer <admin token>' is required")
+
+
+def _status_of(name: str) -> dict[str, Any]:
+    return next(row for row in gateway().manager.status() if row["name"] == name)
+
+
+@blueprint.get("/servers")
+def list_servers() -> Any:
+    """Every registered server with its state."""
+    return jsonify({"servers": gateway().manager.status()})
+
+
+@blueprint.get("/tools")
+def list_tools() -> Any:
+    """Every exposed tool, namespaced `server__tool`."""
+    return jsonify({"tools": [
+        {"name": tool.qualified_name, "server": tool.server, "tool": tool.name,
+         "description": tool.description, "input_schema": tool.input_schema}
+        for tool in gateway().manager.tools()
+    ]})
+
+
+@blueprint.post("/servers")
+def add_server() -> Any:
+    """Register a server: `{"name": ..., "command"/"url": ..., ...}` as in mcp_servers.json."""
+    _require_admin()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("name"), str):
+        raise GatewayError(400, "bad_request", "the body must be a JSON object with a 'name'")
+    entry = {key: value for key, value in body.items() if key != "name"}
+    try:
+        spec = parse_server_spec(body["name"], entry)
+    except ValueError as error:
+        raise GatewayError(400, "bad_server", str(error)) from error
+    gateway().manager.add_server(spec)
+    return jsonify(_status_of(spec.name)), 201
+
+
+@blueprint.delete("/servers/<name>")
+def remove_server(name: str) -> Any:
+    """Unregister a server and stop its session."""
+    _require_admin()
+    if not gateway().manager.remove_server(name):
+        raise GatewayError(404, "unknown_server", f"no server named {name!r}")
+    return jsonify({"removed": name})

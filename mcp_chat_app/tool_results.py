@@ -1,0 +1,132 @@
+"""What a tool call produced, and the compact view of it that small models read."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_types import CallToolResult, EmbeddedResource, ImageContent, TextContent
+
+# Small models read every byte of a tool message on a 2-core CPU: cap what they get.
+_MAX_LIST_ITEMS = 10
+_MAX_MODEL_CHARS = 1500
+
+
+@dataclass
+class ToolImage:
+    """An image a tool returned; the gateway stores it and hands the caller a URL."""
+
+    mime: str
+    data: bytes
+    alt: str = ""
+
+
+@dataclass
+class ToolOutcome:
+    """One finished tool call, whatever happened to it."""
+
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+    is_error: bool = False
+    structured_content: Any = None
+    text: str = ""
+    images: list[ToolImage] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.server}__{self.tool}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The `tool_calls[]` item of the HTTP response."""
+        return {
+            "server": self.server,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "is_error": self.is_error,
+            "structured_content": self.structured_content,
+            "text": self.text,
+            "duration_ms": round(self.duration_ms, 2),
+        }
+
+
+def failed_outcome(server: str, tool: str, arguments: dict[str, Any], message: str) -> ToolOutcome:
+    """An outcome for a call that never produced a result (unreachable server, timeout, bad args)."""
+    return ToolOutcome(server=server, tool=tool, arguments=arguments, is_error=True, text=message)
+
+
+def outcome_from_result(server: str, tool: str, arguments: dict[str, Any], result: CallToolResult) -> ToolOutcome:
+    """Split an MCP result into structured data, text and images."""
+    texts: list[str] = []
+    images: list[ToolImage] = []
+    for block in result.content:
+        if isinstance(block, TextContent):
+            texts.append(block.text)
+        elif isinstance(block, ImageContent):
+            images.append(ToolImage(mime=block.mime_type, data=base64.b64decode(block.data), alt=f"{tool} chart"))
+        elif isinstance(block, EmbeddedResource) and hasattr(block.resource, "text"):
+            texts.append(block.resource.text)
+    return ToolOutcome(
+        server=server,
+        tool=tool,
+        arguments=arguments,
+        is_error=bool(result.is_error),
+        structured_content=result.structured_content,
+        text="\n".join(texts),
+        images=images,
+    )
+
+
+# Fields a model never quotes in an answer; dropping them keeps the tool message short.
+_NOISE_KEYS = frozenset({
+    "latitude", "longitude", "timezone", "country_code", "weather_code", "wind_direction", "is_day",
+    "source", "mime_type", "width", "height", "font", "alt_text", "english_name", "chinese_name",
+})
+
+
+def _place(value: dict[str, Any]) -> str | None:
+    """`{"name": "Beijing", "country": "China", "latitude": ...}` → `"Beijing, China"`."""
+    if isinstance(value.get("name"), str) and ("latitude" in value or "country" in value):
+        return ", ".join(str(value[key]) for key in ("name", "country") if value.get(key))
+    return None
+
+
+def essentials(value: Any) -> Any:
+    """Structured content trimmed to what an answer quotes: no noise fields, no nulls, places as
+    one string, floats to one decimal (whole ones as ints), long lists cut."""
+    if isinstance(value, float):
+        rounded = round(value, 1)
+        return int(rounded) if rounded.is_integer() else rounded
+    if isinstance(value, dict):
+        place = _place(value)
+        if place is not None:
+            return place
+        return {key: essentials(item) for key, item in value.items() if item is not None and key not in _NOISE_KEYS}
+    if isinstance(value, list):
+        return [essentials(item) for item in value[:_MAX_LIST_ITEMS]]
+    return value
+
+
+def model_view(outcome: ToolOutcome) -> str:
+    """The tool message content fed back to the model: structuredContent first, text as fallback."""
+    if outcome.is_error:
+        payload: Any = {"error": outcome.text or "the tool failed"}
+    elif outcome.structured_content is not None:
+        payload = essentials(outcome.structured_content)
+    else:
+        payload = _parse_json_text(outcome.text)
+    if outcome.images:
+        payload = {"result": payload, "images": f"{len(outcome.images)} image(s) shown to the user"}
+    rendered = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return rendered[:_MAX_MODEL_CHARS]
+
+
+def _parse_json_text(text: str) -> Any:
+    # Many servers put JSON in a TextContent; re-encoding it compactly saves tokens.
+    try:
+        return essentials(json.loads(text))
+    except ValueError:
+        return text

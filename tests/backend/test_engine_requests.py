@@ -1,0 +1,125 @@
+"""Request-level behaviour of LLMEngine on SmolLM2: stopping, n, seeds, grammar, aborts, errors."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import CHAT_PROMPTS, chat_prompt_ids
+from llm_backend.engine.sampling_params import SamplingParams
+from test_sampler import AllowList
+
+
+@pytest.fixture
+def engine(make_engine):
+    return make_engine()
+
+
+@pytest.fixture
+def prompt(engine):
+    return chat_prompt_ids(engine.tokenizer, CHAT_PROMPTS[1])
+
+
+def run(engine) -> list:
+    outputs = []
+    while engine.has_unfinished_requests():
+        outputs += engine.step()
+    return outputs
+
+
+def test_max_tokens_stop_strings_and_stop_tokens(engine, prompt):
+    full = engine.generate([prompt], SamplingParams(max_tokens=20, temperature=0, ignore_eos=True))[0]
+    assert full.finish_reason == "length" and len(full.token_ids) == 20
+    stop = full.text[len(full.text) // 2:][:4]
+    cut = engine.generate([prompt], SamplingParams(max_tokens=20, temperature=0, stop=[stop]))[0]
+    assert cut.finish_reason == "stop" and cut.text == full.text[:full.text.index(stop)]
+    engine.add_request("s", prompt, SamplingParams(max_tokens=20, temperature=0, stop_token_ids=[full.token_ids[5]]))
+    outputs = run(engine)
+    assert outputs[-1].finish_reason == "stop" and outputs[-1].stop_reason == full.token_ids[5]
+    assert [o.new_token_ids[0] for o in outputs] == full.token_ids[:6]
+
+
+def test_eos_ends_with_stop(engine):
+    prompt = chat_prompt_ids(engine.tokenizer, "Say only the word yes.")
+    result = engine.generate([prompt], SamplingParams(max_tokens=48, temperature=0))[0]
+    assert result.finish_reason == "stop"
+    assert result.token_ids[-1] in engine.eos_token_ids
+    assert engine.tokenizer.decode(result.token_ids[-1:]) not in result.text
+
+
+def test_n_greedy_choices_share_the_prompt_and_copy_on_write(engine, prompt):
+    single = engine.generate([prompt], SamplingParams(max_tokens=12, temperature=0, ignore_eos=True))[0]
+    assert len(prompt) % engine.config.block_size != 0  # the last prompt block is shared, then copied
+    choices = engine.generate([prompt], SamplingParams(n=3, max_tokens=12, temperature=0, ignore_eos=True))
+    assert [c.token_ids for c in choices] == [single.token_ids] * 3
+
+
+def test_seeded_sampling_is_reproducible_and_choices_differ(engine, prompt):
+    params = SamplingParams(n=2, max_tokens=12, temperature=1.0, seed=1234, ignore_eos=True)
+    first = engine.generate([prompt], params)
+    again = engine.generate([prompt], params)
+    assert [c.token_ids for c in first] == [c.token_ids for c in again]
+    assert first[0].token_ids != first[1].token_ids
+
+
+def test_grammar_constraint_restricts_tokens_and_terminates(engine, prompt):
+    allowed = engine.tokenizer.encode(" sunny cloudy rain", add_special_tokens=False)
+    grammars = []
+
+    def factory():
+        grammars.append(AllowList(allowed, length=4))
+        return grammars[-1]
+
+    engine.add_request("g", prompt, SamplingParams(n=2, max_tokens=20, temperature=0.8), factory)
+    outputs = run(engine)
+    assert len(grammars) == 2  # one constraint per choice
+    for index in (0, 1):
+        mine = [o for o in outputs if o.index == index]
+        assert [o.new_token_ids[0] in allowed for o in mine] == [True] * 4
+        assert mine[-1].finish_reason == "stop"
+
+
+def test_logprobs_and_usage(engine, prompt):
+    engine.add_request("l", prompt, SamplingParams(max_tokens=3, temperature=0, logprobs=2))
+    outputs = run(engine)
+    assert all(len(o.logprobs) == 1 and len(o.logprobs[0].top) == 2 for o in outputs)
+    assert outputs[0].logprobs[0].token_id == outputs[0].new_token_ids[0] == outputs[0].logprobs[0].top[0][0]
+    last = outputs[-1]
+    assert (last.prompt_tokens, last.completion_tokens) == (len(prompt), 3)
+
+
+def test_abort_frees_blocks_at_once(engine, prompt):
+    engine.add_request("a", prompt, SamplingParams(max_tokens=100, ignore_eos=True))
+    engine.add_request("b", prompt[:10], SamplingParams(max_tokens=100, ignore_eos=True))
+    for _ in range(3):
+        engine.step()
+    used = engine.stats().kv_blocks_used
+    engine.abort_request("a")
+    assert engine.stats().kv_blocks_used < used
+    engine.abort_request("b")
+    assert engine.stats().kv_blocks_used == 0 and not engine.has_unfinished_requests()
+    engine.abort_request("b")  # unknown / finished ids are ignored
+
+
+def test_bad_requests_are_rejected_with_clear_errors(engine, prompt):
+    with pytest.raises(ValueError, match="context"):
+        engine.add_request("x", [1] * engine.max_model_len, SamplingParams())
+    with pytest.raises(ValueError, match="temperature"):
+        engine.add_request("x", prompt, SamplingParams(temperature=-1))
+    with pytest.raises(ValueError, match="empty"):
+        engine.add_request("x", [], SamplingParams())
+    with pytest.raises(ValueError, match="token ids"):
+        engine.add_request("x", [10**9], SamplingParams())
+    engine.add_request("x", prompt, SamplingParams(max_tokens=1))
+    with pytest.raises(ValueError, match="already in use"):
+        engine.add_request("x", prompt, SamplingParams())
+    run(engine)
+
+
+def test_stats_count_tokens_prefix_hits_and_ttft(engine, prompt):
+    engine.generate([prompt, prompt], SamplingParams(max_tokens=2, temperature=0))
+    stats = engine.stats()
+    assert stats.prompt_tokens_total == 2 * len(prompt)
+    assert stats.generation_tokens_total == 4
+    assert len(stats.ttft_seconds) == 2 and engine.stats().ttft_seconds == []
+    assert stats.kv_blocks_used == 0 and stats.kv_blocks_total == engine.block_manager.num_blocks
+    engine.generate([prompt], SamplingParams(max_tokens=1))
+    assert engine.stats().prefix_cache_hit_tokens > 0

@@ -1,0 +1,154 @@
+"""Grammars for tools and response_format, driven token by token with the real SmolLM2 tokenizer."""
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+import xgrammar
+
+from llm_backend.structured.constraint import GrammarConstraint
+from llm_backend.structured.grammars import GrammarCache
+from llm_backend.structured.tools import ToolChoice, ToolSpecError, resolve_tool_choice, validate_tools
+
+FORECAST = {"type": "function", "function": {
+    "name": "get_forecast", "description": "Daily forecast",
+    "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 16},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+        "required": ["city", "days"]}}}
+CURRENT = {"type": "function", "function": {
+    "name": "get_current_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+TOOLS = validate_tools([FORECAST, CURRENT])
+
+
+def call(name: str, arguments: str) -> str:
+    return f'<tool_call>\n{{"name": "{name}", "arguments": {arguments}}}\n</tool_call>'
+
+
+GOOD = call("get_forecast", '{"city": "Paris", "days": 3}')
+
+
+@pytest.fixture(scope="module")
+def tokenizer(smollm_checkpoint):
+    return smollm_checkpoint.tokenizer
+
+
+@pytest.fixture(scope="module")
+def grammars(smollm_checkpoint):
+    tok = smollm_checkpoint.tokenizer
+    return GrammarCache(tok.hf_tokenizer, smollm_checkpoint.config.vocab_size, list(tok.eos_token_ids))
+
+
+def accepts(compiled, tokenizer, text: str, then_eos: bool = True) -> bool:
+    """Whether the grammar takes `text` (as the model's tokens) and then may stop."""
+    constraint = GrammarConstraint(compiled)
+    for token in tokenizer.encode(text, add_special_tokens=False):
+        if not constraint.accept_token(token):
+            return False
+    return not then_eos or constraint.accept_token(tokenizer.eos_token_ids[0])
+
+
+@pytest.mark.parametrize("choice, text, expected", [
+    ("auto", "Plain text answer.", True),
+    ("auto", "Let me look. " + GOOD, True),
+    ("auto", GOOD + "\n" + call("get_current_weather", '{"city": "Rome"}'), True),
+    ("auto", call("get_forecast", '{"city": "Paris", "days": 99}'), False),  # maximum
+    ("auto", call("get_forecast", '{"city": "Paris"}'), False),  # required field
+    ("auto", call("get_forecast", '{"city": "Paris", "days": 2, "wind": 1}'), False),  # extra key
+    ("auto", call("get_forecast", '{"city": "Paris", "days": 2, "unit": "kelvin"}'), False),  # enum
+    ("auto", call("delete_everything", "{}"), False),  # unknown tool
+    ("required", "Plain text answer.", False),
+    ("required", GOOD, True),
+    ("required", GOOD + "\n" + call("get_current_weather", '{"city": "Rome"}'), True),
+    ("required", GOOD + " and some chatter", False),
+    ("get_current_weather", call("get_current_weather", '{"city": "Rome"}'), True),
+    ("get_current_weather", GOOD, False),
+    ("get_current_weather", call("get_current_weather", '{"city": "Rome"}') * 2, False),
+])
+def test_tool_choice_grammars(grammars, tokenizer, choice, text, expected):
+    tool_choice = choice if choice in ("auto", "required") else {
+        "type": "function", "function": {"name": choice}}
+    compiled = grammars.for_tools(TOOLS, resolve_tool_choice(tool_choice, TOOLS), True)
+    assert accepts(compiled, tokenizer, text) is expected
+
+
+def test_parallel_calls_can_be_switched_off(grammars, tokenizer):
+    compiled = grammars.for_tools(TOOLS, ToolChoice("required"), parallel_tool_calls=False)
+    assert accepts(compiled, tokenizer, GOOD)
+    assert not accepts(compiled, tokenizer, GOOD + "\n" + GOOD)
+
+
+def test_none_means_no_grammar(grammars):
+    assert grammars.for_tools(TOOLS, ToolChoice("none"), True) is None
+
+
+def test_whitespace_runs_are_capped(grammars, tokenizer):
+    compiled = grammars.for_tools(TOOLS, ToolChoice("named", "get_current_weather"), True)
+    assert accepts(compiled, tokenizer, call("get_current_weather", '{ "city": "Rome" }'))
+    assert not accepts(compiled, tokenizer, call("get_current_weather", '{' + " " * 40 + '"city": "Rome"}'),
+                       then_eos=False)
+
+
+def test_response_format_json_schema_and_json_object(grammars, tokenizer):
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+              "required": ["name", "age"], "additionalProperties": False}
+    strict = grammars.for_response_format(
+        {"type": "json_schema", "json_schema": {"name": "person", "schema": schema, "strict": True}})
+    assert accepts(strict, tokenizer, '{"name": "Ann", "age": 3}')
+    assert not accepts(strict, tokenizer, '{"name": "Ann"}')
+    assert not accepts(strict, tokenizer, "Sure! " + '{"name": "Ann", "age": 3}', then_eos=False)
+    anything = grammars.for_response_format({"type": "json_object"})
+    assert accepts(anything, tokenizer, '{"x": [1, {"y": null}]}')
+    assert not accepts(anything, tokenizer, "[1, 2]")
+    assert grammars.for_response_format(None) is None
+    assert grammars.for_response_format({"type": "text"}) is None
+
+
+def test_compiled_grammars_are_cached_per_schema(grammars):
+    hits, misses = grammars.hits, grammars.misses
+    first = grammars.for_tools(TOOLS, ToolChoice("auto"), True)
+    again = grammars.for_tools(validate_tools([FORECAST, CURRENT]), ToolChoice("auto"), True)
+    assert again is first
+    other = grammars.for_tools(TOOLS[:1], ToolChoice("auto"), True)
+    assert other is not first
+    assert grammars.hits >= hits + 1 and grammars.misses <= misses + 2
+
+
+def test_constraint_masks_and_jumps_forward(grammars, tokenizer, smollm_checkpoint):
+    compiled = grammars.for_tools(TOOLS, ToolChoice("named", "get_current_weather"), True)
+    constraint = GrammarConstraint(compiled)
+    forced = constraint.forced_tokens()
+    assert tokenizer.decode(forced).startswith('<tool_call>\n{"name": "get_current_weather"')
+    vocab = smollm_checkpoint.config.vocab_size
+    bitmask = xgrammar.allocate_token_bitmask(2, vocab)
+    assert constraint.fill_next_token_bitmask(bitmask, 1)
+    allowed = ((bitmask[1].unsqueeze(-1) >> torch.arange(32, dtype=torch.int32)) & 1).flatten()[:vocab]
+    assert allowed[forced[0]] == 1 and int(allowed.sum()) < vocab
+    assert (bitmask[0] == -1).all()  # other rows untouched
+    for token in forced:
+        assert constraint.accept_token(token)
+    constraint.rollback(len(forced))
+    assert constraint.forced_tokens() == forced
+    assert not constraint.is_terminated()
+
+
+@pytest.mark.parametrize("tools, tool_choice, fragment", [
+    ([{"type": "function"}], None, "tools[0].function"),
+    ([{"type": "retrieval", "function": {"name": "x"}}], None, "type 'function'"),
+    ([{"type": "function", "function": {"name": "has space"}}], None, "tools[0].function.name"),
+    ([FORECAST, FORECAST], None, "duplicate tool name"),
+    ([{"type": "function", "function": {"name": "f", "parameters": {"type": "strin"}}}], None,
+     "tools[0].function.parameters"),
+    ([{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"a": {"type": "integer", "minimum": "low"}}}}}], None,
+     "invalid JSON Schema"),
+    ([{"type": "function", "function": {"name": "f", "parameters": "city"}}], None, "JSON Schema"),
+    ([FORECAST], {"type": "function", "function": {"name": "nope"}}, "not in 'tools'"),
+    ([], "required", "non-empty 'tools'"),
+    ([FORECAST], "sometimes", "tool_choice must be"),
+])
+def test_malformed_tools_are_refused_with_the_field_named(tools, tool_choice, fragment):
+    with pytest.raises(ToolSpecError, match=re.escape(fragment)):
+        resolve_tool_choice(tool_choice, validate_tools(tools))

@@ -1,0 +1,74 @@
+"""The tool-call parser: streamed deltas add up to the same calls as a one-shot parse."""
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llm_backend.structured.tool_parser import ToolCallParser, parse_tool_calls
+
+TWO_CALLS = (
+    '<tool_call>\n{"name": "get_forecast", "arguments": {"city": "北京", "days": 3}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "get_current_weather", "arguments": {"city": "Paris {x}"}}\n</tool_call>'
+)
+
+
+def _stream(text: str, cuts: list[int]) -> tuple[str, dict[int, dict]]:
+    parser = ToolCallParser()
+    bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+    deltas = []
+    for a, b in zip(bounds, bounds[1:]):
+        deltas += parser.feed(text[a:b])
+    deltas += parser.finish()
+    content = "".join(d.content or "" for d in deltas)
+    calls: dict[int, dict] = {}
+    for d in deltas:
+        if d.index is None:
+            continue
+        call = calls.setdefault(d.index, {"id": None, "name": "", "arguments": ""})
+        call["id"] = call["id"] or d.call_id
+        call["name"] += d.name or ""
+        call["arguments"] += d.arguments or ""
+    return content, calls
+
+
+def test_one_shot_parse_gives_names_and_json_arguments():
+    content, calls = parse_tool_calls(TWO_CALLS)
+    assert content is None
+    assert [c.name for c in calls] == ["get_forecast", "get_current_weather"]
+    assert json.loads(calls[0].arguments) == {"city": "北京", "days": 3}
+    assert json.loads(calls[1].arguments) == {"city": "Paris {x}"}
+    assert calls[0].id != calls[1].id and calls[0].id.startswith("call_")
+
+
+def test_text_without_calls_is_content_untouched():
+    text = "It is 20 °C in Paris. Use <b>tags</b> freely < >"
+    assert parse_tool_calls(text) == (text, [])
+
+
+def test_text_before_a_call_is_kept_as_content():
+    content, calls = parse_tool_calls("Let me check.\n" + TWO_CALLS)
+    assert content == "Let me check.\n" and len(calls) == 2
+
+
+def test_unreadable_block_is_returned_as_text():
+    text = "<tool_call>not json</tool_call>"
+    assert parse_tool_calls(text) == (text, [])
+
+
+def test_call_cut_short_keeps_partial_arguments():
+    content, calls = parse_tool_calls('<tool_call>\n{"name": "f", "arguments": {"city": "Par')
+    assert content is None and calls[0].name == "f" and calls[0].arguments == '{"city": "Par'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=len(TWO_CALLS) + 20), max_size=40),
+       st.sampled_from(["", "Sure. ", "x"]))
+def test_any_chunking_streams_the_same_calls(cuts, prefix):
+    text = prefix + TWO_CALLS
+    content, calls = _stream(text, cuts)
+    expected_content, expected = parse_tool_calls(text)
+    assert content == (expected_content or "")
+    assert [(c["name"], c["arguments"]) for c in calls.values()] == [
+        (c.name, c.arguments) for c in expected]

@@ -1,0 +1,136 @@
+"""`mcp-chat up` as a user runs it: everything starts, answers, and Ctrl-C leaves no process or port behind."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from gateway_processes import REPO, WEATHER_SERVER, free_port
+
+TINY_MODEL = "smollm2-135m-instruct"
+
+
+class UpProcess:
+    """`python -m mcp_chat_app.cli up ...` with its own registry and data dir, output captured to a file."""
+
+    def __init__(self, work_dir: Path, *flags: str, port: int | None = None) -> None:
+        registry = work_dir / "mcp_servers.json"
+        registry.write_text(json.dumps({"mcpServers": {"weather": WEATHER_SERVER}}))
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.output = work_dir / "up.out"
+        env = {**psutil.Process().environ(), "MCP_CHAT_SERVERS_CONFIG": str(registry),
+               "MCP_CHAT_DATA_DIR": str(work_dir / "data"), "OMP_WAIT_POLICY": "PASSIVE"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mcp_chat_app.cli", "up", "--port", str(self.port), *flags],
+            cwd=REPO, env=env, stdout=self.output.open("w"), stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while "ready." not in self.text():
+            assert self.process.poll() is None, f"mcp-chat up exited early:\n{self.text()}"
+            assert time.monotonic() < deadline, f"mcp-chat up not ready in {timeout} s:\n{self.text()}"
+            time.sleep(0.5)
+
+    def text(self) -> str:
+        return self.output.read_text()
+
+    def descendants(self) -> list[psutil.Process]:
+        return psutil.Process(self.process.pid).children(recursive=True)
+
+    def interrupt(self, timeout: float = 60) -> int:
+        """Ctrl-C, as a terminal sends it, and the exit status."""
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(timeout=timeout)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            for process in self.descendants():
+                process.kill()
+            self.process.kill()
+            self.process.wait()
+
+
+def _command_lines(processes: list[psutil.Process]) -> list[str]:
+    return [" ".join(process.cmdline()) for process in processes]
+
+
+def _port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _assert_all_gone(processes: list[psutil.Process], ports: list[int]) -> None:
+    _, alive = psutil.wait_procs(processes, timeout=10)
+    assert not alive, f"orphans left: {_command_lines(alive)}"
+    assert all(_port_is_free(port) for port in ports), f"a port is still bound: {ports}"
+
+
+@pytest.fixture()
+def launch(tmp_path: Path):
+    started: list[UpProcess] = []
+
+    def start(*flags: str, port: int | None = None) -> UpProcess:
+        started.append(UpProcess(tmp_path, *flags, port=port))
+        return started[-1]
+
+    yield start
+    for up in started:
+        up.kill()
+
+
+def test_up_with_a_local_model_serves_and_ctrl_c_stops_everything(launch):
+    llm_port = free_port()
+    up = launch("--model", TINY_MODEL, "--llm-port", str(llm_port), "--threads", "1")
+    up.wait_ready(timeout=420)
+    children = up.descendants()
+    commands = _command_lines(children)
+    assert any("llm_backend.cli serve" in line and TINY_MODEL in line for line in commands), commands
+    assert any("weather_mcp_server.run" in line for line in commands), commands
+    health = httpx.get(f"{up.url}/health", timeout=30).json()
+    assert health["status"] == "ok", health
+    assert health["llm"][0]["base_url"] == f"http://127.0.0.1:{llm_port}/v1"
+    assert f"Chat page:  {up.url}/" in up.text()
+
+    assert up.interrupt() == 0
+    _assert_all_gone(children, [up.port, llm_port])
+    assert "stopped." in up.text()
+
+
+def test_up_with_a_remote_model_starts_no_backend_and_answers(launch, fake_llm):
+    up = launch("--llm-base-url", f"{fake_llm.url}/v1", "--model", "fake-model")
+    up.wait_ready(timeout=120)
+    children = up.descendants()
+    assert not any("llm_backend" in line for line in _command_lines(children))
+    fake_llm.script({"tool_calls": [{"name": "weather__get_current_weather", "arguments": {"city": "Beijing"}}]},
+                    {"content": "Beijing is fine today."})
+    reply = httpx.post(f"{up.url}/chat/launcher_test", json={"message": "Weather in Beijing?"}, timeout=60).json()
+    assert reply["response"] == "Beijing is fine today."
+    assert reply["tool_calls"][0]["structured_content"]["location"]["english_name"] == "Beijing"
+
+    up.process.send_signal(signal.SIGTERM)
+    assert up.process.wait(timeout=60) == 0
+    _assert_all_gone(children, [up.port])
+
+
+def test_up_refuses_a_port_that_is_taken(launch, fake_llm):
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        up = launch("--llm-base-url", f"{fake_llm.url}/v1", port=holder.getsockname()[1])
+        assert up.process.wait(timeout=60) == 1
+    assert f"port {up.port} on 127.0.0.1 is in use" in up.text()
+    assert "starting the gateway" not in up.text()

@@ -1,0 +1,105 @@
+"""A scripted OpenAI-compatible chat server for the gateway tests (a real HTTP process).
+
+Tests queue replies with `POST /_script {"replies": [...]}`; each `/v1/chat/completions` call pops
+one. A reply is `{"content": "..."}`, `{"tool_calls": [{"name", "arguments"}]}` (arguments an object
+or raw text), or `{"status": 500}`. `GET /_requests` returns the request bodies received since the
+last script, so tests can check what the gateway sent. Streaming (`"stream": true`) is supported.
+
+Run: python tests/gateway/fake_llm.py PORT
+"""
+
+import json
+import sys
+import time
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+_replies: list[dict[str, Any]] = []
+_requests: list[dict[str, Any]] = []
+
+
+def _tool_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = []
+    for index, call in enumerate(reply.get("tool_calls", [])):
+        arguments = call.get("arguments", {})
+        calls.append({
+            "id": f"call_{len(_requests)}_{index}",
+            "type": "function",
+            "function": {"name": call["name"],
+                         "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)},
+        })
+    return calls
+
+
+def _completion(reply: dict[str, Any], model: str) -> dict[str, Any]:
+    calls = _tool_calls(reply)
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": f"chatcmpl-{len(_requests)}", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def _chunks(reply: dict[str, Any], model: str):
+    def frame(delta: dict[str, Any], finish: str | None = None) -> str:
+        chunk = {"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": int(time.time()),
+                 "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(chunk)}\n\n"
+
+    yield frame({"role": "assistant"})
+    content = reply.get("content") or ""
+    for start in range(0, len(content), 3):
+        yield frame({"content": content[start:start + 3]})
+    calls = _tool_calls(reply)
+    for index, call in enumerate(calls):
+        arguments = call["function"]["arguments"]
+        half = len(arguments) // 2
+        yield frame({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                     "function": {"name": call["function"]["name"], "arguments": arguments[:half]}}]})
+        yield frame({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
+    yield frame({}, "tool_calls" if calls else "stop")
+    yield "data: [DONE]\n\n"
+
+
+async def chat_completions(request: Request) -> Response:
+    body = await request.json()
+    _requests.append(body)
+    reply = _replies.pop(0) if _replies else {"content": "(no scripted reply)"}
+    if "status" in reply:
+        return JSONResponse({"error": {"message": "scripted failure"}}, status_code=reply["status"])
+    if body.get("stream"):
+        return StreamingResponse(_chunks(reply, body["model"]), media_type="text/event-stream")
+    return JSONResponse(_completion(reply, body["model"]))
+
+
+async def set_script(request: Request) -> Response:
+    _replies[:] = (await request.json())["replies"]
+    _requests.clear()
+    return JSONResponse({"queued": len(_replies)})
+
+
+async def get_requests(request: Request) -> Response:
+    return JSONResponse({"requests": _requests, "unused_replies": len(_replies)})
+
+
+async def models(request: Request) -> Response:
+    return JSONResponse({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+
+
+app = Starlette(routes=[
+    Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+    Route("/v1/models", models, methods=["GET"]),
+    Route("/_script", set_script, methods=["POST"]),
+    Route("/_requests", get_requests, methods=["GET"]),
+])
+
+if __name__ == "__main__":
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

@@ -1,0 +1,116 @@
+"""Start the real processes the gateway tests talk to: the scripted LLM fake and the gateway."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+TINY_SERVER = {"command": "python", "args": [str(HERE / "tiny_mcp_server.py")], "timeout": 5}
+WEATHER_SERVER = {"command": "python", "args": ["-m", "weather_mcp_server.run"],
+                  "env": {"WEATHER_PROVIDER": "simulated"}, "timeout": 20}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_http(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"process exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not come up:\n{log.read_text()[-3000:]}")
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+class FakeLlm:
+    """The scripted OpenAI-compatible server (tests/gateway/fake_llm.py) in its own process."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log_dir / "fake_llm.log"
+        self.process = subprocess.Popen([sys.executable, str(HERE / "fake_llm.py"), str(self.port)],
+                                        stdout=self.log.open("w"), stderr=subprocess.STDOUT)
+        wait_http(f"{self.url}/v1/models", self.process, self.log)
+
+    def script(self, *replies: dict[str, Any]) -> None:
+        """Queue the replies for the next completions (and forget earlier requests)."""
+        httpx.post(f"{self.url}/_script", json={"replies": list(replies)}).raise_for_status()
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The completion requests received since the last `script`."""
+        return httpx.get(f"{self.url}/_requests").json()["requests"]
+
+    def stop(self) -> None:
+        _stop(self.process)
+
+
+class GatewayProcess:
+    """`python -m mcp_chat_app.cli serve` with its own registry, data dir and LLM endpoint."""
+
+    def __init__(self, work_dir: Path, servers: dict[str, Any], llm_url: str, **env: str) -> None:
+        work_dir.mkdir(parents=True, exist_ok=True)
+        self.work_dir = work_dir
+        registry = work_dir / "mcp_servers.json"
+        registry.write_text(json.dumps({"mcpServers": servers}))
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {
+            **os.environ,
+            "MCP_CHAT_SERVERS_CONFIG": str(registry),
+            "MCP_CHAT_DATA_DIR": str(work_dir / "data"),
+            "MCP_CHAT_PROFILE": "local",
+            "MCP_CHAT_BASE_URL": f"{llm_url}/v1",
+            "MCP_CHAT_MODEL": "fake-model",
+            "MCP_CHAT_PORT": str(self.port),
+            **env,
+        }
+        self.process: subprocess.Popen | None = None
+        self.start()
+
+    def start(self) -> None:
+        log = self.work_dir / "gateway.log"
+        self.process = subprocess.Popen([sys.executable, "-m", "mcp_chat_app.cli", "-v", "serve"], cwd=REPO,
+                                        env=self.env, stdout=log.open("a"), stderr=subprocess.STDOUT)
+        wait_http(f"{self.url}/openapi.json", self.process, log)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            _stop(self.process)
+            self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def chat(self, user: str, body: Any, **kwargs: Any) -> httpx.Response:
+        return httpx.post(f"{self.url}/chat/{user}", json=body, timeout=60, **kwargs)
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        return httpx.get(f"{self.url}{path}", timeout=30, **kwargs)

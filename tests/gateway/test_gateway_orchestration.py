@@ -1,0 +1,166 @@
+"""The tool loop against scripted tools (MockMcpManager) and the scripted LLM over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcp_chat_app.llm_client import LlmClient
+from mcp_chat_app.media_store import MediaStore
+from mcp_chat_app.mock_mcp_manager import MockMcpManager, ScriptedTool, ScriptedToolError
+from mcp_chat_app.model_profiles import Endpoint
+from mcp_chat_app.orchestrator import Orchestrator
+from mcp_chat_app.tool_results import ToolImage
+
+CITY_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+               "required": ["city"]}
+PNG = b"\x89PNG\r\n\x1a\n fake chart"
+
+
+def _current(arguments):
+    if arguments["city"] == "Atlantis":
+        raise ScriptedToolError("unknown city: Atlantis")
+    return {"city": arguments["city"], "temperature_c": 12.3, "condition": "cloudy"}
+
+
+TOOLS = [
+    ScriptedTool("weather", "get_current_weather", _current, CITY_SCHEMA, "Current weather for a city."),
+    ScriptedTool("weather", "get_weather_chart", lambda a: [ToolImage("image/png", PNG, "chart")], CITY_SCHEMA,
+                 "A chart."),
+]
+
+
+@pytest.fixture()
+def make(fake_llm, tmp_path: Path):
+    def build(tool_mode: str = "native", writer_model: str | None = None, max_rounds: int = 5):
+        endpoint = Endpoint("test", f"{fake_llm.url}/v1", "fake-model", "k", tool_mode=tool_mode)
+        router = LlmClient(endpoint)
+        writer = LlmClient(Endpoint("writer", f"{fake_llm.url}/v1", writer_model, "k")) if writer_model else router
+        manager = MockMcpManager(TOOLS)
+        return Orchestrator(manager, router, writer, MediaStore(tmp_path / "media"), max_rounds), manager
+    return build
+
+
+def call(name, **arguments):
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def test_native_single_tool_answer_quotes_the_data(make, fake_llm):
+    orchestrator, manager = make()
+    fake_llm.script(call("weather__get_current_weather", city="Beijing"), {"content": "北京现在12.3°C，多云。"})
+    result = orchestrator.run("北京今天天气怎么样？", [])
+    assert result.response == "北京现在12.3°C，多云。" and result.answer_source == "model"
+    assert [(c.tool, c.arguments) for c in manager.calls] == [("get_current_weather", {"city": "Beijing"})]
+    sent = fake_llm.requests()
+    assert sent[0]["tools"][0]["function"]["name"] == "weather__get_current_weather"
+    tool_message = sent[1]["messages"][-1]
+    assert tool_message["role"] == "tool" and json.loads(tool_message["content"])["temperature_c"] == 12.3
+    assert result.timings["rounds"] == 2
+
+
+def test_prompt_json_mode_puts_tools_in_the_prompt_and_parses_leniently(make, fake_llm):
+    orchestrator, manager = make(tool_mode="prompt_json")
+    fake_llm.script({"content": '```json\n{"tool": "get_current_weather", "args": {"city": "Oslo"}}\n```'},
+                    {"content": "Oslo: 12.3 °C and cloudy."})
+    result = orchestrator.run("Weather in Oslo?", [])
+    assert result.response == "Oslo: 12.3 °C and cloudy."
+    assert manager.calls[0].arguments == {"city": "Oslo"}
+    first, second = fake_llm.requests()
+    assert "tools" not in first and "weather__get_current_weather(city: string, days?: integer)" in \
+        first["messages"][0]["content"]
+    assert second["messages"][-1]["role"] == "user" and "12.3" in second["messages"][-1]["content"]
+
+
+def test_invalid_arguments_get_one_repair_round(make, fake_llm):
+    orchestrator, manager = make()
+    fake_llm.script(call("weather__get_current_weather", town="Oslo"),
+                    call("weather__get_current_weather", city="Oslo"),
+                    {"content": "Oslo: 12.3 °C."})
+    result = orchestrator.run("Weather in Oslo?", [])
+    assert [c.arguments for c in manager.calls] == [{"city": "Oslo"}]
+    feedback = fake_llm.requests()[1]["messages"][-1]
+    assert feedback["role"] == "tool" and "'city' is a required property" in feedback["content"]
+    assert result.response == "Oslo: 12.3 °C." and not result.tool_calls[0].is_error
+
+
+def test_a_second_invalid_call_is_reported_as_a_failed_tool(make, fake_llm):
+    orchestrator, manager = make()
+    fake_llm.script(call("weather__get_current_weather", days=2), call("weather__get_current_weather", days=2),
+                    {"content": "Sorry, I could not get the weather."})
+    result = orchestrator.run("Weather?", [])
+    assert manager.calls == []
+    assert len(result.tool_calls) == 1 and result.tool_calls[0].is_error
+    assert "required property" in result.tool_calls[0].text
+
+
+def test_tool_error_reaches_the_model_and_the_answer_admits_it(make, fake_llm):
+    orchestrator, _ = make()
+    fake_llm.script(call("weather__get_current_weather", city="Atlantis"),
+                    {"content": "I could not get the weather for Atlantis: the city is unknown."})
+    result = orchestrator.run("Weather in Atlantis?", [])
+    assert result.tool_calls[0].is_error and "unknown city" in result.tool_calls[0].text
+    assert json.loads(fake_llm.requests()[1]["messages"][-1]["content"]) == {"error": "unknown city: Atlantis"}
+
+
+def test_wrong_language_answer_is_rewritten_then_falls_back(make, fake_llm):
+    orchestrator, _ = make()
+    fake_llm.script(call("weather__get_current_weather", city="Beijing"), {"content": "It is 12.3 °C."},
+                    {"content": "北京12.3°C。"})
+    result = orchestrator.run("北京天气？", [])
+    assert result.response == "北京12.3°C。"
+    rewrite = fake_llm.requests()[2]
+    assert "tools" not in rewrite and "Answer in Chinese." in rewrite["messages"][-1]["content"]
+
+    fake_llm.script(call("weather__get_current_weather", city="Beijing"), {"content": ""}, {"content": ""})
+    result = orchestrator.run("北京天气？", [])
+    assert result.answer_source == "fallback" and "temperature_c=12.3" in result.response
+
+
+def test_rounds_are_bounded(make, fake_llm):
+    orchestrator, manager = make(max_rounds=2)
+    fake_llm.script(call("weather__get_current_weather", city="Oslo"), call("weather__get_current_weather", city="Oslo"),
+                    {"content": "Oslo: 12.3 °C."})
+    result = orchestrator.run("Weather in Oslo?", [])
+    assert len(manager.calls) == 2 and result.timings["rounds"] == 2
+    assert result.response == "Oslo: 12.3 °C."  # written by the final (writer) pass
+
+
+def test_hybrid_writer_writes_the_answer_without_tools(make, fake_llm):
+    orchestrator, _ = make(writer_model="writer-model")
+    fake_llm.script(call("weather__get_current_weather", city="Oslo"), {"content": "router text"},
+                    {"content": "Oslo is at 12.3 °C."})
+    result = orchestrator.run("Weather in Oslo?", [])
+    assert result.response == "Oslo is at 12.3 °C." and result.model == "writer-model"
+    writer_request = fake_llm.requests()[2]
+    assert writer_request["model"] == "writer-model" and "tools" not in writer_request
+
+
+def test_images_are_stored_and_returned_as_urls(make, fake_llm, tmp_path: Path):
+    orchestrator, _ = make()
+    fake_llm.script(call("weather__get_weather_chart", city="Oslo"), {"content": "Here is the chart for Oslo."})
+    result = orchestrator.run("Chart for Oslo", [])
+    (image,) = result.images
+    assert image["mime"] == "image/png" and image["url"].startswith("/media/")
+    assert (tmp_path / "media" / image["url"].removeprefix("/media/")).read_bytes() == PNG
+
+
+def test_plain_chat_sends_no_tools_and_history_comes_before_the_question(make, fake_llm):
+    orchestrator, manager = make()
+    fake_llm.script({"content": "Hello Ann!"})
+    history = [{"role": "user", "content": "I am Ann"}, {"role": "assistant", "content": "Hi Ann"}]
+    result = orchestrator.run("Say hello", history, use_tools=False)
+    assert result.response == "Hello Ann!" and manager.calls == []
+    (sent,) = fake_llm.requests()
+    assert "tools" not in sent and [m["content"] for m in sent["messages"][1:]] == ["I am Ann", "Hi Ann", "Say hello"]
+
+
+def test_streaming_emits_events_in_order(make, fake_llm):
+    orchestrator, _ = make()
+    events = []
+    fake_llm.script(call("weather__get_current_weather", city="Oslo"), {"content": "Oslo: 12.3 °C."})
+    result = orchestrator.run("Weather in Oslo?", [], emit=lambda event, data: events.append((event, data)))
+    names = [event for event, _ in events]
+    assert names[:2] == ["tool_call", "tool_result"] and set(names[2:]) == {"token"}
+    assert "".join(data["text"] for event, data in events if event == "token") == result.response

@@ -1,0 +1,135 @@
+"""Pure pieces of the gateway: parsing, validation, trimming, answer guards, registry, profiles, OpenAPI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, user_language
+from mcp_chat_app.argument_validation import coerce_scalars, decode_arguments, validation_error
+from mcp_chat_app.history import SqliteHistoryStore, trim_to_budget
+from mcp_chat_app.model_profiles import load_roles
+from mcp_chat_app.server_registry import load_registry, parse_server_spec
+from mcp_chat_app.tool_call_parser import parse_tool_calls
+from mcp_chat_app.tool_results import ToolOutcome, model_view
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
+          "required": ["city"]}
+
+
+@pytest.mark.parametrize("text", [
+    '```json\n{"name": "weather__get_forecast", "arguments": {"city": "Paris"}}\n```',
+    'Sure! {"tool": "weather__get_forecast", "args": {"city": "Paris"}}',
+    '{"tool_calls": [{"name": "weather__get_forecast", "arguments": "{\\"city\\": \\"Paris\\"}"}]}',
+    '[{"function": {"name": "weather__get_forecast", "arguments": {"city": "Paris"}}}]',
+])
+def test_parser_accepts_the_shapes_models_write(text):
+    calls = parse_tool_calls(text)
+    assert [(c.name, c.arguments) for c in calls] == [("weather__get_forecast", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize("text", ["It is 12 °C in Paris.", '{"temperature": 12}', "```\nnot json\n```", ""])
+def test_parser_finds_no_call_in_plain_answers(text):
+    assert parse_tool_calls(text) == []
+
+
+def test_arguments_are_coerced_then_validated():
+    arguments = coerce_scalars(decode_arguments('{"city": "Oslo", "days": "2"}'), SCHEMA)
+    assert arguments == {"city": "Oslo", "days": 2}
+    assert validation_error(arguments, SCHEMA) is None
+    assert "'city' is a required property" in validation_error({"days": 2}, SCHEMA)
+    assert validation_error({"city": "Oslo", "days": 0}, SCHEMA).startswith("days:")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        decode_arguments("{city: Oslo")
+    with pytest.raises(ValueError, match="JSON object"):
+        decode_arguments("[1, 2]")
+
+
+def test_history_is_trimmed_from_the_oldest_and_never_starts_with_an_answer():
+    turns = []
+    for i in range(10):
+        turns += [{"role": "user", "content": f"question {i} " * 5}, {"role": "assistant", "content": f"answer {i} " * 5}]
+    kept = trim_to_budget(turns, budget=100)
+    assert kept and kept[-1] == turns[-1] and kept[0]["role"] == "user"
+    assert len(kept) < len(turns)
+    assert trim_to_budget(turns, budget=5) == []
+
+
+def test_sqlite_history_survives_reopening(tmp_path: Path):
+    store = SqliteHistoryStore(tmp_path / "h.sqlite3")
+    store.append("bob", [{"role": "user", "content": "你好"}, {"role": "assistant", "content": "你好！"}])
+    store.close()
+    reopened = SqliteHistoryStore(tmp_path / "h.sqlite3")
+    assert reopened.messages("bob")[0]["content"] == "你好"
+    assert reopened.clear("bob") == 2 and reopened.messages("bob") == []
+
+
+def test_answer_guards_follow_the_users_language():
+    assert user_language("北京今天天气怎么样？") == "Chinese" and user_language("Weather in Oslo?") == "English"
+    assert answer_is_usable("北京现在12.3°C。", "北京今天天气怎么样？")
+    assert not answer_is_usable("It is 12.3 °C in Beijing.", "北京今天天气怎么样？")
+    assert not answer_is_usable('{"name": "weather__get_current_weather"}', "Weather in Oslo?")
+    assert not answer_is_usable("  ", "Weather in Oslo?")
+
+
+def test_fallback_quotes_tool_data_and_admits_failures():
+    ok = ToolOutcome("weather", "get_current_weather", {"city": "Oslo"},
+                     structured_content={"city": "Oslo", "temperature_c": 3.14159, "hourly": [{"t": 1}, {"t": 2}]})
+    failed = ToolOutcome("weather", "get_forecast", {"city": "Oslo"}, is_error=True, text="upstream timeout")
+    text = fallback_answer("Weather in Oslo?", [ok, failed])
+    assert "temperature_c=3.1" in text and "failed: upstream timeout" in text
+    assert "调用失败" in fallback_answer("奥斯陆天气？", [failed])
+
+
+def test_model_view_is_compact_structured_content():
+    outcome = ToolOutcome("w", "t", {}, structured_content={"a": 1.23456, "b": None, "c": list(range(50))})
+    assert json.loads(model_view(outcome)) == {"a": 1.2, "c": list(range(10))}
+    assert json.loads(model_view(ToolOutcome("w", "t", {}, text='{"x": 2}'))) == {"x": 2}
+    assert json.loads(model_view(ToolOutcome("w", "t", {}, is_error=True, text="boom"))) == {"error": "boom"}
+
+
+def test_registry_reads_claude_desktop_format_and_our_keys(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("SECRET_TOKEN", "s3cret")
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {
+        "weather": {"command": "weather-mcp", "args": [], "env": {"WEATHER_PROVIDER": "${UNSET_VAR_X:-simulated}"},
+                    "fallback": "weather-backup", "excluded_tools": ["get_weather_chart"]},
+        "remote": {"url": "http://127.0.0.1:8765/mcp", "headers": {"Authorization": "Bearer ${SECRET_TOKEN}"},
+                   "disabled": True, "timeout": 5},
+    }}))
+    registry = load_registry(path)
+    assert registry["weather"].env == {"WEATHER_PROVIDER": "simulated"}
+    assert registry["weather"].transport == "stdio" and registry["weather"].fallback == "weather-backup"
+    assert not registry["weather"].exposes("get_weather_chart") and registry["weather"].exposes("get_forecast")
+    assert registry["remote"].headers == {"Authorization": "Bearer s3cret"} and registry["remote"].disabled
+    assert load_registry(tmp_path / "missing.json") == {}
+
+
+@pytest.mark.parametrize("name, entry, message", [
+    ("a__b", {"command": "x"}, "server name"),
+    ("x", {"command": "x", "url": "http://h/mcp"}, "exactly one"),
+    ("x", {}, "exactly one"),
+    ("x", {"url": "ftp://h"}, "http"),
+    ("x", {"command": "x", "timeout": -1}, "positive"),
+    ("x", {"command": "x", "args": "a b"}, "list of strings"),
+    ("x", {"command": "x", "surprise": 1}, "unknown keys"),
+])
+def test_registry_rejects_bad_entries_clearly(name, entry, message):
+    with pytest.raises(ValueError, match=message):
+        parse_server_spec(name, entry)
+
+
+def test_profiles_resolve_plain_hybrid_and_overrides(monkeypatch):
+    monkeypatch.setenv("DASHSCOPE_API_KEY", "dash-key")
+    path = Path(__file__).resolve().parents[2] / "configs" / "models.json"
+    local = load_roles(path, "local")
+    assert not local.hybrid and local.router.base_url == "http://127.0.0.1:8000/v1"
+    hybrid = load_roles(path, "hybrid")
+    assert hybrid.hybrid and hybrid.router.profile == "local" and hybrid.writer.model == "qwen-plus"
+    assert hybrid.writer.api_key == "dash-key"
+    overridden = load_roles(path, "hybrid", base_url_override="http://127.0.0.1:9/v1", model_override="m")
+    assert not overridden.hybrid and overridden.router.model == "m"
+    with pytest.raises(ValueError, match="unknown model profile"):
+        load_roles(path, "nope")

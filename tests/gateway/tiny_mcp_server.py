@@ -1,0 +1,68 @@
+"""A tiny MCP server for the gateway tests: predictable tools on a second server.
+
+Run as ``python tests/gateway/tiny_mcp_server.py`` (stdio) or with ``--http PORT``.
+"""
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("tiny")
+
+
+@server.tool()
+def add(a: int, b: int) -> dict:
+    """Add two integers."""
+    return {"sum": a + b}
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+@server.tool()
+async def sleep_then_echo(text: str, seconds: float = 0.5) -> str:
+    """Wait, then echo the text (lets tests observe parallel calls and timeouts)."""
+    await asyncio.sleep(seconds)
+    return text
+
+
+@server.tool()
+def always_fails(reason: str = "boom") -> str:
+    """Raise an error, to test how tool failures are reported."""
+    raise RuntimeError(f"tiny tool failed: {reason}")
+
+
+def shout(text: str) -> str:
+    """Echo the text in capitals."""
+    return text.upper()
+
+
+@server.tool()
+async def enable_shout(ctx: Context) -> str:
+    """Register the `shout` tool and tell the client its tool list changed."""
+    server.add_tool(shout)
+    await ctx.session.send_tool_list_changed()
+    return "shout enabled"
+
+
+def refuse_restart() -> None:
+    """With TINY_START_ONCE=<file>, only the first start succeeds: lets tests keep a dead server dead."""
+    marker = os.environ.get("TINY_START_ONCE")
+    if marker and Path(marker).exists():
+        sys.exit("tiny: TINY_START_ONCE marker exists, refusing to start")
+    if marker:
+        Path(marker).touch()
+
+
+if __name__ == "__main__":
+    refuse_restart()
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()

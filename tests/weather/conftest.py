@@ -1,0 +1,124 @@
+"""Fixtures: the real weather server as a subprocess (stdio or streamable HTTP) replaying recorded payloads."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp import Client, StdioServerParameters
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "open_meteo"
+SERVER_START_TIMEOUT_S = 60.0
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def server_env(replay_dir: Path | None, provider: str = "open-meteo", **extra: str) -> dict[str, str]:
+    """Environment of a server process: replayed upstream, no retry delays, no .env surprises."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WEATHER_")}
+    env.update(
+        WEATHER_PROVIDER=provider,
+        WEATHER_RETRY_BACKOFF_S="0",
+        PYTHONPATH=str(REPO),
+        OMP_WAIT_POLICY="PASSIVE",
+        **extra,
+    )
+    if replay_dir is not None:
+        env["WEATHER_REPLAY_DIR"] = str(replay_dir)
+    return env
+
+
+def replay_copy(tmp_path: Path, faults: list[dict[str, Any]] | None = None) -> Path:
+    """A private copy of the recorded payloads, optionally with injected faults."""
+    target = tmp_path / "replay"
+    shutil.copytree(FIXTURES, target)
+    if faults is not None:
+        (target / "faults.json").write_text(json.dumps(faults), encoding="utf-8")
+    return target
+
+
+def stdio_client(env: dict[str, str], command: list[str] | None = None) -> Client:
+    """A Client that launches the server over stdio."""
+    command = command or [sys.executable, "-m", "weather_mcp_server.run"]
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(REPO))
+    return Client(params, read_timeout_seconds=60)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def http_server() -> Iterator[str]:
+    """`weather-mcp --transport http` on a free port, replaying the recorded payloads; yields its /mcp URL."""
+    port = free_port()
+    env = server_env(FIXTURES)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(port)],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        _wait_for_port(port, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_for_port(port: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited early: {process.stderr.read().decode(errors='replace')}")
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1.0)
+            return
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise TimeoutError(f"server did not listen on port {port} within {SERVER_START_TIMEOUT_S} s")
+
+
+@pytest.fixture(params=["stdio", "http"])
+def connect(request: pytest.FixtureRequest) -> Callable[[], Any]:
+    """Open a client session to the replaying server over each transport."""
+    if request.param == "http":
+        url = request.getfixturevalue("http_server")
+
+        @asynccontextmanager
+        async def open_http() -> AsyncIterator[Client]:
+            async with Client(url, read_timeout_seconds=60) as client:
+                yield client
+
+        return open_http
+
+    @asynccontextmanager
+    async def open_stdio() -> AsyncIterator[Client]:
+        async with stdio_client(server_env(FIXTURES)) as client:
+            yield client
+
+    return open_stdio

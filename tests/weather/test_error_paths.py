@@ -1,0 +1,79 @@
+"""Bad input and upstream failures become MCP tool errors with precise messages; the server keeps serving."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.weather.conftest import replay_copy, server_env, stdio_client
+
+pytestmark = pytest.mark.anyio
+
+BEIJING, SHANGHAI, GUANGZHOU, SHENZHEN, TOKYO = (39.9, 116.4), (31.2, 121.5), (23.1, 113.3), (22.5, 114.1), (35.7, 139.7)
+FAULTS = [
+    {"near": BEIJING, "status": 503, "body": "Service Unavailable"},
+    {"near": SHANGHAI, "status": 400, "body": '{"error": true, "reason": "Latitude must be in range of -90 to 90°."}'},
+    {"near": GUANGZHOU, "status": 200, "body": '{"latitude": 23.1, "daily": {"time": ["2026-07-20"'},
+    {"near": SHENZHEN, "timeout": True},
+    {"near": TOKYO, "status": 429, "body": '{"error": true, "reason": "Too many requests"}', "times": 1},
+]
+
+
+async def error_text(client, tool: str, arguments: dict) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, f"{tool}{arguments} should fail, got {result.structured_content}"
+    assert result.structured_content is None  # no error posing as data
+    return result.content[0].text
+
+
+async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
+    async with stdio_client(server_env(replay_copy(tmp_path))) as client:
+        unknown = await error_text(client, "get_current_weather", {"city": "Beijjing"})
+        ambiguous = await error_text(client, "get_forecast", {"city": "Springfield"})
+        too_many_days = await error_text(client, "get_forecast", {"city": "Beijing", "days": 17})
+        zero_days = await error_text(client, "get_precipitation", {"city": "Beijing", "days": 0})
+        inverted = await error_text(client, "find_cities_by_temperature", {"min_temp": 31, "max_temp": 29})
+        no_bounds = await error_text(client, "find_cities_by_temperature", {})
+        bad_kind = await error_text(client, "get_weather_chart", {"city": "Beijing", "kind": "wind"})
+        still_serving = await client.call_tool("get_current_weather", {"city": "Beijing"})
+    assert "Unknown place 'Beijjing'" in unknown and "Beijing" in unknown  # suggestion offered
+    assert "ambiguous" in ambiguous and ambiguous.count("Springfield, US") >= 2
+    assert "days" in too_many_days and "less than or equal to 16" in too_many_days
+    assert "days" in zero_days and "greater than or equal to 1" in zero_days
+    assert "min_temp (31) is greater than max_temp (29)" in inverted
+    assert "min_temp and/or max_temp" in no_bounds
+    assert "kind" in bad_kind
+    assert not still_serving.is_error
+
+
+async def test_upstream_failures_in_strict_mode(tmp_path: Path) -> None:
+    async with stdio_client(server_env(replay_copy(tmp_path, FAULTS), WEATHER_READ_TIMEOUT_S="1")) as client:
+        unavailable = await error_text(client, "get_forecast", {"city": "Beijing"})
+        rejected = await error_text(client, "get_forecast", {"city": "Shanghai"})
+        malformed = await error_text(client, "get_forecast", {"city": "Guangzhou"})
+        timed_out = await error_text(client, "get_forecast", {"city": "Shenzhen"})
+        retried = await client.call_tool("get_forecast", {"city": "Tokyo"})
+    assert "Open-Meteo failed (HTTP 503) after 3 attempts" in unavailable
+    assert "Open-Meteo rejected the request (HTTP 400): Latitude must be in range" in rejected
+    assert "malformed JSON" in malformed
+    assert "did not answer" in timed_out
+    assert not retried.is_error and retried.structured_content["source"] == "open-meteo"
+
+
+async def test_auto_mode_falls_back_to_labelled_simulation_and_remembers(tmp_path: Path) -> None:
+    replay = replay_copy(tmp_path, [{"timeout": True}])
+    env = server_env(replay, provider="auto", WEATHER_READ_TIMEOUT_S="1", WEATHER_MAX_ATTEMPTS="1")
+    async with stdio_client(env) as client:
+        first = await client.call_tool("get_current_weather", {"city": "Berlin"})
+        started = time.monotonic()
+        second = await client.call_tool("get_forecast", {"city": "London", "days": 2})
+        second_s = time.monotonic() - started
+    for result in (first, second):
+        assert not result.is_error
+        assert result.structured_content["source"] == "simulated"
+        assert "SIMULATED" in result.structured_content["notice"]
+        assert "SIMULATED" in result.content[-1].text
+        assert result.structured_content.get("attribution") is None
+    assert second_s < 1.0, "the outage should be remembered, not probed again"

@@ -1,0 +1,103 @@
+"""The Open-Meteo client against scripted transports: request shape, retries, cache and error mapping."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from weather_mcp_server.config import Settings
+from weather_mcp_server.errors import UpstreamError, UpstreamUnreachable
+from weather_mcp_server.open_meteo import OpenMeteoClient
+
+pytestmark = pytest.mark.anyio
+SETTINGS = Settings(retry_backoff_s=0.0, max_attempts=3, cache_ttl_s=60.0)
+
+
+def scripted(*responses: httpx.Response | Exception) -> tuple[httpx.MockTransport, list[httpx.Request]]:
+    """A transport answering with `responses` in order (the last one repeats), recording the requests."""
+    seen: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = responses[min(len(seen), len(responses)) - 1]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    return httpx.MockTransport(handle), seen
+
+
+def day(lat: float) -> dict:
+    return {"latitude": lat, "daily": {"time": ["2026-07-20"], "temperature_2m_max": [30.0]}}
+
+
+async def test_many_cities_are_one_request() -> None:
+    transport, seen = scripted(httpx.Response(200, json=[day(1.0), day(2.0), day(3.0)]))
+    client = OpenMeteoClient(SETTINGS, transport)
+    payloads = await client.daily_many([(1.0, 10.0), (2.0, 20.0), (3.0, 30.0)], days=2)
+    assert [p["latitude"] for p in payloads] == [1.0, 2.0, 3.0]
+    assert len(seen) == 1
+    params = seen[0].url.params
+    assert params["latitude"] == "1.0000,2.0000,3.0000" and params["longitude"] == "10.0000,20.0000,30.0000"
+    assert params["forecast_days"] == "2" and params["timezone"] == "auto"
+
+
+async def test_retries_5xx_and_429_then_succeeds() -> None:
+    transport, seen = scripted(httpx.Response(503), httpx.Response(429), httpx.Response(200, json=day(1.0)))
+    payload = await OpenMeteoClient(SETTINGS, transport).forecast(1.0, 2.0)
+    assert payload["latitude"] == 1.0 and len(seen) == 3
+
+
+async def test_gives_up_after_bounded_attempts() -> None:
+    transport, seen = scripted(httpx.Response(502))
+    with pytest.raises(UpstreamError, match=r"HTTP 502\) after 3 attempts"):
+        await OpenMeteoClient(SETTINGS, transport).forecast(1.0, 2.0)
+    assert len(seen) == 3
+
+
+async def test_4xx_is_not_retried_and_keeps_the_reason() -> None:
+    transport, seen = scripted(httpx.Response(400, json={"error": True, "reason": "Invalid forecast_days"}))
+    with pytest.raises(UpstreamError, match=r"rejected the request \(HTTP 400\): Invalid forecast_days"):
+        await OpenMeteoClient(SETTINGS, transport).forecast(1.0, 2.0)
+    assert len(seen) == 1
+
+
+async def test_malformed_json() -> None:
+    transport, _ = scripted(httpx.Response(200, content=b"<html>oops"))
+    with pytest.raises(UpstreamError, match="malformed JSON"):
+        await OpenMeteoClient(SETTINGS, transport).forecast(1.0, 2.0)
+
+
+async def test_wrong_number_of_locations_is_malformed() -> None:
+    transport, _ = scripted(httpx.Response(200, json=[day(1.0)]))
+    with pytest.raises(UpstreamError, match="expected 2 locations"):
+        await OpenMeteoClient(SETTINGS, transport).daily_many([(1.0, 1.0), (2.0, 2.0)], days=1)
+
+
+async def test_connect_failure_is_unreachable_without_retries() -> None:
+    transport, seen = scripted(httpx.ConnectError("no route to host"))
+    with pytest.raises(UpstreamUnreachable, match="unreachable"):
+        await OpenMeteoClient(SETTINGS, transport).forecast(1.0, 2.0)
+    assert len(seen) == 1
+
+
+async def test_read_timeouts_are_retried_then_unreachable() -> None:
+    transport, seen = scripted(httpx.ReadTimeout("slow"))
+    with pytest.raises(UpstreamUnreachable, match="did not answer"):
+        await OpenMeteoClient(SETTINGS, transport).forecast(1.0, 2.0)
+    assert len(seen) == 3
+
+
+async def test_ttl_cache_avoids_repeat_requests() -> None:
+    transport, seen = scripted(httpx.Response(200, json=day(1.0)))
+    client = OpenMeteoClient(SETTINGS, transport)
+    await client.forecast(1.0, 2.0)
+    await client.forecast(1.0, 2.0)
+    await client.forecast(3.0, 2.0)
+    assert len(seen) == 2
+
+
+async def test_geocoding_without_results_is_empty() -> None:
+    transport, seen = scripted(httpx.Response(200, json={"generationtime_ms": 0.3}))
+    assert await OpenMeteoClient(SETTINGS, transport).geocode("Nowhere", "en") == []
+    assert seen[0].url.params["language"] == "en" and seen[0].url.params["name"] == "Nowhere"

@@ -1,0 +1,1 @@
+"""MCP server with weather tools backed by Open-Meteo (or a labelled simulation when offline)."""

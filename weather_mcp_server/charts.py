@@ -1,0 +1,30 @@
+"""What a chart shows and its size; the drawing itself (matplotlib) lives in chart_drawing.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+WIDTH_PX, HEIGHT_PX, DPI = 800, 450, 100
+ChartKind = Literal["temperature", "precipitation"]
+
+
+@dataclass(frozen=True)
+class ChartSeries:
+    """What to draw: one entry per day."""
+
+    title: str
+    dates: list[str]
+    temp_max: list[float]
+    temp_min: list[float]
+    precipitation: list[float]
+    probability: list[float | None]
+    chinese: bool
+
+
+def render_chart(kind: ChartKind, series: ChartSeries) -> tuple[bytes, str]:
+    """PNG bytes and the font family used; thread-safe."""
+    # Imported on first use: matplotlib is most of the server's start-up time and most sessions draw nothing.
+    from weather_mcp_server.chart_drawing import draw
+
+    return draw(kind, series)

@@ -1,0 +1,85 @@
+"""Typed reads from an Open-Meteo-shaped payload: a missing block, variable or value is an UpstreamError, not a crash."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from weather_mcp_server.errors import UpstreamError
+
+# Our field names for Open-Meteo's variables, so `units` speaks the same language as the results.
+FIELD_UNITS = {
+    "temperature": ("current", "temperature_2m"),
+    "wind_speed": ("current", "wind_speed_10m"),
+    "precipitation": ("daily", "precipitation_sum"),
+    "snowfall": ("daily", "snowfall_sum"),
+    "humidity": ("current", "relative_humidity_2m"),
+    "probability": ("daily", "precipitation_probability_max"),
+}
+DEFAULT_UNITS = {
+    "temperature": "°C",
+    "wind_speed": "km/h",
+    "precipitation": "mm",
+    "snowfall": "cm",
+    "humidity": "%",
+    "probability": "%",
+}
+
+
+class Payload:
+    """Wraps one location's decoded JSON."""
+
+    def __init__(self, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise UpstreamError("Open-Meteo returned malformed JSON: a location is not an object")
+        self._data = data
+
+    def column(self, block: str, variable: str) -> list[Any]:
+        """A daily/hourly series."""
+        series = self._block(block).get(variable)
+        if not isinstance(series, list):
+            raise UpstreamError(f"Open-Meteo response lacks {block}.{variable}")
+        return series
+
+    def number(self, block: str, variable: str, index: int | None = None) -> float:
+        """A required numeric value (current when index is None, else from a series)."""
+        raw = self._block(block).get(variable) if index is None else self._at(block, variable, index)
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            where = f"{block}.{variable}" + ("" if index is None else f"[{index}]")
+            raise UpstreamError(f"Open-Meteo response has no numeric value for {where}")
+        return float(raw)
+
+    def optional(self, block: str, variable: str, index: int | None = None) -> float | None:
+        """A numeric value that may legitimately be null or absent (probabilities, UV, gusts)."""
+        data = self._block(block)
+        if variable not in data:
+            return None
+        raw = data[variable] if index is None else self._at(block, variable, index)
+        return float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
+
+    def text(self, block: str, variable: str, index: int | None = None) -> str:
+        """A string value such as a timestamp."""
+        raw = self._block(block).get(variable) if index is None else self._at(block, variable, index)
+        if not isinstance(raw, str):
+            raise UpstreamError(f"Open-Meteo response has no text value for {block}.{variable}")
+        return raw
+
+    def units(self) -> dict[str, str]:
+        """Units of our result fields, as reported by the payload (defaults where a block is absent)."""
+        units = dict(DEFAULT_UNITS)
+        for field, (block, variable) in FIELD_UNITS.items():
+            reported = self._data.get(f"{block}_units")
+            if isinstance(reported, dict) and isinstance(reported.get(variable), str):
+                units[field] = reported[variable]
+        return units
+
+    def _block(self, block: str) -> dict[str, Any]:
+        data = self._data.get(block)
+        if not isinstance(data, dict):
+            raise UpstreamError(f"Open-Meteo response lacks the '{block}' block")
+        return data
+
+    def _at(self, block: str, variable: str, index: int) -> Any:
+        series = self.column(block, variable)
+        if index >= len(series):
+            raise UpstreamError(f"Open-Meteo response has only {len(series)} entries in {block}.{variable}")
+        return series[index]

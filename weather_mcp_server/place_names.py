@@ -1,0 +1,113 @@
+"""Name normalisation and candidate choice shared by the offline gazetteer and online geocoding."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from weather_mcp_server.errors import AmbiguousPlace
+
+# A runner-up at least this share of the leader's population makes a name ambiguous.
+AMBIGUITY_POPULATION_RATIO = 0.5
+ALIAS_DISCOUNT = 0.1
+# Candidates closer than this are one place listed twice (a city and its district, say).
+SAME_PLACE_KM = 50.0
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# Latin (with accents) and Chinese: the scripts our users type; other scripts' aliases would only cost memory.
+_INDEXED_SCRIPT = re.compile(r"^[\u0000-\u024f\u1e00-\u1eff\u2018-\u201f\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]+$")
+_DROPPED = re.compile(r"['’‘`ʻʼ.]")
+_SEPARATORS = re.compile(r"[\s\-_=/]+")
+_QUALIFIED = re.compile(r"^(?P<name>.+?)\s*[,，]\s*(?P<qualifier>[^,，]+)$")
+_COORDINATES = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*[,，\s]\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One place a name may mean; `exact` is True when the name is its primary name, not an alias."""
+
+    key: str
+    name: str
+    country_code: str
+    country: str
+    latitude: float
+    longitude: float
+    timezone: str
+    population: int
+    exact: bool
+
+    def label(self) -> str:
+        """Short human description used in error messages."""
+        return f"{self.name}, {self.country_code} ({self.latitude:.2f}, {self.longitude:.2f}; population {self.population:,})"
+
+
+def normalize(name: str) -> str:
+    """Case-, accent- and punctuation-insensitive key: 'Xi’an' and 'xian' meet, 'ba li' and 'Bali' do not."""
+    text = name.casefold()
+    if not text.isascii():  # the fast path matters: the index normalises about a million names
+        text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    text = _DROPPED.sub("", text)
+    return _SEPARATORS.sub(" ", text).strip()
+
+
+def is_indexed_script(name: str) -> bool:
+    """True for Latin-script and Chinese names."""
+    return name.isascii() or bool(_INDEXED_SCRIPT.match(name))
+
+
+def has_cjk(text: str) -> bool:
+    """True when the text contains Chinese characters."""
+    return bool(_CJK.search(text))
+
+
+def split_qualifier(query: str) -> tuple[str, str | None]:
+    """'Paris, FR' -> ('Paris', 'FR'); a bare name has no qualifier."""
+    match = _QUALIFIED.match(query.strip())
+    if not match:
+        return query.strip(), None
+    return match["name"], match["qualifier"].strip()
+
+
+def parse_coordinates(query: str) -> tuple[float, float] | None:
+    """'39.9, 116.4' -> (39.9, 116.4) when both are valid latitude/longitude, else None."""
+    match = _COORDINATES.match(query)
+    if not match:
+        return None
+    lat, lon = float(match[1]), float(match[2])
+    if -90 <= lat <= 90 and -180 <= lon <= 180:
+        return lat, lon
+    return None
+
+
+def distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """Great-circle distance."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lon2 - lon1)
+    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 6371.0 * 2 * math.asin(math.sqrt(min(1.0, a)))
+
+
+def choose(query: str, candidates: list[Candidate]) -> Candidate:
+    """Pick the best-scored candidate; refuse when a rival place (not a duplicate nearby) scores close to it."""
+    ranked = sorted(candidates, key=_score, reverse=True)
+    leader = ranked[0]
+    rivals = [
+        c
+        for c in ranked[1:]
+        if distance_km(leader.latitude, leader.longitude, c.latitude, c.longitude) > SAME_PLACE_KM
+        and _score(c) >= AMBIGUITY_POPULATION_RATIO * _score(leader)
+    ]
+    if rivals:
+        listed = "; ".join(c.label() for c in [leader, *rivals][:6])
+        raise AmbiguousPlace(
+            f"Place name {query!r} is ambiguous. Candidates: {listed}. "
+            "Add the country code (e.g. 'Cambridge, GB') or pass 'latitude,longitude'."
+        )
+    return leader
+
+
+def _score(candidate: Candidate) -> float:
+    """Population, discounted tenfold for alias matches: 'Pekin' means Beijing, 'Paris' still means Paris, FR."""
+    return candidate.population * (1.0 if candidate.exact else ALIAS_DISCOUNT)

@@ -1,0 +1,97 @@
+"""Resolve a place name: coordinates, then the offline gazetteer, then Open-Meteo geocoding for the rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from weather_mcp_server.errors import InvalidArgument, UnknownPlace, UpstreamUnreachable
+from weather_mcp_server.gazetteer import Gazetteer
+from weather_mcp_server.models import Location
+from weather_mcp_server.open_meteo import OpenMeteoClient
+from weather_mcp_server.place_names import Candidate, choose, has_cjk, parse_coordinates, split_qualifier
+from weather_mcp_server.providers import WeatherProvider
+
+MAX_QUERY_LENGTH = 120
+
+
+class PlaceResolver:
+    """The one entry point tools use to turn user text into a Location."""
+
+    def __init__(self, gazetteer: Gazetteer, client: OpenMeteoClient, provider: WeatherProvider) -> None:
+        self._gazetteer = gazetteer
+        self._client = client
+        self._provider = provider
+
+    async def resolve(self, query: str) -> Location:
+        """A Location, or UnknownPlace / AmbiguousPlace naming the candidates."""
+        query = query.strip()
+        if not query:
+            raise InvalidArgument("city must not be empty")
+        if len(query) > MAX_QUERY_LENGTH:
+            raise InvalidArgument(f"city is {len(query)} characters long; at most {MAX_QUERY_LENGTH} allowed")
+        coordinates = parse_coordinates(query)
+        if coordinates is not None:
+            return self._at_coordinates(query, *coordinates)
+        found = self._gazetteer.lookup(query)
+        if found is not None:
+            return found
+        found = await self._geocode(query)
+        if found is not None:
+            return found
+        suggestions = self._gazetteer.suggestions(query)
+        hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+        raise UnknownPlace(f"Unknown place {query!r}: no city of that name was found.{hint}")
+
+    def _at_coordinates(self, query: str, latitude: float, longitude: float) -> Location:
+        nearest = self._gazetteer.nearest(latitude, longitude)
+        return Location(
+            name=query,
+            english_name=f"near {nearest.name}",
+            country=nearest.country,
+            country_code=nearest.country_code,
+            latitude=latitude,
+            longitude=longitude,
+            timezone=nearest.timezone,
+        )
+
+    async def _geocode(self, query: str) -> Location | None:
+        if not self._provider.online:
+            return None
+        name, qualifier = split_qualifier(query)
+        language = "zh" if has_cjk(name) else "en"
+        try:
+            results = await self._client.geocode(name, language)
+        except UpstreamUnreachable as exc:
+            self._provider.note_unreachable(exc)
+            return None
+        candidates = [self._candidate(r) for r in results if _usable(r)]
+        if qualifier:
+            wanted = qualifier.casefold()
+            candidates = [c for c in candidates if wanted in (c.country_code.casefold(), c.country.casefold())]
+        if not candidates:
+            return None
+        return self._gazetteer.to_location(choose(query, candidates), query)
+
+    def _candidate(self, result: dict[str, Any]) -> Candidate:
+        latitude, longitude = float(result["latitude"]), float(result["longitude"])
+        timezone = result.get("timezone") or self._gazetteer.nearest(latitude, longitude).timezone
+        return Candidate(
+            key=f"geocoding:{result.get('id', '')}",
+            name=str(result["name"]),
+            country_code=str(result.get("country_code", "")),
+            country=str(result.get("country", "")),
+            latitude=latitude,
+            longitude=longitude,
+            timezone=timezone,
+            population=int(result.get("population") or 0),
+            exact=True,
+        )
+
+
+def _usable(result: Any) -> bool:
+    return (
+        isinstance(result, dict)
+        and isinstance(result.get("name"), str)
+        and isinstance(result.get("latitude"), int | float)
+        and isinstance(result.get("longitude"), int | float)
+    )

@@ -1,0 +1,88 @@
+"""Where the numbers come from: Open-Meteo, the simulator, or (`auto`) Open-Meteo with a labelled fallback."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from weather_mcp_server.config import Settings
+from weather_mcp_server.errors import UpstreamUnreachable
+from weather_mcp_server.models import OPEN_METEO_ATTRIBUTION, Location
+from weather_mcp_server.open_meteo import OpenMeteoClient
+from weather_mcp_server.payload import Payload
+from weather_mcp_server.simulated import simulated_forecast
+
+log = logging.getLogger(__name__)
+
+SIMULATED_NOTICE = (
+    "Open-Meteo is unreachable, so these values are SIMULATED (plausible for the place and season, "
+    "not a real forecast)."
+)
+
+
+@dataclass(frozen=True)
+class Sourced:
+    """Payloads (one per requested place) and their provenance."""
+
+    payloads: list[Payload]
+    source: Literal["open-meteo", "simulated"]
+    notice: str | None
+
+    @property
+    def attribution(self) -> str | None:
+        """Open-Meteo's CC BY 4.0 attribution, when the data is theirs."""
+        return OPEN_METEO_ATTRIBUTION if self.source == "open-meteo" else None
+
+
+class WeatherProvider:
+    """Applies WEATHER_PROVIDER: `simulated`, strict `open-meteo`, or `auto` (remembers an outage for a while)."""
+
+    def __init__(self, settings: Settings, client: OpenMeteoClient) -> None:
+        self._settings = settings
+        self._client = client
+        self._unreachable_until = 0.0
+
+    @property
+    def online(self) -> bool:
+        """Whether Open-Meteo (forecast or geocoding) is worth asking right now."""
+        if self._settings.provider == "simulated":
+            return False
+        return self._settings.provider == "open-meteo" or time.monotonic() >= self._unreachable_until
+
+    async def forecast(self, location: Location) -> Sourced:
+        """Current + 16 days daily/hourly for one place."""
+        if self.online:
+            try:
+                payload = await self._client.forecast(location.latitude, location.longitude)
+                return Sourced([Payload(payload)], "open-meteo", None)
+            except UpstreamUnreachable as exc:
+                self._fall_back(exc)
+        return self._simulate([location], days=16)
+
+    async def daily_many(self, locations: list[Location], days: int) -> Sourced:
+        """Daily temperatures for many places, one upstream request."""
+        if self.online:
+            try:
+                coordinates = [(loc.latitude, loc.longitude) for loc in locations]
+                payloads = await self._client.daily_many(coordinates, days)
+                return Sourced([Payload(p) for p in payloads], "open-meteo", None)
+            except UpstreamUnreachable as exc:
+                self._fall_back(exc)
+        return self._simulate(locations, days=days)
+
+    def note_unreachable(self, error: UpstreamUnreachable) -> None:
+        """Record an outage seen elsewhere (geocoding), or re-raise it in strict mode."""
+        self._fall_back(error)
+
+    def _fall_back(self, error: UpstreamUnreachable) -> None:
+        if self._settings.provider == "open-meteo":
+            raise error
+        self._unreachable_until = time.monotonic() + self._settings.unreachable_ttl_s
+        log.warning("%s; serving simulated weather for %.0f s", error, self._settings.unreachable_ttl_s)
+
+    def _simulate(self, locations: list[Location], days: int) -> Sourced:
+        payloads = [Payload(simulated_forecast(l.latitude, l.longitude, l.timezone, days)) for l in locations]
+        notice = SIMULATED_NOTICE if self._settings.provider == "auto" else None
+        return Sourced(payloads, "simulated", notice)

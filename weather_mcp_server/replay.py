@@ -1,0 +1,130 @@
+"""Serve recorded Open-Meteo payloads through `httpx.MockTransport` (WEATHER_REPLAY_DIR), so nothing needs a network.
+
+Layout of a replay directory:
+- `forecast/*.json`: one single-location forecast response each (current, daily and hourly blocks); a request is
+  answered with the recording nearest its coordinates (within 0.25°), filtered to the requested variables and
+  truncated to `forecast_days`, exactly as the live API shapes its answer. Several coordinates -> a JSON list.
+- `geocoding/<name>.<language>.json`: a geocoding response; a name without one gets the API's empty answer.
+- `faults.json` (optional): a list of {"endpoint": "forecast"|"geocoding", "near": [lat, lon], "status": int,
+  "body": str, "timeout": bool, "times": int} answered instead of the recording; `near` limits a fault to
+  requests whose first coordinate is that place, `times` to the first N matching requests.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from weather_mcp_server.place_names import normalize
+
+MATCH_DEGREES = 0.25
+_BLOCKS = ("current", "hourly", "daily")
+
+
+def replay_transport(directory: Path) -> httpx.MockTransport:
+    """A transport answering forecast and geocoding requests from `directory`."""
+    return httpx.MockTransport(_Replay(directory).handle)
+
+
+class _Replay:
+    def __init__(self, directory: Path) -> None:
+        if not directory.is_dir():
+            raise FileNotFoundError(f"WEATHER_REPLAY_DIR {directory} is not a directory")
+        self._directory = directory
+        self._forecasts = [
+            json.loads(path.read_text(encoding="utf-8")) for path in sorted(directory.glob("forecast/*.json"))
+        ]
+        faults_file = directory / "faults.json"
+        self._faults: list[dict[str, Any]] = (
+            json.loads(faults_file.read_text(encoding="utf-8")) if faults_file.exists() else []
+        )
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        endpoint = "geocoding" if request.url.host.startswith("geocoding") else "forecast"
+        fault = self._take_fault(endpoint, request)
+        if fault is not None:
+            if fault.get("timeout"):
+                raise httpx.ReadTimeout("replayed timeout", request=request)
+            return httpx.Response(fault.get("status", 200), content=fault.get("body", "").encode("utf-8"))
+        if endpoint == "geocoding":
+            return self._geocoding(request)
+        return self._forecast(request)
+
+    def _take_fault(self, endpoint: str, request: httpx.Request) -> dict[str, Any] | None:
+        for fault in self._faults:
+            if fault.get("endpoint", "forecast") != endpoint or fault.get("times", 1) <= 0:
+                continue
+            if "near" in fault and not _first_coordinate_near(request, *fault["near"]):
+                continue
+            if "times" in fault:
+                fault["times"] -= 1
+            return fault
+        return None
+
+    def _geocoding(self, request: httpx.Request) -> httpx.Response:
+        name = normalize(request.url.params.get("name", ""))
+        language = request.url.params.get("language", "en")
+        path = self._directory / "geocoding" / f"{name}.{language}.json"
+        if path.exists():
+            return httpx.Response(200, content=path.read_bytes())
+        return httpx.Response(200, json={"generationtime_ms": 0.4})
+
+    def _forecast(self, request: httpx.Request) -> httpx.Response:
+        params = request.url.params
+        latitudes = [float(v) for v in params.get("latitude", "").split(",") if v]
+        longitudes = [float(v) for v in params.get("longitude", "").split(",") if v]
+        if not latitudes or len(latitudes) != len(longitudes):
+            return _error("Parameter 'latitude' and 'longitude' must have the same number of elements")
+        days = int(params.get("forecast_days", "7"))
+        wanted = {block: params[block].split(",") for block in _BLOCKS if block in params}
+        answers = []
+        for index, (lat, lon) in enumerate(zip(latitudes, longitudes, strict=True)):
+            recording = self._nearest(lat, lon)
+            if recording is None:
+                return _error(f"replay: no recorded forecast near {lat},{lon} in {self._directory}")
+            try:
+                answer = _shape(recording, wanted, days)
+            except KeyError as missing:
+                return _error(f"Cannot initialize WeatherVariable from invalid String value {missing.args[0]}")
+            if len(latitudes) > 1:
+                answer["location_id"] = index
+            answers.append(answer)
+        return httpx.Response(200, json=answers if len(answers) > 1 else answers[0])
+
+    def _nearest(self, lat: float, lon: float) -> dict[str, Any] | None:
+        close = [
+            r
+            for r in self._forecasts
+            if abs(r["latitude"] - lat) <= MATCH_DEGREES and abs(r["longitude"] - lon) <= MATCH_DEGREES
+        ]
+        return min(close, key=lambda r: abs(r["latitude"] - lat) + abs(r["longitude"] - lon), default=None)
+
+
+def _shape(recording: dict[str, Any], wanted: dict[str, list[str]], days: int) -> dict[str, Any]:
+    """Keep only the requested blocks/variables and the first `days` days, as the live API would."""
+    answer = {k: copy.deepcopy(v) for k, v in recording.items() if not k.startswith(_BLOCKS)}
+    limits = {"daily": days, "hourly": days * 24, "current": None}
+    for block, variables in wanted.items():
+        data, units = recording[block], recording[f"{block}_units"]
+        keep = [k for k in ("time", "interval") if k in data] + variables
+        limit = limits[block]
+        answer[block] = {k: data[k] if limit is None else data[k][:limit] for k in keep}
+        answer[f"{block}_units"] = {k: units[k] for k in keep}
+    return answer
+
+
+def _first_coordinate_near(request: httpx.Request, latitude: float, longitude: float) -> bool:
+    try:
+        lat = float(request.url.params.get("latitude", "").split(",")[0])
+        lon = float(request.url.params.get("longitude", "").split(",")[0])
+    except ValueError:
+        return False
+    return abs(lat - latitude) <= MATCH_DEGREES and abs(lon - longitude) <= MATCH_DEGREES
+
+
+def _error(reason: str) -> httpx.Response:
+    return httpx.Response(400, json={"error": True, "reason": reason})

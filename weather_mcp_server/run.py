@@ -1,0 +1,57 @@
+"""Command line entry point (`weather-mcp`): stdio (default), streamable HTTP, or the MCP Inspector (--dev)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):
+    # `python weather_mcp_server/run.py`: make the package importable from the repository root.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+INSPECTOR_PACKAGE = "@modelcontextprotocol/inspector@2.12.0"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command line options."""
+    parser = argparse.ArgumentParser(prog="weather-mcp", description=__doc__)
+    parser.add_argument("--transport", choices=("stdio", "http"), default=os.environ.get("WEATHER_MCP_TRANSPORT", "stdio"))
+    parser.add_argument("--host", default=os.environ.get("WEATHER_MCP_HOST", DEFAULT_HOST))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("WEATHER_MCP_PORT", DEFAULT_PORT)))
+    parser.add_argument("--dev", action="store_true", help="open the MCP Inspector on this server (needs Node.js)")
+    return parser.parse_args(argv)
+
+
+def inspector_command() -> list[str]:
+    """The Inspector launcher: the copy scripts/setup.sh installs in the venv, else npx."""
+    local = Path(sys.prefix) / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
+    if local.exists():
+        return [str(local)]
+    npx = shutil.which("npx")
+    if npx is None:
+        raise SystemExit("--dev needs Node.js (npx) for the MCP Inspector; none was found on PATH")
+    return [npx, "-y", INSPECTOR_PACKAGE]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the server with the chosen transport."""
+    args = parse_args(argv)
+    if args.dev:
+        server = [sys.executable, str(Path(__file__).resolve())]
+        raise SystemExit(subprocess.call([*inspector_command(), *server]))
+    from weather_mcp_server.weather_server import mcp
+
+    if args.transport == "http":
+        mcp.run("streamable-http", host=args.host, port=args.port)
+    else:
+        mcp.run("stdio")
+
+
+if __name__ == "__main__":
+    main()
