@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask
 
+from mcp_chat_app import web
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.errors import register_error_handlers
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
@@ -46,6 +47,6 @@ def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = No
     app.json.sort_keys = False
     app.extensions[EXTENSION_KEY] = gateway or build_gateway(config or GatewayConfig.from_env())
     register_error_handlers(app)
-    for blueprint_module in (chat, servers, media, health, openapi):
+    for blueprint_module in (chat, servers, media, health, openapi, web):
         app.register_blueprint(blueprint_module.blueprint)
     return app

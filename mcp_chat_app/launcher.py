@@ -195,6 +195,7 @@ def _stop_all(children: list[Child]) -> None:
 def _stop_child(child: Child) -> None:
     """SIGINT (a clean shutdown), then SIGTERM, then SIGKILL, to the child's whole process group; then any
     descendant that started a session of its own (MCP stdio servers do)."""
+    started = time.monotonic()
     try:
         descendants = psutil.Process(child.process.pid).children(recursive=True)
     except psutil.NoSuchProcess:
@@ -211,6 +212,7 @@ def _stop_child(child: Child) -> None:
         except subprocess.TimeoutExpired:
             continue
     _reap(descendants)
+    print(f"stopped {child.name} ({time.monotonic() - started:.1f} s)", flush=True)
 
 
 def _reap(processes: list[psutil.Process]) -> None:

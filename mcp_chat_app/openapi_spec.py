@@ -84,6 +84,8 @@ _PATHS: dict[str, Any] = {
     "/health": {"get": {"summary": "LLM reachability and each MCP server's state",
                         "responses": {"200": _json({"type": "object"}, "status ok or degraded")}}},
     "/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json({"type": "object"}, "OpenAPI")}}},
+    "/": {"get": {"summary": "The web chat page (HTML; its script and stylesheet are under /static/)",
+                  "responses": {"200": {"description": "the page", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
 }
 
 

@@ -55,7 +55,8 @@ def _draw_temperature(axes: Axes, positions: list[int], series: ChartSeries) -> 
 
 
 def _draw_precipitation(axes: Axes, positions: list[int], series: ChartSeries) -> None:
-    bars = axes.bar(positions, series.precipitation, color="#1f77b4", label="降水量 (mm)" if series.chinese else "mm")
+    label = "降水量 (mm)" if series.chinese else "mm"
+    bars = axes.bar(positions, series.precipitation, color="#1f77b4", label=label)
     axes.bar_label(bars, fmt="%.1f", fontsize=8)
     axes.set_ylabel("降水量 (mm)" if series.chinese else "Precipitation (mm)")
     if any(p is not None for p in series.probability):

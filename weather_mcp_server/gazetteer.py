@@ -38,16 +38,21 @@ class Gazetteer:
         return self.to_location(choose(query, candidates), query)
 
     def candidates(self, query: str) -> list[Candidate]:
-        """Every place the name may mean, filtered by a trailing country qualifier when one is given."""
+        """Every place the name may mean, filtered by a trailing country ('Paris, FR', 'Paris, France')."""
         index = self._index()
         name, qualifier = split_qualifier(query)
         key = normalize(name)
         found = index.get(key) or (index.get(key.removesuffix("市")) if key.endswith("市") else None) or {}
-        matches = list(found.values())
-        if qualifier:
-            wanted = normalize(qualifier)
-            matches = [c for c in matches if wanted in (c.country_code.casefold(), normalize(c.country))]
-        return matches
+        country = self.country_code(qualifier) if qualifier else None
+        return [c for c in found.values() if country is None or c.country_code == country]
+
+    def country_code(self, qualifier: str) -> str | None:
+        """The ISO code a qualifier names ('fr', 'France'); None for others ('Oregon', '广东'): those are ignored."""
+        self._index()
+        wanted = normalize(qualifier)
+        return next(
+            (code for code, name in self._countries.items() if wanted in (code.casefold(), normalize(name))), None
+        )
 
     def nearest(self, latitude: float, longitude: float) -> Candidate:
         """The closest indexed city, used to name raw coordinates and find their timezone."""

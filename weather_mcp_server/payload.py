@@ -1,4 +1,4 @@
-"""Typed reads from an Open-Meteo-shaped payload: a missing block, variable or value is an UpstreamError, not a crash."""
+"""Typed reads from an Open-Meteo-shaped payload: anything missing is an UpstreamError, never a crash."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from typing import Any
 
 from weather_mcp_server.errors import UpstreamError
 
-# Our field names for Open-Meteo's variables, so `units` speaks the same language as the results.
+# Our field names for Open-Meteo's variables (first present wins), so `units` speaks the results' language.
 FIELD_UNITS = {
-    "temperature": ("current", "temperature_2m"),
-    "wind_speed": ("current", "wind_speed_10m"),
-    "precipitation": ("daily", "precipitation_sum"),
-    "snowfall": ("daily", "snowfall_sum"),
-    "humidity": ("current", "relative_humidity_2m"),
-    "probability": ("daily", "precipitation_probability_max"),
+    "temperature": (("current", "temperature_2m"), ("daily", "temperature_2m_max")),
+    "wind_speed": (("current", "wind_speed_10m"), ("daily", "wind_speed_10m_max")),
+    "precipitation": (("daily", "precipitation_sum"),),
+    "snowfall": (("daily", "snowfall_sum"),),
+    "humidity": (("current", "relative_humidity_2m"),),
+    "probability": (("daily", "precipitation_probability_max"),),
 }
 DEFAULT_UNITS = {
     "temperature": "°C",
@@ -66,10 +66,12 @@ class Payload:
     def units(self) -> dict[str, str]:
         """Units of our result fields, as reported by the payload (defaults where a block is absent)."""
         units = dict(DEFAULT_UNITS)
-        for field, (block, variable) in FIELD_UNITS.items():
-            reported = self._data.get(f"{block}_units")
-            if isinstance(reported, dict) and isinstance(reported.get(variable), str):
-                units[field] = reported[variable]
+        for field, sources in FIELD_UNITS.items():
+            for block, variable in sources:
+                reported = self._data.get(f"{block}_units")
+                if isinstance(reported, dict) and isinstance(reported.get(variable), str):
+                    units[field] = reported[variable]
+                    break
         return units
 
     def _block(self, block: str) -> dict[str, Any]:

@@ -17,7 +17,9 @@ SAME_PLACE_KM = 50.0
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Latin (with accents) and Chinese: the scripts our users type; other scripts' aliases would only cost memory.
-_INDEXED_SCRIPT = re.compile(r"^[\u0000-\u024f\u1e00-\u1eff\u2018-\u201f\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]+$")
+_INDEXED_SCRIPT = re.compile(
+    r"^[\u0000-\u024f\u1e00-\u1eff\u2018-\u201f\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]+$"
+)
 _DROPPED = re.compile(r"['’‘`ʻʼ.]")
 _SEPARATORS = re.compile(r"[\s\-_=/]+")
 _QUALIFIED = re.compile(r"^(?P<name>.+?)\s*[,，]\s*(?P<qualifier>[^,，]+)$")
@@ -40,7 +42,8 @@ class Candidate:
 
     def label(self) -> str:
         """Short human description used in error messages."""
-        return f"{self.name}, {self.country_code} ({self.latitude:.2f}, {self.longitude:.2f}; population {self.population:,})"
+        where = f"{self.latitude:.2f}, {self.longitude:.2f}"
+        return f"{self.name}, {self.country_code} ({where}; population {self.population:,})"
 
 
 def normalize(name: str) -> str:

@@ -40,7 +40,8 @@ class PlaceResolver:
             return found
         suggestions = self._gazetteer.suggestions(query)
         hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-        raise UnknownPlace(f"Unknown place {query!r}: no city of that name was found.{hint}")
+        offline = "" if self._provider.online else " Only offline city names (population over 15,000) were searched."
+        raise UnknownPlace(f"Unknown place {query!r}: no city of that name was found.{hint}{offline}")
 
     def _at_coordinates(self, query: str, latitude: float, longitude: float) -> Location:
         nearest = self._gazetteer.nearest(latitude, longitude)
@@ -65,9 +66,9 @@ class PlaceResolver:
             self._provider.note_unreachable(exc)
             return None
         candidates = [self._candidate(r) for r in results if _usable(r)]
-        if qualifier:
-            wanted = qualifier.casefold()
-            candidates = [c for c in candidates if wanted in (c.country_code.casefold(), c.country.casefold())]
+        country = self._gazetteer.country_code(qualifier) if qualifier else None
+        if country:
+            candidates = [c for c in candidates if c.country_code == country]
         if not candidates:
             return None
         return self._gazetteer.to_location(choose(query, candidates), query)

@@ -83,6 +83,6 @@ class WeatherProvider:
         log.warning("%s; serving simulated weather for %.0f s", error, self._settings.unreachable_ttl_s)
 
     def _simulate(self, locations: list[Location], days: int) -> Sourced:
-        payloads = [Payload(simulated_forecast(l.latitude, l.longitude, l.timezone, days)) for l in locations]
+        payloads = [Payload(simulated_forecast(p.latitude, p.longitude, p.timezone, days)) for p in locations]
         notice = SIMULATED_NOTICE if self._settings.provider == "auto" else None
         return Sourced(payloads, "simulated", notice)

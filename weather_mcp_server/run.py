@@ -21,7 +21,8 @@ INSPECTOR_PACKAGE = "@modelcontextprotocol/inspector@2.12.0"
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command line options."""
     parser = argparse.ArgumentParser(prog="weather-mcp", description=__doc__)
-    parser.add_argument("--transport", choices=("stdio", "http"), default=os.environ.get("WEATHER_MCP_TRANSPORT", "stdio"))
+    transport = os.environ.get("WEATHER_MCP_TRANSPORT", "stdio")
+    parser.add_argument("--transport", choices=("stdio", "http"), default=transport)
     parser.add_argument("--host", default=os.environ.get("WEATHER_MCP_HOST", DEFAULT_HOST))
     parser.add_argument("--port", type=int, default=int(os.environ.get("WEATHER_MCP_PORT", DEFAULT_PORT)))
     parser.add_argument("--dev", action="store_true", help="open the MCP Inspector on this server (needs Node.js)")
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.dev:
         server = [sys.executable, str(Path(__file__).resolve())]
         raise SystemExit(subprocess.call([*inspector_command(), *server]))
-    from weather_mcp_server.weather_server import mcp
+    from weather_mcp_server.weather_server import mcp  # imported late: --help and --dev need no server
 
     if args.transport == "http":
         mcp.run("streamable-http", host=args.host, port=args.port)

@@ -144,12 +144,15 @@ class WeatherService:
         locations: list[Location] = []
         for done, name in enumerate(names, start=1):
             location = await self._resolver.resolve(name)
-            if all((l.latitude, l.longitude) != (location.latitude, location.longitude) for l in locations):
+            if all((k.latitude, k.longitude) != (location.latitude, location.longitude) for k in locations):
                 locations.append(location)
             await progress(done, total, f"resolved {name}")
         sourced = await self._provider.daily_many(locations, days_ahead + 1)
         await progress(total - 1, total, f"fetched {len(locations)} cities in one request")
-        rows = [self._day_temperature(loc, p, days_ahead, measure) for loc, p in zip(locations, sourced.payloads)]
+        rows = [
+            self._day_temperature(loc, p, days_ahead, measure)
+            for loc, p in zip(locations, sourced.payloads, strict=True)
+        ]
         inside = [r for r in rows if _within(r.temperature, min_temp, max_temp)]
         outside = [r for r in rows if not _within(r.temperature, min_temp, max_temp)]
         inside.sort(key=lambda r: _inside_rank(r.temperature, min_temp, max_temp))

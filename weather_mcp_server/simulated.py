@@ -107,13 +107,27 @@ def _rng(latitude: float, longitude: float, day: date) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def _seasonal_mean(latitude: float, day: date) -> float:
+def _seasonal_mean(latitude: float, longitude: float, day: date) -> float:
     """Annual mean falls with latitude; the seasonal swing grows with it and flips south of the equator."""
     annual = 28.0 - 0.42 * max(0.0, abs(latitude) - 12.0)
     amplitude = min(15.0, 0.32 * abs(latitude))
+    if _continental(latitude, longitude):
+        annual, amplitude = annual - 6.0, amplitude * 1.3
+    elif _maritime(latitude, longitude):
+        amplitude *= 0.6
     coldest_day = 20 if latitude >= 0 else 202
     phase = 2 * math.pi * (day.timetuple().tm_yday - coldest_day) / 365.25
     return annual - amplitude * math.cos(phase)
+
+
+def _continental(latitude: float, longitude: float) -> bool:
+    """Northern East Asia and North America east of the Rockies have colder winters than latitude alone says."""
+    return latitude >= 30 and (70 <= longitude <= 135 or -110 <= longitude <= -70)
+
+
+def _maritime(latitude: float, longitude: float) -> bool:
+    """Western Europe and the ocean-bound southern mid-latitudes have mild winters and cool summers."""
+    return (latitude >= 35 and -10 <= longitude <= 30) or latitude <= -30
 
 
 @dataclass(frozen=True)
@@ -133,7 +147,7 @@ class _DayStats:
 
 def _simulate_day(latitude: float, longitude: float, day: date) -> dict[str, Any]:
     rng = _rng(latitude, longitude, day)
-    mean = _seasonal_mean(latitude, day) + rng.gauss(0.0, 2.5)
+    mean = _seasonal_mean(latitude, longitude, day) + rng.gauss(0.0, 2.5)
     spread = 5.0 + 5.0 * rng.random()
     t_max, t_min = round(mean + spread / 2, 1), round(mean - spread / 2, 1)
     wet_chance = 0.45 if abs(latitude) < 25 else 0.3

@@ -112,7 +112,9 @@ async def find_cities_by_temperature(
     min_temp: Annotated[float | None, Field(description="Lowest accepted °C (inclusive)")] = None,
     max_temp: Annotated[float | None, Field(description="Highest accepted °C (inclusive)")] = None,
     days_ahead: Annotated[int, Field(ge=0, le=15, description="0 = today, 1 = tomorrow")] = 1,
-    cities: Annotated[list[str] | None, Field(description="Cities to check; default: major Chinese and world cities")] = None,
+    cities: Annotated[
+        list[str] | None, Field(description="Cities to check; default: major Chinese and world cities")
+    ] = None,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
 ) -> Annotated[CallToolResult, TemperatureSearch]:
     """Cities whose daily temperature on a given day lies between min_temp and max_temp, ranked."""
@@ -128,7 +130,9 @@ async def find_cities_by_temperature(
 async def get_weather_chart(
     city: City,
     days: Annotated[int, Field(ge=1, le=16, description="Days to plot, today = 1")] = 7,
-    kind: Annotated[Literal["temperature", "precipitation"], Field(description="Temperature lines or rain bars")] = "temperature",
+    kind: Annotated[
+        Literal["temperature", "precipitation"], Field(description="Temperature lines or rain bars")
+    ] = "temperature",
 ) -> Annotated[CallToolResult, WeatherChart]:
     """PNG chart of daily temperature or precipitation for a city, with the plotted data."""
     chart, png = await service.chart(city, days, kind)

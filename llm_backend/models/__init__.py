@@ -20,4 +20,5 @@ def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], dtype: to
     model = model.to_empty(device=device)
     model.load_weights(tensors)
     model.init_rotary(max_positions)
+    model.pack_for_cpu()
     return model.eval().requires_grad_(False)

@@ -12,6 +12,7 @@ from torch import nn
 
 from llm_backend.layers.attention import paged_attention, write_kv_cache
 from llm_backend.layers.attention_metadata import AttentionMetadata
+from llm_backend.layers.linear import Linear
 from llm_backend.layers.rmsnorm import RMSNorm
 from llm_backend.layers.rotary import RotaryEmbedding
 from llm_backend.weights.model_config import ModelConfig
@@ -25,8 +26,8 @@ class SelfAttention(nn.Module):
         self.head_dim = config.head_dim
         self.q_size = self.num_heads * self.head_dim
         self.kv_size = self.num_kv_heads * self.head_dim
-        self.qkv_proj = nn.Linear(config.hidden_size, self.q_size + 2 * self.kv_size, bias=config.attention_bias)
-        self.o_proj = nn.Linear(self.q_size, config.hidden_size, bias=False)
+        self.qkv_proj = Linear(config.hidden_size, self.q_size + 2 * self.kv_size, bias=config.attention_bias)
+        self.o_proj = Linear(self.q_size, config.hidden_size, bias=False)
         self.qk_norm = config.architecture == "qwen3"
         if self.qk_norm:
             self.q_norm = RMSNorm(self.head_dim, config.rms_norm_eps)
@@ -50,8 +51,8 @@ class GatedMLP(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.intermediate_size = config.intermediate_size
-        self.gate_up_proj = nn.Linear(config.hidden_size, 2 * config.intermediate_size, bias=False)
-        self.down_proj = nn.Linear(config.intermediate_size, config.hidden_size, bias=False)
+        self.gate_up_proj = Linear(config.hidden_size, 2 * config.intermediate_size, bias=False)
+        self.down_proj = Linear(config.intermediate_size, config.hidden_size, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         gate, up = self.gate_up_proj(x).split(self.intermediate_size, dim=-1)
@@ -81,8 +82,9 @@ class LlamaForCausalLM(nn.Module):
         self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.num_hidden_layers))
         self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
-        if not config.tie_word_embeddings:
-            self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        self.lm_head = Linear(config.hidden_size, config.vocab_size, bias=False)
+        if config.tie_word_embeddings:
+            self.lm_head.weight = self.embed_tokens.weight
         self.rotary: RotaryEmbedding | None = None
 
     def init_rotary(self, max_positions: int) -> None:
@@ -99,12 +101,20 @@ class LlamaForCausalLM(nn.Module):
         return self.norm(x)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        weight = self.embed_tokens.weight if self.config.tie_word_embeddings else self.lm_head.weight
-        return F.linear(hidden, weight)
+        return self.lm_head(hidden)
+
+    def pack_for_cpu(self) -> None:
+        """Re-lay out every matmul weight for oneDNN (bf16 on CPU only; a no-op elsewhere)."""
+        for module in self.modules():
+            if isinstance(module, Linear):
+                shared_with_embedding = module.weight is self.embed_tokens.weight
+                module.pack_for_cpu(release_weight=not shared_with_embedding)
 
     @torch.no_grad()
     def load_weights(self, tensors: dict[str, torch.Tensor]) -> None:
         """Copy a Hugging Face-named state dict in, fusing q/k/v and gate/up. Every parameter must be set."""
+        if self.config.tie_word_embeddings:  # re-tie: moving off the meta device may have split them
+            self.lm_head.weight = self.embed_tokens.weight
         params = dict(self.named_parameters())
         loaded: set[str] = set()
 

@@ -2,8 +2,8 @@
 
 Compilation costs milliseconds to seconds, and the gateway sends the same tool list on
 every request, so compiled grammars are cached by the canonical JSON of what produced
-them. Tool calls use the Hermes/Qwen2.5 wire format:
-`<tool_call>\n{"name": "...", "arguments": {...}}\n</tool_call>`.
+them. Tool calls use the Hermes/Qwen2.5 wire format,
+`<tool_call>\n{"name": "...", "arguments": {...}}\n</tool_call>`, or its bare JSON object.
 """
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from typing import Any, Callable
 
 import xgrammar
 
-from xgrammar.structural_tag import (JSONSchemaFormat, StructuralTag, TagFormat,
+from xgrammar.structural_tag import (JSONSchemaFormat, OrFormat, StructuralTag, TagFormat,
                                      TagsWithSeparatorFormat, TriggeredTagsFormat)
 
 from llm_backend.structured.constraint import GrammarConstraint
-from llm_backend.structured.tool_parser import CLOSE_TAG, OPEN_TAG
+from llm_backend.structured.tool_parser import BARE_TRIGGER, CLOSE_TAG, OPEN_TAG
 from llm_backend.structured.tools import ToolChoice, ToolSpecError, check_json_schema
 
 # A small model asked for JSON sometimes emits newlines forever; a cap on consecutive
@@ -91,25 +91,32 @@ class GrammarCache:
 
 
 def tool_calls_tag(tools: list[dict], choice: ToolChoice, parallel: bool) -> StructuralTag:
-    """auto: free text, but a `<tool_call>` once started must complete validly; required: only
-    calls (at least one); named: exactly one call of that function."""
-    tags = {tool["function"]["name"]: _call_tag(tool["function"]) for tool in tools}
+    """auto: free text, but a call once started must complete validly; required: only calls
+    (at least one); named: exactly one call of that function.
+
+    A call may be written tagged (`<tool_call>...</tool_call>`, what the template asks for) or
+    bare (`{"name": ..., "arguments": ...}`, what small Qwen models write unprompted): forcing
+    the tagged form on a model that wants the bare one costs accuracy, so both are allowed."""
+    functions = {tool["function"]["name"]: tool["function"] for tool in tools}
     if choice.mode == "named":
-        return StructuralTag(format=tags[choice.name])
+        function = functions[choice.name]
+        return StructuralTag(format=OrFormat(elements=[_call_tag(function, True),
+                                                       _call_tag(function, False)]))
+    tags = [_call_tag(f, tagged) for f in functions.values() for tagged in (True, False)]
     if choice.mode == "required":
         return StructuralTag(format=TagsWithSeparatorFormat(
-            tags=list(tags.values()), separator="\n", at_least_one=True,
-            stop_after_first=not parallel))
+            tags=tags, separator="\n", at_least_one=True, stop_after_first=not parallel))
     return StructuralTag(format=TriggeredTagsFormat(
-        triggers=[OPEN_TAG], tags=list(tags.values()), stop_after_first=not parallel))
+        triggers=[OPEN_TAG, BARE_TRIGGER], tags=tags, stop_after_first=not parallel))
 
 
-def _call_tag(function: dict) -> TagFormat:
+def _call_tag(function: dict, tagged: bool) -> TagFormat:
+    begin = f'{{"name": "{function["name"]}", "arguments": '
     return TagFormat(
-        begin=f'{OPEN_TAG}\n{{"name": "{function["name"]}", "arguments": ',
+        begin=f"{OPEN_TAG}\n{begin}" if tagged else begin,
         content=JSONSchemaFormat(json_schema=function["parameters"],
                                  max_whitespace_cnt=MAX_WHITESPACE),
-        end=f"}}\n{CLOSE_TAG}")
+        end=f"}}\n{CLOSE_TAG}" if tagged else "}")
 
 
 def constraint_factory(compiled: xgrammar.CompiledGrammar | None

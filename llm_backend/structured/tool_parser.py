@@ -1,10 +1,12 @@
 """Turning generated text into OpenAI `tool_calls`, incrementally.
 
-The model writes Hermes/Qwen2.5 blocks: `<tool_call>\n{"name": "f", "arguments": {...}}\n</tool_call>`.
-`ToolCallParser.feed` consumes text deltas as they are decoded and yields OpenAI-shaped
-deltas: content text, the start of a call (id + name) and argument fragments. The
-non-streaming path feeds the whole text at once, so both paths produce identical calls:
-the concatenated fragments always equal the final `arguments` string.
+Two call syntaxes are read. The Hermes/Qwen2.5 one the chat templates ask for,
+`<tool_call>\n{"name": "f", "arguments": {...}}\n</tool_call>`, and the bare object
+`{"name": "f", "arguments": {...}}` that small Qwen models write instead (often inside a
+```json fence, which is dropped). `ToolCallParser.feed` consumes text deltas as they are
+decoded and yields OpenAI-shaped deltas: content text, the start of a call (id + name)
+and argument fragments. The non-streaming path feeds the whole text at once, so both
+paths produce identical calls: the fragments always add up to the final `arguments`.
 """
 from __future__ import annotations
 
@@ -15,7 +17,12 @@ from dataclasses import dataclass
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
+BARE_TRIGGER = '{"'  # what a bare call starts with; the grammar treats it as a call opener
 _HEADER = re.compile(r'\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*(?=\S)')
+_BARE_START = re.compile(r'\{\s*"name"\s*:')
+_BARE_PARTIAL = re.compile(r'\{\s*(?:"(?:n(?:a(?:m(?:e(?:"\s*)?)?)?)?)?)?')
+# Whitespace and ```json fences that may only surround tool calls: held back at the end of text.
+_TRAILING_FILLER = re.compile(r"[\s`]*(?:j(?:s(?:o(?:n)?)?)?)?[\s`]*\Z")
 
 
 @dataclass
@@ -44,13 +51,19 @@ def _partial_suffix(text: str, tag: str) -> int:
     return 0
 
 
-def _final_arguments(args_text: str) -> str:
-    """The arguments JSON value at the start of `args_text` (which ends with the outer '}')."""
+def _undecided_suffix(text: str) -> int:
+    """Length of the tail of `text` that may still grow into a call opener."""
+    brace = text.rfind("{")
+    bare = len(text) - brace if brace >= 0 and _BARE_PARTIAL.fullmatch(text[brace:]) else 0
+    return max(bare, _partial_suffix(text, OPEN_TAG))
+
+
+def _json_value_end(text: str) -> int | None:
+    """End offset of the JSON value at the start of `text`, None if it is not complete (yet)."""
     try:
-        _, end = json.JSONDecoder().raw_decode(args_text)
-        return args_text[:end]
-    except json.JSONDecodeError:  # unconstrained output: keep what the model wrote
-        return _streamable_prefix(args_text)
+        return json.JSONDecoder().raw_decode(text)[1]
+    except json.JSONDecodeError:
+        return None
 
 
 def _streamable_prefix(args_text: str) -> str:
@@ -67,10 +80,10 @@ class ToolCallParser:
     def __init__(self) -> None:
         self.calls: list[ToolCall] = []
         self._buffer = ""
-        self._in_call = False
+        self._syntax: str | None = None  # None (text), "tagged" or "bare"
         self._call_open = False  # the header (name) has been parsed
         self._args_sent = 0
-        self._pending_space = ""
+        self._pending_filler = ""
 
     def feed(self, text: str) -> list[Delta]:
         self._buffer += text
@@ -82,77 +95,94 @@ class ToolCallParser:
     def finish(self) -> list[Delta]:
         """Flush at the end of generation (a call cut short by max_tokens keeps its partial text)."""
         deltas: list[Delta] = []
-        if self._in_call and self._call_open:
-            call = self.calls[-1]
+        if self._syntax and self._call_open:
             rest = self._buffer[self._args_sent:]
-            call.arguments += rest
+            self.calls[-1].arguments += rest
             if rest:
                 deltas.append(Delta(index=len(self.calls) - 1, arguments=rest))
-        elif self._in_call:
+        elif self._syntax == "tagged":
             self._emit_content(OPEN_TAG + self._buffer, deltas)
         else:
             self._emit_content(self._buffer, deltas)
-        if not self.calls and self._pending_space:
-            deltas.append(Delta(content=self._pending_space))
-        self._buffer, self._pending_space = "", ""
+        if not self.calls and self._pending_filler:
+            deltas.append(Delta(content=self._pending_filler))
+        self._buffer, self._pending_filler = "", ""
         return deltas
 
     def _step(self, deltas: list[Delta]) -> bool:
         """Consume what can be decided from the buffer; True if another step may make progress."""
-        if not self._in_call:
-            start = self._buffer.find(OPEN_TAG)
-            if start < 0:
-                keep = _partial_suffix(self._buffer, OPEN_TAG)
-                self._emit_content(self._buffer[:len(self._buffer) - keep], deltas)
-                self._buffer = self._buffer[len(self._buffer) - keep:]
-                return False
-            self._emit_content(self._buffer[:start], deltas)
-            self._buffer = self._buffer[start + len(OPEN_TAG):]
-            self._in_call, self._call_open, self._args_sent = True, False, 0
-            self._pending_space = ""
-            return True
+        if self._syntax is None:
+            return self._find_call(deltas)
         if not self._call_open:
             return self._open_call(deltas)
-        end = self._buffer.find(CLOSE_TAG)
-        args_text = self._buffer if end < 0 else self._buffer[:end]
-        ready = _streamable_prefix(args_text) if end < 0 else _final_arguments(args_text)
-        call = self.calls[-1]
-        if len(ready) > self._args_sent and ready.startswith(call.arguments):
-            deltas.append(Delta(index=len(self.calls) - 1, arguments=ready[self._args_sent:]))
-            call.arguments = ready
-            self._args_sent = len(ready)
-        if end < 0:
+        if self._syntax == "tagged":
+            end = self._buffer.find(CLOSE_TAG)
+            closed = end >= 0
+            args_text = self._buffer[:end] if closed else self._buffer
+            value_end = _json_value_end(args_text) if closed else None
+            ready = args_text[:value_end] if value_end else _streamable_prefix(args_text)
+            consumed = end + len(CLOSE_TAG)
+        else:
+            value_end = _json_value_end(self._buffer)
+            after = self._buffer[value_end:] if value_end else ""
+            closed = value_end is not None and after.lstrip().startswith("}")
+            ready = self._buffer[:value_end] if closed else _streamable_prefix(self._buffer)
+            consumed = len(self._buffer) - len(after.lstrip()) + 1 if closed else 0
+        self._send_arguments(ready, deltas)
+        if not closed:
             return False
-        self._buffer = self._buffer[end + len(CLOSE_TAG):]
-        self._in_call = False
+        self._buffer = self._buffer[consumed:]
+        self._syntax = None
+        return True
+
+    def _find_call(self, deltas: list[Delta]) -> bool:
+        tagged = self._buffer.find(OPEN_TAG)
+        bare = _BARE_START.search(self._buffer)
+        starts = [(tagged, "tagged")] if tagged >= 0 else []
+        starts += [(bare.start(), "bare")] if bare else []
+        if not starts:
+            keep = _undecided_suffix(self._buffer)
+            self._emit_content(self._buffer[:len(self._buffer) - keep], deltas)
+            self._buffer = self._buffer[len(self._buffer) - keep:]
+            return False
+        start, syntax = min(starts)
+        self._emit_content(self._buffer[:start], deltas)
+        self._buffer = self._buffer[start + (len(OPEN_TAG) if syntax == "tagged" else 0):]
+        self._syntax, self._call_open, self._args_sent = syntax, False, 0
         return True
 
     def _open_call(self, deltas: list[Delta]) -> bool:
         header = _HEADER.match(self._buffer)
         if header is None:
             end = self._buffer.find(CLOSE_TAG)
-            if end >= 0:  # not a call we can read: give the text back as content
+            if self._syntax == "tagged" and end >= 0:  # not a call we can read: give it back as text
                 self._emit_content(OPEN_TAG + self._buffer[:end + len(CLOSE_TAG)], deltas)
                 self._buffer = self._buffer[end + len(CLOSE_TAG):]
-                self._in_call = False
+                self._syntax = None
                 return True
             return False
         name = json.loads(f'"{header.group(1)}"')
         self.calls.append(ToolCall(id=f"call_{uuid.uuid4().hex[:24]}", name=name, arguments=""))
+        self._pending_filler = ""
         deltas.append(Delta(index=len(self.calls) - 1, call_id=self.calls[-1].id, name=name))
         self._buffer = self._buffer[header.end():]
         self._call_open = True
         return True
 
+    def _send_arguments(self, ready: str, deltas: list[Delta]) -> None:
+        call = self.calls[-1]
+        if len(ready) > self._args_sent and ready.startswith(call.arguments):
+            deltas.append(Delta(index=len(self.calls) - 1, arguments=ready[self._args_sent:]))
+            call.arguments = ready
+            self._args_sent = len(ready)
+
     def _emit_content(self, text: str, deltas: list[Delta]) -> None:
-        """Emit text, holding back whitespace that may only separate tool calls."""
-        if not text:
-            return
-        if not text.strip():
-            self._pending_space += text
-            return
-        deltas.append(Delta(content=self._pending_space + text))
-        self._pending_space = ""
+        """Emit text, holding back whitespace and fences that may only surround tool calls."""
+        text = self._pending_filler + text
+        filler = _TRAILING_FILLER.search(text).start()
+        if filler > 0:
+            deltas.append(Delta(content=text[:filler]))
+        self._pending_filler = text[filler:]
 
 
 def parse_tool_calls(text: str) -> tuple[str | None, list[ToolCall]]:

@@ -28,10 +28,12 @@ def derived_dir(gguf_path: Path) -> Path:
         directory = models_dir() / "derived" / f"{gguf_path.stem}-{key}"
     fingerprint = _fingerprint(gguf_path)
     marker = directory / _FINGERPRINT
-    if not (marker.is_file() and marker.read_text() == fingerprint):
+    if marker.is_file() and marker.read_text() == fingerprint:
+        return directory
+    if marker.is_file():  # derived from an older version of the file
         shutil.rmtree(directory, ignore_errors=True)
-        directory.mkdir(parents=True, exist_ok=True)
-        write_atomically(marker, lambda tmp: tmp.write_text(fingerprint))
+    directory.mkdir(parents=True, exist_ok=True)
+    write_atomically(marker, lambda tmp: tmp.write_text(fingerprint))
     return directory
 
 

@@ -44,7 +44,7 @@ _ROWS_ELEMENTS = 1 << 22  # values dequantized per step: bounds the float32 temp
 _END_OF_TURN_TOKENS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>")
 
 
-def read_metadata(reader: GGUFReader) -> dict[str, object]:
+def _read_metadata(reader: GGUFReader) -> dict[str, object]:
     """All scalar and string metadata, plus small arrays; the vocabulary arrays are left out."""
     skipped = {"tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type",
                "tokenizer.ggml.scores"}
@@ -53,7 +53,7 @@ def read_metadata(reader: GGUFReader) -> dict[str, object]:
 
 def config_from_gguf(reader: GGUFReader, name: str = "") -> ModelConfig:
     """Fill `ModelConfig` from a GGUF's metadata and tensor table."""
-    meta = read_metadata(reader)
+    meta = _read_metadata(reader)
     arch = str(meta["general.architecture"])
     if arch not in SUPPORTED_ARCHITECTURES:
         raise ValueError(f"GGUF architecture {arch!r} is not supported (supported: {', '.join(SUPPORTED_ARCHITECTURES)})")

@@ -53,10 +53,6 @@ class Tokenizer:
             tokenize=False,
         )
 
-    def token_text(self, token_id: int) -> str:
-        """The vocabulary entry of `token_id` as stored (byte-level symbols, not decoded text)."""
-        return self.hf_tokenizer.convert_ids_to_tokens(token_id)
-
 
 def load_gguf_tokenizer(gguf_path: Path, eos_token_ids: Sequence[int], vocab_size: int) -> Tokenizer:
     """The tokenizer a GGUF describes, converted once and then read back from the derived cache."""

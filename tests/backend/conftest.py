@@ -12,8 +12,8 @@ import torch
 
 from llm_backend.config import EngineConfig
 from llm_backend.engine.llm_engine import LLMEngine
+from llm_backend.models.hf_reference import build_hf_model
 from llm_backend.weights import load_checkpoint
-from llm_backend.weights.model_config import ModelConfig
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -72,22 +72,4 @@ def chat_prompt_ids(tokenizer, question: str) -> list[int]:
 
 def hf_reference_model(checkpoint) -> torch.nn.Module:
     """The same weights in transformers' own implementation, fp32, never stopping at EOS."""
-    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
-
-    config: ModelConfig = checkpoint.config
-    common = dict(vocab_size=config.vocab_size, hidden_size=config.hidden_size,
-                  intermediate_size=config.intermediate_size, num_hidden_layers=config.num_hidden_layers,
-                  num_attention_heads=config.num_attention_heads, num_key_value_heads=config.num_key_value_heads,
-                  head_dim=config.head_dim, max_position_embeddings=config.max_position_embeddings,
-                  rope_theta=config.rope_theta, rms_norm_eps=config.rms_norm_eps,
-                  tie_word_embeddings=config.tie_word_embeddings, bos_token_id=config.bos_token_id,
-                  eos_token_id=None)  # generate() then runs to max_new_tokens, like ignore_eos
-    if config.architecture == "qwen2":
-        model = Qwen2ForCausalLM(Qwen2Config(**common))
-    else:
-        model = LlamaForCausalLM(LlamaConfig(attention_bias=config.attention_bias, **common))
-    missing, unexpected = model.load_state_dict({k: v.float() for k, v in checkpoint.tensors.items()}, strict=False)
-    assert not unexpected and set(missing) <= {"lm_head.weight"}, (missing, unexpected)
-    if config.tie_word_embeddings:
-        model.tie_weights()
-    return model.float().eval()
+    return build_hf_model(checkpoint.config, checkpoint.tensors, torch.float32)

@@ -81,3 +81,27 @@ def test_qwen_05b_matches_transformers():
     engine = LLMEngine(EngineConfig(model=QWEN_05B, dtype="float32", kv_cache_memory="256MiB"), checkpoint)
     prompts = [chat_prompt_ids(engine.tokenizer, q) for q in CHAT_PROMPTS[:2]]
     check_parity(engine, hf_reference_model(checkpoint), prompts)
+
+
+def test_bf16_default_path_agrees_with_fp32(make_engine):
+    """bf16 with oneDNN-packed weights (the CPU default) stays close to the fp32 model."""
+    fp32, bf16 = make_engine(), make_engine(dtype="bfloat16")
+    assert bf16.model_runner.model.layers[0].mlp.down_proj._packed is not None
+    prompt = chat_prompt_ids(fp32.tokenizer, CHAT_PROMPTS[6])
+    expected, got = all_position_logits(fp32, prompt), all_position_logits(bf16, prompt)
+    agreement = (expected.argmax(-1) == got.argmax(-1)).float().mean().item()
+    assert agreement >= 0.9
+    assert (expected - got).abs().mean().item() < 0.1
+
+
+def test_packed_linear_equals_plain_linear():
+    from llm_backend.layers.linear import Linear
+
+    layer = Linear(64, 96, bias=True).to(torch.bfloat16)
+    torch.nn.init.normal_(layer.weight)
+    torch.nn.init.normal_(layer.bias)
+    x = torch.randn(5, 64, dtype=torch.bfloat16)
+    expected = layer(x)
+    layer.pack_for_cpu(release_weight=True)
+    assert layer.weight.numel() == 0
+    torch.testing.assert_close(layer(x), expected)

@@ -59,12 +59,17 @@ def accepts(compiled, tokenizer, text: str, then_eos: bool = True) -> bool:
     ("auto", call("get_forecast", '{"city": "Paris", "days": 2, "wind": 1}'), False),  # extra key
     ("auto", call("get_forecast", '{"city": "Paris", "days": 2, "unit": "kelvin"}'), False),  # enum
     ("auto", call("delete_everything", "{}"), False),  # unknown tool
+    ("auto", '{"name": "get_current_weather", "arguments": {"city": "Rome"}}', True),  # bare call
+    ("auto", '```json\n{"name": "get_forecast", "arguments": {"city": "X", "days": 2}}\n```', True),
+    ("auto", '{"name": "get_forecast", "arguments": {"city": "X"}}', False),  # bare, invalid
+    ("auto", 'Here: {"city": "Rome"}', False),  # a JSON object in text must be a call
     ("required", "Plain text answer.", False),
     ("required", GOOD, True),
     ("required", GOOD + "\n" + call("get_current_weather", '{"city": "Rome"}'), True),
     ("required", GOOD + " and some chatter", False),
     ("get_current_weather", call("get_current_weather", '{"city": "Rome"}'), True),
     ("get_current_weather", GOOD, False),
+    ("get_current_weather", '{"name": "get_current_weather", "arguments": {"city": "Rome"}}', True),
     ("get_current_weather", call("get_current_weather", '{"city": "Rome"}') * 2, False),
 ])
 def test_tool_choice_grammars(grammars, tokenizer, choice, text, expected):
@@ -119,8 +124,11 @@ def test_compiled_grammars_are_cached_per_schema(grammars):
 def test_constraint_masks_and_jumps_forward(grammars, tokenizer, smollm_checkpoint):
     compiled = grammars.for_tools(TOOLS, ToolChoice("named", "get_current_weather"), True)
     constraint = GrammarConstraint(compiled)
+    assert constraint.forced_tokens() == []  # tagged or bare: the model chooses
+    for token in tokenizer.encode("<tool_call>", add_special_tokens=False):
+        assert constraint.accept_token(token)
     forced = constraint.forced_tokens()
-    assert tokenizer.decode(forced).startswith('<tool_call>\n{"name": "get_current_weather"')
+    assert tokenizer.decode(forced).startswith('\n{"name": "get_current_weather", "arguments":')
     vocab = smollm_checkpoint.config.vocab_size
     bitmask = xgrammar.allocate_token_bitmask(2, vocab)
     assert constraint.fill_next_token_bitmask(bitmask, 1)

@@ -42,6 +42,22 @@ def test_one_shot_parse_gives_names_and_json_arguments():
     assert calls[0].id != calls[1].id and calls[0].id.startswith("call_")
 
 
+BARE_FENCED = ('```json\n{"name": "get_forecast", "arguments": {"city": "北京", "days": 3}}\n```\n'
+               '{"name": "get_current_weather", "arguments": {"city": "Paris {x}"}}')
+
+
+def test_bare_and_fenced_calls_are_read_like_tagged_ones():
+    content, calls = parse_tool_calls(BARE_FENCED)
+    assert content is None
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("get_forecast", {"city": "北京", "days": 3}), ("get_current_weather", {"city": "Paris {x}"})]
+
+
+def test_json_that_is_not_a_call_stays_text():
+    text = 'Result: {"name": "Bob", "age": 3} and {"x": 1}'
+    assert parse_tool_calls(text) == (text, [])
+
+
 def test_text_without_calls_is_content_untouched():
     text = "It is 20 °C in Paris. Use <b>tags</b> freely < >"
     assert parse_tool_calls(text) == (text, [])
@@ -49,7 +65,7 @@ def test_text_without_calls_is_content_untouched():
 
 def test_text_before_a_call_is_kept_as_content():
     content, calls = parse_tool_calls("Let me check.\n" + TWO_CALLS)
-    assert content == "Let me check.\n" and len(calls) == 2
+    assert content == "Let me check." and len(calls) == 2
 
 
 def test_unreadable_block_is_returned_as_text():
@@ -62,11 +78,11 @@ def test_call_cut_short_keeps_partial_arguments():
     assert content is None and calls[0].name == "f" and calls[0].arguments == '{"city": "Par'
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=len(TWO_CALLS) + 20), max_size=40),
-       st.sampled_from(["", "Sure. ", "x"]))
-def test_any_chunking_streams_the_same_calls(cuts, prefix):
-    text = prefix + TWO_CALLS
+       st.sampled_from(["", "Sure. ", "x"]), st.sampled_from([TWO_CALLS, BARE_FENCED]))
+def test_any_chunking_streams_the_same_calls(cuts, prefix, calls_text):
+    text = prefix + calls_text
     content, calls = _stream(text, cuts)
     expected_content, expected = parse_tool_calls(text)
     assert content == (expected_content or "")

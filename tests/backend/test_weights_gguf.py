@@ -5,15 +5,17 @@ un-permutation), so a wrong permutation or name mapping changes the logits.
 """
 from __future__ import annotations
 
+import itertools
 import shutil
 
 import pytest
 import torch
+from gguf import GGUFReader
 from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 
 from llm_backend.weights import load_checkpoint
 from llm_backend.weights.derived_cache import derived_dir
-from llm_backend.weights.gguf_loader import hf_parameter_name
+from llm_backend.weights.gguf_loader import hf_parameter_name, iter_gguf_tensors
 
 SMOLLM = "smollm2-135m-instruct"
 QWEN_05B = "qwen2.5-coder-0.5b-instruct"
@@ -21,8 +23,11 @@ PROMPT = "The weather in Paris tomorrow will be sunny with a high of"
 
 
 @pytest.fixture(scope="module")
-def smollm_fp32():
-    return load_checkpoint(SMOLLM, torch.float32)
+def smollm_fp32(tmp_path_factory):
+    """SmolLM2 dequantized now from a private copy of the GGUF, so no earlier cache is involved."""
+    copy = tmp_path_factory.mktemp("cold") / "smollm.gguf"
+    shutil.copyfile(load_checkpoint(SMOLLM).path, copy)
+    return load_checkpoint(str(copy), torch.float32)
 
 
 def test_smollm_config_from_metadata(smollm_fp32):
@@ -37,7 +42,6 @@ def test_smollm_config_from_metadata(smollm_fp32):
     assert config.tie_word_embeddings and not config.attention_bias
     assert config.bos_token_id == 1
     assert 2 in config.eos_token_ids  # <|im_end|>
-    assert smollm_fp32.name == SMOLLM and smollm_fp32.path.name == "model.gguf"
 
 
 def llama_for(config) -> LlamaForCausalLM:
@@ -89,26 +93,30 @@ def test_qwen_logits_match_transformers_gguf_loading():
 
 
 def test_bf16_is_the_fp32_weights_rounded(smollm_fp32):
-    bf16 = load_checkpoint(SMOLLM, torch.bfloat16)
-    assert bf16.tensors.keys() == smollm_fp32.tensors.keys()
-    name = "model.layers.3.self_attn.k_proj.weight"
-    assert bf16.tensors[name].dtype == torch.bfloat16
-    assert torch.equal(bf16.tensors[name], smollm_fp32.tensors[name].to(torch.bfloat16))
+    reader = GGUFReader(smollm_fp32.path)
+    first = itertools.islice(iter_gguf_tensors(reader, smollm_fp32.config, torch.bfloat16), 12)
+    for name, tensor in first:  # the embedding (Q8_0), norms (F32) and a layer's Q4_1 projections
+        assert tensor.dtype == torch.bfloat16
+        assert torch.equal(tensor, smollm_fp32.tensors[name].to(torch.bfloat16)), name
 
 
-def test_cold_load_equals_warm_cache(smollm_fp32, tmp_path):
-    """A fresh copy of the GGUF has no derived cache: dequantizing it gives what the cache holds."""
-    copy = tmp_path / "smollm.gguf"
-    shutil.copyfile(smollm_fp32.path, copy)
-    cold = load_checkpoint(str(copy), torch.float32)
-    assert (derived_dir(copy) / "weights-float32.safetensors").is_file()
-    assert (derived_dir(copy) / "tokenizer" / "tokenizer.json").is_file()
-    warm = load_checkpoint(str(copy), torch.float32)
-    assert cold.name == warm.name == "smollm"
-    assert cold.config == warm.config
-    assert warm.tensors.keys() == cold.tensors.keys()
-    for name, tensor in cold.tensors.items():
+def test_warm_cache_equals_cold_load(smollm_fp32):
+    cache = derived_dir(smollm_fp32.path)
+    assert (cache / "weights-float32.safetensors").is_file()
+    assert (cache / "tokenizer" / "tokenizer.json").is_file()
+    warm = load_checkpoint(str(smollm_fp32.path), torch.float32)
+    assert warm.name == smollm_fp32.name == "smollm"
+    assert warm.config == smollm_fp32.config
+    assert warm.tensors.keys() == smollm_fp32.tensors.keys()
+    for name, tensor in smollm_fp32.tensors.items():
         assert torch.equal(warm.tensors[name], tensor), name
+    assert warm.tokenizer.encode("北京 rain") == smollm_fp32.tokenizer.encode("北京 rain")
+
+
+def test_store_name_loads_the_stored_file():
+    checkpoint = load_checkpoint(SMOLLM, torch.bfloat16)
+    assert checkpoint.name == SMOLLM and checkpoint.path.name == "model.gguf"
+    assert checkpoint.config.name == SMOLLM
 
 
 def test_replacing_the_gguf_invalidates_the_cache(tmp_path):

@@ -63,6 +63,10 @@ def test_population_ranking_and_country_qualifier(gazetteer: Gazetteer) -> None:
     assert gazetteer.lookup("Paris, US").country_code == "US"
     assert gazetteer.lookup("Cambridge, GB").country_code == "GB"
     assert gazetteer.lookup("Pékin").english_name == "Beijing"  # an alias of a metropolis beats a small town
+    assert gazetteer.lookup("Paris, France").country_code == "FR"
+    assert gazetteer.lookup("Portland, Oregon").country_code == "US"  # a region is not a country: ignored
+    assert gazetteer.lookup("北京, 中国").english_name == "Beijing"
+    assert gazetteer.lookup("Paris, Japan") is None
 
 
 def test_ambiguous_name_lists_candidates(gazetteer: Gazetteer) -> None:

@@ -15,8 +15,8 @@ def forecast(lat: float, lon: float, tz: str, when: datetime) -> dict:
 def test_same_place_and_date_give_same_numbers() -> None:
     when = datetime(2026, 1, 15, 9, tzinfo=ZoneInfo("Asia/Shanghai"))
     assert forecast(39.9, 116.4, "Asia/Shanghai", when) == forecast(39.9, 116.4, "Asia/Shanghai", when)
-    other = forecast(31.2, 121.5, "Asia/Shanghai", when)
-    assert other["daily"]["temperature_2m_max"] != forecast(39.9, 116.4, "Asia/Shanghai", when)["daily"]["temperature_2m_max"]
+    beijing = forecast(39.9, 116.4, "Asia/Shanghai", when)["daily"]["temperature_2m_max"]
+    assert forecast(31.2, 121.5, "Asia/Shanghai", when)["daily"]["temperature_2m_max"] != beijing
 
 
 def test_latitude_and_season_are_plausible() -> None:
@@ -31,7 +31,8 @@ def test_latitude_and_season_are_plausible() -> None:
     assert mean_max(45.8, july) > mean_max(45.8, january) + 15  # northern summer
     assert mean_max(-33.9, january) > mean_max(-33.9, july) + 5  # southern summer is in January
     winter = forecast(45.8, 126.6, "Asia/Shanghai", january)["daily"]
-    for high, snow, code in zip(winter["temperature_2m_max"], winter["snowfall_sum"], winter["weather_code"], strict=True):
+    rows = zip(winter["temperature_2m_max"], winter["snowfall_sum"], winter["weather_code"], strict=True)
+    for high, snow, code in rows:
         assert snow == 0 or high < 1.5  # snow only when cold
         assert code not in (61, 63, 65) or high >= 1.5
 

@@ -1,0 +1,292 @@
+"""Serving benchmark in the style of `vllm bench serve`, plus a three-way comparison driver.
+
+Client mode measures any OpenAI-compatible server (streaming /v1/completions):
+
+    python bench/serve_bench.py --url http://127.0.0.1:8000/v1 --model qwen2.5-coder-0.5b-instruct
+
+Compare mode runs, in one go and on the same GGUF, our server, llama-cpp-python's server
+(`pip install "llama-cpp-python[server]"`, optional) and plain transformers `generate`
+in bf16, then the warm-vs-cold 1,000-token shared-prefix TTFT test on ours:
+
+    OMP_WAIT_POLICY=PASSIVE python bench/serve_bench.py --compare
+
+Every request asks for exactly --max-tokens tokens (EOS ignored) so rows are comparable.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
+WORDS = ("rain snow sunny cloudy wind forecast temperature humidity tomorrow week city coast mountain "
+         "storm breeze frost heat map chart degrees morning evening north south river valley").split()
+
+
+@dataclass
+class RequestResult:
+    ttft: float
+    e2e: float
+    output_tokens: int
+    itls: list[float] = field(default_factory=list)
+
+    @property
+    def tpot(self) -> float:
+        return (self.e2e - self.ttft) / max(self.output_tokens - 1, 1)
+
+
+@dataclass
+class LevelResult:
+    backend: str
+    concurrency: int
+    duration: float
+    results: list[RequestResult]
+
+    def row(self) -> list[str]:
+        def pct(values: list[float], q: float) -> str:
+            if not values:
+                return "-"
+            values = sorted(values)
+            return f"{1000 * values[min(len(values) - 1, round(q * (len(values) - 1)))]:.0f}"
+
+        ttft = [r.ttft for r in self.results]
+        tpot = [r.tpot for r in self.results]
+        itl = [x for r in self.results for x in r.itls]
+        e2e = [r.e2e for r in self.results]
+        tokens = sum(r.output_tokens for r in self.results)
+        return [self.backend, str(self.concurrency), str(len(self.results)), f"{tokens / self.duration:.1f}",
+                pct(ttft, .5), pct(ttft, .99), pct(tpot, .5), pct(tpot, .99), pct(itl, .5), pct(itl, .99),
+                pct(e2e, .5), pct(e2e, .99)]
+
+
+HEADER = ["backend", "conc.", "reqs", "out tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99",
+          "ITL p50", "ITL p99", "E2E p50", "E2E p99"]
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def make_prompts(count: int, num_words: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [f"Weather report {i}: " + " ".join(rng.choice(WORDS) for _ in range(num_words)) + "\nSummary:"
+            for i in range(count)]
+
+
+# ---- the client -------------------------------------------------------------------------
+async def stream_completion(client: httpx.AsyncClient, url: str, model: str, prompt: str,
+                            max_tokens: int, ignore_eos_bias: dict[str, float]) -> RequestResult:
+    payload = {"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": 0.0, "stream": True,
+               "stream_options": {"include_usage": True}, "ignore_eos": True, "logit_bias": ignore_eos_bias}
+    start = time.perf_counter()
+    first = last = None
+    itls: list[float] = []
+    chunks, usage_tokens = 0, None
+    async with client.stream("POST", f"{url}/completions", json=payload) as response:
+        if response.status_code != 200:
+            raise RuntimeError(f"{response.status_code}: {(await response.aread()).decode()[:300]}")
+        async for line in response.aiter_lines():
+            if not line.startswith("data:"):
+                continue
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            event = json.loads(data)
+            if event.get("usage"):
+                usage_tokens = event["usage"].get("completion_tokens")
+            if any(choice.get("text") for choice in event.get("choices", [])):
+                now = time.perf_counter()
+                if first is None:
+                    first = now
+                else:
+                    itls.append(now - last)
+                last = now
+                chunks += 1
+    end = time.perf_counter()
+    return RequestResult(ttft=(first or end) - start, e2e=end - start, output_tokens=usage_tokens or chunks,
+                         itls=itls)
+
+
+async def run_level(url: str, model: str, backend: str, prompts: list[str], concurrency: int, max_tokens: int,
+                    ignore_eos_bias: dict[str, float]) -> LevelResult:
+    semaphore = asyncio.Semaphore(concurrency)
+    async with httpx.AsyncClient(timeout=httpx.Timeout(600.0)) as client:
+        async def limited(prompt: str) -> RequestResult:
+            async with semaphore:
+                return await stream_completion(client, url, model, prompt, max_tokens, ignore_eos_bias)
+
+        start = time.perf_counter()
+        results = await asyncio.gather(*(limited(p) for p in prompts))
+    return LevelResult(backend, concurrency, time.perf_counter() - start, list(results))
+
+
+def bench_server(url: str, model: str, backend: str, args: argparse.Namespace,
+                 ignore_eos_bias: dict[str, float]) -> list[LevelResult]:
+    levels = []
+    warmup = make_prompts(1, args.input_words, seed=999)
+    asyncio.run(run_level(url, model, backend, warmup, 1, 4, ignore_eos_bias))
+    for concurrency in args.concurrency:
+        prompts = make_prompts(concurrency * args.waves, args.input_words, seed=concurrency)
+        level = asyncio.run(run_level(url, model, backend, prompts, concurrency, args.max_tokens, ignore_eos_bias))
+        print(markdown_table(HEADER, [level.row()]), flush=True)
+        levels.append(level)
+    return levels
+
+
+def prefix_ttft(url: str, model: str, args: argparse.Namespace) -> list[str]:
+    """Median TTFT of 1,000-word-prefix prompts: each cold one has a new prefix, each warm one reuses it."""
+    async def ttft(prompt: str) -> float:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(600.0)) as client:
+            return (await stream_completion(client, url, model, prompt, 2, {})).ttft
+
+    cold, warm = [], []
+    for trial in range(args.prefix_trials):
+        prefix = make_prompts(1, args.prefix_words, seed=10_000 + trial)[0]
+        cold.append(asyncio.run(ttft(prefix + f" question {trial}: rain?")))
+        warm.append(asyncio.run(ttft(prefix + f" question {trial}: snow tomorrow?")))
+    cold_ms, warm_ms = 1000 * statistics.median(cold), 1000 * statistics.median(warm)
+    return [f"{cold_ms:.0f}", f"{warm_ms:.0f}", f"{100 * warm_ms / cold_ms:.1f}%"]
+
+
+# ---- the baselines ----------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def llama_cpp_server(gguf: Path, threads: int) -> Iterator[str]:
+    port = free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+               "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads), "--n_batch", "512"]
+    with tempfile.TemporaryFile(mode="w+") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
+        url = f"http://127.0.0.1:{port}/v1"
+        try:
+            deadline = time.monotonic() + 300
+            while True:
+                if process.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError(f"llama_cpp.server exited:\n{log.read()[-2000:]}")
+                with contextlib.suppress(httpx.TransportError):
+                    if httpx.get(f"{url}/models", timeout=1).status_code == 200:
+                        break
+                if time.monotonic() > deadline:
+                    raise TimeoutError("llama_cpp.server did not start")
+                time.sleep(0.5)
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def bench_hf_generate(model_name: str, args: argparse.Namespace) -> list[LevelResult]:
+    """Static batches of `concurrency` left-padded prompts through transformers `generate`, bf16."""
+    import torch
+
+    from llm_backend.models.hf_reference import build_hf_model
+    from llm_backend.weights import load_checkpoint
+
+    torch.set_num_threads(args.threads or len(os.sched_getaffinity(0)))
+    checkpoint = load_checkpoint(model_name, torch.bfloat16)
+    model = build_hf_model(checkpoint.config, checkpoint.tensors, torch.bfloat16)
+    hf_tokenizer = checkpoint.tokenizer.hf_tokenizer
+    hf_tokenizer.padding_side = "left"
+    pad = hf_tokenizer.pad_token_id if hf_tokenizer.pad_token_id is not None else checkpoint.config.eos_token_ids[0]
+
+    def generate(prompts: list[str], new_tokens: int) -> float:
+        batch = hf_tokenizer(prompts, return_tensors="pt", padding=True)
+        start = time.perf_counter()
+        with torch.inference_mode():
+            model.generate(**batch, max_new_tokens=new_tokens, do_sample=False, pad_token_id=pad)
+        return time.perf_counter() - start
+
+    generate(make_prompts(1, args.input_words, seed=999), 4)
+    levels = []
+    for concurrency in args.hf_concurrency:
+        prompts = make_prompts(concurrency, args.input_words, seed=concurrency)
+        prefill = generate(prompts, 1)
+        total = generate(prompts, args.max_tokens)
+        per_token = (total - prefill) / (args.max_tokens - 1)
+        results = [RequestResult(ttft=prefill, e2e=total, output_tokens=args.max_tokens,
+                                 itls=[per_token] * (args.max_tokens - 1)) for _ in prompts]
+        level = LevelResult("transformers generate (bf16, static batch)", concurrency, total, results)
+        print(markdown_table(HEADER, [level.row()]), flush=True)
+        levels.append(level)
+    return levels
+
+
+def compare(args: argparse.Namespace) -> None:
+    from llm_backend.server.process import running_server
+    from llm_backend.weights import load_checkpoint, resolve_model
+
+    gguf = resolve_model(args.model)
+    eos_ids = load_checkpoint(args.model).config.eos_token_ids if args.llama_cpp else ()
+    bias = {str(t): -100.0 for t in eos_ids}
+    rows: list[LevelResult] = []
+    serve_flags = ["--max-num-seqs", str(max(args.concurrency))]
+    if args.threads:
+        serve_flags += ["--threads", str(args.threads)]
+    with running_server(args.model, *serve_flags) as base_url:
+        rows += bench_server(f"{base_url}/v1", args.model, "llm_backend (ours, bf16)", args, bias)
+        prefix_row = prefix_ttft(f"{base_url}/v1", args.model, args)
+    if args.llama_cpp:
+        with llama_cpp_server(gguf, args.threads or len(os.sched_getaffinity(0))) as url:
+            rows += bench_server(url, args.model, "llama-cpp-python (GGUF)", args, bias)
+    if args.hf:
+        rows += bench_hf_generate(args.model, args)
+    print(f"\n## {args.model}: {args.input_words}-word prompts, {args.max_tokens} output tokens, "
+          f"{os.cpu_count()} CPUs\n")
+    print(markdown_table(HEADER, [level.row() for level in rows]))
+    print("\n### Shared prefix TTFT (ours)\n")
+    print(markdown_table([f"cold TTFT ms ({args.prefix_words}-word prefix)", "warm TTFT ms", "warm / cold"],
+                         [prefix_row]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", help="OpenAI-compatible base URL ending in /v1 (client mode)")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
+    parser.add_argument("--compare", action="store_true", help="run ours, llama-cpp-python and transformers")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8, 16])
+    parser.add_argument("--hf-concurrency", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--waves", type=int, default=1, help="requests per level = concurrency x waves")
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--input-words", type=int, default=100)
+    parser.add_argument("--prefix-words", type=int, default=1000)
+    parser.add_argument("--prefix-trials", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--no-llama-cpp", dest="llama_cpp", action="store_false")
+    parser.add_argument("--no-hf", dest="hf", action="store_false")
+    args = parser.parse_args()
+    if args.compare:
+        compare(args)
+    elif args.url:
+        levels = bench_server(args.url, args.model, args.url, args, {})
+        print(markdown_table(HEADER, [level.row() for level in levels]))
+    else:
+        parser.error("give --url or --compare")
+
+
+if __name__ == "__main__":
+    main()
