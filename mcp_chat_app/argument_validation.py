@@ -22,9 +22,12 @@ def decode_arguments(raw: str | dict[str, Any] | Any) -> dict[str, Any]:
     return raw
 
 
-def coerce_scalars(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """Turn "2" into 2 where the schema wants a number: small models often quote numbers."""
+def tidy_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Fix what small models get wrong without changing meaning: keys the schema does not know
+    (they echo schema words like `required`) are dropped, and "2" becomes 2 where a number is wanted."""
     properties = schema.get("properties", {})
+    if properties and schema.get("additionalProperties") is not True:
+        arguments = {name: value for name, value in arguments.items() if name in properties}
     coerced = dict(arguments)
     for name, value in arguments.items():
         wanted = properties.get(name, {}).get("type")

@@ -34,10 +34,14 @@ def serve(args: argparse.Namespace) -> int:
 def ask(args: argparse.Namespace) -> int:
     """Answer one question in-process (no HTTP) and print the answer, or the full JSON with --json."""
     from mcp_chat_app.app import build_gateway
+    from mcp_chat_app.llm_client import LlmUnavailable
 
     gateway = build_gateway(GatewayConfig.from_env(**_overrides(args)))
     try:
         result = gateway.orchestrator.run(args.question, [], use_tools=not args.no_tools)
+    except LlmUnavailable as error:
+        print(f"mcp-chat: {error}", file=sys.stderr)
+        return 1
     finally:
         gateway.close()
     print(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if args.json else result.response)

@@ -70,14 +70,10 @@ class McpManager:
 
     # --- facade used by the Flask handlers -------------------------------------------------
 
-    def specs(self) -> list[ServerSpec]:
-        """The registry as configured, disabled servers included."""
-        return list(self._specs.values())
-
     def status(self) -> list[dict[str, Any]]:
         """One line per registered server: transport, up/down, tool count, last error, restarts."""
         rows = []
-        for spec in self.specs():
+        for spec in list(self._specs.values()):
             connection = self._connections.get(spec.name)
             rows.append({
                 "name": spec.name,
@@ -100,10 +96,6 @@ class McpManager:
             for tool in connection.tools:
                 found.append(ToolInfo(name, tool.name, tool.description or "", dict(tool.input_schema)))
         return found
-
-    def find_tool(self, qualified_name: str) -> ToolInfo | None:
-        """Look up `server__tool`."""
-        return next((tool for tool in self.tools() if tool.qualified_name == qualified_name), None)
 
     def call_tools(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
         """Run the calls concurrently (each with its server's timeout); results keep the request order."""

@@ -43,9 +43,6 @@ class MockMcpManager:
     def close(self) -> None:
         """Nothing to close."""
 
-    def specs(self) -> list[ServerSpec]:
-        return [ServerSpec(name=server, command="scripted") for server in self._servers()]
-
     def status(self) -> list[dict[str, Any]]:
         return [{"name": server, "transport": "scripted", "disabled": False, "up": True,
                  "tools": [t.name for t in self._tools.values() if t.server == server], "resources": [],
@@ -54,9 +51,6 @@ class MockMcpManager:
 
     def tools(self) -> list[ToolInfo]:
         return [ToolInfo(t.server, t.name, t.description, t.input_schema) for t in self._tools.values()]
-
-    def find_tool(self, qualified_name: str) -> ToolInfo | None:
-        return next((tool for tool in self.tools() if tool.qualified_name == qualified_name), None)
 
     def call_tools(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
         self.calls.extend(requests)

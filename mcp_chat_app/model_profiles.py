@@ -23,6 +23,7 @@ class Endpoint:
     temperature: float = 0.0
     max_tokens: int = 512
     timeout_s: float = 120.0
+    max_tool_rounds: int | None = None  # overrides the gateway default for models that loop
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
         temperature=float(entry.get("temperature", 0.0)),
         max_tokens=int(entry.get("max_tokens", 512)),
         timeout_s=float(entry.get("timeout_s", 120.0)),
+        max_tool_rounds=entry.get("max_tool_rounds"),
     )
 
 

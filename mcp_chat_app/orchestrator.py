@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp_chat_app import prompts
 from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, user_language
-from mcp_chat_app.argument_validation import coerce_scalars, decode_arguments, validation_error
+from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.llm_client import ChatTurn, LlmClient, ModelToolCall
 from mcp_chat_app.mcp_manager import McpManager, ToolInfo, ToolRequest
 from mcp_chat_app.media_store import MediaStore
@@ -116,7 +116,8 @@ class Orchestrator:
         ]
         tool_specs = prompts.openai_tools(tools) if native and tools else None
         by_name = {tool.qualified_name: tool for tool in tools}
-        while run.rounds < self.max_tool_rounds:
+        max_rounds = self.router.endpoint.max_tool_rounds or self.max_tool_rounds
+        while run.rounds < max_rounds:
             run.rounds += 1
             # Only a native-mode reply can be streamed as it comes: in prompt-JSON mode it may be a call.
             stream = run.token_sink if native and not self.is_hybrid() else None
@@ -125,6 +126,9 @@ class Orchestrator:
             if not calls:
                 return turn.content
             planned = [self._plan(run, call, by_name) for call in calls]
+            if all(self._already_made(run, plan) for plan in planned):
+                # Small models often repeat the same call instead of answering: answer from what we have.
+                return ""
             self._execute(run, planned)
             self._feed_back(run, turn, planned, native)
         return ""  # out of rounds: the writer answers from what was gathered
@@ -156,7 +160,7 @@ class Orchestrator:
             known = ", ".join(by_name)
             return _PlannedCall(call.id, call.name, {}, error=f"unknown tool {call.name!r}; available: {known}")
         try:
-            arguments = coerce_scalars(decode_arguments(call.arguments), tool.input_schema)
+            arguments = tidy_arguments(decode_arguments(call.arguments), tool.input_schema)
         except ValueError as error:
             return _PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
         problem = validation_error(arguments, tool.input_schema)
@@ -164,6 +168,14 @@ class Orchestrator:
             return _PlannedCall(call.id, tool.qualified_name, arguments,
                                 request=ToolRequest(tool.server, tool.name, arguments))
         return _PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
+
+    @staticmethod
+    def _already_made(run: _Run, plan: _PlannedCall) -> bool:
+        request = plan.request
+        return request is not None and any(
+            (outcome.server, outcome.tool, outcome.arguments) == (request.server, request.tool, request.arguments)
+            for outcome in run.outcomes
+        )
 
     def _execute(self, run: _Run, planned: list[_PlannedCall]) -> None:
         requests = [plan.request for plan in planned if plan.request is not None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +45,6 @@ class ServerSpec:
             return False
         return tool_name not in self.excluded_tools
 
-    def to_json(self) -> dict[str, Any]:
-        """The registry entry as written in the JSON file (without the name, without empty keys)."""
-        data = asdict(self)
-        del data["name"]
-        return {key: value for key, value in data.items() if value not in (None, [], {}, False)}
 
 
 _VARIABLE = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")

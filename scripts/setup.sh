@@ -34,3 +34,16 @@ if command -v npm >/dev/null && [ ! -x .venv/inspector/node_modules/.bin/mcp-ins
     npm install --prefix .venv/inspector --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@2.12.0 >/dev/null \
         || echo "setup: could not install the MCP Inspector; its CLI test will try again" >&2
 fi
+
+# --- web chat page test (tests/e2e/test_web_page.py) ---
+# A real headless Chromium and its driver from Debian, when we may install packages (root).
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        chromium_packages="chromium chromium-driver"
+        { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $chromium_packages \
+            || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $chromium_packages; }; } >/dev/null 2>&1 \
+            || echo "setup: could not install chromium and chromium-driver; the web page test will fail" >&2
+    else
+        echo "setup: chromium/chromedriver missing (install them as root); the web page test is skipped" >&2
+    fi
+fi

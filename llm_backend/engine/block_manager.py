@@ -141,13 +141,6 @@ class BlockManager:
         seq.block_hashes = []
         seq.num_computed_tokens = 0
 
-    def reset_prefix_cache(self) -> None:
-        """Forget every cached-but-unused block (used blocks keep their registration)."""
-        for block_id in list(self._evictable):
-            self._forget(block_id)
-            self._free.append(block_id)
-        self._evictable.clear()
-
     # ---- internals ------------------------------------------------------------------
     def _write_block_is_shared(self, seq: Sequence) -> bool:
         index = seq.num_computed_tokens // self.block_size

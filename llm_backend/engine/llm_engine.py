@@ -155,7 +155,32 @@ class LLMEngine:
         return self.tokenizer.decode(token_ids, skip_special_tokens=True)
 
     def _append_token(self, seq: Sequence, sampled: SampledToken) -> RequestOutput:
-        token_id = sampled.token_id
+        """Add the sampled token, then any tokens the grammar forces (jump-forward), and report."""
+        new_token_ids = [sampled.token_id]
+        self._accept(seq, sampled.token_id)
+        if seq.constraint is not None and seq.params.logprobs is None:
+            # Forced tokens skip sampling; the next step computes them as one chunk.
+            for token_id in seq.constraint.forced_tokens():
+                if seq.is_finished:
+                    break
+                new_token_ids.append(token_id)
+                self._accept(seq, token_id)
+        logprobs = None
+        if sampled.logprob is not None:
+            decode = self.tokenizer.decode
+            logprobs = [TokenLogprob(sampled.token_id, decode([sampled.token_id]), sampled.logprob,
+                                     [(t, decode([t]), lp) for t, lp in sampled.top or []])]
+        if seq.is_finished:
+            self.scheduler.remove(seq)
+            self._forget_if_done(seq.request_id)
+        return RequestOutput(
+            request_id=seq.request_id, index=seq.index, new_token_ids=new_token_ids,
+            new_text=seq.detokenizer.take_new_text(seq.is_finished), finished=seq.is_finished,
+            finish_reason=seq.finish_reason, stop_reason=seq.stop_reason,
+            prompt_tokens=seq.num_prompt_tokens, completion_tokens=seq.num_output_tokens,
+            cached_tokens=seq.num_cached_tokens, logprobs=logprobs)
+
+    def _accept(self, seq: Sequence, token_id: int) -> None:
         seq.token_ids.append(token_id)
         self._generation_tokens_total += 1
         if seq.num_output_tokens == 1:
@@ -164,20 +189,6 @@ class LLMEngine:
                 self._prompt_tokens_total += seq.num_prompt_tokens
                 self._ttft_samples.append(seq.first_token_time - seq.arrival_time)
         self._check_stop(seq, token_id)
-        logprobs = None
-        if sampled.logprob is not None:
-            decode = self.tokenizer.decode
-            logprobs = [TokenLogprob(token_id, decode([token_id]), sampled.logprob,
-                                     [(t, decode([t]), lp) for t, lp in sampled.top or []])]
-        if seq.is_finished:
-            self.scheduler.remove(seq)
-            self._forget_if_done(seq.request_id)
-        return RequestOutput(
-            request_id=seq.request_id, index=seq.index, new_token_ids=[token_id],
-            new_text=seq.detokenizer.take_new_text(seq.is_finished), finished=seq.is_finished,
-            finish_reason=seq.finish_reason, stop_reason=seq.stop_reason,
-            prompt_tokens=seq.num_prompt_tokens, completion_tokens=seq.num_output_tokens,
-            cached_tokens=seq.num_cached_tokens, logprobs=logprobs)
 
     def _check_stop(self, seq: Sequence, token_id: int) -> None:
         params = seq.params

@@ -86,7 +86,9 @@ class ModelRunner:
         meta.num_decode_tokens = len(lens)
         meta.decode_block_tables = self._tensor(padded)
         key_pos = torch.arange(max_blocks * self.block_size, device=self.device)
-        meta.decode_mask = (key_pos[None, :] < self._tensor(lens)[:, None]).view(len(lens), 1, 1, -1)
+        padding = key_pos[None, :] >= self._tensor(lens)[:, None]
+        bias = torch.zeros(padding.shape, dtype=torch.float32, device=self.device).masked_fill_(padding, float("-inf"))
+        meta.decode_bias = bias.view(len(lens), 1, 1, -1)
 
     def _copy_blocks(self, copies: list[tuple[int, int]]) -> None:
         if not copies:

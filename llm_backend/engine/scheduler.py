@@ -24,10 +24,6 @@ class ScheduledBatch:
     block_copies: list[tuple[int, int]] = field(default_factory=list)
     num_preempted: int = 0
 
-    @property
-    def num_tokens(self) -> int:
-        return sum(n for _, n in self.items)
-
 
 class Scheduler:
     def __init__(self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int) -> None:

@@ -40,8 +40,7 @@ class Sequence:
     """
 
     def __init__(self, seq_id: int, request_id: str, index: int, prompt_token_ids: list[int],
-                 params: SamplingParams, constraint: TokenConstraint | None = None,
-                 arrival_time: float | None = None) -> None:
+                 params: SamplingParams, constraint: TokenConstraint | None = None) -> None:
         self.seq_id = seq_id
         self.request_id = request_id
         self.index = index
@@ -49,7 +48,7 @@ class Sequence:
         self.num_prompt_tokens = len(prompt_token_ids)
         self.params = params
         self.constraint = constraint
-        self.arrival_time = time.monotonic() if arrival_time is None else arrival_time
+        self.arrival_time = time.monotonic()
         self.status = SequenceStatus.WAITING
         self.num_computed_tokens = 0
         self.num_cached_tokens = 0  # prompt tokens served from the prefix cache on first admission
@@ -61,7 +60,6 @@ class Sequence:
         if params.seed is not None:
             self.generator = torch.Generator().manual_seed(params.seed + index)
         self.detokenizer: IncrementalDetokenizer | None = None
-        self.pending_logprobs: list[TokenLogprob] = []
         self.first_token_time: float | None = None
 
     @property

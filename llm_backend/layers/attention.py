@@ -29,6 +29,20 @@ def _gather(cache: torch.Tensor, block_table: torch.Tensor) -> torch.Tensor:
     return blocks.transpose(-3, -2)
 
 
+def _decode_attention(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """One query token per sequence: q [B, Hq, D], keys/values [B, Hkv, L, D], bias [B, 1, 1, L].
+
+    Two batched matmuls with an fp32 softmax. CPU SDPA with a padding mask was 5-25x
+    slower for this shape (8 sequences x 512 keys: 6.5 ms vs 0.4 ms per layer).
+    """
+    batch, num_heads, head_dim = q.shape
+    num_kv_heads = keys.shape[1]
+    grouped = q.view(batch, num_kv_heads, num_heads // num_kv_heads, head_dim)  # query heads share a kv head
+    scores = torch.matmul(grouped, keys.transpose(-1, -2)).float() * head_dim**-0.5 + bias
+    probs = torch.softmax(scores, dim=-1).to(q.dtype)
+    return torch.matmul(probs, values).view(batch, num_heads, head_dim)
+
+
 def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor,
                     v_cache: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor:
     """Attention for every token of the step: q [T, Hq, D] -> [T, Hq, D].
@@ -40,9 +54,7 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, k_cache: 
     if num_decode:
         keys = _gather(k_cache, meta.decode_block_tables)
         values = _gather(v_cache, meta.decode_block_tables)
-        out[:num_decode] = F.scaled_dot_product_attention(
-            q[:num_decode].unsqueeze(2), keys, values, attn_mask=meta.decode_mask, enable_gqa=True
-        ).squeeze(2)
+        out[:num_decode] = _decode_attention(q[:num_decode], keys, values, meta.decode_bias)
     for chunk in meta.prefills:
         rows = slice(chunk.start, chunk.start + chunk.length)
         query = q[rows].transpose(0, 1)

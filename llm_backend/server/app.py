@@ -5,7 +5,6 @@ import contextlib
 import time
 from typing import Any, AsyncIterator
 
-import pydantic
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -80,10 +79,7 @@ async def metrics(request: Request) -> Response:
 async def tokenize(request: Request) -> Response:
     """Token ids of a raw `prompt`, or of `messages` rendered through the chat template."""
     state: ServerState = request.app.state.server
-    try:
-        req = TokenizeRequest.model_validate(await errors.parse_json_body(request))
-    except pydantic.ValidationError as exc:
-        raise errors.from_validation_error(exc) from exc
+    req = await errors.parse_request_model(request, TokenizeRequest)
     state.check_model(req.model)
     if (req.prompt is None) == (req.messages is None):
         raise errors.bad_request("Send exactly one of 'prompt' or 'messages'.")

@@ -5,13 +5,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
-import pydantic
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from llm_backend.server import responses, sse
 from llm_backend.server.chat_render import render_chat
-from llm_backend.server.errors import bad_request, from_validation_error, parse_json_body
+from llm_backend.server.errors import bad_request, parse_request_model
 from llm_backend.server.generation import chain, first_output, run_request
 from llm_backend.server.params import sampling_params
 from llm_backend.server.protocol import ChatCompletionRequest
@@ -34,10 +33,7 @@ class _Choice:
 
 async def create_chat_completion(request: Request) -> Response:
     state: ServerState = request.app.state.server
-    try:
-        req = ChatCompletionRequest.model_validate(await parse_json_body(request))
-    except pydantic.ValidationError as exc:
-        raise from_validation_error(exc) from exc
+    req = await parse_request_model(request, ChatCompletionRequest)
     state.check_model(req.model)
     try:
         tools = validate_tools(req.tools or [])

@@ -4,12 +4,11 @@ from __future__ import annotations
 import uuid
 from typing import Any, AsyncIterator
 
-import pydantic
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from llm_backend.server import responses, sse
-from llm_backend.server.errors import bad_request, from_validation_error, parse_json_body
+from llm_backend.server.errors import bad_request, parse_request_model
 from llm_backend.server.generation import chain, first_output, run_request
 from llm_backend.server.params import sampling_params
 from llm_backend.server.protocol import CompletionRequest
@@ -18,10 +17,7 @@ from llm_backend.server.state import ServerState
 
 async def create_completion(request: Request) -> Response:
     state: ServerState = request.app.state.server
-    try:
-        req = CompletionRequest.model_validate(await parse_json_body(request))
-    except pydantic.ValidationError as exc:
-        raise from_validation_error(exc) from exc
+    req = await parse_request_model(request, CompletionRequest)
     state.check_model(req.model)
     if req.echo:
         raise bad_request("echo is not supported.", param="echo")

@@ -7,6 +7,7 @@ are decided in one place.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pydantic
 from starlette.exceptions import HTTPException
@@ -66,6 +67,14 @@ async def parse_json_body(request: Request) -> dict:
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object.")
     return body
+
+
+async def parse_request_model(request: Request, model: type[pydantic.BaseModel]) -> Any:
+    """The body validated as `model`, or a 400 naming the first offending field."""
+    try:
+        return model.model_validate(await parse_json_body(request))
+    except pydantic.ValidationError as exc:
+        raise from_validation_error(exc) from exc
 
 
 async def handle_openai_error(request: Request, exc: Exception) -> JSONResponse:

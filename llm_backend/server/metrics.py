@@ -54,45 +54,37 @@ class ServerMetrics:
 def render_prometheus(server: ServerMetrics, engine_stats: Any, model: str) -> str:
     """The /metrics page."""
     label = f'model_name="{model}"'
+    used, total = engine_stats.kv_blocks_used, engine_stats.kv_blocks_total
+    queried, hit = engine_stats.prefix_cache_queried_tokens, engine_stats.prefix_cache_hit_tokens
+    simple = [  # (name, type, help, value)
+        ("num_requests_running", "gauge", "Sequences in the running batch.", engine_stats.num_running),
+        ("num_requests_waiting", "gauge", "Sequences waiting to be scheduled.", engine_stats.num_waiting),
+        ("kv_cache_blocks_used", "gauge", "KV-cache blocks holding live sequences.", used),
+        ("kv_cache_blocks_total", "gauge", "KV-cache blocks in the pool.", total),
+        ("kv_cache_usage_ratio", "gauge", "Fraction of KV-cache blocks in use.",
+         used / total if total else 0.0),
+        ("prefix_cache_queried_tokens_total", "counter", "Prompt tokens looked up in the prefix cache.",
+         queried),
+        ("prefix_cache_hit_tokens_total", "counter", "Prompt tokens found in the prefix cache.", hit),
+        ("prefix_cache_hit_rate", "gauge", "Prefix-cache hit tokens / queried tokens.",
+         hit / queried if queried else 0.0),
+        ("prompt_tokens_total", "counter", "Prompt tokens of admitted requests.",
+         engine_stats.prompt_tokens_total),
+        ("generation_tokens_total", "counter", "Generated tokens.", engine_stats.generation_tokens_total),
+        ("num_preemptions_total", "counter", "Sequences preempted for lack of KV blocks.",
+         engine_stats.num_preemptions),
+        ("generation_tokens_per_second", "gauge",
+         f"Generated tokens per second over the last {THROUGHPUT_WINDOW_S:.0f} s.",
+         round(server.generation_tokens_per_second(), 3)),
+    ]
     lines: list[str] = []
-
-    def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
-        lines.append(f"# HELP llm_backend_{name} {help_text}")
-        lines.append(f"# TYPE llm_backend_{name} {kind}")
-        for suffix_labels, value in samples:
-            lines.append(f"llm_backend_{name}{suffix_labels} {value}")
-
-    used = engine_stats.kv_blocks_used
-    total = engine_stats.kv_blocks_total
-    queried = engine_stats.prefix_cache_queried_tokens
-    hit = engine_stats.prefix_cache_hit_tokens
-    metric("num_requests_running", "gauge", "Sequences in the running batch.",
-           [(f"{{{label}}}", engine_stats.num_running)])
-    metric("num_requests_waiting", "gauge", "Sequences waiting to be scheduled.",
-           [(f"{{{label}}}", engine_stats.num_waiting)])
-    metric("kv_cache_blocks_used", "gauge", "KV-cache blocks holding live sequences.",
-           [(f"{{{label}}}", used)])
-    metric("kv_cache_blocks_total", "gauge", "KV-cache blocks in the pool.",
-           [(f"{{{label}}}", total)])
-    metric("kv_cache_usage_ratio", "gauge", "Fraction of KV-cache blocks in use.",
-           [(f"{{{label}}}", used / total if total else 0.0)])
-    metric("prefix_cache_queried_tokens_total", "counter", "Prompt tokens looked up in the prefix cache.",
-           [(f"{{{label}}}", queried)])
-    metric("prefix_cache_hit_tokens_total", "counter", "Prompt tokens found in the prefix cache.",
-           [(f"{{{label}}}", hit)])
-    metric("prefix_cache_hit_rate", "gauge", "Prefix-cache hit tokens / queried tokens.",
-           [(f"{{{label}}}", hit / queried if queried else 0.0)])
-    metric("prompt_tokens_total", "counter", "Prompt tokens of admitted requests.",
-           [(f"{{{label}}}", engine_stats.prompt_tokens_total)])
-    metric("generation_tokens_total", "counter", "Generated tokens.",
-           [(f"{{{label}}}", engine_stats.generation_tokens_total)])
-    metric("num_preemptions_total", "counter", "Sequences preempted for lack of KV blocks.",
-           [(f"{{{label}}}", engine_stats.num_preemptions)])
-    metric("generation_tokens_per_second", "gauge",
-           f"Generated tokens per second over the last {THROUGHPUT_WINDOW_S:.0f} s.",
-           [(f"{{{label}}}", round(server.generation_tokens_per_second(), 3))])
-    metric("requests_total", "counter", "Requests by endpoint and outcome.",
-           [(f"{{{label},{key}}}", count) for key, count in sorted(server.requests_total.items())])
+    for name, kind, help_text, value in simple:
+        lines += [f"# HELP llm_backend_{name} {help_text}", f"# TYPE llm_backend_{name} {kind}",
+                  f"llm_backend_{name}{{{label}}} {value}"]
+    lines += ["# HELP llm_backend_requests_total Requests by endpoint and outcome.",
+              "# TYPE llm_backend_requests_total counter"]
+    lines += [f"llm_backend_requests_total{{{label},{key}}} {count}"
+              for key, count in sorted(server.requests_total.items())]
     cumulative, buckets = 0, []
     for bound, count in zip(TTFT_BUCKETS + (float("inf"),), server.ttft_counts):
         cumulative += count

@@ -102,6 +102,7 @@ function clearMessages() {
 }
 
 async function switchUser(user) {
+  if (user === currentUser) return; // Enter fires both `change` and `submit`
   if (!USER_PATTERN.test(user)) {
     setBanner("request", "A user name is 1–64 letters, digits, '_', '.', '@' or '-'.");
     ui.userInput.value = currentUser;
@@ -114,11 +115,15 @@ async function switchUser(user) {
   await loadHistory();
 }
 
+let historyGeneration = 0;
+
 async function loadHistory() {
+  const generation = ++historyGeneration;
   clearMessages();
   try {
     const response = await fetch(`/chat/${encodeURIComponent(currentUser)}/history`, { cache: "no-store" });
     const body = await response.json();
+    if (generation !== historyGeneration) return; // the user was switched again meanwhile
     if (!response.ok) throw new Error(errorMessage(body, response.status));
     for (const message of body.messages) {
       if (message.role === "user") addUserMessage(message.content);

@@ -123,3 +123,43 @@ def test_stats_count_tokens_prefix_hits_and_ttft(engine, prompt):
     assert stats.kv_blocks_used == 0 and stats.kv_blocks_total == engine.block_manager.num_blocks
     engine.generate([prompt], SamplingParams(max_tokens=1))
     assert engine.stats().prefix_cache_hit_tokens > 0
+
+
+class ForcedAfterFirst:
+    """A fake grammar: the first token must be `first`, then `forced` follow without sampling."""
+
+    def __init__(self, first: int, forced: list[int]) -> None:
+        self.first, self.forced, self.accepted = first, forced, []
+
+    def fill_next_token_bitmask(self, bitmask, row: int) -> bool:
+        if self.accepted:
+            return False
+        bitmask[row] = 0
+        bitmask[row, self.first // 32] = 1 << (self.first % 32)
+        return True
+
+    def accept_token(self, token_id: int) -> bool:
+        self.accepted.append(token_id)
+        return True
+
+    def forced_tokens(self) -> list[int]:
+        return self.forced if self.accepted == [self.first] else []
+
+    def is_terminated(self) -> bool:
+        return False
+
+    def rollback(self, num_tokens: int) -> None:
+        del self.accepted[len(self.accepted) - num_tokens:]
+
+
+def test_jump_forward_tokens_are_appended_and_computed(engine, prompt):
+    first, *forced = engine.tokenizer.encode(" It is sunny today", add_special_tokens=False)
+    params = SamplingParams(max_tokens=10, temperature=0, ignore_eos=True)
+    engine.add_request("j", prompt, params, lambda: ForcedAfterFirst(first, forced))
+    outputs = run(engine)
+    assert outputs[0].new_token_ids == [first, *forced]
+    tokens = [t for o in outputs for t in o.new_token_ids]
+    assert len(tokens) == 10 and outputs[-1].finish_reason == "length"
+    # The continuation must be what the model says after those tokens, i.e. they reached the KV cache.
+    continuation = engine.generate([prompt + tokens[:len(forced) + 1]], params)[0].token_ids
+    assert tokens[len(forced) + 1:] == continuation[:10 - len(forced) - 1]

@@ -9,6 +9,7 @@ from llm_backend.config import EngineConfig
 from llm_backend.engine.llm_engine import LLMEngine
 from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.layers.attention_metadata import AttentionMetadata, PrefillChunk
+from llm_backend.models.hf_reference import build_hf_model
 from llm_backend.weights import load_checkpoint
 
 # fp32 on both sides: differences come only from summation order (SDPA vs eager
@@ -83,15 +84,17 @@ def test_qwen_05b_matches_transformers():
     check_parity(engine, hf_reference_model(checkpoint), prompts)
 
 
-def test_bf16_default_path_agrees_with_fp32(make_engine):
-    """bf16 with oneDNN-packed weights (the CPU default) stays close to the fp32 model."""
+def test_bf16_default_path_is_as_accurate_as_transformers_bf16(make_engine, smollm_checkpoint):
+    """bf16 with oneDNN-packed weights (the CPU default) drifts from fp32 no more than HF's bf16 does."""
     fp32, bf16 = make_engine(), make_engine(dtype="bfloat16")
     assert bf16.model_runner.model.layers[0].mlp.down_proj._packed is not None
     prompt = chat_prompt_ids(fp32.tokenizer, CHAT_PROMPTS[6])
-    expected, got = all_position_logits(fp32, prompt), all_position_logits(bf16, prompt)
-    agreement = (expected.argmax(-1) == got.argmax(-1)).float().mean().item()
-    assert agreement >= 0.9
-    assert (expected - got).abs().mean().item() < 0.1
+    exact, ours = all_position_logits(fp32, prompt), all_position_logits(bf16, prompt)
+    hf_bf16 = build_hf_model(smollm_checkpoint.config, smollm_checkpoint.tensors, torch.bfloat16)
+    with torch.inference_mode():
+        theirs = hf_bf16(torch.tensor([prompt])).logits[0].float()
+    assert (exact - ours).abs().mean() <= 1.5 * (exact - theirs).abs().mean()
+    assert (exact.argmax(-1) == ours.argmax(-1)).float().mean() >= 0.9
 
 
 def test_packed_linear_equals_plain_linear():

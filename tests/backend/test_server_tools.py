@@ -9,12 +9,10 @@ import json
 
 import httpx
 import jsonschema
-import openai
 import pytest
 
-from llm_backend.server.process import running_server
-
-MODEL = "smollm2-135m-instruct"
+# The same module-scoped fixtures: this module gets its own server process.
+from test_server import MODEL, base_url, client  # noqa: F401
 
 TRIP = {"type": "function", "function": {
     "name": "plan_trip", "description": "Plan a trip with stops and a weather preference.",
@@ -46,18 +44,6 @@ CURRENT = {"type": "function", "function": {
 TOOLS = [FORECAST, CURRENT, TRIP]
 SCHEMAS = {tool["function"]["name"]: tool["function"]["parameters"] for tool in TOOLS}
 ASK = [{"role": "user", "content": "What will the weather be in Paris for the next 3 days?"}]
-
-
-@pytest.fixture(scope="module")
-def base_url():
-    with running_server(MODEL, "--kv-cache-memory", "64MiB", "--max-model-len", "2048",
-                        "--max-num-seqs", "4") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def client(base_url):
-    return openai.OpenAI(base_url=f"{base_url}/v1", api_key="unused", max_retries=0)
 
 
 def assert_valid_calls(calls) -> None:

@@ -39,7 +39,7 @@ def wait_http(url: str, process: subprocess.Popen, log: Path, timeout: float = 6
     raise RuntimeError(f"{url} did not come up:\n{log.read_text()[-3000:]}")
 
 
-def _stop(process: subprocess.Popen) -> None:
+def stop(process: subprocess.Popen) -> None:
     process.terminate()
     try:
         process.wait(timeout=15)
@@ -68,7 +68,7 @@ class FakeLlm:
         return httpx.get(f"{self.url}/_requests").json()["requests"]
 
     def stop(self) -> None:
-        _stop(self.process)
+        stop(self.process)
 
 
 class GatewayProcess:
@@ -102,15 +102,15 @@ class GatewayProcess:
 
     def stop(self) -> None:
         if self.process is not None:
-            _stop(self.process)
+            stop(self.process)
             self.process = None
 
     def restart(self) -> None:
         self.stop()
         self.start()
 
-    def chat(self, user: str, body: Any, **kwargs: Any) -> httpx.Response:
-        return httpx.post(f"{self.url}/chat/{user}", json=body, timeout=60, **kwargs)
+    def chat(self, user: str, body: Any, timeout: float = 60) -> httpx.Response:
+        return httpx.post(f"{self.url}/chat/{user}", json=body, timeout=timeout)
 
     def get(self, path: str, **kwargs: Any) -> httpx.Response:
         return httpx.get(f"{self.url}{path}", timeout=30, **kwargs)

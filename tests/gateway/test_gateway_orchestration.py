@@ -120,11 +120,21 @@ def test_wrong_language_answer_is_rewritten_then_falls_back(make, fake_llm):
 
 def test_rounds_are_bounded(make, fake_llm):
     orchestrator, manager = make(max_rounds=2)
+    fake_llm.script(call("weather__get_current_weather", city="Oslo"), call("weather__get_current_weather", city="Bergen"),
+                    {"content": "Oslo and Bergen: 12.3 °C."})
+    result = orchestrator.run("Weather in Oslo and Bergen?", [])
+    assert len(manager.calls) == 2 and result.timings["rounds"] == 2
+    assert result.response == "Oslo and Bergen: 12.3 °C."  # written by the final (writer) pass
+    assert "tools" not in fake_llm.requests()[-1]
+
+
+def test_a_repeated_call_ends_the_loop_and_the_writer_answers(make, fake_llm):
+    orchestrator, manager = make()
     fake_llm.script(call("weather__get_current_weather", city="Oslo"), call("weather__get_current_weather", city="Oslo"),
                     {"content": "Oslo: 12.3 °C."})
     result = orchestrator.run("Weather in Oslo?", [])
-    assert len(manager.calls) == 2 and result.timings["rounds"] == 2
-    assert result.response == "Oslo: 12.3 °C."  # written by the final (writer) pass
+    assert len(manager.calls) == 1 and len(result.tool_calls) == 1 and result.timings["rounds"] == 2
+    assert result.response == "Oslo: 12.3 °C." and "Tool results:" in fake_llm.requests()[-1]["messages"][-1]["content"]
 
 
 def test_hybrid_writer_writes_the_answer_without_tools(make, fake_llm):

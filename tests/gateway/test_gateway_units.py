@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, user_language
-from mcp_chat_app.argument_validation import coerce_scalars, decode_arguments, validation_error
+from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.history import SqliteHistoryStore, trim_to_budget
 from mcp_chat_app.model_profiles import load_roles
 from mcp_chat_app.server_registry import load_registry, parse_server_spec
@@ -35,8 +35,8 @@ def test_parser_finds_no_call_in_plain_answers(text):
     assert parse_tool_calls(text) == []
 
 
-def test_arguments_are_coerced_then_validated():
-    arguments = coerce_scalars(decode_arguments('{"city": "Oslo", "days": "2"}'), SCHEMA)
+def test_arguments_are_tidied_then_validated():
+    arguments = tidy_arguments(decode_arguments('{"city": "Oslo", "days": "2", "required": ["city"]}'), SCHEMA)
     assert arguments == {"city": "Oslo", "days": 2}
     assert validation_error(arguments, SCHEMA) is None
     assert "'city' is a required property" in validation_error({"days": 2}, SCHEMA)
