@@ -221,10 +221,10 @@ def bench_hf_generate(model_name: str, args: argparse.Namespace) -> list[LevelRe
             model.generate(**batch, max_new_tokens=new_tokens, do_sample=False, pad_token_id=pad)
         return time.perf_counter() - start
 
-    generate(make_prompts(1, args.input_words, seed=999), 4)
     levels = []
     for concurrency in args.hf_concurrency:
         prompts = make_prompts(concurrency, args.input_words, seed=concurrency)
+        generate(prompts, 2)  # warm up this batch shape
         prefill = generate(prompts, 1)
         total = generate(prompts, args.max_tokens)
         per_token = (total - prefill) / (args.max_tokens - 1)

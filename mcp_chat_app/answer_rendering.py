@@ -10,26 +10,34 @@ from typing import Any
 from mcp_chat_app.tool_results import ToolOutcome, essentials
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
 _MARKUP = re.compile(r"<\|?tool_call|<\|im_|\"(name|tool)\"\s*:|^\s*[\[{]", re.MULTILINE)
 _MAX_FACTS = 8
 _MAX_SUMMARY_CHARS = 400
 
 
+def _is_chinese(text: str) -> bool:
+    # By share, not presence: an English answer may quote "北京", a Chinese one "°C" or "UV".
+    cjk = len(_CJK.findall(text))
+    latin = len(_LATIN.findall(text))
+    return cjk > 0 and cjk >= 0.3 * (cjk + latin)
+
+
 def user_language(text: str) -> str:
-    """`Chinese` when the text has CJK characters, else `English` (the languages the product serves)."""
-    return "Chinese" if _CJK.search(text) else "English"
+    """`Chinese` or `English` (the languages the product serves)."""
+    return "Chinese" if _is_chinese(text) else "English"
 
 
 def answer_is_usable(answer: str, question: str) -> bool:
     """Non-empty, no tool-call markup, and in the question's language."""
     if not answer.strip() or _MARKUP.search(answer):
         return False
-    return bool(_CJK.search(answer)) == bool(_CJK.search(question))
+    return _is_chinese(answer) == _is_chinese(question)
 
 
 def fallback_answer(question: str, outcomes: list[ToolOutcome]) -> str:
     """A plain summary of what the tools returned, for when the model's answer cannot be used."""
-    chinese = user_language(question) == "Chinese"
+    chinese = _is_chinese(question)
     if not outcomes:
         return "抱歉，我现在无法回答这个问题。" if chinese else "Sorry, I could not produce an answer."
     lines = ["查询结果：" if chinese else "Here is what the tools returned:"]

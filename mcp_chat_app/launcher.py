@@ -94,14 +94,19 @@ def run_up(args: argparse.Namespace) -> int:
 
 def _llm_environment(args: argparse.Namespace, config: GatewayConfig, log_dir: Path,
                      children: list[Child], stop: threading.Event) -> dict[str, str]:
-    """Start the local backend unless the model is remote; the gateway's MCP_CHAT_* LLM variables."""
-    if args.llm_base_url:
-        return {"MCP_CHAT_BASE_URL": args.llm_base_url, **({"MCP_CHAT_MODEL": args.model} if args.model else {})}
+    """Start the local backend unless the model is remote; the gateway's MCP_CHAT_* LLM variables.
+
+    Remote means `--llm-base-url` (or MCP_CHAT_BASE_URL), or a profile whose endpoint is not on this machine.
+    """
+    remote_url = args.llm_base_url or config.base_url_override
+    model = args.model or config.model_override
+    if remote_url:
+        return {"MCP_CHAT_BASE_URL": remote_url, **({"MCP_CHAT_MODEL": model} if model else {})}
     router = load_roles(config.models_config, config.profile).router
     if urlparse(router.base_url).hostname not in _LOOPBACK_HOSTS:
         print(f"profile {config.profile!r} uses {router.base_url}: no local backend started")
         return {}
-    model = args.model or router.model
+    model = model or router.model
     _require_free_port("127.0.0.1", args.llm_port, "llm-backend")
     _pull_if_missing(model)
     _install_signal_handlers(stop)

@@ -101,7 +101,7 @@ class Orchestrator:
             return self._result(run, answer, self.writer, "model")
         tools = self.manager.tools()
         answer = self._tool_loop(run, question, history, tools)
-        return self._finish(run, question, answer)
+        return self._finish(run, question, history, answer)
 
     def _plain_chat(self, run: _Run, question: str, history: list[dict[str, str]]) -> str:
         messages = [{"role": "system", "content": PLAIN_CHAT_PROMPT}, *history, {"role": "user", "content": question}]
@@ -230,9 +230,14 @@ class Orchestrator:
         return json.dumps({"error": f"{plan.error}. Call the tool again with corrected arguments."},
                           ensure_ascii=False)
 
-    def _finish(self, run: _Run, question: str, answer: str) -> ChatResult:
-        if run.outcomes and (self.is_hybrid() or not answer_is_usable(answer, question)):
-            answer = self._write_answer(run, question)
+    def _finish(self, run: _Run, question: str, history: list[dict[str, str]], answer: str) -> ChatResult:
+        if self.is_hybrid() or not answer_is_usable(answer, question):
+            # One more pass by the writer: from the tool data if there is any, else as plain chat.
+            run.emit("rewrite", {})
+            if run.outcomes:
+                answer = self._write_answer(run, question)
+            else:
+                answer = self._plain_chat(run, question, history)
         if answer_is_usable(answer, question):
             return self._result(run, answer, self.writer, "model")
         return self._result(run, fallback_answer(question, run.outcomes), self.writer, "fallback")
@@ -244,7 +249,6 @@ class Orchestrator:
             {"role": "system", "content": prompts.WRITER_PROMPT},
             {"role": "user", "content": prompts.writer_user_message(question, results, user_language(question))},
         ]
-        run.emit("rewrite", {})
         return run.record(self.writer.chat(messages, on_token=run.token_sink)).content
 
     def _result(self, run: _Run, answer: str, client: LlmClient, source: str) -> ChatResult:

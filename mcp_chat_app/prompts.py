@@ -51,7 +51,7 @@ def openai_tools(tools: list[ToolInfo]) -> list[dict[str, Any]]:
             "function": {
                 "name": tool.qualified_name,
                 "description": _first_line(tool.description),
-                "parameters": _strip_titles(tool.input_schema),
+                "parameters": _slim_schema(tool.input_schema),
             },
         }
         for tool in tools
@@ -70,13 +70,26 @@ def _first_line(text: str) -> str:
     return text.strip().split("\n\n")[0].replace("\n", " ")
 
 
-def _strip_titles(schema: Any) -> Any:
-    # Pydantic adds a `title` to every property; the model does not need them, and they cost tokens.
-    if isinstance(schema, dict):
-        return {key: _strip_titles(value) for key, value in schema.items() if key != "title"}
+def _slim_schema(schema: Any) -> Any:
+    """The schema as the model reads it: no `title`s, and `anyOf [X, null]` with a null default as just X
+    (leaving a parameter out already means null). Validation still uses the server's full schema."""
     if isinstance(schema, list):
-        return [_strip_titles(item) for item in schema]
-    return schema
+        return [_slim_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    slim = {}
+    for key, value in schema.items():
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            slim[key] = {name: _slim_schema(item) for name, item in value.items()}  # names, not keywords
+        elif key != "title":
+            slim[key] = _slim_schema(value)
+    options = slim.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:
+        (kept,) = [option for option in options if option != {"type": "null"}]
+        slim = {**{k: v for k, v in slim.items() if k != "anyOf"}, **kept}
+    if "default" in slim and slim["default"] is None:
+        del slim["default"]
+    return slim
 
 
 def _tool_line(tool: ToolInfo) -> str:

@@ -19,7 +19,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp_types import CallToolResult, Tool
+from mcp_types import CONNECTION_CLOSED, CallToolResult, Tool
 
 from mcp_chat_app.server_registry import ServerSpec
 
@@ -37,6 +37,13 @@ _LIST_CHANGED = {
     "notifications/resources/list_changed",
     "notifications/prompts/list_changed",
 }
+
+
+def _describe(error: BaseException) -> str:
+    """The root cause in one line (anyio wraps transport failures in exception groups)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"
 
 
 class ServerUnavailable(Exception):
@@ -113,7 +120,7 @@ class ServerConnection:
         except TimeoutError:
             raise  # TimeoutError is an OSError, but it means a slow tool, not a dead session
         except MCPError as error:
-            if "closed" in error.message.lower():
+            if error.code == CONNECTION_CLOSED:
                 self._mark_lost(f"connection closed: {error.message}")
                 raise ServerUnavailable(f"server {self.spec.name!r} dropped the connection") from error
             raise
@@ -137,7 +144,7 @@ class ServerConnection:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # boundary: any failure of one server must not stop the gateway
-                self.last_error = f"{type(error).__name__}: {error}"
+                self.last_error = _describe(error)
                 logger.warning("MCP server %s failed: %s", self.spec.name, self.last_error)
             self._settled.set()
             self._ready.clear()

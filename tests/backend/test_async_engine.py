@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import CHAT_PROMPTS, assert_all_blocks_free, chat_prompt_ids
+from engine_helpers import CHAT_PROMPTS, assert_all_blocks_free, chat_prompt_ids
 from llm_backend.config import EngineConfig
 from llm_backend.engine.async_engine import AsyncLLMEngine
 from llm_backend.engine.sampling_params import SamplingParams

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from conftest import CHAT_PROMPTS, assert_all_blocks_free, chat_prompt_ids
+from engine_helpers import CHAT_PROMPTS, assert_all_blocks_free, chat_prompt_ids
 from llm_backend.config import EngineConfig
 from llm_backend.engine.llm_engine import LLMEngine
 from llm_backend.engine.model_runner import kv_block_bytes

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CHAT_PROMPTS, chat_prompt_ids
+from engine_helpers import CHAT_PROMPTS, AllowList, chat_prompt_ids
 from llm_backend.engine.sampling_params import SamplingParams
-from test_sampler import AllowList
 
 
 @pytest.fixture

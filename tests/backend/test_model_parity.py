@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from conftest import CHAT_PROMPTS, QWEN_05B, chat_prompt_ids, hf_reference_model
+from engine_helpers import CHAT_PROMPTS, QWEN_05B, chat_prompt_ids, hf_reference_model
 from llm_backend.config import EngineConfig
 from llm_backend.engine.llm_engine import LLMEngine
 from llm_backend.engine.sampling_params import SamplingParams

@@ -7,6 +7,7 @@ import torch
 
 from llm_backend.engine.sampler import Sampler
 from llm_backend.engine.sampling_params import SamplingParams
+from engine_helpers import AllowList
 from llm_backend.engine.sequence import Sequence
 
 VOCAB = 40
@@ -21,32 +22,6 @@ def seq(params: SamplingParams, prompt=(1, 2), output=(), constraint=None) -> Se
 def draws(params: SamplingParams, logits: torch.Tensor, times: int = 200) -> set[int]:
     sampler = Sampler()
     return {sampler(logits.clone().unsqueeze(0), [seq(params)])[0].token_id for _ in range(times)}
-
-
-class AllowList:
-    """A fake grammar that allows a fixed set of tokens and ends after `length` tokens."""
-
-    def __init__(self, allowed: list[int], length: int = 3) -> None:
-        self.allowed, self.length, self.accepted = allowed, length, []
-
-    def fill_next_token_bitmask(self, bitmask: torch.Tensor, row: int) -> bool:
-        bitmask[row] = 0
-        for token in self.allowed:
-            bitmask[row, token // 32] |= 1 << (token % 32)
-        return True
-
-    def accept_token(self, token_id: int) -> bool:
-        self.accepted.append(token_id)
-        return token_id in self.allowed
-
-    def forced_tokens(self) -> list[int]:
-        return []
-
-    def is_terminated(self) -> bool:
-        return len(self.accepted) >= self.length
-
-    def rollback(self, num_tokens: int) -> None:
-        del self.accepted[len(self.accepted) - num_tokens:]
 
 
 def test_greedy_picks_argmax_per_row():

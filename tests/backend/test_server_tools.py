@@ -76,8 +76,8 @@ def test_tool_choice_auto_gives_text_or_valid_calls(client, seed):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_tool_choice_required_always_calls_valid_tools(client, seed):
-    # One call (parallel_tool_calls=False) over bounded schemas must end well within max_tokens.
-    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=TOOLS,
+    # One call (parallel_tool_calls=False) of a small bounded schema must end within max_tokens.
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[FORECAST, CURRENT],
                                            tool_choice="required", parallel_tool_calls=False,
                                            max_tokens=120, temperature=1.0, seed=seed)
     choice = reply.choices[0]
@@ -107,8 +107,8 @@ def test_nested_schema_with_enums_objects_and_arrays_validates(client, seed):
 
 
 def test_streamed_tool_calls_accumulate_like_the_non_streamed_ones(client):
-    request = dict(model=MODEL, messages=ASK, tools=TOOLS, tool_choice="required", max_tokens=120,
-                   temperature=0, parallel_tool_calls=False)
+    request = dict(model=MODEL, messages=ASK, tools=[FORECAST, CURRENT], tool_choice="required",
+                   max_tokens=120, temperature=0, parallel_tool_calls=False)
     client.chat.completions.create(**request)  # warm the prefix cache so both runs see it
     whole = client.chat.completions.create(**request).choices[0]
     with client.chat.completions.stream(**request) as stream:

@@ -13,16 +13,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "gateway"))
 
+from gateway.conftest import fake_llm  # noqa: E402,F401  (the module-scoped scripted LLM, reused)
 from gateway_processes import WEATHER_SERVER, FakeLlm, GatewayProcess  # noqa: E402
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-
-@pytest.fixture(scope="module")
-def fake_llm(tmp_path_factory: pytest.TempPathFactory):
-    llm = FakeLlm(tmp_path_factory.mktemp("fake_llm"))
-    yield llm
-    llm.stop()
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -28,7 +29,8 @@ class UpProcess:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.output = work_dir / "up.out"
-        env = {**psutil.Process().environ(), "MCP_CHAT_SERVERS_CONFIG": str(registry),
+        inherited = {key: value for key, value in os.environ.items() if not key.startswith("MCP_CHAT_")}
+        env = {**inherited, "MCP_CHAT_SERVERS_CONFIG": str(registry),
                "MCP_CHAT_DATA_DIR": str(work_dir / "data"), "OMP_WAIT_POLICY": "PASSIVE"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mcp_chat_app.cli", "up", "--port", str(self.port), *flags],

@@ -143,6 +143,8 @@ def test_the_banner_says_when_the_llm_and_a_server_are_down(browser, tmp_path: P
         browser.find_element(By.ID, "message").send_keys("Hello?", Keys.ENTER)
         failed = _wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ".bubble.failed"))
         assert "llm_unavailable" in failed[0].text
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / "web_banner.png"))
         assert httpx.get(f"{gateway.url}/health", timeout=30).json()["status"] == "degraded"
     finally:
         gateway.stop()

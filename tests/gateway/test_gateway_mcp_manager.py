@@ -14,19 +14,22 @@ import pytest
 from mcp_chat_app.mcp_manager import McpManager, ToolRequest
 from mcp_chat_app.server_registry import parse_server_spec
 
-from .gateway_processes import HERE, TINY_SERVER, free_port, wait_http
+from .gateway_processes import HERE, TINY_SERVER, free_port, stop, wait_http
+
+
+def start_tiny_http(port: int, log: Path) -> subprocess.Popen:
+    process = subprocess.Popen([sys.executable, str(HERE / "tiny_mcp_server.py"), "--http", str(port)],
+                               stdout=log.open("a"), stderr=subprocess.STDOUT)
+    wait_http(f"http://127.0.0.1:{port}/mcp", process, log)
+    return process
 
 
 @pytest.fixture(scope="module")
-def tiny_http():
+def tiny_http(tmp_path_factory):
     port = free_port()
-    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"tiny_http_{port}.log"
-    process = subprocess.Popen([sys.executable, str(HERE / "tiny_mcp_server.py"), "--http", str(port)],
-                               stdout=log.open("w"), stderr=subprocess.STDOUT)
-    wait_http(f"http://127.0.0.1:{port}/mcp", process, log)
+    process = start_tiny_http(port, tmp_path_factory.mktemp("tiny_http") / "server.log")
     yield f"http://127.0.0.1:{port}/mcp"
-    process.terminate()
-    process.wait(timeout=10)
+    stop(process)
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +102,24 @@ def test_dead_server_routes_to_its_fallback(manager):
     assert not result.is_error and result.server == "tiny" and result.text == "via backup"
     primary = next(row for row in manager.status() if row["name"] == "primary")
     assert not primary["up"] and primary["last_error"]
+
+
+def test_http_server_that_drops_is_reconnected(tmp_path):
+    port = free_port()
+    log = tmp_path / "server.log"
+    server = start_tiny_http(port, log)
+    spec = parse_server_spec("flaky", {"url": f"http://127.0.0.1:{port}/mcp", "timeout": 3})
+    manager = McpManager({"flaky": spec}, tmp_path / "logs", health_interval_s=0.5)
+    manager.start()
+    try:
+        server.kill()
+        server.wait()
+        (down,) = manager.call_tools([ToolRequest("flaky", "echo", {"text": "lost"})])
+        assert down.is_error and "flaky" in down.text
+        server = start_tiny_http(port, log)
+        (back,) = manager.call_tools([ToolRequest("flaky", "echo", {"text": "back"})])
+        assert not back.is_error and back.text == "back"
+        assert manager.status()[0]["restarts"] >= 1
+    finally:
+        manager.close()
+        stop(server)

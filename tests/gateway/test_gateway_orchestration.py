@@ -11,7 +11,7 @@ from mcp_chat_app.llm_client import LlmClient
 from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.mock_mcp_manager import MockMcpManager, ScriptedTool, ScriptedToolError
 from mcp_chat_app.model_profiles import Endpoint
-from mcp_chat_app.orchestrator import Orchestrator
+from mcp_chat_app.orchestrator import PLAIN_CHAT_PROMPT, Orchestrator
 from mcp_chat_app.tool_results import ToolImage
 
 CITY_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
@@ -174,3 +174,19 @@ def test_streaming_emits_events_in_order(make, fake_llm):
     names = [event for event, _ in events]
     assert names[:2] == ["tool_call", "tool_result"] and set(names[2:]) == {"token"}
     assert "".join(data["text"] for event, data in events if event == "token") == result.response
+
+
+def test_unusable_answer_without_tools_gets_a_plain_chat_retry(make, fake_llm):
+    orchestrator, manager = make()
+    fake_llm.script({"content": '{"name": "write_poem", "arguments": {}}'}, {"content": "春风吹绿了江南岸。"})
+    result = orchestrator.run("写一首关于春天的诗", [])
+    assert result.response == "春风吹绿了江南岸。" and manager.calls == []
+    retry = fake_llm.requests()[1]
+    assert "tools" not in retry and retry["messages"][0]["content"] == PLAIN_CHAT_PROMPT
+
+
+def test_hybrid_writer_answers_questions_that_need_no_tool(make, fake_llm):
+    orchestrator, _ = make(writer_model="writer-model")
+    fake_llm.script({"content": "Paris."}, {"content": "The capital of France is Paris."})
+    result = orchestrator.run("What is the capital of France?", [])
+    assert result.response == "The capital of France is Paris." and result.model == "writer-model"

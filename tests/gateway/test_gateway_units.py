@@ -10,7 +10,9 @@ import pytest
 from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, user_language
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.history import SqliteHistoryStore, trim_to_budget
+from mcp_chat_app.mcp_manager import ToolInfo
 from mcp_chat_app.model_profiles import load_roles
+from mcp_chat_app.prompts import openai_tools
 from mcp_chat_app.server_registry import load_registry, parse_server_spec
 from mcp_chat_app.tool_call_parser import parse_tool_calls
 from mcp_chat_app.tool_results import ToolOutcome, model_view
@@ -70,6 +72,8 @@ def test_answer_guards_follow_the_users_language():
     assert user_language("北京今天天气怎么样？") == "Chinese" and user_language("Weather in Oslo?") == "English"
     assert answer_is_usable("北京现在12.3°C。", "北京今天天气怎么样？")
     assert not answer_is_usable("It is 12.3 °C in Beijing.", "北京今天天气怎么样？")
+    assert answer_is_usable("Beijing (北京) is at 12.3 °C.", "Weather in Beijing?")
+    assert answer_is_usable("北京的UV指数是0.8，PM2.5 good。", "北京紫外线强吗？")
     assert not answer_is_usable('{"name": "weather__get_current_weather"}', "Weather in Oslo?")
     assert not answer_is_usable("  ", "Weather in Oslo?")
 
@@ -133,3 +137,16 @@ def test_profiles_resolve_plain_hybrid_and_overrides(monkeypatch):
     assert not overridden.hybrid and overridden.router.model == "m"
     with pytest.raises(ValueError, match="unknown model profile"):
         load_roles(path, "nope")
+
+
+def test_tool_schemas_are_slimmed_for_the_model_only():
+    tool = ToolInfo("weather", "find", "Find cities.\n\nLong details the model does not need.", {
+        "type": "object", "title": "findArguments",
+        "properties": {"min_temp": {"anyOf": [{"type": "number"}, {"type": "null"}], "default": None,
+                                    "title": "Min Temp", "description": "Lowest °C"},
+                       "title": {"type": "string", "title": "Title"}}})
+    (spec,) = openai_tools([tool])
+    assert spec["function"] == {"name": "weather__find", "description": "Find cities.", "parameters": {
+        "type": "object", "properties": {"min_temp": {"description": "Lowest °C", "type": "number"},
+                                         "title": {"type": "string"}}}}
+    assert tool.input_schema["properties"]["min_temp"]["anyOf"]  # the server's schema is untouched
