@@ -79,19 +79,24 @@ def _image_loads(client: httpx.Client, url: str) -> bool:
 
 def run_eval(queries: list[dict[str, Any]], gateway_url: str, timeout_s: float,
              progress: bool = True) -> list[Outcome]:
-    """Ask every question as a fresh user (no history carries over), in order, one at a time."""
+    """Ask every question as a fresh user (no history carries over), in order, one at a time.
+
+    Ctrl-C stops early and keeps the questions answered so far, so a long run still gives its tables.
+    """
     run_id = uuid.uuid4().hex[:8]
-    outcomes = []
+    outcomes: list[Outcome] = []
     with httpx.Client(base_url=gateway_url, timeout=timeout_s) as client:
-        for index, query in enumerate(queries):
-            user = f"eval_{run_id}_{index}"
-            reply, latency, image_ok = ask(client, user, query)
-            client.delete(f"/chat/{user}/history")
-            outcome = Outcome(query, reply, score(query, reply, image_ok), latency)
-            outcomes.append(outcome)
-            if progress:
-                mark = "ok " if outcome.correct else "BAD"
-                print(f"[{index + 1:2}/{len(queries)}] {mark} {latency:5.1f}s {query['query']}", flush=True)
+        try:
+            for index, query in enumerate(queries):
+                user = f"eval_{run_id}_{index}"
+                reply, latency, image_ok = ask(client, user, query)
+                client.delete(f"/chat/{user}/history")
+                outcomes.append(Outcome(query, reply, score(query, reply, image_ok), latency))
+                if progress:
+                    mark = "ok " if outcomes[-1].correct else "BAD"
+                    print(f"[{index + 1:2}/{len(queries)}] {mark} {latency:5.1f}s {query['query']}", flush=True)
+        except KeyboardInterrupt:
+            print(f"interrupted: scoring the {len(outcomes)} questions answered so far", flush=True)
     return outcomes
 
 
@@ -189,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
 
     queries = load_queries(args.queries)[: args.limit]
     outcomes = run_eval(queries, args.gateway, args.timeout)
+    if not outcomes:
+        return 1
     model = next((o.reply["model"] for o in outcomes if o.reply.get("model")), "unknown")
     print(f"\nmodel {model}\n")
     print(text_table(summary_rows(outcomes, "intent"), _header("intent")), end="\n\n")

@@ -11,7 +11,7 @@ from mcp_chat_app.tool_results import ToolOutcome, essentials
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
-_MARKUP = re.compile(r"<\|?tool_call|<\|im_|\"(name|tool)\"\s*:|^\s*[\[{]", re.MULTILINE)
+_MARKUP = re.compile(r"</?\|?tool|<\|im_|\"(name|tool)\"\s*:|^\s*[\[{]", re.MULTILINE)
 _MAX_FACTS = 8
 _MAX_SUMMARY_CHARS = 400
 

@@ -137,7 +137,11 @@ def _start_gateway(config: GatewayConfig, llm_env: dict[str, str], log_dir: Path
 
 def _pull_if_missing(model: str) -> None:
     """Store names are fetched (with a progress bar) before the backend starts; paths are left alone."""
-    from llm_backend.weights.model_store import CATALOG, ModelStoreError, pull
+    try:
+        from llm_backend.weights.model_store import CATALOG, ModelStoreError, pull
+    except ImportError as error:
+        raise LaunchError(f"the local backend is not installed ({error}): install the `backend` extra, "
+                          f"or point at a running model with --llm-base-url") from error
 
     if model not in CATALOG:
         return

@@ -44,7 +44,7 @@ class LlmClient:
                                      timeout=endpoint.timeout_s, max_retries=0)
 
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-             on_token: Callable[[str], None] | None = None) -> ChatTurn:
+             on_token: Callable[[str], None] | None = None, tool_choice: str = "auto") -> ChatTurn:
         """One completion; raises LlmUnavailable when the endpoint is down or fails."""
         request: dict[str, Any] = {
             "model": self.endpoint.model,
@@ -54,7 +54,7 @@ class LlmClient:
         }
         if tools:
             request["tools"] = tools
-            request["tool_choice"] = "auto"
+            request["tool_choice"] = tool_choice
         started = time.perf_counter()
         try:
             if on_token is None:

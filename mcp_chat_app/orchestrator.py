@@ -123,6 +123,10 @@ class Orchestrator:
             stream = run.token_sink if native and not self.is_hybrid() else None
             turn = run.record(self.router.chat(run.messages, tools=tool_specs, on_token=stream))
             calls = turn.tool_calls or self._calls_in_text(turn.content, by_name)
+            if not calls and tool_specs and not run.outcomes and not answer_is_usable(turn.content, question):
+                turn = self._forced_call(run, tool_specs)
+                # Only the first forced call counts: under `required`, small models keep adding calls.
+                calls = [call for call in turn.tool_calls[:1] if call.name != prompts.NO_TOOL]
             if not calls:
                 return turn.content
             planned = [self._plan(run, call, by_name) for call in calls]
@@ -132,6 +136,13 @@ class Orchestrator:
             self._execute(run, planned)
             self._feed_back(run, turn, planned, native)
         return ""  # out of rounds: the writer answers from what was gathered
+
+    def _forced_call(self, run: _Run, tool_specs: list[dict[str, Any]]) -> ChatTurn:
+        """Small models sometimes print garbage instead of a call; a backend with constrained decoding
+        can be made to pick a tool (or `answer_directly`), which turns that garbage into a real call."""
+        run.emit("rewrite", {})
+        forced = self.router.chat(run.messages, tools=[*tool_specs, prompts.NO_TOOL_SPEC], tool_choice="required")
+        return run.record(forced)
 
     def is_hybrid(self) -> bool:
         """Whether a different model writes the answer than the one that picks the tools."""

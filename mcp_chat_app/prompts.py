@@ -29,6 +29,14 @@ WRITER_PROMPT = (
 
 TOOL_RESULTS_HEADER = "Tool results:"
 
+# Offered beside the real tools when a call is forced, so a question that needs no tool still has a way out.
+NO_TOOL = "answer_directly"
+NO_TOOL_SPEC = {
+    "type": "function",
+    "function": {"name": NO_TOOL, "description": "The question needs no tool.",
+                 "parameters": {"type": "object", "properties": {}}},
+}
+
 
 def today() -> str:
     """The date line of the router prompt (changes once a day, so the prefix cache stays warm)."""

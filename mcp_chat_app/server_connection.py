@@ -77,6 +77,7 @@ class ServerConnection:
         self._lost = asyncio.Event()
         self._refresh_wanted = asyncio.Event()
         self._settled = asyncio.Event()  # set after the first connection attempt, success or not
+        self._retry_now = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
 
     @property
@@ -111,6 +112,8 @@ class ServerConnection:
 
     async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float) -> CallToolResult:
         """Call a tool on the live session; ServerUnavailable if the session is down or breaks."""
+        if not self._ready.is_set():
+            self._retry_now.set()  # a caller is waiting: skip what is left of the backoff
         if not await self.wait_ready(timeout) or self._client is None:
             raise ServerUnavailable(f"server {self.spec.name!r} is not connected: {self.last_error}")
         client = self._client
@@ -152,7 +155,11 @@ class ServerConnection:
             # A session that stayed up for a while earns a fast reconnect; a crash loop backs off.
             if time.monotonic() - started > _BACKOFF_MAX_S:
                 backoff = _BACKOFF_START_S
-            await asyncio.sleep(backoff)
+            self._retry_now.clear()
+            try:
+                await asyncio.wait_for(self._retry_now.wait(), backoff)
+            except TimeoutError:
+                pass
             backoff = min(backoff * 2, _BACKOFF_MAX_S)
             self.restarts += 1
 

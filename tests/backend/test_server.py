@@ -108,6 +108,8 @@ def test_client_disconnect_mid_stream_frees_blocks(base_url):
         for i, _ in enumerate(response.iter_lines()):
             if i == 6:
                 break
+        for _ in range(6):
+            print(time.monotonic(), metric(base_url, "kv_cache_blocks_used"), metric(base_url, "num_requests_running"), metric(base_url, "generation_tokens_total"), metric(base_url, "num_preemptions_total"))
         assert metric(base_url, "kv_cache_blocks_used") > 0
     deadline = time.monotonic() + 10
     while metric(base_url, "kv_cache_blocks_used") > 0 and time.monotonic() < deadline:

@@ -47,12 +47,12 @@ def test_haversine_and_language_helpers():
 def test_a_forecast_reply_is_fully_correct_only_with_city_days_and_grounded_numbers():
     query = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast",
              "cities": [{"name": "Guangzhou", "lat": 23.13, "lon": 113.26}], "days": 2}
-    days = [{"date": "2026-11-29", "temp_min": 18.2, "temp_max": 24.6}, {"date": "2026-11-30", "temp_min": 17.0,
-                                                                        "temp_max": 23.4}]
+    days = [{"date": "2026-11-29", "temp_min": 18.2, "temp_max": 24.6},
+            {"date": "2026-11-30", "temp_min": 17.0, "temp_max": 23.4}]
     good = _call("get_forecast", {"city": "广州", "days": 2}, {**_place(23.12, 113.25), "days": days})
     assert score(query, _reply("广州明天最高 41 度。", good), image_ok=True)["grounded"] is False
     assert score(query, _reply("广州明天天气不错。", good), image_ok=True)["grounded"] is False  # no number
-    checks = score(query, _reply("广州明天17到23.4度，今天最高25度。", good), image_ok=True)
+    checks = score(query, _reply("广州明天17到23.4度，今天最高25度。", good), image_ok=True)  # 24.6 rounded
     assert checks == {"tool": True, "location": True, "days": True, "chart": None, "range": None,
                       "no_tool": None, "grounded": True, "language": True}
     assert fully_correct(checks)

@@ -114,12 +114,13 @@ def test_up_with_a_local_model_serves_and_ctrl_c_stops_everything(launch):
 
 def test_up_with_a_remote_model_starts_no_backend_and_answers(launch, fake_llm):
     up = launch("--llm-base-url", f"{fake_llm.url}/v1", "--model", "fake-model")
-    up.wait_ready(timeout=120)
+    up.wait_ready(timeout=300)
     children = up.descendants()
     assert not any("llm_backend" in line for line in _command_lines(children))
     fake_llm.script({"tool_calls": [{"name": "weather__get_current_weather", "arguments": {"city": "Beijing"}}]},
                     {"content": "Beijing is fine today."})
-    reply = httpx.post(f"{up.url}/chat/launcher_test", json={"message": "Weather in Beijing?"}, timeout=60).json()
+    reply = httpx.post(f"{up.url}/chat/launcher_test", json={"message": "Weather in Beijing?"},
+                       timeout=180).json()
     assert reply["response"] == "Beijing is fine today."
     assert reply["tool_calls"][0]["structured_content"]["location"]["english_name"] == "Beijing"
 
@@ -135,4 +136,11 @@ def test_up_refuses_a_port_that_is_taken(launch, fake_llm):
         up = launch("--llm-base-url", f"{fake_llm.url}/v1", port=holder.getsockname()[1])
         assert up.process.wait(timeout=60) == 1
     assert f"port {up.port} on 127.0.0.1 is in use" in up.text()
+    assert "starting the gateway" not in up.text()
+
+
+def test_a_backend_that_cannot_start_ends_up_with_its_log(launch, tmp_path: Path):
+    up = launch("--model", str(tmp_path / "missing.gguf"), "--llm-port", str(free_port()))
+    assert up.process.wait(timeout=300) == 1
+    assert "llm-backend exited with status" in up.text() and "missing.gguf" in up.text()
     assert "starting the gateway" not in up.text()

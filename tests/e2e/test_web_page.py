@@ -57,7 +57,7 @@ def browser():
     driver.quit()
 
 
-def _wait(driver, condition, timeout: float = 30):
+def _wait(driver, condition, timeout: float = 90):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition())
 
 

@@ -178,10 +178,11 @@ def test_streaming_emits_events_in_order(make, fake_llm):
 
 def test_unusable_answer_without_tools_gets_a_plain_chat_retry(make, fake_llm):
     orchestrator, manager = make()
-    fake_llm.script({"content": '{"name": "write_poem", "arguments": {}}'}, {"content": "春风吹绿了江南岸。"})
+    fake_llm.script({"content": '{"name": "write_poem", "arguments": {}}'}, {"content": ""},
+                    {"content": "春风吹绿了江南岸。"})
     result = orchestrator.run("写一首关于春天的诗", [])
     assert result.response == "春风吹绿了江南岸。" and manager.calls == []
-    retry = fake_llm.requests()[1]
+    retry = fake_llm.requests()[2]
     assert "tools" not in retry and retry["messages"][0]["content"] == PLAIN_CHAT_PROMPT
 
 
@@ -190,3 +191,22 @@ def test_hybrid_writer_answers_questions_that_need_no_tool(make, fake_llm):
     fake_llm.script({"content": "Paris."}, {"content": "The capital of France is Paris."})
     result = orchestrator.run("What is the capital of France?", [])
     assert result.response == "The capital of France is Paris." and result.model == "writer-model"
+
+
+def test_garbage_instead_of_a_call_gets_one_forced_call(make, fake_llm):
+    orchestrator, manager = make()
+    forced = {"tool_calls": [{"name": "weather__get_current_weather", "arguments": {"city": "广州"}},
+                             {"name": "weather__get_weather_chart", "arguments": {"city": "广州"}}]}
+    fake_llm.script({"content": "<tools></tools>"}, forced, {"content": "广州现在12.3°C，多云。"})
+    result = orchestrator.run("广州今天会下雨吗？", [])
+    assert [c.arguments for c in manager.calls] == [{"city": "广州"}] and result.response == "广州现在12.3°C，多云。"
+    forced = fake_llm.requests()[1]
+    assert forced["tool_choice"] == "required" and forced["tools"][-1]["function"]["name"] == "answer_directly"
+
+
+def test_a_forced_call_may_choose_to_answer_directly(make, fake_llm):
+    orchestrator, manager = make()
+    fake_llm.script({"content": "<tools></tools>"}, call("answer_directly"), {"content": "春风吹绿了江南岸。"})
+    result = orchestrator.run("写一首关于春天的诗", [])
+    assert manager.calls == [] and result.response == "春风吹绿了江南岸。"
+    assert "tools" not in fake_llm.requests()[2]
