@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 
 from mcp_chat_app.mcp_manager import McpManager, ToolRequest  # noqa: E402
 from mcp_chat_app.server_registry import parse_server_spec  # noqa: E402
-from tests.gateway.gateway_processes import WEATHER_SERVER, FakeLlm, GatewayProcess  # noqa: E402
+from tests.gateway.gateway_processes import TINY_SERVER, WEATHER_SERVER, FakeLlm, GatewayProcess  # noqa: E402
 
 TOOL = ToolRequest("weather", "get_current_weather", {"city": "Beijing"})
 
@@ -70,18 +70,25 @@ def bench_requests(work_dir: Path, count: int) -> list[str]:
     ]
 
 
+def _timed_calls(manager: McpManager, request: ToolRequest, count: int) -> list[float]:
+    manager.call_tools([request])  # warm-up
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        manager.call_tools([request])
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
 def bench_tool_calls(work_dir: Path, count: int) -> list[str]:
-    """One call over the persistent session vs. a fresh stdio session (spawn + handshake) per call."""
+    """One call over the persistent session vs. a fresh stdio session (spawn + handshake) per call;
+    the tiny server's `echo` shows the session's own cost without the weather server's work."""
     spec = parse_server_spec("weather", WEATHER_SERVER)
-    manager = McpManager({"weather": spec}, work_dir / "logs")
+    manager = McpManager({"weather": spec, "tiny": parse_server_spec("tiny", TINY_SERVER)}, work_dir / "logs")
     manager.start()
     try:
-        manager.call_tools([TOOL])
-        persistent = []
-        for _ in range(count):
-            started = time.perf_counter()
-            manager.call_tools([TOOL])
-            persistent.append((time.perf_counter() - started) * 1000)
+        persistent = _timed_calls(manager, TOOL, count)
+        echo = _timed_calls(manager, ToolRequest("tiny", "echo", {"text": "hi"}), count)
     finally:
         manager.close()
 
@@ -96,6 +103,7 @@ def bench_tool_calls(work_dir: Path, count: int) -> list[str]:
     ratio = statistics.median(spawned) / statistics.median(persistent)
     return [
         row("tool call, persistent stdio session", persistent),
+        row("  same session cost with a trivial tool (echo)", echo),
         row("tool call, spawn per call (baseline)", spawned),
         f"| {'baseline / persistent (p50 ratio)':<48} | {ratio:8.0f}x | {'':>9} |",
     ]

@@ -40,7 +40,7 @@ EXPECTED_TOOL = {"current": {"get_current_weather"}, "forecast": {"get_forecast"
                  "precipitation": {"get_precipitation"}, "chart": {"get_weather_chart"},
                  "temperature_range": {"find_cities_by_temperature"},
                  "compare": {"get_current_weather", "get_forecast"}}
-MAX_TOKENS = 128
+MAX_TOKENS = 192
 DOCS_START, DOCS_END = "<!-- tool-eval:start -->", "<!-- tool-eval:end -->"
 
 
@@ -166,7 +166,8 @@ def ask(client: httpx.Client, model: str, tools: list[dict], query: str, constra
     started = time.perf_counter()
     response = client.post("/v1/chat/completions", json=body)
     response.raise_for_status()
-    return response.json()["choices"][0]["message"], time.perf_counter() - started
+    choice = response.json()["choices"][0]
+    return {**choice["message"], "finish_reason": choice["finish_reason"]}, time.perf_counter() - started
 
 
 def decode_seconds_per_token(client: httpx.Client, model: str) -> float:
@@ -225,7 +226,8 @@ def evaluate_model(model: str, tools: list[dict], queries: list[dict], gazetteer
                 scores.append(score(query, message, latency, schemas, gazetteer))
                 print(f"  {model} constrained={constrained} {query['intent']:<17} "
                       f"calls={[c['function']['name'] for c in message.get('tool_calls') or []]} "
-                      f"ok={scores[-1].right_args} {latency:.1f}s", file=sys.stderr)
+                      f"finish={message['finish_reason']} ok={scores[-1].right_args} {latency:.1f}s",
+                      file=sys.stderr)
             results[constrained] = scores
         results["decode_s"] = decode_seconds_per_token(client, model)
     results["mask_s"] = masking_seconds_per_token(model, tools)

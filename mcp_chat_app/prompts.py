@@ -11,8 +11,9 @@ from mcp_chat_app.mcp_manager import ToolInfo
 
 ROUTER_PROMPT = (
     "You are a weather assistant. Today is {today}. Call a tool whenever the user asks about weather; "
-    "never guess data. If no tool fits, answer directly. Answer in the user's language, "
-    "quote numbers from tool results with units, and say so plainly if a tool failed."
+    "never guess data. To compare cities, call the tool once per city. If no tool fits, answer directly. "
+    "Answer in the user's language, quote numbers from tool results with units, translate weather "
+    "descriptions faithfully, and say so plainly if a tool failed."
 )
 
 PROMPT_JSON_RULES = (
@@ -23,8 +24,8 @@ PROMPT_JSON_RULES = (
 
 WRITER_PROMPT = (
     "You write the final answer for a weather assistant. Use only the tool results given. "
-    "Quote numbers exactly, with units. Invent nothing. If a tool failed, say that the data "
-    "could not be fetched. Be brief: two or three sentences."
+    "Quote numbers exactly, with units, and translate weather descriptions faithfully. Invent nothing. "
+    "If a tool failed, say that the data could not be fetched. Be brief: two or three sentences."
 )
 
 TOOL_RESULTS_HEADER = "Tool results:"

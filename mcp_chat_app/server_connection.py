@@ -10,15 +10,15 @@ import shutil
 import sys
 import time
 import warnings
+from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
 import httpx2
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CONNECTION_CLOSED, CallToolResult, Tool
 
 from mcp_chat_app.server_registry import ServerSpec
@@ -165,8 +165,8 @@ class ServerConnection:
 
     async def _run_session(self) -> None:
         self._lost.clear()
-        with self._errlog() as errlog:
-            client = Client(self._transport_target(errlog), mode="legacy", message_handler=self._on_message)
+        async with AsyncExitStack() as resources:
+            client = Client(self._transport(resources), mode="legacy", message_handler=self._on_message)
             # One scope around the whole session keeps anyio's nesting intact; its deadline only
             # bounds the handshake and discovery, then it is lifted.
             with anyio.CancelScope(deadline=anyio.current_time() + _CONNECT_TIMEOUT_S) as connect_scope:
@@ -237,15 +237,17 @@ class ServerConnection:
         if getattr(message, "method", None) in _LIST_CHANGED:
             self._refresh_wanted.set()
 
-    def _transport_target(self, errlog: TextIO) -> Any:
+    def _transport(self, resources: AsyncExitStack) -> Any:
+        """The transport for `Client`; what it needs (log file, HTTP client) closes with `resources`."""
         spec = self.spec
         if spec.command:
+            # A server's stderr goes to a per-server log file, not into the gateway's console.
+            self._log_dir.mkdir(parents=True, exist_ok=True)
+            errlog = resources.enter_context(open(self._log_dir / f"{spec.name}.log", "a", encoding="utf-8"))
             parameters = StdioServerParameters(command=resolve_command(spec.command), args=spec.args,
                                                env=spec.env or None, cwd=spec.cwd)
             return stdio_client(parameters, errlog=errlog)
-        return streamable_http_client(spec.url, http_client=create_mcp_http_client(headers=spec.headers))
-
-    def _errlog(self) -> TextIO:
-        # A server's stderr goes to a per-server log file, not into the gateway's console.
-        self._log_dir.mkdir(parents=True, exist_ok=True)
-        return open(self._log_dir / f"{self.spec.name}.log", "a", encoding="utf-8")
+        # The SDK's own defaults: a long read timeout, because a server may hold a response stream open.
+        http_client = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        resources.push_async_callback(http_client.aclose)
+        return streamable_http_client(spec.url, http_client=http_client)

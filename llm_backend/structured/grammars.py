@@ -4,6 +4,8 @@ Compilation costs milliseconds to seconds, and the gateway sends the same tool l
 every request, so compiled grammars are cached by the canonical JSON of what produced
 them. Tool calls use the Hermes/Qwen2.5 wire format,
 `<tool_call>\n{"name": "...", "arguments": {...}}\n</tool_call>`, or its bare JSON object.
+The engine's sampler fills one bitmask per step, a row per constrained sequence, through
+`GrammarConstraint` (the `TokenConstraint` protocol).
 """
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 import xgrammar
-
 from xgrammar.structural_tag import (JSONSchemaFormat, OrFormat, StructuralTag, TagFormat,
                                      TagsWithSeparatorFormat, TriggeredTagsFormat)
 
@@ -23,6 +24,11 @@ from llm_backend.structured.tools import ToolChoice, ToolSpecError, check_json_s
 # A small model asked for JSON sometimes emits newlines forever; a cap on consecutive
 # whitespace makes that impossible while leaving room for pretty-printing.
 MAX_WHITESPACE = 6
+# For the same reason tool arguments get bounds where their schema has none: a model stuck
+# repeating list items or characters must still close its call before max_tokens. Arguments
+# within these bounds still validate against the original schema.
+MAX_ARGUMENT_ITEMS = 16
+MAX_ARGUMENT_CHARS = 256
 
 
 class GrammarCache:
@@ -45,7 +51,6 @@ class GrammarCache:
             return None
         key = json.dumps(["tools", tools, choice.mode, choice.name, parallel_tool_calls],
                          sort_keys=True)
-
         return self._cached(key, lambda: self._compiler.compile_structural_tag(
             tool_calls_tag(tools, choice, parallel_tool_calls)), "tools")
 
@@ -114,9 +119,25 @@ def _call_tag(function: dict, tagged: bool) -> TagFormat:
     begin = f'{{"name": "{function["name"]}", "arguments": '
     return TagFormat(
         begin=f"{OPEN_TAG}\n{begin}" if tagged else begin,
-        content=JSONSchemaFormat(json_schema=function["parameters"],
+        content=JSONSchemaFormat(json_schema=bounded(function["parameters"]),
                                  max_whitespace_cnt=MAX_WHITESPACE),
         end=f"}}\n{CLOSE_TAG}" if tagged else "}")
+
+
+def bounded(schema: Any) -> Any:
+    """A copy of `schema` where unbounded arrays and free strings get MAX_ARGUMENT_* limits."""
+    if isinstance(schema, list):
+        return [bounded(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    copy = {key: bounded(value) for key, value in schema.items()}
+    kinds = schema.get("type") if isinstance(schema.get("type"), list) else [schema.get("type")]
+    if "array" in kinds and "maxItems" not in schema:
+        copy["maxItems"] = MAX_ARGUMENT_ITEMS
+    free_string = not {"maxLength", "enum", "const", "pattern", "format"} & schema.keys()
+    if "string" in kinds and free_string:
+        copy["maxLength"] = MAX_ARGUMENT_CHARS
+    return copy
 
 
 def constraint_factory(compiled: xgrammar.CompiledGrammar | None

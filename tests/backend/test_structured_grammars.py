@@ -1,6 +1,7 @@
 """Grammars for tools and response_format, driven token by token with the real SmolLM2 tokenizer."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -8,7 +9,8 @@ import torch
 import xgrammar
 
 from llm_backend.structured.constraint import GrammarConstraint
-from llm_backend.structured.grammars import GrammarCache
+from llm_backend.structured.grammars import (MAX_ARGUMENT_CHARS, MAX_ARGUMENT_ITEMS, GrammarCache,
+                                             bounded)
 from llm_backend.structured.tools import ToolChoice, ToolSpecError, resolve_tool_choice, validate_tools
 
 FORECAST = {"type": "function", "function": {
@@ -94,6 +96,33 @@ def test_whitespace_runs_are_capped(grammars, tokenizer):
     assert accepts(compiled, tokenizer, call("get_current_weather", '{ "city": "Rome" }'))
     assert not accepts(compiled, tokenizer, call("get_current_weather", '{' + " " * 40 + '"city": "Rome"}'),
                        then_eos=False)
+
+
+def test_runaway_arguments_are_bounded(grammars, tokenizer):
+    listing = {"type": "function", "function": {"name": "find", "parameters": {
+        "type": "object", "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
+        "required": ["cities"]}}}
+    tools = validate_tools([listing])
+    compiled = grammars.for_tools(tools, ToolChoice("named", "find"), True)
+
+    def cities(names: list[str]) -> str:
+        return call("find", json.dumps({"cities": names}))
+    assert accepts(compiled, tokenizer, cities(["Rome"] * MAX_ARGUMENT_ITEMS))
+    assert not accepts(compiled, tokenizer, cities(["Rome"] * (MAX_ARGUMENT_ITEMS + 1)), then_eos=False)
+    assert accepts(compiled, tokenizer, cities(["x" * MAX_ARGUMENT_CHARS]))
+    assert not accepts(compiled, tokenizer, cities(["x" * (MAX_ARGUMENT_CHARS + 1)]), then_eos=False)
+
+
+def test_bounds_leave_explicit_limits_and_enums_alone():
+    schema = {"type": "object", "properties": {
+        "a": {"type": "array", "maxItems": 99}, "b": {"type": "string", "enum": ["x"]},
+        "c": {"type": ["string", "null"]}, "d": {"anyOf": [{"type": "string", "maxLength": 3}]}}}
+    result = bounded(schema)
+    assert result["properties"]["a"] == {"type": "array", "maxItems": 99}
+    assert result["properties"]["b"] == {"type": "string", "enum": ["x"]}
+    assert result["properties"]["c"]["maxLength"] == MAX_ARGUMENT_CHARS
+    assert result["properties"]["d"] == schema["properties"]["d"]
+    assert "maxLength" not in schema["properties"]["c"]  # the caller's schema is not modified
 
 
 def test_response_format_json_schema_and_json_object(grammars, tokenizer):
