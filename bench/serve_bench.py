@@ -80,6 +80,9 @@ HEADER = ["backend", "conc.", "reqs", "out tok/s", "TTFT p50", "TTFT p99", "TPOT
           "ITL p50", "ITL p99", "E2E p50", "E2E p99"]
 
 
+DECODE_HEADER = ["ours ms/token", "transformers bf16 ms/token", "speed-up"]
+
+
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -178,7 +181,8 @@ def free_port() -> int:
 def llama_cpp_server(gguf: Path, threads: int) -> Iterator[str]:
     port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads), "--n_batch", "512"]
+               "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads), "--n_batch", "512",
+               "--interrupt_requests", "False"]  # by default a new request cuts the running one short
     with tempfile.TemporaryFile(mode="w+") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
         url = f"http://127.0.0.1:{port}/v1"
@@ -236,6 +240,46 @@ def bench_hf_generate(model_name: str, args: argparse.Namespace) -> list[LevelRe
     return levels
 
 
+def batch1_decode(args: argparse.Namespace) -> list[str]:
+    """Batch-1 decode ms/token, ours vs transformers, in one process and interleaved round by
+    round, so that load from other processes hits both alike; medians over rounds."""
+    import torch
+
+    from llm_backend.config import EngineConfig
+    from llm_backend.engine.llm_engine import LLMEngine
+    from llm_backend.engine.sampling_params import SamplingParams
+    from llm_backend.models.hf_reference import build_hf_model
+    from llm_backend.weights import load_checkpoint
+
+    checkpoint = load_checkpoint(args.model, torch.bfloat16)
+    hf_model = build_hf_model(checkpoint.config, checkpoint.tensors, torch.bfloat16)
+    engine = LLMEngine(EngineConfig(model=args.model, threads=args.threads, enable_prefix_caching=False),
+                       checkpoint)
+    prompt = checkpoint.tokenizer.encode(make_prompts(1, args.input_words, seed=5)[0])
+    ids = torch.tensor([prompt])
+
+    def ours(new_tokens: int) -> float:
+        start = time.perf_counter()
+        engine.generate([prompt], SamplingParams(max_tokens=new_tokens, temperature=0, ignore_eos=True))
+        return time.perf_counter() - start
+
+    def theirs(new_tokens: int) -> float:
+        start = time.perf_counter()
+        with torch.inference_mode():
+            hf_model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new_tokens, do_sample=False)
+        return time.perf_counter() - start
+
+    ours(4), theirs(4)
+    n = args.max_tokens
+    ours_ms, theirs_ms = [], []
+    for _ in range(args.decode_rounds):  # (time for n tokens - time for 1 token) / (n - 1) = decode only
+        ours_ms.append(1000 * (ours(n) - ours(1)) / (n - 1))
+        theirs_ms.append(1000 * (theirs(n) - theirs(1)) / (n - 1))
+    ours_med, theirs_med = statistics.median(ours_ms), statistics.median(theirs_ms)
+    return [f"{ours_med:.0f} ({1000 / ours_med:.1f} tok/s)", f"{theirs_med:.0f} ({1000 / theirs_med:.1f} tok/s)",
+            f"{theirs_med / ours_med:.2f}x"]
+
+
 def compare(args: argparse.Namespace) -> None:
     from llm_backend.server.process import running_server
     from llm_backend.weights import load_checkpoint, resolve_model
@@ -258,6 +302,9 @@ def compare(args: argparse.Namespace) -> None:
     print(f"\n## {args.model}: {args.input_words}-word prompts, {args.max_tokens} output tokens, "
           f"{os.cpu_count()} CPUs\n")
     print(markdown_table(HEADER, [level.row() for level in rows]))
+    if args.hf:
+        print("\n### Batch-1 decode, in process, interleaved\n")
+        print(markdown_table(DECODE_HEADER, [batch1_decode(args)]))
     print("\n### Shared prefix TTFT (ours)\n")
     print(markdown_table([f"cold TTFT ms ({args.prefix_words}-word prefix)", "warm TTFT ms", "warm / cold"],
                          [prefix_row]))
@@ -278,8 +325,13 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--no-llama-cpp", dest="llama_cpp", action="store_false")
     parser.add_argument("--no-hf", dest="hf", action="store_false")
+    parser.add_argument("--decode-only", action="store_true",
+                        help="only the in-process batch-1 decode comparison with transformers")
+    parser.add_argument("--decode-rounds", type=int, default=3)
     args = parser.parse_args()
-    if args.compare:
+    if args.decode_only:
+        print(markdown_table(DECODE_HEADER, [batch1_decode(args)]))
+    elif args.compare:
         compare(args)
     elif args.url:
         levels = bench_server(args.url, args.model, args.url, args, {})

@@ -11,6 +11,7 @@ from mcp_chat_app.tool_results import ToolOutcome, essentials
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
+_TOOL_ERROR_PREFIX = re.compile(r"^Error executing tool \w+: ")  # the MCP SDK's wrapper, noise to a reader
 _MARKUP = re.compile(r"</?\|?tool|<\|im_|\"(name|tool)\"\s*:|^\s*[\[{]", re.MULTILINE)
 _MAX_FACTS = 8
 _MAX_SUMMARY_CHARS = 400
@@ -40,11 +41,14 @@ def fallback_answer(question: str, outcomes: list[ToolOutcome]) -> str:
     chinese = _is_chinese(question)
     if not outcomes:
         return "抱歉，我现在无法回答这个问题。" if chinese else "Sorry, I could not produce an answer."
-    lines = ["查询结果：" if chinese else "Here is what the tools returned:"]
+    if all(outcome.is_error for outcome in outcomes):
+        lines = ["抱歉，没能获取到数据：" if chinese else "Sorry, the data could not be fetched:"]
+    else:
+        lines = ["查询结果：" if chinese else "Here is what the tools returned:"]
     for outcome in outcomes:
         if outcome.is_error:
             failure = "调用失败" if chinese else "failed"
-            lines.append(f"- {outcome.tool} {failure}: {outcome.text}")
+            lines.append(f"- {outcome.tool} {failure}: {_TOOL_ERROR_PREFIX.sub('', outcome.text)}")
         else:
             lines.append(f"- {outcome.tool}: {_facts(outcome)}")
     return "\n".join(lines)

@@ -242,6 +242,9 @@ class Orchestrator:
                           ensure_ascii=False)
 
     def _finish(self, run: _Run, question: str, history: list[dict[str, str]], answer: str) -> ChatResult:
+        if run.outcomes and all(outcome.is_error for outcome in run.outcomes):
+            # Every call failed: small models answer anyway, so the reply states the failures itself.
+            return self._result(run, fallback_answer(question, run.outcomes), self.writer, "fallback")
         if self.is_hybrid() or not answer_is_usable(answer, question):
             # One more pass by the writer: from the tool data if there is any, else as plain chat.
             run.emit("rewrite", {})

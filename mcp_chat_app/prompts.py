@@ -11,7 +11,8 @@ from mcp_chat_app.mcp_manager import ToolInfo
 
 ROUTER_PROMPT = (
     "You are a weather assistant. Today is {today}. Call a tool whenever the user asks about weather; "
-    "never guess data. To compare cities, call the tool once per city. If no tool fits, answer directly. "
+    "never guess data. To compare cities, call the tool once per city. `days` counts today, so tomorrow "
+    "needs days=2; `days_ahead`=1 is tomorrow. If no tool fits, answer directly. "
     "Answer in the user's language, quote numbers from tool results with units, translate weather "
     "descriptions faithfully, and say so plainly if a tool failed."
 )

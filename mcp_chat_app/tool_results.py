@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,7 +97,7 @@ def _place(value: dict[str, Any]) -> str | None:
 
 def essentials(value: Any) -> Any:
     """Structured content trimmed to what an answer quotes: no noise fields, no nulls, places as
-    one string, floats to one decimal (whole ones as ints), long lists cut."""
+    one string, floats to one decimal (whole ones as ints), long lists cut, today/tomorrow marked."""
     if isinstance(value, float):
         rounded = round(value, 1)
         return int(rounded) if rounded.is_integer() else rounded
@@ -107,7 +108,16 @@ def essentials(value: Any) -> Any:
         return {key: essentials(item) for key, item in value.items() if item is not None and key not in _NOISE_KEYS}
     if isinstance(value, list):
         return [essentials(item) for item in value[:_MAX_LIST_ITEMS]]
+    if isinstance(value, str):
+        return _with_relative_day(value)
     return value
+
+
+def _with_relative_day(text: str) -> str:
+    """`2026-11-30` → `2026-11-30 (tomorrow)`: small models otherwise quote the first forecast day."""
+    today = dt.date.today()
+    label = {today.isoformat(): "today", (today + dt.timedelta(days=1)).isoformat(): "tomorrow"}.get(text)
+    return f"{text} ({label})" if label else text
 
 
 def model_view(outcome: ToolOutcome) -> str:

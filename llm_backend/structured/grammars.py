@@ -27,8 +27,8 @@ MAX_WHITESPACE = 6
 # For the same reason tool arguments get bounds where their schema has none: a model stuck
 # repeating list items or characters must still close its call before max_tokens. Arguments
 # within these bounds still validate against the original schema.
-MAX_ARGUMENT_ITEMS = 16
-MAX_ARGUMENT_CHARS = 256
+MAX_ARGUMENT_ITEMS = 8
+MAX_ARGUMENT_CHARS = 128
 
 
 class GrammarCache:

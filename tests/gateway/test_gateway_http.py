@@ -96,6 +96,8 @@ def test_tool_error_is_reported(gateway, fake_llm):
     (tool_call,) = body["tool_calls"]
     assert tool_call["is_error"] and "Xyzzyville" in tool_call["text"]
     assert "Xyzzyville" in tool_messages(fake_llm.requests()[1])[0]["error"]
+    assert body["answer_source"] == "fallback" and body["response"].startswith("Sorry, the data could not be fetched")
+    assert "Unknown place 'Xyzzyville'" in body["response"]
 
 
 def test_llm_server_error_is_a_503(gateway, fake_llm):

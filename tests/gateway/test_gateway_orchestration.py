@@ -95,13 +95,22 @@ def test_a_second_invalid_call_is_reported_as_a_failed_tool(make, fake_llm):
     assert "required property" in result.tool_calls[0].text
 
 
-def test_tool_error_reaches_the_model_and_the_answer_admits_it(make, fake_llm):
+def test_tool_error_reaches_the_model_which_may_retry(make, fake_llm):
     orchestrator, _ = make()
     fake_llm.script(call("weather__get_current_weather", city="Atlantis"),
-                    {"content": "I could not get the weather for Atlantis: the city is unknown."})
+                    call("weather__get_current_weather", city="Athens"), {"content": "Athens: 12.3 °C, cloudy."})
     result = orchestrator.run("Weather in Atlantis?", [])
-    assert result.tool_calls[0].is_error and "unknown city" in result.tool_calls[0].text
+    assert [c.is_error for c in result.tool_calls] == [True, False] and "unknown city" in result.tool_calls[0].text
     assert json.loads(fake_llm.requests()[1]["messages"][-1]["content"]) == {"error": "unknown city: Atlantis"}
+    assert result.response == "Athens: 12.3 °C, cloudy." and result.answer_source == "model"
+
+
+def test_when_every_tool_failed_the_answer_says_so_whatever_the_model_wrote(make, fake_llm):
+    orchestrator, _ = make()
+    fake_llm.script(call("weather__get_current_weather", city="Atlantis"), {"content": "Atlantis is sunny, 25 °C."})
+    result = orchestrator.run("亚特兰蒂斯天气？", [])
+    assert result.answer_source == "fallback" and "没能获取到数据" in result.response
+    assert "unknown city: Atlantis" in result.response and "25" not in result.response
 
 
 def test_wrong_language_answer_is_rewritten_then_falls_back(make, fake_llm):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -150,3 +151,12 @@ def test_tool_schemas_are_slimmed_for_the_model_only():
         "type": "object", "properties": {"min_temp": {"description": "Lowest °C", "type": "number"},
                                          "title": {"type": "string"}}}}
     assert tool.input_schema["properties"]["min_temp"]["anyOf"]  # the server's schema is untouched
+
+
+def test_model_view_marks_today_and_tomorrow():
+    today = dt.date.today()
+    days = [{"date": (today + dt.timedelta(days=offset)).isoformat()} for offset in (0, 1, 2)]
+    view = json.loads(model_view(ToolOutcome("w", "forecast", {}, structured_content={"days": days})))
+    assert [day["date"] for day in view["days"]] == [
+        f"{today.isoformat()} (today)", f"{(today + dt.timedelta(days=1)).isoformat()} (tomorrow)",
+        (today + dt.timedelta(days=2)).isoformat()]
