@@ -11,6 +11,7 @@ from mcp_chat_app.tool_results import ToolOutcome, essentials
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
+_MEASUREMENT = re.compile(r"\d\s*(°|℃|℉|km/h|m/s|mm\b|%|度)")
 _TOOL_ERROR_PREFIX = re.compile(r"^Error executing tool \w+: ")  # the MCP SDK's wrapper, noise to a reader
 _MARKUP = re.compile(r"</?\|?tool|<\|im_|\"(name|tool)\"\s*:|^\s*[\[{]", re.MULTILINE)
 _MAX_FACTS = 8
@@ -27,6 +28,11 @@ def _is_chinese(text: str) -> bool:
 def user_language(text: str) -> str:
     """`Chinese` or `English` (the languages the product serves)."""
     return "Chinese" if _is_chinese(text) else "English"
+
+
+def quotes_measurements(answer: str) -> bool:
+    """Whether the text states measurements (°C, km/h, mm, %): before any tool ran, those are invented."""
+    return bool(_MEASUREMENT.search(answer))
 
 
 def answer_is_usable(answer: str, question: str) -> bool:

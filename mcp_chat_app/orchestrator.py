@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_chat_app import prompts
-from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, user_language
+from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, quotes_measurements, user_language
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.llm_client import ChatTurn, LlmClient, ModelToolCall
 from mcp_chat_app.mcp_manager import McpManager, ToolInfo, ToolRequest
@@ -123,7 +123,8 @@ class Orchestrator:
             stream = run.token_sink if native and not self.is_hybrid() else None
             turn = run.record(self.router.chat(run.messages, tools=tool_specs, on_token=stream))
             calls = turn.tool_calls or self._calls_in_text(turn.content, by_name)
-            if not calls and tool_specs and not run.outcomes and not answer_is_usable(turn.content, question):
+            if not calls and tool_specs and not run.outcomes and (
+                    not answer_is_usable(turn.content, question) or quotes_measurements(turn.content)):
                 turn = self._forced_call(run, tool_specs)
                 # Only the first forced call counts: under `required`, small models keep adding calls.
                 calls = [call for call in turn.tool_calls[:1] if call.name != prompts.NO_TOOL]
@@ -138,8 +139,8 @@ class Orchestrator:
         return ""  # out of rounds: the writer answers from what was gathered
 
     def _forced_call(self, run: _Run, tool_specs: list[dict[str, Any]]) -> ChatTurn:
-        """Small models sometimes print garbage instead of a call; a backend with constrained decoding
-        can be made to pick a tool (or `answer_directly`), which turns that garbage into a real call."""
+        """Small models sometimes print garbage, or invent weather data, instead of calling a tool; a backend
+        with constrained decoding can be made to pick a tool (or `answer_directly`) instead."""
         run.emit("rewrite", {})
         forced = self.router.chat(run.messages, tools=[*tool_specs, prompts.NO_TOOL_SPEC], tool_choice="required")
         return run.record(forced)

@@ -219,3 +219,11 @@ def test_a_forced_call_may_choose_to_answer_directly(make, fake_llm):
     result = orchestrator.run("写一首关于春天的诗", [])
     assert manager.calls == [] and result.response == "春风吹绿了江南岸。"
     assert "tools" not in fake_llm.requests()[2]
+
+
+def test_invented_measurements_before_any_tool_force_a_call(make, fake_llm):
+    orchestrator, manager = make()
+    fake_llm.script({"content": "北京今天22°C，晴朗。"}, call("weather__get_current_weather", city="北京"),
+                    {"content": "北京现在12.3°C，多云。"})
+    result = orchestrator.run("北京今天天气怎么样？", [])
+    assert [c.arguments for c in manager.calls] == [{"city": "北京"}] and result.response == "北京现在12.3°C，多云。"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, user_language
+from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, quotes_measurements, user_language
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.history import SqliteHistoryStore, trim_to_budget
 from mcp_chat_app.mcp_manager import ToolInfo
@@ -160,3 +160,8 @@ def test_model_view_marks_today_and_tomorrow():
     assert [day["date"] for day in view["days"]] == [
         f"{today.isoformat()} (today)", f"{(today + dt.timedelta(days=1)).isoformat()} (tomorrow)",
         (today + dt.timedelta(days=2)).isoformat()]
+
+
+def test_measurements_are_recognised():
+    assert quotes_measurements("北京今天22°C") and quotes_measurements("wind 10 km/h") and quotes_measurements("湿度50%")
+    assert quotes_measurements("气温15度") and not quotes_measurements("你好！2+2=4。") and not quotes_measurements("")
