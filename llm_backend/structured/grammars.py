@@ -18,7 +18,7 @@ from xgrammar.structural_tag import (JSONSchemaFormat, OrFormat, StructuralTag, 
                                      TagsWithSeparatorFormat, TriggeredTagsFormat)
 
 from llm_backend.structured.constraint import GrammarConstraint
-from llm_backend.structured.tool_parser import BARE_TRIGGER, CLOSE_TAG, OPEN_TAG, PRETTY_TRIGGER
+from llm_backend.structured.tool_parser import BARE_TRIGGER, CLOSE_TAG, OPEN_TAG
 from llm_backend.structured.tools import ToolChoice, ToolSpecError, check_json_schema
 
 # A small model asked for JSON sometimes emits newlines forever; a cap on consecutive
@@ -29,8 +29,6 @@ MAX_WHITESPACE = 6
 # within these bounds still validate against the original schema.
 MAX_ARGUMENT_ITEMS = 8
 MAX_ARGUMENT_CHARS = 128
-# How a tool call may be written; see tool_calls_tag.
-CALL_STYLES = ("tagged", "bare", "pretty")
 
 
 class GrammarCache:
@@ -101,34 +99,29 @@ def tool_calls_tag(tools: list[dict], choice: ToolChoice, parallel: bool) -> Str
     """auto: free text, but a call once started must complete validly; required: only calls
     (at least one); named: exactly one call of that function.
 
-    A call may be written tagged (`<tool_call>...</tool_call>`, what the template asks for),
-    bare (`{"name": ..., "arguments": ...}`, what small Qwen models write unprompted), or bare
-    and pretty-printed (`{` and a newline first, which the 0.5B model sometimes prefers):
-    forcing one form on a model that wants another costs accuracy, and a form the grammar did
-    not know would leave that call unconstrained, so all three are allowed."""
+    A call may be written tagged (`<tool_call>...</tool_call>`, what the template asks for) or
+    bare (`{"name": ..., "arguments": ...}`, what small Qwen models write unprompted): forcing
+    the tagged form on a model that wants the bare one costs accuracy, so both are allowed."""
     functions = {tool["function"]["name"]: tool["function"] for tool in tools}
     if choice.mode == "named":
         function = functions[choice.name]
-        return StructuralTag(format=OrFormat(elements=[_call_tag(function, style)
-                                                       for style in CALL_STYLES]))
-    tags = [_call_tag(f, style) for f in functions.values() for style in CALL_STYLES]
+        return StructuralTag(format=OrFormat(elements=[_call_tag(function, True),
+                                                       _call_tag(function, False)]))
+    tags = [_call_tag(f, tagged) for f in functions.values() for tagged in (True, False)]
     if choice.mode == "required":
         return StructuralTag(format=TagsWithSeparatorFormat(
             tags=tags, separator="\n", at_least_one=True, stop_after_first=not parallel))
     return StructuralTag(format=TriggeredTagsFormat(
-        triggers=[OPEN_TAG, BARE_TRIGGER, PRETTY_TRIGGER], tags=tags, stop_after_first=not parallel))
+        triggers=[OPEN_TAG, BARE_TRIGGER], tags=tags, stop_after_first=not parallel))
 
 
-
-def _call_tag(function: dict, style: str) -> TagFormat:
-    name = function["name"]
-    begin, end = {
-        "tagged": (f'{OPEN_TAG}\n{{"name": "{name}", "arguments": ', f"}}\n{CLOSE_TAG}"),
-        "bare": (f'{{"name": "{name}", "arguments": ', "}"),
-        "pretty": (f'{PRETTY_TRIGGER}  "name": "{name}",\n  "arguments": ', "\n}"),
-    }[style]
-    return TagFormat(begin=begin, content=JSONSchemaFormat(
-        json_schema=bounded(function["parameters"]), max_whitespace_cnt=MAX_WHITESPACE), end=end)
+def _call_tag(function: dict, tagged: bool) -> TagFormat:
+    begin = f'{{"name": "{function["name"]}", "arguments": '
+    return TagFormat(
+        begin=f"{OPEN_TAG}\n{begin}" if tagged else begin,
+        content=JSONSchemaFormat(json_schema=bounded(function["parameters"]),
+                                 max_whitespace_cnt=MAX_WHITESPACE),
+        end=f"}}\n{CLOSE_TAG}" if tagged else "}")
 
 
 def bounded(schema: Any) -> Any:

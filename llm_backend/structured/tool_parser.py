@@ -18,7 +18,6 @@ from dataclasses import dataclass
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
 BARE_TRIGGER = '{"'  # what a bare call starts with; the grammar treats it as a call opener
-PRETTY_TRIGGER = "{\n"  # the same, pretty-printed
 _HEADER = re.compile(r'\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*(?=\S)')
 _BARE_START = re.compile(r'\{\s*"name"\s*:')
 _BARE_PARTIAL = re.compile(r'\{\s*(?:"(?:n(?:a(?:m(?:e(?:"\s*)?)?)?)?)?)?')

@@ -64,8 +64,6 @@ def accepts(compiled, tokenizer, text: str, then_eos: bool = True) -> bool:
     ("auto", '{"name": "get_current_weather", "arguments": {"city": "Rome"}}', True),  # bare call
     ("auto", '```json\n{"name": "get_forecast", "arguments": {"city": "X", "days": 2}}\n```', True),
     ("auto", '{"name": "get_forecast", "arguments": {"city": "X"}}', False),  # bare, invalid
-    ("auto", '{\n  "name": "get_forecast",\n  "arguments": {"city": "X", "days": 2}\n}', True),
-    ("auto", '{\n  "name": "get_forecast",\n  "arguments": {"city": "X"}\n}', False),  # pretty, invalid
     ("auto", 'Here: {"city": "Rome"}', False),  # a JSON object in text must be a call
     ("required", "Plain text answer.", False),
     ("required", GOOD, True),
