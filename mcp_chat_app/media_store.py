@@ -15,8 +15,10 @@ class MediaStore:
     """Write-once image files; the oldest are pruned beyond `_KEEP_FILES`."""
 
     def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        directory.mkdir(parents=True, exist_ok=True)
+        # Absolute, because Flask's send_file resolves a relative path against the app's
+        # package folder, not the working directory the default `data/` is meant for.
+        self.directory = directory.resolve()
+        self.directory.mkdir(parents=True, exist_ok=True)
 
     def save(self, data: bytes, mime: str) -> str:
         """Store the image; returns its media id (file name)."""

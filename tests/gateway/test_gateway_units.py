@@ -11,6 +11,7 @@ import pytest
 from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, quotes_measurements, user_language
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.history import SqliteHistoryStore, trim_to_budget
+from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.mcp_manager import ToolInfo
 from mcp_chat_app.model_profiles import load_roles
 from mcp_chat_app.prompts import openai_tools
@@ -165,3 +166,18 @@ def test_model_view_marks_today_and_tomorrow():
 def test_measurements_are_recognised():
     assert quotes_measurements("北京今天22°C") and quotes_measurements("wind 10 km/h") and quotes_measurements("湿度50%")
     assert quotes_measurements("气温15度") and not quotes_measurements("你好！2+2=4。") and not quotes_measurements("")
+
+
+def test_media_served_from_a_relative_data_dir(tmp_path, monkeypatch):
+    """The default data dir is relative (`data`); Flask's send_file would resolve it against the
+    package folder, so the chart URL answered 500. The app must serve it from the working directory."""
+    from flask import Flask, send_file
+
+    monkeypatch.chdir(tmp_path)
+    store = MediaStore(Path("data") / "media")
+    media_id = store.save(b"\x89PNG fake", "image/png")
+    app = Flask("mcp_chat_app")  # root_path is the package folder, as in the real app
+    app.add_url_rule("/m/<media_id>", view_func=lambda media_id: send_file(store.path(media_id)))
+    response = app.test_client().get(f"/m/{media_id}")
+    assert response.status_code == 200 and response.data == b"\x89PNG fake"
+    assert (tmp_path / "data" / "media" / media_id).is_file()
