@@ -237,6 +237,9 @@ def _reap(processes: list[psutil.Process]) -> None:
 def _require_free_port(host: str, port: int, owner: str) -> None:
     """Refuse to start when the port is taken: a health check would otherwise reach someone else's server."""
     with socket.socket() as probe:
+        # As the servers themselves do: a port whose last connections sit in TIME_WAIT (right
+        # after a restart) is free, while a listening socket still makes bind fail.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as error:
