@@ -20,6 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--dtype", default=defaults.dtype,
                        choices=["auto", "bfloat16", "float16", "float32"])
+    serve.add_argument("--weight-format", default=defaults.weight_format, choices=["auto", "bf16", "int8"],
+                       help="CPU decode weights: int8 (groupwise, ~2x faster batch-1 decode) or bf16 (exact); "
+                            "auto = int8 where the CPU kernel builds (AVX-512 and gcc), else bf16")
     serve.add_argument("--device", default=defaults.device, help="auto, cpu or cuda[:N]")
     serve.add_argument("--threads", type=int, default=defaults.threads,
                        help="CPU threads for torch (default: all cores)")
@@ -44,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def engine_config(args: argparse.Namespace) -> EngineConfig:
     return EngineConfig(
-        model=args.model, dtype=args.dtype, device=args.device, threads=args.threads,
+        model=args.model, dtype=args.dtype, weight_format=args.weight_format, device=args.device, threads=args.threads,
         kv_cache_memory=args.kv_cache_memory or EngineConfig.kv_cache_memory, block_size=args.block_size,
         max_num_seqs=args.max_num_seqs, max_num_batched_tokens=args.max_num_batched_tokens,
         max_model_len=args.max_model_len, enable_prefix_caching=not args.no_prefix_caching,

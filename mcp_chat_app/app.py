@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask
 
 from mcp_chat_app import web
+from mcp_chat_app.auth import AccessPolicy, auth_required
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.errors import register_error_handlers
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
@@ -21,6 +22,8 @@ from mcp_chat_app.server_registry import load_registry
 def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
                   history: HistoryStore | None = None) -> Gateway:
     """Create (and start) the resources; `manager`/`history` let tests inject doubles."""
+    # Settings are checked before any server process starts, so a bad one fails fast.
+    access = AccessPolicy(auth_required(config.auth, config.host), config.admin_token, config.tokens_file)
     roles = load_roles(config.models_config, config.profile, config.base_url_override, config.model_override)
     router = LlmClient(roles.router)
     writer = router if not roles.hybrid else LlmClient(roles.writer)
@@ -37,6 +40,7 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         history=history or SqliteHistoryStore(config.data_dir / "history.sqlite3"),
         media=media_store,
         orchestrator=Orchestrator(manager, router, writer, media_store, config.max_tool_rounds),
+        access=access,
     )
 
 
@@ -45,7 +49,9 @@ def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = No
     app = Flask(__name__)
     app.json.ensure_ascii = False  # Chinese answers stay readable in the JSON
     app.json.sort_keys = False
-    app.extensions[EXTENSION_KEY] = gateway or build_gateway(config or GatewayConfig.from_env())
+    resources = gateway or build_gateway(config or GatewayConfig.from_env())
+    app.extensions[EXTENSION_KEY] = resources
+    app.config["MAX_CONTENT_LENGTH"] = resources.config.max_body_bytes  # larger bodies: 413
     register_error_handlers(app)
     for blueprint_module in (chat, servers, media, health, openapi, web):
         app.register_blueprint(blueprint_module.blueprint)

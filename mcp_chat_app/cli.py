@@ -4,6 +4,7 @@ whole assistant (backend, gateway, MCP servers)."""
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import logging
 import signal
@@ -13,10 +14,25 @@ from mcp_chat_app import launcher
 from mcp_chat_app.config import GatewayConfig
 
 
+_M_ARENA_MAX = -8  # glibc's mallopt parameter number
+
+
+def limit_malloc_arenas(arenas: int = 2) -> None:
+    """glibc gives each busy thread its own heap arena (up to 8 per core). Under a thread-per-connection
+    server, freed memory stays fragmented across them and RSS creeps up for hours; a couple of arenas
+    keep it flat (bench/gateway_load.py measures it). Must run before the threads start."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return  # not glibc: nothing to tune
+    libc.mallopt(_M_ARENA_MAX, arenas)
+
+
 def serve(args: argparse.Namespace) -> int:
     """Run the gateway over HTTP until interrupted."""
     from werkzeug.serving import run_simple
 
+    limit_malloc_arenas()
     from mcp_chat_app.app import create_app
     from mcp_chat_app.resources import EXTENSION_KEY
 
@@ -48,6 +64,30 @@ def ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def token(args: argparse.Namespace) -> int:
+    """Issue (print) or revoke a user's API token in the tokens file."""
+    from mcp_chat_app.auth import issue_token, revoke_token
+    from mcp_chat_app.errors import GatewayError
+    from mcp_chat_app.request_parsing import checked_user
+
+    try:
+        user = checked_user(args.user)
+    except GatewayError as error:
+        print(f"mcp-chat: {error.message}", file=sys.stderr)
+        return 2
+    tokens_file = GatewayConfig.from_env().tokens_file
+    if args.revoke:
+        if not revoke_token(tokens_file, user):
+            print(f"mcp-chat: {user} has no token in {tokens_file}", file=sys.stderr)
+            return 1
+        print(f"revoked {user}'s token in {tokens_file}", file=sys.stderr)
+        return 0
+    print(issue_token(tokens_file, user))
+    print(f"stored its hash for {user} in {tokens_file}; send it as 'Authorization: Bearer <token>'",
+          file=sys.stderr)
+    return 0
+
+
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
     names = ("host", "port", "profile")
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
@@ -70,6 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask_parser.add_argument("--no-tools", action="store_true", help="plain chat, no MCP tools")
     ask_parser.add_argument("--json", action="store_true", help="print the full response JSON")
     ask_parser.set_defaults(handler=ask)
+
+    token_parser = commands.add_parser("token", help="issue a user's API token (printed once) or revoke it")
+    token_parser.add_argument("user")
+    token_parser.add_argument("--revoke", action="store_true", help="remove the user's token instead")
+    token_parser.set_defaults(handler=token)
 
     up_parser = commands.add_parser("up", help="run everything: pull the model, llm-backend, gateway, MCP servers")
     launcher.add_arguments(up_parser)

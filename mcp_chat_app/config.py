@@ -23,6 +23,9 @@ class GatewayConfig:
     model_override: str | None = None
     data_dir: Path = Path("data")
     admin_token: str | None = None
+    auth: str = "auto"  # user tokens: on, off, or auto = on when `host` is beyond loopback
+    tokens_file: Path = CONFIG_DIR / "user_tokens.json"
+    max_body_bytes: int = 256 * 1024  # an 8000-character message, even \u-escaped, fits
     max_tool_rounds: int = 5
     history_token_budget: int = 1200
     health_interval_s: float = 10.0
@@ -42,6 +45,9 @@ class GatewayConfig:
             model_override=env.get("MCP_CHAT_MODEL") or None,
             data_dir=Path(env.get("MCP_CHAT_DATA_DIR", cls.data_dir)),
             admin_token=env.get("MCP_CHAT_ADMIN_TOKEN") or None,
+            auth=env.get("MCP_CHAT_AUTH", cls.auth),
+            tokens_file=Path(env.get("MCP_CHAT_TOKENS_FILE", cls.tokens_file)),
+            max_body_bytes=int(env.get("MCP_CHAT_MAX_BODY_BYTES", cls.max_body_bytes)),
             max_tool_rounds=int(env.get("MCP_CHAT_MAX_TOOL_ROUNDS", cls.max_tool_rounds)),
             history_token_budget=int(env.get("MCP_CHAT_HISTORY_TOKENS", cls.history_token_budget)),
             health_interval_s=float(env.get("MCP_CHAT_HEALTH_INTERVAL", cls.health_interval_s)),

@@ -7,7 +7,7 @@ import logging
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
-from mcp_chat_app.llm_client import LlmUnavailable
+from mcp_chat_app.llm_client import LlmBadResponse, LlmTimeout, LlmUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +27,15 @@ def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
     return {"error": {"code": code, "message": message}}
 
 
+def llm_error_status(error: LlmUnavailable) -> tuple[int, str]:
+    """The HTTP status and code for a failed model call: 504 slow, 502 garbled, 503 down."""
+    if isinstance(error, LlmTimeout):
+        return 504, "llm_timeout"
+    if isinstance(error, LlmBadResponse):
+        return 502, "llm_bad_response"
+    return 503, "llm_unavailable"
+
+
 def register_error_handlers(app: Flask) -> None:
     """JSON instead of Flask's HTML error pages."""
 
@@ -36,7 +45,8 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(LlmUnavailable)
     def llm_unavailable(error: LlmUnavailable):
-        return jsonify(error_body("llm_unavailable", str(error))), 503
+        status, code = llm_error_status(error)
+        return jsonify(error_body(code, str(error))), status
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):

@@ -17,6 +17,14 @@ class LlmUnavailable(Exception):
     """The model endpoint cannot be reached or answered with a server error (HTTP 503 for our callers)."""
 
 
+class LlmTimeout(LlmUnavailable):
+    """The model endpoint took longer than the profile's `timeout_s` (HTTP 504 for our callers)."""
+
+
+class LlmBadResponse(LlmUnavailable):
+    """The model endpoint answered 200 with something that is not a chat completion (HTTP 502)."""
+
+
 @dataclass
 class ModelToolCall:
     """A tool call as the model wrote it (arguments still raw JSON text)."""
@@ -61,6 +69,9 @@ class LlmClient:
                 turn = self._complete(request)
             else:
                 turn = self._stream(request, on_token)
+        except openai.APITimeoutError as error:
+            raise LlmTimeout(f"LLM at {self.endpoint.base_url} did not answer within "
+                             f"{self.endpoint.timeout_s:g}s") from error
         except (openai.APIConnectionError, openai.InternalServerError) as error:
             raise LlmUnavailable(f"LLM at {self.endpoint.base_url} unavailable: {error}") from error
         except openai.APIStatusError as error:
@@ -69,11 +80,19 @@ class LlmClient:
         return turn
 
     def _complete(self, request: dict[str, Any]) -> ChatTurn:
-        response = self._client.chat.completions.create(**request)
-        message = response.choices[0].message
-        calls = [ModelToolCall(call.id, call.function.name, call.function.arguments or "{}")
-                 for call in message.tool_calls or [] if getattr(call, "function", None)]
-        return ChatTurn(content=message.content or "", tool_calls=calls)
+        # The SDK builds its response objects without validating them, so a broken body
+        # surfaces as any of these when it is read.
+        try:
+            message = self._client.chat.completions.create(**request).choices[0].message
+            calls = [ModelToolCall(str(call.id), str(call.function.name), str(call.function.arguments or "{}"))
+                     for call in message.tool_calls or [] if getattr(call, "function", None)]
+            content = message.content or ""
+        except (ValueError, TypeError, LookupError, AttributeError) as error:
+            raise LlmBadResponse(f"LLM at {self.endpoint.base_url} sent a malformed completion: "
+                                 f"{type(error).__name__}: {error}") from error
+        if not isinstance(content, str):
+            raise LlmBadResponse(f"LLM at {self.endpoint.base_url} sent non-text content")
+        return ChatTurn(content=content, tool_calls=calls)
 
     def _stream(self, request: dict[str, Any], on_token: Callable[[str], None]) -> ChatTurn:
         content: list[str] = []

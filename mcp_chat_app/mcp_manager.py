@@ -97,6 +97,11 @@ class McpManager:
                 found.append(ToolInfo(name, tool.name, tool.description or "", dict(tool.input_schema)))
         return found
 
+    def instructions(self) -> dict[str, str]:
+        """Each live server's usage notes (MCP `instructions`), by server name; servers without notes are left out."""
+        return {name: connection.instructions for name, connection in list(self._connections.items())
+                if connection.instructions and connection.tools}
+
     def call_tools(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
         """Run the calls concurrently (each with its server's timeout); results keep the request order."""
         longest = max((self._timeout_of(request.server) for request in requests), default=0)

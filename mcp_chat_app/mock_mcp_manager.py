@@ -52,6 +52,9 @@ class MockMcpManager:
     def tools(self) -> list[ToolInfo]:
         return [ToolInfo(t.server, t.name, t.description, t.input_schema) for t in self._tools.values()]
 
+    def instructions(self) -> dict[str, str]:
+        return {}
+
     def call_tools(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
         self.calls.extend(requests)
         with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_chat_app.request_parsing import MAX_MESSAGE_CHARS, MESSAGE_PATTERN, USER_PATTERN
+
 _ERROR = {"$ref": "#/components/schemas/Error"}
-_USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.@-]{1,64}$"}}
-_ADMIN = [{"adminToken": []}]
+_USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{USER_PATTERN}$"}}
+_ADMIN = [{"bearerToken": []}]
+# User tokens are required only when the gateway is exposed beyond loopback (MCP_CHAT_AUTH).
+_USER_AUTH = [{}, {"bearerToken": []}]
 
 
 def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
@@ -21,7 +25,7 @@ _SCHEMAS: dict[str, Any] = {
     "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {
         "code": {"type": "string"}, "message": {"type": "string"}}}}},
     "ChatRequest": {"type": "object", "required": ["message"], "properties": {
-        "message": {"type": "string", "maxLength": 8000},
+        "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS, "pattern": MESSAGE_PATTERN},
         "use_tools": {"type": "boolean", "default": True},
         "stream": {"type": "boolean", "default": False,
                    "description": "SSE events tool_call, tool_result, token, rewrite, done, error"}}},
@@ -37,6 +41,11 @@ _SCHEMAS: dict[str, Any] = {
         "timings": {"type": "object", "additionalProperties": {"type": "number"}},
         "model": {"type": "string"},
         "answer_source": {"type": "string", "enum": ["model", "fallback"]}}},
+    "ChatEvent": {"type": "object", "description": "one SSE event; `data` is JSON (`done` carries a ChatResponse)",
+                  "required": ["event", "data"], "properties": {
+                      "event": {"type": "string",
+                                "enum": ["tool_call", "tool_result", "token", "rewrite", "done", "error"]},
+                      "data": {"type": "string"}}},
     "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
         "type": "array", "items": {"type": "object", "properties": {
             "role": {"type": "string"}, "content": {"type": "string"}}}}}},
@@ -52,31 +61,33 @@ _SCHEMAS: dict[str, Any] = {
 _PATHS: dict[str, Any] = {
     "/chat/{user}": {"post": {
         "summary": "Answer a message, calling MCP tools as needed",
-        "parameters": [_USER],
+        "parameters": [_USER], "security": _USER_AUTH,
         "requestBody": {"required": True, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/ChatRequest"}}}},
         "responses": {"200": {"description": "the answer (JSON), or an SSE stream when stream=true",
                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}},
-                                          "text/event-stream": {"schema": {"type": "string"}}}},
-                      **_errors(400, 500, 503)}}},
+                                          "text/event-stream": {"schema": {"$ref": "#/components/schemas/ChatEvent"}}}},
+                      **_errors(400, 401, 403, 413, 415, 500, 502, 503, 504)}}},
     "/chat/{user}/history": {
-        "get": {"summary": "The stored conversation", "parameters": [_USER],
-                "responses": {"200": _json({"$ref": "#/components/schemas/History"}, "oldest first"), **_errors(400)}},
-        "delete": {"summary": "Forget the conversation", "parameters": [_USER],
-                   "responses": {"200": _json({"type": "object"}, "how many turns were deleted"), **_errors(400)}}},
+        "get": {"summary": "The stored conversation", "parameters": [_USER], "security": _USER_AUTH,
+                "responses": {"200": _json({"$ref": "#/components/schemas/History"}, "oldest first"),
+                              **_errors(400, 401, 403)}},
+        "delete": {"summary": "Forget the conversation", "parameters": [_USER], "security": _USER_AUTH,
+                   "responses": {"200": _json({"type": "object"}, "how many turns were deleted"),
+                                 **_errors(400, 401, 403)}}},
     "/servers": {
-        "get": {"summary": "The MCP server registry with each server's state",
-                "responses": {"200": _json({"type": "object"}, "servers")}},
+        "get": {"summary": "The MCP server registry with each server's state", "security": _USER_AUTH,
+                "responses": {"200": _json({"type": "object"}, "servers"), **_errors(401)}},
         "post": {"summary": "Register an MCP server at runtime (admin)", "security": _ADMIN,
                  "requestBody": {"required": True, "content": {"application/json": {
                      "schema": {"$ref": "#/components/schemas/ServerEntry"}}}},
-                 "responses": {"201": _json({"type": "object"}, "registered"), **_errors(400, 401, 403)}}},
+                 "responses": {"201": _json({"type": "object"}, "registered"), **_errors(400, 401, 403, 413)}}},
     "/servers/{name}": {"delete": {
         "summary": "Unregister an MCP server (admin)", "security": _ADMIN,
         "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
         "responses": {"200": _json({"type": "object"}, "removed"), **_errors(401, 403, 404)}}},
-    "/tools": {"get": {"summary": "Every exposed tool, named server__tool",
-                       "responses": {"200": _json({"type": "object"}, "tools")}}},
+    "/tools": {"get": {"summary": "Every exposed tool, named server__tool", "security": _USER_AUTH,
+                       "responses": {"200": _json({"type": "object"}, "tools"), **_errors(401)}}},
     "/media/{media_id}": {"get": {
         "summary": "An image a tool returned (charts)",
         "parameters": [{"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}],
@@ -96,5 +107,7 @@ def openapi_document() -> dict[str, Any]:
         "info": {"title": "mcp-chat gateway", "version": "0.1.0",
                  "description": "Natural-language chat over MCP tools, with an OpenAI-compatible LLM."},
         "paths": _PATHS,
-        "components": {"schemas": _SCHEMAS, "securitySchemes": {"adminToken": {"type": "http", "scheme": "bearer"}}},
+        "components": {"schemas": _SCHEMAS, "securitySchemes": {"bearerToken": {
+            "type": "http", "scheme": "bearer",
+            "description": "a user's token (mcp-chat token USER) or the admin token (MCP_CHAT_ADMIN_TOKEN)"}}},
     }

@@ -110,7 +110,8 @@ class Orchestrator:
     def _tool_loop(self, run: _Run, question: str, history: list[dict[str, str]], tools: list[ToolInfo]) -> str:
         native = self.router.endpoint.tool_mode == "native"
         run.messages = [
-            {"role": "system", "content": prompts.router_system_prompt(tools, self.router.endpoint.tool_mode)},
+            {"role": "system", "content": prompts.router_system_prompt(
+                tools, self.router.endpoint.tool_mode, self.manager.instructions())},
             *history,
             {"role": "user", "content": question},
         ]

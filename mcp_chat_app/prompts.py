@@ -10,12 +10,14 @@ from typing import Any
 from mcp_chat_app.mcp_manager import ToolInfo
 
 ROUTER_PROMPT = (
-    "You are a weather assistant. Today is {today}. Call a tool whenever the user asks about weather; "
-    "never guess data. To compare cities, call the tool once per city. `days` counts today, so tomorrow "
-    "needs days=2; `days_ahead`=1 is tomorrow. If no tool fits, answer directly. "
-    "Answer in the user's language, quote numbers from tool results with units, translate weather "
-    "descriptions faithfully, and say so plainly if a tool failed."
+    "You are an assistant with tools. Today is {today}. Call a tool whenever the question needs data a tool "
+    "provides; never guess such data. When the question names several places or items, call the tool once for "
+    "each. If no tool fits, answer directly. "
+    "Answer in the user's language, quote numbers from tool results with units, translate descriptions "
+    "faithfully, and say so plainly if a tool failed."
 )
+
+SERVER_NOTES_HEADER = "\nNotes from the tool servers on using their tools:"
 
 PROMPT_JSON_RULES = (
     "\nTools:\n{tool_lines}\n"
@@ -42,12 +44,16 @@ NO_TOOL_SPEC = {
 
 def today() -> str:
     """The date line of the router prompt (changes once a day, so the prefix cache stays warm)."""
-    return dt.date.today().isoformat()
+    date = dt.date.today()
+    return f"{date.strftime('%A')} {date.isoformat()}"  # the weekday, for "this weekend" and "on Friday"
 
 
-def router_system_prompt(tools: list[ToolInfo], tool_mode: str) -> str:
-    """The router's system prompt; in prompt-JSON mode it also carries the tool list."""
+def router_system_prompt(tools: list[ToolInfo], tool_mode: str, server_notes: dict[str, str]) -> str:
+    """The router's system prompt: each server's own usage notes (MCP `instructions`) and, in prompt-JSON mode,
+    the tool list."""
     prompt = ROUTER_PROMPT.format(today=today())
+    if server_notes:
+        prompt += SERVER_NOTES_HEADER + "".join(f"\n[{name}]\n{notes}" for name, notes in server_notes.items())
     if tool_mode == "prompt_json":
         prompt += PROMPT_JSON_RULES.format(tool_lines="\n".join(_tool_line(tool) for tool in tools))
     return prompt

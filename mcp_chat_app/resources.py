@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 
+from mcp_chat_app.auth import AccessPolicy
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.history import HistoryStore
 from mcp_chat_app.llm_client import LlmClient
@@ -27,6 +28,7 @@ class Gateway:
     history: HistoryStore
     media: MediaStore
     orchestrator: Orchestrator
+    access: AccessPolicy
 
     def close(self) -> None:
         """Stop MCP sessions (and their server processes) and close the history store."""

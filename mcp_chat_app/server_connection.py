@@ -66,6 +66,7 @@ class ServerConnection:
     def __init__(self, spec: ServerSpec, log_dir: Path, health_interval_s: float) -> None:
         self.spec = spec
         self.tools: list[Tool] = []
+        self.instructions = ""  # the server's own usage notes (initialize result), shown to the router
         self.resources: list[str] = []
         self.prompts: list[str] = []
         self.last_error: str | None = None
@@ -115,7 +116,8 @@ class ServerConnection:
         if not self._ready.is_set():
             self._retry_now.set()  # a caller is waiting: skip what is left of the backoff
         if not await self.wait_ready(timeout) or self._client is None:
-            raise ServerUnavailable(f"server {self.spec.name!r} is not connected: {self.last_error}")
+            reason = self.last_error or "no MCP handshake yet"
+            raise ServerUnavailable(f"server {self.spec.name!r} is not connected: {reason}")
         client = self._client
         try:
             async with asyncio.timeout(timeout):
@@ -215,6 +217,7 @@ class ServerConnection:
 
     async def _discover(self, client: Client) -> None:
         capabilities = client.server_capabilities
+        self.instructions = (client.instructions or "").strip()
         tools = await self._list_all(client.list_tools, "tools") if capabilities.tools else []
         self.tools = [tool for tool in tools if self.spec.exposes(tool.name)]
         if capabilities.resources:

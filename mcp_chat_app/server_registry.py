@@ -46,7 +46,7 @@ class ServerSpec:
         return tool_name not in self.excluded_tools
 
 
-
+_MAX_TIMEOUT_S = 3600.0
 _VARIABLE = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")
 
 
@@ -85,8 +85,11 @@ def parse_server_spec(name: str, entry: Any) -> ServerSpec:
     if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
         raise ValueError(f"server {name!r}: 'url' must be an http(s) URL")
     timeout = entry.get("timeout", 30.0)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-        raise ValueError(f"server {name!r}: 'timeout' must be a positive number of seconds")
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= _MAX_TIMEOUT_S:
+        raise ValueError(f"server {name!r}: 'timeout' must be a number of seconds in (0, {_MAX_TIMEOUT_S:g}]")
+    for key, kind in (("cwd", str), ("fallback", str), ("disabled", bool)):
+        if entry.get(key) is not None and not isinstance(entry[key], kind):
+            raise ValueError(f"server {name!r}: {key!r} must be a {kind.__name__}")
     allowed = entry.get("allowed_tools")
     return ServerSpec(
         name=name,

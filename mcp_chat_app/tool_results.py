@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,7 @@ from mcp_types import CallToolResult, EmbeddedResource, ImageContent, TextConten
 # Small models read every byte of a tool message on a 2-core CPU: cap what they get.
 _MAX_LIST_ITEMS = 10
 _MAX_MODEL_CHARS = 1500
+_MAX_SUMMARY_CHARS = 700  # a server's text summary longer than this is not a summary
 
 
 @dataclass
@@ -113,17 +115,25 @@ def essentials(value: Any) -> Any:
     return value
 
 
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
 def _with_relative_day(text: str) -> str:
     """`2026-11-30` → `2026-11-30 (tomorrow)`: small models otherwise quote the first forecast day."""
     today = dt.date.today()
-    label = {today.isoformat(): "today", (today + dt.timedelta(days=1)).isoformat(): "tomorrow"}.get(text)
-    return f"{text} ({label})" if label else text
+    labels = {today.isoformat(): "today", (today + dt.timedelta(days=1)).isoformat(): "tomorrow"}
+    return _ISO_DATE.sub(lambda date: f"{date[0]} ({labels[date[0]]})" if date[0] in labels else date[0], text)
 
 
 def model_view(outcome: ToolOutcome) -> str:
-    """The tool message content fed back to the model: structuredContent first, text as fallback."""
+    """The tool message content fed back to the model: the server's own short text summary when it gives one
+    beside structured data (the same facts in a fraction of the tokens), else the trimmed structured data,
+    else the text."""
     if outcome.is_error:
         payload: Any = {"error": outcome.text or "the tool failed"}
+    elif outcome.structured_content is not None and 0 < len(outcome.text) <= _MAX_SUMMARY_CHARS:
+        images = f" ({len(outcome.images)} image(s) shown to the user)" if outcome.images else ""
+        return _with_relative_day(outcome.text) + images
     elif outcome.structured_content is not None:
         payload = essentials(outcome.structured_content)
     else:

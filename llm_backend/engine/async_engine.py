@@ -93,6 +93,13 @@ class AsyncLLMEngine:
         self._post(("abort", request_id))
         self._deliver(request_id, _Aborted())
 
+    async def kv_cache_report(self) -> dict:
+        """The KV pool's audit, taken on the loop thread between two steps, so never mid-step."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future = loop.create_future()
+        self._post(("report", loop, future))
+        return await future
+
     # ---- loop thread ------------------------------------------------------------------
     def _post(self, command: tuple) -> None:
         self._commands.append(command)
@@ -125,6 +132,10 @@ class AsyncLLMEngine:
             if command[0] == "abort":
                 self.engine.abort_request(command[1])
                 continue
+            if command[0] == "report":
+                _, loop, future = command
+                loop.call_soon_threadsafe(_resolve, future, self.engine.kv_cache_report())
+                continue
             _, request_id, prompt_token_ids, params, constraint_factory = command
             try:
                 self.engine.add_request(request_id, prompt_token_ids, params, constraint_factory)
@@ -135,3 +146,8 @@ class AsyncLLMEngine:
         for request_id in self.engine.unfinished_request_ids():
             self.engine.abort_request(request_id)
             self._deliver(request_id, RuntimeError(f"engine step failed: {error}"))
+
+
+def _resolve(future: asyncio.Future, value: object) -> None:
+    if not future.done():  # the asking request may have gone away meanwhile
+        future.set_result(value)

@@ -40,6 +40,7 @@ class BlockManager:
         self._cached: dict[int, int] = {}  # chain hash -> block id
         self.prefix_queried_tokens = 0
         self.prefix_hit_tokens = 0
+        self.peak_used_blocks = 0
 
     # ---- capacity -------------------------------------------------------------------
     @property
@@ -141,6 +142,38 @@ class BlockManager:
         seq.block_hashes = []
         seq.num_computed_tokens = 0
 
+    # ---- audit ----------------------------------------------------------------------
+    def audit(self, holders: list[Sequence]) -> dict:
+        """Check the pool against the sequences that hold blocks; counts plus a list of problems.
+
+        Every block must be in exactly one state: free (ref 0, unhashed), cached (ref 0,
+        hashed, findable by its hash) or in use, with a ref count equal to the number of
+        holders' block-table entries naming it. An empty `problems` list means nothing is
+        leaked, double-booked or over-committed.
+        """
+        problems: list[str] = []
+        references = [0] * self.num_blocks
+        for seq in holders:
+            for block_id in seq.block_table:
+                references[block_id] += 1
+        free, cached = set(self._free), set(self._evictable)
+        if len(free) != len(self._free):
+            problems.append("a block is on the free list twice")
+        for block in self.blocks:
+            pooled = (block.block_id in free) + (block.block_id in cached)
+            if block.ref_count != references[block.block_id]:
+                problems.append(f"block {block.block_id}: ref count {block.ref_count}, "
+                                f"held {references[block.block_id]} times")
+            if pooled != (block.ref_count == 0):
+                problems.append(f"block {block.block_id}: ref count {block.ref_count}, pooled {pooled}x")
+            if block.block_id in free and block.hash is not None:
+                problems.append(f"block {block.block_id}: free but still hashed")
+            if block.block_id in cached and self._cached.get(block.hash) != block.block_id:
+                problems.append(f"block {block.block_id}: cached but not findable by its hash")
+        return {"total": self.num_blocks, "free": len(free), "cached": len(cached),
+                "in_use": self.num_used_blocks, "peak_in_use": self.peak_used_blocks,
+                "problems": problems}
+
     # ---- internals ------------------------------------------------------------------
     def _write_block_is_shared(self, seq: Sequence) -> bool:
         index = seq.num_computed_tokens // self.block_size
@@ -155,13 +188,18 @@ class BlockManager:
         else:
             raise RuntimeError("KV cache exhausted: the scheduler must check can_append first")
         self.blocks[block_id].ref_count = 1
+        self._note_peak()
         return block_id
 
     def _acquire(self, block_id: int) -> None:
         block = self.blocks[block_id]
         if block.ref_count == 0:
             del self._evictable[block_id]
+            self._note_peak()
         block.ref_count += 1
+
+    def _note_peak(self) -> None:
+        self.peak_used_blocks = max(self.peak_used_blocks, self.num_used_blocks)
 
     def _release(self, block_id: int) -> None:
         block = self.blocks[block_id]

@@ -19,6 +19,7 @@ from llm_backend.engine.sampler import SampledToken, Sampler
 from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.engine.scheduler import Scheduler
 from llm_backend.engine.sequence import Sequence, TokenLogprob
+from llm_backend.layers.linear import resolve_weight_format
 from llm_backend.models import build_model
 
 __all__ = ["LLMEngine", "RequestOutput", "EngineStats", "Completion"]
@@ -55,7 +56,8 @@ class LLMEngine:
             raise ValueError(f"kv_cache_memory {config.kv_cache_memory} holds fewer than 2 blocks")
         self.max_model_len = min(config.max_model_len or self.model_config.max_position_embeddings,
                                  num_blocks * config.block_size)
-        model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len)
+        weight_format = resolve_weight_format(config.weight_format, device, dtype)
+        model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len, weight_format)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
         self.scheduler = Scheduler(self.block_manager, config.max_num_seqs, config.max_num_batched_tokens)
         self.model_runner = ModelRunner(model, num_blocks, config.block_size)
@@ -220,10 +222,15 @@ class LLMEngine:
         return EngineStats(
             num_running=len(self.scheduler.running), num_waiting=len(self.scheduler.waiting),
             kv_blocks_used=self.block_manager.num_used_blocks, kv_blocks_total=self.block_manager.num_blocks,
+            kv_blocks_peak_used=self.block_manager.peak_used_blocks,
             prefix_cache_queried_tokens=self.block_manager.prefix_queried_tokens,
             prefix_cache_hit_tokens=self.block_manager.prefix_hit_tokens,
             prompt_tokens_total=self._prompt_tokens_total, generation_tokens_total=self._generation_tokens_total,
             num_preemptions=self.scheduler.num_preemptions, ttft_seconds=samples)
+
+    def kv_cache_report(self) -> dict:
+        """`BlockManager.audit` against every sequence the scheduler holds (call between steps)."""
+        return self.block_manager.audit(list(self.scheduler.running) + list(self.scheduler.waiting))
 
     # ---- offline convenience ----------------------------------------------------------
     def generate(self, prompts: list[str] | list[list[int]], params: SamplingParams) -> list[Completion]:

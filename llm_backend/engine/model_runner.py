@@ -85,8 +85,9 @@ class ModelRunner:
         padded = [t + [0] * (max_blocks - len(t)) for t in tables]
         meta.num_decode_tokens = len(lens)
         meta.decode_block_tables = self._tensor(padded)
+        meta.decode_context_lens = self._tensor(lens)
         key_pos = torch.arange(max_blocks * self.block_size, device=self.device)
-        padding = key_pos[None, :] >= self._tensor(lens)[:, None]
+        padding = key_pos[None, :] >= meta.decode_context_lens[:, None]
         bias = torch.zeros(padding.shape, dtype=torch.float32, device=self.device).masked_fill_(padding, float("-inf"))
         meta.decode_bias = bias.view(len(lens), 1, 1, -1)
 

@@ -39,6 +39,7 @@ class EngineStats:
     num_waiting: int
     kv_blocks_used: int
     kv_blocks_total: int
+    kv_blocks_peak_used: int  # the most blocks ever in use at once: never above kv_blocks_total
     prefix_cache_queried_tokens: int
     prefix_cache_hit_tokens: int
     prompt_tokens_total: int

@@ -3,15 +3,54 @@
 The kernel boundary is `write_kv_cache` + `paged_attention`: both take the cache as
 [num_blocks, block_size, num_kv_heads, head_dim] tensors and the step's block tables,
 so a fused CUDA paged-attention kernel can replace them without touching the models.
-This implementation gathers each sequence's blocks and calls SDPA, which is what runs
-well on CPU.
+On CPU, decode tokens of a bf16 cache go to our C kernel (`paged_decode_attention.c`),
+which reads the blocks in place; elsewhere, and for prefill chunks, each sequence's blocks
+are gathered and SDPA or two batched matmuls do the attention.
 """
 from __future__ import annotations
+
+import ctypes
+from functools import cache
 
 import torch
 import torch.nn.functional as F
 
 from llm_backend.layers.attention_metadata import AttentionMetadata
+from llm_backend.layers.native import load_library
+
+MAX_NATIVE_HEAD_DIM = 256  # MAX_HEAD_DIM in the C source
+
+
+@cache
+def _decode_kernel() -> ctypes._CFuncPtr | None:
+    library = load_library("paged_decode_attention")
+    if library is None:
+        return None
+    function = library.paged_decode_attention
+    function.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_int64] * 6 + [ctypes.c_float, ctypes.c_int]
+    function.restype = None
+    return function
+
+
+def native_decode_supported(q: torch.Tensor, k_cache: torch.Tensor) -> bool:
+    """Whether `_native_decode_attention` can serve these tensors."""
+    return (q.device.type == "cpu" and q.dtype == k_cache.dtype == torch.bfloat16
+            and q.shape[-1] <= MAX_NATIVE_HEAD_DIM and _decode_kernel() is not None)
+
+
+def _native_decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                             meta: AttentionMetadata) -> torch.Tensor:
+    """q [B, Hq, D] -> [B, Hq, D], reading each sequence's keys/values through its block table."""
+    batch, num_heads, head_dim = q.shape
+    _, block_size, num_kv_heads, _ = k_cache.shape
+    tables = meta.decode_block_tables
+    q = q.contiguous()
+    out = torch.empty_like(q)
+    scores = torch.empty(batch * num_heads * tables.shape[1] * block_size, dtype=torch.float32)
+    _decode_kernel()(q.data_ptr(), k_cache.data_ptr(), v_cache.data_ptr(), tables.data_ptr(),
+                     meta.decode_context_lens.data_ptr(), out.data_ptr(), scores.data_ptr(), batch, num_heads,
+                     num_kv_heads, head_dim, block_size, tables.shape[1], head_dim**-0.5, torch.get_num_threads())
+    return out
 
 
 def write_kv_cache(k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
@@ -51,7 +90,9 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, k_cache: 
     """
     out = torch.empty_like(q)
     num_decode = meta.num_decode_tokens
-    if num_decode:
+    if num_decode and native_decode_supported(q, k_cache):
+        out[:num_decode] = _native_decode_attention(q[:num_decode], k_cache, v_cache, meta)
+    elif num_decode:
         keys = _gather(k_cache, meta.decode_block_tables)
         values = _gather(v_cache, meta.decode_block_tables)
         out[:num_decode] = _decode_attention(q[:num_decode], keys, values, meta.decode_bias)

@@ -30,5 +30,6 @@ class AttentionMetadata:
     slot_mapping: torch.Tensor  # [T] flat cache slot (block * block_size + offset) of every token
     num_decode_tokens: int = 0
     decode_block_tables: torch.Tensor | None = None  # [D, max_blocks], padded with block 0
+    decode_context_lens: torch.Tensor | None = None  # [D] int64 keys each decode attends to
     decode_bias: torch.Tensor | None = None  # [D, 1, 1, max_blocks * block_size] fp32: 0 or -inf (padding)
     prefills: list[PrefillChunk] = field(default_factory=list)

@@ -10,8 +10,11 @@ SUPPORTED_ARCHITECTURES = ("llama", "qwen2", "qwen3")
 
 
 def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], dtype: torch.dtype,
-                device: torch.device, max_positions: int) -> LlamaForCausalLM:
-    """Instantiate the model for `config` without random init, then load `tensors` into it."""
+                device: torch.device, max_positions: int, weight_format: str = "bf16") -> LlamaForCausalLM:
+    """Instantiate the model for `config` without random init, then load `tensors` into it.
+
+    `weight_format` (`bf16` or `int8`, see layers/linear.py) is how bf16 CPU matmul weights are kept.
+    """
     if config.architecture not in SUPPORTED_ARCHITECTURES:
         raise ValueError(f"unsupported architecture {config.architecture!r}; "
                          f"supported: {', '.join(SUPPORTED_ARCHITECTURES)}")
@@ -20,5 +23,5 @@ def build_model(config: ModelConfig, tensors: dict[str, torch.Tensor], dtype: to
     model = model.to_empty(device=device)
     model.load_weights(tensors)
     model.init_rotary(max_positions)
-    model.pack_for_cpu()
+    model.prepare_for_cpu(weight_format)
     return model.eval().requires_grad_(False)

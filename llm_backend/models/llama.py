@@ -103,12 +103,12 @@ class LlamaForCausalLM(nn.Module):
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.lm_head(hidden)
 
-    def pack_for_cpu(self) -> None:
-        """Re-lay out every matmul weight for oneDNN (bf16 on CPU only; a no-op elsewhere)."""
+    def prepare_for_cpu(self, weight_format: str) -> None:
+        """Re-lay out or quantize every matmul weight (bf16 on CPU only; a no-op elsewhere)."""
         for module in self.modules():
             if isinstance(module, Linear):
                 shared_with_embedding = module.weight is self.embed_tokens.weight
-                module.pack_for_cpu(release_weight=not shared_with_embedding)
+                module.prepare_for_cpu(weight_format, release_weight=not shared_with_embedding)
 
     @torch.no_grad()
     def load_weights(self, tensors: dict[str, torch.Tensor]) -> None:

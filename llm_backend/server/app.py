@@ -16,6 +16,7 @@ from llm_backend.server.chat import create_chat_completion
 from llm_backend.server.chat_render import render_chat
 from llm_backend.server.completions import create_completion
 from llm_backend.server.metrics import ServerMetrics, render_prometheus
+from llm_backend.server.openapi import openapi_spec
 from llm_backend.server.protocol import TokenizeRequest
 from llm_backend.server.state import ServerState
 from llm_backend.structured.grammars import GrammarCache
@@ -48,6 +49,8 @@ def build_app(engine: Any, tokenizer: Any, served_model_name: str, max_model_len
             Route("/v1/completions", create_completion, methods=["POST"]),
             Route("/tokenize", tokenize, methods=["POST"]),
             Route("/metrics", metrics, methods=["GET"]),
+            Route("/debug/kv_cache", kv_cache, methods=["GET"]),
+            Route("/openapi.json", openapi, methods=["GET"]),
         ],
         exception_handlers={
             errors.OpenAIError: errors.handle_openai_error,
@@ -74,6 +77,17 @@ async def metrics(request: Request) -> Response:
     state: ServerState = request.app.state.server
     text = render_prometheus(state.metrics, state.engine.stats(), state.served_model_name)
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
+
+
+async def kv_cache(request: Request) -> Response:
+    """The KV pool audited between two engine steps: free, cached and in-use blocks, and problems."""
+    state: ServerState = request.app.state.server
+    return JSONResponse(await state.engine.kv_cache_report())
+
+
+async def openapi(request: Request) -> Response:
+    state: ServerState = request.app.state.server
+    return JSONResponse(openapi_spec(state.served_model_name))
 
 
 async def tokenize(request: Request) -> Response:

@@ -38,16 +38,21 @@ async def create_chat_completion(request: Request) -> Response:
     try:
         tools = validate_tools(req.tools or [])
         choice = resolve_tool_choice(req.tool_choice, tools)
-        if choice.mode != "none":
-            compiled = state.grammars.for_tools(tools, choice, req.parallel_tool_calls)
-        else:
-            compiled = state.grammars.for_response_format(req.response_format)
     except ToolSpecError as exc:
         raise bad_request(str(exc), param=exc.param) from exc
     offered_tools = tools if choice.mode != "none" else None
     prompt = render_chat(state.tokenizer, req.messages, offered_tools)
     prompt_ids = state.tokenizer.encode(prompt, add_special_tokens=False)
     params = sampling_params(req, len(prompt_ids), state.max_model_len)
+    # Compiled only once the prompt is known to fit: a huge tool list takes a minute to compile,
+    # which an over-long request must not cost (the event loop waits on it) before its 400.
+    try:
+        if choice.mode != "none":
+            compiled = state.grammars.for_tools(tools, choice, req.parallel_tool_calls)
+        else:
+            compiled = state.grammars.for_response_format(req.response_format)
+    except ToolSpecError as exc:
+        raise bad_request(str(exc), param=exc.param) from exc
     factory = constraint_factory(compiled) if req.constrained_decoding else None
 
     request_id = f"chatcmpl-{uuid.uuid4().hex}"
@@ -94,7 +99,13 @@ def _final_choice(index: int, choice: _Choice) -> dict:
             message["tool_calls"] = responses.tool_call_objects(calls)
     return {"index": index, "message": message,
             "logprobs": responses.chat_logprobs(choice.logprobs) if choice.logprobs else None,
-            "finish_reason": responses.finish_reason(choice.finish_reason, bool(calls))}
+            "finish_reason": responses.finish_reason(choice.finish_reason,
+                                                     _all_calls_complete(choice))}
+
+
+def _all_calls_complete(choice: _Choice) -> bool:
+    """Whether the reply made calls and none was cut off (tool_parser: a cut call is content)."""
+    return bool(choice.parser and choice.parser.calls and choice.parser.cut_call is None)
 
 
 async def _stream(state: ServerState, request_id: str, first: Any, outputs: AsyncIterator[Any],
@@ -125,9 +136,8 @@ async def _stream(state: ServerState, request_id: str, first: Any, outputs: Asyn
             for position, delta in enumerate(deltas):
                 yield chunk(output.index, delta, logprobs=logprobs if position == 0 else None)
             if output.finished:
-                made_calls = bool(choice.parser and choice.parser.calls)
-                yield chunk(output.index, {},
-                            responses.finish_reason(output.finish_reason, made_calls))
+                reason = responses.finish_reason(output.finish_reason, _all_calls_complete(choice))
+                yield chunk(output.index, {}, reason)
         if include_usage:
             completion = sum(c.completion_tokens for c in choices.values())
             yield sse.event({**base, "choices": [],

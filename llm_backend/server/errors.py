@@ -50,22 +50,58 @@ def context_too_long(prompt_tokens: int, max_tokens: int, max_model_len: int) ->
 
 
 def from_validation_error(error: pydantic.ValidationError) -> OpenAIError:
-    """The first pydantic complaint, phrased with the offending field path."""
-    first = error.errors()[0]
+    """The most telling pydantic complaint, phrased with the offending field path.
+
+    For a union field pydantic lists one complaint per member; the member whose type
+    matched but whose constraint failed (a too-long list) says more than "not a string".
+    """
+    complaints = error.errors()
+    first = next((c for c in complaints if not c["type"].endswith("_type")), complaints[0])
     location = ".".join(str(part) for part in first["loc"])
     return bad_request(f"{location}: {first['msg']}" if location else first["msg"],
                        param=location or None)
 
 
+def payload_too_large(limit: int) -> OpenAIError:
+    return OpenAIError(413, f"The request body is larger than this server's limit of {limit} bytes.",
+                       code="request_too_large")
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The raw body, refused with a 413 as soon as it is known to exceed `limit` bytes.
+
+    A declared Content-Length is checked before reading anything; a chunked body is counted
+    as it arrives, so an oversized upload never sits in memory whole.
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise payload_too_large(limit)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise payload_too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def parse_json_body(request: Request) -> dict:
-    """The request body as a JSON object, or a 400 saying why it is not one."""
-    raw = await request.body()
+    """The request body as a JSON object of valid Unicode, or a 400/413 saying why it is not one."""
+    raw = await read_body(request, request.app.state.server.max_request_bytes)
     try:
         body = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise bad_request(f"The request body is not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise bad_request("The request body is nested too deeply.") from exc
     if not isinstance(body, dict):
         raise bad_request("The request body must be a JSON object.")
+    try:
+        # JSON may escape lone UTF-16 surrogates (\ud800) that no tokenizer or UTF-8 encoder accepts.
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise bad_request("The request body contains a lone UTF-16 surrogate, which is not valid "
+                          "Unicode text.") from exc
     return body
 
 
@@ -87,7 +123,8 @@ async def handle_http_exception(request: Request, exc: Exception) -> JSONRespons
     """Unknown routes and wrong methods answer in the same error shape as everything else."""
     assert isinstance(exc, HTTPException)
     error = OpenAIError(exc.status_code, exc.detail or "HTTP error", type="invalid_request_error")
-    return JSONResponse(error.body(), status_code=exc.status_code)
+    # Keeps the 405's Allow header, which tells a client the methods it may use (RFC 9110).
+    return JSONResponse(error.body(), status_code=exc.status_code, headers=exc.headers)
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -61,6 +61,8 @@ def render_prometheus(server: ServerMetrics, engine_stats: Any, model: str) -> s
         ("num_requests_waiting", "gauge", "Sequences waiting to be scheduled.", engine_stats.num_waiting),
         ("kv_cache_blocks_used", "gauge", "KV-cache blocks holding live sequences.", used),
         ("kv_cache_blocks_total", "gauge", "KV-cache blocks in the pool.", total),
+        ("kv_cache_blocks_peak_used", "gauge", "Most KV-cache blocks ever in use at once.",
+         engine_stats.kv_blocks_peak_used),
         ("kv_cache_usage_ratio", "gauge", "Fraction of KV-cache blocks in use.",
          used / total if total else 0.0),
         ("prefix_cache_queried_tokens_total", "counter", "Prompt tokens looked up in the prefix cache.",

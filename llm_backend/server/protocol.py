@@ -2,17 +2,25 @@
 
 Only the request side is modelled: responses are plain dicts built in `responses.py`,
 which keeps the wire format visible in one place. Unknown request fields are ignored,
-as OpenAI's SDKs send optional fields this server has no use for.
+as OpenAI's SDKs send optional fields this server has no use for. Types are strict (no
+"true" for true, no 1.0 for 1), NaN and infinities are refused everywhere, and lists the engine scans on every token (stop strings and ids) are
+bounded, so that no single request can slow down the whole batch.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+MAX_STOP_SEQUENCES = 16
+MAX_STOP_TOKEN_IDS = 64
+MAX_TOOLS = 128
+# torch generators take 64-bit seeds, and choice i of n samples with seed + i.
+SEED_RANGE = (-(2**63), 2**63 - 1 - 16)
+
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, strict=True)
 
 
 class StreamOptions(_Request):
@@ -48,14 +56,14 @@ class _SamplingFields(_Request):
     top_k: int = Field(default=0, ge=-1)
     min_p: float = Field(default=0.0, ge=0.0, le=1.0)
     n: int = Field(default=1, ge=1, le=16)
-    stop: str | list[str] | None = None
-    stop_token_ids: list[int] | None = None
+    stop: str | Annotated[list[str], Field(max_length=MAX_STOP_SEQUENCES)] | None = None
+    stop_token_ids: list[int] | None = Field(default=None, max_length=MAX_STOP_TOKEN_IDS)
     stream: bool = False
     stream_options: StreamOptions | None = None
     presence_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
     frequency_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
     repetition_penalty: float = Field(default=1.0, gt=0.0)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=SEED_RANGE[0], le=SEED_RANGE[1])
     ignore_eos: bool = False
     user: str | None = None
 
@@ -66,7 +74,8 @@ class ChatCompletionRequest(_SamplingFields):
     logprobs: bool = False
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     # Tools stay raw dicts here: `structured.tools` validates them and says precisely what is wrong.
-    tools: list[Any] | None = None
+    # OpenAI's own cap; validating and compiling thousands of tools would stall every stream.
+    tools: list[Any] | None = Field(default=None, max_length=MAX_TOOLS)
     tool_choice: str | dict[str, Any] | None = None
     parallel_tool_calls: bool = True
     response_format: dict[str, Any] | None = None

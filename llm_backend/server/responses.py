@@ -60,8 +60,8 @@ def delta_object(delta: Delta) -> dict:
     return {"tool_calls": [call]}
 
 
-def finish_reason(engine_reason: str | None, made_tool_calls: bool) -> str | None:
-    """OpenAI's reason: a reply that ended normally after tool calls finished 'tool_calls'."""
-    if engine_reason == "stop" and made_tool_calls:
+def finish_reason(engine_reason: str | None, made_complete_calls: bool) -> str | None:
+    """OpenAI's reason: a reply that ended normally after complete calls finished 'tool_calls'."""
+    if engine_reason == "stop" and made_complete_calls:
         return "tool_calls"
     return engine_reason

@@ -17,6 +17,8 @@ class ServerState:
     max_model_len: int
     grammars: GrammarCache
     metrics: ServerMetrics
+    # Far above any prompt that fits a context window, far below what would strain memory.
+    max_request_bytes: int = 4 * 1024 * 1024
 
     def check_model(self, model: str | None) -> None:
         if model is not None and model != self.served_model_name:

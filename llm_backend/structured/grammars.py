@@ -3,7 +3,8 @@
 Compilation costs milliseconds to seconds, and the gateway sends the same tool list on
 every request, so compiled grammars are cached by the canonical JSON of what produced
 them. Tool calls use the Hermes/Qwen2.5 wire format,
-`<tool_call>\n{"name": "...", "arguments": {...}}\n</tool_call>`, or its bare JSON object.
+`<tool_call>\n{"name": "...", "arguments": {...}}\n</tool_call>`, or its bare JSON object,
+compact or pretty-printed.
 The engine's sampler fills one bitmask per step, a row per constrained sequence, through
 `GrammarConstraint` (the `TokenConstraint` protocol).
 """
@@ -18,12 +19,13 @@ from xgrammar.structural_tag import (JSONSchemaFormat, OrFormat, StructuralTag, 
                                      TagsWithSeparatorFormat, TriggeredTagsFormat)
 
 from llm_backend.structured.constraint import GrammarConstraint
-from llm_backend.structured.tool_parser import BARE_TRIGGER, CLOSE_TAG, OPEN_TAG
+from llm_backend.structured.tool_parser import BARE_TRIGGERS, CLOSE_TAG, OPEN_TAG
 from llm_backend.structured.tools import ToolChoice, ToolSpecError, check_json_schema
 
 # A small model asked for JSON sometimes emits newlines forever; a cap on consecutive
-# whitespace makes that impossible while leaving room for pretty-printing.
-MAX_WHITESPACE = 6
+# whitespace makes that impossible while leaving room for pretty-printing (a newline and the
+# indentation of depth 3 at four spaces, the deepest tool arguments usually go).
+MAX_WHITESPACE = 16
 # For the same reason tool arguments get bounds where their schema has none: a model stuck
 # repeating list items or characters must still close its call before max_tokens. Arguments
 # within these bounds still validate against the original schema.
@@ -100,28 +102,35 @@ def tool_calls_tag(tools: list[dict], choice: ToolChoice, parallel: bool) -> Str
     (at least one); named: exactly one call of that function.
 
     A call may be written tagged (`<tool_call>...</tool_call>`, what the template asks for) or
-    bare (`{"name": ..., "arguments": ...}`, what small Qwen models write unprompted): forcing
-    the tagged form on a model that wants the bare one costs accuracy, so both are allowed."""
+    bare (`{"name": ..., "arguments": ...}`, what small Qwen models write unprompted), compact
+    or pretty-printed: forcing one form on a model that wants another costs accuracy, so all
+    are allowed. In auto mode a bare call opens only with `{`, the whitespace of one of
+    `BARE_TRIGGERS` and `"name"` (what the parser reads as a call), so other JSON in a text
+    answer stays free text."""
     functions = {tool["function"]["name"]: tool["function"] for tool in tools}
     if choice.mode == "named":
-        function = functions[choice.name]
-        return StructuralTag(format=OrFormat(elements=[_call_tag(function, True),
-                                                       _call_tag(function, False)]))
-    tags = [_call_tag(f, tagged) for f in functions.values() for tagged in (True, False)]
+        return StructuralTag(format=OrFormat(elements=_call_tags(functions[choice.name])))
+    tags = [tag for function in functions.values() for tag in _call_tags(function)]
     if choice.mode == "required":
         return StructuralTag(format=TagsWithSeparatorFormat(
             tags=tags, separator="\n", at_least_one=True, stop_after_first=not parallel))
     return StructuralTag(format=TriggeredTagsFormat(
-        triggers=[OPEN_TAG, BARE_TRIGGER], tags=tags, stop_after_first=not parallel))
+        triggers=[OPEN_TAG, *BARE_TRIGGERS], tags=tags, stop_after_first=not parallel))
 
 
-def _call_tag(function: dict, tagged: bool) -> TagFormat:
-    begin = f'{{"name": "{function["name"]}", "arguments": '
-    return TagFormat(
-        begin=f"{OPEN_TAG}\n{begin}" if tagged else begin,
-        content=JSONSchemaFormat(json_schema=bounded(function["parameters"]),
-                                 max_whitespace_cnt=MAX_WHITESPACE),
-        end=f"}}\n{CLOSE_TAG}" if tagged else "}")
+def _call_tags(function: dict) -> list[TagFormat]:
+    """The tagged call of `function` and one bare call per opener in BARE_TRIGGERS."""
+    name = function["name"]
+    arguments = JSONSchemaFormat(json_schema=bounded(function["parameters"]),
+                                 max_whitespace_cnt=MAX_WHITESPACE)
+    tags = [TagFormat(begin=f'{OPEN_TAG}\n{{"name": "{name}", "arguments": ', content=arguments,
+                      end=f"}}\n{CLOSE_TAG}")]
+    for trigger in BARE_TRIGGERS:
+        indent = trigger[1:-len('"name"')]
+        separator = f",{indent}" if "\n" in indent else ", "
+        tags.append(TagFormat(begin=f'{trigger}: "{name}"{separator}"arguments": ',
+                              content=arguments, end=["}", " }", "\n}"]))
+    return tags
 
 
 def bounded(schema: Any) -> Any:

@@ -2,11 +2,19 @@
 
 Two call syntaxes are read. The Hermes/Qwen2.5 one the chat templates ask for,
 `<tool_call>\n{"name": "f", "arguments": {...}}\n</tool_call>`, and the bare object
-`{"name": "f", "arguments": {...}}` that small Qwen models write instead (often inside a
-```json fence, which is dropped). `ToolCallParser.feed` consumes text deltas as they are
-decoded and yields OpenAI-shaped deltas: content text, the start of a call (id + name)
-and argument fragments. The non-streaming path feeds the whole text at once, so both
-paths produce identical calls: the fragments always add up to the final `arguments`.
+`{"name": "f", "arguments": {...}}` that small Qwen models write instead, compact or
+pretty-printed (often inside a ```json fence, which is dropped). A bare object opens a call
+only when it starts with one of `BARE_TRIGGERS`, the openers the grammar constrains, so any
+call read here was also constrained; other JSON in the text stays text.
+
+`ToolCallParser.feed` consumes text deltas as they are decoded and yields OpenAI-shaped
+deltas: content text, the start of a call (id + name) and argument fragments. The
+non-streaming path feeds the whole text at once, so both paths produce identical calls: the
+fragments always add up to the final `arguments`. A call still open when generation ends
+(cut off by max_tokens) is not a call: `finish` drops it from `calls`, records it as
+`cut_call` and gives its raw text back as content. A stream has already sent that call's
+start and fragments by then; its finish_reason (never "tool_calls") tells the client to
+drop it, and the content it receives matches the non-streamed reply's.
 """
 from __future__ import annotations
 
@@ -17,10 +25,12 @@ from dataclasses import dataclass
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
-BARE_TRIGGER = '{"'  # what a bare call starts with; the grammar treats it as a call opener
+# What may separate a bare call's `{` from its `"name"` key: compact, and the pretty-printed
+# shapes small models write (Qwen2.5-0.5B indents by two spaces).
+BARE_INDENTS = ("", " ", "\n", "\n  ", "\n    ", "\n\t")
+BARE_TRIGGERS = tuple(f'{{{indent}"name"' for indent in BARE_INDENTS)
 _HEADER = re.compile(r'\s*\{\s*"name"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"arguments"\s*:\s*(?=\S)')
-_BARE_START = re.compile(r'\{\s*"name"\s*:')
-_BARE_PARTIAL = re.compile(r'\{\s*(?:"(?:n(?:a(?:m(?:e(?:"\s*)?)?)?)?)?)?')
+_BARE_START = re.compile("|".join(re.escape(trigger) for trigger in BARE_TRIGGERS))
 # Whitespace and ```json fences that may only surround tool calls: held back at the end of text.
 _TRAILING_FILLER = re.compile(r"[\s`]*(?:j(?:s(?:o(?:n)?)?)?)?[\s`]*\Z")
 
@@ -53,9 +63,7 @@ def _partial_suffix(text: str, tag: str) -> int:
 
 def _undecided_suffix(text: str) -> int:
     """Length of the tail of `text` that may still grow into a call opener."""
-    brace = text.rfind("{")
-    bare = len(text) - brace if brace >= 0 and _BARE_PARTIAL.fullmatch(text[brace:]) else 0
-    return max(bare, _partial_suffix(text, OPEN_TAG))
+    return max(_partial_suffix(text, opener) for opener in (OPEN_TAG, *BARE_TRIGGERS))
 
 
 def _json_value_end(text: str) -> int | None:
@@ -82,6 +90,8 @@ class ToolCallParser:
         self._buffer = ""
         self._syntax: str | None = None  # None (text), "tagged" or "bare"
         self._call_open = False  # the header (name) has been parsed
+        self._call_head = ""  # the raw text of the open call that has already left the buffer
+        self.cut_call: ToolCall | None = None  # the call that was still open at the end
         self._args_sent = 0
         self._pending_filler = ""
 
@@ -93,20 +103,17 @@ class ToolCallParser:
         return deltas
 
     def finish(self) -> list[Delta]:
-        """Flush at the end of generation (a call cut short by max_tokens keeps its partial text)."""
+        """Flush at the end of generation; a call still open becomes content (see module doc)."""
         deltas: list[Delta] = []
-        if self._syntax and self._call_open:
-            rest = self._buffer[self._args_sent:]
-            self.calls[-1].arguments += rest
-            if rest:
-                deltas.append(Delta(index=len(self.calls) - 1, arguments=rest))
-        elif self._syntax == "tagged":
-            self._emit_content(OPEN_TAG + self._buffer, deltas)
-        else:
-            self._emit_content(self._buffer, deltas)
-        if not self.calls and self._pending_filler:
+        text = self._buffer
+        if self._syntax:
+            if self._call_open:
+                self.cut_call = self.calls.pop()
+            text = self._call_head + text
+        self._emit_content(text, deltas)
+        if self._pending_filler and (not self.calls or self._syntax):
             deltas.append(Delta(content=self._pending_filler))
-        self._buffer, self._pending_filler = "", ""
+        self._buffer, self._pending_filler, self._syntax = "", "", None
         return deltas
 
     def _step(self, deltas: list[Delta]) -> bool:
@@ -147,7 +154,8 @@ class ToolCallParser:
             return False
         start, syntax = min(starts)
         self._emit_content(self._buffer[:start], deltas)
-        self._buffer = self._buffer[start + (len(OPEN_TAG) if syntax == "tagged" else 0):]
+        self._call_head = OPEN_TAG if syntax == "tagged" else ""
+        self._buffer = self._buffer[start + len(self._call_head):]
         self._syntax, self._call_open, self._args_sent = syntax, False, 0
         return True
 
@@ -155,14 +163,17 @@ class ToolCallParser:
         header = _HEADER.match(self._buffer)
         if header is None:
             end = self._buffer.find(CLOSE_TAG)
-            if self._syntax == "tagged" and end >= 0:  # not a call we can read: give it back as text
-                self._emit_content(OPEN_TAG + self._buffer[:end + len(CLOSE_TAG)], deltas)
+            if self._syntax == "tagged" and end >= 0:  # unreadable: give it back as text
+                self._emit_content(self._call_head + self._buffer[:end + len(CLOSE_TAG)], deltas)
                 self._buffer = self._buffer[end + len(CLOSE_TAG):]
                 self._syntax = None
                 return True
             return False
         name = json.loads(f'"{header.group(1)}"')
         self.calls.append(ToolCall(id=f"call_{uuid.uuid4().hex[:24]}", name=name, arguments=""))
+        # The fence or whitespace held back before the call goes with it: dropped, or given
+        # back as content if the call is cut off.
+        self._call_head = self._pending_filler + self._call_head + header.group(0)
         self._pending_filler = ""
         deltas.append(Delta(index=len(self.calls) - 1, call_id=self.calls[-1].id, name=name))
         self._buffer = self._buffer[header.end():]

@@ -12,8 +12,8 @@ class HistoryStore(Protocol):
     def append(self, user: str, messages: list[dict[str, str]]) -> None:
         """Add turns atomically (a question and its answer land together or not at all)."""
 
-    def messages(self, user: str) -> list[dict[str, str]]:
-        """All stored turns of `user`, oldest first."""
+    def messages(self, user: str, last: int | None = None) -> list[dict[str, str]]:
+        """The stored turns of `user` (only the `last` ones if given), oldest first."""
 
     def clear(self, user: str) -> int:
         """Forget `user`'s conversation; returns how many turns were removed."""
@@ -27,12 +27,17 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text.encode("utf-8")) // 3)
 
 
+def most_turns_within(budget: int) -> int:
+    """How many turns can fit in `budget` at most (each costs at least 5): what to load for a prompt."""
+    return max(0, budget // 5)
+
+
 def trim_to_budget(messages: list[dict[str, str]], budget: int) -> list[dict[str, str]]:
     """The most recent turns that fit in `budget` tokens, never starting with an orphan answer."""
     kept: list[dict[str, str]] = []
     used = 0
     for message in reversed(messages):
-        used += estimate_tokens(message["content"]) + 4  # role markers
+        used += estimate_tokens(message["content"]) + 4  # role markers: at least 5 per turn in all
         if used > budget:
             break
         kept.append(message)

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 from flask import Blueprint, jsonify, request
 
 from mcp_chat_app.errors import GatewayError
+from mcp_chat_app.request_parsing import json_object
 from mcp_chat_app.resources import gateway
+from mcp_chat_app.routes.body import request_body
 from mcp_chat_app.server_registry import parse_server_spec
 
 blueprint = Blueprint("servers", __name__)
 
 
 def _require_admin() -> None:
-    # Registering a stdio server runs a program on this machine: never without a token.
-    token = gateway().config.admin_token
-    if not token:
-        raise GatewayError(403, "admin_disabled", "runtime registration is disabled: set MCP_CHAT_ADMIN_TOKEN")
-    offered = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-    if not hmac.compare_digest(offered.encode(), token.encode()):
-        raise GatewayError(401, "unauthorized", "a valid 'Authorization: Bearer <admin token>' is required")
+    gateway().access.check_admin(request.headers.get("Authorization"))
+
+
+def _require_any_token() -> None:
+    gateway().access.check_any(request.headers.get("Authorization"))
 
 
 def _status_of(name: str) -> dict[str, Any]:
@@ -31,12 +30,14 @@ def _status_of(name: str) -> dict[str, Any]:
 @blueprint.get("/servers")
 def list_servers() -> Any:
     """Every registered server with its state."""
+    _require_any_token()
     return jsonify({"servers": gateway().manager.status()})
 
 
 @blueprint.get("/tools")
 def list_tools() -> Any:
     """Every exposed tool, namespaced `server__tool`."""
+    _require_any_token()
     return jsonify({"tools": [
         {"name": tool.qualified_name, "server": tool.server, "tool": tool.name,
          "description": tool.description, "input_schema": tool.input_schema}
@@ -48,8 +49,8 @@ def list_tools() -> Any:
 def add_server() -> Any:
     """Register a server: `{"name": ..., "command"/"url": ..., ...}` as in mcp_servers.json."""
     _require_admin()
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("name"), str):
+    body = json_object(request_body())
+    if not isinstance(body.get("name"), str):
         raise GatewayError(400, "bad_request", "the body must be a JSON object with a 'name'")
     entry = {key: value for key, value in body.items() if key != "name"}
     try:

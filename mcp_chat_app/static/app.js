@@ -115,13 +115,33 @@ async function switchUser(user) {
   await loadHistory();
 }
 
+// A gateway exposed beyond loopback wants each user's API token: asked for once, then kept.
+function tokenKey(user) {
+  return `mcp-chat.token.${user}`;
+}
+
+async function userFetch(path, options = {}) {
+  const send = () => {
+    const headers = { ...(options.headers || {}) };
+    const token = localStorage.getItem(tokenKey(currentUser));
+    if (token) headers.Authorization = `Bearer ${token}`;
+    return fetch(path, { ...options, headers });
+  };
+  const response = await send();
+  if (response.status !== 401 && response.status !== 403) return response;
+  const token = window.prompt(`API token for ${currentUser} (mcp-chat token ${currentUser})`);
+  if (!token) return response;
+  localStorage.setItem(tokenKey(currentUser), token.trim());
+  return send();
+}
+
 let historyGeneration = 0;
 
 async function loadHistory() {
   const generation = ++historyGeneration;
   clearMessages();
   try {
-    const response = await fetch(`/chat/${encodeURIComponent(currentUser)}/history`, { cache: "no-store" });
+    const response = await userFetch(`/chat/${encodeURIComponent(currentUser)}/history`, { cache: "no-store" });
     const body = await response.json();
     if (generation !== historyGeneration) return; // the user was switched again meanwhile
     if (!response.ok) throw new Error(errorMessage(body, response.status));
@@ -137,7 +157,7 @@ async function loadHistory() {
 
 async function clearHistory() {
   if (busy) return;
-  const response = await fetch(`/chat/${encodeURIComponent(currentUser)}/history`, { method: "DELETE" });
+  const response = await userFetch(`/chat/${encodeURIComponent(currentUser)}/history`, { method: "DELETE" });
   if (response.ok) clearMessages();
   else setBanner("request", `Could not clear the history (HTTP ${response.status})`);
 }
@@ -271,7 +291,7 @@ async function ask(text) {
   reply.setStreaming(true);
   scrollToEnd();
   try {
-    const response = await fetch(`/chat/${encodeURIComponent(currentUser)}`, {
+    const response = await userFetch(`/chat/${encodeURIComponent(currentUser)}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ message: text, use_tools: ui.useTools.checked, stream: true }),

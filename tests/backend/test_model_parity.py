@@ -105,6 +105,6 @@ def test_packed_linear_equals_plain_linear():
     torch.nn.init.normal_(layer.bias)
     x = torch.randn(5, 64, dtype=torch.bfloat16)
     expected = layer(x)
-    layer.pack_for_cpu(release_weight=True)
+    layer.prepare_for_cpu("bf16", release_weight=True)
     assert layer.weight.numel() == 0
     torch.testing.assert_close(layer(x), expected)

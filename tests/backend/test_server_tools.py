@@ -9,6 +9,7 @@ import json
 
 import httpx
 import jsonschema
+import openai
 import pytest
 
 # The same module-scoped fixtures: this module gets its own server process.
@@ -121,6 +122,29 @@ def test_streamed_tool_calls_accumulate_like_the_non_streamed_ones(client):
     assert_valid_calls(final.message.tool_calls)
     assert [(c.function.name, c.function.arguments) for c in final.message.tool_calls] == [
         (c.function.name, c.function.arguments) for c in whole.message.tool_calls]
+
+
+def test_call_cut_off_by_max_tokens_is_content_not_a_tool_call(client):
+    # plan_trip cannot be written in 30 tokens: the forced call is cut off by max_tokens.
+    request = dict(model=MODEL, messages=ASK, tools=TOOLS, max_tokens=30, temperature=0,
+                   tool_choice={"type": "function", "function": {"name": "plan_trip"}})
+    client.chat.completions.create(**request)  # warm the prefix cache so both runs see it
+    whole = client.chat.completions.create(**request).choices[0]
+    assert whole.finish_reason == "length" and whole.message.tool_calls is None
+    partial = whole.message.content  # the partial call, as the model wrote it
+    assert '"name": "plan_trip"' in partial and '"arguments": {' in partial
+    # The SDK's stream accumulation refuses a reply cut off by length; its snapshot is the reply.
+    with pytest.raises(openai.LengthFinishReasonError) as cut_off:
+        with client.chat.completions.stream(**request) as stream:
+            stream.get_final_completion()
+    final = cut_off.value.completion.choices[0]
+    assert final.finish_reason == "length"
+    assert final.message.content == partial
+    # The stream had sent the call's start and first fragments before it was cut off; the
+    # finish_reason ("length", never "tool_calls") tells the client to drop that call.
+    [cut] = final.message.tool_calls
+    assert cut.function.name == "plan_trip" and cut.function.arguments.startswith("{")
+    assert cut.function.arguments in partial
 
 
 def test_conversation_with_tool_results_continues(client, base_url):

@@ -11,6 +11,7 @@ import xgrammar
 from llm_backend.structured.constraint import GrammarConstraint
 from llm_backend.structured.grammars import (MAX_ARGUMENT_CHARS, MAX_ARGUMENT_ITEMS, GrammarCache,
                                              bounded)
+from llm_backend.structured.tool_parser import parse_tool_calls
 from llm_backend.structured.tools import ToolChoice, ToolSpecError, resolve_tool_choice, validate_tools
 
 FORECAST = {"type": "function", "function": {
@@ -30,6 +31,8 @@ def call(name: str, arguments: str) -> str:
 
 
 GOOD = call("get_forecast", '{"city": "Paris", "days": 3}')
+PRETTY_CALL = ('{\n  "name": "get_forecast",\n  "arguments": {\n    "city": "X",\n'
+               '    "days": 2\n  }\n}')
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +67,12 @@ def accepts(compiled, tokenizer, text: str, then_eos: bool = True) -> bool:
     ("auto", '{"name": "get_current_weather", "arguments": {"city": "Rome"}}', True),  # bare call
     ("auto", '```json\n{"name": "get_forecast", "arguments": {"city": "X", "days": 2}}\n```', True),
     ("auto", '{"name": "get_forecast", "arguments": {"city": "X"}}', False),  # bare, invalid
-    ("auto", 'Here: {"city": "Rome"}', False),  # a JSON object in text must be a call
+    ("auto", PRETTY_CALL, True),
+    ("auto", "```json\n" + PRETTY_CALL.replace("\n  ", "\n    ") + "\n```", True),  # 4-space indent
+    ("auto", '{\n  "name": "get_forecast",\n  "arguments": {"city": "X"}\n}', False),  # pretty, invalid
+    ("auto", 'Here: {"city": "Rome"}', True),  # JSON that is not a call stays text
+    ("auto", 'Here: {\n  "city": "Rome"\n}', True),
+    ("auto", 'Here: {"name": "Bob", "age": 3}', False),  # opens like a call, so it must be one
     ("required", "Plain text answer.", False),
     ("required", GOOD, True),
     ("required", GOOD + "\n" + call("get_current_weather", '{"city": "Rome"}'), True),
@@ -72,6 +80,8 @@ def accepts(compiled, tokenizer, text: str, then_eos: bool = True) -> bool:
     ("get_current_weather", call("get_current_weather", '{"city": "Rome"}'), True),
     ("get_current_weather", GOOD, False),
     ("get_current_weather", '{"name": "get_current_weather", "arguments": {"city": "Rome"}}', True),
+    ("get_current_weather", '{\n  "name": "get_current_weather",\n  "arguments": {"city": "Rome"}\n}',
+     True),
     ("get_current_weather", call("get_current_weather", '{"city": "Rome"}') * 2, False),
 ])
 def test_tool_choice_grammars(grammars, tokenizer, choice, text, expected):
@@ -189,3 +199,12 @@ def test_constraint_masks_and_jumps_forward(grammars, tokenizer, smollm_checkpoi
 def test_malformed_tools_are_refused_with_the_field_named(tools, tool_choice, fragment):
     with pytest.raises(ToolSpecError, match=re.escape(fragment)):
         resolve_tool_choice(tool_choice, validate_tools(tools))
+
+
+@pytest.mark.parametrize("indent", ["", " ", "\n", "\n  ", "\n    ", "\n\t", "  ", "\n   ", "\n\n"])
+def test_what_the_parser_reads_as_a_call_the_grammar_constrains(grammars, tokenizer, indent):
+    # An invalid call (days missing): the grammar lets it through only as free text, which is
+    # exactly when the parser does not read a call in it.
+    text = f'Sure. {{{indent}"name": "get_forecast", "arguments": {{"city": "X"}}}}'
+    compiled = grammars.for_tools(TOOLS, ToolChoice("auto"), True)
+    assert accepts(compiled, tokenizer, text) is not bool(parse_tool_calls(text)[1])

@@ -73,9 +73,45 @@ def test_unreadable_block_is_returned_as_text():
     assert parse_tool_calls(text) == (text, [])
 
 
-def test_call_cut_short_keeps_partial_arguments():
-    content, calls = parse_tool_calls('<tool_call>\n{"name": "f", "arguments": {"city": "Par')
-    assert content is None and calls[0].name == "f" and calls[0].arguments == '{"city": "Par'
+def test_pretty_printed_bare_calls_are_read():
+    text = '```json\n{\n  "name": "f",\n  "arguments": {\n    "city": "Rome"\n  }\n}\n```'
+    content, calls = parse_tool_calls(text)
+    assert content is None and calls[0].name == "f"
+    assert json.loads(calls[0].arguments) == {"city": "Rome"}
+
+
+def test_only_the_grammar_openers_start_a_bare_call():
+    # Three spaces is no opener the grammar constrains, so it is not read as a call either.
+    text = '{\n   "name": "f", "arguments": {}}'
+    assert parse_tool_calls(text) == (text, [])
+
+
+def test_call_cut_short_is_content_not_a_call():
+    text = 'Sure.\n```json\n{"name": "f", "arguments": {"city": "Par'
+    parser = ToolCallParser()
+    deltas = parser.feed(text) + parser.finish()
+    assert parser.calls == [] and parser.cut_call.name == "f"
+    assert "".join(d.content or "" for d in deltas) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=len(TWO_CALLS)), max_size=20),
+       st.integers(min_value=1, max_value=len(TWO_CALLS) - 1))
+def test_a_cut_call_streams_the_same_content_and_complete_calls(cuts, length):
+    text = "Sure. " + TWO_CALLS[:length]
+    content, calls = _stream(text, cuts)
+    parser = ToolCallParser()
+    parser.feed(text)
+    parser.finish()
+    expected_content, expected = parse_tool_calls(text)
+    assert content == (expected_content or "")
+    complete = [(c.name, c.arguments) for c in expected]
+    streamed = [(c["name"], c["arguments"]) for c in calls.values()]
+    if parser.cut_call is None:
+        assert streamed == complete
+    else:  # the stream also sent the cut call's start and some fragments, the last call
+        assert streamed[:-1] == complete and parser.cut_call.arguments.startswith(streamed[-1][1])
+        assert content.endswith(text[text.rfind("<tool_call>"):])  # its raw text
 
 
 @settings(max_examples=300, deadline=None)

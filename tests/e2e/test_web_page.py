@@ -71,7 +71,7 @@ def _switch_user(driver, user: str) -> None:
 def test_a_question_streams_an_answer_with_a_tool_trace_and_a_chart(browser, weather_gateway, fake_llm):
     fake_llm.script(
         {"tool_calls": [{"name": "weather__get_weather_chart",
-                         "arguments": {"city": "北京", "days": 5, "kind": "temperature"}}]},
+                         "arguments": {"city": "北京", "days_ahead": 4, "kind": "temperature"}}]},
         {"content": ANSWER},
     )
     browser.get(weather_gateway.url)

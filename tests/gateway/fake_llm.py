@@ -2,12 +2,17 @@
 
 Tests queue replies with `POST /_script {"replies": [...]}`; each `/v1/chat/completions` call pops
 one. A reply is `{"content": "..."}`, `{"tool_calls": [{"name", "arguments"}]}` (arguments an object
-or raw text), or `{"status": 500}`. `GET /_requests` returns the request bodies received since the
+or raw text), `{"status": 500}`, or `{"raw": "..."}` (a 200 whose body is that text, not a completion);
+`"delay": seconds` in any reply holds it back that long. With `"auto": true` in the script, requests
+beyond the queued replies are answered by rule instead (for load tests, where concurrent users
+cannot share one queue): a user message starting with "weather:" gets a call to
+`weather__get_current_weather`, anything else the reply "echo: <the last user message>". `GET /_requests` returns the request bodies received since the
 last script, so tests can check what the gateway sent. Streaming (`"stream": true`) is supported.
 
 Run: python tests/gateway/fake_llm.py PORT
 """
 
+import asyncio
 import json
 import sys
 import time
@@ -21,6 +26,7 @@ from starlette.routing import Route
 
 _replies: list[dict[str, Any]] = []
 _requests: list[dict[str, Any]] = []
+_auto = {"on": False}
 
 
 def _tool_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -69,10 +75,28 @@ def _chunks(reply: dict[str, Any], model: str):
     yield "data: [DONE]\n\n"
 
 
+def _auto_reply(body: dict[str, Any]) -> dict[str, Any]:
+    messages = body["messages"]
+    question = next(m["content"] for m in reversed(messages) if m["role"] == "user")
+    if messages[-1]["role"] == "user" and question.startswith("weather:") and body.get("tools"):
+        return {"tool_calls": [{"name": "weather__get_current_weather", "arguments": {"city": "Beijing"}}]}
+    return {"content": f"echo: {question}"}
+
+
 async def chat_completions(request: Request) -> Response:
     body = await request.json()
+    if _auto["on"]:
+        reply = _replies.pop(0) if _replies else _auto_reply(body)
+        return await _respond(reply, body)  # not recorded: a long load run would hoard every request
     _requests.append(body)
     reply = _replies.pop(0) if _replies else {"content": "(no scripted reply)"}
+    return await _respond(reply, body)
+
+
+async def _respond(reply: dict[str, Any], body: dict[str, Any]) -> Response:
+    await asyncio.sleep(reply.get("delay", 0))
+    if "raw" in reply:
+        return Response(reply["raw"], media_type="application/json")
     if "status" in reply:
         return JSONResponse({"error": {"message": "scripted failure"}}, status_code=reply["status"])
     if body.get("stream"):
@@ -81,7 +105,9 @@ async def chat_completions(request: Request) -> Response:
 
 
 async def set_script(request: Request) -> Response:
-    _replies[:] = (await request.json())["replies"]
+    script = await request.json()
+    _replies[:] = script["replies"]
+    _auto["on"] = bool(script.get("auto", False))
     _requests.clear()
     return JSONResponse({"queued": len(_replies)})
 

@@ -48,6 +48,14 @@ def stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
+def start_tiny_http(port: int, log: Path) -> subprocess.Popen:
+    """tests/gateway/tiny_mcp_server.py over streamable HTTP at http://127.0.0.1:PORT/mcp."""
+    process = subprocess.Popen([sys.executable, str(HERE / "tiny_mcp_server.py"), "--http", str(port)],
+                               stdout=log.open("a"), stderr=subprocess.STDOUT)
+    wait_http(f"http://127.0.0.1:{port}/mcp", process, log)
+    return process
+
+
 class FakeLlm:
     """The scripted OpenAI-compatible server (tests/gateway/fake_llm.py) in its own process."""
 
@@ -59,9 +67,10 @@ class FakeLlm:
                                         stdout=self.log.open("w"), stderr=subprocess.STDOUT)
         wait_http(f"{self.url}/v1/models", self.process, self.log)
 
-    def script(self, *replies: dict[str, Any]) -> None:
-        """Queue the replies for the next completions (and forget earlier requests)."""
-        httpx.post(f"{self.url}/_script", json={"replies": list(replies)}).raise_for_status()
+    def script(self, *replies: dict[str, Any], auto: bool = False) -> None:
+        """Queue the replies for the next completions (and forget earlier requests); `auto` answers
+        any further request by rule (see fake_llm.py)."""
+        httpx.post(f"{self.url}/_script", json={"replies": list(replies), "auto": auto}).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         """The completion requests received since the last `script`."""

@@ -28,7 +28,7 @@ def call(*calls):
 
 
 def tool_messages(request):
-    return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
+    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
 def test_single_tool_call(gateway, fake_llm):
@@ -42,15 +42,15 @@ def test_single_tool_call(gateway, fake_llm):
     assert tool_call["arguments"] == {"city": "Beijing"} and tool_call["is_error"] is False
     assert tool_call["structured_content"]["location"]["name"] == "Beijing" and tool_call["duration_ms"] > 0
     assert set(body["timings"]) >= {"total_ms", "llm_ms", "tools_ms", "gateway_ms"} and body["images"] == []
-    # The model is fed the structured data, compacted.
+    # The model is fed the server's own one-line summary, not the whole structured result.
     (fed,) = tool_messages(fake_llm.requests()[1])
-    assert fed["temperature"] == round(tool_call["structured_content"]["temperature"], 1)
-    assert fed["location"] == "Beijing, China"
+    assert fed == tool_call["text"] and fed.startswith("Beijing, China")
+    assert f'{tool_call["structured_content"]["temperature"]:g}°C' in fed
 
 
 def test_multi_tool_call_in_one_turn(gateway, fake_llm):
     fake_llm.script(call(("weather__get_current_weather", {"city": "Beijing"}),
-                         ("weather__get_forecast", {"city": "Shanghai", "days": 2})),
+                         ("weather__get_forecast", {"city": "Shanghai", "days_ahead": 1})),
                     {"content": "Beijing now, Shanghai for two days."})
     body = gateway.chat("alice", {"message": "Beijing now and Shanghai tomorrow?"}).json()
     assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather", "get_forecast"]
@@ -60,7 +60,7 @@ def test_multi_tool_call_in_one_turn(gateway, fake_llm):
 
 def test_multi_round(gateway, fake_llm):
     fake_llm.script(call(("weather__find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "days_ahead": 1})),
-                    call(("weather__get_forecast", {"city": "Shenzhen", "days": 2})),
+                    call(("weather__get_forecast", {"city": "Shenzhen", "days_ahead": 1})),
                     {"content": "Shenzhen it is."})
     body = gateway.chat("alice", {"message": "Which city will be 29-30 °C tomorrow, and its forecast?"}).json()
     assert [c["tool"] for c in body["tool_calls"]] == ["find_cities_by_temperature", "get_forecast"]
@@ -80,13 +80,14 @@ def test_calls_to_two_servers_run_in_parallel(gateway, fake_llm):
 
 
 def test_argument_repair(gateway, fake_llm):
-    fake_llm.script(call(("weather__get_forecast", {"city": "Oslo", "days": 40})),
-                    call(("weather__get_forecast", {"city": "Oslo", "days": 3})),
+    fake_llm.script(call(("weather__get_forecast", {"city": "Oslo", "days_ahead": 40})),
+                    call(("weather__get_forecast", {"city": "Oslo", "days_ahead": 2})),
                     {"content": "Oslo, three days."})
     body = gateway.chat("alice", {"message": "Oslo forecast"}).json()
-    assert [(c["arguments"], c["is_error"]) for c in body["tool_calls"]] == [({"city": "Oslo", "days": 3}, False)]
+    assert [(c["arguments"], c["is_error"]) for c in body["tool_calls"]] == [({"city": "Oslo", "days_ahead": 2}, False)]
     (feedback,) = tool_messages(fake_llm.requests()[1])
-    assert "days" in feedback["error"] and "16" in feedback["error"]
+    error = json.loads(feedback)["error"]
+    assert "days_ahead" in error and "15" in error
 
 
 def test_tool_error_is_reported(gateway, fake_llm):
@@ -95,7 +96,7 @@ def test_tool_error_is_reported(gateway, fake_llm):
     body = gateway.chat("alice", {"message": "Weather in Xyzzyville?"}).json()
     (tool_call,) = body["tool_calls"]
     assert tool_call["is_error"] and "Xyzzyville" in tool_call["text"]
-    assert "Xyzzyville" in tool_messages(fake_llm.requests()[1])[0]["error"]
+    assert "Xyzzyville" in json.loads(tool_messages(fake_llm.requests()[1])[0])["error"]
     assert body["answer_source"] == "fallback" and body["response"].startswith("Sorry, the data could not be fetched")
     assert "Unknown place 'Xyzzyville'" in body["response"]
 
@@ -143,7 +144,7 @@ def test_streaming(gateway, fake_llm):
 
 
 def test_chart_images_are_served(gateway, fake_llm):
-    fake_llm.script(call(("weather__get_weather_chart", {"city": "Paris", "days": 3})), {"content": "Here it is."})
+    fake_llm.script(call(("weather__get_weather_chart", {"city": "Paris", "days_ahead": 2})), {"content": "Here it is."})
     body = gateway.chat("alice", {"message": "Chart for Paris"}).json()
     (image,) = body["images"]
     png = gateway.get(image["url"])

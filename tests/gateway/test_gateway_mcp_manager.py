@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,14 +13,7 @@ import pytest
 from mcp_chat_app.mcp_manager import McpManager, ToolRequest
 from mcp_chat_app.server_registry import parse_server_spec
 
-from .gateway_processes import HERE, TINY_SERVER, free_port, stop, wait_http
-
-
-def start_tiny_http(port: int, log: Path) -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, str(HERE / "tiny_mcp_server.py"), "--http", str(port)],
-                               stdout=log.open("a"), stderr=subprocess.STDOUT)
-    wait_http(f"http://127.0.0.1:{port}/mcp", process, log)
-    return process
+from .gateway_processes import TINY_SERVER, free_port, start_tiny_http, stop
 
 
 @pytest.fixture(scope="module")

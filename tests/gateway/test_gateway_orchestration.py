@@ -227,3 +227,21 @@ def test_invented_measurements_before_any_tool_force_a_call(make, fake_llm):
                     {"content": "北京现在12.3°C，多云。"})
     result = orchestrator.run("北京今天天气怎么样？", [])
     assert [c.arguments for c in manager.calls] == [{"city": "北京"}] and result.response == "北京现在12.3°C，多云。"
+
+
+@pytest.mark.parametrize("bad_call, complaint", [
+    ({"name": "weather__launch_rockets", "arguments": {"city": "Oslo"}}, "unknown tool 'weather__launch_rockets'"),
+    ({"name": "weather__get_current_weather", "arguments": '{"city": "Oslo"'}, "not valid JSON"),
+])
+def test_an_unknown_tool_or_broken_json_is_fed_back_once_then_the_user_gets_an_honest_reply(
+        make, fake_llm, bad_call, complaint):
+    orchestrator, manager = make()
+    fake_llm.script({"tool_calls": [bad_call]}, {"tool_calls": [bad_call]}, {"content": "Oslo is sunny, 30 °C."})
+    result = orchestrator.run("Weather in Oslo?", [])
+    assert manager.calls == []
+    feedback = [m for m in fake_llm.requests()[1]["messages"] if m["role"] == "tool"]
+    assert len(feedback) == 1 and complaint in feedback[0]["content"]
+    (failed,) = result.tool_calls
+    assert failed.is_error and complaint in failed.text
+    # Nothing was fetched, so the invented weather is not passed on: the reply says what failed.
+    assert result.answer_source == "fallback" and "30" not in result.response and complaint in result.response

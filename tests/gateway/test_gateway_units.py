@@ -10,7 +10,7 @@ import pytest
 
 from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, quotes_measurements, user_language
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
-from mcp_chat_app.history import SqliteHistoryStore, trim_to_budget
+from mcp_chat_app.history import SqliteHistoryStore, most_turns_within, trim_to_budget
 from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.mcp_manager import ToolInfo
 from mcp_chat_app.model_profiles import load_roles
@@ -70,6 +70,15 @@ def test_sqlite_history_survives_reopening(tmp_path: Path):
     assert reopened.clear("bob") == 2 and reopened.messages("bob") == []
 
 
+def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
+    store = SqliteHistoryStore(tmp_path / "h.sqlite3")
+    turns = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"} for i in range(40)]
+    store.append("eve", turns)
+    assert store.messages("eve") == turns and store.messages("eve", last=6) == turns[-6:]
+    assert trim_to_budget(store.messages("eve", last=most_turns_within(60)), 60) == trim_to_budget(turns, 60)
+    store.close()
+
+
 def test_answer_guards_follow_the_users_language():
     assert user_language("北京今天天气怎么样？") == "Chinese" and user_language("Weather in Oslo?") == "English"
     assert answer_is_usable("北京现在12.3°C。", "北京今天天气怎么样？")
@@ -118,7 +127,9 @@ def test_registry_reads_claude_desktop_format_and_our_keys(tmp_path: Path, monke
     ("x", {"command": "x", "url": "http://h/mcp"}, "exactly one"),
     ("x", {}, "exactly one"),
     ("x", {"url": "ftp://h"}, "http"),
-    ("x", {"command": "x", "timeout": -1}, "positive"),
+    ("x", {"command": "x", "timeout": -1}, "seconds in"),
+    ("x", {"command": "x", "timeout": float("nan")}, "seconds in"),
+    ("x", {"command": "x", "cwd": 5}, "'cwd' must be a str"),
     ("x", {"command": "x", "args": "a b"}, "list of strings"),
     ("x", {"command": "x", "surprise": 1}, "unknown keys"),
 ])

@@ -33,16 +33,16 @@ async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
     async with stdio_client(server_env(replay_copy(tmp_path))) as client:
         unknown = await error_text(client, "get_current_weather", {"city": "Beijjing"})
         ambiguous = await error_text(client, "get_forecast", {"city": "Springfield"})
-        too_many_days = await error_text(client, "get_forecast", {"city": "Beijing", "days": 17})
-        zero_days = await error_text(client, "get_precipitation", {"city": "Beijing", "days": 0})
+        too_many_days = await error_text(client, "get_forecast", {"city": "Beijing", "days_ahead": 16})
+        zero_days = await error_text(client, "get_precipitation", {"city": "Beijing", "days_ahead": -1})
         inverted = await error_text(client, "find_cities_by_temperature", {"min_temp": 31, "max_temp": 29})
         no_bounds = await error_text(client, "find_cities_by_temperature", {})
         bad_kind = await error_text(client, "get_weather_chart", {"city": "Beijing", "kind": "wind"})
         still_serving = await client.call_tool("get_current_weather", {"city": "Beijing"})
     assert "Unknown place 'Beijjing'" in unknown and "Beijing" in unknown  # suggestion offered
     assert "ambiguous" in ambiguous and ambiguous.count("Springfield, US") >= 2
-    assert "days" in too_many_days and "less than or equal to 16" in too_many_days
-    assert "days" in zero_days and "greater than or equal to 1" in zero_days
+    assert "days_ahead" in too_many_days and "less than or equal to 15" in too_many_days
+    assert "days_ahead" in zero_days and "greater than or equal to 0" in zero_days
     assert "min_temp (31) is greater than max_temp (29)" in inverted
     assert "min_temp and/or max_temp" in no_bounds
     assert "kind" in bad_kind
@@ -69,7 +69,7 @@ async def test_auto_mode_falls_back_to_labelled_simulation_and_remembers(tmp_pat
     async with stdio_client(env) as client:
         first = await client.call_tool("get_current_weather", {"city": "Berlin"})
         started = time.monotonic()
-        second = await client.call_tool("get_forecast", {"city": "London", "days": 2})
+        second = await client.call_tool("get_forecast", {"city": "London", "days_ahead": 1})
         second_s = time.monotonic() - started
     for result in (first, second):
         assert not result.is_error

@@ -53,7 +53,7 @@ def test_inspector_lists_tools(inspector: Path) -> None:
 def test_inspector_calls_a_tool(inspector: Path) -> None:
     result = run_inspector(
         inspector, "--method", "tools/call", "--tool-name", "get_forecast", "--tool-arg", "city=北京",
-        "--tool-arg", "days=2",
+        "--tool-arg", "days_ahead=1",
     )
     assert not result.get("isError")
     data = result["structuredContent"]

@@ -51,9 +51,9 @@ async def test_current_weather_in_chinese(connect) -> None:
     assert f"{expected['temperature_2m']:g}°C" in result.content[0].text
 
 
-async def test_forecast_counts_today_as_day_one(connect) -> None:
+async def test_forecast_runs_from_today_through_days_ahead(connect) -> None:
     async with connect() as client:
-        result = await call(client, "get_forecast", {"city": "Peking", "days": 4})
+        result = await call(client, "get_forecast", {"city": "Peking", "days_ahead": 3})
     data, daily = result.structured_content, recording("beijing")["daily"]
     assert_place(data, "Beijing")
     assert [d["date"] for d in data["days"]] == daily["time"][:4]
@@ -63,7 +63,7 @@ async def test_forecast_counts_today_as_day_one(connect) -> None:
 
 async def test_precipitation_outlook_with_hours(connect) -> None:
     async with connect() as client:
-        result = await call(client, "get_precipitation", {"city": "Chengdu", "days": 2, "hourly": True})
+        result = await call(client, "get_precipitation", {"city": "Chengdu", "days_ahead": 1, "hourly": True})
     data, daily = result.structured_content, recording("chengdu")["daily"]
     assert_place(data, "Chengdu")
     assert [d["rain_sum"] for d in data["days"]] == daily["rain_sum"][:2]
@@ -105,7 +105,7 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
 
 async def test_temperature_chart_png(connect) -> None:
     async with connect() as client:
-        result = await call(client, "get_weather_chart", {"city": "广州", "days": 5, "kind": "temperature"})
+        result = await call(client, "get_weather_chart", {"city": "广州", "days_ahead": 4, "kind": "temperature"})
     image, text = result.content
     assert image.type == "image" and image.mime_type == "image/png"
     png = Image.open(io.BytesIO(base64.b64decode(image.data)))
@@ -132,7 +132,7 @@ async def test_tool_metadata(connect) -> None:
         assert tool.annotations.open_world_hint and tool.annotations.destructive_hint is False
         assert tool.output_schema["type"] == "object" and "properties" in tool.output_schema
         assert len(tool.description) < 120  # small local models read these on every request
-    assert tools["get_forecast"].input_schema["properties"]["days"]["maximum"] == 16
+    assert tools["get_forecast"].input_schema["properties"]["days_ahead"]["maximum"] == 15
     assert [str(r.uri) for r in resources] == ["weather://cities"]
     assert [t.uri_template for t in templates] == ["weather://forecast/{city}"]
     assert prompts == {"weather_report", "trip_planning"}

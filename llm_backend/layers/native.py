@@ -1,0 +1,74 @@
+"""Builds, caches and loads the C kernels next to this file (`<name>.c`) with gcc.
+
+A kernel is compiled for this CPU (`-march=native`) into the user cache the first time (about
+a second); later processes load the cached library. Without gcc, or on a CPU the source does
+not support (the kernels need AVX-512), there is no kernel and callers keep their torch path.
+Libraries load after torch, so their OpenMP references bind to the libgomp torch already uses.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+
+COMPILE_FLAGS = ("-O3", "-march=native", "-ffast-math", "-fopenmp", "-shared", "-fPIC")
+LINK_FLAGS = ("-lm",)  # libm with libmvec: -ffast-math vectorizes expf
+
+log = logging.getLogger(__name__)
+
+
+def kernel_cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "llm_backend" / "kernels"
+
+
+@cache
+def load_library(name: str) -> ctypes.CDLL | None:
+    """The compiled `<name>.c`, built on first use; None when this machine cannot build it."""
+    source = Path(__file__).with_name(f"{name}.c")
+    compiler = shutil.which("gcc")
+    if compiler is None:
+        log.warning("no gcc: the %s kernel is unavailable", name)
+        return None
+    library = kernel_cache_dir() / f"{name}-{_build_key(source)}.so"
+    if not library.is_file():
+        try:
+            _compile(compiler, source, library)
+        except (OSError, subprocess.SubprocessError) as error:
+            stderr = getattr(error, "stderr", "") or ""
+            log.warning("could not build the %s kernel (%s) %s", name, error, stderr[-500:])
+            return None
+    try:
+        return ctypes.CDLL(str(library))
+    except OSError as error:  # e.g. a library it links against is missing
+        log.warning("could not load the %s kernel: %s", name, error)
+        return None
+
+
+def _build_key(source: Path) -> str:
+    """Changes with the source, the flags and the CPU (a library is built for this CPU only)."""
+    digest = hashlib.sha256(source.read_bytes())
+    digest.update(" ".join(COMPILE_FLAGS + LINK_FLAGS).encode())
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        flags = [line for line in cpuinfo.read_text(errors="replace").splitlines() if line.startswith("flags")]
+        digest.update(flags[0].encode() if flags else b"")
+    return digest.hexdigest()[:16]
+
+
+def _compile(compiler: str, source: Path, library: Path) -> None:
+    library.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(prefix=f".{library.name}.", dir=library.parent)
+    os.close(handle)
+    try:
+        subprocess.run([compiler, *COMPILE_FLAGS, "-o", tmp_name, str(source), *LINK_FLAGS], check=True, capture_output=True,
+                       text=True, timeout=120)
+        os.chmod(tmp_name, 0o755)
+        os.replace(tmp_name, library)  # atomic: a concurrent process sees all of it or none
+    finally:
+        Path(tmp_name).unlink(missing_ok=True)

@@ -1,0 +1,86 @@
+"""Request parsing for the HTTP routes: raw bytes in, validated values or a precise 4xx out.
+
+Pure functions (no Flask), so property tests can throw arbitrary bytes and JSON at them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_chat_app.errors import GatewayError
+
+USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
+MAX_MESSAGE_CHARS = 8000
+_USER_ID = re.compile(USER_PATTERN)
+# C0 controls and DEL, except tab and line breaks that people really type.
+_CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_CONTROL_CHARACTERS = re.compile(f"[{_CONTROL}]")
+# The same rules for the OpenAPI document: no control character, at least one visible character.
+MESSAGE_PATTERN = f"^[^{_CONTROL}]*[^\\s{_CONTROL}][^{_CONTROL}]*$"
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """A validated `POST /chat/<user>` body."""
+
+    message: str
+    use_tools: bool = True
+    stream: bool = False
+
+
+def checked_user(user: str) -> str:
+    """The `user` path value, or 400: it is a storage key, so only a small safe alphabet."""
+    if not _USER_ID.fullmatch(user):
+        raise GatewayError(400, "bad_user", "user must be 1-64 characters of letters, digits, '_', '.', '@', '-'")
+    return user
+
+
+def json_object(raw: bytes) -> dict[str, Any]:
+    """Decode a JSON object body, with a message that says what exactly is wrong."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise GatewayError(400, "bad_encoding", f"the body is not valid UTF-8 (byte {error.start})") from error
+    try:
+        body = json.loads(text)
+    except RecursionError as error:
+        raise GatewayError(400, "bad_json", "the body is nested too deeply") from error
+    except ValueError as error:
+        raise GatewayError(400, "bad_json", f"the body is not valid JSON: {error}") from error
+    if not isinstance(body, dict):
+        raise GatewayError(400, "bad_request", "the body must be a JSON object")
+    return body
+
+
+def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
+    value = body.get(name, default)
+    if not isinstance(value, bool):
+        raise GatewayError(400, "bad_request", f"'{name}' must be true or false")
+    return value
+
+
+def _checked_text(name: str, value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:  # a lone surrogate from a "\ud800" escape: unstorable
+        raise GatewayError(400, "bad_request", f"'{name}' contains invalid Unicode (a lone surrogate)") from error
+    control = _CONTROL_CHARACTERS.search(value)
+    if control:
+        raise GatewayError(400, "bad_request",
+                           f"'{name}' contains the control character U+{ord(control.group()):04X}")
+    return value
+
+
+def chat_request(raw: bytes) -> ChatRequest:
+    """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool}`."""
+    body = json_object(raw)
+    message = body.get("message")
+    if not isinstance(message, str) or not message.strip():
+        raise GatewayError(400, "bad_request", "'message' must be a non-empty string")
+    if len(message) > MAX_MESSAGE_CHARS:
+        raise GatewayError(400, "bad_request", f"'message' is longer than {MAX_MESSAGE_CHARS} characters")
+    message = _checked_text("message", message.strip())
+    return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False))
