@@ -253,8 +253,8 @@ def batch1_decode(args: argparse.Namespace) -> list[str]:
 
     checkpoint = load_checkpoint(args.model, torch.bfloat16)
     hf_model = build_hf_model(checkpoint.config, checkpoint.tensors, torch.bfloat16)
-    engine = LLMEngine(EngineConfig(model=args.model, threads=args.threads, enable_prefix_caching=False),
-                       checkpoint)
+    engine = LLMEngine(EngineConfig(model=args.model, threads=args.threads, weight_format=args.weight_format,
+                                    enable_prefix_caching=False), checkpoint)
     prompt = checkpoint.tokenizer.encode(make_prompts(1, args.input_words, seed=5)[0])
     ids = torch.tensor([prompt])
 
@@ -288,11 +288,12 @@ def compare(args: argparse.Namespace) -> None:
     eos_ids = load_checkpoint(args.model).config.eos_token_ids if args.llama_cpp else ()
     bias = {str(t): -100.0 for t in eos_ids}
     rows: list[LevelResult] = []
-    serve_flags = ["--max-num-seqs", str(max(args.concurrency))]
+    serve_flags = ["--max-num-seqs", str(max(args.concurrency)), "--weight-format", args.weight_format]
     if args.threads:
         serve_flags += ["--threads", str(args.threads)]
     with running_server(args.model, *serve_flags) as base_url:
-        rows += bench_server(f"{base_url}/v1", args.model, "llm_backend (ours, bf16)", args, bias)
+        rows += bench_server(f"{base_url}/v1", args.model, f"llm_backend (ours, {args.weight_format} weights)",
+                             args, bias)
         prefix_row = prefix_ttft(f"{base_url}/v1", args.model, args)
     if args.llama_cpp:
         with llama_cpp_server(gguf, args.threads or len(os.sched_getaffinity(0))) as url:
@@ -328,6 +329,8 @@ def main() -> None:
     parser.add_argument("--decode-only", action="store_true",
                         help="only the in-process batch-1 decode comparison with transformers")
     parser.add_argument("--decode-rounds", type=int, default=3)
+    parser.add_argument("--weight-format", default="auto", choices=["auto", "bf16", "int8"],
+                        help="our engine's CPU weight format (llm-backend serve --weight-format)")
     args = parser.parse_args()
     if args.decode_only:
         print(markdown_table(DECODE_HEADER, [batch1_decode(args)]))

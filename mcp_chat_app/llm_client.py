@@ -97,9 +97,11 @@ class LlmClient:
     def _stream(self, request: dict[str, Any], on_token: Callable[[str], None]) -> ChatTurn:
         content: list[str] = []
         calls: dict[int, ModelToolCall] = {}
+        finish_reason = None
         for chunk in self._client.chat.completions.create(**request, stream=True):
             if not chunk.choices:
                 continue
+            finish_reason = chunk.choices[0].finish_reason or finish_reason
             delta = chunk.choices[0].delta
             if delta.content:
                 content.append(delta.content)
@@ -110,7 +112,11 @@ class LlmClient:
                     call.name += piece.function.name
                 if piece.function and piece.function.arguments:
                     call.arguments += piece.function.arguments
-        return ChatTurn(content="".join(content), tool_calls=[calls[i] for i in sorted(calls)])
+        streamed = [calls[i] for i in sorted(calls)]
+        if finish_reason == "length" and streamed:
+            # The last call was cut off by max_tokens after its first fragments had gone out: not a call.
+            streamed.pop()
+        return ChatTurn(content="".join(content), tool_calls=streamed)
 
     def reachable(self, timeout_s: float = 2.0) -> bool:
         """Whether the endpoint answers HTTP at all (any status counts: the server is up)."""

@@ -128,7 +128,6 @@ class WeatherService:
         min_temp: float | None,
         max_temp: float | None,
         days_ahead: int,
-        cities: list[str] | None,
         measure: Measure,
         progress: ProgressFn,
     ) -> TemperatureSearch:
@@ -137,9 +136,9 @@ class WeatherService:
             raise InvalidArgument("Give min_temp and/or max_temp")
         if min_temp is not None and max_temp is not None and min_temp > max_temp:
             raise InvalidArgument(f"min_temp ({min_temp:g}) is greater than max_temp ({max_temp:g})")
-        names = cities or list(self._settings.default_cities) or [english for _, english in MAJOR_CITIES]
+        names = list(self._settings.default_cities) or [english for _, english in MAJOR_CITIES]
         if len(names) > MAX_CITIES:
-            raise InvalidArgument(f"At most {MAX_CITIES} cities per query, got {len(names)}")
+            raise InvalidArgument(f"At most {MAX_CITIES} cities per query (WEATHER_DEFAULT_CITIES), got {len(names)}")
         total = len(names) + 2
         locations: list[Location] = []
         for done, name in enumerate(names, start=1):

@@ -39,7 +39,7 @@ from weather_mcp_server.open_meteo import OpenMeteoClient  # noqa: E402
 from weather_mcp_server.places import MAX_QUERY_LENGTH, PlaceResolver  # noqa: E402
 from weather_mcp_server.providers import WeatherProvider  # noqa: E402
 from weather_mcp_server.replay import replay_transport  # noqa: E402
-from weather_mcp_server.service import MAX_CITIES, WeatherService  # noqa: E402
+from weather_mcp_server.service import WeatherService  # noqa: E402
 
 settings = Settings.from_env()
 gazetteer = Gazetteer()
@@ -68,7 +68,7 @@ Pick the tool by what is asked:
 - rain, snow, umbrella (下雨, 下雪, 带伞, 降水) -> get_precipitation
 - chart, graph, plot, curve (图, 图表, 曲线) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
 - which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with
-  only the bounds the user gave
+  only the bounds the user gave (min_temp and/or max_temp)
 - several cities (compare, 哪个更冷) -> one call per city
 days_ahead counts from today: today 0, tomorrow 1, the day after tomorrow 2, the next N days N, this week,
 weekend or next week 7.
@@ -116,7 +116,7 @@ def _result(model: BaseModel, line: str, *extra: ImageContent) -> CallToolResult
 
 @mcp.tool(title="Current weather", annotations=READ_ONLY)
 async def get_current_weather(city: City) -> Annotated[CallToolResult, CurrentWeather]:
-    """Weather right now in one city (现在/今天天气): temperature, feels-like, humidity, wind, conditions, UV."""
+    """Weather right now in one city (现在/今天天气; to compare cities, call once per city): temperature, wind, conditions."""
     result = await service.current(city)
     return _result(result, summaries.current_line(result))
 
@@ -145,27 +145,30 @@ async def get_precipitation(
 @mcp.tool(title="Find cities by temperature", annotations=READ_ONLY)
 async def find_cities_by_temperature(
     ctx: Context,
+    # The descriptions quote the user's words and say when to leave a bound out: small models otherwise fill
+    # both bounds for "above 30". (Named `above`/`below`, the bounds of "29以上，30以下" came back swapped.)
     min_temp: Annotated[
         float | None,
-        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1], description="Lowest accepted °C (inclusive)"),
+        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1],
+              description="Lowest accepted °C, inclusive ('above X', 'X以上'); leave out if the user gave no lower "
+              "bound"),
     ] = None,
     max_temp: Annotated[
         float | None,
-        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1], description="Highest accepted °C (inclusive)"),
+        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1],
+              description="Highest accepted °C, inclusive ('below X', 'X以下'); leave out if the user gave no upper "
+              "bound"),
     ] = None,
     days_ahead: Annotated[int, Field(ge=0, le=15, description="The day to check: 0 = today, 1 = tomorrow")] = 1,
-    cities: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=MAX_QUERY_LENGTH)]] | None,
-        Field(max_length=MAX_CITIES, description="Cities to check; default: major Chinese and world cities"),
-    ] = None,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
 ) -> Annotated[CallToolResult, TemperatureSearch]:
-    """Which cities will be above, below or between given temperatures on a day (哪些城市, 之间): searches many cities."""
+    """Which of ~60 major cities (哪些城市) are above, below or between temperatures on a day; not for named cities."""
+    # No city-list argument: small models filled one until it was full, and used it for every comparison.
 
     async def progress(done: float, total: float, message: str) -> None:
         await ctx.report_progress(done, total, message)
 
-    result = await service.cities_by_temperature(min_temp, max_temp, days_ahead, cities, measure, progress)
+    result = await service.cities_by_temperature(min_temp, max_temp, days_ahead, measure, progress)
     return _result(result, summaries.temperature_search_line(result))
 
 

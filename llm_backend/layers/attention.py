@@ -10,26 +10,20 @@ are gathered and SDPA or two batched matmuls do the attention.
 from __future__ import annotations
 
 import ctypes
-from functools import cache
 
 import torch
 import torch.nn.functional as F
 
 from llm_backend.layers.attention_metadata import AttentionMetadata
-from llm_backend.layers.native import load_library
+from llm_backend.layers.native import native_function
 
 MAX_NATIVE_HEAD_DIM = 256  # MAX_HEAD_DIM in the C source
 
 
-@cache
 def _decode_kernel() -> ctypes._CFuncPtr | None:
-    library = load_library("paged_decode_attention")
-    if library is None:
-        return None
-    function = library.paged_decode_attention
-    function.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_int64] * 6 + [ctypes.c_float, ctypes.c_int]
-    function.restype = None
-    return function
+    """The C kernel, or None where it cannot be built (no gcc)."""
+    return native_function("paged_decode_attention",
+                           (ctypes.c_void_p,) * 7 + (ctypes.c_int64,) * 6 + (ctypes.c_float, ctypes.c_int))
 
 
 def native_decode_supported(q: torch.Tensor, k_cache: torch.Tensor) -> bool:

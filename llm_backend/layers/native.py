@@ -1,4 +1,4 @@
-"""Builds, caches and loads the C kernels next to this file (`<name>.c`) with gcc.
+"""Builds, caches and loads the C kernels next to this file (`<name>.c`, headers `*.h`) with gcc.
 
 A kernel is compiled for this CPU (`-march=native`) into the user cache the first time (about
 a second); later processes load the cached library. Without gcc, or on a CPU the source does
@@ -17,14 +17,29 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-COMPILE_FLAGS = ("-O3", "-march=native", "-ffast-math", "-fopenmp", "-shared", "-fPIC")
-LINK_FLAGS = ("-lm",)  # libm with libmvec: -ffast-math vectorizes expf
+# Reassociation lets gcc vectorize the dot products. Not -ffast-math: a library linked with it
+# switches the whole process to flush-to-zero floats when it loads.
+COMPILE_FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fassociative-math",
+                 "-fno-signed-zeros", "-fopenmp", "-shared", "-fPIC")
+LINK_FLAGS = ("-lm",)
 
 log = logging.getLogger(__name__)
 
 
 def kernel_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "llm_backend" / "kernels"
+
+
+@cache
+def native_function(name: str, argtypes: tuple[type, ...]) -> ctypes._CFuncPtr | None:
+    """Function `name` of the compiled `<name>.c` (returning void); None when it cannot be built."""
+    library = load_library(name)
+    if library is None:
+        return None
+    function = getattr(library, name)
+    function.argtypes = list(argtypes)
+    function.restype = None
+    return function
 
 
 @cache
@@ -53,6 +68,8 @@ def load_library(name: str) -> ctypes.CDLL | None:
 def _build_key(source: Path) -> str:
     """Changes with the source, the flags and the CPU (a library is built for this CPU only)."""
     digest = hashlib.sha256(source.read_bytes())
+    for header in sorted(source.parent.glob("*.h")):
+        digest.update(header.read_bytes())
     digest.update(" ".join(COMPILE_FLAGS + LINK_FLAGS).encode())
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.is_file():
@@ -66,8 +83,8 @@ def _compile(compiler: str, source: Path, library: Path) -> None:
     handle, tmp_name = tempfile.mkstemp(prefix=f".{library.name}.", dir=library.parent)
     os.close(handle)
     try:
-        subprocess.run([compiler, *COMPILE_FLAGS, "-o", tmp_name, str(source), *LINK_FLAGS], check=True, capture_output=True,
-                       text=True, timeout=120)
+        command = [compiler, *COMPILE_FLAGS, "-o", tmp_name, str(source), *LINK_FLAGS]
+        subprocess.run(command, check=True, capture_output=True, text=True, timeout=120)
         os.chmod(tmp_name, 0o755)
         os.replace(tmp_name, library)  # atomic: a concurrent process sees all of it or none
     finally:

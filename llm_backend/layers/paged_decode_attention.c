@@ -12,19 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline float bf16_to_float(uint16_t value) {
-    uint32_t bits = (uint32_t)value << 16;
-    float result;
-    memcpy(&result, &bits, sizeof result);
-    return result;
-}
-
-static inline uint16_t float_to_bf16(float value) {
-    uint32_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    bits += 0x7FFF + ((bits >> 16) & 1); /* round to nearest even */
-    return (uint16_t)(bits >> 16);
-}
+#include "bf16.h"
 
 #define MAX_HEAD_DIM 256
 

@@ -10,27 +10,20 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from functools import cache
 
 import torch
 
-from llm_backend.layers.native import load_library
+from llm_backend.layers.native import native_function
 
 GROUP_SIZE = 32  # GROUP in int8_group_matmul.c
 INT8_LEVELS = 127
 CHUNK_ELEMENTS = 1 << 22  # weights converted at a time: bounds the fp32 temporaries to ~16 MB
 
 
-@cache
 def int8_kernel() -> ctypes._CFuncPtr | None:
     """The C matmul, or None where it cannot be built (no gcc, no AVX-512)."""
-    library = load_library("int8_group_matmul")
-    if library is None:
-        return None
-    function = library.int8_group_matmul
-    function.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int]
-    function.restype = None
-    return function
+    return native_function("int8_group_matmul",
+                           (ctypes.c_void_p,) * 4 + (ctypes.c_int64,) * 3 + (ctypes.c_void_p, ctypes.c_int))
 
 
 @dataclass

@@ -3,8 +3,9 @@
 Only the request side is modelled: responses are plain dicts built in `responses.py`,
 which keeps the wire format visible in one place. Unknown request fields are ignored,
 as OpenAI's SDKs send optional fields this server has no use for. Types are strict (no
-"true" for true, no 1.0 for 1), NaN and infinities are refused everywhere, and lists the engine scans on every token (stop strings and ids) are
-bounded, so that no single request can slow down the whole batch.
+"true" for true, no 1.0 for 1), NaN and infinities are refused everywhere, and the lists
+that cost work per token or per request (stop strings and ids, tools) are bounded, so
+that no single request can slow down the whole batch.
 """
 from __future__ import annotations
 

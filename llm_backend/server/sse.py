@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import AsyncIterator
 
 from starlette.responses import StreamingResponse
+
+log = logging.getLogger(__name__)
 
 DONE = "data: [DONE]\n\n"
 
@@ -14,5 +17,20 @@ def event(payload: dict) -> str:
 
 
 def sse_response(events: AsyncIterator[str]) -> StreamingResponse:
-    return StreamingResponse(events, media_type="text/event-stream",
+    return StreamingResponse(ending_in_an_error_event(events), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def ending_in_an_error_event(events: AsyncIterator[str]) -> AsyncIterator[str]:
+    """`events`, but a failure after the 200 went out (an engine step that failed) ends the stream
+    with an OpenAI-style error event, so the client reads why rather than a cut connection.
+
+    A client disconnect cancels the stream (CancelledError is not an Exception) and passes through.
+    """
+    try:
+        async for item in events:
+            yield item
+    except Exception as exc:
+        log.exception("stream failed after it started")
+        yield event({"error": {"message": f"Internal server error: {type(exc).__name__}: {exc}",
+                               "type": "server_error", "param": None, "code": None}})

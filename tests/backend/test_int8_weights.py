@@ -11,8 +11,11 @@ from llm_backend.layers.weight_quant import GROUP_SIZE, Int8GroupWeight, int8_ke
 
 needs_kernel = pytest.mark.skipif(int8_kernel() is None, reason="no gcc or no AVX-512: the int8 kernel cannot run")
 CPU = torch.device("cpu")
-# Decode log-probability gap to fp32, up to the first differing greedy token (bf16 alone: ~0.13).
+# Against fp32 on SmolLM2, measured: decode log-probabilities within 0.21 (exact bf16 weights: 0.17).
 INT8_LOGPROB_ATOL = 0.3
+# Two tokens whose log-probabilities each move by up to the tolerance can swap places when
+# fp32 has them this close (measured: the closest swap was 0.41 apart).
+NEAR_TIE = 2 * INT8_LOGPROB_ATOL
 
 
 def dequantized(weight: Int8GroupWeight) -> torch.Tensor:
@@ -77,46 +80,36 @@ def test_auto_picks_int8_for_bf16_on_this_cpu():
     assert resolve_weight_format("auto", CPU, torch.bfloat16) == "int8"
 
 
-def greedy_decode(engine, prompt: list[int], num_tokens: int) -> tuple[list[int], list[float]]:
-    """Greedy tokens and their decode log-probabilities."""
-    engine.add_request("r", prompt, SamplingParams(max_tokens=num_tokens, temperature=0, ignore_eos=True, logprobs=0))
+def greedy_decode(engine, prompt: list[int], num_tokens: int, top: int) -> list[tuple[int, float, dict[int, float]]]:
+    """Per step: the greedy token, its log-probability and the `top` best (token -> log-probability)."""
+    engine.add_request("r", prompt, SamplingParams(max_tokens=num_tokens, temperature=0, ignore_eos=True,
+                                                   logprobs=top))
     outputs = []
     while engine.has_unfinished_requests():
         outputs += engine.step()
-    return [o.new_token_ids[0] for o in outputs], [o.logprobs[0].logprob for o in outputs]
-
-
-def agreement(candidate, reference) -> tuple[int, float]:
-    """Tokens agreeing before the first difference, and the largest log-probability gap up to it."""
-    tokens, logprobs = candidate
-    ref_tokens, ref_logprobs = reference
-    agreed = next((i for i, (a, b) in enumerate(zip(tokens, ref_tokens)) if a != b), len(tokens))
-    gaps = [abs(a - b) for a, b in zip(logprobs[:agreed + 1], ref_logprobs[:agreed + 1])]
-    return agreed, max(gaps)
+    return [(o.new_token_ids[0], o.logprobs[0].logprob, {t: lp for t, _, lp in o.logprobs[0].top}) for o in outputs]
 
 
 @needs_kernel
-def test_int8_decode_is_as_close_to_fp32_as_bf16_decode(make_engine, monkeypatch):
-    """On SmolLM2, int8 weights follow the fp32 model as well as the exact bf16 weights do.
+def test_int8_decode_follows_the_fp32_model(make_engine, monkeypatch):
+    """On SmolLM2, the int8 decode path's greedy tokens and log-probabilities follow fp32's.
 
-    Measured (24 tokens, all 8 prompts): int8 matched fp32's greedy tokens on 7 prompts (bf16: 5),
-    with decode log-probabilities within 0.21 (bf16: 0.13) up to the first differing token.
+    Tokens may differ only where fp32 itself had a near tie (the exact bf16 weights flip
+    such ties too); up to there, log-probabilities agree within `INT8_LOGPROB_ATOL`.
     """
-    fp32 = make_engine()
-    exact, fast = make_engine(dtype="bfloat16", weight_format="bf16"), make_engine(dtype="bfloat16")
+    fp32, fast = make_engine(), make_engine(dtype="bfloat16")
     calls = []
     original = Int8GroupWeight.matmul
     monkeypatch.setattr(Int8GroupWeight, "matmul", lambda self, x: calls.append(x.shape[0]) or original(self, x))
     num_tokens, questions = 16, CHAT_PROMPTS[:4]
-    exact_full = fast_full = 0
     for question in questions:
         prompt = chat_prompt_ids(fp32.tokenizer, question)
-        reference = greedy_decode(fp32, prompt, num_tokens)
-        exact_agreed, _ = agreement(greedy_decode(exact, prompt, num_tokens), reference)
-        fast_agreed, fast_gap = agreement(greedy_decode(fast, prompt, num_tokens), reference)
-        exact_full += exact_agreed == num_tokens
-        fast_full += fast_agreed == num_tokens
-        assert fast_gap <= INT8_LOGPROB_ATOL, question
-    assert fast_full >= exact_full - 1
+        reference = greedy_decode(fp32, prompt, num_tokens, top=5)
+        for (token, logprob, _), (ref_token, ref_logprob, ref_top) in zip(greedy_decode(fast, prompt, num_tokens, 0),
+                                                                        reference):
+            if token != ref_token:
+                assert ref_logprob - ref_top.get(token, float("-inf")) <= NEAR_TIE, question
+                break
+            assert logprob == pytest.approx(ref_logprob, abs=INT8_LOGPROB_ATOL), question
     decode_steps = len(questions) * (num_tokens - 1)
     assert calls.count(1) >= decode_steps * (4 * fast.model_config.num_hidden_layers + 1)  # all decode matmuls

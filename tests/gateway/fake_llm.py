@@ -49,7 +49,7 @@ def _completion(reply: dict[str, Any], model: str) -> dict[str, Any]:
         message["tool_calls"] = calls
     return {
         "id": f"chatcmpl-{len(_requests)}", "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.get("finish_reason") or ("tool_calls" if calls else "stop")}],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
 
@@ -71,7 +71,7 @@ def _chunks(reply: dict[str, Any], model: str):
         yield frame({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
                                      "function": {"name": call["function"]["name"], "arguments": arguments[:half]}}]})
         yield frame({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
-    yield frame({}, "tool_calls" if calls else "stop")
+    yield frame({}, reply.get("finish_reason") or ("tool_calls" if calls else "stop"))
     yield "data: [DONE]\n\n"
 
 

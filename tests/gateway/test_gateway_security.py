@@ -171,7 +171,7 @@ def test_tool_output_cannot_take_over_the_model_or_the_gateway(gateway, fake_llm
             "tiny__add", "tiny__echo", "tiny__sleep_then_echo", "tiny__crash", "tiny__noisy_echo",
             "tiny__read_note", "tiny__enable_shout", "answer_directly"}
     note = next(m for m in sent[1]["messages"] if m["role"] == "tool")
-    assert json.loads(note["content"])["result"].startswith(INJECTION_MARK)  # a JSON string value: data
+    assert INJECTION_MARK in note["content"]  # delivered, but in the tool's slot, as its data
     # The gateway's policies held: the excluded tool and the bad arguments never reached the server.
     executed = [(c["tool"], c["is_error"]) for c in body["tool_calls"]]
     assert ("read_note", False) in executed

@@ -32,10 +32,6 @@ async def test_arguments_out_of_bounds_are_refused_before_the_tool_runs(tmp_path
             "days a string": ("get_weather_chart", {"city": "Beijing", "days_ahead": "many"}, "days_ahead"),
             "hot": ("find_cities_by_temperature", {"min_temp": 150}, "less than or equal to 100"),
             "cold": ("find_cities_by_temperature", {"max_temp": -273}, "greater than or equal to -100"),
-            "too many cities": ("find_cities_by_temperature", {"min_temp": 20, "cities": ["Beijing"] * 101},
-                                "at most 100 items"),
-            "empty city in list": ("find_cities_by_temperature", {"min_temp": 20, "cities": ["Beijing", ""]},
-                                   "at least 1 character"),
             "negative days ahead": ("find_cities_by_temperature", {"min_temp": 20, "days_ahead": -1}, "days_ahead"),
         }
         errors = {name: await error_text(client, tool, args) for name, (tool, args, _) in cases.items()}
@@ -46,7 +42,7 @@ async def test_arguments_out_of_bounds_are_refused_before_the_tool_runs(tmp_path
     # The limits are in the published schemas, so a client can check before calling.
     assert schemas["get_forecast"]["properties"]["city"]["maxLength"] == 120
     search = schemas["find_cities_by_temperature"]["properties"]
-    assert search["cities"]["anyOf"][0]["maxItems"] == 100
+    assert "cities" not in search  # a city list invited small models to fill it
     assert search["min_temp"]["anyOf"][0]["maximum"] == 100
 
 
