@@ -20,7 +20,6 @@ from mcp_chat_app.tool_results import ToolOutcome, failed_outcome, model_view
 
 EventSink = Callable[[str, dict[str, Any]], None]
 
-_MAX_CALLS_PER_TURN = 4  # a forced turn may list several places; more than this is a model looping
 PLAIN_CHAT_PROMPT = "You are a helpful assistant. Answer briefly, in the user's language."
 
 
@@ -123,18 +122,13 @@ class Orchestrator:
             run.rounds += 1
             # Only a native-mode reply can be streamed as it comes: in prompt-JSON mode it may be a call.
             stream = run.token_sink if native and not self.is_hybrid() else None
-            if tool_specs and run.rounds == 1 and self.router.endpoint.tool_choice == "required":
-                turn = run.record(self._forced_call(run, tool_specs))
-                calls = self._distinct_calls(turn.tool_calls)
-            else:
-                turn = run.record(self.router.chat(run.messages, tools=tool_specs, on_token=stream))
-                calls = turn.tool_calls or self._calls_in_text(turn.content, by_name)
-            if not calls and tool_specs and not run.outcomes and self.router.endpoint.tool_choice == "auto" and (
+            turn = run.record(self.router.chat(run.messages, tools=tool_specs, on_token=stream))
+            calls = turn.tool_calls or self._calls_in_text(turn.content, by_name)
+            if not calls and tool_specs and not run.outcomes and (
                     not answer_is_usable(turn.content, question) or quotes_measurements(turn.content)):
-                run.emit("rewrite", {})
-                turn = run.record(self._forced_call(run, tool_specs))
+                turn = self._forced_call(run, tool_specs)
                 # Only the first forced call counts: under `required`, small models keep adding calls.
-                calls = self._distinct_calls(turn.tool_calls[:1])
+                calls = [call for call in turn.tool_calls[:1] if call.name != prompts.NO_TOOL]
             if not calls:
                 return turn.content
             planned = [self._plan(run, call, by_name) for call in calls]
@@ -148,16 +142,9 @@ class Orchestrator:
     def _forced_call(self, run: _Run, tool_specs: list[dict[str, Any]]) -> ChatTurn:
         """Small models sometimes print garbage, or invent weather data, instead of calling a tool; a backend
         with constrained decoding can be made to pick a tool (or `answer_directly`) instead."""
-        return self.router.chat(run.messages, tools=[*tool_specs, prompts.NO_TOOL_SPEC], tool_choice="required")
-
-    @staticmethod
-    def _distinct_calls(calls: list[ModelToolCall]) -> list[ModelToolCall]:
-        """The real calls of a forced turn: without the `answer_directly` escape, repeats, or a runaway list."""
-        kept: list[ModelToolCall] = []
-        for call in calls:
-            if call.name != prompts.NO_TOOL and all((call.name, call.arguments) != (k.name, k.arguments) for k in kept):
-                kept.append(call)
-        return kept[:_MAX_CALLS_PER_TURN]
+        run.emit("rewrite", {})
+        forced = self.router.chat(run.messages, tools=[*tool_specs, prompts.NO_TOOL_SPEC], tool_choice="required")
+        return run.record(forced)
 
     def is_hybrid(self) -> bool:
         """Whether a different model writes the answer than the one that picks the tools."""
