@@ -175,13 +175,14 @@ class McpManager:
             return failed_outcome(spec.fallback, request.tool, request.arguments, str(error))
 
     async def _call_on(self, server: str, request: ToolRequest) -> ToolOutcome:
-        """Call on one server; after a dropped session, wait for the automatic restart and retry once."""
+        """Call on one server; after a dropped session, wait for the automatic restart and, when the tool is
+        declared read-only or idempotent, retry once (anything else may already have had its effect)."""
         connection = self._connections.get(server)
         if connection is None:
             raise ServerUnavailable(f"server {server!r} is not registered or disabled")
         timeout = connection.spec.timeout
         # Only a session that was up and then broke is worth a second try (it is being restarted).
-        attempts = 2 if connection.up else 1
+        attempts = 2 if connection.up and connection.is_repeatable(request.tool) else 1
         try:
             for attempt in range(1, attempts + 1):
                 try:

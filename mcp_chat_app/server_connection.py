@@ -85,6 +85,13 @@ class ServerConnection:
     def up(self) -> bool:
         return self._ready.is_set()
 
+    def is_repeatable(self, tool_name: str) -> bool:
+        """Whether the server declares the tool read-only or idempotent (MCP annotations): safe to run twice."""
+        for tool in self.tools:
+            if tool.name == tool_name and tool.annotations is not None:
+                return bool(tool.annotations.read_only_hint or tool.annotations.idempotent_hint)
+        return False
+
     def start(self) -> None:
         """Start the supervisor task on the running loop."""
         self._supervisor = asyncio.get_running_loop().create_task(self._supervise(), name=f"mcp:{self.spec.name}")

@@ -13,12 +13,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from llm_backend.layers.weight_quant import Int8GroupWeight, int8_kernel, quantize_int8_groupwise
+from llm_backend.layers.weight_quant import GROUP_SIZE, Int8GroupWeight, int8_kernel, quantize_int8_groupwise
 
 # oneDNN picks its blocking for this batch size; decode batches are around it.
 PACKING_BATCH_HINT = 8
 # Up to here the int8 kernel beats oneDNN bf16 on this CPU (24 Qwen 0.5B layers: 21 vs 35 ms at 1 row,
-# 26 vs 38 ms at 2 rows; about even at 3, 1.5-2x slower from 4 rows, where bf16 stops being memory-bound).
+# 26 vs 38 ms at 2 rows; about even at 3, 1.5-2x slower from 4 rows, where its arithmetic, not memory, limits it).
 INT8_MAX_ROWS = 2
 WEIGHT_FORMATS = ("auto", "bf16", "int8")
 
@@ -51,7 +51,7 @@ class Linear(nn.Module):
         weight = self.weight.detach()
         if weight.device.type != "cpu" or weight.dtype != torch.bfloat16 or not torch.backends.mkldnn.is_available():
             return
-        if weight_format == "int8":
+        if weight_format == "int8" and weight.shape[1] % GROUP_SIZE == 0:  # else this layer stays bf16
             self._int8 = quantize_int8_groupwise(weight)
         self._packed = torch.ops.mkldnn._reorder_linear_weight(weight, PACKING_BATCH_HINT)
         if release_weight:

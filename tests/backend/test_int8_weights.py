@@ -66,6 +66,14 @@ def test_linear_uses_int8_for_small_steps_and_bf16_for_large_ones():
         torch.testing.assert_close(out, reference, atol=0.5, rtol=0.02)
 
 
+@needs_kernel
+def test_a_layer_whose_input_is_not_a_multiple_of_the_group_stays_bf16():
+    layer = Linear(40, 8).to(torch.bfloat16)
+    layer.prepare_for_cpu("int8", release_weight=True)
+    assert layer._int8 is None and layer._packed is not None
+    assert layer(torch.ones(1, 40, dtype=torch.bfloat16)).shape == (1, 8)
+
+
 def test_weight_format_resolution():
     assert resolve_weight_format("auto", CPU, torch.float32) == "bf16"
     assert resolve_weight_format("bf16", CPU, torch.bfloat16) == "bf16"

@@ -68,6 +68,19 @@ def test_a_server_killed_during_a_call_is_restarted_and_the_call_retried(manager
     assert _tiny_pid() != pid
 
 
+def test_a_tool_with_effects_killed_mid_call_gets_a_clear_error_and_the_next_call_succeeds(manager):
+    manager.call_tools([ToolRequest("tiny", "echo", {"text": "warm"})])
+    pid = _tiny_pid()
+    killer = threading.Timer(0.5, subprocess.run, (["kill", "-9", str(pid)],))
+    killer.start()
+    (result,) = manager.call_tools([ToolRequest("tiny", "sleep_then_record", {"text": "order", "seconds": 2})])
+    killer.join()
+    # Not declared read-only or idempotent: it may have had its effect, so it is not run twice.
+    assert result.is_error and "dropped the connection" in result.text
+    (after,) = manager.call_tools([ToolRequest("tiny", "sleep_then_record", {"text": "again", "seconds": 0})])
+    assert not after.is_error and after.text == "recorded again" and _tiny_pid() != pid
+
+
 def test_a_server_that_never_answers_times_out_and_others_keep_working(manager):
     started = time.monotonic()
     mute, tiny = manager.call_tools([ToolRequest("mute", "anything", {}), ToolRequest("tiny", "add", {"a": 1, "b": 2})])

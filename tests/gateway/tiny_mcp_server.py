@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
 
 server = MCPServer("tiny")
 
@@ -25,11 +26,18 @@ def echo(text: str) -> str:
     return text
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 async def sleep_then_echo(text: str, seconds: float = 0.5) -> str:
     """Wait, then echo the text (lets tests observe parallel calls and timeouts)."""
     await asyncio.sleep(seconds)
     return text
+
+
+@server.tool()
+async def sleep_then_record(text: str, seconds: float = 0.5) -> str:
+    """Wait, then 'record' the text: a tool with effects, so not safe to repeat."""
+    await asyncio.sleep(seconds)
+    return f"recorded {text}"
 
 
 @server.tool()
