@@ -52,7 +52,8 @@ class LlmClient:
                                      timeout=endpoint.timeout_s, max_retries=0)
 
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
-             on_token: Callable[[str], None] | None = None, tool_choice: str = "auto") -> ChatTurn:
+             on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
+             parallel_tool_calls: bool | None = None) -> ChatTurn:
         """One completion; raises LlmUnavailable when the endpoint is down or fails."""
         request: dict[str, Any] = {
             "model": self.endpoint.model,
@@ -63,6 +64,8 @@ class LlmClient:
         if tools:
             request["tools"] = tools
             request["tool_choice"] = tool_choice
+            if parallel_tool_calls is not None:
+                request["parallel_tool_calls"] = parallel_tool_calls
         started = time.perf_counter()
         try:
             if on_token is None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 TOOL_MODES = ("native", "prompt_json")
+TOOL_CHOICES = ("auto", "required")
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,10 @@ class Endpoint:
     max_tokens: int = 512
     timeout_s: float = 120.0
     max_tool_rounds: int | None = None  # overrides the gateway default for models that loop
+    # "required": the first round must make one tool call or take the `answer_directly` escape. For small models
+    # behind a constrained-decoding backend: no preamble before the call (the 1.5B model wrote 30 tokens of
+    # pseudo-XML first), and no invented weather instead of a call.
+    tool_choice: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,9 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
     tool_mode = entry.get("tool_mode", "native")
     if tool_mode not in TOOL_MODES:
         raise ValueError(f"profile {name!r}: tool_mode must be one of {TOOL_MODES}")
+    tool_choice = entry.get("tool_choice", "auto")
+    if tool_choice not in TOOL_CHOICES or (tool_choice == "required" and tool_mode != "native"):
+        raise ValueError(f"profile {name!r}: tool_choice must be one of {TOOL_CHOICES} (required needs native)")
     # Local servers ignore the key, but the openai SDK refuses an empty one.
     api_key = os.environ.get(entry.get("api_key_env", ""), "") or "not-needed"
     return Endpoint(
@@ -54,6 +62,7 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
         max_tokens=int(entry.get("max_tokens", 512)),
         timeout_s=float(entry.get("timeout_s", 120.0)),
         max_tool_rounds=entry.get("max_tool_rounds"),
+        tool_choice=tool_choice,
     )
 
 

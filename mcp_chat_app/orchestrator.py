@@ -122,13 +122,17 @@ class Orchestrator:
             run.rounds += 1
             # Only a native-mode reply can be streamed as it comes: in prompt-JSON mode it may be a call.
             stream = run.token_sink if native and not self.is_hybrid() else None
-            turn = run.record(self.router.chat(run.messages, tools=tool_specs, on_token=stream))
-            calls = turn.tool_calls or self._calls_in_text(turn.content, by_name)
-            if not calls and tool_specs and not run.outcomes and (
+            if tool_specs and run.rounds == 1 and self.router.endpoint.tool_choice == "required":
+                turn = run.record(self._forced_call(run, tool_specs))
+                calls = self._one_real_call(turn)
+            else:
+                turn = run.record(self.router.chat(run.messages, tools=tool_specs, on_token=stream))
+                calls = turn.tool_calls or self._calls_in_text(turn.content, by_name)
+            if not calls and tool_specs and not run.outcomes and self.router.endpoint.tool_choice == "auto" and (
                     not answer_is_usable(turn.content, question) or quotes_measurements(turn.content)):
-                turn = self._forced_call(run, tool_specs)
-                # Only the first forced call counts: under `required`, small models keep adding calls.
-                calls = [call for call in turn.tool_calls[:1] if call.name != prompts.NO_TOOL]
+                run.emit("rewrite", {})
+                turn = run.record(self._forced_call(run, tool_specs))
+                calls = self._one_real_call(turn)
             if not calls:
                 return turn.content
             planned = [self._plan(run, call, by_name) for call in calls]
@@ -141,10 +145,15 @@ class Orchestrator:
 
     def _forced_call(self, run: _Run, tool_specs: list[dict[str, Any]]) -> ChatTurn:
         """Small models sometimes print garbage, or invent weather data, instead of calling a tool; a backend
-        with constrained decoding can be made to pick a tool (or `answer_directly`) instead."""
-        run.emit("rewrite", {})
-        forced = self.router.chat(run.messages, tools=[*tool_specs, prompts.NO_TOOL_SPEC], tool_choice="required")
-        return run.record(forced)
+        with constrained decoding can be made to pick one tool (or `answer_directly`) instead. One: under
+        `required`, small models otherwise keep adding calls."""
+        return self.router.chat(run.messages, tools=[*tool_specs, prompts.NO_TOOL_SPEC], tool_choice="required",
+                                parallel_tool_calls=False)
+
+    @staticmethod
+    def _one_real_call(forced: ChatTurn) -> list[ModelToolCall]:
+        """The call of a forced turn, unless it took the escape (a server may ignore `parallel_tool_calls`)."""
+        return [call for call in forced.tool_calls[:1] if call.name != prompts.NO_TOOL]
 
     def is_hybrid(self) -> bool:
         """Whether a different model writes the answer than the one that picks the tools."""

@@ -63,9 +63,9 @@ async def _lifespan(_server: MCPServer) -> AsyncIterator[None]:
 INSTRUCTIONS = """\
 Weather tools (Open-Meteo). Cities may be written in English or Chinese.
 Pick the tool by what is asked:
-- weather now or today, is it hot or cold (现在, 今天, 气温) -> get_current_weather
+- weather right now, temperature, is it hot or cold (现在, 气温, 热吗) -> get_current_weather
 - tomorrow, the next days, weekend, next week (明天, 未来几天, 天气预报, 下周) -> get_forecast
-- rain, snow, umbrella (下雨, 下雪, 带伞, 降水) -> get_precipitation
+- rain, snow, umbrella, also for today (下雨, 下雪, 带伞, 降水) -> get_precipitation
 - chart, graph, plot, curve (图, 图表, 曲线) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
 - which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with
   only the bounds the user gave (min_temp and/or max_temp)
@@ -116,7 +116,7 @@ def _result(model: BaseModel, line: str, *extra: ImageContent) -> CallToolResult
 
 @mcp.tool(title="Current weather", annotations=READ_ONLY)
 async def get_current_weather(city: City) -> Annotated[CallToolResult, CurrentWeather]:
-    """Weather right now in one city (现在/今天天气; to compare cities, call once per city): temperature, wind, conditions."""
+    """Weather right now in one city (现在, 气温; to compare cities, call once per city): temperature, wind, conditions."""
     result = await service.current(city)
     return _result(result, summaries.current_line(result))
 

@@ -18,6 +18,7 @@ from llm_backend.layers.attention_metadata import AttentionMetadata
 from llm_backend.layers.native import native_function
 
 MAX_NATIVE_HEAD_DIM = 256  # MAX_HEAD_DIM in the C source
+MAX_NATIVE_GROUP = 16  # MAX_GROUP: query heads per kv head
 
 
 def _decode_kernel() -> ctypes._CFuncPtr | None:
@@ -29,7 +30,8 @@ def _decode_kernel() -> ctypes._CFuncPtr | None:
 def native_decode_supported(q: torch.Tensor, k_cache: torch.Tensor) -> bool:
     """Whether `_native_decode_attention` can serve these tensors."""
     return (q.device.type == "cpu" and q.dtype == k_cache.dtype == torch.bfloat16
-            and q.shape[-1] <= MAX_NATIVE_HEAD_DIM and _decode_kernel() is not None)
+            and q.shape[-1] <= MAX_NATIVE_HEAD_DIM and q.shape[1] // k_cache.shape[2] <= MAX_NATIVE_GROUP
+            and _decode_kernel() is not None)
 
 
 def _native_decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,

@@ -2,11 +2,12 @@
  *
  * q [B, Hq, D] and out [B, Hq, D] bf16; k_cache / v_cache [num_blocks, block_size, Hkv, D] bf16;
  * block_tables [B, max_blocks] and context_lens [B] int64; scores: scratch of B * Hq * max_blocks *
- * block_size floats. Query heads share kv head h / (Hq / Hkv) (grouped-query attention).
+ * block_size floats. Query heads share kv head h / (Hq / Hkv) (grouped-query attention): each
+ * thread task is one (sequence, kv head), so a key or value is converted once for its group.
  *
  * Reading the blocks in place replaces the torch path's gather (a copy of every sequence's
  * keys and values per layer) and its small batched matmuls, which cost more than the
- * arithmetic. Math is fp32; threads split the (sequence, query head) pairs.
+ * arithmetic. Math is fp32.
  */
 #include <math.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include "bf16.h"
 
 #define MAX_HEAD_DIM 256
+#define MAX_GROUP 16 /* query heads per kv head */
 
 void paged_decode_attention(const uint16_t *q, const uint16_t *k_cache, const uint16_t *v_cache,
                             const int64_t *block_tables, const int64_t *context_lens, uint16_t *out,
@@ -22,35 +24,55 @@ void paged_decode_attention(const uint16_t *q, const uint16_t *k_cache, const ui
                             int64_t block_size, int64_t max_blocks, float scale, int threads) {
     const int64_t group = Hq / Hkv;
     const int64_t token_stride = Hkv * D;
+    const int64_t max_len = max_blocks * block_size;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
-    for (int64_t task = 0; task < B * Hq; task++) {
-        const int64_t b = task / Hq, head = task % Hq, kv_head = head / group;
+    for (int64_t task = 0; task < B * Hkv; task++) {
+        const int64_t b = task / Hkv, kv_head = task % Hkv, first_head = kv_head * group;
         const int64_t length = context_lens[b];
         const int64_t *table = block_tables + b * max_blocks;
-        float *row = scores + task * max_blocks * block_size;
-        float query[MAX_HEAD_DIM], acc[MAX_HEAD_DIM];
-        for (int64_t d = 0; d < D; d++) query[d] = bf16_to_float(q[task * D + d]) * scale;
-        float highest = -INFINITY;
-        for (int64_t t = 0; t < length; t++) {
-            const uint16_t *key = k_cache + (table[t / block_size] * block_size + t % block_size) * token_stride
-                                  + kv_head * D;
-            float dot = 0.0f;
-            for (int64_t d = 0; d < D; d++) dot += query[d] * bf16_to_float(key[d]);
-            row[t] = dot;
-            highest = dot > highest ? dot : highest;
+        float *rows = scores + (b * Hq + first_head) * max_len; /* [group, max_len] */
+        float query[MAX_GROUP][MAX_HEAD_DIM], acc[MAX_GROUP][MAX_HEAD_DIM], token[MAX_HEAD_DIM];
+        float highest[MAX_GROUP], total[MAX_GROUP];
+        for (int64_t h = 0; h < group; h++) {
+            for (int64_t d = 0; d < D; d++) query[h][d] = bf16_to_float(q[((b * Hq) + first_head + h) * D + d]) * scale;
+            highest[h] = -INFINITY;
+            total[h] = 0.0f;
         }
-        float total = 0.0f;
-        for (int64_t t = 0; t < length; t++) {
-            row[t] = expf(row[t] - highest);
-            total += row[t];
+        /* Keys once per kv head, block by block (no per-token division), shared by the group. */
+        for (int64_t t0 = 0; t0 < length; t0 += block_size) {
+            const uint16_t *block = k_cache + table[t0 / block_size] * block_size * token_stride + kv_head * D;
+            const int64_t count = length - t0 < block_size ? length - t0 : block_size;
+            for (int64_t j = 0; j < count; j++) {
+                for (int64_t d = 0; d < D; d++) token[d] = bf16_to_float(block[j * token_stride + d]);
+                for (int64_t h = 0; h < group; h++) {
+                    float dot = 0.0f;
+                    for (int64_t d = 0; d < D; d++) dot += query[h][d] * token[d];
+                    rows[h * max_len + t0 + j] = dot;
+                    highest[h] = dot > highest[h] ? dot : highest[h];
+                }
+            }
         }
-        for (int64_t d = 0; d < D; d++) acc[d] = 0.0f;
-        for (int64_t t = 0; t < length; t++) {
-            const uint16_t *value = v_cache + (table[t / block_size] * block_size + t % block_size) * token_stride
-                                    + kv_head * D;
-            const float weight = row[t];
-            for (int64_t d = 0; d < D; d++) acc[d] += weight * bf16_to_float(value[d]);
+        for (int64_t h = 0; h < group; h++) {
+            float *row = rows + h * max_len;
+            for (int64_t t = 0; t < length; t++) {
+                row[t] = expf(row[t] - highest[h]);
+                total[h] += row[t];
+            }
+            for (int64_t d = 0; d < D; d++) acc[h][d] = 0.0f;
         }
-        for (int64_t d = 0; d < D; d++) out[task * D + d] = float_to_bf16(acc[d] / total);
+        for (int64_t t0 = 0; t0 < length; t0 += block_size) {
+            const uint16_t *block = v_cache + table[t0 / block_size] * block_size * token_stride + kv_head * D;
+            const int64_t count = length - t0 < block_size ? length - t0 : block_size;
+            for (int64_t j = 0; j < count; j++) {
+                for (int64_t d = 0; d < D; d++) token[d] = bf16_to_float(block[j * token_stride + d]);
+                for (int64_t h = 0; h < group; h++) {
+                    const float weight = rows[h * max_len + t0 + j];
+                    for (int64_t d = 0; d < D; d++) acc[h][d] += weight * token[d];
+                }
+            }
+        }
+        for (int64_t h = 0; h < group; h++)
+            for (int64_t d = 0; d < D; d++)
+                out[((b * Hq) + first_head + h) * D + d] = float_to_bf16(acc[h][d] / total[h]);
     }
 }

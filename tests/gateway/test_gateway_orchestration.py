@@ -34,8 +34,10 @@ TOOLS = [
 
 @pytest.fixture()
 def make(fake_llm, tmp_path: Path):
-    def build(tool_mode: str = "native", writer_model: str | None = None, max_rounds: int = 5):
-        endpoint = Endpoint("test", f"{fake_llm.url}/v1", "fake-model", "k", tool_mode=tool_mode)
+    def build(tool_mode: str = "native", writer_model: str | None = None, max_rounds: int = 5,
+              tool_choice: str = "auto"):
+        endpoint = Endpoint("test", f"{fake_llm.url}/v1", "fake-model", "k", tool_mode=tool_mode,
+                            tool_choice=tool_choice)
         router = LlmClient(endpoint)
         writer = LlmClient(Endpoint("writer", f"{fake_llm.url}/v1", writer_model, "k")) if writer_model else router
         manager = MockMcpManager(TOOLS)
@@ -211,6 +213,7 @@ def test_garbage_instead_of_a_call_gets_one_forced_call(make, fake_llm):
     assert [c.arguments for c in manager.calls] == [{"city": "广州"}] and result.response == "广州现在12.3°C，多云。"
     forced = fake_llm.requests()[1]
     assert forced["tool_choice"] == "required" and forced["tools"][-1]["function"]["name"] == "answer_directly"
+    assert forced["parallel_tool_calls"] is False
 
 
 def test_a_forced_call_may_choose_to_answer_directly(make, fake_llm):
@@ -219,6 +222,25 @@ def test_a_forced_call_may_choose_to_answer_directly(make, fake_llm):
     result = orchestrator.run("写一首关于春天的诗", [])
     assert manager.calls == [] and result.response == "春风吹绿了江南岸。"
     assert "tools" not in fake_llm.requests()[2]
+
+
+def test_a_required_profile_forces_one_call_in_the_first_round(make, fake_llm):
+    orchestrator, manager = make(tool_choice="required")
+    fake_llm.script(call("weather__get_current_weather", city="北京"), {"content": "北京现在12.3°C。"})
+    result = orchestrator.run("北京今天天气怎么样？", [])
+    assert [c.arguments for c in manager.calls] == [{"city": "北京"}] and result.response == "北京现在12.3°C。"
+    first, second = fake_llm.requests()
+    assert first["tool_choice"] == "required" and first["parallel_tool_calls"] is False
+    assert first["tools"][-1]["function"]["name"] == "answer_directly"
+    assert second.get("tool_choice", "auto") == "auto"  # after the results, the model may answer
+
+
+def test_a_required_profile_answers_chit_chat_through_the_escape(make, fake_llm):
+    orchestrator, manager = make(tool_choice="required")
+    fake_llm.script(call("answer_directly"), {"content": "你好！有什么可以帮你？"})
+    result = orchestrator.run("你好", [])
+    assert manager.calls == [] and result.response == "你好！有什么可以帮你？"
+    assert "tools" not in fake_llm.requests()[1]
 
 
 def test_a_streamed_call_cut_off_by_max_tokens_is_dropped(make, fake_llm):
