@@ -26,9 +26,11 @@ PROMPT_JSON_RULES = (
 )
 
 WRITER_PROMPT = (
-    "You write the final answer for a weather assistant. Use only the tool results given. "
-    "Quote numbers exactly, with units, and translate weather descriptions faithfully. Invent nothing. "
-    "If a tool failed, say that the data could not be fetched. Be brief: two or three sentences."
+    "You write the final answer for a weather assistant, using only the tool results given. In two or three "
+    "sentences, answer the question directly for the day or days it asks about, and quote the numbers that "
+    "answer it exactly as given, with units (temperatures in °C, rain in mm and its chance in %). Translate "
+    "weather descriptions faithfully. Do not list more than three days, and never invent a date or a number. "
+    "If a tool failed, say that the data could not be fetched."
 )
 
 TOOL_RESULTS_HEADER = "Tool results:"

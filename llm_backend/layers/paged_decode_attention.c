@@ -15,6 +15,16 @@
 
 #include "bf16.h"
 
+/* The cache rows of the block holding token t0 (a multiple of block_size) of a sequence. */
+static inline const uint16_t *block_start(const uint16_t *cache, const int64_t *table, int64_t t0,
+                                          int64_t block_size, int64_t token_stride) {
+    return cache + table[t0 / block_size] * block_size * token_stride;
+}
+
+static inline void to_float(float *dst, const uint16_t *src, int64_t count) {
+    for (int64_t i = 0; i < count; i++) dst[i] = bf16_to_float(src[i]);
+}
+
 #define MAX_HEAD_DIM 256
 #define MAX_GROUP 16 /* query heads per kv head */
 
@@ -40,10 +50,9 @@ void paged_decode_attention(const uint16_t *q, const uint16_t *k_cache, const ui
         }
         /* Keys once per kv head, block by block (no per-token division), shared by the group. */
         for (int64_t t0 = 0; t0 < length; t0 += block_size) {
-            const uint16_t *block = k_cache + table[t0 / block_size] * block_size * token_stride + kv_head * D;
-            const int64_t count = length - t0 < block_size ? length - t0 : block_size;
-            for (int64_t j = 0; j < count; j++) {
-                for (int64_t d = 0; d < D; d++) token[d] = bf16_to_float(block[j * token_stride + d]);
+            const uint16_t *block = block_start(k_cache, table, t0, block_size, token_stride) + kv_head * D;
+            for (int64_t j = 0; j < block_size && t0 + j < length; j++) {
+                to_float(token, block + j * token_stride, D);
                 for (int64_t h = 0; h < group; h++) {
                     float dot = 0.0f;
                     for (int64_t d = 0; d < D; d++) dot += query[h][d] * token[d];
@@ -61,10 +70,9 @@ void paged_decode_attention(const uint16_t *q, const uint16_t *k_cache, const ui
             for (int64_t d = 0; d < D; d++) acc[h][d] = 0.0f;
         }
         for (int64_t t0 = 0; t0 < length; t0 += block_size) {
-            const uint16_t *block = v_cache + table[t0 / block_size] * block_size * token_stride + kv_head * D;
-            const int64_t count = length - t0 < block_size ? length - t0 : block_size;
-            for (int64_t j = 0; j < count; j++) {
-                for (int64_t d = 0; d < D; d++) token[d] = bf16_to_float(block[j * token_stride + d]);
+            const uint16_t *block = block_start(v_cache, table, t0, block_size, token_stride) + kv_head * D;
+            for (int64_t j = 0; j < block_size && t0 + j < length; j++) {
+                to_float(token, block + j * token_stride, D);
                 for (int64_t h = 0; h < group; h++) {
                     const float weight = rows[h * max_len + t0 + j];
                     for (int64_t d = 0; d < D; d++) acc[h][d] += weight * token[d];
