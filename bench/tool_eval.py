@@ -71,22 +71,21 @@ async def _tools_over_stdio() -> list[dict]:
 
 def _builtin_tools() -> list[dict]:
     city = {"type": "string", "description": "City name in any language"}
-    days = {"type": "integer", "minimum": 1, "maximum": 16, "description": "today = 1, tomorrow = 2"}
+    days = {"type": "integer", "minimum": 0, "maximum": 15, "description": "last day: 0 = today, 1 = tomorrow"}
 
     def tool(name: str, description: str, properties: dict, required: list[str]) -> dict:
         return {"type": "function", "function": {"name": name, "description": description, "parameters": {
             "type": "object", "properties": properties, "required": required}}}
     return [
         tool("get_current_weather", "Current weather for a city.", {"city": city}, ["city"]),
-        tool("get_forecast", "Daily forecast.", {"city": city, "days": days}, ["city"]),
+        tool("get_forecast", "Daily forecast.", {"city": city, "days_ahead": days}, ["city"]),
         tool("get_precipitation", "Rain and snow outlook.",
-             {"city": city, "days": days, "hourly": {"type": "boolean"}}, ["city"]),
+             {"city": city, "days_ahead": days, "hourly": {"type": "boolean"}}, ["city"]),
         tool("find_cities_by_temperature", "Cities whose temperature lies in a range.",
              {"min_temp": {"type": "number"}, "max_temp": {"type": "number"},
-              "days_ahead": {"type": "integer", "minimum": 0, "maximum": 15},
-              "cities": {"type": "array", "items": {"type": "string"}}}, []),
+              "days_ahead": {"type": "integer", "minimum": 0, "maximum": 15}}, []),
         tool("get_weather_chart", "PNG chart of temperature or precipitation.",
-             {"city": city, "days": days, "kind": {"type": "string", "enum": ["temperature", "precipitation"]}},
+             {"city": city, "days_ahead": days, "kind": {"type": "string", "enum": ["temperature", "precipitation"]}},
              ["city"]),
     ]
 
@@ -123,8 +122,9 @@ def _args_match(query: dict, calls: list[tuple[str, dict]], gazetteer) -> bool:
                 return False
             if "max_c" in query and args.get("max_temp") != query["max_c"]:
                 return False
-        elif "days" in query and name != "get_current_weather" and args.get("days") != query["days"]:
-            return False
+        elif "days" in query and name != "get_current_weather" and (
+                args.get("days_ahead") is None or args["days_ahead"] + 1 < query["days"]):
+            return False  # the call must name the last day, and reach the days asked (today = day 1)
         if "chart" in query and name == "get_weather_chart" and args.get("kind", "temperature") != query["chart"]:
             return False
     return True
@@ -204,7 +204,7 @@ def masking_seconds_per_token(model: str, tools: list[dict]) -> float:
     canonical = validate_tools(tools)
     compiled = grammars.for_tools(canonical, ToolChoice("auto"), True)
     reply = ('I will check. <tool_call>\n{"name": "get_forecast", "arguments": '
-             '{"city": "Guangzhou", "days": 5}}\n</tool_call>')
+             '{"city": "Guangzhou", "days_ahead": 4}}\n</tool_call>')
     tokens = tokenizer.encode(reply, add_special_tokens=False)
     seq = SimpleNamespace(constraint=GrammarConstraint(compiled))
     logits = torch.zeros(1, config.vocab_size)
