@@ -39,7 +39,8 @@ TOOL_RESULTS_HEADER = "Tool results:"
 NO_TOOL = "answer_directly"
 NO_TOOL_SPEC = {
     "type": "function",
-    "function": {"name": NO_TOOL, "description": "The question needs no tool.",
+    "function": {"name": NO_TOOL, "description": "Answer without a tool: greetings, chit-chat, "
+                 "writing, general knowledge, anything the other tools do not provide.",
                  "parameters": {"type": "object", "properties": {}}},
 }
 
@@ -80,7 +81,8 @@ def writer_user_message(question: str, results: list[tuple[str, str]], language:
     """The writer's single user message: the question, the compact tool results, the language to use."""
     lines = [question, "", TOOL_RESULTS_HEADER]
     lines += [f"- {name}: {view}" for name, view in results]
-    lines += ["", f"Answer in {language}."]
+    # Last, next to where the answer starts: small models follow the nearest instruction.
+    lines += ["", f"Answer in {language}, quoting the numbers from the results that answer the question."]
     return "\n".join(lines)
 
 
