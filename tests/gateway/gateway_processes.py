@@ -88,15 +88,18 @@ class GatewayProcess:
         self.work_dir = work_dir
         registry = work_dir / "mcp_servers.json"
         registry.write_text(json.dumps({"mcpServers": servers}))
+        # A plain profile: the shipped `local` ones are tuned for small models (one forced call per turn).
+        models = work_dir / "scripted_models.json"
+        models.write_text(json.dumps({"profiles": {"scripted": {
+            "base_url": f"{llm_url}/v1", "model": "fake-model", "tool_mode": "native", "max_tokens": 256}}}))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
             **os.environ,
             "MCP_CHAT_SERVERS_CONFIG": str(registry),
             "MCP_CHAT_DATA_DIR": str(work_dir / "data"),
-            "MCP_CHAT_PROFILE": "local",
-            "MCP_CHAT_BASE_URL": f"{llm_url}/v1",
-            "MCP_CHAT_MODEL": "fake-model",
+            "MCP_CHAT_MODELS_CONFIG": str(models),
+            "MCP_CHAT_PROFILE": "scripted",
             "MCP_CHAT_PORT": str(self.port),
             **env,
         }

@@ -47,7 +47,7 @@ def impatient_gateway(fake_llm, tmp_path_factory):
     models = work_dir / "models.json"
     models.write_text(json.dumps({"profiles": {"local": {
         "base_url": f"{fake_llm.url}/v1", "model": "fake-model", "timeout_s": 1}}}))
-    process = GatewayProcess(work_dir, {}, fake_llm.url, MCP_CHAT_MODELS_CONFIG=str(models))
+    process = GatewayProcess(work_dir, {}, fake_llm.url, MCP_CHAT_MODELS_CONFIG=str(models), MCP_CHAT_PROFILE="local")
     yield process
     process.stop()
 
