@@ -39,8 +39,7 @@ TOOL_RESULTS_HEADER = "Tool results:"
 NO_TOOL = "answer_directly"
 NO_TOOL_SPEC = {
     "type": "function",
-    "function": {"name": NO_TOOL, "description": "Answer without a tool: greetings, chit-chat, "
-                 "writing, general knowledge, anything the other tools do not provide.",
+    "function": {"name": NO_TOOL, "description": "The question needs no tool.",
                  "parameters": {"type": "object", "properties": {}}},
 }
 
@@ -81,8 +80,7 @@ def writer_user_message(question: str, results: list[tuple[str, str]], language:
     """The writer's single user message: the question, the compact tool results, the language to use."""
     lines = [question, "", TOOL_RESULTS_HEADER]
     lines += [f"- {name}: {view}" for name, view in results]
-    # Last, next to where the answer starts: small models follow the nearest instruction.
-    lines += ["", f"Answer in {language}, quoting the numbers from the results that answer the question."]
+    lines += ["", f"Answer in {language}."]
     return "\n".join(lines)
 
 

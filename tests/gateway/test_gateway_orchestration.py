@@ -122,7 +122,7 @@ def test_wrong_language_answer_is_rewritten_then_falls_back(make, fake_llm):
     result = orchestrator.run("北京天气？", [])
     assert result.response == "北京12.3°C。"
     rewrite = fake_llm.requests()[2]
-    assert "tools" not in rewrite and "Answer in Chinese," in rewrite["messages"][-1]["content"]
+    assert "tools" not in rewrite and "Answer in Chinese." in rewrite["messages"][-1]["content"]
 
     fake_llm.script(call("weather__get_current_weather", city="Beijing"), {"content": ""}, {"content": ""})
     result = orchestrator.run("北京天气？", [])
