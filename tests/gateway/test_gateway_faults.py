@@ -14,6 +14,7 @@ import pytest
 
 from mcp_chat_app.mcp_manager import McpManager, ToolRequest
 from mcp_chat_app.server_registry import parse_server_spec
+from mcp_chat_app.tool_results import ToolOutcome
 
 from .gateway_processes import HERE, TINY_SERVER, GatewayProcess, free_port, start_tiny_http, stop
 
@@ -56,25 +57,29 @@ def test_a_tool_that_kills_its_server_gets_a_clear_error_and_the_next_call_succe
     assert _status(manager, "tiny")["restarts"] > restarts
 
 
-def test_a_server_killed_during_a_call_is_restarted_and_the_call_retried(manager):
+def _call_while_killing_tiny(manager: McpManager, request: ToolRequest) -> tuple[ToolOutcome, int]:
+    """Run `request` (a 2 s call) and SIGKILL the tiny server half a second into it; returns the outcome and the
+    killed pid."""
     manager.call_tools([ToolRequest("tiny", "echo", {"text": "warm"})])
     pid = _tiny_pid()
     killer = threading.Timer(0.5, subprocess.run, (["kill", "-9", str(pid)],))
     killer.start()
-    (result,) = manager.call_tools([ToolRequest("tiny", "sleep_then_echo", {"text": "survived", "seconds": 2})])
+    (result,) = manager.call_tools([request])
     killer.join()
+    return result, pid
+
+
+def test_a_server_killed_during_a_call_is_restarted_and_the_call_retried(manager):
+    request = ToolRequest("tiny", "sleep_then_echo", {"text": "survived", "seconds": 2})
+    result, pid = _call_while_killing_tiny(manager, request)
     # Read-only tools are safe to repeat: the call ran again on the restarted server.
     assert not result.is_error and result.text == "survived"
     assert _tiny_pid() != pid
 
 
 def test_a_tool_with_effects_killed_mid_call_gets_a_clear_error_and_the_next_call_succeeds(manager):
-    manager.call_tools([ToolRequest("tiny", "echo", {"text": "warm"})])
-    pid = _tiny_pid()
-    killer = threading.Timer(0.5, subprocess.run, (["kill", "-9", str(pid)],))
-    killer.start()
-    (result,) = manager.call_tools([ToolRequest("tiny", "sleep_then_record", {"text": "order", "seconds": 2})])
-    killer.join()
+    request = ToolRequest("tiny", "sleep_then_record", {"text": "order", "seconds": 2})
+    result, pid = _call_while_killing_tiny(manager, request)
     # Not declared read-only or idempotent: it may have had its effect, so it is not run twice.
     assert result.is_error and "dropped the connection" in result.text
     (after,) = manager.call_tools([ToolRequest("tiny", "sleep_then_record", {"text": "again", "seconds": 0})])
