@@ -53,14 +53,22 @@ class LlmClient:
 
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
              on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
-             parallel_tool_calls: bool | None = None) -> ChatTurn:
-        """One completion; raises LlmUnavailable when the endpoint is down or fails."""
+             parallel_tool_calls: bool | None = None, calls_of_one_tool: bool = False,
+             regex: str | None = None) -> ChatTurn:
+        """One completion; raises LlmUnavailable when the endpoint is down or fails.
+
+        `calls_of_one_tool`: the reply is streamed and cut off at the first call of a tool other than the
+        first call's (the same request for several places is kept; a small model listing every tool is not
+        left to run on until max_tokens). `regex`: the reply text must match it (needs an endpoint with
+        `structured_outputs`)."""
         request: dict[str, Any] = {
             "model": self.endpoint.model,
             "messages": messages,
             "temperature": self.endpoint.temperature,
             "max_tokens": self.endpoint.max_tokens,
         }
+        if regex is not None:
+            request["extra_body"] = {"structured_outputs": {"regex": regex}}
         if tools:
             request["tools"] = tools
             request["tool_choice"] = tool_choice
@@ -68,10 +76,10 @@ class LlmClient:
                 request["parallel_tool_calls"] = parallel_tool_calls
         started = time.perf_counter()
         try:
-            if on_token is None:
+            if on_token is None and not calls_of_one_tool:
                 turn = self._complete(request)
             else:
-                turn = self._stream(request, on_token)
+                turn = self._stream(request, on_token or (lambda token: None), calls_of_one_tool)
         except openai.APITimeoutError as error:
             raise LlmTimeout(f"LLM at {self.endpoint.base_url} did not answer within "
                              f"{self.endpoint.timeout_s:g}s") from error
@@ -97,24 +105,31 @@ class LlmClient:
             raise LlmBadResponse(f"LLM at {self.endpoint.base_url} sent non-text content")
         return ChatTurn(content=content, tool_calls=calls)
 
-    def _stream(self, request: dict[str, Any], on_token: Callable[[str], None]) -> ChatTurn:
+    def _stream(self, request: dict[str, Any], on_token: Callable[[str], None],
+                calls_of_one_tool: bool = False) -> ChatTurn:
         content: list[str] = []
         calls: dict[int, ModelToolCall] = {}
         finish_reason = None
-        for chunk in self._client.chat.completions.create(**request, stream=True):
-            if not chunk.choices:
-                continue
-            finish_reason = chunk.choices[0].finish_reason or finish_reason
-            delta = chunk.choices[0].delta
-            if delta.content:
-                content.append(delta.content)
-                on_token(delta.content)
-            for piece in delta.tool_calls or []:
-                call = calls.setdefault(piece.index, ModelToolCall(piece.id or f"call_{piece.index}", "", ""))
-                if piece.function and piece.function.name:
-                    call.name += piece.function.name
-                if piece.function and piece.function.arguments:
-                    call.arguments += piece.function.arguments
+        # Leaving the `with` early closes the connection, which stops the generation server-side.
+        with self._client.chat.completions.create(**request, stream=True) as stream:
+            for chunk in stream:
+                if not chunk.choices:
+                    continue
+                finish_reason = chunk.choices[0].finish_reason or finish_reason
+                delta = chunk.choices[0].delta
+                if delta.content:
+                    content.append(delta.content)
+                    on_token(delta.content)
+                for piece in delta.tool_calls or []:
+                    call = calls.setdefault(piece.index, ModelToolCall(piece.id or f"call_{piece.index}", "", ""))
+                    if piece.function and piece.function.name:
+                        call.name += piece.function.name
+                    if piece.function and piece.function.arguments:
+                        call.arguments += piece.function.arguments
+                if calls_of_one_tool and _other_tool_started(calls):
+                    calls.pop(max(calls))
+                    finish_reason = "cut"
+                    break
         streamed = [calls[i] for i in sorted(calls)]
         if finish_reason == "length" and streamed:
             # The last call was cut off by max_tokens after its first fragments had gone out: not a call.
@@ -129,3 +144,13 @@ class LlmClient:
         except httpx.HTTPError:
             return False
         return True
+
+
+def _other_tool_started(calls: dict[int, ModelToolCall]) -> bool:
+    """Whether the latest call names a different tool than the first (names arrive whole, in the call's first
+    delta, from OpenAI-compatible servers)."""
+    if len(calls) < 2:
+        return False
+    latest = calls[max(calls)]
+    return bool(latest.name) and latest.name != calls[min(calls)].name
+

@@ -29,6 +29,9 @@ class Endpoint:
     # behind a constrained-decoding backend: no preamble before the call (the 1.5B model wrote 30 tokens of
     # pseudo-XML first), and no invented weather instead of a call.
     tool_choice: str = "auto"
+    # The endpoint takes vLLM's `structured_outputs` extension (llm_backend and vLLM do, OpenAI does not): the
+    # writer's answer to a question with data is then constrained to quote at least one figure.
+    structured_outputs: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
         timeout_s=float(entry.get("timeout_s", 120.0)),
         max_tool_rounds=entry.get("max_tool_rounds"),
         tool_choice=tool_choice,
+        structured_outputs=bool(entry.get("structured_outputs", False)),
     )
 
 

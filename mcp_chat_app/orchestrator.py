@@ -124,7 +124,7 @@ class Orchestrator:
             stream = run.token_sink if native and not self.is_hybrid() else None
             if tool_specs and run.rounds == 1 and self.router.endpoint.tool_choice == "required":
                 turn = run.record(self._forced_call(run, tool_specs))
-                calls = self._one_real_call(turn)
+                calls = self._real_calls(turn)
             else:
                 turn = run.record(self.router.chat(run.messages, tools=tool_specs, on_token=stream))
                 calls = turn.tool_calls or self._calls_in_text(turn.content, by_name)
@@ -132,7 +132,7 @@ class Orchestrator:
                     not answer_is_usable(turn.content, question) or quotes_measurements(turn.content)):
                 run.emit("rewrite", {})
                 turn = run.record(self._forced_call(run, tool_specs))
-                calls = self._one_real_call(turn)
+                calls = self._real_calls(turn)
             if not calls:
                 return turn.content
             planned = [self._plan(run, call, by_name) for call in calls]
@@ -145,15 +145,22 @@ class Orchestrator:
 
     def _forced_call(self, run: _Run, tool_specs: list[dict[str, Any]]) -> ChatTurn:
         """Small models sometimes print garbage, or invent weather data, instead of calling a tool; a backend
-        with constrained decoding can be made to pick one tool (or `answer_directly`) instead. One: under
-        `required`, small models otherwise keep adding calls."""
+        with constrained decoding can be made to pick a tool (or `answer_directly`) instead. Calls of one tool
+        only: the same request for each place asked about; under `required`, small models otherwise go on
+        calling every tool."""
         return self.router.chat(run.messages, tools=[*tool_specs, prompts.NO_TOOL_SPEC], tool_choice="required",
-                                parallel_tool_calls=False)
+                                parallel_tool_calls=True, calls_of_one_tool=True)
 
     @staticmethod
-    def _one_real_call(forced: ChatTurn) -> list[ModelToolCall]:
-        """The call of a forced turn, unless it took the escape (a server may ignore `parallel_tool_calls`)."""
-        return [call for call in forced.tool_calls[:1] if call.name != prompts.NO_TOOL]
+    def _real_calls(forced: ChatTurn) -> list[ModelToolCall]:
+        """The distinct calls of a forced turn's first tool, unless it took the escape."""
+        kept: list[ModelToolCall] = []
+        for call in forced.tool_calls:
+            if call.name == prompts.NO_TOOL or call.name != forced.tool_calls[0].name:
+                break
+            if all(call.arguments != earlier.arguments for earlier in kept):
+                kept.append(call)
+        return kept
 
     def is_hybrid(self) -> bool:
         """Whether a different model writes the answer than the one that picks the tools."""
@@ -270,11 +277,12 @@ class Orchestrator:
     def _write_answer(self, run: _Run, question: str) -> str:
         """A focused second pass: the question, the compact results, the language; no tool list."""
         results = [(outcome.qualified_name, model_view(outcome)) for outcome in run.outcomes]
-        messages = [
-            {"role": "system", "content": prompts.WRITER_PROMPT},
-            {"role": "user", "content": prompts.writer_user_message(question, results, user_language(question))},
-        ]
-        return run.record(self.writer.chat(messages, on_token=run.token_sink)).content
+        messages = prompts.writer_messages(question, results, user_language(question))
+        # A bare "yes, it will rain" leaves out what the user needs (how much, how likely); small models write it
+        # often, and a figure in the data is then what they go on with once they may not stop without one.
+        cite = self.writer.endpoint.structured_outputs and any(_has_digit(view) for _, view in results)
+        return run.record(self.writer.chat(messages, on_token=run.token_sink,
+                                           regex=prompts.CITES_A_FIGURE if cite else None)).content
 
     def _result(self, run: _Run, answer: str, client: LlmClient, source: str) -> ChatResult:
         total_ms = (time.perf_counter() - run.started) * 1000
@@ -287,3 +295,8 @@ class Orchestrator:
         }
         return ChatResult(response=answer.strip(), model=client.endpoint.model, tool_calls=run.outcomes,
                           images=run.images, timings=timings, answer_source=source)
+
+
+def _has_digit(text: str) -> bool:
+    return any(character.isdigit() for character in text)
+

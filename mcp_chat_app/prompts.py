@@ -26,12 +26,37 @@ PROMPT_JSON_RULES = (
 )
 
 WRITER_PROMPT = (
-    "You write the final answer for a weather assistant, using only the tool results given. In two or three "
-    "sentences, answer the question directly for the day or days it asks about, and quote the numbers that "
-    "answer it exactly as given, with units (temperatures in °C, rain in mm and its chance in %). Translate "
-    "weather descriptions faithfully. Do not list more than three days, and never invent a date or a number. "
-    "If a tool failed, say that the data could not be fetched."
+    "You write the final answer for a weather assistant, using only the tool results given. In one to three "
+    "short sentences, answer the question directly for the day or days it asks about, and quote the numbers "
+    "that answer it exactly as given, with units (temperatures in °C, rain in mm and its chance in %). "
+    "Translate weather descriptions faithfully. Do not list more than three days, and never invent a date or "
+    "a number. If a tool failed, say that the data could not be fetched."
 )
+
+# Worked examples put before each question (a fixed prefix, so the backend's prefix cache keeps them): small
+# models follow a shown answer far better than a described one. They show a yes/no question answered with its
+# figures, and a short answer. Places and figures are made up; none is from the eval questions.
+WRITER_EXAMPLES = (
+    ("杭州明天会下雨吗？", "weather__get_precipitation",
+     "杭州 (Hangzhou), China: umbrella advised. 2026-03-02 (today) rain 0 mm (10%); 2026-03-03 (tomorrow) rain "
+     "6.2 mm (85%).", "Chinese",
+     "会。杭州明天降雨概率85%，预计降水6.2毫米，出门记得带伞。"),
+    ("Is it cold in Oslo?", "weather__get_current_weather",
+     "Oslo, Norway at 2026-03-02T09:00: -3.5°C (feels -7.9°C), Light snow, humidity 80%, wind 15.1 km/h, "
+     "precipitation 0.4 mm, UV 0.", "English",
+     "Yes, it is cold in Oslo: -3.5°C, feeling like -7.9°C, with light snow."),
+    ("西安未来两天天气", "weather__get_forecast",
+     "西安 (Xi'an), China 3-day forecast: 2026-03-02 (today) Clear sky 2..12°C rain 5%; 2026-03-03 (tomorrow) "
+     "Overcast 3..13°C rain 20%; 2026-03-04 Slight rain 1..9°C rain 70%.", "Chinese",
+     "西安今天晴，2~12°C；明天阴，3~13°C，降雨概率20%；后天小雨，1~9°C，降雨概率70%。"),
+)
+
+# What the writer must produce when the tool results hold figures: a first sentence with an ASCII digit in its
+# first 80 characters. Only "at least one digit" let a model that had finished ("不会。") pad its answer with a
+# code block to get one; barred from ending the sentence, it goes on with the figure instead ("不会，降雨概率只有
+# 22%。"). After 80 characters without one the answer is free again, so a reply with no figure to give (a poem
+# after a needless tool call) cannot run on forever.
+CITES_A_FIGURE = r"(?:[^0-9。！？.!?]{0,80}[0-9]|[^0-9。！？.!?]{80})[\s\S]*"
 
 TOOL_RESULTS_HEADER = "Tool results:"
 
@@ -39,7 +64,8 @@ TOOL_RESULTS_HEADER = "Tool results:"
 NO_TOOL = "answer_directly"
 NO_TOOL_SPEC = {
     "type": "function",
-    "function": {"name": NO_TOOL, "description": "The question needs no tool.",
+    "function": {"name": NO_TOOL, "description": "Answer without a tool: greetings, thanks, jokes, poems, "
+                 "maths, general knowledge, anything the other tools do not provide.",
                  "parameters": {"type": "object", "properties": {}}},
 }
 
@@ -76,6 +102,17 @@ def openai_tools(tools: list[ToolInfo]) -> list[dict[str, Any]]:
     ]
 
 
+def writer_messages(question: str, results: list[tuple[str, str]], language: str) -> list[dict[str, str]]:
+    """The writer's conversation: its prompt, the worked examples, then the question with its results."""
+    messages = [{"role": "system", "content": WRITER_PROMPT}]
+    for example_question, tool, result, example_language, answer in WRITER_EXAMPLES:
+        messages.append({"role": "user", "content": writer_user_message(
+            example_question, [(tool, result)], example_language)})
+        messages.append({"role": "assistant", "content": answer})
+    messages.append({"role": "user", "content": writer_user_message(question, results, language)})
+    return messages
+
+
 def writer_user_message(question: str, results: list[tuple[str, str]], language: str) -> str:
     """The writer's single user message: the question, the compact tool results, the language to use."""
     lines = [question, "", TOOL_RESULTS_HEADER]
@@ -89,8 +126,8 @@ def _first_line(text: str) -> str:
 
 
 def _slim_schema(schema: Any) -> Any:
-    """The schema as the model reads it: no `title`s, and `anyOf [X, null]` with a null default as just X
-    (leaving a parameter out already means null). Validation still uses the server's full schema."""
+    """The schema as the model reads it: no `title`s, and `anyOf [X, null]` as X with `type: [X, "null"]`, without
+    the null default. Validation still uses the server's full schema."""
     if isinstance(schema, list):
         return [_slim_schema(item) for item in schema]
     if not isinstance(schema, dict):
@@ -105,6 +142,10 @@ def _slim_schema(schema: Any) -> Any:
     if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:
         (kept,) = [option for option in options if option != {"type": "null"}]
         slim = {**{k: v for k, v in slim.items() if k != "anyOf"}, **kept}
+        if isinstance(kept.get("type"), str):
+            # Kept nullable: asked for "above 30", a small model wants `"max_temp": null`, and made to write a
+            # number there it wrote 30.
+            slim["type"] = [kept["type"], "null"]
     if "default" in slim and slim["default"] is None:
         del slim["default"]
     return slim

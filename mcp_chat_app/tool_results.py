@@ -118,10 +118,17 @@ def essentials(value: Any) -> Any:
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
+_NEAR_DAYS = ("today", "tomorrow", "day after tomorrow")
+
+
 def _with_relative_day(text: str) -> str:
-    """`2026-11-30` → `2026-11-30 (tomorrow)`: small models otherwise quote the first forecast day."""
+    """`2026-11-30` → `2026-11-30 (tomorrow)`, a later day of the coming week → `2026-12-04 (Friday)`: small
+    models otherwise quote the first forecast day, and cannot tell which days are the weekend."""
     today = dt.date.today()
-    labels = {today.isoformat(): "today", (today + dt.timedelta(days=1)).isoformat(): "tomorrow"}
+    labels = {(today + dt.timedelta(days=offset)).isoformat(): label for offset, label in enumerate(_NEAR_DAYS)}
+    for offset in range(len(_NEAR_DAYS), 7):
+        day = today + dt.timedelta(days=offset)
+        labels[day.isoformat()] = day.strftime("%A")
     return _ISO_DATE.sub(lambda date: f"{date[0]} ({labels[date[0]]})" if date[0] in labels else date[0], text)
 
 

@@ -132,10 +132,7 @@ class WeatherService:
         progress: ProgressFn,
     ) -> TemperatureSearch:
         """Rank cities whose day temperature lies within [min_temp, max_temp]; one upstream request for all."""
-        if min_temp is None and max_temp is None:
-            raise InvalidArgument("Give min_temp and/or max_temp")
-        if min_temp is not None and max_temp is not None and min_temp > max_temp:
-            raise InvalidArgument(f"min_temp ({min_temp:g}) is greater than max_temp ({max_temp:g})")
+        min_temp, max_temp = _search_bounds(min_temp, max_temp)
         names = list(self._settings.default_cities) or [english for _, english in MAJOR_CITIES]
         if len(names) > MAX_CITIES:
             raise InvalidArgument(f"At most {MAX_CITIES} cities per query (WEATHER_DEFAULT_CITIES), got {len(names)}")
@@ -289,3 +286,22 @@ def _alt_text(series: ChartSeries, kind: ChartKind, units: dict[str, str]) -> st
         f"Bar chart '{series.title}', {span}: total {sum(series.precipitation):.1f} mm, "
         f"wettest {series.dates[wettest]} with {series.precipitation[wettest]:.1f} mm."
     )
+
+
+# Air temperatures on record lie between these (°C): a bound beyond them excludes nothing.
+RECORD_LOW_C, RECORD_HIGH_C = -89.2, 56.7
+
+
+def _search_bounds(min_temp: float | None, max_temp: float | None) -> tuple[float | None, float | None]:
+    """The bounds as searched: one beyond any temperature on record is open (models write -100 or 100 for
+    "no bound"), and a pair given upside down ("29以上，30以下" as 30..29) is the same span the right way up."""
+    if min_temp is not None and min_temp <= RECORD_LOW_C:
+        min_temp = None
+    if max_temp is not None and max_temp >= RECORD_HIGH_C:
+        max_temp = None
+    if min_temp is None and max_temp is None:
+        raise InvalidArgument("Give min_temp and/or max_temp within the temperatures on record")
+    if min_temp is not None and max_temp is not None and min_temp > max_temp:
+        return max_temp, min_temp
+    return min_temp, max_temp
+

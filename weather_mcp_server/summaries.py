@@ -38,7 +38,21 @@ def forecast_line(r: Forecast) -> str:
         + (f" rain {d.precipitation_probability:g}%" if d.precipitation_probability is not None else "")
         for d in r.days
     )
-    return f"{_place(r.location)} {len(r.days)}-day forecast: {days}.{_tag(r.source, r.notice)}"
+    return f"{_place(r.location)} {len(r.days)}-day forecast:{_overall(r)} {days}.{_tag(r.source, r.notice)}"
+
+
+def _overall(r: Forecast) -> str:
+    """For a week or so, the span first: a reader (or a small model) answering about the whole period should
+    not have to scan, or invent, the figures of every day."""
+    if len(r.days) < 4:
+        return ""
+    t = r.units["temperature"]
+    span = f" overall {min(d.temp_min for d in r.days):g}..{max(d.temp_max for d in r.days):g}{t}"
+    chances = [d for d in r.days if d.precipitation_probability is not None]
+    if not chances:
+        return span + ";"
+    wettest = max(chances, key=lambda d: d.precipitation_probability or 0)
+    return f"{span}, highest rain chance {wettest.precipitation_probability:g}% on {wettest.date};"
 
 
 def precipitation_line(r: PrecipitationOutlook) -> str:
@@ -61,7 +75,10 @@ def temperature_search_line(r: TemperatureSearch) -> str:
         if part
     )
     t = r.units["temperature"]
-    found = ", ".join(f"{m.location.name} {m.temperature:g}{t}" for m in r.matches) or "none"
+    found = ", ".join(f"{m.location.name} {m.temperature:g}{t}" for m in r.matches)
+    if not found:
+        closest = ", ".join(f"{m.location.name} {m.temperature:g}{t}" for m in r.nearest_outside[:3])
+        found = f"none (closest: {closest})" if closest else "none"
     return (
         f"{len(r.matches)} of {r.cities_checked} cities have a {r.measure} temperature {bounds}{t} on {r.date}: "
         f"{found}.{_tag(r.source, r.notice)}"
@@ -69,4 +86,10 @@ def temperature_search_line(r: TemperatureSearch) -> str:
 
 
 def chart_line(r: WeatherChart) -> str:
-    return f"{r.alt_text}{_tag(r.source, r.notice)}"
+    """The alt text, then the plotted values: asked about the chart, a model quotes them instead of inventing."""
+    if r.kind == "temperature":
+        t = r.units["temperature"]
+        values = "; ".join(f"{p.date} {p.temp_min:g}..{p.temp_max:g}{t}" for p in r.points)
+    else:
+        values = "; ".join(f"{p.date} {p.precipitation_sum:g} mm" for p in r.points)
+    return f"{r.alt_text} Daily: {values}.{_tag(r.source, r.notice)}"

@@ -69,10 +69,21 @@ Pick the tool by what is asked:
 - chart, graph, plot, curve (图, 图表, 曲线) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
 - which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with
   only the bounds the user gave (min_temp and/or max_temp)
-- several cities (compare, 哪个更冷) -> one call per city
+- two named cities compared (A和B哪个更冷/更热, A or B warmer) -> get_current_weather (today, now) or get_forecast
+  (later) once per city, never find_cities_by_temperature
 days_ahead counts from today: today 0, tomorrow 1, the day after tomorrow 2, the next N days N, this week,
 weekend or next week 7.
-Questions that are not about weather need no tool."""
+Questions that are not about weather need no tool.
+Examples (question -> calls):
+- "Is it cold in Oslo now?" -> get_current_weather {"city": "Oslo"}
+- "大阪后天会下雪吗" -> get_precipitation {"city": "大阪", "days_ahead": 2}
+- "Lyon forecast for the weekend" -> get_forecast {"city": "Lyon", "days_ahead": 7}
+- "今天哪些城市低于5度" -> find_cities_by_temperature {"max_temp": 5, "days_ahead": 0}
+- "Cities over 25 degrees tomorrow" -> find_cities_by_temperature {"min_temp": 25, "days_ahead": 1}
+- "后天15度以上、20度以下的城市" -> find_cities_by_temperature {"min_temp": 15, "max_temp": 20, "days_ahead": 2}
+- "成都和重庆现在哪个更热" -> get_current_weather {"city": "成都"} and get_current_weather {"city": "重庆"}
+- "Is Rome or Milan wetter tomorrow?" -> get_forecast {"city": "Rome", "days_ahead": 1} and get_forecast {"city": "Milan", "days_ahead": 1}
+- "Tell me a joke", "你是谁", "Who painted the Mona Lisa?" -> no tool"""
 
 mcp = MCPServer(
     "weather",

@@ -15,7 +15,6 @@ from llm_backend.server.generation import chain, first_output, run_request
 from llm_backend.server.params import sampling_params
 from llm_backend.server.protocol import ChatCompletionRequest
 from llm_backend.server.state import ServerState
-from llm_backend.structured.grammars import constraint_factory
 from llm_backend.structured.tool_parser import ToolCallParser
 from llm_backend.structured.tools import ToolSpecError, resolve_tool_choice, validate_tools
 
@@ -49,11 +48,13 @@ async def create_chat_completion(request: Request) -> Response:
     try:
         if choice.mode != "none":
             compiled = state.grammars.for_tools(tools, choice, req.parallel_tool_calls)
+        elif req.structured_outputs is not None:
+            compiled = state.grammars.for_regex(req.structured_outputs.regex)
         else:
             compiled = state.grammars.for_response_format(req.response_format)
     except ToolSpecError as exc:
         raise bad_request(str(exc), param=exc.param) from exc
-    factory = constraint_factory(compiled) if req.constrained_decoding else None
+    factory = state.grammars.constraint_factory(compiled) if req.constrained_decoding else None
 
     request_id = f"chatcmpl-{uuid.uuid4().hex}"
     outputs = run_request(state, "/v1/chat/completions", request_id, prompt_ids, params, factory)

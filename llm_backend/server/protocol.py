@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 MAX_STOP_SEQUENCES = 16
 MAX_STOP_TOKEN_IDS = 64
 MAX_TOOLS = 128
+MAX_REGEX_CHARS = 4096
 # torch generators take 64-bit seeds, and choice i of n samples with seed + i.
 SEED_RANGE = (-(2**63), 2**63 - 1 - 16)
 
@@ -69,6 +70,10 @@ class _SamplingFields(_Request):
     user: str | None = None
 
 
+class StructuredOutputs(_Request):
+    regex: str = Field(min_length=1, max_length=MAX_REGEX_CHARS)
+
+
 class ChatCompletionRequest(_SamplingFields):
     messages: list[ChatMessage] = Field(min_length=1)
     max_completion_tokens: int | None = Field(default=None, ge=1)
@@ -80,6 +85,8 @@ class ChatCompletionRequest(_SamplingFields):
     tool_choice: str | dict[str, Any] | None = None
     parallel_tool_calls: bool = True
     response_format: dict[str, Any] | None = None
+    # Extension, as vLLM names it: {"regex": "..."} makes the reply text match the pattern.
+    structured_outputs: StructuredOutputs | None = None
     # Extension: false turns grammar-constrained decoding off (for measuring what it buys).
     constrained_decoding: bool = True
 

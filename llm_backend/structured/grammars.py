@@ -41,6 +41,7 @@ class GrammarCache:
         info = xgrammar.TokenizerInfo.from_huggingface(
             hf_tokenizer, vocab_size=vocab_size, stop_token_ids=list(stop_token_ids))
         self._compiler = xgrammar.GrammarCompiler(info, max_threads=2)
+        self._added_token_ids = frozenset(getattr(hf_tokenizer, "added_tokens_decoder", {}))
         self._cache: OrderedDict[str, xgrammar.CompiledGrammar] = OrderedDict()
         self._capacity = capacity
         self.hits = 0
@@ -55,6 +56,13 @@ class GrammarCache:
                          sort_keys=True)
         return self._cached(key, lambda: self._compiler.compile_structural_tag(
             tool_calls_tag(tools, choice, parallel_tool_calls)), "tools")
+
+    def constraint_factory(self, compiled: xgrammar.CompiledGrammar | None
+                           ) -> Callable[[], GrammarConstraint] | None:
+        """What the engine calls once per sequence (n > 1 needs independent matchers)."""
+        if compiled is None:
+            return None
+        return lambda: GrammarConstraint(compiled, self._added_token_ids)
 
     def for_response_format(self, response_format: dict | None) -> xgrammar.CompiledGrammar | None:
         """The grammar of `response_format` (json_object / json_schema); None for text."""
@@ -78,6 +86,11 @@ class GrammarCache:
         key = json.dumps(["schema", schema, strict], sort_keys=True)
         return self._cached(key, lambda: self._compiler.compile_json_schema(
             schema, strict_mode=strict, max_whitespace_cnt=MAX_WHITESPACE), "response_format")
+
+    def for_regex(self, pattern: str) -> xgrammar.CompiledGrammar:
+        """The grammar of a reply matching `pattern` (`structured_outputs.regex`)."""
+        return self._cached(json.dumps(["regex", pattern]), lambda: self._compiler.compile_regex(pattern),
+                            "structured_outputs.regex")
 
     def _cached(self, key: str, compile_fn: Callable[[], xgrammar.CompiledGrammar],
                 param: str) -> xgrammar.CompiledGrammar:
@@ -147,11 +160,3 @@ def bounded(schema: Any) -> Any:
     if "string" in kinds and free_string:
         copy["maxLength"] = MAX_ARGUMENT_CHARS
     return copy
-
-
-def constraint_factory(compiled: xgrammar.CompiledGrammar | None
-                       ) -> Callable[[], GrammarConstraint] | None:
-    """What the engine calls once per sequence (n > 1 needs independent matchers)."""
-    if compiled is None:
-        return None
-    return lambda: GrammarConstraint(compiled)

@@ -208,3 +208,23 @@ def test_what_the_parser_reads_as_a_call_the_grammar_constrains(grammars, tokeni
     text = f'Sure. {{{indent}"name": "get_forecast", "arguments": {{"city": "X"}}}}'
     compiled = grammars.for_tools(TOOLS, ToolChoice("auto"), True)
     assert accepts(compiled, tokenizer, text) is not bool(parse_tool_calls(text)[1])
+
+
+
+def test_jump_forward_leaves_added_tokens_to_the_model(grammars, tokenizer):
+    """A forced string that one added token also spells (`<|im_start|>` here, `</tool_call>` for Qwen) is
+    left for the model to write in its own pieces: jumped forward as the added token, a model can drift."""
+    schema = {"type": "object", "properties": {"tag": {"const": "<|im_start|>x"}}, "required": ["tag"]}
+    compiled = grammars.for_response_format({"type": "json_schema", "json_schema": {"name": "t", "schema": schema}})
+    (added,) = tokenizer.encode("<|im_start|>", add_special_tokens=False)
+    opening = tokenizer.encode('{"tag": "', add_special_tokens=False)
+
+    plain, constraint = GrammarConstraint(compiled), grammars.constraint_factory(compiled)()
+    for token in opening:
+        assert plain.accept_token(token) and constraint.accept_token(token)
+    assert plain.forced_tokens()[0] == added  # what xgrammar alone would insert
+    assert constraint.forced_tokens() == []
+    # The grammar still lets the model write the tag itself, as text pieces.
+    pieces = [tokenizer.encode(piece, add_special_tokens=False) for piece in ("<|", "im", "_start", '|>x"}')]
+    for token in [token for piece in pieces for token in piece]:
+        assert constraint.accept_token(token)

@@ -3,7 +3,7 @@
 Tests queue replies with `POST /_script {"replies": [...]}`; each `/v1/chat/completions` call pops
 one. A reply is `{"content": "..."}`, `{"tool_calls": [{"name", "arguments"}]}` (arguments an object
 or raw text), `{"status": 500}`, or `{"raw": "..."}` (a 200 whose body is that text, not a completion);
-`"delay": seconds` in any reply holds it back that long. With `"auto": true` in the script, requests
+`"delay": seconds` in any reply holds it back that long; `"call_gap": seconds` pauses a stream inside each call. With `"auto": true` in the script, requests
 beyond the queued replies are answered by rule instead (for load tests, where concurrent users
 cannot share one queue): a user message starting with "weather:" gets a call to
 `weather__get_current_weather`, anything else the reply "echo: <the last user message>". `GET /_requests` returns the request bodies received since the
@@ -27,6 +27,7 @@ from starlette.routing import Route
 _replies: list[dict[str, Any]] = []
 _requests: list[dict[str, Any]] = []
 _auto = {"on": False}
+_finished_streams = {"count": 0}  # streams sent to their end; one the client closed early never counts
 
 
 def _tool_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -54,7 +55,7 @@ def _completion(reply: dict[str, Any], model: str) -> dict[str, Any]:
     }
 
 
-def _chunks(reply: dict[str, Any], model: str):
+async def _chunks(reply: dict[str, Any], model: str):
     def frame(delta: dict[str, Any], finish: str | None = None) -> str:
         chunk = {"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": int(time.time()),
                  "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -70,9 +71,11 @@ def _chunks(reply: dict[str, Any], model: str):
         half = len(arguments) // 2
         yield frame({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
                                      "function": {"name": call["function"]["name"], "arguments": arguments[:half]}}]})
+        await asyncio.sleep(reply.get("call_gap", 0))
         yield frame({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
     yield frame({}, reply.get("finish_reason") or ("tool_calls" if calls else "stop"))
     yield "data: [DONE]\n\n"
+    _finished_streams["count"] += 1
 
 
 def _auto_reply(body: dict[str, Any]) -> dict[str, Any]:
@@ -109,11 +112,13 @@ async def set_script(request: Request) -> Response:
     _replies[:] = script["replies"]
     _auto["on"] = bool(script.get("auto", False))
     _requests.clear()
+    _finished_streams["count"] = 0
     return JSONResponse({"queued": len(_replies)})
 
 
 async def get_requests(request: Request) -> Response:
-    return JSONResponse({"requests": _requests, "unused_replies": len(_replies)})
+    return JSONResponse({"requests": _requests, "unused_replies": len(_replies),
+                         "finished_streams": _finished_streams["count"]})
 
 
 async def models(request: Request) -> Response:

@@ -76,6 +76,10 @@ class FakeLlm:
         """The completion requests received since the last `script`."""
         return httpx.get(f"{self.url}/_requests").json()["requests"]
 
+    def finished_streams(self) -> int:
+        """Streamed replies sent to their end since the last `script` (one the client closed early is not)."""
+        return httpx.get(f"{self.url}/_requests").json()["finished_streams"]
+
     def stop(self) -> None:
         stop(self.process)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -213,7 +214,7 @@ def test_garbage_instead_of_a_call_gets_one_forced_call(make, fake_llm):
     assert [c.arguments for c in manager.calls] == [{"city": "广州"}] and result.response == "广州现在12.3°C，多云。"
     forced = fake_llm.requests()[1]
     assert forced["tool_choice"] == "required" and forced["tools"][-1]["function"]["name"] == "answer_directly"
-    assert forced["parallel_tool_calls"] is False
+    assert forced["parallel_tool_calls"] is True and forced["stream"] is True
 
 
 def test_a_forced_call_may_choose_to_answer_directly(make, fake_llm):
@@ -230,9 +231,37 @@ def test_a_required_profile_forces_one_call_in_the_first_round(make, fake_llm):
     result = orchestrator.run("北京今天天气怎么样？", [])
     assert [c.arguments for c in manager.calls] == [{"city": "北京"}] and result.response == "北京现在12.3°C。"
     first, second = fake_llm.requests()
-    assert first["tool_choice"] == "required" and first["parallel_tool_calls"] is False
+    assert first["tool_choice"] == "required" and first["parallel_tool_calls"] is True
     assert first["tools"][-1]["function"]["name"] == "answer_directly"
     assert second.get("tool_choice", "auto") == "auto"  # after the results, the model may answer
+
+
+def test_a_forced_round_keeps_the_calls_of_its_first_tool(make, fake_llm):
+    """One tool for each place asked about is kept; a repeat is made once; the round ends at another tool."""
+    orchestrator, manager = make(tool_choice="required")
+    forced = {"tool_calls": [{"name": "weather__get_current_weather", "arguments": {"city": "东京"}},
+                             {"name": "weather__get_current_weather", "arguments": {"city": "首尔"}},
+                             {"name": "weather__get_current_weather", "arguments": {"city": "首尔"}},
+                             {"name": "weather__get_weather_chart", "arguments": {"city": "东京"}},
+                             {"name": "weather__get_current_weather", "arguments": {"city": "大阪"}}],
+              "call_gap": 1.0}
+    fake_llm.script(forced, {"content": "东京现在比首尔暖和。"})
+    started = time.perf_counter()
+    result = orchestrator.run("东京和首尔现在哪个更暖和？", [])
+    elapsed = time.perf_counter() - started
+    assert [c.arguments["city"] for c in manager.calls] == ["东京", "首尔"]
+    assert result.response == "东京现在比首尔暖和。"
+    # The stream was closed at the chart call, not read to its end (five calls, a 1 s pause in each).
+    assert fake_llm.finished_streams() == 0 and elapsed < 4.5
+
+
+def test_a_forced_call_may_take_the_escape_after_all(make, fake_llm):
+    orchestrator, manager = make(tool_choice="required")
+    fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}},
+                                    {"name": "weather__get_current_weather", "arguments": {"city": "巴黎"}}]},
+                    {"content": "法国的首都是巴黎。"})
+    result = orchestrator.run("法国的首都是哪里？", [])
+    assert manager.calls == [] and result.response == "法国的首都是巴黎。"
 
 
 def test_a_required_profile_answers_chit_chat_through_the_escape(make, fake_llm):

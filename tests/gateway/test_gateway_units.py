@@ -160,18 +160,20 @@ def test_tool_schemas_are_slimmed_for_the_model_only():
                        "title": {"type": "string", "title": "Title"}}})
     (spec,) = openai_tools([tool])
     assert spec["function"] == {"name": "weather__find", "description": "Find cities.", "parameters": {
-        "type": "object", "properties": {"min_temp": {"description": "Lowest °C", "type": "number"},
+        "type": "object", "properties": {"min_temp": {"description": "Lowest °C", "type": ["number", "null"]},
                                          "title": {"type": "string"}}}}
     assert tool.input_schema["properties"]["min_temp"]["anyOf"]  # the server's schema is untouched
 
 
-def test_model_view_marks_today_and_tomorrow():
+def test_model_view_marks_the_days_of_the_coming_week():
     today = dt.date.today()
-    days = [{"date": (today + dt.timedelta(days=offset)).isoformat()} for offset in (0, 1, 2)]
+    dates = [(today + dt.timedelta(days=offset)) for offset in (0, 1, 2, 3, 7)]
+    days = [{"date": date.isoformat()} for date in dates]
     view = json.loads(model_view(ToolOutcome("w", "forecast", {}, structured_content={"days": days})))
     assert [day["date"] for day in view["days"]] == [
-        f"{today.isoformat()} (today)", f"{(today + dt.timedelta(days=1)).isoformat()} (tomorrow)",
-        (today + dt.timedelta(days=2)).isoformat()]
+        f"{dates[0].isoformat()} (today)", f"{dates[1].isoformat()} (tomorrow)",
+        f"{dates[2].isoformat()} (day after tomorrow)", f"{dates[3].isoformat()} ({dates[3].strftime('%A')})",
+        dates[4].isoformat()]  # a week on: the weekday alone would be ambiguous
 
 
 def test_measurements_are_recognised():

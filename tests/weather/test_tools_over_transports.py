@@ -58,6 +58,10 @@ async def test_forecast_runs_from_today_through_days_ahead(connect) -> None:
     assert_place(data, "Beijing")
     assert [d["date"] for d in data["days"]] == daily["time"][:4]
     assert [d["temp_max"] for d in data["days"]] == daily["temperature_2m_max"][:4]
+    # Four days or more: the text starts with the span of the whole period and its wettest day.
+    overall = f"overall {min(daily['temperature_2m_min'][:4]):g}..{max(daily['temperature_2m_max'][:4]):g}°C"
+    wettest = max(daily["precipitation_probability_max"][:4])
+    assert f"{overall}, highest rain chance {wettest:g}% on " in result.content[0].text
     assert [d["precipitation_probability"] for d in data["days"]] == daily["precipitation_probability_max"][:4]
 
 
@@ -103,6 +107,24 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
     assert [p[0] for p in progress] == sorted(p[0] for p in progress)
 
 
+async def test_temperature_search_reads_bounds_as_meant(connect) -> None:
+    """Bounds upside down are the same span; a bound beyond any temperature on record is no bound."""
+    async with connect() as client:
+        swapped = await call(client, "find_cities_by_temperature", {"min_temp": 30, "max_temp": 29, "days_ahead": 1})
+        above = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 100, "days_ahead": 1})
+        upright = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "days_ahead": 1})
+        nothing = await call(client, "find_cities_by_temperature", {"min_temp": 55, "days_ahead": 1})
+    assert (swapped.structured_content["min_temp"], swapped.structured_content["max_temp"]) == (29, 30)
+    assert swapped.structured_content["matches"] == upright.structured_content["matches"]
+    assert (above.structured_content["min_temp"], above.structured_content["max_temp"]) == (29, None)
+    assert "none (closest: " in nothing.content[0].text  # no match: the nearest cities, with their figures
+    closest = nothing.structured_content["nearest_outside"][0]
+    assert f"{closest['location']['name']} {closest['temperature']:g}°C" in nothing.content[0].text
+    assert {m["temperature"] for m in above.structured_content["matches"]} >= {
+        m["temperature"] for m in upright.structured_content["matches"]}
+    assert all(m["temperature"] >= 29 for m in above.structured_content["matches"])
+
+
 async def test_temperature_chart_png(connect) -> None:
     async with connect() as client:
         result = await call(client, "get_weather_chart", {"city": "广州", "days_ahead": 4, "kind": "temperature"})
@@ -115,6 +137,8 @@ async def test_temperature_chart_png(connect) -> None:
     assert len(data["points"]) == 5
     assert [p["temp_max"] for p in data["points"]] == recording("guangzhou")["daily"]["temperature_2m_max"][:5]
     assert data["alt_text"] in text.text
+    first = data["points"][0]  # the plotted values follow, so a model can quote them
+    assert f"Daily: {first['date']} {first['temp_min']:g}..{first['temp_max']:g}°C; " in text.text
 
 
 async def test_tool_metadata(connect) -> None:
