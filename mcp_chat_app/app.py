@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+
 from flask import Flask
 
 from mcp_chat_app import web
@@ -9,7 +13,7 @@ from mcp_chat_app.auth import AccessPolicy, auth_required
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.errors import register_error_handlers
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
-from mcp_chat_app.llm_client import LlmClient
+from mcp_chat_app.llm_client import LlmClient, LlmUnavailable
 from mcp_chat_app.mcp_manager import McpManager
 from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.model_profiles import load_roles
@@ -17,6 +21,8 @@ from mcp_chat_app.orchestrator import Orchestrator
 from mcp_chat_app.resources import EXTENSION_KEY, Gateway
 from mcp_chat_app.routes import chat, health, media, openapi, servers
 from mcp_chat_app.server_registry import load_registry
+
+log = logging.getLogger(__name__)
 
 
 def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
@@ -32,6 +38,9 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
                              config.health_interval_s)
         manager.start()
     media_store = MediaStore(config.data_dir / "media")
+    orchestrator = Orchestrator(manager, router, writer, media_store, config.max_tool_rounds)
+    if config.warm_up:
+        threading.Thread(target=_warm_up, args=(manager, orchestrator), name="warm-up", daemon=True).start()
     return Gateway(
         config=config,
         manager=manager,
@@ -39,9 +48,20 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         writer=writer,
         history=history or SqliteHistoryStore(config.data_dir / "history.sqlite3"),
         media=media_store,
-        orchestrator=Orchestrator(manager, router, writer, media_store, config.max_tool_rounds),
+        orchestrator=orchestrator,
         access=access,
     )
+
+
+def _warm_up(manager: McpManager, orchestrator: Orchestrator, wait_s: float = 60.0) -> None:
+    """Once the servers have listed their tools (the router prompt includes them), warm the LLM's cache."""
+    deadline = time.monotonic() + wait_s
+    while not manager.tools() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    try:
+        orchestrator.warm_up()
+    except LlmUnavailable as error:  # the first request pays the prefill instead
+        log.warning("warm-up skipped: %s", error)
 
 
 def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = None) -> Flask:

@@ -31,6 +31,7 @@ class GatewayConfig:
     health_interval_s: float = 10.0
     host: str = "127.0.0.1"
     port: int = 8081
+    warm_up: bool = False  # fill the LLM's prefix cache with the fixed prompts at start (`mcp-chat up` does)
 
     @classmethod
     def from_env(cls, **overrides: object) -> "GatewayConfig":
@@ -53,5 +54,6 @@ class GatewayConfig:
             health_interval_s=float(env.get("MCP_CHAT_HEALTH_INTERVAL", cls.health_interval_s)),
             host=env.get("MCP_CHAT_HOST", cls.host),
             port=int(env.get("MCP_CHAT_PORT", cls.port)),
+            warm_up=env.get("MCP_CHAT_WARM_UP", "").lower() in ("1", "true", "yes"),
         )
         return replace(config, **overrides)  # type: ignore[arg-type]

@@ -126,7 +126,7 @@ def _start_gateway(config: GatewayConfig, llm_env: dict[str, str], log_dir: Path
     _require_free_port(config.host, config.port, "the gateway")
     _install_signal_handlers(stop)
     env = {**os.environ, **llm_env, "MCP_CHAT_HOST": config.host, "MCP_CHAT_PORT": str(config.port),
-           "MCP_CHAT_PROFILE": config.profile}
+           "MCP_CHAT_PROFILE": config.profile, "MCP_CHAT_WARM_UP": "1"}
     print(f"starting the gateway on {config.host}:{config.port} (MCP servers from {config.servers_config}) ...",
           flush=True)
     gateway = _start_child("gateway", [sys.executable, "-m", "mcp_chat_app.cli", "serve"],

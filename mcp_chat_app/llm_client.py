@@ -54,7 +54,7 @@ class LlmClient:
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
              on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
              parallel_tool_calls: bool | None = None, calls_of_one_tool: bool = False,
-             regex: str | None = None) -> ChatTurn:
+             regex: str | None = None, max_tokens: int | None = None) -> ChatTurn:
         """One completion; raises LlmUnavailable when the endpoint is down or fails.
 
         `calls_of_one_tool`: the reply is streamed and cut off at the first call of a tool other than the
@@ -65,7 +65,7 @@ class LlmClient:
             "model": self.endpoint.model,
             "messages": messages,
             "temperature": self.endpoint.temperature,
-            "max_tokens": self.endpoint.max_tokens,
+            "max_tokens": max_tokens or self.endpoint.max_tokens,
         }
         if regex is not None:
             request["extra_body"] = {"structured_outputs": {"regex": regex}}

@@ -35,7 +35,8 @@ WRITER_PROMPT = (
 
 # Worked examples put before each question (a fixed prefix, so the backend's prefix cache keeps them): small
 # models follow a shown answer far better than a described one. They show a yes/no question answered with its
-# figures, and a short answer. Places and figures are made up; none is from the eval questions.
+# figures, a short answer, and places named in the answer's language. Places and figures are made up; none is
+# from the eval questions.
 WRITER_EXAMPLES = (
     ("杭州明天会下雨吗？", "weather__get_precipitation",
      "杭州 (Hangzhou), China: umbrella advised. 2026-03-02 (today) rain 0 mm (10%); 2026-03-03 (tomorrow) rain "
@@ -49,14 +50,18 @@ WRITER_EXAMPLES = (
      "西安 (Xi'an), China 3-day forecast: 2026-03-02 (today) Clear sky 2..12°C rain 5%; 2026-03-03 (tomorrow) "
      "Overcast 3..13°C rain 20%; 2026-03-04 Slight rain 1..9°C rain 70%.", "Chinese",
      "西安今天晴，2~12°C；明天阴，3~13°C，降雨概率20%；后天小雨，1~9°C，降雨概率70%。"),
+    ("Which cities are below 5 degrees tomorrow?", "weather__find_cities_by_temperature",
+     "3 of 62 cities have a max temperature <= 5°C on 2026-03-03 (tomorrow): Oslo/奥斯陆 -1.2°C, "
+     "Harbin/哈尔滨 2.5°C, Moscow/莫斯科 4.8°C.", "English",
+     "Three cities stay at or below 5°C tomorrow: Oslo (-1.2°C), Harbin (2.5°C) and Moscow (4.8°C)."),
 )
 
 # What the writer must produce when the tool results hold figures: a first sentence with an ASCII digit in its
-# first 80 characters. Only "at least one digit" let a model that had finished ("不会。") pad its answer with a
+# first 120 characters. Only "at least one digit" let a model that had finished ("不会。") pad its answer with a
 # code block to get one; barred from ending the sentence, it goes on with the figure instead ("不会，降雨概率只有
-# 22%。"). After 80 characters without one the answer is free again, so a reply with no figure to give (a poem
+# 22%。"). After 120 characters without one the answer is free again, so a reply with no figure to give (a poem
 # after a needless tool call) cannot run on forever.
-CITES_A_FIGURE = r"(?:[^0-9。！？.!?]{0,80}[0-9]|[^0-9。！？.!?]{80})[\s\S]*"
+CITES_A_FIGURE = r"(?:[^0-9。！？.!?]{0,120}[0-9]|[^0-9。！？.!?]{120})[\s\S]*"
 
 TOOL_RESULTS_HEADER = "Tool results:"
 

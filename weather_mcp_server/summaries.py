@@ -17,6 +17,13 @@ def _place(location: Location) -> str:
     return f"{location.name}{english}, {location.country}"
 
 
+def _both_names(location: Location) -> str:
+    """`Harbin/哈尔滨`: the searched cities come from a fixed list, not from the user's words, so the reader gets
+    both names and answers in either language without translating a dozen of them (a 1.5B model did not)."""
+    chinese = location.chinese_name
+    return f"{location.name}/{chinese}" if chinese and chinese != location.name else location.name
+
+
 def _tag(source: str, notice: str | None) -> str:
     return " [SIMULATED data]" if source == "simulated" or notice else " [Open-Meteo]"
 
@@ -75,9 +82,9 @@ def temperature_search_line(r: TemperatureSearch) -> str:
         if part
     )
     t = r.units["temperature"]
-    found = ", ".join(f"{m.location.name} {m.temperature:g}{t}" for m in r.matches)
+    found = ", ".join(f"{_both_names(m.location)} {m.temperature:g}{t}" for m in r.matches)
     if not found:
-        closest = ", ".join(f"{m.location.name} {m.temperature:g}{t}" for m in r.nearest_outside[:3])
+        closest = ", ".join(f"{_both_names(m.location)} {m.temperature:g}{t}" for m in r.nearest_outside[:3])
         found = f"none (closest: {closest})" if closest else "none"
     return (
         f"{len(r.matches)} of {r.cities_checked} cities have a {r.measure} temperature {bounds}{t} on {r.date}: "

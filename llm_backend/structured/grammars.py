@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 import xgrammar
-from xgrammar.structural_tag import (JSONSchemaFormat, OrFormat, StructuralTag, TagFormat,
+from xgrammar.structural_tag import (GrammarFormat, JSONSchemaFormat, OrFormat, StructuralTag, TagFormat,
                                      TagsWithSeparatorFormat, TriggeredTagsFormat)
 
 from llm_backend.structured.constraint import GrammarConstraint
@@ -134,9 +134,13 @@ def tool_calls_tag(tools: list[dict], choice: ToolChoice, parallel: bool) -> Str
 def _call_tags(function: dict) -> list[TagFormat]:
     """The tagged call of `function` and one bare call per opener in BARE_TRIGGERS."""
     name = function["name"]
-    arguments = JSONSchemaFormat(json_schema=bounded(function["parameters"]),
-                                 max_whitespace_cnt=MAX_WHITESPACE)
-    tags = [TagFormat(begin=f'{OPEN_TAG}\n{{"name": "{name}", "arguments": ', content=arguments,
+    schema = bounded(function["parameters"])
+    arguments = JSONSchemaFormat(json_schema=schema, max_whitespace_cnt=MAX_WHITESPACE)
+    # The tagged form is the template's, and models write its arguments as `{"k": v, "k2": v2}`: fixed
+    # separators there let the jump-forward fill in `": ` and `, "` (a decode step each, ~0.13 s on a CPU).
+    compact = GrammarFormat(grammar=str(xgrammar.Grammar.from_json_schema(
+        schema, any_whitespace=False, separators=(", ", ": "))))
+    tags = [TagFormat(begin=f'{OPEN_TAG}\n{{"name": "{name}", "arguments": ', content=compact,
                       end=f"}}\n{CLOSE_TAG}")]
     for trigger in BARE_TRIGGERS:
         indent = trigger[1:-len('"name"')]

@@ -102,10 +102,21 @@ def test_none_means_no_grammar(grammars):
 
 
 def test_whitespace_runs_are_capped(grammars, tokenizer):
+    """Bare calls may be spaced as the model likes, up to a cap (a model must not loop on whitespace)."""
     compiled = grammars.for_tools(TOOLS, ToolChoice("named", "get_current_weather"), True)
-    assert accepts(compiled, tokenizer, call("get_current_weather", '{ "city": "Rome" }'))
-    assert not accepts(compiled, tokenizer, call("get_current_weather", '{' + " " * 40 + '"city": "Rome"}'),
-                       then_eos=False)
+    bare = '{"name": "get_current_weather", "arguments": %s}'
+    assert accepts(compiled, tokenizer, bare % '{ "city": "Rome" }')
+    assert not accepts(compiled, tokenizer, bare % ('{' + " " * 40 + '"city": "Rome"}'), then_eos=False)
+
+
+def test_tagged_arguments_have_fixed_separators_so_they_jump_forward(grammars, tokenizer):
+    compiled = grammars.for_tools(TOOLS, ToolChoice("named", "get_forecast"), True)
+    assert not accepts(compiled, tokenizer, call("get_forecast", '{ "city": "Rome" }'), then_eos=False)
+    constraint = grammars.constraint_factory(compiled)()
+    for token in tokenizer.encode('<tool_call>\n{"name": "get_forecast", "arguments": {"city',
+                                  add_special_tokens=False):
+        assert constraint.accept_token(token)
+    assert tokenizer.decode(constraint.forced_tokens()).startswith('":')  # no whitespace choice left
 
 
 def test_runaway_arguments_are_bounded(grammars, tokenizer):

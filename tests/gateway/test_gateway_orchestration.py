@@ -309,3 +309,18 @@ def test_an_unknown_tool_or_broken_json_is_fed_back_once_then_the_user_gets_an_h
     assert failed.is_error and complaint in failed.text
     # Nothing was fetched, so the invented weather is not passed on: the reply says what failed.
     assert result.answer_source == "fallback" and "30" not in result.response and complaint in result.response
+
+
+def test_warm_up_sends_the_fixed_prompt_starts_a_turn_reuses(make, fake_llm):
+    """One token each for the router's and the writer's fixed prompts, byte-identical to a real turn's, so the
+    backend's prefix cache holds them before the first user asks."""
+    orchestrator, _ = make(tool_choice="required", max_rounds=1)  # one forced round, then the writer
+    fake_llm.script({"content": "x"}, {"content": "x"},
+                    call("weather__get_current_weather", city="北京"), {"content": "北京现在12.3°C。"})
+    orchestrator.warm_up()
+    orchestrator.run("北京今天天气怎么样？", [])
+    warm_router, warm_writer, router, writer = fake_llm.requests()
+    assert warm_router["max_tokens"] == warm_writer["max_tokens"] == 1
+    assert warm_router["messages"][0] == router["messages"][0] and warm_router["tools"] == router["tools"][:-1]
+    examples = len(writer["messages"]) - 1  # all but the question
+    assert warm_writer["messages"][:examples] == writer["messages"][:examples] and examples > 2

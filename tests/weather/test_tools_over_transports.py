@@ -119,7 +119,8 @@ async def test_temperature_search_reads_bounds_as_meant(connect) -> None:
     assert (above.structured_content["min_temp"], above.structured_content["max_temp"]) == (29, None)
     assert "none (closest: " in nothing.content[0].text  # no match: the nearest cities, with their figures
     closest = nothing.structured_content["nearest_outside"][0]
-    assert f"{closest['location']['name']} {closest['temperature']:g}°C" in nothing.content[0].text
+    named = f"{closest['location']['name']}/{closest['location']['chinese_name']}"  # both languages
+    assert f"{named} {closest['temperature']:g}°C" in nothing.content[0].text
     assert {m["temperature"] for m in above.structured_content["matches"]} >= {
         m["temperature"] for m in upright.structured_content["matches"]}
     assert all(m["temperature"] >= 29 for m in above.structured_content["matches"])
