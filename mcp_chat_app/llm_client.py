@@ -128,7 +128,6 @@ class LlmClient:
                         call.arguments += piece.function.arguments
                 if calls_of_one_tool and _other_tool_started(calls):
                     calls.pop(max(calls))
-                    finish_reason = "cut"
                     break
         streamed = [calls[i] for i in sorted(calls)]
         if finish_reason == "length" and streamed:
@@ -153,4 +152,3 @@ def _other_tool_started(calls: dict[int, ModelToolCall]) -> bool:
         return False
     latest = calls[max(calls)]
     return bool(latest.name) and latest.name != calls[min(calls)].name
-

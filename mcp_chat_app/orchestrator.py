@@ -108,6 +108,8 @@ class Orchestrator:
         token each), so the first user does not wait for their prefill (~20 s on a CPU for the 1.5B model)."""
         tools = self.manager.tools()
         specs = prompts.openai_tools(tools) if tools and self.router.endpoint.tool_mode == "native" else None
+        if specs and self.router.endpoint.tool_choice == "required":
+            specs = self._forced_round_tools(specs)  # the tool list the first round really sends
         system = prompts.router_system_prompt(tools, self.router.endpoint.tool_mode, self.manager.instructions())
         self.router.chat([{"role": "system", "content": system}, {"role": "user", "content": "hi"}],
                          tools=specs, max_tokens=1)
@@ -158,8 +160,12 @@ class Orchestrator:
         with constrained decoding can be made to pick a tool (or `answer_directly`) instead. Calls of one tool
         only: the same request for each place asked about; under `required`, small models otherwise go on
         calling every tool."""
-        return self.router.chat(run.messages, tools=[*tool_specs, prompts.NO_TOOL_SPEC], tool_choice="required",
+        return self.router.chat(run.messages, tools=self._forced_round_tools(tool_specs), tool_choice="required",
                                 parallel_tool_calls=True, calls_of_one_tool=True)
+
+    @staticmethod
+    def _forced_round_tools(tool_specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [*tool_specs, prompts.NO_TOOL_SPEC]
 
     @staticmethod
     def _real_calls(forced: ChatTurn) -> list[ModelToolCall]:
@@ -309,4 +315,3 @@ class Orchestrator:
 
 def _has_digit(text: str) -> bool:
     return any(character.isdigit() for character in text)
-

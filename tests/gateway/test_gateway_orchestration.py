@@ -321,6 +321,6 @@ def test_warm_up_sends_the_fixed_prompt_starts_a_turn_reuses(make, fake_llm):
     orchestrator.run("北京今天天气怎么样？", [])
     warm_router, warm_writer, router, writer = fake_llm.requests()
     assert warm_router["max_tokens"] == warm_writer["max_tokens"] == 1
-    assert warm_router["messages"][0] == router["messages"][0] and warm_router["tools"] == router["tools"][:-1]
+    assert warm_router["messages"][0] == router["messages"][0] and warm_router["tools"] == router["tools"]
     examples = len(writer["messages"]) - 1  # all but the question
     assert warm_writer["messages"][:examples] == writer["messages"][:examples] and examples > 2
