@@ -304,4 +304,3 @@ def _search_bounds(min_temp: float | None, max_temp: float | None) -> tuple[floa
     if min_temp is not None and max_temp is not None and min_temp > max_temp:
         return max_temp, min_temp
     return min_temp, max_temp
-
