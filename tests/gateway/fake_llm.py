@@ -3,7 +3,8 @@
 Tests queue replies with `POST /_script {"replies": [...]}`; each `/v1/chat/completions` call pops
 one. A reply is `{"content": "..."}`, `{"tool_calls": [{"name", "arguments"}]}` (arguments an object
 or raw text), `{"status": 500}`, or `{"raw": "..."}` (a 200 whose body is that text, not a completion);
-`"delay": seconds` in any reply holds it back that long; `"call_gap": seconds` pauses a stream inside each call. With `"auto": true` in the script, requests
+`"delay": seconds` in any reply holds it back that long; `"call_gap": seconds` pauses a stream inside
+each call; `"finish_reason"` overrides the one sent. With `"auto": true` in the script, requests
 beyond the queued replies are answered by rule instead (for load tests, where concurrent users
 cannot share one queue): a user message starting with "weather:" gets a call to
 `weather__get_current_weather`, anything else the reply "echo: <the last user message>". `GET /_requests` returns the request bodies received since the
@@ -43,6 +44,10 @@ def _tool_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
     return calls
 
 
+def _finish_reason(reply: dict[str, Any], calls: list[dict[str, Any]]) -> str:
+    return reply.get("finish_reason") or ("tool_calls" if calls else "stop")
+
+
 def _completion(reply: dict[str, Any], model: str) -> dict[str, Any]:
     calls = _tool_calls(reply)
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
@@ -50,7 +55,7 @@ def _completion(reply: dict[str, Any], model: str) -> dict[str, Any]:
         message["tool_calls"] = calls
     return {
         "id": f"chatcmpl-{len(_requests)}", "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": reply.get("finish_reason") or ("tool_calls" if calls else "stop")}],
+        "choices": [{"index": 0, "message": message, "finish_reason": _finish_reason(reply, calls)}],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
 
@@ -73,7 +78,7 @@ async def _chunks(reply: dict[str, Any], model: str):
                                      "function": {"name": call["function"]["name"], "arguments": arguments[:half]}}]})
         await asyncio.sleep(reply.get("call_gap", 0))
         yield frame({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
-    yield frame({}, reply.get("finish_reason") or ("tool_calls" if calls else "stop"))
+    yield frame({}, _finish_reason(reply, calls))
     yield "data: [DONE]\n\n"
     _finished_streams["count"] += 1
 
