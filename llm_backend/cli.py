@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
                        choices=["auto", "bfloat16", "float16", "float32"])
     serve.add_argument("--weight-format", default=defaults.weight_format, choices=["auto", "bf16", "int8"],
                        help="CPU decode weights: int8 (groupwise, ~2x faster batch-1 decode) or bf16 (exact); "
-                            "auto = int8 where the CPU kernel builds (AVX-512 and gcc), else bf16")
+                            "auto = int8 where the CPU kernel builds (AVX-512 VNNI and gcc), else bf16")
     serve.add_argument("--device", default=defaults.device, help="auto, cpu or cuda[:N]")
     serve.add_argument("--threads", type=int, default=defaults.threads,
                        help="CPU threads for torch (default: all cores)")

@@ -105,7 +105,8 @@ class Orchestrator:
 
     def warm_up(self) -> None:
         """Fill the backend's prefix cache with the fixed start of the router's and the writer's prompts (one
-        token each), so the first user does not wait for their prefill (~20 s on a CPU for the 1.5B model)."""
+        token each), so the first user does not wait for their prefill (~20 s on a CPU for the 1.5B model),
+        nor for the compilation of the writer's constraint (~2 s)."""
         tools = self.manager.tools()
         specs = prompts.openai_tools(tools) if tools and self.router.endpoint.tool_mode == "native" else None
         if specs and self.router.endpoint.tool_choice == "required":
@@ -113,7 +114,8 @@ class Orchestrator:
         system = prompts.router_system_prompt(tools, self.router.endpoint.tool_mode, self.manager.instructions())
         self.router.chat([{"role": "system", "content": system}, {"role": "user", "content": "hi"}],
                          tools=specs, max_tokens=1)
-        self.writer.chat(prompts.writer_messages("hi", [], "English"), max_tokens=1)
+        self.writer.chat(prompts.writer_messages("hi", [], "English"), max_tokens=1,
+                         regex=prompts.CITES_A_FIGURE if self.writer.endpoint.structured_outputs else None)
 
     def _plain_chat(self, run: _Run, question: str, history: list[dict[str, str]]) -> str:
         messages = [{"role": "system", "content": PLAIN_CHAT_PROMPT}, *history, {"role": "user", "content": question}]

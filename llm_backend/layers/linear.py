@@ -3,9 +3,9 @@
 bf16 weights are kept in oneDNN's blocked layout: with a plain [out, in] weight, oneDNN
 re-packs the weight on every bf16 call; packing it once at load time made decode matmuls
 ~1.6x faster on this CPU. With the `int8` weight format the layer also keeps a groupwise
-int8 copy (`weight_quant`), which serves steps of at most `INT8_MAX_ROWS` rows: there the
-matmul streams weights and int8 halves the bytes. Larger steps (prefill, batched decode)
-are compute-bound and stay on oneDNN's bf16 kernel.
+int8 copy (`weight_quant`), which serves steps of at most `INT8_MAX_ROWS` rows (decode, short
+jump-forward chunks): there the matmul streams weights and int8 halves the bytes. Larger
+steps (prefill, large decode batches) are compute-bound and stay on oneDNN's bf16 kernel.
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from llm_backend.layers.weight_quant import GROUP_SIZE, Int8GroupWeight, int8_ke
 
 # oneDNN picks its blocking for this batch size; decode batches are around it.
 PACKING_BATCH_HINT = 8
-# Up to here the int8 kernel beats oneDNN bf16 on this CPU (24 Qwen 0.5B layers: 21 vs 35 ms at 1 row,
-# 26 vs 38 ms at 2 rows; about even at 3, 1.5-2x slower from 4 rows, where its arithmetic, not memory, limits it).
-INT8_MAX_ROWS = 2
+# Up to here the int8 kernel beats oneDNN bf16 on this CPU (the five matmuls of a Qwen 1.5B layer:
+# 1.3 vs 3.6 ms at 1 row, 3.4 vs 4.4 ms at 8; about even at 10-12 rows, slower from there).
+INT8_MAX_ROWS = 8
 WEIGHT_FORMATS = ("auto", "bf16", "int8")
 
 
@@ -29,7 +29,7 @@ def resolve_weight_format(weight_format: str, device: torch.device, dtype: torch
         raise ValueError(f"unknown weight format {weight_format!r}; choose from {', '.join(WEIGHT_FORMATS)}")
     usable = device.type == "cpu" and dtype == torch.bfloat16 and int8_kernel() is not None
     if weight_format == "int8" and not usable:
-        raise ValueError("weight format int8 needs bf16 on a CPU with AVX-512 and gcc")
+        raise ValueError("weight format int8 needs bf16 on a CPU with AVX-512 VNNI and gcc")
     if weight_format == "auto":
         return "int8" if usable else "bf16"
     return weight_format

@@ -2,7 +2,7 @@
 
 A kernel is compiled for this CPU (`-march=native`) into the user cache the first time (about
 a second); later processes load the cached library. Without gcc, or on a CPU the source does
-not support (the int8 matmul needs AVX-512), there is no kernel and callers keep their torch path.
+not support (the int8 matmul needs AVX-512 VNNI), there is no kernel and callers keep their torch path.
 Libraries load after torch, so their OpenMP references bind to the libgomp torch already uses.
 """
 from __future__ import annotations

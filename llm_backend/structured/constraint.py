@@ -1,6 +1,8 @@
 """`TokenConstraint` (the sampler's contract) implemented with an xgrammar matcher."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 import xgrammar
 
@@ -8,15 +10,20 @@ import xgrammar
 class GrammarConstraint:
     """One sequence's grammar state: masks next tokens and follows the sampled ones.
 
-    `model_written_ids` are tokens the jump-forward never inserts (the tokenizer's added tokens). A forced
-    string such as `</tool_call>` is one added token but also plain text pieces, and a model must continue
-    from the form it would write itself: Qwen2.5-Coder writes the tag as text, and handed the added token
-    instead it went on with another call, every time, until max_tokens.
+    `added_token_text` says how the jump-forward writes the tokenizer's added tokens. A forced string
+    such as `</tool_call>` is one added token but also plain text pieces, and a model must continue
+    from the form it writes itself: Qwen2.5-Coder writes its tool tags as text, and handed the added
+    token instead it went on with another call, every time, until max_tokens. So the jump inserts
+    an added token's text pieces (`tuple` of ids) but the last, then stops: the model writes the
+    last piece, which it may merge with what follows (`>` + newline is one token, `>\n`, and the
+    1.5B's second call of a comparison followed only that form). An added token without a text
+    form (`None`: special tokens) stops the jump before it.
     """
 
-    def __init__(self, compiled: xgrammar.CompiledGrammar, model_written_ids: frozenset[int] = frozenset()) -> None:
+    def __init__(self, compiled: xgrammar.CompiledGrammar,
+                 added_token_text: Mapping[int, tuple[int, ...] | None] | None = None) -> None:
         self._matcher = xgrammar.GrammarMatcher(compiled)
-        self._model_written_ids = model_written_ids
+        self._added_token_text = added_token_text or {}
 
     def fill_next_token_bitmask(self, bitmask: torch.Tensor, row: int) -> bool:
         return self._matcher.fill_next_token_bitmask(bitmask, row)
@@ -27,8 +34,9 @@ class GrammarConstraint:
     def forced_tokens(self) -> list[int]:
         forced = self._matcher.find_jump_forward_tokens()
         for index, token_id in enumerate(forced):
-            if token_id in self._model_written_ids:
-                return forced[:index]
+            if token_id in self._added_token_text:
+                pieces = self._added_token_text[token_id] or ()
+                return forced[:index] + list(pieces[:-1])
         return forced
 
     def is_terminated(self) -> bool:

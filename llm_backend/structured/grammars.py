@@ -33,6 +33,23 @@ MAX_ARGUMENT_ITEMS = 8
 MAX_ARGUMENT_CHARS = 128
 
 
+def added_token_text(hf_tokenizer: Any) -> dict[int, tuple[int, ...] | None]:
+    """Each added token -> the ids that spell its content as plain text, or None for special tokens.
+
+    Plain text means the byte-level BPE alone, as a model writes the text: `encode` would match
+    the added token again. Without a fast tokenizer's pipeline every added token maps to None.
+    """
+    backend = getattr(hf_tokenizer, "backend_tokenizer", None)
+    text_forms: dict[int, tuple[int, ...] | None] = {}
+    for token_id, token in getattr(hf_tokenizer, "added_tokens_decoder", {}).items():
+        if token.special or backend is None or backend.pre_tokenizer is None:
+            text_forms[token_id] = None
+            continue
+        pieces = backend.pre_tokenizer.pre_tokenize_str(token.content)
+        text_forms[token_id] = tuple(t.id for piece, _ in pieces for t in backend.model.tokenize(piece))
+    return text_forms
+
+
 class GrammarCache:
     """Compiles and caches grammars for one tokenizer/vocabulary."""
 
@@ -41,7 +58,7 @@ class GrammarCache:
         info = xgrammar.TokenizerInfo.from_huggingface(
             hf_tokenizer, vocab_size=vocab_size, stop_token_ids=list(stop_token_ids))
         self._compiler = xgrammar.GrammarCompiler(info, max_threads=2)
-        self._added_token_ids = frozenset(getattr(hf_tokenizer, "added_tokens_decoder", {}))
+        self._added_token_text = added_token_text(hf_tokenizer)
         self._cache: OrderedDict[str, xgrammar.CompiledGrammar] = OrderedDict()
         self._capacity = capacity
         self.hits = 0
@@ -62,7 +79,7 @@ class GrammarCache:
         """What the engine calls once per sequence (n > 1 needs independent matchers)."""
         if compiled is None:
             return None
-        return lambda: GrammarConstraint(compiled, self._added_token_ids)
+        return lambda: GrammarConstraint(compiled, self._added_token_text)
 
     def for_response_format(self, response_format: dict | None) -> xgrammar.CompiledGrammar | None:
         """The grammar of `response_format` (json_object / json_schema); None for text."""

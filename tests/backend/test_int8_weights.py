@@ -7,9 +7,10 @@ import torch
 from engine_helpers import CHAT_PROMPTS, chat_prompt_ids
 from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.layers.linear import INT8_MAX_ROWS, Linear, resolve_weight_format
-from llm_backend.layers.weight_quant import GROUP_SIZE, Int8GroupWeight, int8_kernel, quantize_int8_groupwise
+from llm_backend.layers.weight_quant import (GROUP_SIZE, Int8GroupWeight, deinterleave_groups, int8_kernel,
+                                             interleave_groups, quantize_int8_groupwise)
 
-needs_kernel = pytest.mark.skipif(int8_kernel() is None, reason="no gcc or no AVX-512: the int8 kernel cannot run")
+needs_kernel = pytest.mark.skipif(int8_kernel() is None, reason="no gcc or no AVX-512 VNNI: the int8 kernel cannot run")
 CPU = torch.device("cpu")
 # Against fp32 on SmolLM2, measured: decode log-probabilities within 0.21 (exact bf16 weights: 0.17).
 INT8_LOGPROB_ATOL = 0.3
@@ -18,9 +19,13 @@ INT8_LOGPROB_ATOL = 0.3
 NEAR_TIE = 2 * INT8_LOGPROB_ATOL
 
 
-def dequantized(weight: Int8GroupWeight) -> torch.Tensor:
-    scales = weight.scales.float().repeat_interleave(GROUP_SIZE, dim=-1)
-    return weight.values.float() * scales
+def quantized_activations(x: torch.Tensor) -> torch.Tensor:
+    """What the kernel multiplies instead of x: int8 levels with one scale per group, as fp32."""
+    groups = x.float().unflatten(-1, (-1, GROUP_SIZE))
+    amax = groups.abs().amax(-1, keepdim=True)
+    # Not `127 / amax`: torch computes that as 127 * (1 / amax), which rounds differently from C.
+    inverse = torch.where(amax > 0, torch.full_like(amax, 127).div(amax), 0)
+    return ((groups * inverse).round() * (amax / 127)).flatten(-2)
 
 
 @needs_kernel
@@ -29,19 +34,31 @@ def test_quantization_error_is_within_half_a_step_per_group():
     weight[3, :GROUP_SIZE] = 0  # an all-zero group must not divide by zero
     quantized = quantize_int8_groupwise(weight)
     step = quantized.scales.float().repeat_interleave(GROUP_SIZE, dim=-1)
-    assert ((dequantized(quantized) - weight.float()).abs() <= step / 2 + 1e-12).all()
-    assert (dequantized(quantized)[3, :GROUP_SIZE] == 0).all()
+    assert ((quantized.dequantize() - weight.float()).abs() <= step / 2 + 1e-12).all()
+    assert (quantized.dequantize()[3, :GROUP_SIZE] == 0).all()
+
+
+def test_interleaving_is_undone_exactly():
+    values = torch.randint(-127, 128, (3, 21 * GROUP_SIZE), dtype=torch.int8)  # a full block and a short one
+    interleaved = interleave_groups(values)
+    assert not torch.equal(interleaved, values)
+    # In a block of 16 groups, bytes 4-7 of the layout are the first 4 bytes of the second group.
+    assert torch.equal(interleaved[:, 4:8], values[:, GROUP_SIZE:GROUP_SIZE + 4])
+    assert torch.equal(deinterleave_groups(interleaved), values)
 
 
 @needs_kernel
+@pytest.mark.parametrize("groups", [3, 16, 21])
 @pytest.mark.parametrize("rows", [1, 2, 3, 4, 5, 9])
-def test_kernel_equals_the_dequantized_matmul(rows):
-    """Exact up to the final bf16 rounding, for row counts below, at and above the kernel's row block."""
+def test_kernel_equals_the_matmul_of_the_quantized_operands(rows, groups):
+    """Up to fp32 summation order and the final bf16 rounding, for row counts below, at and above
+    the kernel's row block, and rows of a short block, a full one, and a full one plus a short one."""
     torch.manual_seed(rows)
-    quantized = quantize_int8_groupwise(torch.randn(37, 3 * GROUP_SIZE, dtype=torch.bfloat16))
-    x = torch.randn(rows, 3 * GROUP_SIZE, dtype=torch.bfloat16)
-    expected = (x.float() @ dequantized(quantized).t()).to(torch.bfloat16)
-    torch.testing.assert_close(quantized.matmul(x), expected, atol=0, rtol=0)
+    quantized = quantize_int8_groupwise(torch.randn(37, groups * GROUP_SIZE, dtype=torch.bfloat16))
+    x = torch.randn(rows, groups * GROUP_SIZE, dtype=torch.bfloat16)
+    x[0, :GROUP_SIZE] = 0  # an all-zero activation group must not divide by zero
+    expected = quantized_activations(x) @ quantized.dequantize().t()
+    torch.testing.assert_close(quantized.matmul(x).float(), expected, atol=1e-4, rtol=2 ** -8)
 
 
 def test_input_size_must_be_a_multiple_of_the_group():
@@ -59,9 +76,9 @@ def test_linear_uses_int8_for_small_steps_and_bf16_for_large_ones():
     for rows in (1, INT8_MAX_ROWS, INT8_MAX_ROWS + 1, 16):
         x = torch.randn(rows, 64, dtype=torch.bfloat16)
         reference = x.float() @ exact.t() + layer.bias.float()
-        int8_reference = x.float() @ dequantized(layer._int8).t() + layer.bias.float()
+        int8_reference = quantized_activations(x) @ layer._int8.dequantize().t() + layer.bias.float()
         out = layer(x).float()
-        if rows <= INT8_MAX_ROWS:  # int8 weights: matches the dequantized weight, not the exact one
+        if rows <= INT8_MAX_ROWS:  # int8 operands: matches their matmul, not the exact one
             torch.testing.assert_close(out, int8_reference, atol=0.1, rtol=0.01)
         torch.testing.assert_close(out, reference, atol=0.5, rtol=0.02)
 

@@ -1,11 +1,13 @@
-"""The C decode-attention kernel against the torch path, on the same paged cache."""
+"""The C decode-attention kernel against the torch paths, on the same paged cache."""
 from __future__ import annotations
 
 import pytest
 import torch
 
-from llm_backend.layers.attention import _decode_attention, _gather, _native_decode_attention, native_decode_supported
-from llm_backend.layers.attention_metadata import AttentionMetadata
+from llm_backend.layers import attention
+from llm_backend.layers.attention import (_decode_attention, _gather, _native_decode_attention, native_decode_supported,
+                                          paged_attention)
+from llm_backend.layers.attention_metadata import AttentionMetadata, PrefillChunk
 
 BLOCK_SIZE = 4
 
@@ -38,6 +40,28 @@ def test_native_decode_attention_matches_the_fp32_torch_path(num_heads, num_kv_h
     meta = decode_metadata(lengths, num_blocks=80)
     keys, values = (_gather(cache.float(), meta.decode_block_tables) for cache in (k_cache, v_cache))
     expected = _decode_attention(q.float(), keys, values, meta.decode_bias)
-    out = _native_decode_attention(q, k_cache, v_cache, meta)
+    out = _native_decode_attention(q, k_cache, v_cache, meta.decode_block_tables, meta.decode_context_lens)
     assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out.float(), expected, atol=2e-2, rtol=1e-2)  # bf16 output rounding
+
+
+@pytest.mark.parametrize("length", [1, 6, attention.NATIVE_CHUNK_MAX_TOKENS])
+def test_a_short_chunk_after_cached_context_matches_the_sdpa_path(length, monkeypatch):
+    """Each token of the chunk sees the cached keys and the chunk's keys up to itself, never later ones."""
+    torch.manual_seed(length)
+    num_heads, num_kv_heads, head_dim, context_len = 6, 2, 64, 45
+    k_cache = torch.randn(40, BLOCK_SIZE, num_kv_heads, head_dim).to(torch.bfloat16)
+    v_cache = torch.randn_like(k_cache)
+    q = torch.randn(length, num_heads, head_dim).to(torch.bfloat16)
+    if not native_decode_supported(q, k_cache):
+        pytest.skip("no gcc: the native decode kernel cannot be built")
+    key_pos, query_pos = torch.arange(context_len), torch.arange(context_len - length, context_len)
+    chunk = PrefillChunk(start=0, length=length, context_len=context_len,
+                         block_table=torch.randperm(40)[:-(-context_len // BLOCK_SIZE)],
+                         mask=key_pos[None, :] <= query_pos[:, None])
+    meta = AttentionMetadata(slot_mapping=torch.zeros(length, dtype=torch.long), prefills=[chunk])
+    own_kv = torch.zeros(length, num_kv_heads, head_dim, dtype=torch.bfloat16)  # already in the cache
+    out = paged_attention(q, own_kv, own_kv, k_cache, v_cache, meta)
+    monkeypatch.setattr(attention, "NATIVE_CHUNK_MAX_TOKENS", 0)
+    expected = paged_attention(q.float(), own_kv.float(), own_kv.float(), k_cache.float(), v_cache.float(), meta)
     torch.testing.assert_close(out.float(), expected, atol=2e-2, rtol=1e-2)  # bf16 output rounding

@@ -1,6 +1,8 @@
 """Grammars for tools and response_format, driven token by token with the real SmolLM2 tokenizer."""
 from __future__ import annotations
 
+import copy
+
 import json
 import re
 
@@ -239,3 +241,24 @@ def test_jump_forward_leaves_added_tokens_to_the_model(grammars, tokenizer):
     pieces = [tokenizer.encode(piece, add_special_tokens=False) for piece in ("<|", "im", "_start", '|>x"}')]
     for token in [token for piece in pieces for token in piece]:
         assert constraint.accept_token(token)
+
+
+def test_jump_forward_writes_a_plain_added_token_as_its_text_pieces(smollm_checkpoint):
+    """Qwen's `</tool_call>` is an added token that is not special: the jump-forward inserts the text
+    pieces the model writes (for Qwen `</`, `tool`, `_call`), not the added token, and leaves the
+    last piece (`>`), which may merge with what follows, to the model."""
+    text_pieces = smollm_checkpoint.tokenizer.hf_tokenizer.encode("</tool_call>", add_special_tokens=False)
+    hf_tokenizer = copy.deepcopy(smollm_checkpoint.tokenizer.hf_tokenizer)
+    hf_tokenizer.add_tokens(["</tool_call>"])
+    (added,) = hf_tokenizer.encode("</tool_call>", add_special_tokens=False)
+    grammars = GrammarCache(hf_tokenizer, len(hf_tokenizer), list(smollm_checkpoint.tokenizer.eos_token_ids))
+    schema = {"type": "object", "properties": {"tag": {"const": "</tool_call> and on"}}, "required": ["tag"]}
+    compiled = grammars.for_response_format({"type": "json_schema", "json_schema": {"name": "t", "schema": schema}})
+
+    constraint = grammars.constraint_factory(compiled)()
+    for token in hf_tokenizer.encode('{"tag": "', add_special_tokens=False):
+        assert constraint.accept_token(token)
+    forced = constraint.forced_tokens()
+    assert forced == text_pieces[:-1]  # as the tokenizer spells the text without the added token
+    assert all(constraint.accept_token(token) for token in forced)
+    assert hf_tokenizer.decode(constraint.forced_tokens()).startswith(hf_tokenizer.decode(text_pieces[-1:]))

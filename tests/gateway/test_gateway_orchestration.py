@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mcp_chat_app import prompts
 from mcp_chat_app.llm_client import LlmClient
 from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.mock_mcp_manager import MockMcpManager, ScriptedTool, ScriptedToolError
@@ -36,9 +37,9 @@ TOOLS = [
 @pytest.fixture()
 def make(fake_llm, tmp_path: Path):
     def build(tool_mode: str = "native", writer_model: str | None = None, max_rounds: int = 5,
-              tool_choice: str = "auto"):
+              tool_choice: str = "auto", structured_outputs: bool = False):
         endpoint = Endpoint("test", f"{fake_llm.url}/v1", "fake-model", "k", tool_mode=tool_mode,
-                            tool_choice=tool_choice)
+                            tool_choice=tool_choice, structured_outputs=structured_outputs)
         router = LlmClient(endpoint)
         writer = LlmClient(Endpoint("writer", f"{fake_llm.url}/v1", writer_model, "k")) if writer_model else router
         manager = MockMcpManager(TOOLS)
@@ -313,14 +314,15 @@ def test_an_unknown_tool_or_broken_json_is_fed_back_once_then_the_user_gets_an_h
 
 def test_warm_up_sends_the_fixed_prompt_starts_a_turn_reuses(make, fake_llm):
     """One token each for the router's and the writer's fixed prompts, byte-identical to a real turn's, so the
-    backend's prefix cache holds them before the first user asks."""
-    orchestrator, _ = make(tool_choice="required", max_rounds=1)  # one forced round, then the writer
+    backend's prefix cache holds them before the first user asks, and the writer's constraint is compiled."""
+    orchestrator, _ = make(tool_choice="required", max_rounds=1, structured_outputs=True)  # forced round, writer
     fake_llm.script({"content": "x"}, {"content": "x"},
                     call("weather__get_current_weather", city="北京"), {"content": "北京现在12.3°C。"})
     orchestrator.warm_up()
     orchestrator.run("北京今天天气怎么样？", [])
     warm_router, warm_writer, router, writer = fake_llm.requests()
     assert warm_router["max_tokens"] == warm_writer["max_tokens"] == 1
+    assert warm_writer["structured_outputs"] == writer["structured_outputs"] == {"regex": prompts.CITES_A_FIGURE}
     assert warm_router["messages"][0] == router["messages"][0] and warm_router["tools"] == router["tools"]
     examples = len(writer["messages"]) - 1  # all but the question
     assert warm_writer["messages"][:examples] == writer["messages"][:examples] and examples > 2
