@@ -6,7 +6,14 @@ import os
 import sys
 from typing import Sequence
 
-from llm_backend.config import EngineConfig
+# Read once, when torch loads libgomp, so it must be set before that import. Between parallel regions
+# OpenMP threads spin this many rounds (well under a millisecond), then sleep: a decode step runs
+# ~140 short regions (one per matmul and attention call), and waking sleeping threads (what
+# OMP_WAIT_POLICY=PASSIVE does every time) cost ~45 us each; endless spinning (ACTIVE) instead
+# starves the server's other threads on a small machine. An explicit GOMP_SPINCOUNT wins over both.
+os.environ.setdefault("GOMP_SPINCOUNT", "20000")
+
+from llm_backend.config import EngineConfig  # after the OpenMP setting above
 
 
 def build_parser() -> argparse.ArgumentParser:
