@@ -53,15 +53,6 @@ def _native_decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: to
     return out
 
 
-def _native_chunk_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
-                            chunk: PrefillChunk) -> torch.Tensor:
-    """A short chunk after cached context, as one decode query per token over the keys up to it."""
-    tables = chunk.block_table.expand(chunk.length, -1).contiguous()
-    first = chunk.context_len - chunk.length + 1
-    context_lens = torch.arange(first, chunk.context_len + 1, device=q.device)
-    return _native_decode_attention(q, k_cache, v_cache, tables, context_lens)
-
-
 def write_kv_cache(k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
                    slot_mapping: torch.Tensor) -> None:
     """Store the step's new keys/values [T, Hkv, D] at their slots."""
@@ -118,7 +109,7 @@ def _chunk_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, k_cache:
     if chunk.block_table is None:
         return _sdpa(q, k.transpose(0, 1), v.transpose(0, 1), is_causal=True)
     if chunk.length <= NATIVE_CHUNK_MAX_TOKENS and native_decode_supported(q, k_cache):
-        return _native_chunk_attention(q, k_cache, v_cache, chunk)
+        return _native_decode_attention(q, k_cache, v_cache, *chunk.as_decode_queries)
     keys = _gather(k_cache, chunk.block_table)[:, :chunk.context_len]
     values = _gather(v_cache, chunk.block_table)[:, :chunk.context_len]
     return _sdpa(q, keys, values, attn_mask=chunk.mask)

@@ -6,6 +6,7 @@ layer reuses the same metadata, so the masks and padded block tables are made on
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import torch
 
@@ -23,6 +24,15 @@ class PrefillChunk:
     context_len: int
     block_table: torch.Tensor | None = None
     mask: torch.Tensor | None = None  # [length, context_len] bool, True = may attend
+
+    @cached_property
+    def as_decode_queries(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The chunk as one decode query per token: block tables [length, n] and context lengths [length].
+
+        Made once per step, on first use by a layer (needs `block_table`)."""
+        tables = self.block_table.expand(self.length, -1).contiguous()
+        first = self.context_len - self.length + 1
+        return tables, torch.arange(first, self.context_len + 1, device=self.block_table.device)
 
 
 @dataclass
