@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from weather_mcp_server.models import (
+    CityTemperature,
     CurrentWeather,
     Forecast,
     Location,
@@ -82,9 +83,13 @@ def temperature_search_line(r: TemperatureSearch) -> str:
         if part
     )
     t = r.units["temperature"]
-    found = ", ".join(f"{_both_names(m.location)} {m.temperature:g}{t}" for m in r.matches)
+
+    def listed(cities: list[CityTemperature]) -> str:
+        return ", ".join(f"{_both_names(m.location)} {m.temperature:g}{t}" for m in cities)
+
+    found = listed(r.matches)
     if not found:
-        closest = ", ".join(f"{_both_names(m.location)} {m.temperature:g}{t}" for m in r.nearest_outside[:3])
+        closest = listed(r.nearest_outside[:3])
         found = f"none (closest: {closest})" if closest else "none"
     return (
         f"{len(r.matches)} of {r.cities_checked} cities have a {r.measure} temperature {bounds}{t} on {r.date}: "
