@@ -17,7 +17,8 @@ from mcp_chat_app.llm_client import LlmClient, LlmUnavailable
 from mcp_chat_app.mcp_manager import McpManager
 from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.model_profiles import load_roles
-from mcp_chat_app.orchestrator import Orchestrator
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.resources import EXTENSION_KEY, Gateway
 from mcp_chat_app.routes import chat, health, media, openapi, servers
 from mcp_chat_app.server_registry import load_registry
@@ -31,6 +32,7 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
     # Settings are checked before any server process starts, so a bad one fails fast.
     access = AccessPolicy(auth_required(config.auth, config.host), config.admin_token, config.tokens_file)
     roles = load_roles(config.models_config, config.profile, config.base_url_override, config.model_override)
+    assistant = load_assistant(config.assistant_config)
     router = LlmClient(roles.router)
     writer = router if not roles.hybrid else LlmClient(roles.writer)
     if manager is None:
@@ -38,9 +40,9 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
                              config.health_interval_s)
         manager.start()
     media_store = MediaStore(config.data_dir / "media")
-    orchestrator = Orchestrator(manager, router, writer, media_store, config.max_tool_rounds)
+    pipeline = ChatPipeline(manager, router, writer, media_store, assistant, config.max_tool_rounds)
     if config.warm_up:
-        threading.Thread(target=_warm_up, args=(manager, orchestrator), name="warm-up", daemon=True).start()
+        threading.Thread(target=_warm_up, args=(manager, pipeline), name="warm-up", daemon=True).start()
     return Gateway(
         config=config,
         manager=manager,
@@ -48,18 +50,18 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         writer=writer,
         history=history or SqliteHistoryStore(config.data_dir / "history.sqlite3"),
         media=media_store,
-        orchestrator=orchestrator,
+        pipeline=pipeline,
         access=access,
     )
 
 
-def _warm_up(manager: McpManager, orchestrator: Orchestrator, wait_s: float = 60.0) -> None:
+def _warm_up(manager: McpManager, pipeline: ChatPipeline, wait_s: float = 60.0) -> None:
     """Once the servers have listed their tools (the router prompt includes them), warm the LLM's cache."""
     deadline = time.monotonic() + wait_s
     while not manager.tools() and time.monotonic() < deadline:
         time.sleep(0.5)
     try:
-        orchestrator.warm_up()
+        pipeline.warm_up()
     except LlmUnavailable as error:  # the first request pays the prefill instead
         log.warning("warm-up skipped: %s", error)
 

@@ -54,7 +54,7 @@ def ask(args: argparse.Namespace) -> int:
 
     gateway = build_gateway(GatewayConfig.from_env(**_overrides(args)))
     try:
-        result = gateway.orchestrator.run(args.question, [], use_tools=not args.no_tools)
+        result = gateway.pipeline.run(args.question, [], use_tools=not args.no_tools)
     except LlmUnavailable as error:
         print(f"mcp-chat: {error}", file=sys.stderr)
         return 1

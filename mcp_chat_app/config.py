@@ -18,6 +18,7 @@ class GatewayConfig:
 
     servers_config: Path = CONFIG_DIR / "mcp_servers.json"
     models_config: Path = CONFIG_DIR / "models.json"
+    assistant_config: Path = CONFIG_DIR / "assistant.json"  # the assistant's name, purpose, writer examples
     profile: str = "local"
     base_url_override: str | None = None
     model_override: str | None = None
@@ -41,6 +42,7 @@ class GatewayConfig:
         config = cls(
             servers_config=Path(env.get("MCP_CHAT_SERVERS_CONFIG", cls.servers_config)),
             models_config=Path(env.get("MCP_CHAT_MODELS_CONFIG", cls.models_config)),
+            assistant_config=Path(env.get("MCP_CHAT_ASSISTANT_CONFIG", cls.assistant_config)),
             profile=env.get("MCP_CHAT_PROFILE", cls.profile),
             base_url_override=env.get("MCP_CHAT_BASE_URL") or None,
             model_override=env.get("MCP_CHAT_MODEL") or None,

@@ -19,6 +19,7 @@ from mcp_chat_app.tool_results import ToolOutcome, failed_outcome, outcome_from_
 _T = TypeVar("_T")
 _STARTUP_WAIT_S = 20.0
 SEPARATOR = "__"
+LOCALE_META_KEY = "locale"
 
 
 @dataclass(frozen=True)
@@ -102,10 +103,14 @@ class McpManager:
         return {name: connection.instructions for name, connection in list(self._connections.items())
                 if connection.instructions and connection.tools}
 
-    def call_tools(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
-        """Run the calls concurrently (each with its server's timeout); results keep the request order."""
+    def call_tools(self, requests: list[ToolRequest], locale: str | None = None) -> list[ToolOutcome]:
+        """Run the calls concurrently (each with its server's timeout); results keep the request order.
+
+        `locale` ("zh-CN", "en") goes to the servers as the request's `_meta.locale`: servers that word their
+        results (ours does) answer in the user's language; others ignore it."""
         longest = max((self._timeout_of(request.server) for request in requests), default=0)
-        return self._run(self._call_all(requests), timeout=2 * longest + 10)
+        meta = {LOCALE_META_KEY: locale} if locale else None
+        return self._run(self._call_all(requests, meta), timeout=2 * longest + 10)
 
     def add_server(self, spec: ServerSpec, wait_s: float = _STARTUP_WAIT_S) -> bool:
         """Register (or replace) a server at runtime; True when it came up within `wait_s`."""
@@ -153,28 +158,28 @@ class McpManager:
             await connection.stop()
         return self._specs.pop(name, None) is not None
 
-    async def _call_all(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
-        return list(await asyncio.gather(*(self._call(request) for request in requests)))
+    async def _call_all(self, requests: list[ToolRequest], meta: dict[str, Any] | None) -> list[ToolOutcome]:
+        return list(await asyncio.gather(*(self._call(request, meta) for request in requests)))
 
-    async def _call(self, request: ToolRequest) -> ToolOutcome:
+    async def _call(self, request: ToolRequest, meta: dict[str, Any] | None) -> ToolOutcome:
         started = time.perf_counter()
-        outcome = await self._call_with_fallback(request)
+        outcome = await self._call_with_fallback(request, meta)
         outcome.duration_ms = (time.perf_counter() - started) * 1000
         return outcome
 
-    async def _call_with_fallback(self, request: ToolRequest) -> ToolOutcome:
+    async def _call_with_fallback(self, request: ToolRequest, meta: dict[str, Any] | None) -> ToolOutcome:
         spec = self._specs.get(request.server)
         try:
-            return await self._call_on(request.server, request)
+            return await self._call_on(request.server, request, meta)
         except ServerUnavailable as error:
             if spec is None or not spec.fallback or spec.fallback not in self._connections:
                 return failed_outcome(request.server, request.tool, request.arguments, str(error))
         try:
-            return await self._call_on(spec.fallback, request)
+            return await self._call_on(spec.fallback, request, meta)
         except ServerUnavailable as error:
             return failed_outcome(spec.fallback, request.tool, request.arguments, str(error))
 
-    async def _call_on(self, server: str, request: ToolRequest) -> ToolOutcome:
+    async def _call_on(self, server: str, request: ToolRequest, meta: dict[str, Any] | None) -> ToolOutcome:
         """Call on one server; after a dropped session, wait for the automatic restart and, when the tool is
         declared read-only or idempotent, retry once (anything else may already have had its effect)."""
         connection = self._connections.get(server)
@@ -186,13 +191,13 @@ class McpManager:
         try:
             for attempt in range(1, attempts + 1):
                 try:
-                    result = await connection.call_tool(request.tool, request.arguments, timeout)
+                    result = await connection.call_tool(request.tool, request.arguments, timeout, meta)
                     return outcome_from_result(server, request.tool, request.arguments, result)
                 except ServerUnavailable:
                     if attempt == attempts:
                         raise
         except TimeoutError:
-            message = f"tool {request.tool!r} on {server!r} timed out after {timeout:g}s"
+            message, reason = f"tool {request.tool!r} on {server!r} timed out after {timeout:g}s", "timeout"
         except MCPError as error:
-            message = f"tool {request.tool!r} on {server!r} failed: {error.message}"
-        return failed_outcome(server, request.tool, request.arguments, message)
+            message, reason = f"tool {request.tool!r} on {server!r} failed: {error.message}", "protocol_error"
+        return failed_outcome(server, request.tool, request.arguments, message, reason)

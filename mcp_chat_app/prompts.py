@@ -10,9 +10,8 @@ from typing import Any
 from mcp_chat_app.mcp_manager import ToolInfo
 
 ROUTER_PROMPT = (
-    "You are an assistant with tools. Today is {today}. Call a tool whenever the question needs data a tool "
-    "provides; never guess such data. When the question names several places or items, call the tool once for "
-    "each. If no tool fits, answer directly. "
+    "{identity} You have tools. Today is {today}. Call a tool whenever the question needs data a tool provides; "
+    "never guess such data. If no tool fits, answer directly. "
     "Answer in the user's language, quote numbers from tool results with units, translate descriptions "
     "faithfully, and say so plainly if a tool failed."
 )
@@ -23,37 +22,6 @@ PROMPT_JSON_RULES = (
     "\nTools:\n{tool_lines}\n"
     'To call tools, reply with only JSON: {{"tool_calls": [{{"name": "<tool>", "arguments": {{...}}}}]}}. '
     "Otherwise reply with the answer as plain text."
-)
-
-WRITER_PROMPT = (
-    "You write the final answer for a weather assistant, using only the tool results given. In one to three "
-    "short sentences, answer the question directly for the day or days it asks about, and quote the numbers "
-    "that answer it exactly as given, with units (temperatures in °C, rain in mm and its chance in %). "
-    "Translate weather descriptions faithfully. Do not list more than three days, and never invent a date or "
-    "a number. If a tool failed, say that the data could not be fetched."
-)
-
-# Worked examples put before each question (a fixed prefix, so the backend's prefix cache keeps them): small
-# models follow a shown answer far better than a described one. They show a yes/no question answered with its
-# figures, a short answer, and places named in the answer's language. Places and figures are made up; none is
-# from the eval questions.
-WRITER_EXAMPLES = (
-    ("杭州明天会下雨吗？", "weather__get_precipitation",
-     "杭州 (Hangzhou), China: umbrella advised. 2026-03-02 (today) rain 0 mm (10%); 2026-03-03 (tomorrow) rain "
-     "6.2 mm (85%).", "Chinese",
-     "会。杭州明天降雨概率85%，预计降水6.2毫米，出门记得带伞。"),
-    ("Is it cold in Oslo?", "weather__get_current_weather",
-     "Oslo, Norway at 2026-03-02T09:00: -3.5°C (feels -7.9°C), Light snow, humidity 80%, wind 15.1 km/h, "
-     "precipitation 0.4 mm, UV 0.", "English",
-     "Yes, it is cold in Oslo: -3.5°C, feeling like -7.9°C, with light snow."),
-    ("西安未来两天天气", "weather__get_forecast",
-     "西安 (Xi'an), China 3-day forecast: 2026-03-02 (today) Clear sky 2..12°C rain 5%; 2026-03-03 (tomorrow) "
-     "Overcast 3..13°C rain 20%; 2026-03-04 Slight rain 1..9°C rain 70%.", "Chinese",
-     "西安今天晴，2~12°C；明天阴，3~13°C，降雨概率20%；后天小雨，1~9°C，降雨概率70%。"),
-    ("Which cities are below 5 degrees tomorrow?", "weather__find_cities_by_temperature",
-     "3 of 62 cities have a max temperature <= 5°C on 2026-03-03 (tomorrow): Oslo/奥斯陆 -1.2°C, "
-     "Harbin/哈尔滨 2.5°C, Moscow/莫斯科 4.8°C.", "English",
-     "Three cities stay at or below 5°C tomorrow: Oslo (-1.2°C), Harbin (2.5°C) and Moscow (4.8°C)."),
 )
 
 # What the writer must produce when the tool results hold figures: a first sentence with an ASCII digit in its
@@ -81,10 +49,10 @@ def today() -> str:
     return f"{date.strftime('%A')} {date.isoformat()}"  # the weekday, for "this weekend" and "on Friday"
 
 
-def router_system_prompt(tools: list[ToolInfo], tool_mode: str, server_notes: dict[str, str]) -> str:
-    """The router's system prompt: each server's own usage notes (MCP `instructions`) and, in prompt-JSON mode,
-    the tool list."""
-    prompt = ROUTER_PROMPT.format(today=today())
+def router_system_prompt(identity: str, tools: list[ToolInfo], tool_mode: str, server_notes: dict[str, str]) -> str:
+    """The router's system prompt: who the assistant is, each server's own usage notes (MCP `instructions`) and,
+    in prompt-JSON mode, the tool list."""
+    prompt = ROUTER_PROMPT.format(identity=identity, today=today())
     if server_notes:
         prompt += SERVER_NOTES_HEADER + "".join(f"\n[{name}]\n{notes}" for name, notes in server_notes.items())
     if tool_mode == "prompt_json":
@@ -105,25 +73,6 @@ def openai_tools(tools: list[ToolInfo]) -> list[dict[str, Any]]:
         }
         for tool in tools
     ]
-
-
-def writer_messages(question: str, results: list[tuple[str, str]], language: str) -> list[dict[str, str]]:
-    """The writer's conversation: its prompt, the worked examples, then the question with its results."""
-    messages = [{"role": "system", "content": WRITER_PROMPT}]
-    for example_question, tool, result, example_language, answer in WRITER_EXAMPLES:
-        messages.append({"role": "user", "content": writer_user_message(
-            example_question, [(tool, result)], example_language)})
-        messages.append({"role": "assistant", "content": answer})
-    messages.append({"role": "user", "content": writer_user_message(question, results, language)})
-    return messages
-
-
-def writer_user_message(question: str, results: list[tuple[str, str]], language: str) -> str:
-    """The writer's single user message: the question, the compact tool results, the language to use."""
-    lines = [question, "", TOOL_RESULTS_HEADER]
-    lines += [f"- {name}: {view}" for name, view in results]
-    lines += ["", f"Answer in {language}."]
-    return "\n".join(lines)
 
 
 def _first_line(text: str) -> str:

@@ -12,7 +12,7 @@ from mcp_chat_app.history import HistoryStore
 from mcp_chat_app.llm_client import LlmClient
 from mcp_chat_app.mcp_manager import McpManager
 from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.orchestrator import Orchestrator
+from mcp_chat_app.chat.pipeline import ChatPipeline
 
 EXTENSION_KEY = "mcp_chat_gateway"
 
@@ -27,7 +27,7 @@ class Gateway:
     writer: LlmClient
     history: HistoryStore
     media: MediaStore
-    orchestrator: Orchestrator
+    pipeline: ChatPipeline
     access: AccessPolicy
 
     def close(self) -> None:

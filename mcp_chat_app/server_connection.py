@@ -118,7 +118,8 @@ class ServerConnection:
         except TimeoutError:
             pass
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float) -> CallToolResult:
+    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float,
+                        meta: dict[str, Any] | None = None) -> CallToolResult:
         """Call a tool on the live session; ServerUnavailable if the session is down or breaks."""
         if not self._ready.is_set():
             self._retry_now.set()  # a caller is waiting: skip what is left of the backoff
@@ -128,7 +129,7 @@ class ServerConnection:
         client = self._client
         try:
             async with asyncio.timeout(timeout):
-                return await client.call_tool(tool, arguments)
+                return await client.call_tool(tool, arguments, meta=meta)
         except TimeoutError:
             raise  # TimeoutError is an OSError, but it means a slow tool, not a dead session
         except MCPError as error:

@@ -38,6 +38,10 @@ class ToolOutcome:
     text: str = ""
     images: list[ToolImage] = field(default_factory=list)
     duration_ms: float = 0.0
+    # Why a call failed: "tool_error" (the server answered with an error, in its own words), "unavailable"
+    # (the server could not be reached), "timeout", "protocol_error", or "invalid_call" (the model's call was
+    # refused before it reached a server). Empty for a success.
+    reason: str = ""
 
     @property
     def qualified_name(self) -> str:
@@ -56,9 +60,10 @@ class ToolOutcome:
         }
 
 
-def failed_outcome(server: str, tool: str, arguments: dict[str, Any], message: str) -> ToolOutcome:
+def failed_outcome(server: str, tool: str, arguments: dict[str, Any], message: str,
+                   reason: str = "unavailable") -> ToolOutcome:
     """An outcome for a call that never produced a result (unreachable server, timeout, bad args)."""
-    return ToolOutcome(server=server, tool=tool, arguments=arguments, is_error=True, text=message)
+    return ToolOutcome(server=server, tool=tool, arguments=arguments, is_error=True, text=message, reason=reason)
 
 
 def outcome_from_result(server: str, tool: str, arguments: dict[str, Any], result: CallToolResult) -> ToolOutcome:
@@ -80,6 +85,7 @@ def outcome_from_result(server: str, tool: str, arguments: dict[str, Any], resul
         structured_content=result.structured_content,
         text="\n".join(texts),
         images=images,
+        reason="tool_error" if result.is_error else "",
     )
 
 
@@ -141,14 +147,23 @@ def model_view(outcome: ToolOutcome) -> str:
     elif outcome.structured_content is not None and 0 < len(outcome.text) <= _MAX_SUMMARY_CHARS:
         images = f" ({len(outcome.images)} image(s) shown to the user)" if outcome.images else ""
         return _with_relative_day(outcome.text) + images
-    elif outcome.structured_content is not None:
-        payload = essentials(outcome.structured_content)
     else:
-        payload = _parse_json_text(outcome.text)
+        payload = _data(outcome)
     if outcome.images:
         payload = {"result": payload, "images": f"{len(outcome.images)} image(s) shown to the user"}
     rendered = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     return rendered[:_MAX_MODEL_CHARS]
+
+
+def data_view(outcome: ToolOutcome) -> str:
+    """A result's data, trimmed to what an answer quotes, as compact JSON with today/tomorrow marked."""
+    return json.dumps(_data(outcome), ensure_ascii=False, separators=(",", ":"))[:_MAX_MODEL_CHARS]
+
+
+def _data(outcome: ToolOutcome) -> Any:
+    if outcome.structured_content is not None:
+        return essentials(outcome.structured_content)
+    return _parse_json_text(outcome.text)
 
 
 def _parse_json_text(text: str) -> Any:

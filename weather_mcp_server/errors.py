@@ -1,4 +1,4 @@
-"""Failures a tool reports to the model as an MCP tool error (isError=true) with a precise message."""
+"""Failures a tool reports as an MCP tool error (isError=true): a precise message in the call's language."""
 
 from __future__ import annotations
 
@@ -11,6 +11,14 @@ class WeatherToolError(ToolError):
 
 class InvalidArgument(WeatherToolError):
     """An argument is well-typed but makes no sense (e.g. min_temp above max_temp)."""
+
+
+class BeyondForecast(WeatherToolError):
+    """The asked day lies beyond the forecast horizon; the message states the horizon."""
+
+
+class PastDay(WeatherToolError):
+    """The asked day is in the past, which the forecast tools do not cover."""
 
 
 class UnknownPlace(WeatherToolError):

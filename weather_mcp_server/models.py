@@ -22,6 +22,17 @@ class Location(BaseModel):
     timezone: str
 
 
+class Verdict(BaseModel):
+    """A conclusion the data decides for the covered days, so a host can check an answer against it."""
+
+    topic: Literal["rain", "snow", "umbrella", "hot", "cold", "warmer", "colder", "wetter"]
+    holds: bool | None = Field(None, description="Yes/no verdicts: whether it holds")
+    winner: str | None = Field(None, description="Comparisons: the place that wins (its `name`); null on a tie")
+    places: list[list[str]] | None = Field(None, description="Comparisons: every compared place's names")
+    statement: str = Field(description="The verdict as a sentence, in the call's language")
+    keywords: list[str] = Field(description="Words of a question this verdict answers (English and Chinese)")
+
+
 class PlaceResult(BaseModel):
     """Fields every single-place result carries."""
 
@@ -29,11 +40,21 @@ class PlaceResult(BaseModel):
     source: Literal["open-meteo", "simulated"]
     units: dict[str, str] = Field(description="Unit of each numeric field, e.g. temperature: °C")
     attribution: str | None = None
-    notice: str | None = Field(None, description="Present when the data is simulated in auto mode")
+    notice: str | None = Field(None, description="Present when the data is simulated: say so to the user")
+    verdicts: list[Verdict] = Field(default_factory=list)
+
+
+class Day(BaseModel):
+    """Which day a record is for."""
+
+    date: str = Field(description="Local date at the place (YYYY-MM-DD)")
+    weekday: str = Field(description="English weekday of `date`")
+    day: int = Field(description="Days from today at the place: 0 today, 1 tomorrow")
 
 
 class CurrentWeather(PlaceResult):
     time: str = Field(description="Local observation time (ISO 8601)")
+    weekday: str
     temperature: float
     feels_like: float
     humidity: float
@@ -47,10 +68,11 @@ class CurrentWeather(PlaceResult):
     cloud_cover: float | None = None
     uv_index: float | None = None
     is_day: bool
+    today_min: float = Field(description="Today's low at the place")
+    today_max: float = Field(description="Today's high at the place")
 
 
-class ForecastDay(BaseModel):
-    date: str
+class ForecastDay(Day):
     weather_code: int
     description: str
     temp_min: float
@@ -62,11 +84,10 @@ class ForecastDay(BaseModel):
 
 
 class Forecast(PlaceResult):
-    days: list[ForecastDay]
+    days: list[ForecastDay] = Field(description="Exactly the days asked for")
 
 
-class PrecipitationDay(BaseModel):
-    date: str
+class PrecipitationDay(Day):
     description: str
     precipitation_sum: float
     rain_sum: float
@@ -77,19 +98,26 @@ class PrecipitationDay(BaseModel):
     snow_expected: bool
 
 
-class PrecipitationHour(BaseModel):
-    time: str
-    precipitation: float
-    rain: float
-    snowfall: float
-    probability: float | None = None
-    description: str
-
-
 class PrecipitationOutlook(PlaceResult):
     umbrella_advised: bool = Field(description="True when any covered day is likely to be wet")
-    days: list[PrecipitationDay]
-    hours: list[PrecipitationHour] | None = Field(None, description="Only when hourly=true; at most 48 hours")
+    rain_expected: bool = Field(description="True when rain is likely on any covered day")
+    snow_expected: bool = Field(description="True when snow is likely on any covered day")
+    days: list[PrecipitationDay] = Field(description="Exactly the days asked for")
+
+
+class ComparedPlace(BaseModel):
+    location: Location
+    temperature: float | None = Field(None, description="Current temperature, when the span is today")
+    days: list[ForecastDay]
+
+
+class Comparison(BaseModel):
+    places: list[ComparedPlace]
+    verdicts: list[Verdict] = Field(description="warmer, colder and wetter over the covered days")
+    source: Literal["open-meteo", "simulated"]
+    units: dict[str, str]
+    attribution: str | None = None
+    notice: str | None = None
 
 
 class CityTemperature(BaseModel):
@@ -101,9 +129,7 @@ class CityTemperature(BaseModel):
     description: str
 
 
-class TemperatureSearch(BaseModel):
-    date: str = Field(description="The compared day, local to the first city")
-    days_ahead: int
+class TemperatureSearch(Day):
     measure: Literal["max", "min", "mean"]
     min_temp: float | None
     max_temp: float | None
@@ -116,8 +142,7 @@ class TemperatureSearch(BaseModel):
     notice: str | None = None
 
 
-class ChartPoint(BaseModel):
-    date: str
+class ChartPoint(Day):
     temp_min: float | None = None
     temp_max: float | None = None
     precipitation_sum: float | None = None

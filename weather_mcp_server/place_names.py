@@ -8,6 +8,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from weather_mcp_server.errors import AmbiguousPlace
+from weather_mcp_server.language import pick
 
 # A runner-up at least this share of the leader's population makes a name ambiguous.
 AMBIGUITY_POPULATION_RATIO = 0.5
@@ -104,10 +105,10 @@ def choose(query: str, candidates: list[Candidate]) -> Candidate:
     ]
     if rivals:
         listed = "; ".join(c.label() for c in [leader, *rivals][:6])
-        raise AmbiguousPlace(
+        raise AmbiguousPlace(pick(
             f"Place name {query!r} is ambiguous. Candidates: {listed}. "
-            "Add the country code (e.g. 'Cambridge, GB') or pass 'latitude,longitude'."
-        )
+            "Add the country code (e.g. 'Cambridge, GB') or pass 'latitude,longitude'.",
+            f"地名“{query}”有多个可能：{listed}。请加上国家代码（如“Cambridge, GB”）或给出“纬度,经度”。"))
     return leader
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from weather_mcp_server.errors import InvalidArgument, UnknownPlace, UpstreamUnreachable
 from weather_mcp_server.gazetteer import Gazetteer
+from weather_mcp_server.language import pick
 from weather_mcp_server.models import Location
 from weather_mcp_server.open_meteo import OpenMeteoClient
 from weather_mcp_server.place_names import Candidate, choose, has_cjk, parse_coordinates, split_qualifier
@@ -26,9 +27,10 @@ class PlaceResolver:
         """A Location, or UnknownPlace / AmbiguousPlace naming the candidates."""
         query = query.strip()
         if not query:
-            raise InvalidArgument("city must not be empty")
+            raise InvalidArgument(pick("city must not be empty", "城市名不能为空"))
         if len(query) > MAX_QUERY_LENGTH:
-            raise InvalidArgument(f"city is {len(query)} characters long; at most {MAX_QUERY_LENGTH} allowed")
+            raise InvalidArgument(pick(f"city is {len(query)} characters long; at most {MAX_QUERY_LENGTH} allowed",
+                                       f"城市名有 {len(query)} 个字符，最多 {MAX_QUERY_LENGTH} 个"))
         coordinates = parse_coordinates(query)
         if coordinates is not None:
             return self._at_coordinates(query, *coordinates)
@@ -39,9 +41,14 @@ class PlaceResolver:
         if found is not None:
             return found
         suggestions = self._gazetteer.suggestions(query)
-        hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-        offline = "" if self._provider.online else " Only offline city names (population over 15,000) were searched."
-        raise UnknownPlace(f"Unknown place {query!r}: no city of that name was found.{hint}{offline}")
+        if suggestions:
+            hint = pick(f" Did you mean: {', '.join(suggestions)}?", f"您是不是要找：{'、'.join(suggestions)}？")
+        else:
+            hint = ""
+        offline = "" if self._provider.online else pick(
+            " Only offline city names (population over 15,000) were searched.", "（仅查找了离线城市名录：人口一万五千以上的城市。）")
+        raise UnknownPlace(pick(f"Unknown place {query!r}: no city of that name was found.{hint}{offline}",
+                                f"找不到名为“{query}”的地方。{hint}{offline}"))
 
     def _at_coordinates(self, query: str, latitude: float, longitude: float) -> Location:
         nearest = self._gazetteer.nearest(latitude, longitude)

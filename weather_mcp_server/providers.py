@@ -16,19 +16,13 @@ from weather_mcp_server.simulated import simulated_forecast
 
 log = logging.getLogger(__name__)
 
-SIMULATED_NOTICE = (
-    "Open-Meteo is unreachable, so these values are SIMULATED (plausible for the place and season, "
-    "not a real forecast)."
-)
-
-
 @dataclass(frozen=True)
 class Sourced:
     """Payloads (one per requested place) and their provenance."""
 
     payloads: list[Payload]
     source: Literal["open-meteo", "simulated"]
-    notice: str | None
+    fell_back: bool = False  # simulated because Open-Meteo could not be reached (`auto` mode)
 
     @property
     def attribution(self) -> str | None:
@@ -56,7 +50,7 @@ class WeatherProvider:
         if self.online:
             try:
                 payload = await self._client.forecast(location.latitude, location.longitude)
-                return Sourced([Payload(payload)], "open-meteo", None)
+                return Sourced([Payload(payload)], "open-meteo")
             except UpstreamUnreachable as exc:
                 self._fall_back(exc)
         return self._simulate([location], days=16)
@@ -67,7 +61,7 @@ class WeatherProvider:
             try:
                 coordinates = [(loc.latitude, loc.longitude) for loc in locations]
                 payloads = await self._client.daily_many(coordinates, days)
-                return Sourced([Payload(p) for p in payloads], "open-meteo", None)
+                return Sourced([Payload(p) for p in payloads], "open-meteo")
             except UpstreamUnreachable as exc:
                 self._fall_back(exc)
         return self._simulate(locations, days=days)
@@ -84,5 +78,4 @@ class WeatherProvider:
 
     def _simulate(self, locations: list[Location], days: int) -> Sourced:
         payloads = [Payload(simulated_forecast(p.latitude, p.longitude, p.timezone, days)) for p in locations]
-        notice = SIMULATED_NOTICE if self._settings.provider == "auto" else None
-        return Sourced(payloads, "simulated", notice)
+        return Sourced(payloads, "simulated", fell_back=self._settings.provider == "auto")

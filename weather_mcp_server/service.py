@@ -1,42 +1,70 @@
-"""What each tool does, independent of MCP: resolve the place, fetch, and shape the result models."""
+"""What each tool does, independent of MCP: resolve the place, fetch, pick exactly the days asked, decide the
+verdicts, and shape the result models (their wording lives in wording.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 
 import anyio
 
+from weather_mcp_server import wording
 from weather_mcp_server.charts import HEIGHT_PX, WIDTH_PX, ChartKind, ChartSeries, render_chart
 from weather_mcp_server.config import Settings
+from weather_mcp_server.days import HORIZON_DAYS, DaySpan, select_days, short_label, weekday_name
 from weather_mcp_server.default_cities import MAJOR_CITIES
 from weather_mcp_server.errors import InvalidArgument
+from weather_mcp_server.language import pick
 from weather_mcp_server.models import (
     ChartPoint,
     CityTemperature,
+    ComparedPlace,
+    Comparison,
     CurrentWeather,
     Forecast,
     ForecastDay,
     Location,
     PrecipitationDay,
-    PrecipitationHour,
     PrecipitationOutlook,
     TemperatureSearch,
     WeatherChart,
 )
 from weather_mcp_server.payload import Payload
-from weather_mcp_server.place_names import has_cjk
 from weather_mcp_server.places import PlaceResolver
 from weather_mcp_server.providers import Sourced, WeatherProvider
-from weather_mcp_server.weather_codes import RAIN_CODES, SNOW_CODES, describe
+from weather_mcp_server.verdicts import (
+    Standing,
+    comparison_verdicts,
+    feel_verdicts,
+    forecast_verdicts,
+    precipitation_verdicts,
+    rain_expected,
+    raining_now,
+    snow_expected,
+)
+from weather_mcp_server.weather_codes import describe
 
 Measure = Literal["max", "min", "mean"]
 ProgressFn = Callable[[float, float, str], Awaitable[None]]
-MAX_HOURS = 48
 MAX_CITIES = 100
-RAIN_PROBABILITY = 50.0
-RAIN_MM = 1.0
+MAX_COMPARED = 5
 NEAREST_OUTSIDE = 3
+
+
+@dataclass(frozen=True)
+class DayQuery:
+    """The days a call asks for, as the caller wrote them (see days.select_days)."""
+
+    day: int | str = 0
+    days: int = 1
+
+    def span(self, payload: Payload) -> tuple[date, DaySpan]:
+        """The place's today (the payload's first day) and the asked span within the payload's days."""
+        dates = payload.column("daily", "time")
+        today = date.fromisoformat(dates[0])
+        return today, select_days(today, self.day, self.days, available=len(dates))
 
 
 class WeatherService:
@@ -48,86 +76,91 @@ class WeatherService:
         self._provider = provider
 
     async def current(self, city: str) -> CurrentWeather:
-        """Current conditions."""
+        """Current conditions, with today's low and high."""
         location, sourced = await self._fetch(city)
         p = sourced.payloads[0]
         code = int(p.number("current", "weather_code"))
+        temperature, feels = p.number("current", "temperature_2m"), p.number("current", "apparent_temperature")
+        today_min, today_max = p.number("daily", "temperature_2m_min", 0), p.number("daily", "temperature_2m_max", 0)
+        precipitation = p.number("current", "precipitation")
+        time = p.text("current", "time")
         return CurrentWeather(
             **self._common(location, sourced),
-            time=p.text("current", "time"),
-            temperature=p.number("current", "temperature_2m"),
-            feels_like=p.number("current", "apparent_temperature"),
+            verdicts=[*feel_verdicts(max(temperature, today_max), min(feels, today_max)),
+                      raining_now(precipitation, code)],
+            time=time,
+            weekday=weekday_name(date.fromisoformat(time[:10])),
+            temperature=temperature,
+            feels_like=feels,
             humidity=p.number("current", "relative_humidity_2m"),
             wind_speed=p.number("current", "wind_speed_10m"),
             wind_direction=p.number("current", "wind_direction_10m"),
             wind_gusts=p.optional("current", "wind_gusts_10m"),
             weather_code=code,
             description=describe(code),
-            precipitation=p.number("current", "precipitation"),
+            precipitation=precipitation,
             snowfall=p.optional("current", "snowfall") or 0.0,
             cloud_cover=p.optional("current", "cloud_cover"),
             uv_index=p.optional("current", "uv_index"),
             is_day=bool(p.optional("current", "is_day")),
+            today_min=today_min,
+            today_max=today_max,
         )
 
-    async def forecast(self, city: str, days: int) -> Forecast:
-        """Daily forecast, today first."""
+    async def forecast(self, city: str, query: DayQuery) -> Forecast:
+        """Daily forecast for exactly the asked days."""
         location, sourced = await self._fetch(city)
-        p = sourced.payloads[0]
-        forecast_days = []
-        for i, date in enumerate(p.column("daily", "time")[:days]):
-            code = int(p.number("daily", "weather_code", i))
-            forecast_days.append(
-                ForecastDay(
-                    date=date,
-                    weather_code=code,
-                    description=describe(code),
-                    temp_min=p.number("daily", "temperature_2m_min", i),
-                    temp_max=p.number("daily", "temperature_2m_max", i),
-                    precipitation_sum=p.number("daily", "precipitation_sum", i),
-                    precipitation_probability=p.optional("daily", "precipitation_probability_max", i),
-                    wind_speed_max=p.number("daily", "wind_speed_10m_max", i),
-                    uv_index_max=p.optional("daily", "uv_index_max", i),
-                )
-            )
-        return Forecast(**self._common(location, sourced), days=forecast_days)
+        today, span = query.span(sourced.payloads[0])
+        days = _forecast_days(sourced.payloads[0], span)
+        labels = [short_label(today, d.day) for d in days]
+        return Forecast(**self._common(location, sourced), verdicts=forecast_verdicts(days, labels), days=days)
 
-    async def precipitation(self, city: str, days: int, hourly: bool) -> PrecipitationOutlook:
-        """Rain/snow per day (and optionally per hour from now)."""
+    async def precipitation(self, city: str, query: DayQuery) -> PrecipitationOutlook:
+        """Rain and snow per asked day, and whether to take an umbrella."""
         location, sourced = await self._fetch(city)
         p = sourced.payloads[0]
-        outlook_days = []
-        for i, date in enumerate(p.column("daily", "time")[:days]):
-            code = int(p.number("daily", "weather_code", i))
-            probability = p.optional("daily", "precipitation_probability_max", i)
-            rain = p.number("daily", "rain_sum", i)
-            snow = p.number("daily", "snowfall_sum", i)
-            outlook_days.append(
-                PrecipitationDay(
-                    date=date,
-                    description=describe(code),
-                    precipitation_sum=p.number("daily", "precipitation_sum", i),
-                    rain_sum=rain,
-                    snowfall_sum=snow,
-                    probability_max=probability,
-                    precipitation_hours=p.optional("daily", "precipitation_hours", i),
-                    rain_expected=rain >= RAIN_MM or code in RAIN_CODES or (probability or 0) >= RAIN_PROBABILITY,
-                    snow_expected=snow > 0 or code in SNOW_CODES,
-                )
-            )
-        hours = self._hours(p, outlook_days[-1].date) if hourly else None
+        today, span = query.span(p)
+        days = [_precipitation_day(p, i) for i in span.offsets]
+        verdicts = precipitation_verdicts(days, [short_label(today, d.day) for d in days])
         return PrecipitationOutlook(
             **self._common(location, sourced),
-            umbrella_advised=any(d.rain_expected or d.snow_expected for d in outlook_days),
-            days=outlook_days,
-            hours=hours,
+            verdicts=verdicts,
+            umbrella_advised=any(d.rain_expected or d.snow_expected for d in days),
+            rain_expected=any(d.rain_expected for d in days),
+            snow_expected=any(d.snow_expected for d in days),
+            days=days,
         )
+
+    async def compare(self, cities: list[str], query: DayQuery) -> Comparison:
+        """Two to five places over the same days: their figures, and which is warmer, colder and wetter."""
+        if not 2 <= len(cities) <= MAX_COMPARED:
+            raise InvalidArgument(pick(f"Compare 2 to {MAX_COMPARED} places, got {len(cities)}",
+                                       f"请比较 2 到 {MAX_COMPARED} 个地方，收到 {len(cities)} 个"))
+        fetched = [await self._fetch(city) for city in cities]
+        places, standings = [], []
+        for location, sourced in fetched:
+            p = sourced.payloads[0]
+            today, span = query.span(p)
+            days = _forecast_days(p, span)
+            now = p.number("current", "temperature_2m") if (span.start, span.count) == (0, 1) else None
+            places.append(ComparedPlace(location=location, temperature=now, days=days))
+            standings.append(Standing(
+                location=location,
+                name=wording.place_name(location),
+                warmth=now if now is not None else _mean([d.temp_max for d in days]),
+                coldness=now if now is not None else _mean([d.temp_min for d in days]),
+                wetness=round(sum(d.precipitation_sum for d in days), 1),
+            ))
+        first = fetched[0][1]
+        return Comparison(places=places, verdicts=comparison_verdicts(standings), source=first.source,
+                          units=first.payloads[0].units(), attribution=first.attribution,
+                          notice=wording.notice(first))
 
     async def cities_by_temperature(
         self,
         min_temp: float | None,
         max_temp: float | None,
-        days_ahead: int,
+        day: int,
         measure: Measure,
         progress: ProgressFn,
     ) -> TemperatureSearch:
@@ -143,10 +176,12 @@ class WeatherService:
             if all((k.latitude, k.longitude) != (location.latitude, location.longitude) for k in locations):
                 locations.append(location)
             await progress(done, total, f"resolved {name}")
-        sourced = await self._provider.daily_many(locations, days_ahead + 1)
+        sourced = await self._provider.daily_many(locations, HORIZON_DAYS)
+        first = sourced.payloads[0]
+        today, span = DayQuery(day=day).span(first)
         await progress(total - 1, total, f"fetched {len(locations)} cities in one request")
         rows = [
-            self._day_temperature(loc, p, days_ahead, measure)
+            self._day_temperature(loc, p, span.start, measure)
             for loc, p in zip(locations, sourced.payloads, strict=True)
         ]
         inside = [r for r in rows if _within(r.temperature, min_temp, max_temp)]
@@ -154,9 +189,11 @@ class WeatherService:
         inside.sort(key=lambda r: _inside_rank(r.temperature, min_temp, max_temp))
         outside.sort(key=lambda r: _distance_outside(r.temperature, min_temp, max_temp))
         await progress(total, total, f"{len(inside)} of {len(rows)} cities match")
+        searched = first.text("daily", "time", span.start)
         return TemperatureSearch(
-            date=sourced.payloads[0].text("daily", "time", days_ahead),
-            days_ahead=days_ahead,
+            date=searched,
+            weekday=weekday_name(date.fromisoformat(searched)),
+            day=span.start,
             measure=measure,
             min_temp=min_temp,
             max_temp=max_temp,
@@ -164,31 +201,31 @@ class WeatherService:
             nearest_outside=[r.model_copy(update={"rank": i}) for i, r in enumerate(outside[:NEAREST_OUTSIDE], 1)],
             cities_checked=len(rows),
             source=sourced.source,
-            units={"temperature": sourced.payloads[0].units()["temperature"]},
+            units={"temperature": first.units()["temperature"]},
             attribution=sourced.attribution,
-            notice=sourced.notice,
+            notice=wording.notice(sourced),
         )
 
-    async def chart(self, city: str, days: int, kind: ChartKind) -> tuple[WeatherChart, bytes]:
-        """A PNG chart plus the data it shows."""
-        forecast = await self.forecast(city, days)
-        chinese = has_cjk(forecast.location.name)
+    async def chart(self, city: str, kind: ChartKind, query: DayQuery) -> tuple[WeatherChart, bytes]:
+        """A PNG chart of the asked days plus the data it shows."""
+        forecast = await self.forecast(city, query)
+        days = forecast.days
         series = ChartSeries(
-            title=_chart_title(forecast.location.name, len(forecast.days), kind, chinese),
-            dates=[d.date for d in forecast.days],
-            temp_max=[d.temp_max for d in forecast.days],
-            temp_min=[d.temp_min for d in forecast.days],
-            precipitation=[d.precipitation_sum for d in forecast.days],
-            probability=[d.precipitation_probability for d in forecast.days],
-            chinese=chinese,
+            title=wording.chart_title(forecast.location, days, kind),
+            dates=[d.date for d in days],
+            temp_max=[d.temp_max for d in days],
+            temp_min=[d.temp_min for d in days],
+            precipitation=[d.precipitation_sum for d in days],
+            probability=[d.precipitation_probability for d in days],
+            chinese=wording.is_chinese(),
         )
         png, font = await anyio.to_thread.run_sync(render_chart, kind, series)
         points = [
-            ChartPoint(date=d.date, temp_min=d.temp_min, temp_max=d.temp_max)
+            ChartPoint(date=d.date, weekday=d.weekday, day=d.day, temp_min=d.temp_min, temp_max=d.temp_max)
             if kind == "temperature"
-            else ChartPoint(date=d.date, precipitation_sum=d.precipitation_sum,
+            else ChartPoint(date=d.date, weekday=d.weekday, day=d.day, precipitation_sum=d.precipitation_sum,
                             precipitation_probability=d.precipitation_probability)
-            for d in forecast.days
+            for d in days
         ]
         chart = WeatherChart(
             **forecast.model_dump(include={"location", "source", "units", "attribution", "notice"}),
@@ -196,7 +233,7 @@ class WeatherService:
             width=WIDTH_PX,
             height=HEIGHT_PX,
             font=font,
-            alt_text=_alt_text(series, kind, forecast.units),
+            alt_text=wording.chart_alt_text(series, kind, forecast.units),
             points=points,
         )
         return chart, png
@@ -212,30 +249,8 @@ class WeatherService:
             "source": sourced.source,
             "units": sourced.payloads[0].units(),
             "attribution": sourced.attribution,
-            "notice": sourced.notice,
+            "notice": wording.notice(sourced),
         }
-
-    @staticmethod
-    def _hours(p: Payload, last_date: str) -> list[PrecipitationHour]:
-        now_hour = p.text("current", "time")[:13] + ":00"
-        times = p.column("hourly", "time")
-        start = next((i for i, t in enumerate(times) if t >= now_hour), len(times))
-        hours = []
-        for i in range(start, len(times)):
-            if times[i][:10] > last_date or len(hours) == MAX_HOURS:
-                break
-            code = int(p.number("hourly", "weather_code", i))
-            hours.append(
-                PrecipitationHour(
-                    time=times[i],
-                    precipitation=p.number("hourly", "precipitation", i),
-                    rain=p.number("hourly", "rain", i),
-                    snowfall=p.number("hourly", "snowfall", i),
-                    probability=p.optional("hourly", "precipitation_probability", i),
-                    description=describe(code),
-                )
-            )
-        return hours
 
     @staticmethod
     def _day_temperature(location: Location, p: Payload, index: int, measure: Measure) -> CityTemperature:
@@ -246,6 +261,52 @@ class WeatherService:
         return CityTemperature(
             rank=0, location=location, temperature=value, temp_min=low, temp_max=high, description=describe(code)
         )
+
+
+def _forecast_days(p: Payload, span: DaySpan) -> list[ForecastDay]:
+    days = []
+    for i in span.offsets:
+        code = int(p.number("daily", "weather_code", i))
+        days.append(ForecastDay(
+            **_day(p, i),
+            weather_code=code,
+            description=describe(code),
+            temp_min=p.number("daily", "temperature_2m_min", i),
+            temp_max=p.number("daily", "temperature_2m_max", i),
+            precipitation_sum=p.number("daily", "precipitation_sum", i),
+            precipitation_probability=p.optional("daily", "precipitation_probability_max", i),
+            wind_speed_max=p.number("daily", "wind_speed_10m_max", i),
+            uv_index_max=p.optional("daily", "uv_index_max", i),
+        ))
+    return days
+
+
+def _precipitation_day(p: Payload, i: int) -> PrecipitationDay:
+    code = int(p.number("daily", "weather_code", i))
+    probability = p.optional("daily", "precipitation_probability_max", i)
+    rain = p.number("daily", "rain_sum", i)
+    snow = p.number("daily", "snowfall_sum", i)
+    return PrecipitationDay(
+        **_day(p, i),
+        description=describe(code),
+        precipitation_sum=p.number("daily", "precipitation_sum", i),
+        rain_sum=rain,
+        snowfall_sum=snow,
+        probability_max=probability,
+        precipitation_hours=p.optional("daily", "precipitation_hours", i),
+        rain_expected=rain_expected(rain, code, probability),
+        snow_expected=snow_expected(snow, code),
+    )
+
+
+def _day(p: Payload, i: int) -> dict[str, object]:
+    """The day fields of the payload's i-th daily record (i is also the offset from the place's today)."""
+    day = p.text("daily", "time", i)
+    return {"date": day, "weekday": weekday_name(date.fromisoformat(day)), "day": i}
+
+
+def _mean(values: list[float]) -> float:
+    return round(sum(values) / len(values), 1)
 
 
 def _within(value: float, low: float | None, high: float | None) -> bool:
@@ -265,27 +326,6 @@ def _distance_outside(value: float, low: float | None, high: float | None) -> fl
     if high is not None and value > high:
         return value - high
     return 0.0
-
-
-def _chart_title(name: str, days: int, kind: ChartKind, chinese: bool) -> str:
-    if chinese:
-        return f"{name} 未来{days}天{'气温' if kind == 'temperature' else '降水'}"
-    return f"{name}: {days}-day {'temperature' if kind == 'temperature' else 'precipitation'}"
-
-
-def _alt_text(series: ChartSeries, kind: ChartKind, units: dict[str, str]) -> str:
-    span = f"{series.dates[0]} to {series.dates[-1]}"
-    if kind == "temperature":
-        t = units.get("temperature", "°C")
-        return (
-            f"Line chart '{series.title}', {span}: highs {min(series.temp_max):.1f} to {max(series.temp_max):.1f} {t}, "
-            f"lows {min(series.temp_min):.1f} to {max(series.temp_min):.1f} {t}."
-        )
-    wettest = max(range(len(series.dates)), key=lambda i: series.precipitation[i])
-    return (
-        f"Bar chart '{series.title}', {span}: total {sum(series.precipitation):.1f} mm, "
-        f"wettest {series.dates[wettest]} with {series.precipitation[wettest]:.1f} mm."
-    )
 
 
 # Air temperatures on record lie between these (°C): a bound beyond them excludes nothing.

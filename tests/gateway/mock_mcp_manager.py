@@ -36,6 +36,7 @@ class MockMcpManager:
     def __init__(self, tools: list[ScriptedTool]) -> None:
         self._tools = {f"{tool.server}__{tool.name}": tool for tool in tools}
         self.calls: list[ToolRequest] = []
+        self.locales: list[str | None] = []
 
     def start(self, wait_s: float = 0) -> None:
         """Nothing to connect."""
@@ -55,8 +56,9 @@ class MockMcpManager:
     def instructions(self) -> dict[str, str]:
         return {}
 
-    def call_tools(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
+    def call_tools(self, requests: list[ToolRequest], locale: str | None = None) -> list[ToolOutcome]:
         self.calls.extend(requests)
+        self.locales.append(locale)
         with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:
             return list(pool.map(self._call, requests))
 
@@ -84,5 +86,6 @@ class MockMcpManager:
         except ScriptedToolError as error:
             outcome.is_error = True
             outcome.text = str(error)
+            outcome.reason = "tool_error"
         outcome.duration_ms = (time.perf_counter() - started) * 1000
         return outcome

@@ -1,0 +1,103 @@
+"""The days a text names (今天, 周五, tomorrow, Friday), normalised, so a reply can be held to the facts' days."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+_ZH_WEEKDAY = "一二三四五六日天"
+_ZH = re.compile(
+    r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|周末|本周|这周|这个星期|下周[一二三四五六日天]?"
+    r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天气" is "a week's weather"
+)
+_EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_EN = re.compile(
+    r"\b(?:(?:the\s+)?day\s+after\s+tomorrow|tomorrow|today|tonight|this\s+(?:morning|afternoon|evening)|"
+    r"yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    # "Sun 6 Dec" in a date; a bare "sun" or "sat" is a word ("the sun rises").
+    r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)",
+    re.IGNORECASE,
+)
+_ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
+            "昨日": "昨天", "这周": "本周", "这个星期": "本周"}
+_EN_SAME = {"tonight": "today", "this morning": "today", "this afternoon": "today", "this evening": "today"}
+
+
+_ZH_OFFSETS = {"今天": 0, "明天": 1, "后天": 2, "大后天": 3, "昨天": -1, "前天": -2}
+_EN_OFFSETS = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": -1}
+
+
+def glossed(question: str, today: date) -> str:
+    """The question with its day words spelled out as distances from today ("明天 = 1 day from today"), which a
+    small model turns into a tool's day argument far more reliably than the words themselves."""
+    notes = []
+    for word in sorted(day_words(question)):
+        offset = _offset(word, today)
+        if offset is not None and offset != 0:
+            distance = f"{abs(offset)} day{'s' if abs(offset) != 1 else ''} {'from' if offset > 0 else 'before'}"
+            notes.append(f"{word} = {distance} today")
+    return f"{question}\n\n({'; '.join(notes)})" if notes else question
+
+
+def _offset(word: str, today: date) -> int | None:
+    if word in _ZH_OFFSETS or word in _EN_OFFSETS:
+        return _ZH_OFFSETS.get(word, _EN_OFFSETS.get(word))
+    weekday = _ZH_WEEKDAY.find(word[-1]) if word.startswith(("周", "下周")) and len(word) >= 2 else -1
+    if weekday >= 0:
+        offset = (min(weekday, 6) - today.weekday()) % 7
+        return offset + 7 if word.startswith("下周") and today.weekday() <= min(weekday, 6) else offset
+    if word in _EN_WEEKDAYS:
+        return (_EN_WEEKDAYS.index(word) - today.weekday()) % 7
+    return None
+
+
+def day_words(text: str) -> set[str]:
+    """Every day the text names, as canonical words: 明天, 周五, 下周一, 周末, tomorrow, friday, weekend, ..."""
+    found = {_zh_canonical(match) for match in _ZH.findall(text)}
+    for match in _EN.findall(text):
+        found.add(_en_canonical(match))
+    return found
+
+
+def unsupported_days(reply: str, facts_days: set[str]) -> list[str]:
+    """The days a reply names that the facts do not cover (none when the facts name no day at all)."""
+    if not facts_days:
+        return []
+    return sorted(day for day in day_words(reply) if not _covered(day, facts_days))
+
+
+def _covered(day: str, facts_days: set[str]) -> bool:
+    if day in facts_days:
+        return True
+    weekdays = {d for d in facts_days if d.startswith(("周", "下周")) and len(d) >= 2 and d[-1] in _ZH_WEEKDAY}
+    english_days = {d for d in facts_days if d in _EN_WEEKDAYS}
+    if day == "周末":
+        return bool({"周六", "周日", "下周六", "下周日"} & facts_days)
+    if day == "weekend":
+        return bool({"saturday", "sunday"} & facts_days)
+    if day.startswith("周"):  # 周一 said of next Monday
+        return f"下{day}" in facts_days
+    if day in ("本周", "this week"):
+        return len(weekdays | english_days | (facts_days & {"今天", "明天", "后天", "today", "tomorrow"})) >= 3
+    if day == "下周":
+        return any(d.startswith("下周") for d in facts_days)
+    if day == "next week":
+        return len(english_days) >= 5
+    return False
+
+
+def _zh_canonical(word: str) -> str:
+    word = _ZH_SAME.get(word, word)
+    for prefix in ("星期", "礼拜"):
+        if word.startswith(prefix):
+            word = "周" + word[len(prefix):]
+    return word.replace("周天", "周日")
+
+
+def _en_canonical(word: str) -> str:
+    word = re.sub(r"\s+", " ", word.lower()).removeprefix("the ")
+    word = _EN_SAME.get(word, word)
+    for weekday in _EN_WEEKDAYS:
+        if word[:3] == weekday[:3]:
+            return weekday
+    return word

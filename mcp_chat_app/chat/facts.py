@@ -1,0 +1,142 @@
+"""Facts: what the tool calls established, in the shape the writer reads and the checker checks against.
+
+From any MCP server: each result's text (a server that words its results in the asked locale gives the writer
+sentences in the user's language), every number in the data, the days its text names, and the failures. From
+servers that offer them (the weather server does), two conventions in `structuredContent`:
+- `notice`: a sentence the user must see (e.g. that the data is simulated); the gateway adds it to the reply,
+  so it is cut from what the writer reads;
+- `verdicts`: conclusions the data decides (`topic`, `holds` or `winner`, `statement`, `keywords`), which the
+  reply must not contradict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_chat_app.chat import languages
+from mcp_chat_app.chat.day_words import day_words
+from mcp_chat_app.tool_results import ToolOutcome, data_view
+
+_TOOL_ERROR_PREFIX = re.compile(r"^Error executing tool \w+: ")  # the MCP SDK's wrapper, noise to a reader
+# A minus right after a digit is a separator ("2026-11-30"), not a sign.
+_NUMBER = re.compile(r"(?<![\d.])[-−]?\d+(?:\.\d+)?")
+_MAX_PROSE_CHARS = 2000  # a server's text longer than this is a dump, not a summary
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A sentence a tool result asks to be shown to the user."""
+
+    server: str
+    text: str
+    kind: str  # "simulated" when the result says its data is simulated, else "notice"
+
+    def to_json(self) -> dict[str, str]:
+        return {"server": self.server, "kind": self.kind, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One successful result as the writer reads it."""
+
+    server: str
+    tool: str
+    text: str
+    verdicts: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed call: the server's own message when it is in the user's language, else none."""
+
+    server: str
+    tool: str
+    reason: str
+    message: str | None
+
+
+@dataclass
+class Facts:
+    """Everything the later stages need from the tool calls."""
+
+    findings: list[Finding] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+    numbers: list[float] = field(default_factory=list)  # of the data and the question
+    numbers_of_data: bool = False
+    days: set[str] = field(default_factory=set)
+    tool_names: set[str] = field(default_factory=set)
+
+    @property
+    def verdicts(self) -> list[dict[str, Any]]:
+        return [verdict for finding in self.findings for verdict in finding.verdicts]
+
+    @property
+    def text(self) -> str:
+        """Every finding's text, as the writer reads it."""
+        return "\n".join(finding.text for finding in self.findings)
+
+
+def gather_facts(outcomes: list[ToolOutcome], question: str, language: str) -> Facts:
+    """The facts of a turn's tool calls, for a question in `language`."""
+    facts = Facts(numbers=numbers_in(question))
+    for outcome in outcomes:
+        facts.tool_names |= {outcome.tool, outcome.qualified_name}
+        if outcome.is_error:
+            facts.failures.append(_failure(outcome, language))
+            continue
+        notice = _notice(outcome)
+        if notice and notice not in facts.notices:
+            facts.notices.append(notice)
+        text = _writer_text(outcome, notice)
+        facts.findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content)))
+        data_numbers = numbers_in(text) + numbers_in(str(outcome.structured_content))
+        facts.numbers += data_numbers + numbers_in(str(outcome.arguments))
+        facts.numbers_of_data = facts.numbers_of_data or bool(data_numbers)
+        facts.days |= day_words(text)
+    return facts
+
+
+def numbers_in(text: str) -> list[float]:
+    """The numbers written in `text` (a Unicode minus counts as a sign)."""
+    return [float(match.replace("−", "-")) for match in _NUMBER.findall(text)]
+
+
+def tool_error_text(text: str) -> str:
+    """A tool's error message without the SDK's "Error executing tool x:" wrapper."""
+    return _TOOL_ERROR_PREFIX.sub("", text).strip()
+
+
+def _writer_text(outcome: ToolOutcome, notice: Notice | None) -> str:
+    text = outcome.text.strip()
+    if not text or text.startswith(("{", "[")) or len(text) > _MAX_PROSE_CHARS:
+        text = data_view(outcome)  # no usable prose from the server: its data, trimmed
+    if notice is not None:
+        text = text.replace(notice.text, "").strip()
+    if outcome.images:
+        text += f" ({len(outcome.images)} image(s) shown to the user beside the answer)"
+    return text
+
+
+def _notice(outcome: ToolOutcome) -> Notice | None:
+    content = outcome.structured_content
+    if not isinstance(content, dict) or not isinstance(content.get("notice"), str) or not content["notice"].strip():
+        return None
+    kind = "simulated" if content.get("source") == "simulated" else "notice"
+    return Notice(outcome.server, content["notice"].strip(), kind)
+
+
+def _verdicts(content: Any) -> list[dict[str, Any]]:
+    """The result's verdicts that are well-formed enough to check an answer against."""
+    if not isinstance(content, dict) or not isinstance(content.get("verdicts"), list):
+        return []
+    return [v for v in content["verdicts"] if isinstance(v, dict) and isinstance(v.get("keywords"), list)
+            and isinstance(v.get("statement"), str) and (isinstance(v.get("holds"), bool) or "winner" in v)]
+
+
+def _failure(outcome: ToolOutcome, language: str) -> Failure:
+    message = tool_error_text(outcome.text)
+    usable = outcome.reason == "tool_error" and message and languages.detect(message) == language
+    return Failure(outcome.server, outcome.tool, outcome.reason, message if usable else None)

@@ -1,0 +1,139 @@
+"""The conclusions the data decides (rain or not, hot or not, which place is colder), stated in the call's language.
+
+They are computed here, for exactly the days a call covers, so no reader has to work them out from the figures:
+a host shows `statement`, and can check an answer against `holds` / `winner` for the question's `keywords`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from weather_mcp_server.language import pick
+from weather_mcp_server.models import ForecastDay, Location, PrecipitationDay, Verdict
+from weather_mcp_server.weather_codes import RAIN_CODES, SNOW_CODES
+
+RAIN_PROBABILITY = 50.0  # a day at or above this chance of precipitation counts as wet
+RAIN_MM = 1.0
+HOT_C = 28.0  # a high (or a current temperature) from here up is hot
+COLD_C = 10.0  # a high (or a current feels-like) from here down is cold
+
+_KEYWORDS = {
+    "rain": ["rain", "shower", "wet", "drizzle", "雨", "降水"],
+    "snow": ["snow", "雪"],
+    "umbrella": ["umbrella", "伞"],
+    "hot": ["hot", "warm", "heat", "热", "暖"],
+    "cold": ["cold", "chilly", "freez", "cool", "冷", "凉", "冻"],
+    "warmer": ["warm", "hot", "热", "暖"],
+    "colder": ["cold", "cool", "chill", "冷", "凉"],
+    "wetter": ["wet", "rain", "雨", "湿", "降水"],
+}
+
+
+def rain_expected(precipitation_mm: float, code: int, probability: float | None) -> bool:
+    """A day is wet when a millimetre falls, its weather is rain, or rain is more likely than not."""
+    return precipitation_mm >= RAIN_MM or code in RAIN_CODES or (probability or 0) >= RAIN_PROBABILITY
+
+
+def snow_expected(snowfall_cm: float, code: int) -> bool:
+    return snowfall_cm > 0 or code in SNOW_CODES
+
+
+def precipitation_verdicts(days: Sequence[PrecipitationDay], labels: Sequence[str]) -> list[Verdict]:
+    """Rain, snow and umbrella over the covered days; a wet day is named."""
+    rainy = [label for day, label in zip(days, labels) if day.rain_expected]
+    snowy = [label for day, label in zip(days, labels) if day.snow_expected]
+    return [_rain(rainy, len(days)), _snow(snowy, len(days)), _umbrella(bool(rainy or snowy))]
+
+
+def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> list[Verdict]:
+    """Rain and snow over the covered days, and hot/cold when the span is one day."""
+    rainy = [label for day, label in zip(days, labels)
+             if rain_expected(day.precipitation_sum, day.weather_code, day.precipitation_probability)]
+    snowy = [label for day, label in zip(days, labels) if day.weather_code in SNOW_CODES]
+    verdicts = [_rain(rainy, len(days)), _snow(snowy, len(days))]
+    if len(days) == 1:
+        verdicts += feel_verdicts(days[0].temp_max, days[0].temp_max)
+    return verdicts
+
+
+def feel_verdicts(warmest: float, coldest: float) -> list[Verdict]:
+    """Hot when `warmest` reaches HOT_C, cold when `coldest` is at most COLD_C."""
+    hot, cold = warmest >= HOT_C, coldest <= COLD_C
+    return [
+        _yes_no("hot", hot, pick("it is hot", "天气炎热") if hot else pick("it is not hot", "不算热")),
+        _yes_no("cold", cold, pick("it is cold", "天气寒冷") if cold else pick("it is not cold", "不算冷")),
+    ]
+
+
+def raining_now(precipitation_mm: float, code: int) -> Verdict:
+    wet = precipitation_mm > 0 or code in RAIN_CODES
+    return _yes_no("rain", wet, pick("it is raining now", "现在正在下雨") if wet
+                   else pick("it is not raining now", "现在没有下雨"))
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One compared place's figures over the span."""
+
+    location: Location
+    name: str
+    warmth: float
+    coldness: float
+    wetness: float
+
+
+def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
+    """Which place is warmer, colder and wetter; a tie names no winner."""
+    places = [_names(s) for s in standings]
+    return [
+        _winner("warmer", standings, places, max, lambda s: s.warmth,
+                lambda name: pick(f"{name} is warmer", f"{name}更暖和"), pick("equally warm", "两地一样暖和")),
+        _winner("colder", standings, places, min, lambda s: s.coldness,
+                lambda name: pick(f"{name} is colder", f"{name}更冷"), pick("equally cold", "两地一样冷")),
+        _winner("wetter", standings, places, max, lambda s: s.wetness,
+                lambda name: pick(f"{name} gets more rain", f"{name}降水更多"),
+                pick("equally wet", "两地降水一样多")),
+    ]
+
+
+def _winner(topic, standings, places, best, value, says, tie) -> Verdict:  # noqa: ANN001 - local helper
+    top = best(value(s) for s in standings)
+    leaders = [s for s in standings if value(s) == top]
+    winner = leaders[0].name if len(leaders) == 1 else None
+    return Verdict(topic=topic, winner=winner, places=places, statement=says(winner) if winner else tie,
+                   keywords=_KEYWORDS[topic])
+
+
+def _names(standing: Standing) -> list[str]:
+    location = standing.location
+    names = [standing.name, location.name, location.english_name, location.chinese_name or ""]
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def _rain(rainy: list[str], span: int) -> Verdict:
+    if not rainy:
+        return _yes_no("rain", False, pick("no rain is expected", "不会下雨"))
+    return _yes_no("rain", True, pick("rain is expected", "会下雨") + _which(rainy, span))
+
+
+def _snow(snowy: list[str], span: int) -> Verdict:
+    if not snowy:
+        return _yes_no("snow", False, pick("no snow is expected", "不会下雪"))
+    return _yes_no("snow", True, pick("snow is expected", "会下雪") + _which(snowy, span))
+
+
+def _umbrella(wet: bool) -> Verdict:
+    return _yes_no("umbrella", wet, pick("take an umbrella", "建议带伞") if wet
+                   else pick("no umbrella needed", "不用带伞"))
+
+
+def _which(labels: list[str], span: int) -> str:
+    """The wet days, when the span has more than one."""
+    if span == 1:
+        return ""
+    return pick(f" ({', '.join(labels)})", f"（{'、'.join(labels)}）")
+
+
+def _yes_no(topic: str, holds: bool, statement: str) -> Verdict:
+    return Verdict(topic=topic, holds=holds, statement=statement, keywords=_KEYWORDS[topic])
