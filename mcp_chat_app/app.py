@@ -19,7 +19,8 @@ from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.model_profiles import load_roles
 from mcp_chat_app.orchestrator import Orchestrator
 from mcp_chat_app.resources import EXTENSION_KEY, Gateway
-from mcp_chat_app.routes import chat, health, media, openapi, servers
+from mcp_chat_app.routes import chat, health, media, oauth, openapi, servers
+from mcp_chat_app.server_oauth import OAuthSettings
 from mcp_chat_app.server_registry import load_registry
 
 log = logging.getLogger(__name__)
@@ -31,12 +32,14 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
     # Settings are checked before any server process starts, so a bad one fails fast.
     access = AccessPolicy(auth_required(config.auth, config.host), config.admin_token, config.tokens_file)
     roles = load_roles(config.models_config, config.profile, config.base_url_override, config.model_override)
-    router = LlmClient(roles.router)
-    writer = router if not roles.hybrid else LlmClient(roles.writer)
+    router = LlmClient(roles.router, config.llm_hung_after_s)
+    writer = router if not roles.hybrid else LlmClient(roles.writer, config.llm_hung_after_s)
     if manager is None:
-        manager = McpManager(load_registry(config.servers_config), config.data_dir / "logs",
-                             config.health_interval_s)
+        oauth = OAuthSettings(redirect_uri=config.oauth_callback_url, token_dir=config.data_dir / "oauth")
+        manager = McpManager.from_registry(load_registry(config.servers_config), config.data_dir / "logs",
+                                           config.health_interval_s, oauth)
         manager.start()
+        _warn_loudly(manager.warnings(), config)
     media_store = MediaStore(config.data_dir / "media")
     orchestrator = Orchestrator(manager, router, writer, media_store, config.max_tool_rounds)
     if config.warm_up:
@@ -51,6 +54,13 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         orchestrator=orchestrator,
         access=access,
     )
+
+
+def _warn_loudly(warnings: list[str], config: GatewayConfig) -> None:
+    """Start-up problems an operator must not miss (they stay in /health too)."""
+    for warning in warnings:
+        rule = "!" * 78
+        log.warning("\n%s\n!! %s\n!! registry: %s\n%s", rule, warning, config.servers_config, rule)
 
 
 def _warm_up(manager: McpManager, orchestrator: Orchestrator, wait_s: float = 60.0) -> None:
@@ -73,6 +83,6 @@ def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = No
     app.extensions[EXTENSION_KEY] = resources
     app.config["MAX_CONTENT_LENGTH"] = resources.config.max_body_bytes  # larger bodies: 413
     register_error_handlers(app)
-    for blueprint_module in (chat, servers, media, health, openapi, web):
+    for blueprint_module in (chat, servers, oauth, media, health, openapi, web):
         app.register_blueprint(blueprint_module.blueprint)
     return app

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_chat_app.mcp_manager import ToolInfo, ToolRequest
+from mcp_chat_app.mcp_manager import ProgressCallback, ToolInfo, ToolRequest
 from mcp_chat_app.server_registry import ServerSpec
 from mcp_chat_app.tool_results import ToolImage, ToolOutcome
 
@@ -55,7 +55,11 @@ class MockMcpManager:
     def instructions(self) -> dict[str, str]:
         return {}
 
-    def call_tools(self, requests: list[ToolRequest]) -> list[ToolOutcome]:
+    def warnings(self) -> list[str]:
+        return []
+
+    def call_tools(self, requests: list[ToolRequest], on_progress: ProgressCallback | None = None) -> list[ToolOutcome]:
+        """Scripted tools report no progress, so `on_progress` is never called."""
         self.calls.extend(requests)
         with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:
             return list(pool.map(self._call, requests))
@@ -65,6 +69,13 @@ class MockMcpManager:
 
     def remove_server(self, name: str) -> bool:
         return False
+
+    def authorization_url(self, name: str) -> str | None:
+        return None
+
+    def complete_authorization(self, state: str, code: str | None, iss: str | None = None,
+                               error: str | None = None) -> str | None:
+        return None
 
     def _servers(self) -> list[str]:
         return list(dict.fromkeys(tool.server for tool in self._tools.values()))

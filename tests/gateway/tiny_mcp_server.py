@@ -76,9 +76,10 @@ def shout(text: str) -> str:
 
 @server.tool()
 async def enable_shout(ctx: Context) -> str:
-    """Register the `shout` tool and tell the client its tool list changed."""
+    """Register the `shout` tool and tell the client its tool list changed, in either protocol era."""
     server.add_tool(shout)
-    await ctx.session.send_tool_list_changed()
+    await ctx.notify_tools_changed()  # 2026-07-28 sessions: to `subscriptions/listen` streams
+    await ctx.session.send_tool_list_changed()  # handshake-era sessions: a plain notification
     return "shout enabled"
 
 
