@@ -20,7 +20,13 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, OAuthFlowError
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.auth import (
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    OAuthToken,
+    ProtectedResourceMetadata,
+)
 
 from mcp_chat_app.server_registry import ServerSpec
 
@@ -38,7 +44,7 @@ class OAuthSettings:
 
 
 class FileTokenStorage:
-    """The SDK's `TokenStorage` in one JSON file (tokens and the registered client)."""
+    """The SDK's `TokenStorage` in one JSON file: tokens, the registered client, and the discovered metadata."""
 
     def __init__(self, path: Path) -> None:
         self._path = path
@@ -61,6 +67,18 @@ class FileTokenStorage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self._write("client", client_info.model_dump(mode="json", exclude_none=True))
+
+    def metadata(self) -> tuple[ProtectedResourceMetadata | None, OAuthMetadata | None]:
+        """The protected-resource and authorization-server metadata a flow discovered."""
+        stored = self._read()
+        resource, server = stored.get("resource_metadata"), stored.get("server_metadata")
+        return (None if resource is None else ProtectedResourceMetadata.model_validate(resource),
+                None if server is None else OAuthMetadata.model_validate(server))
+
+    def set_metadata(self, resource: ProtectedResourceMetadata | None, server: OAuthMetadata | None) -> None:
+        for key, value in (("resource_metadata", resource), ("server_metadata", server)):
+            if value is not None:
+                self._write(key, value.model_dump(mode="json", exclude_none=True))
 
     def _read(self) -> dict:
         try:
@@ -93,11 +111,17 @@ class ServerAuthorization:
             grant_types=["authorization_code", "refresh_token"], response_types=["code"],
             token_endpoint_auth_method="none",  # a public client: PKCE, no secret to keep
         )
+        self._storage = FileTokenStorage(settings.token_dir / f"{spec.name}.json")
         self.provider = OAuthClientProvider(
-            server_url=spec.url, client_metadata=metadata,
-            storage=FileTokenStorage(settings.token_dir / f"{spec.name}.json"),
+            server_url=spec.url, client_metadata=metadata, storage=self._storage,
             redirect_handler=self._ask_person, callback_handler=self._person_answered,
         )
+        # The SDK discovers the metadata only on a 401, so after a restart it would send the refresh to the
+        # resource server's own /token. What the last flow discovered is put back first.
+        context = self.provider.context
+        context.protected_resource_metadata, context.oauth_metadata = self._storage.metadata()
+        if context.protected_resource_metadata and context.protected_resource_metadata.authorization_servers:
+            context.auth_server_url = str(context.protected_resource_metadata.authorization_servers[0])
 
     def complete(self, state: str, code: str | None, iss: str | None, error: str | None) -> bool:
         """Hand the callback's code (or the authorization server's `error`) to the waiting flow; False if no
@@ -112,6 +136,8 @@ class ServerAuthorization:
         return True
 
     async def _ask_person(self, url: str) -> None:
+        context = self.provider.context  # discovery is done by now: keep it for the refreshes after a restart
+        self._storage.set_metadata(context.protected_resource_metadata, context.oauth_metadata)
         self._pending = asyncio.get_running_loop().create_future()
         self.authorization_url = url
         self._on_person(True)

@@ -147,13 +147,23 @@ def _note_ignored(name: str, keys: list[str]) -> None:
 
 
 def parse_server_spec(name: str, entry: Any, variables: Variables | None = None) -> ServerSpec:
-    """Validate one entry; raises ValueError with a message fit for an API caller."""
+    """Validate one entry; raises ValueError with a message fit for an API caller (naming the keys it would have
+    ignored, which are often the typo behind the error)."""
     variables = variables or Variables()
     if not _valid_name(name):
         raise ValueError(f"server name {name!r} must be letters, digits, '-' or single '_'")
     if not isinstance(entry, dict):
         raise ValueError(f"server {name!r}: entry must be an object")
     ignored = sorted(set(entry) - _HONOURED_KEYS)
+    try:
+        spec = _parse_entry(name, entry, variables, tuple(ignored))
+    except ValueError as error:
+        raise ValueError(f"{error} (unknown keys: {ignored})" if ignored else str(error)) from None
+    _note_ignored(name, ignored)
+    return spec
+
+
+def _parse_entry(name: str, entry: dict[str, Any], variables: Variables, ignored: tuple[str, ...]) -> ServerSpec:
     transport = _transport(name, entry)
     command, url = entry.get("command"), entry.get("url")
     if command is not None and not isinstance(command, str):
@@ -171,7 +181,6 @@ def parse_server_spec(name: str, entry: Any, variables: Variables | None = None)
     env.update(_string_map(name, "env", entry.get("env", {}), variables))
     oauth, oauth_scope = _oauth(name, entry.get("oauth", True))
     allowed = entry.get("allowed_tools")
-    _note_ignored(name, ignored)
     return ServerSpec(
         name=name,
         transport=transport,
@@ -189,7 +198,7 @@ def parse_server_spec(name: str, entry: Any, variables: Variables | None = None)
         excluded_tools=_string_list(name, "excluded_tools", entry.get("excluded_tools", [])),
         oauth=oauth,
         oauth_scope=oauth_scope,
-        ignored_keys=tuple(ignored),
+        ignored_keys=ignored,
     )
 
 

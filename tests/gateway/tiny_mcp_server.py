@@ -41,6 +41,12 @@ async def sleep_then_record(text: str, seconds: float = 0.5) -> str:
 
 
 @server.tool()
+def env_value(name: str) -> str:
+    """The value of an environment variable of this server process (shows what a registry entry passed)."""
+    return os.environ.get(name, "")
+
+
+@server.tool()
 def always_fails(reason: str = "boom") -> str:
     """Raise an error, to test how tool failures are reported."""
     raise RuntimeError(f"tiny tool failed: {reason}")
