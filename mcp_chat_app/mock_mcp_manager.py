@@ -44,9 +44,10 @@ class MockMcpManager:
         """Nothing to close."""
 
     def status(self) -> list[dict[str, Any]]:
-        return [{"name": server, "transport": "scripted", "disabled": False, "up": True,
-                 "tools": [t.name for t in self._tools.values() if t.server == server], "resources": [],
-                 "prompts": [], "last_error": None, "restarts": 0, "fallback": None}
+        return [{"name": server, "transport": "scripted", "description": "", "disabled": False, "up": True,
+                 "protocol_version": None, "tools": [t.name for t in self._tools.values() if t.server == server],
+                 "resources": [], "prompts": [], "last_error": None, "config_error": None, "ignored_keys": [],
+                 "needs_authorization": False, "restarts": 0, "fallback": None}
                 for server in self._servers()]
 
     def tools(self) -> list[ToolInfo]:

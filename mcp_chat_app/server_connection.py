@@ -87,9 +87,10 @@ class ServerConnection:
         self.last_error: str | None = None
         self.restarts = 0
         self.protocol_version: str | None = None  # negotiated on the live session
-        self.authorization = ServerAuthorization(spec, oauth, self._waiting_on_person) \
-            if oauth is not None and spec.uses_oauth else None
-        self._connect_scope: anyio.CancelScope | None = None
+        self.authorization: ServerAuthorization | None = None  # OAuth, for url servers that may answer 401
+        if oauth is not None and spec.uses_oauth:
+            self.authorization = ServerAuthorization(spec, oauth, self._waiting_on_person)
+        self._connect_scope: anyio.CancelScope | None = None  # bounds the handshake, lifted once up
         self._log_dir = log_dir
         self._health_interval_s = health_interval_s
         self._client: Client | None = None

@@ -210,18 +210,15 @@ def tool_safe_name(name: Any) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", str(name)).strip("-") or "server"
 
 
-def _entries(document: Any) -> tuple[dict[str, Any], list[Any]]:
-    """The server entries of any supported shape, and VS Code's `inputs`."""
+def _entries(document: Any) -> tuple[list[tuple[str, Any]], list[Any]]:
+    """The (name, entry) pairs of any supported shape, and VS Code's `inputs`."""
     if not isinstance(document, dict):
         raise ValueError("the file must hold a JSON object")
     sections = [document[key] for key in ("mcpServers", "servers") if key in document]
     if not all(isinstance(section, dict) for section in sections):
         raise ValueError("'mcpServers' / 'servers' must be objects")
     inputs = document.get("inputs", [])
-    entries: dict[str, Any] = {}
-    for section in sections:
-        entries.update(section)
-    return entries, inputs if isinstance(inputs, list) else []
+    return [pair for section in sections for pair in section.items()], inputs if isinstance(inputs, list) else []
 
 
 def load_registry(path: Path) -> Registry:
@@ -236,7 +233,7 @@ def load_registry(path: Path) -> Registry:
     variables = Variables.for_registry(path, inputs)
     servers: dict[str, ServerSpec] = {}
     rejected: dict[str, str] = {}
-    for original, entry in entries.items():
+    for original, entry in entries:
         name = tool_safe_name(original)
         if name != original:
             logger.info("MCP server %r is registered as %r (tool names carry it)", original, name)

@@ -97,12 +97,12 @@ def watched_gateway(fake_llm, tmp_path_factory):
 
 def test_a_reachable_llm_that_does_not_answer_is_degraded(watched_gateway, fake_llm):
     assert watched_gateway.get("/health").json()["status"] == "ok"
-    fake_llm.script({"delay": 4, "content": "Finally."})
+    fake_llm.script({"delay": 3, "content": "Finally."})
     answers: list[httpx.Response] = []
     asking = threading.Thread(target=lambda: answers.append(
         watched_gateway.chat("hal", {"message": "hello", "use_tools": False})))
     asking.start()
-    health = _poll(lambda: watched_gateway.get("/health").json(), lambda h: h["llm"][0]["hung"], timeout=3.5)
+    health = _poll(lambda: watched_gateway.get("/health").json(), lambda h: h["llm"][0]["hung"], timeout=2.5)
     llm = health["llm"][0]
     assert llm["reachable"] and llm["hung"] and llm["silent_s"] >= HUNG_AFTER_S and llm["hung_after_s"] == HUNG_AFTER_S
     assert health["status"] == "degraded" and any("has not answered" in w for w in health["warnings"])
