@@ -56,7 +56,7 @@ def stop(process: subprocess.Popen) -> None:
 def everything_server() -> Path:
     """The server-everything launcher; installed now if setup could not (the npm registry), skipped without Node."""
     if shutil.which("node") is None or shutil.which("npm") is None:
-        import pytest
+        import pytest  # here, not above: the bench scripts import this module without pytest
 
         pytest.skip("Node.js/npm not installed: @modelcontextprotocol/server-everything cannot run")
     if not EVERYTHING_BIN.exists():

@@ -28,21 +28,30 @@ GREETINGS = {"cursor/.cursor/mcp.json": "from-the-env-file", "vscode/.vscode/mcp
 
 
 @pytest.fixture(scope="module")
-def remote_servers(tmp_path_factory):
-    """The weather server over HTTP behind a token, and server-everything over SSE."""
-    logs = tmp_path_factory.mktemp("remote")
-    weather_port, sse_port = free_port(), free_port()
-    processes = [start_weather_http(weather_port, logs / "weather.log", WEATHER_MCP_TOKEN=TOKEN),
-                 start_everything("sse", sse_port, logs / "everything.log")]
-    yield {"WEATHER_HTTP_PORT": str(weather_port), "EVERYTHING_SSE_PORT": str(sse_port)}
-    for process in processes:
-        stop(process)
+def weather_http(tmp_path_factory):
+    """The weather server over streamable HTTP, behind a bearer token."""
+    port = free_port()
+    process = start_weather_http(port, tmp_path_factory.mktemp("weather_http") / "weather.log", WEATHER_MCP_TOKEN=TOKEN)
+    yield str(port)
+    stop(process)
+
+
+@pytest.fixture(scope="module")
+def everything_sse(tmp_path_factory):
+    """server-everything over SSE (skipped without Node.js, and with it only the files that name it)."""
+    port = free_port()
+    process = start_everything("sse", port, tmp_path_factory.mktemp("everything_sse") / "everything.log")
+    yield str(port)
+    stop(process)
 
 
 @pytest.fixture
-def host_environment(monkeypatch, remote_servers):
-    for name, value in {**remote_servers, "WEATHER_MCP_TOKEN": TOKEN, "MCP_INPUT_WEATHER_TOKEN": TOKEN,
-                        "TINY_SERVER": str(HERE / "tiny_mcp_server.py")}.items():
+def host_environment(request, monkeypatch, weather_http):
+    transports = SHAPES[request.node.callspec.params["host_file"]][0]
+    if "sse" in transports.values():
+        monkeypatch.setenv("EVERYTHING_SSE_PORT", request.getfixturevalue("everything_sse"))
+    for name, value in {"WEATHER_HTTP_PORT": weather_http, "WEATHER_MCP_TOKEN": TOKEN,
+                        "MCP_INPUT_WEATHER_TOKEN": TOKEN, "TINY_SERVER": str(HERE / "tiny_mcp_server.py")}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("TINY_GREETING", raising=False)
 
