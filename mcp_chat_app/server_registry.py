@@ -238,8 +238,9 @@ def load_registry(path: Path) -> Registry:
         if name != original:
             logger.info("MCP server %r is registered as %r (tool names carry it)", original, name)
         try:
-            if name in servers or name in rejected:
-                raise ValueError(f"server {original!r}: the name {name!r} is already taken")
+            if name in servers or name in rejected:  # which one was meant is unknowable: neither is used
+                servers.pop(name, None)
+                raise ValueError(f"server {name!r} is defined more than once (last as {original!r})")
             servers[name] = parse_server_spec(name, entry, variables)
         except ValueError as error:
             rejected[name] = str(error)

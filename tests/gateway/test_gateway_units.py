@@ -122,6 +122,24 @@ def test_registry_reads_claude_desktop_format_and_our_keys(tmp_path: Path, monke
     assert load_registry(tmp_path / "missing.json") == Registry()
 
 
+def test_registry_names_inputs_and_duplicates_as_hosts_write_them(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("MCP_INPUT_REGION", raising=False)
+    path = tmp_path / ".vscode" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({
+        "inputs": [{"type": "pickString", "id": "region", "options": ["eu", "us"], "default": "eu"}],
+        "servers": {"io.github.acme/Weather Tools": {"type": "http", "url": "https://${input:region}.acme.test/mcp"},
+                    "local": {"command": "a", "cwd": "${workspaceFolder}/srv", "args": ["${userHome}"]},
+                    "twin": {"command": "a"}, "twin!": {"command": "c"}},
+        "mcpServers": {"twin": {"command": "b"}}}))
+    registry = load_registry(path)
+    assert registry.servers["io-github-acme-Weather-Tools"].url == "https://eu.acme.test/mcp"  # the input's default
+    assert registry.servers["local"].cwd == f"{tmp_path}/srv" and registry.servers["local"].args == [str(Path.home())]
+    assert "twin" not in registry.servers and "defined more than once" in registry.rejected["twin"]
+    monkeypatch.setenv("MCP_INPUT_REGION", "us")
+    assert load_registry(path).servers["io-github-acme-Weather-Tools"].url == "https://us.acme.test/mcp"
+
+
 @pytest.mark.parametrize("name, entry, message", [
     ("a__b", {"command": "x"}, "server name"),
     ("x", {"command": "x", "url": "http://h/mcp"}, "exactly one"),
