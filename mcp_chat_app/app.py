@@ -20,7 +20,8 @@ from mcp_chat_app.model_profiles import load_roles
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.resources import EXTENSION_KEY, Gateway
-from mcp_chat_app.routes import chat, health, media, openapi, servers
+from mcp_chat_app.routes import chat, health, media, oauth, openapi, servers
+from mcp_chat_app.server_oauth import OAuthSettings
 from mcp_chat_app.server_registry import load_registry
 
 log = logging.getLogger(__name__)
@@ -33,12 +34,14 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
     access = AccessPolicy(auth_required(config.auth, config.host), config.admin_token, config.tokens_file)
     roles = load_roles(config.models_config, config.profile, config.base_url_override, config.model_override)
     assistant = load_assistant(config.assistant_config)
-    router = LlmClient(roles.router)
-    writer = router if not roles.hybrid else LlmClient(roles.writer)
+    router = LlmClient(roles.router, config.llm_hung_after_s)
+    writer = router if not roles.hybrid else LlmClient(roles.writer, config.llm_hung_after_s)
     if manager is None:
-        manager = McpManager(load_registry(config.servers_config), config.data_dir / "logs",
-                             config.health_interval_s)
+        oauth = OAuthSettings(redirect_uri=config.oauth_callback_url, token_dir=config.data_dir / "oauth")
+        manager = McpManager.from_registry(load_registry(config.servers_config), config.data_dir / "logs",
+                                           config.health_interval_s, oauth)
         manager.start()
+        _warn_loudly(manager.warnings(), config)
     media_store = MediaStore(config.data_dir / "media")
     pipeline = ChatPipeline(manager, router, writer, media_store, assistant, config.max_tool_rounds)
     if config.warm_up:
@@ -53,6 +56,13 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         pipeline=pipeline,
         access=access,
     )
+
+
+def _warn_loudly(warnings: list[str], config: GatewayConfig) -> None:
+    """Start-up problems an operator must not miss (they stay in /health too)."""
+    for warning in warnings:
+        rule = "!" * 78
+        log.warning("\n%s\n!! %s\n!! registry: %s\n%s", rule, warning, config.servers_config, rule)
 
 
 def _warm_up(manager: McpManager, pipeline: ChatPipeline, wait_s: float = 60.0) -> None:
@@ -75,6 +85,6 @@ def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = No
     app.extensions[EXTENSION_KEY] = resources
     app.config["MAX_CONTENT_LENGTH"] = resources.config.max_body_bytes  # larger bodies: 413
     register_error_handlers(app)
-    for blueprint_module in (chat, servers, media, health, openapi, web):
+    for blueprint_module in (chat, servers, oauth, media, health, openapi, web):
         app.register_blueprint(blueprint_module.blueprint)
     return app

@@ -30,6 +30,8 @@ class GatewayConfig:
     max_tool_rounds: int = 5
     history_token_budget: int = 1200
     health_interval_s: float = 10.0
+    llm_hung_after_s: float = 120.0  # /health calls the LLM hung after this long waiting without a byte back
+    public_url: str | None = None  # how browsers reach the gateway (OAuth callbacks); default http://127.0.0.1:PORT
     host: str = "127.0.0.1"
     port: int = 8081
     warm_up: bool = False  # fill the LLM's prefix cache with the fixed prompts at start (`mcp-chat up` does)
@@ -54,8 +56,16 @@ class GatewayConfig:
             max_tool_rounds=int(env.get("MCP_CHAT_MAX_TOOL_ROUNDS", cls.max_tool_rounds)),
             history_token_budget=int(env.get("MCP_CHAT_HISTORY_TOKENS", cls.history_token_budget)),
             health_interval_s=float(env.get("MCP_CHAT_HEALTH_INTERVAL", cls.health_interval_s)),
+            llm_hung_after_s=float(env.get("MCP_CHAT_LLM_HUNG_AFTER", cls.llm_hung_after_s)),
+            public_url=env.get("MCP_CHAT_PUBLIC_URL") or None,
             host=env.get("MCP_CHAT_HOST", cls.host),
             port=int(env.get("MCP_CHAT_PORT", cls.port)),
             warm_up=env.get("MCP_CHAT_WARM_UP", "").lower() in ("1", "true", "yes"),
         )
         return replace(config, **overrides)  # type: ignore[arg-type]
+
+    @property
+    def oauth_callback_url(self) -> str:
+        """Where authorization servers send the browser back to (`GET /oauth/callback`)."""
+        base = self.public_url or f"http://127.0.0.1:{self.port}"
+        return f"{base.rstrip('/')}/oauth/callback"

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import openai
 
+from mcp_chat_app.llm_watch import LlmWatch
 from mcp_chat_app.model_profiles import Endpoint
 
 
@@ -46,10 +47,12 @@ class ChatTurn:
 class LlmClient:
     """Talks to one endpoint; `on_token` turns on streaming so the caller can forward text as it comes."""
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    def __init__(self, endpoint: Endpoint, hung_after_s: float = 120.0) -> None:
         self.endpoint = endpoint
+        self.watch = LlmWatch(hung_after_s)  # sees every call at the HTTP layer: is the endpoint answering?
         self._client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
-                                     timeout=endpoint.timeout_s, max_retries=0)
+                                     timeout=endpoint.timeout_s, max_retries=0,
+                                     http_client=openai.DefaultHttpxClient(transport=self.watch.transport()))
 
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
              on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
@@ -134,6 +137,15 @@ class LlmClient:
             # The last call was cut off by max_tokens after its first fragments had gone out: not a call.
             streamed.pop()
         return ChatTurn(content="".join(content), tool_calls=streamed)
+
+    def probe(self) -> None:
+        """A one-token completion, so `watch` learns whether a hung endpoint answers again (after `claim_probe`)."""
+        try:
+            self.chat([{"role": "user", "content": "ping"}], max_tokens=1)
+        except LlmUnavailable:
+            pass  # the watch has recorded how it went
+        finally:
+            self.watch.probe_done()
 
     def reachable(self, timeout_s: float = 2.0) -> bool:
         """Whether the endpoint answers HTTP at all (any status counts: the server is up)."""

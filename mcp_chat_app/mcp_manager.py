@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
-from collections.abc import Coroutine
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mcp import MCPError
 
 from mcp_chat_app.server_connection import ServerConnection, ServerUnavailable
-from mcp_chat_app.server_registry import ServerSpec
+from mcp_chat_app.server_oauth import OAuthSettings
+from mcp_chat_app.server_registry import Registry, ServerSpec
 from mcp_chat_app.tool_results import ToolOutcome, failed_outcome, outcome_from_result
 
+logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 _STARTUP_WAIT_S = 20.0
 SEPARATOR = "__"
@@ -45,16 +48,48 @@ class ToolRequest:
     arguments: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class ToolProgress:
+    """A progress notification of one running call (`McpManager.call_tools(..., on_progress=...)`)."""
+
+    index: int  # the call's position in the `requests` list
+    server: str  # the server running it: the fallback's name when the call went there
+    tool: str
+    progress: float
+    total: float | None
+    message: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+ProgressCallback = Callable[[ToolProgress], None]
+
+
 class McpManager:
     """Opens every registered server once and keeps the sessions alive for the gateway's lifetime."""
 
-    def __init__(self, specs: dict[str, ServerSpec], log_dir: Path, health_interval_s: float = 10.0) -> None:
+    def __init__(self, specs: dict[str, ServerSpec], log_dir: Path, health_interval_s: float = 10.0, *,
+                 rejected: dict[str, str] | None = None, registry_error: str | None = None,
+                 oauth: OAuthSettings | None = None) -> None:
+        """`rejected`: registry entries that could not be used, with why (shown in `status()`); `registry_error`:
+        why the registry file could not be read at all; `oauth`: lets url servers that answer 401 use OAuth."""
         self._specs = dict(specs)
+        self._rejected = dict(rejected or {})
+        self._registry_error = registry_error
         self._log_dir = log_dir
         self._health_interval_s = health_interval_s
+        self._oauth = oauth
         self._connections: dict[str, ServerConnection] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-manager", daemon=True)
+
+    @classmethod
+    def from_registry(cls, registry: Registry, log_dir: Path, health_interval_s: float = 10.0,
+                      oauth: OAuthSettings | None = None) -> McpManager:
+        """A manager for what `load_registry` read, its rejected entries and file error included."""
+        return cls(registry.servers, log_dir, health_interval_s, rejected=registry.rejected,
+                   registry_error=registry.error, oauth=oauth)
 
     def start(self, wait_s: float = _STARTUP_WAIT_S) -> None:
         """Start the loop thread and connect all enabled servers (waits up to `wait_s` for them)."""
@@ -72,23 +107,44 @@ class McpManager:
     # --- facade used by the Flask handlers -------------------------------------------------
 
     def status(self) -> list[dict[str, Any]]:
-        """One line per registered server: transport, up/down, tool count, last error, restarts."""
+        """One line per registry entry: transport, up/down, negotiated protocol, tools, last error, restarts.
+        An entry that could not be used is listed too, down, with its `config_error`."""
         rows = []
         for spec in list(self._specs.values()):
             connection = self._connections.get(spec.name)
+            authorization = connection.authorization if connection else None
             rows.append({
                 "name": spec.name,
                 "transport": spec.transport,
+                "description": spec.description,
                 "disabled": spec.disabled,
                 "up": bool(connection and connection.up),
+                "protocol_version": connection.protocol_version if connection else None,
                 "tools": [tool.name for tool in connection.tools] if connection else [],
                 "resources": connection.resources if connection else [],
                 "prompts": connection.prompts if connection else [],
                 "last_error": connection.last_error if connection else None,
+                "config_error": None,
+                "ignored_keys": list(spec.ignored_keys),
+                "needs_authorization": bool(authorization and authorization.authorization_url),
                 "restarts": connection.restarts if connection else 0,
                 "fallback": spec.fallback,
             })
+        for name, error in list(self._rejected.items()):
+            rows.append({"name": name, "transport": None, "description": "", "disabled": False, "up": False,
+                         "protocol_version": None, "tools": [], "resources": [], "prompts": [], "last_error": error,
+                         "config_error": error, "ignored_keys": [], "needs_authorization": False, "restarts": 0,
+                         "fallback": None})
         return rows
+
+    def warnings(self) -> list[str]:
+        """What an operator must hear about: an unreadable registry, or no server whose tools can be used."""
+        found = [f"the MCP server registry could not be read: {self._registry_error}"] if self._registry_error else []
+        if not any(connection.up and connection.tools for connection in list(self._connections.values())):
+            enabled = [spec.name for spec in self._specs.values() if not spec.disabled]
+            found.append(f"no usable MCP servers ({len(enabled)} enabled, none up with tools; "
+                         f"{len(self._rejected)} rejected entries): questions are answered without tools")
+        return found
 
     def tools(self) -> list[ToolInfo]:
         """Every exposed tool of every live server, in a stable order (it goes into the prompt prefix)."""
@@ -103,18 +159,33 @@ class McpManager:
         return {name: connection.instructions for name, connection in list(self._connections.items())
                 if connection.instructions and connection.tools}
 
-    def call_tools(self, requests: list[ToolRequest], locale: str | None = None) -> list[ToolOutcome]:
+    def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
+                   on_progress: ProgressCallback | None = None) -> list[ToolOutcome]:
         """Run the calls concurrently (each with its server's timeout); results keep the request order.
 
         `locale` ("zh-CN", "en") goes to the servers as the request's `_meta.locale`: servers that word their
-        results (ours does) answer in the user's language; others ignore it."""
+        results (ours does) answer in the user's language; others ignore it. `on_progress` receives a
+        `ToolProgress` for each progress notification a server sends about one of the calls. It runs on the
+        manager's event-loop thread while the calls are in flight, so it must return quickly and not call back
+        into the manager (queue the update, e.g. as an SSE event); an exception it raises is logged and does
+        not affect the call."""
         longest = max((self._timeout_of(request.server) for request in requests), default=0)
         meta = {LOCALE_META_KEY: locale} if locale else None
-        return self._run(self._call_all(requests, meta), timeout=2 * longest + 10)
+        return self._run(self._call_all(requests, meta, on_progress), timeout=2 * longest + 10)
 
     def add_server(self, spec: ServerSpec, wait_s: float = _STARTUP_WAIT_S) -> bool:
         """Register (or replace) a server at runtime; True when it came up within `wait_s`."""
         return self._run(self._add(spec, wait_s), timeout=wait_s + 35)
+
+    def authorization_url(self, name: str) -> str | None:
+        """Where a person authorizes the gateway for server `name`, while its OAuth flow waits for one."""
+        connection = self._connections.get(name)
+        return connection.authorization.authorization_url if connection and connection.authorization else None
+
+    def complete_authorization(self, state: str, code: str | None, iss: str | None = None,
+                               error: str | None = None) -> str | None:
+        """Deliver an OAuth callback to the flow that issued `state`; the server's name, or None if none did."""
+        return self._run(self._complete_authorization(state, code, iss, error), timeout=5)
 
     def remove_server(self, name: str) -> bool:
         """Unregister a server and close its session; False if it was not registered."""
@@ -140,7 +211,7 @@ class McpManager:
         self._connections.clear()
 
     def _open(self, spec: ServerSpec) -> ServerConnection:
-        connection = ServerConnection(spec, self._log_dir, self._health_interval_s)
+        connection = ServerConnection(spec, self._log_dir, self._health_interval_s, self._oauth)
         self._connections[spec.name] = connection
         connection.start()
         return connection
@@ -150,36 +221,53 @@ class McpManager:
         self._specs[spec.name] = spec
         if spec.disabled:
             return False
-        return await self._open(spec).wait_ready(wait_s)
+        # Settled, not ready: a server whose OAuth flow waits on a person answers now, as not up yet.
+        connection = self._open(spec)
+        await connection.wait_settled(wait_s)
+        return connection.up
 
     async def _remove(self, name: str) -> bool:
         connection = self._connections.pop(name, None)
         if connection is not None:
             await connection.stop()
-        return self._specs.pop(name, None) is not None
+        return (self._specs.pop(name, None) or self._rejected.pop(name, None)) is not None
 
-    async def _call_all(self, requests: list[ToolRequest], meta: dict[str, Any] | None) -> list[ToolOutcome]:
-        return list(await asyncio.gather(*(self._call(request, meta) for request in requests)))
+    async def _complete_authorization(self, state: str, code: str | None, iss: str | None,
+                                      error: str | None) -> str | None:
+        for name, connection in self._connections.items():
+            if connection.authorization is not None and connection.authorization.complete(state, code, iss, error):
+                return name
+        return None
 
-    async def _call(self, request: ToolRequest, meta: dict[str, Any] | None) -> ToolOutcome:
+    async def _call_all(self, requests: list[ToolRequest], meta: dict[str, Any] | None,
+                        on_progress: ProgressCallback | None) -> list[ToolOutcome]:
+        return list(await asyncio.gather(*(self._call(index, request, meta, on_progress)
+                                           for index, request in enumerate(requests))))
+
+    async def _call(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
+                    on_progress: ProgressCallback | None) -> ToolOutcome:
         started = time.perf_counter()
-        outcome = await self._call_with_fallback(request, meta)
+        outcome = await self._call_with_fallback(index, request, meta, on_progress)
         outcome.duration_ms = (time.perf_counter() - started) * 1000
         return outcome
 
-    async def _call_with_fallback(self, request: ToolRequest, meta: dict[str, Any] | None) -> ToolOutcome:
+    async def _call_with_fallback(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
+                                  on_progress: ProgressCallback | None) -> ToolOutcome:
         spec = self._specs.get(request.server)
         try:
-            return await self._call_on(request.server, request, meta)
+            return await self._call_on(request.server, request, meta,
+                                       _forwarder(index, request.server, request.tool, on_progress))
         except ServerUnavailable as error:
             if spec is None or not spec.fallback or spec.fallback not in self._connections:
                 return failed_outcome(request.server, request.tool, request.arguments, str(error))
         try:
-            return await self._call_on(spec.fallback, request, meta)
+            return await self._call_on(spec.fallback, request, meta,
+                                       _forwarder(index, spec.fallback, request.tool, on_progress))
         except ServerUnavailable as error:
             return failed_outcome(spec.fallback, request.tool, request.arguments, str(error))
 
-    async def _call_on(self, server: str, request: ToolRequest, meta: dict[str, Any] | None) -> ToolOutcome:
+    async def _call_on(self, server: str, request: ToolRequest, meta: dict[str, Any] | None,
+                       on_progress: Any) -> ToolOutcome:
         """Call on one server; after a dropped session, wait for the automatic restart and, when the tool is
         declared read-only or idempotent, retry once (anything else may already have had its effect)."""
         connection = self._connections.get(server)
@@ -191,7 +279,8 @@ class McpManager:
         try:
             for attempt in range(1, attempts + 1):
                 try:
-                    result = await connection.call_tool(request.tool, request.arguments, timeout, meta)
+                    result = await connection.call_tool(request.tool, request.arguments, timeout, meta,
+                                                        on_progress)
                     return outcome_from_result(server, request.tool, request.arguments, result)
                 except ServerUnavailable:
                     if attempt == attempts:
@@ -201,3 +290,17 @@ class McpManager:
         except MCPError as error:
             message, reason = f"tool {request.tool!r} on {server!r} failed: {error.message}", "protocol_error"
         return failed_outcome(server, request.tool, request.arguments, message, reason)
+
+
+def _forwarder(index: int, server: str, tool: str, on_progress: ProgressCallback | None) -> Any:
+    """The SDK progress callback for one call, or None (then no progress token is sent at all)."""
+    if on_progress is None:
+        return None
+
+    async def forward(progress: float, total: float | None, message: str | None) -> None:
+        try:
+            on_progress(ToolProgress(index, server, tool, progress, total, message))
+        except Exception:  # boundary: the caller's callback must not break the call
+            logger.exception("progress callback failed")
+
+    return forward

@@ -52,10 +52,16 @@ _SCHEMAS: dict[str, Any] = {
     "ServerEntry": {"type": "object", "required": ["name"], "description": "an mcp_servers.json entry plus its name",
                     "properties": {"name": {"type": "string"}, "command": {"type": "string"},
                                    "args": {"type": "array", "items": {"type": "string"}},
-                                   "env": {"type": "object"}, "url": {"type": "string"}, "headers": {"type": "object"},
+                                   "env": {"type": "object"}, "envFile": {"type": "string"}, "cwd": {"type": "string"},
+                                   "url": {"type": "string"}, "headers": {"type": "object"},
+                                   "type": {"type": "string",
+                                            "enum": ["stdio", "http", "streamable-http", "streamableHttp", "sse"]},
+                                   "description": {"type": "string"}, "disabled": {"type": "boolean"},
                                    "timeout": {"type": "number"}, "fallback": {"type": "string"},
                                    "allowed_tools": {"type": "array", "items": {"type": "string"}},
-                                   "excluded_tools": {"type": "array", "items": {"type": "string"}}}},
+                                   "excluded_tools": {"type": "array", "items": {"type": "string"}},
+                                   "oauth": {"oneOf": [{"type": "boolean"}, {"type": "object", "properties": {
+                                       "scope": {"type": "string"}}}]}}},
 }
 
 _PATHS: dict[str, Any] = {
@@ -86,13 +92,25 @@ _PATHS: dict[str, Any] = {
         "summary": "Unregister an MCP server (admin)", "security": _ADMIN,
         "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
         "responses": {"200": _json({"type": "object"}, "removed"), **_errors(401, 403, 404)}}},
+    "/servers/{name}/authorization": {"get": {
+        "summary": "Where to authorize the gateway for an OAuth-protected server (admin)", "security": _ADMIN,
+        "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {"200": _json({"type": "object", "properties": {"server": {"type": "string"},
+                                                                     "authorization_url": {"type": "string"}}},
+                                   "the authorization URL to open in a browser"),
+                      **_errors(401, 403, 404)}}},
+    "/oauth/callback": {"get": {
+        "summary": "The authorization server's redirect after a person authorized the gateway",
+        "parameters": [{"name": "state", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
+                       *({"name": key, "in": "query", "schema": {"type": "string"}} for key in ("code", "iss", "error"))],
+        "responses": {"200": _json({"type": "object"}, "the code reached the waiting flow"), **_errors(400, 404)}}},
     "/tools": {"get": {"summary": "Every exposed tool, named server__tool", "security": _USER_AUTH,
                        "responses": {"200": _json({"type": "object"}, "tools"), **_errors(401)}}},
     "/media/{media_id}": {"get": {
         "summary": "An image a tool returned (charts)",
         "parameters": [{"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}],
         "responses": {"200": {"description": "the image", "content": {"image/png": {}}}, **_errors(404)}}},
-    "/health": {"get": {"summary": "LLM reachability and each MCP server's state",
+    "/health": {"get": {"summary": "Whether the LLM answers, each MCP server's state, and start-up warnings",
                         "responses": {"200": _json({"type": "object"}, "status ok or degraded")}}},
     "/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json({"type": "object"}, "OpenAPI")}}},
     "/": {"get": {"summary": "The web chat page (HTML; its script and stylesheet are under /static/)",

@@ -1,4 +1,10 @@
-"""One persistent MCP session, owned by a supervisor task that reconnects with backoff."""
+"""One persistent MCP session, owned by a supervisor task that reconnects with backoff.
+
+The protocol version is negotiated (`mode="auto"`): `server/discover` at the SDK's newest revision, falling back to
+the `initialize` handshake for older servers. What differs by era is handled here: liveness is `ping` on
+handshake-era sessions and `server/discover` on 2026-07-28 ones (which have no ping), and list changes arrive as
+plain notifications on the former and through a `subscriptions/listen` stream on the latter.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +23,15 @@ from typing import Any
 import anyio
 import httpx2
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp.shared.dispatcher import ProgressFnT
 from mcp_types import CONNECTION_CLOSED, CallToolResult, Tool
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_chat_app.server_oauth import OAuthSettings, ServerAuthorization
 from mcp_chat_app.server_registry import ServerSpec
 
 logger = logging.getLogger(__name__)
@@ -29,6 +40,9 @@ _BACKOFF_START_S = 0.2
 _BACKOFF_MAX_S = 30.0
 _CONNECT_TIMEOUT_S = 30.0
 _HEALTH_TIMEOUT_S = 5.0
+_RELISTEN_DELAY_S = 1.0
+# The SDK's own HTTP defaults: a long read timeout, because a server may hold a response stream open.
+_HTTP_TIMEOUT_S, _HTTP_READ_TIMEOUT_S = 30.0, 300.0
 # Errors that mean the session itself is gone (process died, HTTP server dropped), not that a tool failed.
 _TRANSPORT_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError,
                      httpx2.TransportError)
@@ -63,7 +77,8 @@ def resolve_command(command: str) -> str:
 class ServerConnection:
     """Keeps one server's session alive and exposes its tools, resources and prompts."""
 
-    def __init__(self, spec: ServerSpec, log_dir: Path, health_interval_s: float) -> None:
+    def __init__(self, spec: ServerSpec, log_dir: Path, health_interval_s: float,
+                 oauth: OAuthSettings | None = None) -> None:
         self.spec = spec
         self.tools: list[Tool] = []
         self.instructions = ""  # the server's own usage notes (initialize result), shown to the router
@@ -71,6 +86,11 @@ class ServerConnection:
         self.prompts: list[str] = []
         self.last_error: str | None = None
         self.restarts = 0
+        self.protocol_version: str | None = None  # negotiated on the live session
+        self.authorization: ServerAuthorization | None = None  # OAuth, for url servers that may answer 401
+        if oauth is not None and spec.uses_oauth:
+            self.authorization = ServerAuthorization(spec, oauth, self._waiting_on_person)
+        self._connect_scope: anyio.CancelScope | None = None  # bounds the handshake, lifted once up
         self._log_dir = log_dir
         self._health_interval_s = health_interval_s
         self._client: Client | None = None
@@ -119,8 +139,10 @@ class ServerConnection:
             pass
 
     async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float,
-                        meta: dict[str, Any] | None = None) -> CallToolResult:
-        """Call a tool on the live session; ServerUnavailable if the session is down or breaks."""
+                        meta: dict[str, Any] | None = None,
+                        on_progress: ProgressFnT | None = None) -> CallToolResult:
+        """Call a tool on the live session (`meta` goes out as the request's `_meta`; `on_progress` gets the
+        server's progress notifications for it); ServerUnavailable if the session is down or breaks."""
         if not self._ready.is_set():
             self._retry_now.set()  # a caller is waiting: skip what is left of the backoff
         if not await self.wait_ready(timeout) or self._client is None:
@@ -129,7 +151,7 @@ class ServerConnection:
         client = self._client
         try:
             async with asyncio.timeout(timeout):
-                return await client.call_tool(tool, arguments, meta=meta)
+                return await client.call_tool(tool, arguments, progress_callback=on_progress, meta=meta)
         except TimeoutError:
             raise  # TimeoutError is an OSError, but it means a slow tool, not a dead session
         except MCPError as error:
@@ -173,31 +195,76 @@ class ServerConnection:
             backoff = min(backoff * 2, _BACKOFF_MAX_S)
             self.restarts += 1
 
+    def _waiting_on_person(self, waiting: bool) -> None:
+        """The OAuth flow waits on a person: the connect deadline stops meanwhile (the consent has its own), and
+        start-up need not wait for it."""
+        if waiting:
+            self.last_error = f"needs authorization: an admin opens GET /servers/{self.spec.name}/authorization"
+            self._settled.set()
+        if self._connect_scope is not None:
+            self._connect_scope.deadline = math.inf if waiting else anyio.current_time() + _CONNECT_TIMEOUT_S
+
     async def _run_session(self) -> None:
         self._lost.clear()
         async with AsyncExitStack() as resources:
-            client = Client(self._transport(resources), mode="legacy", message_handler=self._on_message)
+            client = Client(self._transport(resources), mode="auto", message_handler=self._on_message)
             # One scope around the whole session keeps anyio's nesting intact; its deadline only
             # bounds the handshake and discovery, then it is lifted.
             with anyio.CancelScope(deadline=anyio.current_time() + _CONNECT_TIMEOUT_S) as connect_scope:
+                self._connect_scope = connect_scope
                 async with client:
                     await self._discover(client)
                     connect_scope.deadline = math.inf
+                    self._connect_scope = None
                     self._client = client
+                    self.protocol_version = client.protocol_version
                     self.last_error = None
                     self._ready.set()
                     self._settled.set()
-                    logger.info("MCP server %s up with %d tools", self.spec.name, len(self.tools))
+                    logger.info("MCP server %s up (protocol %s) with %d tools", self.spec.name,
+                                self.protocol_version, len(self.tools))
                     try:
                         await self._watch(client)
                     finally:
                         self._ready.clear()
                         self._client = None
+            self._connect_scope = None
             if connect_scope.cancelled_caught:
                 raise TimeoutError(f"no handshake within {_CONNECT_TIMEOUT_S:g}s")
 
     async def _watch(self, client: Client) -> None:
-        """Return when the session is lost; meanwhile answer list_changed and run health checks."""
+        """Return when the session is lost; meanwhile answer list changes and run health checks."""
+        changes = self._change_filter(client) if client.protocol_version in MODERN_PROTOCOL_VERSIONS else {}
+        async with anyio.create_task_group() as tasks:
+            if changes:
+                tasks.start_soon(self._listen_for_changes, client, changes)
+            await self._watch_health(client)
+            tasks.cancel_scope.cancel()
+
+    @staticmethod
+    def _change_filter(client: Client) -> dict[str, bool]:
+        capabilities = client.server_capabilities
+        announced = {"tools_list_changed": capabilities.tools, "resources_list_changed": capabilities.resources,
+                     "prompts_list_changed": capabilities.prompts}
+        return {key: True for key, capability in announced.items() if capability and capability.list_changed}
+
+    async def _listen_for_changes(self, client: Client, changes: dict[str, bool]) -> None:
+        """2026-07-28 servers send list changes only to a `subscriptions/listen` stream. Its events also reach
+        `_on_message`; a lost stream may have missed some, so the lists are fetched again and it is reopened."""
+        while True:
+            try:
+                async with client.listen(**changes) as subscription:
+                    async for _event in subscription:
+                        self._refresh_wanted.set()
+                return  # the server closed the stream on purpose
+            except SubscriptionLost:
+                self._refresh_wanted.set()
+            except (MCPError, ListenNotSupportedError, *_TRANSPORT_ERRORS) as error:
+                logger.info("MCP server %s: no change notifications (%s)", self.spec.name, _describe(error))
+                return
+            await asyncio.sleep(_RELISTEN_DELAY_S)
+
+    async def _watch_health(self, client: Client) -> None:
         while not self._lost.is_set():
             waiters = [asyncio.ensure_future(self._lost.wait()), asyncio.ensure_future(self._refresh_wanted.wait())]
             try:
@@ -217,9 +284,12 @@ class ServerConnection:
     async def _health_check(self, client: Client) -> None:
         try:
             async with asyncio.timeout(_HEALTH_TIMEOUT_S):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # ping is deprecated only for 2026 sessions; ours are legacy
-                    await client.send_ping()
+                if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    await client.session.send_discover(client.protocol_version)  # 2026-07-28 has no ping
+                else:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # ping is deprecated only for 2026-07-28 sessions
+                        await client.send_ping()
         except (TimeoutError, MCPError, *_TRANSPORT_ERRORS) as error:
             self._mark_lost(f"health check failed: {error!r}")
 
@@ -251,14 +321,18 @@ class ServerConnection:
     def _transport(self, resources: AsyncExitStack) -> Any:
         """The transport for `Client`; what it needs (log file, HTTP client) closes with `resources`."""
         spec = self.spec
-        if spec.command:
+        if spec.transport == "stdio":
             # A server's stderr goes to a per-server log file, not into the gateway's console.
             self._log_dir.mkdir(parents=True, exist_ok=True)
             errlog = resources.enter_context(open(self._log_dir / f"{spec.name}.log", "a", encoding="utf-8"))
             parameters = StdioServerParameters(command=resolve_command(spec.command), args=spec.args,
                                                env=spec.env or None, cwd=spec.cwd)
             return stdio_client(parameters, errlog=errlog)
-        # The SDK's own defaults: a long read timeout, because a server may hold a response stream open.
-        http_client = httpx2.AsyncClient(headers=spec.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        auth = self.authorization.provider if self.authorization is not None else None
+        if spec.transport == "sse":
+            return sse_client(spec.url, headers=spec.headers, timeout=_HTTP_TIMEOUT_S,
+                              sse_read_timeout=_HTTP_READ_TIMEOUT_S, auth=auth)
+        http_client = httpx2.AsyncClient(headers=spec.headers, auth=auth,
+                                         timeout=httpx2.Timeout(_HTTP_TIMEOUT_S, read=_HTTP_READ_TIMEOUT_S))
         resources.push_async_callback(http_client.aclose)
         return streamable_http_client(spec.url, http_client=http_client)

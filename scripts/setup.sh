@@ -34,6 +34,16 @@ if command -v npm >/dev/null && [ ! -x .venv/inspector/node_modules/.bin/mcp-ins
     npm install --prefix .venv/inspector --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@2.12.0 >/dev/null \
         || echo "setup: could not install the MCP Inspector; its CLI test will try again" >&2
 fi
+# The reference server @modelcontextprotocol/server-everything (pinned; TypeScript SDK, handshake-era protocol)
+# inside the venv, for the gateway's interoperability tests over stdio, SSE and streamable HTTP.
+everything_version=2026.8.31
+everything_dir=.venv/server-everything
+if command -v npm >/dev/null && ! grep -qs "\"version\": \"$everything_version\"" \
+        "$everything_dir/node_modules/@modelcontextprotocol/server-everything/package.json"; then
+    npm install --prefix "$everything_dir" --no-audit --no-fund --loglevel=error \
+        "@modelcontextprotocol/server-everything@$everything_version" >/dev/null \
+        || echo "setup: could not install server-everything; the gateway interop tests will try again" >&2
+fi
 
 # --- web chat page test (tests/e2e/test_web_page.py) ---
 # A real headless Chromium and its driver from Debian, when we may install packages (root).

@@ -9,17 +9,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+from dotenv import load_dotenv
+
 if __package__ in (None, ""):
     # `python weather_mcp_server/run.py`: make the package importable from the repository root.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 DEFAULT_HOST = "127.0.0.1"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # the hosts the SDK also guards against DNS rebinding
 DEFAULT_PORT = 8765
 INSPECTOR_PACKAGE = "@modelcontextprotocol/inspector@2.12.0"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Command line options."""
+    """Command line options (their defaults from the environment and `.env`)."""
+    load_dotenv()
     parser = argparse.ArgumentParser(prog="weather-mcp", description=__doc__)
     transport = os.environ.get("WEATHER_MCP_TRANSPORT", "stdio")
     parser.add_argument("--transport", choices=("stdio", "http"), default=transport)
@@ -40,12 +44,28 @@ def inspector_command() -> list[str]:
     return [npx, "-y", INSPECTOR_PACKAGE]
 
 
+def check_http_auth(host: str) -> None:
+    """Refuse bad auth settings before anything starts; warn when the tools are open beyond this machine."""
+    from weather_mcp_server.http_auth import HttpAuthSettings
+
+    try:
+        auth = HttpAuthSettings.from_env()
+    except ValueError as error:
+        raise SystemExit(f"weather-mcp: {error}") from error
+    if not auth.enabled and host not in LOOPBACK_HOSTS:
+        print(f"weather-mcp: WARNING: serving MCP on {host} without authentication: anyone who reaches this port "
+              "can call the tools. Set WEATHER_MCP_TOKEN, or the WEATHER_MCP_OAUTH_* settings "
+              "(docs/weather_server.md).", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the server with the chosen transport."""
     args = parse_args(argv)
     if args.dev:
         server = [sys.executable, str(Path(__file__).resolve())]
         raise SystemExit(subprocess.call([*inspector_command(), *server]))
+    if args.transport == "http":
+        check_http_auth(args.host)
     from weather_mcp_server.weather_server import mcp  # imported late: --help and --dev need no server
 
     if args.transport == "http":

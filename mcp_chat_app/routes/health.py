@@ -1,25 +1,41 @@
-"""`GET /health`: is the LLM reachable, is each MCP server up."""
+"""`GET /health`: does the LLM answer, is each MCP server up, is anything usable at all."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from flask import Blueprint, jsonify
 
+from mcp_chat_app.llm_client import LlmClient
 from mcp_chat_app.resources import gateway
 
 blueprint = Blueprint("health", __name__)
 
 
+def _llm_state(client: LlmClient) -> dict[str, Any]:
+    """Reachable (answers HTTP) and not hung (answers calls): see llm_watch.py."""
+    if client.watch.claim_probe():  # hung and idle: only a new call can show that it recovered
+        threading.Thread(target=client.probe, name="llm-probe", daemon=True).start()
+    silent = client.watch.silent_s()
+    return {"profile": client.endpoint.profile, "base_url": client.endpoint.base_url, "model": client.endpoint.model,
+            "reachable": client.reachable(), "hung": silent is not None and silent >= client.watch.hung_after_s,
+            "silent_s": None if silent is None else round(silent, 1), "hung_after_s": client.watch.hung_after_s}
+
+
 @blueprint.get("/health")
 def health() -> Any:
-    """Component states; `status` is `ok` only when the LLM and every enabled server are up."""
+    """Component states; `status` is `ok` only when every LLM answers, every enabled registry entry is up, and no
+    warning stands (an unreadable registry, no usable server, a hung LLM)."""
     resources = gateway()
     clients = [resources.router] if not resources.pipeline.is_hybrid() else [
         resources.router, resources.writer]
-    llm = [{"profile": client.endpoint.profile, "base_url": client.endpoint.base_url,
-            "model": client.endpoint.model, "reachable": client.reachable()} for client in clients]
-    servers = {row["name"]: {"up": row["up"], "disabled": row["disabled"], "last_error": row["last_error"]}
+    llm = [_llm_state(client) for client in clients]
+    servers = {row["name"]: {key: row[key] for key in ("up", "disabled", "protocol_version", "last_error",
+                                                       "config_error")}
                for row in resources.manager.status()}
-    healthy = all(item["reachable"] for item in llm) and all(s["up"] for s in servers.values() if not s["disabled"])
-    return jsonify({"status": "ok" if healthy else "degraded", "llm": llm, "servers": servers})
+    warnings = resources.manager.warnings() + [
+        f"the LLM at {item['base_url']} has not answered for {item['silent_s']:g}s" for item in llm if item["hung"]]
+    healthy = (all(item["reachable"] for item in llm) and not warnings
+               and all(s["up"] for s in servers.values() if not s["disabled"]))
+    return jsonify({"status": "ok" if healthy else "degraded", "llm": llm, "servers": servers, "warnings": warnings})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -18,6 +19,10 @@ REPO = HERE.parent.parent
 TINY_SERVER = {"command": "python", "args": [str(HERE / "tiny_mcp_server.py")], "timeout": 5}
 WEATHER_SERVER = {"command": "python", "args": ["-m", "weather_mcp_server.run"],
                   "env": {"WEATHER_PROVIDER": "simulated"}, "timeout": 20}
+# The third-party reference server, as scripts/setup.sh installs it (same pin).
+EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31"
+EVERYTHING_DIR = Path(sys.prefix) / "server-everything"
+EVERYTHING_BIN = EVERYTHING_DIR / "node_modules" / ".bin" / "mcp-server-everything"
 
 
 def free_port() -> int:
@@ -46,6 +51,36 @@ def stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def everything_server() -> Path:
+    """The server-everything launcher; installed now if setup could not (the npm registry), skipped without Node."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        import pytest  # here, not above: the bench scripts import this module without pytest
+
+        pytest.skip("Node.js/npm not installed: @modelcontextprotocol/server-everything cannot run")
+    if not EVERYTHING_BIN.exists():
+        subprocess.run(["npm", "install", "--prefix", str(EVERYTHING_DIR), "--no-audit", "--no-fund",
+                        EVERYTHING_PACKAGE], check=True, capture_output=True, timeout=600)
+    return EVERYTHING_BIN
+
+
+def start_everything(transport: str, port: int, log: Path) -> subprocess.Popen:
+    """server-everything over `sse` (http://127.0.0.1:PORT/sse) or `streamableHttp` (.../mcp)."""
+    process = subprocess.Popen([str(everything_server()), transport], env={**os.environ, "PORT": str(port)},
+                               stdout=log.open("a"), stderr=subprocess.STDOUT)
+    # Any answer means it listens (its /sse is a stream, so only the headers are awaited).
+    wait_http(f"http://127.0.0.1:{port}/{'mcp' if transport == 'streamableHttp' else 'message'}", process, log)
+    return process
+
+
+def start_weather_http(port: int, log: Path, **env: str) -> subprocess.Popen:
+    """`weather-mcp --transport http` (simulated data) at http://127.0.0.1:PORT/mcp; `env` adds e.g. its auth."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(port)], cwd=REPO,
+        env={**os.environ, "WEATHER_PROVIDER": "simulated", **env}, stdout=log.open("a"), stderr=subprocess.STDOUT)
+    wait_http(f"http://127.0.0.1:{port}/mcp", process, log)
+    return process
 
 
 def start_tiny_http(port: int, log: Path) -> subprocess.Popen:

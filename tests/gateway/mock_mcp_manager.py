@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_chat_app.mcp_manager import ToolInfo, ToolRequest
+from mcp_chat_app.mcp_manager import ProgressCallback, ToolInfo, ToolRequest
 from mcp_chat_app.server_registry import ServerSpec
 from mcp_chat_app.tool_results import ToolImage, ToolOutcome
 
@@ -45,9 +45,10 @@ class MockMcpManager:
         """Nothing to close."""
 
     def status(self) -> list[dict[str, Any]]:
-        return [{"name": server, "transport": "scripted", "disabled": False, "up": True,
-                 "tools": [t.name for t in self._tools.values() if t.server == server], "resources": [],
-                 "prompts": [], "last_error": None, "restarts": 0, "fallback": None}
+        return [{"name": server, "transport": "scripted", "description": "", "disabled": False, "up": True,
+                 "protocol_version": None, "tools": [t.name for t in self._tools.values() if t.server == server],
+                 "resources": [], "prompts": [], "last_error": None, "config_error": None, "ignored_keys": [],
+                 "needs_authorization": False, "restarts": 0, "fallback": None}
                 for server in self._servers()]
 
     def tools(self) -> list[ToolInfo]:
@@ -56,7 +57,12 @@ class MockMcpManager:
     def instructions(self) -> dict[str, str]:
         return {}
 
-    def call_tools(self, requests: list[ToolRequest], locale: str | None = None) -> list[ToolOutcome]:
+    def warnings(self) -> list[str]:
+        return []
+
+    def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
+                   on_progress: ProgressCallback | None = None) -> list[ToolOutcome]:
+        """Scripted tools report no progress, so `on_progress` is never called."""
         self.calls.extend(requests)
         self.locales.append(locale)
         with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:
@@ -67,6 +73,13 @@ class MockMcpManager:
 
     def remove_server(self, name: str) -> bool:
         return False
+
+    def authorization_url(self, name: str) -> str | None:
+        return None
+
+    def complete_authorization(self, state: str, code: str | None, iss: str | None = None,
+                               error: str | None = None) -> str | None:
+        return None
 
     def _servers(self) -> list[str]:
         return list(dict.fromkeys(tool.server for tool in self._tools.values()))

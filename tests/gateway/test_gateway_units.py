@@ -15,7 +15,7 @@ from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.mcp_manager import ToolInfo
 from mcp_chat_app.model_profiles import load_roles
 from mcp_chat_app.prompts import openai_tools
-from mcp_chat_app.server_registry import load_registry, parse_server_spec
+from mcp_chat_app.server_registry import Registry, load_registry, parse_server_spec
 from mcp_chat_app.tool_call_parser import parse_tool_calls
 from mcp_chat_app.tool_results import ToolOutcome, model_view
 
@@ -114,12 +114,30 @@ def test_registry_reads_claude_desktop_format_and_our_keys(tmp_path: Path, monke
         "remote": {"url": "http://127.0.0.1:8765/mcp", "headers": {"Authorization": "Bearer ${SECRET_TOKEN}"},
                    "disabled": True, "timeout": 5},
     }}))
-    registry = load_registry(path)
+    registry = load_registry(path).servers
     assert registry["weather"].env == {"WEATHER_PROVIDER": "simulated"}
     assert registry["weather"].transport == "stdio" and registry["weather"].fallback == "weather-backup"
     assert not registry["weather"].exposes("get_weather_chart") and registry["weather"].exposes("get_forecast")
     assert registry["remote"].headers == {"Authorization": "Bearer s3cret"} and registry["remote"].disabled
-    assert load_registry(tmp_path / "missing.json") == {}
+    assert load_registry(tmp_path / "missing.json") == Registry()
+
+
+def test_registry_names_inputs_and_duplicates_as_hosts_write_them(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("MCP_INPUT_REGION", raising=False)
+    path = tmp_path / ".vscode" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({
+        "inputs": [{"type": "pickString", "id": "region", "options": ["eu", "us"], "default": "eu"}],
+        "servers": {"io.github.acme/Weather Tools": {"type": "http", "url": "https://${input:region}.acme.test/mcp"},
+                    "local": {"command": "a", "cwd": "${workspaceFolder}/srv", "args": ["${userHome}"]},
+                    "twin": {"command": "a"}, "twin!": {"command": "c"}},
+        "mcpServers": {"twin": {"command": "b"}}}))
+    registry = load_registry(path)
+    assert registry.servers["io-github-acme-Weather-Tools"].url == "https://eu.acme.test/mcp"  # the input's default
+    assert registry.servers["local"].cwd == f"{tmp_path}/srv" and registry.servers["local"].args == [str(Path.home())]
+    assert "twin" not in registry.servers and "defined more than once" in registry.rejected["twin"]
+    monkeypatch.setenv("MCP_INPUT_REGION", "us")
+    assert load_registry(path).servers["io-github-acme-Weather-Tools"].url == "https://us.acme.test/mcp"
 
 
 @pytest.mark.parametrize("name, entry, message", [
@@ -131,7 +149,13 @@ def test_registry_reads_claude_desktop_format_and_our_keys(tmp_path: Path, monke
     ("x", {"command": "x", "timeout": float("nan")}, "seconds in"),
     ("x", {"command": "x", "cwd": 5}, "'cwd' must be a str"),
     ("x", {"command": "x", "args": "a b"}, "list of strings"),
-    ("x", {"command": "x", "surprise": 1}, "unknown keys"),
+    ("x", {"type": "websocket", "url": "ws://h/mcp"}, "unknown type 'websocket'"),
+    ("x", {"type": "stdio", "url": "http://h/mcp"}, "needs 'command'"),
+    ("x", {"type": "sse", "command": "x"}, "needs 'url'"),
+    ("x", {"command": "x", "env": {"A": ["list"]}}, "object of strings"),
+    ("x", {"command": "x", "envFile": "/nonexistent/.env"}, "does not exist"),
+    ("x", {"url": "http://h/mcp", "oauth": "yes"}, "'oauth' must be"),
+    ("x", {"command": "${command:pick}"}, "unsupported variable"),
 ])
 def test_registry_rejects_bad_entries_clearly(name, entry, message):
     with pytest.raises(ValueError, match=message):

@@ -41,6 +41,12 @@ async def sleep_then_record(text: str, seconds: float = 0.5) -> str:
 
 
 @server.tool()
+def env_value(name: str) -> str:
+    """The value of an environment variable of this server process (shows what a registry entry passed)."""
+    return os.environ.get(name, "")
+
+
+@server.tool()
 def always_fails(reason: str = "boom") -> str:
     """Raise an error, to test how tool failures are reported."""
     raise RuntimeError(f"tiny tool failed: {reason}")
@@ -76,9 +82,10 @@ def shout(text: str) -> str:
 
 @server.tool()
 async def enable_shout(ctx: Context) -> str:
-    """Register the `shout` tool and tell the client its tool list changed."""
+    """Register the `shout` tool and tell the client its tool list changed, in either protocol era."""
     server.add_tool(shout)
-    await ctx.session.send_tool_list_changed()
+    await ctx.notify_tools_changed()  # 2026-07-28 sessions: to `subscriptions/listen` streams
+    await ctx.session.send_tool_list_changed()  # handshake-era sessions: a plain notification
     return "shout enabled"
 
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -65,22 +65,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def http_server() -> Iterator[str]:
-    """`weather-mcp --transport http` on a free port, replaying the recorded payloads; yields its /mcp URL."""
+@contextmanager
+def running_http_server(env: dict[str, str], *args: str) -> Iterator[tuple[subprocess.Popen, str]]:
+    """`weather-mcp --transport http [args]` on a free port with `env`; yields the process and its /mcp URL."""
     port = free_port()
-    env = server_env(FIXTURES)
     process = subprocess.Popen(
-        [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(port)],
+        [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(port), *args],
         env=env,
         cwd=REPO,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    url = f"http://127.0.0.1:{port}/mcp"
     try:
         _wait_for_port(port, process)
-        yield url
+        yield process, f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
         try:
@@ -88,6 +86,13 @@ def http_server() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def http_server() -> Iterator[str]:
+    """`weather-mcp --transport http` on a free port, replaying the recorded payloads; yields its /mcp URL."""
+    with running_http_server(server_env(FIXTURES)) as (_, url):
+        yield url
 
 
 def _wait_for_port(port: int, process: subprocess.Popen) -> None:
