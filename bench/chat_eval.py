@@ -1,15 +1,16 @@
-"""End-to-end tool-use eval: every dev-set question through `POST /chat/<user>` of a running gateway.
+"""End-to-end eval of the assistant's answers: every dev question through `POST /chat/<user>` of a running gateway.
 
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
-    WEATHER_PROVIDER=simulated mcp-chat up --model qwen2.5-coder-0.5b-instruct
-    python bench/chat_eval.py                      # ../shared/eval/dev_queries.jsonl
-    python bench/chat_eval.py my_queries.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md
+    WEATHER_PROVIDER=simulated mcp-chat up
+    python bench/chat_eval.py                      # both ../shared/eval/ dev files
+    python bench/chat_eval.py my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
-Each reply is scored by bench/chat_eval_checks.py (tool, location within 50 km, days, chart image,
-range bounds, no tool for chit-chat, numbers grounded in the tool data, language). Prints a table per
-intent and per language, the p50/p90 latency, and the failures; `--markdown` writes the tables for
-docs/benchmarks.md, `--json` every reply with its scores.
+A file holds single questions (`{"query", ...}` per line) or conversations (`{"id", "turns": [...]}`); the turns
+of a conversation go to one user, in order. Each reply is scored twice: loosely by chat_eval_checks.py (the eight
+checks the eval began with) and strictly by chat_eval_rules.py (the nine rules of ../shared/eval/README.md).
+Prints the loose and strict rates per intent, the failures per rule, p50/p90 latency, and every strict failure
+with its reply.
 """
 
 from __future__ import annotations
@@ -28,38 +29,50 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chat_eval_checks import CHECKS, fully_correct, score  # noqa: E402
+from chat_eval_checks import fully_correct, score  # noqa: E402
+from chat_eval_rules import RULES, strict_score, strictly_correct  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_QUERIES = REPO.parent / "shared" / "eval" / "dev_queries.jsonl"
-_SHORT = {"tool": "tool", "location": "loc", "days": "days", "chart": "chart", "range": "range",
-          "no_tool": "no-tool", "grounded": "numbers", "language": "lang"}
+EVAL_DIR = REPO.parent / "shared" / "eval"
+DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
 
 
 @dataclass
 class Outcome:
-    """One question, the gateway's reply, its scores and how long it took."""
+    """One turn, the gateway's reply, its scores and how long it took."""
 
-    query: dict[str, Any]
+    dialogue: str
+    index: int
+    turn: dict[str, Any]
     reply: dict[str, Any]
     checks: dict[str, bool | None]
+    rules: dict[str, bool | None]
     latency_s: float
 
     @property
-    def correct(self) -> bool:
+    def loose(self) -> bool:
         return fully_correct(self.checks)
 
+    @property
+    def strict(self) -> bool:
+        return strictly_correct(self.rules)
 
-def load_queries(path: Path) -> list[dict[str, Any]]:
-    """One JSON object per non-empty line."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+def load_dialogues(path: Path) -> list[dict[str, Any]]:
+    """Conversations from a JSONL file; a line that is a single question is a conversation of one turn."""
+    dialogues = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            item = json.loads(line)
+            dialogues.append(item if "turns" in item else {"id": f"{path.stem}:{number}", "turns": [item]})
+    return dialogues
 
 
-def ask(client: httpx.Client, user: str, query: dict[str, Any]) -> tuple[dict[str, Any], float, bool]:
+def ask(client: httpx.Client, user: str, query: str) -> tuple[dict[str, Any], float, bool]:
     """The reply (an `error` reply when the request failed), the latency and whether its images load."""
     started = time.perf_counter()
     try:
-        response = client.post(f"/chat/{user}", json={"message": query["query"], "use_tools": True})
+        response = client.post(f"/chat/{user}", json={"message": query, "use_tools": True})
         reply = response.json()
     except (httpx.HTTPError, ValueError) as error:
         reply = {"error": {"code": "request_failed", "message": str(error)}}
@@ -77,26 +90,31 @@ def _image_loads(client: httpx.Client, url: str) -> bool:
     return response.status_code == 200 and response.headers.get("content-type", "").startswith("image/")
 
 
-def run_eval(queries: list[dict[str, Any]], gateway_url: str, timeout_s: float,
+def run_eval(dialogues: list[dict[str, Any]], gateway_url: str, timeout_s: float,
              progress: bool = True) -> list[Outcome]:
-    """Ask every question as a fresh user (no history carries over), in order, one at a time.
+    """Each conversation as a fresh user, its turns in order, one request at a time.
 
-    Ctrl-C stops early and keeps the questions answered so far, so a long run still gives its tables.
+    Ctrl-C stops early and keeps the turns answered so far, so a long run still gives its tables.
     """
     run_id = uuid.uuid4().hex[:8]
     outcomes: list[Outcome] = []
+    total = sum(len(d["turns"]) for d in dialogues)
     with httpx.Client(base_url=gateway_url, timeout=timeout_s) as client:
         try:
-            for index, query in enumerate(queries):
-                user = f"eval_{run_id}_{index}"
-                reply, latency, image_ok = ask(client, user, query)
+            for number, dialogue in enumerate(dialogues):
+                user = f"eval_{run_id}_{number}"
+                for index, turn in enumerate(dialogue["turns"]):
+                    turn = {**turn, "earlier": [t["query"] for t in dialogue["turns"][:index]]}
+                    reply, latency, image_ok = ask(client, user, turn["query"])
+                    outcome = Outcome(dialogue["id"], index, turn, reply, score(turn, reply, image_ok),
+                                      strict_score(turn, reply, index, image_ok), latency)
+                    outcomes.append(outcome)
+                    if progress:
+                        mark = "ok " if outcome.strict else ("BAD" if not outcome.loose else "bad")
+                        print(f"[{len(outcomes):2}/{total}] {mark} {latency:5.1f}s {turn['query']}", flush=True)
                 client.delete(f"/chat/{user}/history")
-                outcomes.append(Outcome(query, reply, score(query, reply, image_ok), latency))
-                if progress:
-                    mark = "ok " if outcomes[-1].correct else "BAD"
-                    print(f"[{index + 1:2}/{len(queries)}] {mark} {latency:5.1f}s {query['query']}", flush=True)
         except KeyboardInterrupt:
-            print(f"interrupted: scoring the {len(outcomes)} questions answered so far", flush=True)
+            print(f"interrupted: scoring the {len(outcomes)} turns answered so far", flush=True)
     return outcomes
 
 
@@ -111,28 +129,35 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def _cell(outcomes: list[Outcome], check: str) -> str:
-    applicable = [o.checks[check] for o in outcomes if o.checks[check] is not None]
-    return f"{sum(applicable)}/{len(applicable)}" if applicable else "-"
+def _rate(outcomes: list[Outcome], passed: int) -> str:
+    return f"{passed}/{len(outcomes)} ({100 * passed / len(outcomes):.0f}%)"
 
 
 def _row(label: str, outcomes: list[Outcome]) -> list[str]:
-    correct = sum(o.correct for o in outcomes)
     latency = percentile([o.latency_s for o in outcomes], 0.5)
-    return [label, str(len(outcomes)), f"{correct}/{len(outcomes)} ({100 * correct / len(outcomes):.0f}%)",
-            *[_cell(outcomes, check) for check in CHECKS], f"{latency:.1f}"]
+    return [label, str(len(outcomes)), _rate(outcomes, sum(o.loose for o in outcomes)),
+            _rate(outcomes, sum(o.strict for o in outcomes)), f"{latency:.1f}"]
 
 
-def summary_rows(outcomes: list[Outcome], key: str) -> list[list[str]]:
-    """One row per value of the query field `key` (intent or lang), then the total."""
+def intent_rows(outcomes: list[Outcome]) -> list[list[str]]:
+    """One row per intent, then the total."""
     groups: dict[str, list[Outcome]] = {}
     for outcome in outcomes:
-        groups.setdefault(outcome.query[key], []).append(outcome)
+        groups.setdefault(outcome.turn["intent"], []).append(outcome)
     return [_row(name, group) for name, group in groups.items()] + [_row("all", outcomes)]
 
 
-def _header(first: str) -> list[str]:
-    return [first, "n", "fully correct", *[_SHORT[check] for check in CHECKS], "p50 s"]
+INTENT_HEADER = ["intent", "n", "loose", "strict", "p50 s"]
+RULE_HEADER = ["rule", "applies", "broken"]
+
+
+def rule_rows(outcomes: list[Outcome]) -> list[list[str]]:
+    """How often each rule applied and was broken."""
+    rows = []
+    for rule in RULES:
+        applied = [o.rules[rule] for o in outcomes if o.rules[rule] is not None]
+        rows.append([rule, str(len(applied)), str(sum(result is False for result in applied))])
+    return rows
 
 
 def text_table(rows: list[list[str]], header: list[str]) -> str:
@@ -147,67 +172,75 @@ def markdown_table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
 
 
-def latency_line(outcomes: list[Outcome]) -> str:
+def summary_lines(outcomes: list[Outcome]) -> list[str]:
+    """The headline figures: strict and loose rates, language, disclosure, invented figures, latency."""
     latencies = [o.latency_s for o in outcomes]
-    return (f"latency p50 {percentile(latencies, 0.5):.2f} s, p90 {percentile(latencies, 0.9):.2f} s, "
-            f"mean {statistics.fmean(latencies):.2f} s over {len(latencies)} questions")
 
+    def share(rule: str) -> str:
+        applied = [o.rules[rule] for o in outcomes if o.rules[rule] is not None]
+        return f"{sum(bool(r) for r in applied)}/{len(applied)}" if applied else "-"
 
-def language_line(outcomes: list[Outcome]) -> str:
-    right = sum(bool(o.checks["language"]) for o in outcomes)
-    return f"replies in the user's language: {right}/{len(outcomes)} ({100 * right / len(outcomes):.0f}%)"
+    invented = sum(o.rules["figures"] is False for o in outcomes)
+    return [
+        f"strict: {_rate(outcomes, sum(o.strict for o in outcomes))}; loose: "
+        f"{_rate(outcomes, sum(o.loose for o in outcomes))}",
+        f"language: {share('language')}; disclosure of simulated data: {share('disclosure')}; replies with "
+        f"invented figures: {invented}",
+        f"latency p50 {percentile(latencies, 0.5):.2f} s, p90 {percentile(latencies, 0.9):.2f} s, mean "
+        f"{statistics.fmean(latencies):.2f} s over {len(latencies)} turns",
+    ]
 
 
 def failures(outcomes: list[Outcome]) -> str:
     lines = []
     for outcome in outcomes:
-        if outcome.correct:
+        if outcome.strict:
             continue
-        failed = [check for check, result in outcome.checks.items() if result is False]
+        broken = [rule for rule, result in outcome.rules.items() if result is False]
         calls = "; ".join(f"{call['tool']}({json.dumps(call['arguments'], ensure_ascii=False)})"
+                          + (" ERROR" if call.get("is_error") else "")
                           for call in outcome.reply.get("tool_calls", [])) or "no tool"
-        answer = (outcome.reply.get("response") or json.dumps(outcome.reply.get("error"), ensure_ascii=False))
-        lines.append(f"- {outcome.query['query']}  [{', '.join(failed)}]\n    calls: {calls}\n"
-                     f"    answer: {answer[:160]!r}")
+        answer = outcome.reply.get("response") or json.dumps(outcome.reply.get("error"), ensure_ascii=False)
+        lines.append(f"- [{outcome.dialogue}#{outcome.index + 1}] {outcome.turn['query']}  [{', '.join(broken)}]\n"
+                     f"    calls: {calls}\n    answer: {answer[:240]!r}")
     return "\n".join(lines) or "(none)"
 
 
 def report_markdown(outcomes: list[Outcome], model: str) -> str:
     return "\n\n".join([
-        f"Model `{model}`, {len(outcomes)} questions, weather server on simulated data.",
-        markdown_table(summary_rows(outcomes, "intent"), _header("intent")),
-        markdown_table(summary_rows(outcomes, "lang"), _header("language")),
-        f"{latency_line(outcomes)}; {language_line(outcomes)}.",
+        f"Model `{model}`, {len(outcomes)} turns, weather server on simulated data.",
+        markdown_table(intent_rows(outcomes), INTENT_HEADER),
+        markdown_table(rule_rows(outcomes), RULE_HEADER),
+        "; ".join(summary_lines(outcomes)) + ".",
     ]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("queries", nargs="?", type=Path, default=DEFAULT_QUERIES,
-                        help="JSONL questions (default: ../shared/eval/dev_queries.jsonl from the repo root)")
+    parser.add_argument("files", nargs="*", type=Path, default=list(DEFAULT_FILES),
+                        help="JSONL questions or conversations (default: both dev files in ../shared/eval/)")
     parser.add_argument("--gateway", default="http://127.0.0.1:8081", help="the running gateway")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per request")
-    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--limit", type=int, help="only the first N conversations of each file")
     parser.add_argument("--markdown", type=Path, help="write the tables as markdown to this file")
     parser.add_argument("--json", type=Path, help="write every reply with its scores to this file")
     args = parser.parse_args(argv)
 
-    queries = load_queries(args.queries)[: args.limit]
-    outcomes = run_eval(queries, args.gateway, args.timeout)
+    dialogues = [d for path in args.files for d in load_dialogues(path)[: args.limit]]
+    outcomes = run_eval(dialogues, args.gateway, args.timeout)
     if not outcomes:
         return 1
     model = next((o.reply["model"] for o in outcomes if o.reply.get("model")), "unknown")
     print(f"\nmodel {model}\n")
-    print(text_table(summary_rows(outcomes, "intent"), _header("intent")), end="\n\n")
-    print(text_table(summary_rows(outcomes, "lang"), _header("language")), end="\n\n")
-    print(latency_line(outcomes))
-    print(language_line(outcomes))
-    print(f"\nfailures:\n{failures(outcomes)}")
+    print(text_table(intent_rows(outcomes), INTENT_HEADER), end="\n\n")
+    print(text_table(rule_rows(outcomes), RULE_HEADER), end="\n\n")
+    print("\n".join(summary_lines(outcomes)))
+    print(f"\nstrict failures:\n{failures(outcomes)}")
     if args.markdown:
         args.markdown.write_text(report_markdown(outcomes, model), encoding="utf-8")
     if args.json:
-        records = [{"query": o.query, "reply": o.reply, "checks": o.checks, "latency_s": round(o.latency_s, 3)}
-                   for o in outcomes]
+        records = [{"dialogue": o.dialogue, "index": o.index, "query": o.turn, "reply": o.reply, "checks": o.checks,
+                    "rules": o.rules, "latency_s": round(o.latency_s, 3)} for o in outcomes]
         args.json.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0
 

@@ -1,4 +1,6 @@
-"""How `chat_eval.py` scores one reply of `POST /chat/<user>` against one dev-set question.
+"""The loose score of one reply (the eight checks the eval started with), beside the strict rules of
+chat_eval_rules.py: tool, place, days covered, chart, range bounds, no tool for chit-chat, numbers from the data,
+language.
 
 Each check returns True (passed), False (failed) or None (does not apply to this question). A reply is
 fully correct when every applicable check passed. The checks read only what the gateway returns: the
@@ -19,7 +21,7 @@ INTENT_TOOLS: dict[str, set[str]] = {
     "precipitation": {"get_precipitation"},
     "chart": {"get_weather_chart"},
     "temperature_range": {"find_cities_by_temperature"},
-    "compare": {"get_current_weather", "get_forecast"},
+    "compare": {"compare_weather", "get_current_weather", "get_forecast"},
     "none": set(),
 }
 # Intents whose answer must quote at least one number (a chart's answer may just point at the image).
@@ -47,28 +49,42 @@ def _succeeded(reply: dict[str, Any], tools: set[str]) -> list[dict[str, Any]]:
             if call["tool"] in tools and not call.get("is_error") and isinstance(call.get("structured_content"), dict)]
 
 
+def _locations(call: dict[str, Any]) -> list[dict[str, Any]]:
+    content = call["structured_content"]
+    if "places" in content:
+        return [place.get("location") or {} for place in content["places"]]
+    return [content.get("location") or {}]
+
+
 def _near(call: dict[str, Any], city: dict[str, Any]) -> bool:
-    location = call["structured_content"].get("location") or {}
-    if "latitude" not in location:
-        return False
-    return haversine_km(location["latitude"], location["longitude"], city["lat"], city["lon"]) <= _MAX_DISTANCE_KM
+    return any("latitude" in location and haversine_km(location["latitude"], location["longitude"], city["lat"],
+                                                       city["lon"]) <= _MAX_DISTANCE_KM
+               for location in _locations(call))
 
 
-def _days_covered(call: dict[str, Any]) -> int:
-    """How many days, counting today as day 1, a single-place result covers."""
+def _days_covered(call: dict[str, Any], weekend: bool) -> int:
+    """Up to which day, counting today as day 1, a result covers; a result with the weekend covers a question
+    about "this weekend" (labelled as the week it lies in)."""
     content = call["structured_content"]
     if call["tool"] == "get_current_weather":
         return 1
-    return len(content.get("days") or content.get("points") or [])
+    records = content.get("days") or content.get("points") or [
+        day for place in content.get("places", []) for day in place.get("days", [])]
+    weekdays = {record.get("weekday") for record in records}
+    if weekend and {"Saturday", "Sunday"} & weekdays:
+        return 7
+    return max((record["day"] + 1 for record in records if "day" in record), default=len(records))
 
 
 def check_tool(query: dict[str, Any], reply: dict[str, Any]) -> bool | None:
-    tools = INTENT_TOOLS[query["intent"]]
+    tools = INTENT_TOOLS.get(query["intent"])
+    if tools is None:
+        return None
     return bool(_succeeded(reply, tools)) if tools else None
 
 
 def check_location(query: dict[str, Any], reply: dict[str, Any]) -> bool | None:
-    if not query.get("cities"):
+    if not query.get("cities") or query["intent"] not in INTENT_TOOLS:
         return None
     calls = _succeeded(reply, INTENT_TOOLS[query["intent"]])
     return all(any(_near(call, city) for call in calls) for city in query["cities"])
@@ -76,14 +92,15 @@ def check_location(query: dict[str, Any], reply: dict[str, Any]) -> bool | None:
 
 def check_days(query: dict[str, Any], reply: dict[str, Any]) -> bool | None:
     """Every call that answers for an expected city covers the days asked; a range query looks at that day."""
-    if "days" not in query:
+    if "days" not in query or query["intent"] not in INTENT_TOOLS:
         return None
     if query["intent"] == "temperature_range":
         calls = _succeeded(reply, INTENT_TOOLS["temperature_range"])
-        return any(call["structured_content"].get("days_ahead") == query["days"] - 1 for call in calls)
+        return any(call["structured_content"].get("day") == query["days"] - 1 for call in calls)
+    weekend = any(word in query["query"].lower() for word in ("weekend", "周末"))
     calls = [call for call in _succeeded(reply, INTENT_TOOLS[query["intent"]])
              if any(_near(call, city) for city in query["cities"])]
-    return bool(calls) and all(_days_covered(call) >= query["days"] for call in calls)
+    return bool(calls) and all(_days_covered(call, weekend) >= query["days"] for call in calls)
 
 
 def check_chart(query: dict[str, Any], reply: dict[str, Any], image_ok: bool) -> bool | None:

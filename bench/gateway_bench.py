@@ -66,7 +66,7 @@ def bench_requests(work_dir: Path, count: int) -> list[str]:
         row("  in the stubbed LLM (2 completions over HTTP)", llm_ms),
         row("  in the tool call (weather, stdio)", tool_ms),
         row("  gateway overhead (total - LLM - tool)", overhead),
-        row("    of which in the orchestrator", server_side),
+        row("    of which in the chat pipeline", server_side),
     ]
 
 

@@ -41,7 +41,7 @@ SYSTEM = ("You are a weather assistant. Call a tool whenever the user asks about
 EXPECTED_TOOL = {"current": {"get_current_weather"}, "forecast": {"get_forecast"},
                  "precipitation": {"get_precipitation"}, "chart": {"get_weather_chart"},
                  "temperature_range": {"find_cities_by_temperature"},
-                 "compare": {"get_current_weather", "get_forecast"}}
+                 "compare": {"compare_weather", "get_current_weather", "get_forecast"}}
 MAX_TOKENS = 192
 # A call the server could not return as `tool_calls` (cut off, or unreadable) stays in the content.
 CALL_IN_TEXT = re.compile(r'\{\s*"name"\s*:')
@@ -71,22 +71,23 @@ async def _tools_over_stdio() -> list[dict]:
 
 def _builtin_tools() -> list[dict]:
     city = {"type": "string", "description": "City name in any language"}
-    days = {"type": "integer", "minimum": 0, "maximum": 15, "description": "last day: 0 = today, 1 = tomorrow"}
+    day = {"type": "integer", "minimum": -366, "maximum": 366, "description": "the (first) day: 0 = today, 1 = tomorrow"}
+    count = {"type": "integer", "minimum": 1, "description": "how many days from that day on"}
 
     def tool(name: str, description: str, properties: dict, required: list[str]) -> dict:
         return {"type": "function", "function": {"name": name, "description": description, "parameters": {
             "type": "object", "properties": properties, "required": required}}}
     return [
         tool("get_current_weather", "Current weather for a city.", {"city": city}, ["city"]),
-        tool("get_forecast", "Daily forecast.", {"city": city, "days_ahead": days}, ["city"]),
-        tool("get_precipitation", "Rain and snow outlook.",
-             {"city": city, "days_ahead": days, "hourly": {"type": "boolean"}}, ["city"]),
+        tool("get_forecast", "Daily forecast.", {"city": city, "day": day, "days": count}, ["city"]),
+        tool("get_precipitation", "Rain and snow outlook.", {"city": city, "day": day, "days": count}, ["city"]),
+        tool("compare_weather", "Which of two or more places is warmer, colder or wetter.",
+             {"cities": {"type": "array", "items": city}, "day": day, "days": count}, ["cities"]),
         tool("find_cities_by_temperature", "Cities whose temperature lies in a range.",
-             {"min_temp": {"type": "number"}, "max_temp": {"type": "number"},
-              "days_ahead": {"type": "integer", "minimum": 0, "maximum": 15}}, []),
+             {"min_temp": {"type": "number"}, "max_temp": {"type": "number"}, "day": day}, []),
         tool("get_weather_chart", "PNG chart of temperature or precipitation.",
-             {"city": city, "days_ahead": days, "kind": {"type": "string", "enum": ["temperature", "precipitation"]}},
-             ["city"]),
+             {"city": city, "day": day, "days": count,
+              "kind": {"type": "string", "enum": ["temperature", "precipitation"]}}, ["city"]),
     ]
 
 
@@ -110,21 +111,29 @@ def _city_matches(name: str, expected: dict, gazetteer) -> bool:
     return expected["name"].lower() in name.lower()
 
 
+def _reaches(args: dict, days: int) -> bool:
+    """Whether a call's days (`day` from today, `days` of them) reach the last day asked; a weekday reaches any."""
+    day = args.get("day", 0)
+    if not isinstance(day, int):
+        return True
+    return day + args.get("days", 1) >= days
+
+
 def _args_match(query: dict, calls: list[tuple[str, dict]], gazetteer) -> bool:
     cities = [args.get("city", "") for _, args in calls if "city" in args]
+    cities += [name for _, args in calls for name in args.get("cities", []) if isinstance(name, str)]
     if not all(any(_city_matches(c, exp, gazetteer) for c in cities) for exp in query["cities"]):
         return False
     for name, args in calls:
         if name == "find_cities_by_temperature":
-            if args.get("days_ahead", 1) != query.get("days", 2) - 1:
+            if args.get("day", 0) != query.get("days", 1) - 1:
                 return False
             if "min_c" in query and args.get("min_temp") != query["min_c"]:
                 return False
             if "max_c" in query and args.get("max_temp") != query["max_c"]:
                 return False
-        elif "days" in query and name != "get_current_weather" and (
-                args.get("days_ahead") is None or args["days_ahead"] + 1 < query["days"]):
-            return False  # the call must name the last day, and reach the days asked (today = day 1)
+        elif "days" in query and name != "get_current_weather" and not _reaches(args, query["days"]):
+            return False  # the call must reach the last day asked (today = day 1)
         if "chart" in query and name == "get_weather_chart" and args.get("kind", "temperature") != query["chart"]:
             return False
     return True
@@ -204,7 +213,7 @@ def masking_seconds_per_token(model: str, tools: list[dict]) -> float:
     canonical = validate_tools(tools)
     compiled = grammars.for_tools(canonical, ToolChoice("auto"), True)
     reply = ('I will check. <tool_call>\n{"name": "get_forecast", "arguments": '
-             '{"city": "Guangzhou", "days_ahead": 4}}\n</tool_call>')
+             '{"city": "Guangzhou", "day": 0, "days": 5}}\n</tool_call>')
     tokens = tokenizer.encode(reply, add_special_tokens=False)
     seq = SimpleNamespace(constraint=GrammarConstraint(compiled))
     logits = torch.zeros(1, config.vocab_size)

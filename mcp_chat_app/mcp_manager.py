@@ -41,7 +41,7 @@ class ToolInfo:
 
 @dataclass(frozen=True)
 class ToolRequest:
-    """One call the orchestrator wants made."""
+    """One call the chat pipeline wants made."""
 
     server: str
     tool: str

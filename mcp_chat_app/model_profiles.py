@@ -32,6 +32,8 @@ class Endpoint:
     # The endpoint takes vLLM's `structured_outputs` extension (llm_backend and vLLM do, OpenAI does not): the
     # writer's answer to a question with data is then constrained to quote at least one figure.
     structured_outputs: bool = False
+    # A small writer summarising a list of days gets days wrong: longer lists are shown as the server words them.
+    max_written_records: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
         max_tool_rounds=entry.get("max_tool_rounds"),
         tool_choice=tool_choice,
         structured_outputs=bool(entry.get("structured_outputs", False)),
+        max_written_records=entry.get("max_written_records"),
     )
 
 

@@ -28,11 +28,16 @@ _SCHEMAS: dict[str, Any] = {
         "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS, "pattern": MESSAGE_PATTERN},
         "use_tools": {"type": "boolean", "default": True},
         "stream": {"type": "boolean", "default": False,
-                   "description": "SSE events tool_call, tool_result, token, rewrite, done, error"}}},
+                   "description": "SSE events tool_call, tool_result, progress, token, rewrite, done, error"}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
-        "duration_ms": {"type": "number"}}},
+        "duration_ms": {"type": "number"}, "reason": {"type": "string", "description": "why a call failed: "
+                                                      "tool_error, unavailable, timeout, protocol_error, invalid_call"}}},
+    "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
+               "`response`", "properties": {"server": {"type": "string"},
+                                             "kind": {"type": "string", "enum": ["simulated", "notice"]},
+                                             "text": {"type": "string"}}},
     "ChatResponse": {"type": "object", "properties": {
         "response": {"type": "string"},
         "tool_calls": {"type": "array", "items": {"$ref": "#/components/schemas/ToolCall"}},
@@ -40,15 +45,21 @@ _SCHEMAS: dict[str, Any] = {
             "url": {"type": "string"}, "alt": {"type": "string"}, "mime": {"type": "string"}}}},
         "timings": {"type": "object", "additionalProperties": {"type": "number"}},
         "model": {"type": "string"},
-        "answer_source": {"type": "string", "enum": ["model", "fallback"]}}},
+        "language": {"type": "string", "description": "the question's language code (zh, en, ja, ...)"},
+        "notices": {"type": "array", "items": {"$ref": "#/components/schemas/Notice"}},
+        "answer_source": {"type": "string", "enum": ["model", "composed"],
+                          "description": "a model's checked answer, or one composed from the tool data"}}},
     "ChatEvent": {"type": "object", "description": "one SSE event; `data` is JSON (`done` carries a ChatResponse)",
                   "required": ["event", "data"], "properties": {
                       "event": {"type": "string",
-                                "enum": ["tool_call", "tool_result", "token", "rewrite", "done", "error"]},
+                                "enum": ["tool_call", "tool_result", "progress", "token", "rewrite", "done",
+                                         "error"]},
                       "data": {"type": "string"}}},
     "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
         "type": "array", "items": {"type": "object", "properties": {
-            "role": {"type": "string"}, "content": {"type": "string"}}}}}},
+            "role": {"type": "string"}, "content": {"type": "string"},
+            "calls": {"type": "array", "description": "on an answer: the tool calls behind it", "items": {
+                "type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}}}}}}}}},
     "ServerEntry": {"type": "object", "required": ["name"], "description": "an mcp_servers.json entry plus its name",
                     "properties": {"name": {"type": "string"}, "command": {"type": "string"},
                                    "args": {"type": "array", "items": {"type": "string"}},

@@ -6,6 +6,7 @@ import base64
 import datetime as dt
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,7 @@ class ToolOutcome:
             "structured_content": self.structured_content,
             "text": self.text,
             "duration_ms": round(self.duration_ms, 2),
+            "reason": self.reason,
         }
 
 
@@ -136,6 +138,18 @@ def _with_relative_day(text: str) -> str:
         day = today + dt.timedelta(days=offset)
         labels[day.isoformat()] = day.strftime("%A")
     return _ISO_DATE.sub(lambda date: f"{date[0]} ({labels[date[0]]})" if date[0] in labels else date[0], text)
+
+
+def leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Scalar fields as (dotted key, value), in order."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, list):
+        for item in value:
+            yield from leaves(item, prefix)
+    elif value not in (None, ""):
+        yield prefix, value
 
 
 def model_view(outcome: ToolOutcome) -> str:

@@ -148,13 +148,14 @@ def search_text(r: TemperatureSearch) -> str:
     found = _cities(r.matches, t)
     if is_chinese():
         if found:
-            return _with_notice(f"{day}{measure}{bounds}的城市（共查了{r.cities_checked}个）：{found}。", r.notice)
+            return _with_notice(f"{day}{measure}{bounds}的城市有{len(r.matches)}个（共查了{r.cities_checked}个）："
+                                f"{found}。", r.notice)
         closest = _cities(r.nearest_outside, t)
         return _with_notice(f"{day}没有城市的{measure}{bounds}（共查了{r.cities_checked}个）"
                             + (f"；最接近的：{closest}。" if closest else "。"), r.notice)
     if found:
-        return _with_notice(f"Cities with a {measure} {bounds} {day} ({r.cities_checked} checked): {found}.",
-                            r.notice)
+        return _with_notice(f"{len(r.matches)} of {r.cities_checked} cities have a {measure} {bounds} {day}: "
+                            f"{found}.", r.notice)
     closest = _cities(r.nearest_outside, t)
     return _with_notice(f"No city has a {measure} {bounds} {day} ({r.cities_checked} checked)"
                         + (f"; closest: {closest}." if closest else "."), r.notice)
@@ -191,15 +192,21 @@ def chart_text(r: WeatherChart) -> str:
     if r.kind == "temperature":
         values = [pick(f"{short_label(today, p.day)} {p.temp_min:g} to {p.temp_max:g}{t}",
                        f"{short_label(today, p.day)} {p.temp_min:g}~{p.temp_max:g}{t}") for p in r.points]
+        low, high = min(p.temp_min for p in r.points), max(p.temp_max for p in r.points)
+        span = pick(f" Over these {len(r.points)} days: {low:g} to {high:g}{t}.",
+                    f"这{len(r.points)}天气温{low:g}~{high:g}{t}。")
         what = pick("temperature", "气温")
     else:
         values = [pick(f"{short_label(today, p.day)} {p.precipitation_sum:g} mm",
                        f"{short_label(today, p.day)} {p.precipitation_sum:g}毫米") for p in r.points]
+        total = round(sum(p.precipitation_sum or 0 for p in r.points), 1)
+        span = pick(f" Over these {len(r.points)} days: {total:g} mm in all.",
+                    f"这{len(r.points)}天降水合计{total:g}毫米。")
         what = pick("precipitation", "降水")
     first, last = short_label(today, r.points[0].day), short_label(today, r.points[-1].day)
     shown = pick(f"Here is the {what} chart for {place_name(r.location)}, {first} to {last}: ",
                  f"已附上{place_name(r.location)}{first}到{last}的{what}图：")
-    return _with_notice(shown + pick("; ".join(values) + ".", "；".join(values) + "。"), r.notice)
+    return _with_notice(shown + pick("; ".join(values) + ".", "；".join(values) + "。") + span, r.notice)
 
 
 def _forecast_day(d: ForecastDay, units: dict[str, str]) -> str:
@@ -272,8 +279,8 @@ def _with_notice(text: str, notice: str | None) -> str:
 
 
 def _cities(cities: Sequence[CityTemperature], t: str) -> str:
-    """The first few by name; a long list of matches reads as a dump."""
-    named = pick(", ", "、").join(f"{place_name(c.location)} {c.temperature:g}{t}" for c in cities[:_LISTED_CITIES])
+    """The first few by name, one record each as in the lists of days; a long list of matches reads as a dump."""
+    named = pick("; ", "；").join(f"{place_name(c.location)} {c.temperature:g}{t}" for c in cities[:_LISTED_CITIES])
     more = len(cities) - _LISTED_CITIES
     return named + (pick(f", and {more} more", f"，另有{more}个城市") if more > 0 else "")
 

@@ -41,13 +41,17 @@ def lead(facts: Facts, question: str, language: str, context: str = "") -> str:
     return _capitalized(winners[0]["statement"], language) if winners else ""
 
 
-def from_facts(facts: Facts, question: str, language: str, context: str = "") -> str:
-    """The facts themselves as the answer: the verdict asked about first, then what each call found."""
+def from_facts(facts: Facts, question: str, language: str, context: str = "", lacking: bool = False) -> str:
+    """The facts themselves as the answer: the verdict asked about first, then what each call found. `lacking`:
+    the question asks for something the facts do not hold (a written answer kept making it up), said first."""
     parts = []
+    if lacking:
+        parts.append(say(language, "Sorry, I don't have that exact information. Here is what I have:",
+                         "抱歉，问题里问的具体数据我查不到。以下是我查到的："))
     first = lead(facts, question, language, context)
     if first:
         parts.append(_sentence(first, language))
-    parts += [finding.text for finding in facts.findings]
+    parts += [_capitalized(finding.readable, language) for finding in facts.findings]
     parts += [failure_sentence(failure, language) for failure in facts.failures]
     answer = (" " if language != "zh" else "").join(parts)
     return answer if language in languages.FULLY_SERVED else f"{english_follows(language)} {answer}"

@@ -37,9 +37,16 @@ def states_its_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[
             spec = properties.get(name, {})
             items = value if isinstance(value, list) else [value]
             if _free_text(spec.get("items", {}) if isinstance(value, list) else spec) and any(
-                    isinstance(item, str) and item.casefold() not in asked for item in items):
+                    isinstance(item, str) and not _mentioned(item, asked) for item in items):
                 return False
     return True
+
+
+def _mentioned(value: str, asked: str) -> bool:
+    """The value, or one of its words ("New York City" for "New York"), is in the (casefolded) question."""
+    value = value.casefold().strip()
+    words = re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value)
+    return value in asked or any(word in asked for word in words)
 
 
 def _free_text(spec: dict[str, Any]) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
 
 _ZH_WEEKDAY = "一二三四五六日天"
@@ -49,6 +50,49 @@ def _offset(word: str, today: date) -> int | None:
     if word in _EN_WEEKDAYS:
         return (_EN_WEEKDAYS.index(word) - today.weekday()) % 7
     return None
+
+
+# Words for more than one day: whatever the facts say of any of their days may be said of these.
+SPAN_WORDS = frozenset({"周末", "本周", "下周", "weekend", "this week", "next week"})
+# Where what is said of one day ends: "；" between days, a heading's colon (not a clock's), or the end of a
+# sentence (not a decimal point).
+_SEGMENT_END = re.compile(r"[；;。：\n]|\.(?!\d)|(?<!\d):(?!\d)")
+_BRACKET_END = re.compile(r"[）)]")
+_LABEL_GAP = 16  # a day word this close to the previous one, with no end between, names the same day ("明天（…周三）")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """What a text says of one day: the words naming it and the text up to the next day or the sentence's end."""
+
+    days: frozenset[str]
+    text: str
+
+
+def segments(text: str) -> tuple[list[Segment], str]:
+    """The text split by the day each part is about, and what is left over (said of no single day)."""
+    matches = sorted([(m.start(), m.end(), _zh_canonical(m[0])) for m in _ZH.finditer(text)]
+                     + [(m.start(), m.end(), _en_canonical(m[0])) for m in _EN.finditer(text)])
+    found: list[tuple[int, int, set[str]]] = []
+    for start, end, word in matches:
+        if word in SPAN_WORDS:
+            continue
+        if found and start - found[-1][1] <= _LABEL_GAP and not _SEGMENT_END.search(text, found[-1][1], start):
+            found[-1] = (found[-1][0], end, found[-1][2] | {word})
+        else:
+            found.append((start, end, {word}))
+    parts, general, cursor = [], [], 0
+    for index, (start, end, words) in enumerate(found):
+        limit = found[index + 1][0] if index + 1 < len(found) else len(text)
+        # Days named in brackets ("会下雨（周日）") are a remark on what stands before them: up to the bracket's end.
+        ends = _BRACKET_END if start and text[start - 1] in "（(" else _SEGMENT_END
+        stop = ends.search(text, end, limit)
+        finish = stop.start() if stop else limit
+        general.append(text[cursor:start])
+        parts.append(Segment(frozenset(words), text[start:finish]))
+        cursor = finish
+    general.append(text[cursor:])
+    return parts, "".join(general)
 
 
 def day_words(text: str) -> set[str]:

@@ -17,12 +17,14 @@ from typing import Any
 
 from mcp_chat_app.chat import languages
 from mcp_chat_app.chat.day_words import day_words
-from mcp_chat_app.tool_results import ToolOutcome, data_view
+from mcp_chat_app.tool_results import ToolOutcome, data_view, essentials, leaves
 
 _TOOL_ERROR_PREFIX = re.compile(r"^Error executing tool \w+: ")  # the MCP SDK's wrapper, noise to a reader
 # A minus right after a digit is a separator ("2026-11-30"), not a sign.
 _NUMBER = re.compile(r"(?<![\d.])[-−]?\d+(?:\.\d+)?")
 _MAX_PROSE_CHARS = 2000  # a server's text longer than this is a dump, not a summary
+_MAX_PAIRS = 12
+_RECORD_SEPARATOR = re.compile(r"；|; ")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Finding:
     tool: str
     text: str
     verdicts: list[dict[str, Any]]
+    readable: str  # the text when the server wrote prose, else its data as "key value" pairs (for a reader)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,11 @@ class Facts:
         return [verdict for finding in self.findings for verdict in finding.verdicts]
 
     @property
+    def records_listed(self) -> int:
+        """The longest list a finding's text gives, as items separated by semicolons (one day or place each)."""
+        return max((len(_RECORD_SEPARATOR.split(f.text)) for f in self.findings), default=0)
+
+    @property
     def text(self) -> str:
         """Every finding's text, as the writer reads it."""
         return "\n".join(finding.text for finding in self.findings)
@@ -90,8 +98,12 @@ def gather_facts(outcomes: list[ToolOutcome], question: str, language: str) -> F
         notice = _notice(outcome)
         if notice and notice not in facts.notices:
             facts.notices.append(notice)
-        text = _writer_text(outcome, notice)
-        facts.findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content)))
+        text, prose = _writer_text(outcome, notice)
+        readable = text if prose else _pairs(outcome)
+        if outcome.images:  # the writer should know; the reader sees them
+            text += f" ({len(outcome.images)} image(s) shown to the user beside the answer)"
+        facts.findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content),
+                                      readable))
         data_numbers = numbers_in(text) + numbers_in(str(outcome.structured_content))
         facts.numbers += data_numbers + numbers_in(str(outcome.arguments))
         facts.numbers_of_data = facts.numbers_of_data or bool(data_numbers)
@@ -109,15 +121,22 @@ def tool_error_text(text: str) -> str:
     return _TOOL_ERROR_PREFIX.sub("", text).strip()
 
 
-def _writer_text(outcome: ToolOutcome, notice: Notice | None) -> str:
+def _writer_text(outcome: ToolOutcome, notice: Notice | None) -> tuple[str, bool]:
+    """What the writer reads of a result, and whether it is the server's prose (else its data, trimmed)."""
     text = outcome.text.strip()
-    if not text or text.startswith(("{", "[")) or len(text) > _MAX_PROSE_CHARS:
-        text = data_view(outcome)  # no usable prose from the server: its data, trimmed
+    prose = bool(text) and not text.startswith(("{", "[")) and len(text) <= _MAX_PROSE_CHARS
+    if not prose:
+        text = data_view(outcome)
     if notice is not None:
         text = text.replace(notice.text, "").strip()
-    if outcome.images:
-        text += f" ({len(outcome.images)} image(s) shown to the user beside the answer)"
-    return text
+    return text, prose
+
+
+def _pairs(outcome: ToolOutcome) -> str:
+    """A result's data as a reader can take it: "temperature_c 12.3, condition cloudy"."""
+    pairs = [f"{key.rsplit('.', 1)[-1].replace('_', ' ')} {value}" for key, value in leaves(essentials(
+        outcome.structured_content if outcome.structured_content is not None else outcome.text))]
+    return ", ".join(pairs[:_MAX_PAIRS]) + ("." if pairs else "")
 
 
 def _notice(outcome: ToolOutcome) -> Notice | None:

@@ -85,7 +85,14 @@ class ChatPipeline:
             if draft and stream_draft and not unusable(draft, language) and not invents_measurements(draft):
                 return self._result(turn, language, draft, "model", Facts())
             answer, source = self._chat(turn, question, turns, language, tools_connected=True, restart=bool(draft))
-            return self._result(turn, language, answer, source, Facts())
+            if not invents_measurements(answer):
+                return self._result(turn, language, answer, source, Facts())
+            # Figures with no tool behind them are made up. When the router wanted calls (set aside as doubtful),
+            # the question needed data after all: make them and answer from their results.
+            turn.emit("rewrite", {})
+            if not turn.doubtful:
+                return self._result(turn, language, compose.cannot_answer(language), "composed", Facts())
+            self.router.run_doubtful(turn, language)
         facts = gather_facts(turn.outcomes, question, language)
         if not facts.findings:
             # Every call failed: say what went wrong; a model would answer anyway, from nothing.
@@ -107,21 +114,31 @@ class ChatPipeline:
     def _write(self, turn: Turn, question: str, facts: Facts, language: str, earlier: str,
                draft: str) -> tuple[str, str]:
         """The written answer if it passes the check, else one corrective retry, else the facts themselves."""
+        limit = self.writer.endpoint.max_written_records
+        if not draft and limit is not None and facts.records_listed > limit and language in languages.FULLY_SERVED:
+            # A long list (of days, of places) is shown as the server words it: a small writer summarising it
+            # gets days wrong, and copying it costs seconds for nothing.
+            composed = compose.from_facts(facts, question, language, earlier)
+            turn.emit("token", {"text": composed})
+            return composed, "composed"
         lead = compose.lead(facts, question, language, earlier)
         messages = writing.writer_messages(self.assistant, question, facts, language, earlier, lead)
         if not draft:
             draft = self._written(turn, messages, facts, lead)
+        rules: set[str] = set()
         for attempt in (1, 2):
             problems = check_reply(draft, question, language, facts, earlier,
                                    frozenset(self.assistant.example_names))
             accepted = _accepted(draft, problems, language)
             if accepted is not None:
                 return accepted, "model"
+            rules |= {problem.rule for problem in problems}
             log.info("answer %d rejected (%s): %r", attempt, "; ".join(p.detail for p in problems), draft)
             turn.emit("rewrite", {"problems": [problem.rule for problem in problems]})
             if attempt == 1:
                 draft = self._written(turn, writing.retry_messages(messages, draft, problems), facts, lead)
-        composed = compose.from_facts(facts, question, language, earlier)
+        # A figure, a time or a term the facts lack: the question asks for what the facts do not hold.
+        composed = compose.from_facts(facts, question, language, earlier, bool(rules & {"numbers", "times", "terms"}))
         turn.emit("token", {"text": composed})
         return composed, "composed"
 

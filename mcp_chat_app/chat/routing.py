@@ -32,6 +32,18 @@ EventSink = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass
+class _PlannedCall:
+    """A model tool call after resolution and validation: either a request or an error to feed back."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    request: ToolRequest | None = None
+    error: str | None = None
+    outcome: ToolOutcome | None = None
+
+
+@dataclass
 class Turn:
     """One chat request in flight: its events, what the tools returned, and the clocks."""
 
@@ -43,6 +55,7 @@ class Turn:
     tools_ms: float = 0.0
     rounds: int = 0
     started: float = field(default_factory=time.perf_counter)
+    doubtful: list[_PlannedCall] = field(default_factory=list)  # calls set aside: made-up arguments
 
     def on_token(self, token: str) -> None:
         self.emit("token", {"text": token})
@@ -55,18 +68,6 @@ class Turn:
     def record(self, reply: ChatTurn) -> ChatTurn:
         self.llm_ms += reply.duration_ms
         return reply
-
-
-@dataclass
-class _PlannedCall:
-    """A model tool call after resolution and validation: either a request or an error to feed back."""
-
-    call_id: str
-    name: str
-    arguments: dict[str, Any]
-    request: ToolRequest | None = None
-    error: str | None = None
-    outcome: ToolOutcome | None = None
 
 
 class Router:
@@ -112,13 +113,23 @@ class Router:
         turn.rounds = 1
         specs = self.tool_specs(tools) or []
         calls = _real_calls(turn.record(self._forced_call(self.messages(tools, [], question), specs)))
-        if calls and earlier and (context.is_follow_up(question) or not self._states_its_arguments(
-                calls, by_name, question)):
+        stated = self._states_its_arguments(calls, by_name, question)
+        if calls and earlier and (context.is_follow_up(question) or not stated):
             calls = _real_calls(turn.record(self._forced_call(self.messages(tools, turns, question, earlier),
                                                               specs)))
+        elif calls and not stated:
+            # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
+            # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
+            turn.doubtful = [self._plan(call, by_name) for call in calls]
+            return ""
         if calls:
             self._execute(turn, [self._plan(call, by_name) for call in calls], {}, languages.locale(language))
         return ""
+
+    def run_doubtful(self, turn: Turn, language: str) -> None:
+        """Make the calls set aside as doubtful after all (the question did need data)."""
+        planned, turn.doubtful = turn.doubtful, []
+        self._execute(turn, planned, {}, languages.locale(language))
 
     def _rounds(self, turn: Turn, messages: list[dict[str, Any]], tools: list[ToolInfo],
                 by_name: dict[str, ToolInfo], language: str, stream_answer: bool) -> str:
@@ -197,7 +208,9 @@ class Router:
         for request in requests:
             turn.emit("tool_call", {"server": request.server, "tool": request.tool, "arguments": request.arguments})
         started = time.perf_counter()
-        outcomes = iter(self.manager.call_tools(requests, locale=locale) if requests else [])
+        # Progress (the multi-city search sends it) goes out as SSE `progress` events to a listening client.
+        on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
+        outcomes = iter(self.manager.call_tools(requests, locale=locale, on_progress=on_progress) if requests else [])
         turn.tools_ms += (time.perf_counter() - started) * 1000
         for plan in planned:
             if plan.request is not None:

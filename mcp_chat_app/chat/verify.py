@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_chat_app.chat import languages
-from mcp_chat_app.chat.day_words import unsupported_days
+from mcp_chat_app.chat.day_words import SPAN_WORDS, day_words, segments, unsupported_days
 from mcp_chat_app.chat.facts import Facts, numbers_in
 
 _DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|</?\|?tool|<\|im_|```|Tool results:|structured_content",
@@ -30,13 +30,18 @@ _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
 # Saying the data is missing ("Sorry, I don't have ..."), in the languages fully served.
 _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据|信息|资料)|\b(sorry|unable|cannot|can't|don't have|"
                       r"do not have|not available|no data)\b", re.IGNORECASE)
-# A clock time ("两点", "3 pm", "14:00"): the answer is about that hour only when the facts are.
+# A clock time ("两点", "3 pm", "14:00") or a part of the day ("下午", "this evening"): the answer is about that
+# time only when the facts are.
 _CLOCK = re.compile(r"[零一二两三四五六七八九十\d]{1,3}\s*点(?:半|钟|\d{1,2}分)?|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
-                    r"|\b\d{1,2}:\d{2}\b", re.IGNORECASE)
+                    r"|\b\d{1,2}:\d{2}\b|凌晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜间|今晚|明晚|"
+                    r"\b(?:this|tomorrow) (?:morning|afternoon|evening)\b|\btonight\b", re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 # Terms a question may ask for by name ("PM2.5", "AQI", "UV"): a reply that gives one the facts lack made it up.
-_TERM = re.compile(r"\b[A-Za-z]+\d+(?:\.\d+)?\b|\b[A-Z]{2,}\b")
+_TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]+\d+(?:\.\d+)?|[A-Z]{2,})(?![A-Za-z0-9])")
 _PIECE = re.compile(r"[，。,.;；、\n]")
+_CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
+_HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+_LATIN_WORD = re.compile(r"[a-z]{3,}")
 _CALENDAR_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                    "february", "march", "april", "june", "july", "august", "september", "october", "november",
                    "december", "celsius", "fahrenheit"}
@@ -89,8 +94,44 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, context:
     if facts.numbers_of_data and not numbers_in(reply) and _REFUSAL.search(reply):
         problems.append(Problem("refusal", "it says the information is missing, but the facts give figures: answer "
                                            "with them"))
+    misplaced = misattributed(reply, facts.text)
+    if misplaced:
+        problems.append(Problem("attribution", f"it says {', '.join(misplaced)} of a day the facts do not say it of; "
+                                               "give each day what the facts give it"))
     problems += [Problem("verdict", detail) for detail in contradictions(reply, question, facts.verdicts, context)]
     return problems
+
+
+def misattributed(reply: str, facts_text: str) -> list[str]:
+    """What the reply says of a day (or of every day) that the facts say only of other days: "周六有中雨" when the
+    rain is Sunday's, "moderate rain for the next 3 days" when only Thursday has it. Only the words and figures that
+    tell the facts' days apart are held to their day."""
+    parts, general = segments(facts_text)
+    if len({part.days for part in parts}) < 2:
+        return []
+    by_part = [_tokens(part.text) for part in parts]
+    shared = set.intersection(*by_part) | _tokens(general)
+    telling = set.union(*by_part) - shared
+    wrong, days = [], set()
+    for clause in _CLAUSE_SPLIT.split(reply):
+        named = day_words(clause)
+        if named & SPAN_WORDS:
+            days = set()  # said of several days: the facts of any of them may be said
+            continue
+        days = named or days
+        said = _tokens(clause) & telling
+        if not said:
+            continue
+        allowed = set().union(*(tokens for part, tokens in zip(parts, by_part) if part.days & days)) if days else set()
+        wrong += sorted(said - allowed)
+    return list(dict.fromkeys(wrong))
+
+
+def _tokens(text: str) -> set[str]:
+    """Words (Latin words, Chinese character pairs) and figures, to compare what two texts say."""
+    lowered = text.lower()
+    pairs = {run[i:i + 2] for run in _HAN_RUN.findall(lowered) for i in range(len(run) - 1)}
+    return pairs | set(_LATIN_WORD.findall(lowered)) | {f"{n:g}" for n in numbers_in(lowered)}
 
 
 def _repeated_piece(reply: str) -> str | None:

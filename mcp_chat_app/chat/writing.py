@@ -20,7 +20,7 @@ WRITER_RULES = (
     "facts: quote their numbers exactly, with units, and name days as the facts name them; never give a day, "
     "a time or a figure the facts do not contain; only if the facts lack what the question asks for (another "
     "kind of data, an hour of the day), say plainly that you do not have it, then give what the facts do say; "
-    "keep it short, without every figure of every day; do not mention tools, data sources or notices."
+    "say of each day only what the facts say of that day; do not mention tools, data sources or notices."
 )
 
 NO_TOOLS_RULES = (

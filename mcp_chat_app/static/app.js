@@ -184,8 +184,9 @@ function addAssistantMessage() {
   const trace = element("div", "trace");
   const bubble = element("div", "bubble");
   const images = element("div", "images");
+  const notices = element("div", "notices");
   const meta = element("div", "meta");
-  wrapper.append(trace, bubble, images, meta);
+  wrapper.append(trace, bubble, images, notices, meta);
   ui.messages.append(wrapper);
   const shownImages = new Set();
 
@@ -233,11 +234,19 @@ function addAssistantMessage() {
       }
     },
     finish(result) {
-      bubble.textContent = result.response;
+      // Notices (e.g. simulated data) end the response text; the page shows them as badges instead.
+      let text = result.response;
+      for (const notice of result.notices || []) {
+        text = text.replace(notice.text, "");
+        const badge = element("div", "notice", notice.text);
+        badge.dataset.kind = notice.kind;
+        notices.append(badge);
+      }
+      bubble.textContent = text.trim();
       this.addImages(result.images || []);
       const seconds = ((result.timings?.total_ms || 0) / 1000).toFixed(1);
-      const fallback = result.answer_source === "fallback" ? " · summary of the tool data" : "";
-      meta.textContent = `${result.model} · ${seconds} s${fallback}`;
+      const composed = result.answer_source === "composed" ? " · from the tool data" : "";
+      meta.textContent = `${result.model} · ${seconds} s${composed}`;
     },
   };
 }

@@ -1,5 +1,6 @@
-"""bench/chat_eval.py: the checks on hand-made replies, then a whole run against the gateway with the real
-weather server (simulated data) and the scripted LLM."""
+"""bench/chat_eval.py: each strict rule on hand-made replies (one a reader would reject, one they would accept),
+the loose checks, then a whole run against the gateway with the real weather server (simulated data) and the
+scripted LLM."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,124 +18,211 @@ sys.path.insert(0, str(REPO / "bench"))
 
 import chat_eval  # noqa: E402
 from chat_eval_checks import fully_correct, haversine_km, reply_language, score  # noqa: E402
+from chat_eval_rules import strict_score, strictly_correct  # noqa: E402
 
 BEIJING = {"name": "Beijing", "lat": 39.9, "lon": 116.4}
+GUANGZHOU = {"name": "Guangzhou", "lat": 23.13, "lon": 113.26}
 TOKYO = {"name": "Tokyo", "lat": 35.68, "lon": 139.69}
 SEOUL = {"name": "Seoul", "lat": 37.57, "lon": 126.98}
 SHENZHEN = {"name": "Shenzhen", "lat": 22.54, "lon": 114.06}
+NOTICE = {"server": "weather", "kind": "simulated", "text": "注意：以上数据为模拟数据（演示用），并非真实天气。"}
 
 
-def _place(lat: float, lon: float) -> dict:
-    return {"location": {"name": "x", "latitude": lat, "longitude": lon}}
+def _location(city: dict[str, Any]) -> dict[str, Any]:
+    return {"name": city["name"], "latitude": city["lat"] + 0.01, "longitude": city["lon"] - 0.01}
 
 
-def _call(tool: str, arguments: dict, content: dict, is_error: bool = False) -> dict:
+def _call(tool: str, arguments: dict, content: dict | None, is_error: bool = False, text: str = "") -> dict:
     return {"server": "weather", "tool": tool, "arguments": arguments, "is_error": is_error,
-            "structured_content": content, "text": "", "duration_ms": 5.0}
+            "structured_content": content, "text": text, "duration_ms": 5.0}
 
 
-def _reply(response: str, *calls: dict, images: int = 0) -> dict:
-    return {"response": response, "tool_calls": list(calls), "model": "m",
+def _reply(response: str, *calls: dict, images: int = 0, notices: list | None = None) -> dict:
+    return {"response": response, "tool_calls": list(calls), "model": "m", "notices": notices or [],
             "images": [{"url": f"/media/{i}", "alt": "", "mime": "image/png"} for i in range(images)]}
 
 
-def test_haversine_and_language_helpers():
+def _day(offset: int, date: str, weekday: str, **values: Any) -> dict[str, Any]:
+    return {"day": offset, "date": date, "weekday": weekday, **values}
+
+
+# A week in Guangzhou as the weather server returns it (the place's today: Tuesday 2026-12-01).
+WEEK = [_day(0, "2026-12-01", "Tuesday", temp_min=15.0, temp_max=24.7, precipitation_sum=0.0,
+             precipitation_probability=10),
+        _day(1, "2026-12-02", "Wednesday", temp_min=8.9, temp_max=17.7, precipitation_sum=4.8,
+             precipitation_probability=77),
+        _day(2, "2026-12-03", "Thursday", temp_min=14.1, temp_max=21.9, precipitation_sum=0.0,
+             precipitation_probability=5)]
+
+
+def forecast(city: dict, days: list[dict], source: str = "simulated", **arguments: Any) -> dict:
+    return _call("get_forecast", {"city": city["name"], **arguments},
+                 {"location": _location(city), "days": days, "source": source})
+
+
+def strict(turn: dict, reply: dict, index: int = 0, image_ok: bool = True) -> dict:
+    return strict_score(turn, reply, index, image_ok)
+
+
+def test_helpers():
     assert haversine_km(39.9, 116.4, 39.9, 116.4) == 0
     assert 1060 < haversine_km(BEIJING["lat"], BEIJING["lon"], 31.23, 121.47) < 1075  # Beijing-Shanghai
     assert reply_language("北京现在 12.3°C，多云。") == "zh"
     assert reply_language("Beijing is 12.3 °C (北京).") == "en"
 
 
-def test_a_forecast_reply_is_fully_correct_only_with_city_days_and_grounded_numbers():
-    query = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast",
-             "cities": [{"name": "Guangzhou", "lat": 23.13, "lon": 113.26}], "days": 2}
-    days = [{"date": "2026-11-29", "temp_min": 18.2, "temp_max": 24.6},
-            {"date": "2026-11-30", "temp_min": 17.0, "temp_max": 23.4}]
-    good = _call("get_forecast", {"city": "广州", "days": 2}, {**_place(23.12, 113.25), "days": days})
-    assert score(query, _reply("广州明天最高 41 度。", good), image_ok=True)["grounded"] is False
-    assert score(query, _reply("广州明天天气不错。", good), image_ok=True)["grounded"] is False  # no number
-    checks = score(query, _reply("广州明天17到23.4度，今天最高25度。", good), image_ok=True)  # 24.6 rounded
-    assert checks == {"tool": True, "location": True, "days": True, "chart": None, "range": None,
-                      "no_tool": None, "grounded": True, "language": True}
-    assert fully_correct(checks)
-
-    one_day = _call("get_forecast", {"city": "广州", "days": 1}, {**_place(23.12, 113.25), "days": days[:1]})
-    assert score(query, _reply("广州今天最高24.6度。", one_day), True)["days"] is False
-    far_away = _call("get_forecast", {"city": "广州"}, {**_place(22.54, 114.06), "days": days})  # Shenzhen
-    assert score(query, _reply("最高24.6度。", far_away), True)["location"] is False
+def test_rule_call_needs_the_tool_the_place_the_bounds_and_the_chart():
+    turn = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 1}
+    assert strict(turn, _reply("广州明天8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["call"] is True
+    assert strict(turn, _reply("广州明天8.9~17.7°C。", forecast(SHENZHEN, WEEK[1:2])))["call"] is False
     failed = _call("get_forecast", {"city": "广州"}, None, is_error=True)
-    assert score(query, _reply("抱歉，查询失败。", failed), True)["tool"] is False
-    assert score(query, _reply("Guangzhou: 24.6 °C tomorrow.", good), True)["language"] is False
-
-
-def test_range_chart_compare_and_chit_chat_checks():
-    range_query = {"query": "明天29以上，30以下的城市有哪些？", "lang": "zh", "intent": "temperature_range",
-                   "cities": [], "days": 2, "min_c": 29, "max_c": 30}
-    search = {"days_ahead": 1, "min_temp": 29.0, "max_temp": 30.0, "matches": [{"temperature": 29.4}]}
-    right = _call("find_cities_by_temperature", {"min_temp": 29, "max_temp": 30}, search)
-    assert fully_correct(score(range_query, _reply("明天海口29.4度。", right), True))
-    open_bound = _call("find_cities_by_temperature", {"min_temp": 29}, {**search, "max_temp": None})
-    assert score(range_query, _reply("明天海口29.4度。", open_bound), True)["range"] is False
-    today = _call("find_cities_by_temperature", {}, {**search, "days_ahead": 0})
-    assert score(range_query, _reply("今天海口29.4度。", today), True)["days"] is False
-
-    chart_query = {"query": "给我看看深圳的降水量图表", "lang": "zh", "intent": "chart", "cities": [SHENZHEN],
-                   "chart": "precipitation"}
-    chart = _call("get_weather_chart", {"city": "深圳", "kind": "precipitation"},
-                  {**_place(22.55, 114.07), "kind": "precipitation", "points": [{}] * 7})
-    assert fully_correct(score(chart_query, _reply("这是深圳的降水量图。", chart, images=1), True))
-    assert score(chart_query, _reply("这是深圳的降水量图。", chart, images=1), False)["chart"] is False
-    assert score(chart_query, _reply("这是深圳的降水量图。", chart), True)["chart"] is False
-
-    compare = {"query": "Compare Tokyo and Seoul weather tomorrow", "lang": "en", "intent": "compare",
-               "cities": [TOKYO, SEOUL], "days": 2}
-    tokyo = _call("get_forecast", {"city": "Tokyo", "days": 2}, {**_place(35.69, 139.69), "days": [{}, {}]})
-    seoul = _call("get_forecast", {"city": "Seoul", "days": 2}, {**_place(37.56, 126.97), "days": [{}, {}]})
-    busan = _call("get_forecast", {"city": "Busan", "days": 2}, {**_place(35.1, 129.04), "days": [{}, {}]})
-    assert score(compare, _reply("Tokyo is warmer.", tokyo, seoul), True)["location"] is True
-    assert score(compare, _reply("Tokyo is warmer.", tokyo, busan), True)["location"] is False
-
+    assert strict(turn, _reply("抱歉。", failed))["call"] is False
+    search = {"query": "明天29以上，30以下的城市有哪些？", "lang": "zh", "intent": "temperature_range", "cities": [],
+              "days": 2, "min_c": 29, "max_c": 30}
+    bounds = {"day": 1, "min_temp": 29.0, "max_temp": 30.0, "matches": [{"temperature": 29.4}], "source": "x"}
+    assert strict(search, _reply("明天海口29.4°C。", _call("find_cities_by_temperature", {}, bounds)))["call"]
+    open_bound = _call("find_cities_by_temperature", {}, {**bounds, "max_temp": None})
+    assert strict(search, _reply("明天海口29.4°C。", open_bound))["call"] is False
+    chart_turn = {"query": "给我看看深圳的降水量图表", "lang": "zh", "intent": "chart", "cities": [SHENZHEN],
+                  "chart": "precipitation"}
+    chart = _call("get_weather_chart", {}, {"location": _location(SHENZHEN), "kind": "precipitation", "points": []})
+    assert strict(chart_turn, _reply("这是深圳的降水量图。", chart, images=1))["call"] is True
+    assert strict(chart_turn, _reply("这是深圳的降水量图。", chart, images=1), image_ok=False)["call"] is False
     hello = {"query": "你好", "lang": "zh", "intent": "none", "cities": []}
-    assert fully_correct(score(hello, _reply("你好！有什么可以帮你？"), True))
-    assert score(hello, _reply("你好！", tokyo), True)["no_tool"] is False
+    assert strict(hello, _reply("你好！"))["call"] is True
+    assert strict(hello, _reply("你好！", forecast(TOKYO, WEEK[:1])))["call"] is False
 
 
-def _tool_reply(*calls: tuple[str, dict]) -> dict:
-    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments} for name, arguments in calls]}
+def test_rule_day_holds_the_answer_to_the_asked_day():
+    turn = {"query": "广州后天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 2}
+    exact = forecast(GUANGZHOU, WEEK[2:3])
+    assert strict(turn, _reply("广州后天14.1~21.9°C。", exact))["day"] is True
+    assert strict(turn, _reply("广州明天14.1~21.9°C。", exact))["day"] is False  # the wrong day word
+    assert strict(turn, _reply("广州后天天气不错。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is False  # other day
+    # All three days fetched: tomorrow's figures presented as the day after tomorrow's.
+    assert strict(turn, _reply("广州后天8.9~17.7°C。", forecast(GUANGZHOU, WEEK)))["day"] is False
+    assert strict(turn, _reply("广州后天14.1~21.9°C。", forecast(GUANGZHOU, WEEK)))["day"] is True
+    # A question of the first dev file, labelled with a count of days, is about the day it names.
+    old = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "days": 2}
+    assert strict(old, _reply("广州明天8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is True
+    weekday = {"query": "广州周四天气", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "weekday": 3}
+    assert strict(weekday, _reply("广州周四14.1~21.9°C。", exact))["day"] is True
+    assert strict(weekday, _reply("广州周三8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is False
+
+
+def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
+    rain = {"query": "广州明天会下雨吗？", "lang": "zh", "intent": "precipitation", "cities": [GUANGZHOU], "day": 1,
+            "yesno": "rain"}
+    wet = forecast(GUANGZHOU, WEEK[1:2])
+    assert strict(rain, _reply("会下雨，降水概率77%。", wet))["verdict"] is True
+    assert strict(rain, _reply("不会下雨，降水概率77%。", wet))["verdict"] is False
+    hot = {"query": "广州今天热吗", "lang": "zh", "intent": "current", "cities": [GUANGZHOU], "day": 0, "judge": "hot"}
+    current = _call("get_current_weather", {}, {"location": _location(GUANGZHOU), "temperature": 11.0,
+                                                "time": "2026-12-01T09:00", "today_max": 12.0, "today_min": 6.0})
+    assert strict(hot, _reply("不热，现在11°C。", current))["verdict"] is True
+    assert strict(hot, _reply("广州今天很热，11°C。", current))["verdict"] is False  # "热" for 11 °C
+    compare = {"query": "北京和广州明天哪个更冷？", "lang": "zh", "intent": "compare", "cities": [BEIJING, GUANGZHOU],
+               "day": 1, "compare": {"metric": "temp_min", "dir": "min", "names": [["北京", "Beijing"],
+                                                                                 ["广州", "Guangzhou"]]}}
+    both = _call("compare_weather", {}, {"places": [
+        {"location": _location(BEIJING), "days": [_day(1, "2026-12-02", "Wednesday", temp_min=-4.6, temp_max=0.9)]},
+        {"location": _location(GUANGZHOU), "days": [WEEK[1]]}], "source": "simulated"})
+    assert strict(compare, _reply("北京更冷，-4.6~0.9°C。", both))["verdict"] is True
+    assert strict(compare, _reply("广州更冷，8.9~17.7°C。", both))["verdict"] is False
+
+
+def test_rule_figures_and_language_and_identity():
+    turn = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 1}
+    data = forecast(GUANGZHOU, WEEK[1:2])
+    assert strict(turn, _reply("广州明天9~18°C。", data))["figures"] is True  # rounded
+    assert strict(turn, _reply("广州明天最高41°C。", data))["figures"] is False
+    assert strict(turn, _reply("广州明天有雨。", data))["figures"] is False  # a data answer quotes its data
+    assert strict(turn, _reply("广州明天8.9~17.7°C。", data))["language"] is True
+    assert strict(turn, _reply("Guangzhou: 8.9 to 17.7°C.", data))["language"] is False
+    assert strict(turn, _reply("广州明天8.9°C ![图](https://example.com/a.png)", data))["language"] is False
+    assert strict(turn, _reply("get_forecast 返回：广州明天8.9°C", data))["language"] is False
+    who = {"query": "你是谁？", "lang": "zh", "intent": "none", "cities": [], "identity": True}
+    assert strict(who, _reply("我是 MCP 天气助手，可以查天气。"))["identity"] is True
+    assert strict(who, _reply("我是通义千问，由阿里云开发。"))["identity"] is False
+
+
+def test_rule_limits_and_disclosure():
+    far = {"query": "Forecast for Madrid 30 days from now", "lang": "en", "intent": "limit", "cities": []}
+    error = _call("get_forecast", {"day": 30}, None, is_error=True, text="The forecast reaches 16 days")
+    assert strict(far, _reply("Sorry, the forecast reaches only 16 days ahead.", error))["limits"] is True
+    assert strict(far, _reply("Madrid will be sunny, 21°C.", error))["limits"] is False
+    sunrise = {"query": "When does the sun rise in Tokyo tomorrow?", "lang": "en", "intent": "sun", "cities": [TOKYO],
+               "day": 1}
+    daily = forecast(TOKYO, WEEK[1:2])
+    assert strict(sunrise, _reply("Sorry, I don't have sunrise times; tomorrow 8.9 to 17.7°C.", daily))["limits"]
+    assert strict(sunrise, _reply("The sun rises at 6:30 tomorrow.", daily))["limits"] is False
+    turn = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 1}
+    said = _reply(f"广州明天8.9~17.7°C。\n\n{NOTICE['text']}", forecast(GUANGZHOU, WEEK[1:2]), notices=[NOTICE])
+    assert strict(turn, said)["disclosure"] is True
+    assert strict(turn, _reply("广州明天8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["disclosure"] is False
+    real = forecast(GUANGZHOU, WEEK[1:2], source="open-meteo")
+    assert strict(turn, _reply("广州明天8.9~17.7°C。", real))["disclosure"] is None
+
+
+def test_rule_follow_up_holds_the_inherited_place_and_day():
+    turn = {"query": "那后天呢？", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 2}
+    assert strict(turn, _reply("广州后天14.1~21.9°C。", forecast(GUANGZHOU, WEEK[2:3])), index=1)["follow_up"]
+    assert strict(turn, _reply("北京后天14.1~21.9°C。", forecast(BEIJING, WEEK[2:3])), index=1)["follow_up"] is False
+    assert strict(turn, _reply("广州后天14.1~21.9°C。", forecast(GUANGZHOU, WEEK[2:3])))["follow_up"] is None
+
+
+def test_the_loose_checks_still_score_as_before():
+    query = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "days": 2}
+    good = forecast(GUANGZHOU, WEEK[1:2])
+    checks = score(query, _reply("广州明天8.9到17.7度。", good), image_ok=True)
+    assert checks == {"tool": True, "location": True, "days": True, "chart": None, "range": None,
+                      "no_tool": None, "grounded": True, "language": True} and fully_correct(checks)
+    assert score(query, _reply("广州明天最高 41 度。", good), image_ok=True)["grounded"] is False
+    assert score(query, _reply("广州今天24.7度。", forecast(GUANGZHOU, WEEK[:1])), True)["days"] is False
+
+
+def _tool_reply(name: str, arguments: dict) -> dict:
+    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
 
 
 def test_a_run_against_the_gateway_scores_and_writes_the_tables(weather_gateway, fake_llm, tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture):
-    queries = [
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in [
         {"query": "给我看看深圳的降水量图表", "lang": "zh", "intent": "chart", "cities": [SHENZHEN],
          "chart": "precipitation"},
-        {"query": "Compare Tokyo and Seoul weather tomorrow", "lang": "en", "intent": "compare",
-         "cities": [TOKYO, SEOUL], "days": 2},
         {"query": "你好", "lang": "zh", "intent": "none", "cities": []},
         {"query": "北京今天天气怎么样？", "lang": "zh", "intent": "current", "cities": [BEIJING]},
-    ]
-    path = tmp_path / "queries.jsonl"
-    path.write_text("\n".join(json.dumps(query, ensure_ascii=False) for query in queries))
+    ]))
+    dialogues = tmp_path / "dialogues.jsonl"
+    dialogues.write_text(json.dumps({"id": "t1", "turns": [
+        {"query": "Compare Tokyo and Seoul weather tomorrow", "lang": "en", "intent": "compare",
+         "cities": [TOKYO, SEOUL], "day": 1},
+        {"query": "What about Busan?", "lang": "en", "intent": "current", "cities": [
+            {"name": "Busan", "lat": 35.1, "lon": 129.04}], "day": 0}]}, ensure_ascii=False))
     fake_llm.script(
-        _tool_reply(("get_weather_chart", {"city": "深圳", "kind": "precipitation"})),
+        _tool_reply("get_weather_chart", {"city": "深圳", "kind": "precipitation"}),
         {"content": "这是深圳未来几天的降水量图表。"},
-        _tool_reply(("get_forecast", {"city": "Tokyo", "days": 2}), ("get_forecast", {"city": "Busan", "days": 2})),
-        {"content": "Tokyo and Busan look similar."},
         {"content": "你好！有什么天气问题可以帮你？"},
-        _tool_reply(("get_current_weather", {"city": "北京"})),
-        {"content": "北京现在气温 987 度。"},
+        _tool_reply("get_current_weather", {"city": "北京"}),
+        {"content": "北京现在气温 987 度。"}, {"content": "北京现在气温 986 度。"},
+        _tool_reply("compare_weather", {"cities": ["Tokyo", "Seoul"], "day": 1}),
+        {"content": "Tokyo and Seoul look similar tomorrow."},
+        _tool_reply("get_current_weather", {"city": "Seoul"}),
+        {"content": "Seoul is mild right now."},
     )
     markdown = tmp_path / "eval.md"
-    assert chat_eval.main([str(path), "--gateway", weather_gateway.url, "--markdown", str(markdown)]) == 0
+    assert chat_eval.main([str(queries), str(dialogues), "--gateway", weather_gateway.url,
+                           "--markdown", str(markdown)]) == 0
     printed = capsys.readouterr().out
-
-    progress = [re.match(r"\[ ?\d+/\d+\] (ok |BAD) +[\d.]+s (.+)", line) for line in printed.splitlines()]
+    progress = [re.match(r"\[ ?\d+/\d+\] (ok |bad|BAD) +[\d.]+s (.+)", line) for line in printed.splitlines()]
     outcomes = {match[2]: match[1].strip() for match in progress if match}
-    assert outcomes == {"给我看看深圳的降水量图表": "ok", "Compare Tokyo and Seoul weather tomorrow": "BAD",
-                        "你好": "ok", "北京今天天气怎么样？": "BAD"}
-    assert "- Compare Tokyo and Seoul weather tomorrow  [location, grounded]" in printed  # Busan; no number
-    assert "- 北京今天天气怎么样？  [grounded]" in printed
-    assert "replies in the user's language: 4/4 (100%)" in printed
+    # The made-up 987 degrees never reached the user (the gateway composed the answer from the facts); the follow-up
+    # went to Seoul, not Busan; the comparison names no place first, so no figure and no verdict to check.
+    assert outcomes == {"给我看看深圳的降水量图表": "ok", "你好": "ok", "北京今天天气怎么样？": "ok",
+                        "Compare Tokyo and Seoul weather tomorrow": "BAD", "What about Busan?": "BAD"}
+    assert "[t1#2] What about Busan?  [call, day, figures, follow_up]" in printed
+    assert "[t1#1] Compare Tokyo and Seoul weather tomorrow  [figures]" in printed
+    assert "strict: 3/5 (60%); loose: 3/5 (60%)" in printed and "disclosure of simulated data: 4/4" in printed
     table = markdown.read_text()
-    assert "| chart | 1 | 1/1 (100%) | 1/1 | 1/1 | - | 1/1 | - | - | 1/1 | 1/1 |" in table
-    assert "| all | 4 | 2/4 (50%) |" in table and "latency p50" in table
+    assert "| chart | 1 | 1/1 (100%) | 1/1 (100%) |" in table and "| follow_up | 1 | 1 |" in table

@@ -71,7 +71,7 @@ def _switch_user(driver, user: str) -> None:
 def test_a_question_streams_an_answer_with_a_tool_trace_and_a_chart(browser, weather_gateway, fake_llm):
     fake_llm.script(
         {"tool_calls": [{"name": "weather__get_weather_chart",
-                         "arguments": {"city": "北京", "days_ahead": 4, "kind": "temperature"}}]},
+                         "arguments": {"city": "北京", "days": 5, "kind": "temperature"}}]},
         {"content": ANSWER},
     )
     browser.get(weather_gateway.url)
@@ -84,6 +84,9 @@ def test_a_question_streams_an_answer_with_a_tool_trace_and_a_chart(browser, wea
     assert "fake-model" in meta
     bubble = browser.find_element(By.CSS_SELECTOR, ".message.assistant .bubble")
     assert bubble.text == ANSWER
+    # The simulated data is said in a badge under the answer, not in the answer's text.
+    (notice,) = browser.find_elements(By.CSS_SELECTOR, ".message.assistant .notice")
+    assert notice.get_attribute("data-kind") == "simulated" and "模拟数据" in notice.text
     growing = [text for text in browser.execute_script("return window.bubbleTexts") if text]
     partial = {text for text in growing if ANSWER.startswith(text) and text != ANSWER}
     assert len(partial) >= 3, f"the answer did not stream: {growing}"

@@ -1,4 +1,4 @@
-"""A drop-in for McpManager with scripted tools, for tests of the orchestration logic."""
+"""A drop-in for McpManager with scripted tools, for tests of the routing logic."""
 
 from __future__ import annotations
 

@@ -12,6 +12,9 @@ import pytest
 from .gateway_processes import TINY_SERVER, WEATHER_SERVER, GatewayProcess
 
 ADMIN_TOKEN = "test-admin-token"
+# What the weather server (WEATHER_PROVIDER=simulated) asks to be shown with its figures; the gateway adds it.
+DEMO_NOTICE_ZH = "注意：以上数据为模拟数据（演示用），并非真实天气。"
+DEMO_NOTICE_EN = "Note: these figures are simulated (demo data), not real weather."
 
 
 @pytest.fixture(scope="module")
@@ -36,35 +39,38 @@ def test_single_tool_call(gateway, fake_llm):
     reply = gateway.chat("alice", {"message": "北京今天天气怎么样？", "use_tools": True})
     assert reply.status_code == 200
     body = reply.json()
-    assert body["response"] == "北京现在多云。" and body["model"] == "fake-model"
+    # The simulated data is disclosed by the gateway, in the user's language, after the checked answer.
+    assert body["response"] == f"北京现在多云。\n\n{DEMO_NOTICE_ZH}" and body["model"] == "fake-model"
+    assert body["notices"] == [{"server": "weather", "kind": "simulated", "text": DEMO_NOTICE_ZH}]
+    assert body["language"] == "zh" and body["answer_source"] == "model"
     (tool_call,) = body["tool_calls"]
     assert tool_call["server"] == "weather" and tool_call["tool"] == "get_current_weather"
     assert tool_call["arguments"] == {"city": "Beijing"} and tool_call["is_error"] is False
     assert tool_call["structured_content"]["location"]["name"] == "Beijing" and tool_call["duration_ms"] > 0
     assert set(body["timings"]) >= {"total_ms", "llm_ms", "tools_ms", "gateway_ms"} and body["images"] == []
-    # The model is fed the server's own one-line summary, not the whole structured result.
+    # The call went out with the user's locale, so the server's own summary, what the model is fed, is in Chinese.
     (fed,) = tool_messages(fake_llm.requests()[1])
-    assert fed == tool_call["text"] and fed.startswith("Beijing, China")
+    assert fed == tool_call["text"] and fed.startswith("北京 现在（")
     assert f'{tool_call["structured_content"]["temperature"]:g}°C' in fed
 
 
 def test_multi_tool_call_in_one_turn(gateway, fake_llm):
     fake_llm.script(call(("weather__get_current_weather", {"city": "Beijing"}),
-                         ("weather__get_forecast", {"city": "Shanghai", "days_ahead": 1})),
-                    {"content": "Beijing now, Shanghai for two days."})
+                         ("weather__get_forecast", {"city": "Shanghai", "day": 1})),
+                    {"content": "Beijing now, Shanghai tomorrow."})
     body = gateway.chat("alice", {"message": "Beijing now and Shanghai tomorrow?"}).json()
     assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather", "get_forecast"]
-    assert len(body["tool_calls"][1]["structured_content"]["days"]) == 2
+    assert [d["day"] for d in body["tool_calls"][1]["structured_content"]["days"]] == [1]
     assert len(tool_messages(fake_llm.requests()[1])) == 2
 
 
 def test_multi_round(gateway, fake_llm):
-    fake_llm.script(call(("weather__find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "days_ahead": 1})),
-                    call(("weather__get_forecast", {"city": "Shenzhen", "days_ahead": 1})),
+    fake_llm.script(call(("weather__find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1})),
+                    call(("weather__get_forecast", {"city": "Shenzhen", "day": 1})),
                     {"content": "Shenzhen it is."})
     body = gateway.chat("alice", {"message": "Which city will be 29-30 °C tomorrow, and its forecast?"}).json()
     assert [c["tool"] for c in body["tool_calls"]] == ["find_cities_by_temperature", "get_forecast"]
-    assert body["timings"]["rounds"] == 3 and body["response"] == "Shenzhen it is."
+    assert body["timings"]["rounds"] == 3 and body["response"] == f"Shenzhen it is.\n\n{DEMO_NOTICE_EN}"
 
 
 def test_calls_to_two_servers_run_in_parallel(gateway, fake_llm):
@@ -80,14 +86,14 @@ def test_calls_to_two_servers_run_in_parallel(gateway, fake_llm):
 
 
 def test_argument_repair(gateway, fake_llm):
-    fake_llm.script(call(("weather__get_forecast", {"city": "Oslo", "days_ahead": 40})),
-                    call(("weather__get_forecast", {"city": "Oslo", "days_ahead": 2})),
-                    {"content": "Oslo, three days."})
+    fake_llm.script(call(("weather__get_forecast", {"city": "Oslo", "days": 0})),
+                    call(("weather__get_forecast", {"city": "Oslo", "days": 2})),
+                    {"content": "Oslo, two days."})
     body = gateway.chat("alice", {"message": "Oslo forecast"}).json()
-    assert [(c["arguments"], c["is_error"]) for c in body["tool_calls"]] == [({"city": "Oslo", "days_ahead": 2}, False)]
+    assert [(c["arguments"], c["is_error"]) for c in body["tool_calls"]] == [({"city": "Oslo", "days": 2}, False)]
     (feedback,) = tool_messages(fake_llm.requests()[1])
     error = json.loads(feedback)["error"]
-    assert "days_ahead" in error and "15" in error
+    assert "days" in error and "minimum of 1" in error
 
 
 def test_tool_error_is_reported(gateway, fake_llm):
@@ -97,8 +103,10 @@ def test_tool_error_is_reported(gateway, fake_llm):
     (tool_call,) = body["tool_calls"]
     assert tool_call["is_error"] and "Xyzzyville" in tool_call["text"]
     assert "Xyzzyville" in json.loads(tool_messages(fake_llm.requests()[1])[0])["error"]
-    assert body["answer_source"] == "fallback" and body["response"].startswith("Sorry, the data could not be fetched")
-    assert "Unknown place 'Xyzzyville'" in body["response"]
+    # Every call failed: the user gets the server's own words, whatever the model wrote.
+    assert body["answer_source"] == "composed" and body["notices"] == []
+    assert body["response"] == ("Sorry, I could not get that: Unknown place 'Xyzzyville': no city of that name was "
+                                "found. Only offline city names (population over 15,000) were searched.")
 
 
 def test_llm_server_error_is_a_503(gateway, fake_llm):
@@ -140,11 +148,11 @@ def test_streaming(gateway, fake_llm):
     names = [name for name, _ in events]
     assert names[0] == "tool_call" and names[1] == "tool_result" and names[-1] == "done"
     assert "".join(data["text"] for name, data in events if name == "token") == "Tokyo is mild today."
-    assert events[-1][1]["response"] == "Tokyo is mild today."
+    assert events[-1][1]["response"] == f"Tokyo is mild today.\n\n{DEMO_NOTICE_EN}"
 
 
 def test_chart_images_are_served(gateway, fake_llm):
-    fake_llm.script(call(("weather__get_weather_chart", {"city": "Paris", "days_ahead": 2})), {"content": "Here it is."})
+    fake_llm.script(call(("weather__get_weather_chart", {"city": "Paris", "days": 2})), {"content": "Here it is."})
     body = gateway.chat("alice", {"message": "Chart for Paris"}).json()
     (image,) = body["images"]
     png = gateway.get(image["url"])
@@ -183,7 +191,7 @@ def test_killed_weather_server_is_restarted(gateway, fake_llm):
     subprocess.run(["kill", "-9", str(pid)], check=True)
     fake_llm.script(call(("weather__get_current_weather", {"city": "Berlin"})), {"content": "Berlin is cold."})
     body = gateway.chat("alice", {"message": "Berlin?"}).json()
-    assert body["tool_calls"][0]["is_error"] is False and body["response"] == "Berlin is cold."
+    assert body["tool_calls"][0]["is_error"] is False and body["response"].startswith("Berlin is cold.")
     assert _weather_server_pid(gateway) != pid
     weather = next(s for s in gateway.get("/servers").json()["servers"] if s["name"] == "weather")
     assert weather["up"] and weather["restarts"] >= 1

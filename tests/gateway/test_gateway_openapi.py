@@ -6,7 +6,7 @@ import re
 
 from mcp_chat_app.app import build_gateway, create_app
 from mcp_chat_app.config import GatewayConfig
-from mcp_chat_app.mock_mcp_manager import MockMcpManager
+from .mock_mcp_manager import MockMcpManager
 from mcp_chat_app.resources import EXTENSION_KEY
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_chat_app.answer_rendering import answer_is_usable, fallback_answer, quotes_measurements, user_language
+from mcp_chat_app.chat import context, languages
+from mcp_chat_app.chat.day_words import day_words, glossed, unsupported_days
+from mcp_chat_app.chat.verify import invents_measurements
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.history import SqliteHistoryStore, most_turns_within, trim_to_budget
 from mcp_chat_app.media_store import MediaStore
@@ -79,23 +81,40 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
     store.close()
 
 
-def test_answer_guards_follow_the_users_language():
-    assert user_language("北京今天天气怎么样？") == "Chinese" and user_language("Weather in Oslo?") == "English"
-    assert answer_is_usable("北京现在12.3°C。", "北京今天天气怎么样？")
-    assert not answer_is_usable("It is 12.3 °C in Beijing.", "北京今天天气怎么样？")
-    assert answer_is_usable("Beijing (北京) is at 12.3 °C.", "Weather in Beijing?")
-    assert answer_is_usable("北京的UV指数是0.8，PM2.5 good。", "北京紫外线强吗？")
-    assert not answer_is_usable('{"name": "weather__get_current_weather"}', "Weather in Oslo?")
-    assert not answer_is_usable("  ", "Weather in Oslo?")
+@pytest.mark.parametrize("text, language", [
+    ("北京今天天气怎么样？", "zh"), ("What is the weather in London tomorrow?", "en"), ("東京の明日の天気は？", "ja"),
+    ("서울 내일 날씨 어때?", "ko"), ("Quel temps fait-il à Paris demain ?", "fr"),
+    ("Wie wird das Wetter morgen in Berlin?", "de"), ("¿Qué tiempo hará mañana en Madrid?", "es"),
+    ("Qwxzplk明天天气", "zh"), ("Beijing (北京) is at 12.3 °C.", "en"), ("北京的UV指数是0.8，PM2.5 good。", "zh"),
+])
+def test_the_language_of_a_text(text, language):
+    assert languages.detect(text) == language
 
 
-def test_fallback_quotes_tool_data_and_admits_failures():
-    ok = ToolOutcome("weather", "get_current_weather", {"city": "Oslo"},
-                     structured_content={"city": "Oslo", "temperature_c": 3.14159, "hourly": [{"t": 1}, {"t": 2}]})
-    failed = ToolOutcome("weather", "get_forecast", {"city": "Oslo"}, is_error=True, text="upstream timeout")
-    text = fallback_answer("Weather in Oslo?", [ok, failed])
-    assert "temperature_c=3.1" in text and "failed: upstream timeout" in text
-    assert "调用失败" in fallback_answer("奥斯陆天气？", [failed])
+def test_day_words_are_named_and_spelled_out_for_the_router():
+    assert day_words("北京明天（12月2日 周三）；大后天（12月4日 周五）；下周一（12月7日）") == {
+        "明天", "周三", "大后天", "周五", "下周一"}
+    assert day_words("When does the sun rise tomorrow? Sun 6 Dec") == {"tomorrow", "sunday"}
+    assert day_words("未来一周天气，这周一直晴，星期天有雨，今晚") == {"本周", "周日", "今天"}
+    tuesday = dt.date(2026, 12, 1)
+    assert glossed("桂林大后天天气如何", tuesday) == "桂林大后天天气如何\n\n(大后天 = 3 days from today)"
+    assert glossed("下周一呢", tuesday).endswith("(下周一 = 6 days from today)")
+    assert glossed("What was it yesterday?", tuesday).endswith("(yesterday = 1 day before today)")
+    assert glossed("今天热吗", tuesday) == "今天热吗"
+    assert unsupported_days("杭州周末不错，明天下雨", day_words("杭州周六（12月5日）；周日（12月6日）")) == ["明天"]
+
+
+def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
+    assert context.is_follow_up("那后天呢？") and context.is_follow_up("What about Chicago?")
+    assert not context.is_follow_up("北京今天天气怎么样？")
+    schema = {"properties": {"city": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]},
+                             "cities": {"type": "array", "items": {"type": "string"}}}}
+    assert context.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema], "Current weather in New York")
+    assert not context.states_its_arguments([{"city": "Paris"}], [schema], "What is the capital of France?")
+    assert not context.states_its_arguments([{"cities": ["北京", "上海"]}], [schema], "北京和广州哪个冷")
+    history = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "calls": [
+        {"tool": "w__f", "arguments": {"city": "杭州"}}]}]
+    assert context.earlier_calls(history) == 'w__f {"city":"杭州"}' and context.earlier_question(history) == "q"
 
 
 def test_model_view_is_compact_structured_content():
@@ -201,8 +220,9 @@ def test_model_view_marks_the_days_of_the_coming_week():
 
 
 def test_measurements_are_recognised():
-    assert quotes_measurements("北京今天22°C") and quotes_measurements("wind 10 km/h") and quotes_measurements("湿度50%")
-    assert quotes_measurements("气温15度") and not quotes_measurements("你好！2+2=4。") and not quotes_measurements("")
+    assert invents_measurements("北京今天22°C") and invents_measurements("wind 10 km/h")
+    assert invents_measurements("湿度50%") and invents_measurements("气温15度")
+    assert not invents_measurements("你好！2+2=4。") and not invents_measurements("")
 
 
 def test_media_served_from_a_relative_data_dir(tmp_path, monkeypatch):

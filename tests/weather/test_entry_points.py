@@ -32,7 +32,7 @@ async def test_run_py_as_a_script_with_resources_and_prompts() -> None:
     data = json.loads(forecast.contents[0].text)
     assert data["location"]["english_name"] == "Shanghai" and len(data["days"]) == 7
     assert "上海" in report.messages[0].content.text and "get_forecast" in report.messages[0].content.text
-    assert "Tokyo, Seoul" in trip.messages[0].content.text and "days_ahead=4" in trip.messages[0].content.text
+    assert "Tokyo, Seoul" in trip.messages[0].content.text and "days=4" in trip.messages[0].content.text
 
 
 def test_cli_help_lists_the_transports() -> None:
@@ -49,5 +49,5 @@ async def test_claude_desktop_example_config_starts_the_server() -> None:
         assert Path(entry["command"]).name == "weather-mcp" and entry["env"]["WEATHER_PROVIDER"] == "auto"
     script = Path(sys.executable).with_name("weather-mcp")
     async with stdio_client(server_env(FIXTURES), [str(script)]) as client:
-        result = await client.call_tool("get_forecast", {"city": "Tokyo", "days_ahead": 0})
+        result = await client.call_tool("get_forecast", {"city": "Tokyo", "day": 0})
     assert not result.is_error and result.structured_content["location"]["english_name"] == "Tokyo"

@@ -33,16 +33,21 @@ async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
     async with stdio_client(server_env(replay_copy(tmp_path))) as client:
         unknown = await error_text(client, "get_current_weather", {"city": "Beijjing"})
         ambiguous = await error_text(client, "get_forecast", {"city": "Springfield"})
-        too_many_days = await error_text(client, "get_forecast", {"city": "Beijing", "days_ahead": 16})
-        zero_days = await error_text(client, "get_precipitation", {"city": "Beijing", "days_ahead": -1})
+        beyond = await error_text(client, "get_forecast", {"city": "Beijing", "day": 45})
+        too_long = await error_text(client, "get_precipitation", {"city": "Beijing", "day": 10, "days": 7})
+        past = await error_text(client, "get_forecast", {"city": "Beijing", "day": -1})
+        bad_date = await error_text(client, "get_forecast", {"city": "Beijing", "day": "2026-02-30"})
         unbounded = await error_text(client, "find_cities_by_temperature", {"min_temp": -100, "max_temp": 100})
         no_bounds = await error_text(client, "find_cities_by_temperature", {})
         bad_kind = await error_text(client, "get_weather_chart", {"city": "Beijing", "kind": "wind"})
         still_serving = await client.call_tool("get_current_weather", {"city": "Beijing"})
     assert "Unknown place 'Beijjing'" in unknown and "Beijing" in unknown  # suggestion offered
     assert "ambiguous" in ambiguous and ambiguous.count("Springfield, US") >= 2
-    assert "days_ahead" in too_many_days and "less than or equal to 15" in too_many_days
-    assert "days_ahead" in zero_days and "greater than or equal to 0" in zero_days
+    # Days the data does not cover are refused with the limit stated, in words a reader can pass on.
+    assert "The forecast reaches 16 days, through 2026-08-04 (Tuesday); 2026-09-03 (45 days from today)" in beyond
+    assert "2026-08-05 (16 days from today) is beyond it" in too_long
+    assert "yesterday (Sun 19 Jul) is in the past" in past and "past weather is not available" in past
+    assert "a date YYYY-MM-DD, got '2026-02-30'" in bad_date
     assert "within the temperatures on record" in unbounded  # both bounds beyond any record: no bound at all
     assert "min_temp and/or max_temp" in no_bounds
     assert "kind" in bad_kind
@@ -69,12 +74,13 @@ async def test_auto_mode_falls_back_to_labelled_simulation_and_remembers(tmp_pat
     async with stdio_client(env) as client:
         first = await client.call_tool("get_current_weather", {"city": "Berlin"})
         started = time.monotonic()
-        second = await client.call_tool("get_forecast", {"city": "London", "days_ahead": 1})
+        second = await client.call_tool("get_forecast", {"city": "London", "day": 1})
         second_s = time.monotonic() - started
     for result in (first, second):
         assert not result.is_error
         assert result.structured_content["source"] == "simulated"
-        assert "SIMULATED" in result.structured_content["notice"]
-        assert "SIMULATED" in result.content[-1].text
+        notice = result.structured_content["notice"]
+        assert notice == "Note: Open-Meteo could not be reached, so these figures are simulated, not real weather."
+        assert result.content[-1].text.endswith(notice)  # hosts that read only the text see it too
         assert result.structured_content.get("attribution") is None
     assert second_s < 1.0, "the outage should be remembered, not probed again"

@@ -44,8 +44,8 @@ def run_inspector(inspector: Path, *method: str) -> dict:
 def test_inspector_lists_tools(inspector: Path) -> None:
     listed = run_inspector(inspector, "--method", "tools/list")
     tools = {t["name"]: t for t in listed["tools"]}
-    assert {"get_current_weather", "get_forecast", "get_precipitation", "find_cities_by_temperature",
-            "get_weather_chart"} == set(tools)
+    assert {"get_current_weather", "get_forecast", "get_precipitation", "compare_weather",
+            "find_cities_by_temperature", "get_weather_chart"} == set(tools)
     assert tools["get_forecast"]["annotations"]["readOnlyHint"] is True
     assert "outputSchema" in tools["get_forecast"]
 
@@ -53,8 +53,10 @@ def test_inspector_lists_tools(inspector: Path) -> None:
 def test_inspector_calls_a_tool(inspector: Path) -> None:
     result = run_inspector(
         inspector, "--method", "tools/call", "--tool-name", "get_forecast", "--tool-arg", "city=北京",
-        "--tool-arg", "days_ahead=1",
+        "--tool-arg", "day=1",
     )
     assert not result.get("isError")
     data = result["structuredContent"]
-    assert data["location"]["name"] == "北京" and data["source"] == "open-meteo" and len(data["days"]) == 2
+    # The Inspector sends "1" as text: still the day after today, and only that day.
+    assert data["location"]["name"] == "北京" and data["source"] == "open-meteo"
+    assert [(d["date"], d["day"]) for d in data["days"]] == [("2026-07-21", 1)]

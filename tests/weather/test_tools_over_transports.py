@@ -51,31 +51,81 @@ async def test_current_weather_in_chinese(connect) -> None:
     assert f"{expected['temperature_2m']:g}°C" in result.content[0].text
 
 
-async def test_forecast_runs_from_today_through_days_ahead(connect) -> None:
+async def test_forecast_covers_exactly_the_days_asked(connect) -> None:
     async with connect() as client:
-        result = await call(client, "get_forecast", {"city": "Peking", "days_ahead": 3})
-    data, daily = result.structured_content, recording("beijing")["daily"]
-    assert_place(data, "Beijing")
-    assert [d["date"] for d in data["days"]] == daily["time"][:4]
-    assert [d["temp_max"] for d in data["days"]] == daily["temperature_2m_max"][:4]
-    # Four days or more: the text starts with the span of the whole period and its wettest day.
-    overall = f"overall {min(daily['temperature_2m_min'][:4]):g}..{max(daily['temperature_2m_max'][:4]):g}°C"
-    wettest = max(daily["precipitation_probability_max"][:4])
-    assert f"{overall}, highest rain chance {wettest:g}% on " in result.content[0].text
-    assert [d["precipitation_probability"] for d in data["days"]] == daily["precipitation_probability_max"][:4]
+        span = await call(client, "get_forecast", {"city": "Peking", "day": 0, "days": 4})
+        tomorrow = await call(client, "get_forecast", {"city": "Peking", "day": 1})
+        friday = await call(client, "get_forecast", {"city": "Peking", "day": "friday"})
+        weekend = await call(client, "get_forecast", {"city": "Peking", "day": "weekend"})
+        on_date = await call(client, "get_forecast", {"city": "Peking", "day": "2026-07-30"})
+    daily = recording("beijing")["daily"]  # the recording's today is Monday 2026-07-20
+    assert_place(span.structured_content, "Beijing")
+    assert [d["date"] for d in span.structured_content["days"]] == daily["time"][:4]
+    assert [d["temp_max"] for d in span.structured_content["days"]] == daily["temperature_2m_max"][:4]
+    assert [(d["day"], d["weekday"]) for d in span.structured_content["days"]] == [
+        (0, "Monday"), (1, "Tuesday"), (2, "Wednesday"), (3, "Thursday")]
+    assert [(d["date"], d["day"]) for d in tomorrow.structured_content["days"]] == [("2026-07-21", 1)]
+    assert [d["date"] for d in friday.structured_content["days"]] == ["2026-07-24"]
+    assert [d["weekday"] for d in weekend.structured_content["days"]] == ["Saturday", "Sunday"]
+    assert [d["day"] for d in on_date.structured_content["days"]] == [10]
+    # The text names each day as a reader would, and a span of days gets its range first-hand.
+    text = tomorrow.content[0].text
+    assert text.startswith("Beijing, tomorrow (Tue 21 Jul): ")
+    assert f"{daily['temperature_2m_min'][1]:g} to {daily['temperature_2m_max'][1]:g}°C" in text
+    low, high = min(daily["temperature_2m_min"][:4]), max(daily["temperature_2m_max"][:4])
+    assert f"Over these 4 days: {low:g} to {high:g}°C." in span.content[0].text
 
 
-async def test_precipitation_outlook_with_hours(connect) -> None:
+async def test_a_chinese_locale_gets_the_text_in_chinese(connect) -> None:
     async with connect() as client:
-        result = await call(client, "get_precipitation", {"city": "Chengdu", "days_ahead": 1, "hourly": True})
+        result = await call(client, "get_forecast", {"city": "北京", "day": 2}, meta={"locale": "zh-CN"})
+        english = await call(client, "get_forecast", {"city": "北京", "day": 2})
+    assert result.content[0].text.startswith("北京后天（7月22日 周三）")
+    assert "降水概率" in result.content[0].text
+    assert english.content[0].text.startswith("Beijing, the day after tomorrow (Wed 22 Jul): ")
+    assert result.structured_content["days"][0]["date"] == english.structured_content["days"][0]["date"]
+
+
+async def test_precipitation_decides_rain_snow_and_umbrella(connect) -> None:
+    async with connect() as client:
+        result = await call(client, "get_precipitation", {"city": "Chengdu", "day": 0, "days": 2},
+                            meta={"locale": "zh-CN"})
     data, daily = result.structured_content, recording("chengdu")["daily"]
     assert_place(data, "Chengdu")
     assert [d["rain_sum"] for d in data["days"]] == daily["rain_sum"][:2]
-    hours = data["hours"]
-    assert hours[0]["time"] == "2026-07-20T10:00"  # from the current hour...
-    assert hours[-1]["time"] == "2026-07-21T23:00"  # ...to the end of the last covered day
-    wet = any(d["rain_sum"] >= 1 or d["probability_max"] >= 50 for d in data["days"])
-    assert data["umbrella_advised"] == wet
+    wet = [d["rain_sum"] >= 1 or d["probability_max"] >= 50 for d in data["days"]]
+    assert [d["rain_expected"] for d in data["days"]] == wet
+    assert data["rain_expected"] == any(wet) and data["umbrella_advised"] == any(wet)
+    verdicts = {v["topic"]: v for v in data["verdicts"]}
+    assert set(verdicts) == {"rain", "snow", "umbrella"}
+    assert verdicts["umbrella"]["holds"] == any(wet) and "伞" in verdicts["umbrella"]["keywords"]
+    assert verdicts["umbrella"]["statement"] == ("建议带伞" if any(wet) else "不用带伞")
+    assert verdicts["umbrella"]["statement"] in result.content[0].text
+
+
+async def test_compare_names_the_warmer_colder_and_wetter_place(connect) -> None:
+    async with connect() as client:
+        tomorrow = await call(client, "compare_weather", {"cities": ["Beijing", "Harbin"], "day": 1})
+        now = await call(client, "compare_weather", {"cities": ["北京", "哈尔滨"]}, meta={"locale": "zh-CN"})
+        week = await call(client, "compare_weather", {"cities": ["London", "Berlin"], "days": 7})
+    beijing, harbin = recording("beijing")["daily"], recording("harbin")["daily"]
+    verdicts = {v["topic"]: v for v in tomorrow.structured_content["verdicts"]}
+    warmer = "Beijing" if beijing["temperature_2m_max"][1] > harbin["temperature_2m_max"][1] else "Harbin"
+    colder = "Beijing" if beijing["temperature_2m_min"][1] < harbin["temperature_2m_min"][1] else "Harbin"
+    assert verdicts["warmer"]["winner"] == warmer and verdicts["colder"]["winner"] == colder
+    assert verdicts["warmer"]["statement"] == f"{warmer} is warmer"
+    assert "Beijing" in verdicts["warmer"]["places"][0] and "Harbin" in verdicts["warmer"]["places"][1]
+    # Today, the places are compared by the temperature now.
+    places = now.structured_content["places"]
+    assert [p["temperature"] for p in places] == [recording("beijing")["current"]["temperature_2m"],
+                                                  recording("harbin")["current"]["temperature_2m"]]
+    colder_now = "北京" if places[0]["temperature"] < places[1]["temperature"] else "哈尔滨"
+    assert f"{colder_now}更冷" in now.content[0].text
+    rain = {p["location"]["english_name"]: round(sum(d["precipitation_sum"] for d in p["days"]), 1)
+            for p in week.structured_content["places"]}
+    wetter = {v["topic"]: v for v in week.structured_content["verdicts"]}["wetter"]["winner"]
+    assert len(week.structured_content["places"][0]["days"]) == 7
+    assert wetter == (max(rain, key=rain.get) if len(set(rain.values())) > 1 else None)
 
 
 async def test_find_cities_by_temperature_with_progress(connect) -> None:
@@ -86,7 +136,7 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
 
     async with connect() as client:
         result = await call(
-            client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "days_ahead": 1},
+            client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1},
             progress_callback=on_progress,
         )
     data = result.structured_content
@@ -110,17 +160,16 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
 async def test_temperature_search_reads_bounds_as_meant(connect) -> None:
     """Bounds upside down are the same span; a bound beyond any temperature on record is no bound."""
     async with connect() as client:
-        swapped = await call(client, "find_cities_by_temperature", {"min_temp": 30, "max_temp": 29, "days_ahead": 1})
-        above = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 100, "days_ahead": 1})
-        upright = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "days_ahead": 1})
-        nothing = await call(client, "find_cities_by_temperature", {"min_temp": 55, "days_ahead": 1})
+        swapped = await call(client, "find_cities_by_temperature", {"min_temp": 30, "max_temp": 29, "day": 1})
+        above = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 100, "day": 1})
+        upright = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1})
+        nothing = await call(client, "find_cities_by_temperature", {"min_temp": 55, "day": 1})
     assert (swapped.structured_content["min_temp"], swapped.structured_content["max_temp"]) == (29, 30)
     assert swapped.structured_content["matches"] == upright.structured_content["matches"]
     assert (above.structured_content["min_temp"], above.structured_content["max_temp"]) == (29, None)
-    assert "none (closest: " in nothing.content[0].text  # no match: the nearest cities, with their figures
+    assert "; closest: " in nothing.content[0].text  # no match: the nearest cities, with their figures
     closest = nothing.structured_content["nearest_outside"][0]
-    named = f"{closest['location']['name']}/{closest['location']['chinese_name']}"  # both languages
-    assert f"{named} {closest['temperature']:g}°C" in nothing.content[0].text
+    assert f"{closest['location']['english_name']} {closest['temperature']:g}°C" in nothing.content[0].text
     assert {m["temperature"] for m in above.structured_content["matches"]} >= {
         m["temperature"] for m in upright.structured_content["matches"]}
     assert all(m["temperature"] >= 29 for m in above.structured_content["matches"])
@@ -128,7 +177,7 @@ async def test_temperature_search_reads_bounds_as_meant(connect) -> None:
 
 async def test_temperature_chart_png(connect) -> None:
     async with connect() as client:
-        result = await call(client, "get_weather_chart", {"city": "广州", "days_ahead": 4, "kind": "temperature"})
+        result = await call(client, "get_weather_chart", {"city": "广州", "days": 5, "kind": "temperature"})
     image, text = result.content
     assert image.type == "image" and image.mime_type == "image/png"
     png = Image.open(io.BytesIO(base64.b64decode(image.data)))
@@ -137,9 +186,10 @@ async def test_temperature_chart_png(connect) -> None:
     assert data["font"] != "DejaVu Sans", "a CJK-capable font must be installed (scripts/setup.sh)"
     assert len(data["points"]) == 5
     assert [p["temp_max"] for p in data["points"]] == recording("guangzhou")["daily"]["temperature_2m_max"][:5]
-    assert data["alt_text"] in text.text
-    first = data["points"][0]  # the plotted values follow, so a model can quote them
-    assert f"Daily: {first['date']} {first['temp_min']:g}..{first['temp_max']:g}°C; " in text.text
+    first = data["points"][0]  # the text gives the plotted values, so a reader can quote them
+    assert text.text.startswith("Here is the temperature chart for Guangzhou, today to Fri 24 Jul: ")
+    assert f"today {first['temp_min']:g} to {first['temp_max']:g}°C; " in text.text
+    assert data["alt_text"].startswith("Line chart 'Guangzhou: 5-day temperature', 2026-07-20 – 2026-07-24: ")
 
 
 async def test_tool_metadata(connect) -> None:
@@ -149,15 +199,16 @@ async def test_tool_metadata(connect) -> None:
         templates = (await client.list_resource_templates()).resource_templates
         prompts = {p.name for p in (await client.list_prompts()).prompts}
         cities = await client.read_resource("weather://cities")
-    assert set(tools) == {
-        "get_current_weather", "get_forecast", "get_precipitation", "find_cities_by_temperature", "get_weather_chart"
-    }
+    assert set(tools) == {"get_current_weather", "get_forecast", "get_precipitation", "compare_weather",
+                          "find_cities_by_temperature", "get_weather_chart"}
     for tool in tools.values():
         assert tool.annotations.read_only_hint and tool.annotations.idempotent_hint
         assert tool.annotations.open_world_hint and tool.annotations.destructive_hint is False
         assert tool.output_schema["type"] == "object" and "properties" in tool.output_schema
         assert len(tool.description) < 120  # small local models read these on every request
-    assert tools["get_forecast"].input_schema["properties"]["days_ahead"]["maximum"] == 15
+    day = tools["get_forecast"].input_schema["properties"]["day"]  # an offset, a weekday or a date, in one argument
+    assert [option.get("type") for option in day["anyOf"]] == ["integer", "string", "string"]
+    assert "weekend" in day["anyOf"][1]["enum"] and day["anyOf"][0]["maximum"] == 366
     assert [str(r.uri) for r in resources] == ["weather://cities"]
     assert [t.uri_template for t in templates] == ["weather://forecast/{city}"]
     assert prompts == {"weather_report", "trip_planning"}

@@ -1,4 +1,6 @@
-"""The tool loop against scripted tools (MockMcpManager) and the scripted LLM over real HTTP."""
+"""Routing and the tool loop (forced and auto rounds, repairs, escapes, hybrid writers) against scripted tools
+(MockMcpManager) and the scripted LLM over real HTTP. The checks on the answer, against the real weather server,
+are in test_gateway_answers.py."""
 
 from __future__ import annotations
 
@@ -9,12 +11,18 @@ from pathlib import Path
 import pytest
 
 from mcp_chat_app import prompts
+from mcp_chat_app.chat import writing
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm_client import LlmClient
 from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.mock_mcp_manager import MockMcpManager, ScriptedTool, ScriptedToolError
 from mcp_chat_app.model_profiles import Endpoint
-from mcp_chat_app.orchestrator import PLAIN_CHAT_PROMPT, Orchestrator
 from mcp_chat_app.tool_results import ToolImage
+
+from .mock_mcp_manager import MockMcpManager, ScriptedTool, ScriptedToolError
+
+ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
 
 CITY_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
                "required": ["city"]}
@@ -43,7 +51,7 @@ def make(fake_llm, tmp_path: Path):
         router = LlmClient(endpoint)
         writer = LlmClient(Endpoint("writer", f"{fake_llm.url}/v1", writer_model, "k")) if writer_model else router
         manager = MockMcpManager(TOOLS)
-        return Orchestrator(manager, router, writer, MediaStore(tmp_path / "media"), max_rounds), manager
+        return ChatPipeline(manager, router, writer, MediaStore(tmp_path / "media"), ASSISTANT, max_rounds), manager
     return build
 
 
@@ -92,11 +100,13 @@ def test_invalid_arguments_get_one_repair_round(make, fake_llm):
 def test_a_second_invalid_call_is_reported_as_a_failed_tool(make, fake_llm):
     orchestrator, manager = make()
     fake_llm.script(call("weather__get_current_weather", days=2), call("weather__get_current_weather", days=2),
-                    {"content": "Sorry, I could not get the weather."})
+                    {"content": "It is 25 °C and sunny."})
     result = orchestrator.run("Weather?", [])
     assert manager.calls == []
     assert len(result.tool_calls) == 1 and result.tool_calls[0].is_error
-    assert "required property" in result.tool_calls[0].text
+    assert "required property" in result.tool_calls[0].text and result.tool_calls[0].reason == "invalid_call"
+    assert result.answer_source == "composed"
+    assert result.response == "Sorry, I could not get that data from the weather service."
 
 
 def test_tool_error_reaches_the_model_which_may_retry(make, fake_llm):
@@ -111,10 +121,13 @@ def test_tool_error_reaches_the_model_which_may_retry(make, fake_llm):
 
 def test_when_every_tool_failed_the_answer_says_so_whatever_the_model_wrote(make, fake_llm):
     orchestrator, _ = make()
-    fake_llm.script(call("weather__get_current_weather", city="Atlantis"), {"content": "Atlantis is sunny, 25 °C."})
+    fake_llm.script(call("weather__get_current_weather", city="Atlantis"), {"content": "Atlantis is sunny, 25 °C."},
+                    call("weather__get_current_weather", city="Atlantis"), {"content": "Atlantis is sunny, 25 °C."})
     result = orchestrator.run("亚特兰蒂斯天气？", [])
-    assert result.answer_source == "fallback" and "没能获取到数据" in result.response
-    assert "unknown city: Atlantis" in result.response and "25" not in result.response
+    # The server's words are English, the question Chinese: the user gets a sentence in Chinese, not them.
+    assert result.answer_source == "composed" and result.response == "抱歉，没能从 weather 服务取得这项数据。"
+    result = orchestrator.run("Weather in Atlantis?", [])
+    assert result.response == "Sorry, I could not get that: unknown city: Atlantis"
 
 
 def test_wrong_language_answer_is_rewritten_then_falls_back(make, fake_llm):
@@ -124,11 +137,15 @@ def test_wrong_language_answer_is_rewritten_then_falls_back(make, fake_llm):
     result = orchestrator.run("北京天气？", [])
     assert result.response == "北京12.3°C。"
     rewrite = fake_llm.requests()[2]
-    assert "tools" not in rewrite and "Answer in Chinese." in rewrite["messages"][-1]["content"]
+    assert "tools" not in rewrite and "Answer in Chinese." in rewrite["messages"][-3]["content"]
+    assert rewrite["messages"][-2]["content"] == "It is 12.3 °C."
+    assert "it is not written in Chinese" in rewrite["messages"][-1]["content"]
 
     fake_llm.script(call("weather__get_current_weather", city="Beijing"), {"content": ""}, {"content": ""})
     result = orchestrator.run("北京天气？", [])
-    assert result.answer_source == "fallback" and "temperature_c=12.3" in result.response
+    # No usable answer at all: the facts themselves, readable even from a server without prose.
+    assert result.answer_source == "composed"
+    assert result.response == "city Beijing, temperature c 12.3, condition cloudy."
 
 
 def test_rounds_are_bounded(make, fake_llm):
@@ -147,7 +164,7 @@ def test_a_repeated_call_ends_the_loop_and_the_writer_answers(make, fake_llm):
                     {"content": "Oslo: 12.3 °C."})
     result = orchestrator.run("Weather in Oslo?", [])
     assert len(manager.calls) == 1 and len(result.tool_calls) == 1 and result.timings["rounds"] == 2
-    assert result.response == "Oslo: 12.3 °C." and "Tool results:" in fake_llm.requests()[-1]["messages"][-1]["content"]
+    assert result.response == "Oslo: 12.3 °C." and "Facts:" in fake_llm.requests()[-1]["messages"][-1]["content"]
 
 
 def test_hybrid_writer_writes_the_answer_without_tools(make, fake_llm):
@@ -196,7 +213,8 @@ def test_unusable_answer_without_tools_gets_a_plain_chat_retry(make, fake_llm):
     result = orchestrator.run("写一首关于春天的诗", [])
     assert result.response == "春风吹绿了江南岸。" and manager.calls == []
     retry = fake_llm.requests()[2]
-    assert "tools" not in retry and retry["messages"][0]["content"] == PLAIN_CHAT_PROMPT
+    expected = writing.chat_messages(ASSISTANT, "写一首关于春天的诗", [], "zh")
+    assert "tools" not in retry and retry["messages"] == expected
 
 
 def test_hybrid_writer_answers_questions_that_need_no_tool(make, fake_llm):
@@ -234,7 +252,8 @@ def test_a_required_profile_forces_one_call_in_the_first_round(make, fake_llm):
     first, second = fake_llm.requests()
     assert first["tool_choice"] == "required" and first["parallel_tool_calls"] is True
     assert first["tools"][-1]["function"]["name"] == "answer_directly"
-    assert second.get("tool_choice", "auto") == "auto"  # after the results, the model may answer
+    assert "tools" not in second  # the writer answers from the facts
+    assert manager.locales == ["zh-CN"]  # the call asked for the user's language
 
 
 def test_a_forced_round_keeps_the_calls_of_its_first_tool(make, fake_llm):
@@ -309,7 +328,8 @@ def test_an_unknown_tool_or_broken_json_is_fed_back_once_then_the_user_gets_an_h
     (failed,) = result.tool_calls
     assert failed.is_error and complaint in failed.text
     # Nothing was fetched, so the invented weather is not passed on: the reply says what failed.
-    assert result.answer_source == "fallback" and "30" not in result.response and complaint in result.response
+    assert result.answer_source == "composed" and "30" not in result.response
+    assert result.response == "Sorry, I could not get that data from the weather service."
 
 
 def test_warm_up_sends_the_fixed_prompt_starts_a_turn_reuses(make, fake_llm):

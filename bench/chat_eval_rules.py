@@ -1,0 +1,476 @@
+"""The strict score of one reply: the nine rules of ../shared/eval/README.md, as a careful reader applies them.
+
+Each rule returns True (holds), False (broken) or None (does not apply). A reply is strictly correct when no
+rule that applies is broken. The rules read what the gateway returns (the calls with their structured results,
+the images, the notices and the answer text) and the labels of the question; nothing of the gateway's own
+checks is reused, so a gateway that fools itself does not fool this.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from chat_eval_checks import haversine_km, numbers_in, reply_language
+
+RULES = ("call", "day", "verdict", "figures", "language", "limits", "disclosure", "identity", "follow_up")
+_MAX_DISTANCE_KM = 50.0
+
+# Which tools may answer an intent (a comparison may also be made of one call per place).
+INTENT_TOOLS: dict[str, set[str]] = {
+    "current": {"get_current_weather", "get_forecast"},
+    "forecast": {"get_forecast"},
+    "precipitation": {"get_precipitation", "get_forecast"},
+    "chart": {"get_weather_chart"},
+    "temperature_range": {"find_cities_by_temperature"},
+    "compare": {"compare_weather", "get_current_weather", "get_forecast"},
+}
+_DATA_INTENTS = {"current", "forecast", "precipitation", "temperature_range", "compare"}
+_FEATURES = {"hourly", "sun", "aqi", "past"}
+# Where a feature's figures live in a result, once a tool gives them.
+_FEATURE_FIELDS = {"hourly": ("hours",), "sun": ("sunrise", "sunset"),
+                   "aqi": ("pm2_5", "pm10", "us_aqi", "european_aqi", "china_aqi", "aqi"), "past": ()}
+
+_LIMIT = re.compile(r"抱歉|无法|不能|不支持|没有(这|该|相关|.{0,8}(数据|信息|资料))|查不到|找不到|只能|超出|超过.{0,6}范围|"
+                    r"不在.{0,6}范围|不是.{0,6}(地方|城市)|\b(sorry|cannot|can't|unable|not able|don't have|do not "
+                    r"have|not available|no data|only|beyond|outside|not a (real )?place|couldn't|could not)\b",
+                    re.IGNORECASE)
+_DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|get_current_weather|get_forecast|get_precipitation|"
+                   r"compare_weather|get_weather_chart|find_cities_by_temperature|weather__|tool_call|"
+                   r"structured_content|Tool results", re.IGNORECASE)
+_MEASURE = re.compile(r"-?\d+(?:\.\d+)?\s*(°|℃|℉|度|mm|毫米|%|km/h)")
+_OTHER_MODELS = re.compile(r"qwen|通义|千问|阿里|alibaba|openai|chatgpt|gpt-?\d|claude|anthropic|gemini|google|"
+                           r"deepseek|llama|meta ai", re.IGNORECASE)
+_ZH_NEGATION = re.compile(r"[不没无未别]|否")
+_EN_NEGATION = re.compile(r"\b(no|not|never|none|without|unlikely|dry)\b|n't", re.IGNORECASE)
+_CLAUSE = re.compile(r"[，。,.;；!！?？\n]")
+
+# Day words a reader takes as naming a day, with the offset they name (weekdays are resolved per place).
+_ZH_DAYS = {"大后天": 3, "后天": 2, "明天": 1, "明日": 1, "明晚": 1, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
+            "昨天": -1}
+_EN_DAYS = {"the day after tomorrow": 2, "day after tomorrow": 2, "tomorrow": 1, "today": 0, "tonight": 0,
+            "this afternoon": 0, "this evening": 0, "this morning": 0, "yesterday": -1}
+_ZH_WEEKDAYS = "一二三四五六日"
+_EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKEND_WORDS = ("周末", "weekend")
+
+_TOPIC_WORDS = {"rain": ("雨", "降水", "伞", "rain", "wet", "umbrella", "shower", "dry"),
+                "snow": ("雪", "snow")}
+
+
+def strict_score(turn: dict[str, Any], reply: dict[str, Any], index: int, image_ok: bool,
+                 today: dt.date | None = None) -> dict[str, bool | None]:
+    """Every rule for one turn of a conversation (`index` 0 for its first question)."""
+    call = rule_call(turn, reply, image_ok)
+    day = rule_day(turn, reply)
+    return {
+        "call": call,
+        "day": day,
+        "verdict": rule_verdict(turn, reply),
+        "figures": rule_figures(turn, reply),
+        "language": rule_language(turn, reply),
+        "limits": rule_limits(turn, reply),
+        "disclosure": rule_disclosure(turn, reply),
+        "identity": rule_identity(turn, reply),
+        "follow_up": None if index == 0 or turn["intent"] in ("none", "limit") else (call is not False
+                                                                                     and day is not False),
+    }
+
+
+def strictly_correct(rules: dict[str, bool | None]) -> bool:
+    return all(result is not False for result in rules.values())
+
+
+# --- the data of a reply ------------------------------------------------------------------------------------
+
+
+def _calls(reply: dict[str, Any], tools: set[str] | None = None) -> list[dict[str, Any]]:
+    """The successful calls (of `tools`), each with a structured result."""
+    return [c for c in reply.get("tool_calls", []) if not c.get("is_error") and isinstance(
+        c.get("structured_content"), dict) and (tools is None or c["tool"] in tools)]
+
+
+def _places(call: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Each place a result is about, as {location, days, current}."""
+    content = call["structured_content"]
+    if "places" in content:
+        for place in content["places"]:
+            yield {"location": place.get("location") or {}, "days": place.get("days") or [],
+                   "current": place.get("temperature")}
+    elif "location" in content:
+        current = content.get("temperature") if call["tool"] == "get_current_weather" else None
+        days = content.get("days") or content.get("points") or []
+        if call["tool"] == "get_current_weather" and "today_max" in content:
+            days = [{"date": content["time"][:10], "day": 0, "temp_max": content["today_max"],
+                     "temp_min": content["today_min"]}]
+        yield {"location": content["location"], "days": days, "current": current, "content": content}
+
+
+def _near(location: dict[str, Any], city: dict[str, Any]) -> bool:
+    if "latitude" not in location:
+        return False
+    return haversine_km(location["latitude"], location["longitude"], city["lat"], city["lon"]) <= _MAX_DISTANCE_KM
+
+
+def _place_data(reply: dict[str, Any], city: dict[str, Any], tools: set[str] | None = None) -> list[dict[str, Any]]:
+    return [place for call in _calls(reply, tools) for place in _places(call) if _near(place["location"], city)]
+
+
+def _today(places: list[dict[str, Any]]) -> dt.date | None:
+    """The place's local today, from a record's date and its offset."""
+    for place in places:
+        for record in place["days"]:
+            if "date" in record and "day" in record:
+                return dt.date.fromisoformat(record["date"]) - dt.timedelta(days=record["day"])
+    return None
+
+
+def _asked_offsets(turn: dict[str, Any], today: dt.date) -> set[int] | None:
+    """The day offsets the question is about (None: no single day or span is labelled). A question labelled
+    only with a count of days (the first dev file: "明天" as days 2) is about the one day it names, if it names
+    one."""
+    if _is_weekend(turn):
+        saturday = (5 - today.weekday()) % 7 if today.weekday() != 6 else -1
+        return {saturday, saturday + 1}
+    if "day" in turn:
+        return {turn["day"]}
+    if "weekday" in turn:
+        return {(turn["weekday"] - today.weekday()) % 7}
+    named = {offset for _, offset in _day_mentions(turn["query"], today)}
+    if "days" in turn and len(named) == 1 and named <= set(range(turn["days"])):
+        return named
+    return None
+
+
+def _is_weekend(turn: dict[str, Any]) -> bool:
+    """A question about the weekend: its own words, or a follow-up (labelled Saturday) of a weekend question."""
+    texts = [turn["query"], *(turn.get("earlier", [])[-1:] if turn.get("weekday") == 5 else [])]
+    return any(word in text.lower() for text in texts for word in _WEEKEND_WORDS)
+
+
+def _span(turn: dict[str, Any]) -> range | None:
+    span = turn.get("span", turn.get("days"))
+    if span is None:
+        return None
+    return range(*span) if isinstance(span, list) else range(span)
+
+
+# --- the rules ----------------------------------------------------------------------------------------------
+
+
+def rule_call(turn: dict[str, Any], reply: dict[str, Any], image_ok: bool) -> bool | None:
+    """1. The intent's tool ran without error, every expected place resolved, range bounds and chart as asked."""
+    intent = turn["intent"]
+    if intent == "none":
+        return not reply.get("tool_calls")
+    tools = INTENT_TOOLS.get(intent)
+    if tools is None:
+        return None
+    calls = _calls(reply, tools)
+    if not calls:
+        return False
+    if intent == "temperature_range":
+        return any(_same(c["structured_content"].get("min_temp"), turn.get("min_c"))
+                   and _same(c["structured_content"].get("max_temp"), turn.get("max_c")) for c in calls)
+    if intent == "chart":
+        kinds = {c["structured_content"].get("kind") for c in calls}
+        if turn.get("chart") not in kinds or not reply.get("images") or not image_ok:
+            return False
+    return all(_place_data(reply, city, tools) for city in turn.get("cities", []))
+
+
+def _same(used: Any, expected: Any) -> bool:
+    if used is None or expected is None:
+        return used is None and expected is None
+    return abs(float(used) - float(expected)) < 1e-6
+
+
+def rule_day(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
+    """2. Answered from the asked day's record, with no wrong day word, and no figure of another day."""
+    if turn["intent"] == "temperature_range":
+        return _range_day(turn, reply)
+    if turn["intent"] not in INTENT_TOOLS:
+        return None
+    labelled = any(key in turn for key in ("day", "weekday", "days", "span")) or _is_weekend(turn)
+    places = [p for city in turn.get("cities", []) for p in _place_data(reply, city, INTENT_TOOLS[turn["intent"]])]
+    if not places:
+        return False if turn.get("cities") and labelled else None
+    today = _today(places)
+    if today is None:  # current conditions only: right for a question about now
+        return turn.get("day", 0) == 0 and "weekday" not in turn and turn.get("days", 1) <= 1
+    asked = _asked_offsets(turn, today)
+    single = asked is not None
+    if asked is None:
+        span = _span(turn)
+        if span is None:
+            return None
+        asked = set(span)
+    covered = {record["day"] for place in places for record in place["days"] if "day" in record}
+    if not asked <= covered and not (asked == {0} and any(p["current"] is not None for p in places)):
+        return False
+    if _wrong_day_words(reply, asked, today):
+        return False
+    return not (single and _other_days_figures(reply, places, asked))
+
+
+def _range_day(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    calls = _calls(reply, {"find_cities_by_temperature"})
+    wanted = turn.get("days", 1) - 1 if "day" not in turn else turn["day"]
+    return any(c["structured_content"].get("day") == wanted for c in calls)
+
+
+def _wrong_day_words(reply: dict[str, Any], allowed: set[int], today: dt.date) -> list[str]:
+    """Day words in the answer that name a day outside `allowed` (offsets from the place's today)."""
+    text = _answer(reply)
+    wrong = []
+    for word, offset in _day_mentions(text, today):
+        if offset not in allowed:
+            wrong.append(word)
+    return wrong
+
+
+def _day_mentions(text: str, today: dt.date) -> Iterator[tuple[str, int]]:
+    lowered = text.lower()
+    rest = lowered
+    for words in (_EN_DAYS, _ZH_DAYS):
+        for word in sorted(words, key=len, reverse=True):
+            if word in rest:
+                yield word, words[word]
+                rest = rest.replace(word, " ")
+    for match in re.finditer(r"(下?)(?:周|星期|礼拜)([一二三四五六日天])", text):
+        weekday = _ZH_WEEKDAYS.index(match[2].replace("天", "日"))
+        if match[1]:  # 下周X: X of the next calendar week
+            yield match[0], 7 - today.weekday() + weekday
+        else:
+            yield match[0], (weekday - today.weekday()) % 7
+    for index, name in enumerate(_EN_WEEKDAYS):
+        if re.search(rf"\b{name}\b", lowered):
+            yield name, (index - today.weekday()) % 7
+
+
+def _other_days_figures(reply: dict[str, Any], places: list[dict[str, Any]], offsets: set[int]) -> bool:
+    """Whether the answer quotes temperatures found only in records of days it was not asked about."""
+    asked, other = set(), set()
+    for place in places:
+        if place["current"] is not None:
+            asked.add(round(float(place["current"]), 1))
+        for key in ("feels_like", "today_max", "today_min"):
+            if isinstance(place.get("content", {}).get(key), int | float):
+                asked.add(round(float(place["content"][key]), 1))
+        for record in place["days"]:
+            values = {round(float(record[k]), 1) for k in ("temp_min", "temp_max") if isinstance(record.get(k), int | float)}
+            (asked if record.get("day") in offsets else other).update(values)
+    quoted = {round(n, 1) for n in numbers_in(_answer(reply)) if re.search(
+        rf"{re.escape(_shown(n))}\s*(°|℃|度|~|～| to)", _answer(reply))}
+    return bool({n for n in quoted if n in other and n not in asked})
+
+
+def _shown(number: float) -> str:
+    return f"{number:g}"
+
+
+def rule_verdict(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
+    """3. Yes/no, hot/cold and which-place answers agree with the data for the asked day or span."""
+    if "yesno" in turn:
+        return _yes_no(turn, reply)
+    if "judge" in turn:
+        return _judge(turn, reply)
+    if "compare" in turn:
+        return _compare(turn, reply)
+    return None
+
+
+def _records_for(turn: dict[str, Any], reply: dict[str, Any], tools: set[str]) -> list[dict[str, Any]]:
+    places = [p for city in turn.get("cities", []) for p in _place_data(reply, city, tools)]
+    today = _today(places)
+    if today is None:
+        return []
+    offsets = _asked_offsets(turn, today)
+    if offsets is None or "span" in turn:
+        span = _span(turn)
+        offsets = set(span) if span is not None else offsets
+    return [r for p in places for r in p["days"] if offsets is None or r.get("day") in offsets]
+
+
+def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    records = _records_for(turn, reply, {"get_precipitation", "get_forecast"})
+    if not records:
+        return False
+    topic = turn["yesno"]
+    if topic == "rain":
+        yes = any((r.get("precipitation_sum") or 0) >= 1 or (r.get("probability_max") or r.get(
+            "precipitation_probability") or 0) >= 50 or r.get("rain_expected") for r in records)
+        no = all((r.get("precipitation_sum") or 0) < 0.2 and (r.get("probability_max") or r.get(
+            "precipitation_probability") or 0) < 30 for r in records)
+    else:
+        yes = any((r.get("snowfall_sum") or 0) > 0 or r.get("snow_expected") for r in records)
+        no = not yes
+    said = _polarity(_answer(reply), _TOPIC_WORDS[topic])
+    return said is not None and ((said and yes) or (not said and no))
+
+
+def _polarity(text: str, topic_words: tuple[str, ...]) -> bool | None:
+    """Yes (True) or no (False), read from the first clause that speaks of the topic (or the first clause)."""
+    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+    if not clauses:
+        return None
+    lowered = [c.lower().strip() for c in clauses]
+    if lowered[0] in ("yes", "是的", "是", "会", "要", "需要"):
+        return True
+    if lowered[0] in ("no", "不", "不会", "不用", "否", "不需要"):
+        return False
+    about = next((c for c in lowered if any(w in c for w in topic_words)), lowered[0])
+    return not (_ZH_NEGATION.search(about) or _EN_NEGATION.search(about))
+
+
+def _judge(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    places = [p for city in turn["cities"] for p in _place_data(reply, city)]
+    if not places:
+        return False
+    temps = [float(p["current"]) for p in places if p["current"] is not None]
+    highs = [float(r["temp_max"]) for p in places for r in p["days"] if r.get("day", 0) == turn.get("day", 0)
+             and isinstance(r.get("temp_max"), int | float)]
+    if not temps and not highs:
+        return False
+    if turn["judge"] == "hot":
+        value = max(temps + highs)
+        said = _polarity(_answer(reply), ("热", "hot", "warm", "暖"))
+        return said is not None and ((said and value >= 25) or (not said and value < 30))
+    value = min(temps or highs)
+    said = _polarity(_answer(reply), ("冷", "cold", "chilly", "凉", "cool"))
+    return said is not None and ((said and value <= 15) or (not said and value >= 8))
+
+
+def _compare(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    spec = turn["compare"]
+    values = []
+    for city, names in zip(turn["cities"], spec["names"]):
+        places = _place_data(reply, city)
+        if not places:
+            return False
+        values.append((_metric(places, turn, spec), names))
+    if any(value is None for value, _ in values):
+        return False
+    best = (max if spec["dir"] == "max" else min)(value for value, _ in values)
+    winners = [names for value, names in values if value == best]
+    named = _first_named(_answer(reply), [names for _, names in values])
+    return named is not None and (len(winners) > 1 or named in winners)
+
+
+def _metric(places: list[dict[str, Any]], turn: dict[str, Any], spec: dict[str, Any]) -> float | None:
+    metric = spec["metric"]
+    if metric == "temperature":
+        currents = [float(p["current"]) for p in places if p["current"] is not None]
+        return currents[0] if currents else None
+    today = _today(places)
+    if today is None:
+        return None
+    if spec.get("agg") == "sum":
+        span = set(_span({"span": spec.get("span", 7)}) or [])
+        records = [r for p in places[:1] for r in p["days"] if r.get("day") in span]
+        if not records or len({r.get("day") for r in records}) < len(span):
+            return None
+        return round(sum(float(r.get(metric) or 0) for r in records), 1)
+    offsets = _asked_offsets(turn, today) or {0}
+    records = [r for p in places[:1] for r in p["days"] if r.get("day") in offsets]
+    return float(records[0][metric]) if records and isinstance(records[0].get(metric), int | float) else None
+
+
+def _first_named(text: str, candidates: list[list[str]]) -> list[str] | None:
+    first: tuple[int, list[str]] | None = None
+    for names in candidates:
+        positions = [text.find(name) for name in names if name and name in text]
+        if positions and (first is None or min(positions) < first[0]):
+            first = (min(positions), names)
+    return first[1] if first else None
+
+
+def rule_figures(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
+    """4. Each number comes from the tool results or the question; a data answer quotes some."""
+    calls = reply.get("tool_calls", [])
+    quoted = numbers_in(_answer(reply))
+    if not calls:
+        return None if turn["intent"] == "none" else not _MEASURE.search(_answer(reply))
+    known = numbers_in(turn["query"]) + [n for c in calls for n in numbers_in(json.dumps(
+        [c.get("structured_content"), c.get("text"), c.get("arguments")], ensure_ascii=False))]
+    if not quoted:  # a data answer quotes its data; a yes or no backed by the verdict may stand alone
+        return turn["intent"] not in _DATA_INTENTS or "yesno" in turn
+    return all(any(abs(abs(q) - abs(k)) < 0.051 or round(k) == q for k in known) for q in quoted)
+
+
+def rule_language(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    """5. The whole reply in the user's language, in sentences: no tool output, names, JSON, URLs or images."""
+    text = reply.get("response", "")
+    return bool(text.strip()) and reply_language(text) == turn["lang"] and not _DUMP.search(text)
+
+
+def rule_limits(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
+    """6. A question the tools cannot answer gets the limit said, and no invented figures; a feature question
+    whose data a tool did return gets that data's figure."""
+    text = _answer(reply)
+    if turn["intent"] == "limit":
+        return bool(_LIMIT.search(text)) and not _MEASURE.search(text)
+    if turn["intent"] not in _FEATURES:
+        return None
+    feature_data = _feature_values(turn, reply)
+    if feature_data:
+        return any(any(abs(q - v) < 0.051 or round(v) == q for v in feature_data) for q in numbers_in(text))
+    return bool(_LIMIT.search(text)) and rule_figures(turn, reply) is not False
+
+
+def _feature_values(turn: dict[str, Any], reply: dict[str, Any]) -> list[float]:
+    """The figures of the asked feature in the results (empty while no tool returns that kind of data)."""
+    values: list[float] = []
+    fields = _FEATURE_FIELDS[turn["intent"]]
+    for call in _calls(reply):
+        content = call["structured_content"]
+        if turn["intent"] == "past":
+            values += [float(r["temp_max"]) for r in content.get("days", []) if r.get("day") == turn.get("day")
+                       and isinstance(r.get("temp_max"), int | float)]
+            continue
+        for key, value in _leaves(content):
+            if key.split(".")[-1] in fields or any(f"{field}" in key for field in fields):
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    values.append(float(value))
+                elif isinstance(value, str) and re.fullmatch(r".*T?\d{2}:\d{2}", value):
+                    values += numbers_in(value[-5:].replace(":", "."))
+    return values
+
+
+def _leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, f"{prefix}.{key}" if prefix else key)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item, prefix)
+    else:
+        yield prefix, value
+
+
+def rule_disclosure(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
+    """7. Simulated data is said to be simulated, in the user's language."""
+    simulated = any(c.get("structured_content", {}).get("source") == "simulated" for c in _calls(reply))
+    if not simulated:
+        return None
+    text = reply.get("response", "")
+    return ("模拟" in text) if turn["lang"] == "zh" else ("simulated" in text.lower())
+
+
+def rule_identity(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
+    """8. Asked who it is, it is this weather assistant, not another company's model."""
+    if not turn.get("identity"):
+        return None
+    text = reply.get("response", "")
+    return bool(re.search(r"天气助手|weather assistant", text, re.IGNORECASE)) and not _OTHER_MODELS.search(text)
+
+
+def _answer(reply: dict[str, Any]) -> str:
+    """The answer without the notices the gateway adds (they are judged by rule 7)."""
+    text = reply.get("response", "")
+    for notice in reply.get("notices", []):
+        text = text.replace(notice.get("text", ""), "")
+    return text.strip()

@@ -1,0 +1,197 @@
+"""What the user reads: the check of every answer (figures, days, yes/no, names, dumps, language), the one
+corrective retry, the answer composed from the facts, localized failures and limits, disclosure of simulated
+data, follow-ups and identity. The real weather server (simulated data) over stdio and the scripted LLM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcp_chat_app.chat import writing
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.config import CONFIG_DIR
+from mcp_chat_app.llm_client import LlmClient
+from mcp_chat_app.mcp_manager import McpManager, ToolRequest
+from mcp_chat_app.media_store import MediaStore
+from mcp_chat_app.model_profiles import Endpoint
+from mcp_chat_app.server_registry import parse_server_spec
+
+from .gateway_processes import WEATHER_SERVER
+
+ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
+NOTICE_ZH = "注意：以上数据为模拟数据（演示用），并非真实天气。"
+NOTICE_EN = "Note: these figures are simulated (demo data), not real weather."
+
+
+@pytest.fixture(scope="module")
+def weather(tmp_path_factory):
+    manager = McpManager({"weather": parse_server_spec("weather", WEATHER_SERVER)}, tmp_path_factory.mktemp("logs"))
+    manager.start()
+    yield manager
+    manager.close()
+
+
+@pytest.fixture()
+def pipeline(weather, fake_llm, tmp_path: Path):
+    """A forced-call profile (as the local one): the router makes one round, a writer pass answers."""
+    def build(manager: McpManager = weather, tool_choice: str = "required") -> ChatPipeline:
+        endpoint = Endpoint("test", f"{fake_llm.url}/v1", "fake-model", "k", tool_choice=tool_choice)
+        client = LlmClient(endpoint)
+        return ChatPipeline(manager, client, client, MediaStore(tmp_path / "media"), ASSISTANT)
+    return build
+
+
+def call(name: str, **arguments) -> dict:
+    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
+
+
+def server_text(weather: McpManager, tool: str, arguments: dict, locale: str) -> str:
+    """What the weather server says for a call, without its notice (the gateway adds that)."""
+    (outcome,) = weather.call_tools([ToolRequest("weather", tool, arguments)], locale=locale)
+    return outcome.text.replace(outcome.structured_content["notice"], "").strip()
+
+
+def test_a_checked_answer_goes_out_with_the_disclosure_in_the_users_language(pipeline, fake_llm, weather):
+    text = server_text(weather, "get_forecast", {"city": "北京", "day": 1}, "zh-CN")
+    fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
+    result = pipeline().run("北京明天天气怎么样？", [])
+    assert result.response == f"北京明天天气不错。\n\n{NOTICE_ZH}" and result.answer_source == "model"
+    assert [n.to_json() for n in result.notices] == [{"server": "weather", "kind": "simulated", "text": NOTICE_ZH}]
+    router, writer = fake_llm.requests()
+    # The router is told what "明天" means; the writer gets the server's own words for exactly that day.
+    assert router["messages"][-1]["content"] == "北京明天天气怎么样？\n\n(明天 = 1 day from today)"
+    request = writer["messages"][-1]["content"]
+    assert f"Facts:\n{text}\nAnswer in Chinese." in request and NOTICE_ZH not in request
+    assert text.startswith("北京明天（") and "tools" not in writer
+
+
+def test_a_made_up_figure_gets_one_retry_then_the_facts_themselves(pipeline, fake_llm, weather):
+    text = server_text(weather, "get_forecast", {"city": "Berlin", "day": 1}, "en")
+    fake_llm.script(call("get_forecast", city="Berlin", day=1), {"content": "Berlin tomorrow: 99°C."},
+                    {"content": "Berlin tomorrow: 98°C."})
+    result = pipeline().run("Berlin forecast for tomorrow?", [])
+    retry = fake_llm.requests()[2]["messages"]
+    assert retry[-2] == {"role": "assistant", "content": "Berlin tomorrow: 99°C."}
+    assert "it gives 99, which the facts do not contain" in retry[-1]["content"]
+    # Twice made up, so the facts are the answer, opened by saying the question asked for more than they hold.
+    assert result.answer_source == "composed" and "98" not in result.response
+    assert result.response == f"Sorry, I don't have that exact information. Here is what I have: {text}\n\n{NOTICE_EN}"
+
+
+def test_a_yes_or_no_must_agree_with_the_verdict(pipeline, fake_llm, weather):
+    (outcome,) = weather.call_tools([ToolRequest("weather", "get_precipitation", {"city": "Paris", "day": 1})])
+    rain = {v["topic"]: v for v in outcome.structured_content["verdicts"]}["rain"]
+    fake_llm.script(call("get_precipitation", city="Paris", day=1),
+                    {"content": "Yes, it will rain in Paris tomorrow."},
+                    {"content": "No, it will not rain in Paris tomorrow."})
+    result = pipeline().run("Will it rain in Paris tomorrow?", [])
+    writer = fake_llm.requests()[1]["messages"][-1]["content"]
+    assert writer.endswith(f"Begin with: {rain['statement'][0].upper()}{rain['statement'][1:]}")
+    expected = "Yes, it will rain" if rain["holds"] else "No, it will not rain"
+    assert result.response.startswith(expected) and result.answer_source == "model"
+    if not rain["holds"]:
+        retry = fake_llm.requests()[2]["messages"][-1]["content"]
+        assert f"it answers yes, but the facts say: {rain['statement']}" in retry
+
+
+@pytest.mark.parametrize("reply, complaint", [
+    ("大后天北京晴。", "it names 大后天, which the facts are not about"),
+    ("北京后天的天气见图：![chart](https://example.com/x.png)", "it contains tool output"),
+    ("北京后天晴，和 Oslo 一样。", "it names Oslo, which the facts and the question do not"),
+    ("Beijing will be sunny.", "it is not written in Chinese"),
+    ("北京后天下午两点晴。", "it names 下午, 两点, a time of day the facts do not give"),
+])
+def test_what_a_reader_would_reject_is_rewritten(pipeline, fake_llm, weather, reply, complaint):
+    text = server_text(weather, "get_forecast", {"city": "北京", "day": 2}, "zh-CN")
+    fake_llm.script(call("get_forecast", city="北京", day=2), {"content": reply}, {"content": reply})
+    result = pipeline().run("北京后天天气怎么样？", [])
+    assert complaint in fake_llm.requests()[2]["messages"][-1]["content"]
+    assert result.answer_source == "composed" and result.response.endswith(f"{text}\n\n{NOTICE_ZH}")
+
+
+def test_a_repeated_clause_is_rejected(pipeline, fake_llm):
+    looping = "北京后天晴，" + "不会下雨，" * 4
+    fake_llm.script(call("get_forecast", city="北京", day=2), {"content": looping}, {"content": "北京后天晴。"})
+    result = pipeline().run("北京后天天气怎么样？", [])
+    assert "it repeats '不会下雨'" in fake_llm.requests()[2]["messages"][-1]["content"]
+    assert result.response.startswith("北京后天晴。")
+
+
+@pytest.mark.parametrize("question, arguments, expected", [
+    ("马德里30天后的天气？", {"city": "马德里", "day": 30},
+     "抱歉，没能查到：天气预报只覆盖今天起的16天（到"),
+    ("Forecast for Madrid 30 days from now", {"city": "Madrid", "day": 30},
+     "Sorry, I could not get that: The forecast reaches 16 days, through "),
+    ("Qwxzplk明天天气", {"city": "Qwxzplk", "day": 1}, "抱歉，没能查到：找不到名为“Qwxzplk”的地方。"),
+    ("What was the high in London yesterday?", {"city": "London", "day": -1},
+     "Sorry, I could not get that: yesterday ("),
+])
+def test_limits_are_said_in_the_users_language_without_figures_or_tool_text(pipeline, fake_llm, question,
+                                                                            arguments, expected):
+    fake_llm.script(call("get_forecast", **arguments), {"content": "It will be 21°C and sunny."})
+    result = pipeline().run(question, [])
+    assert result.answer_source == "composed" and result.response.startswith(expected)
+    assert "21" not in result.response and "get_forecast" not in result.response and result.notices == []
+    assert len(fake_llm.requests()) == 1  # no writer: nothing it could say is backed by data
+
+
+def test_another_language_is_answered_in_it_or_in_english_with_a_note(pipeline, fake_llm):
+    fake_llm.script(call("get_forecast", city="Tokyo", day=1), {"content": "东京明天晴。"},
+                    {"content": "Tokyo will be clear tomorrow."})
+    result = pipeline().run("Tokyoの明日の天気は？", [])
+    assert result.language == "ja" and "Answer in Japanese." in fake_llm.requests()[1]["messages"][-1]["content"]
+    # Never Chinese to a Japanese question: the retry's English answer goes out with a note saying why.
+    assert result.response.startswith("（日本語でうまくお答えできないため、英語でお答えします。） Tokyo will be clear tomorrow.")
+
+
+def test_a_follow_up_is_asked_again_with_the_earlier_calls(pipeline, fake_llm):
+    history = [{"role": "user", "content": "杭州明天天气怎么样？"},
+               {"role": "assistant", "content": "杭州明天晴。", "calls": [
+                   {"tool": "weather__get_forecast", "arguments": {"city": "杭州", "day": 1}}]}]
+    fake_llm.script(call("get_forecast", city="北京", day=2), call("get_forecast", city="杭州", day=2),
+                    {"content": "杭州后天天气不错。"})
+    result = pipeline().run("那后天呢？", history)
+    alone, again, _ = fake_llm.requests()
+    assert alone["messages"][-1]["content"] == "那后天呢？\n\n(后天 = 2 days from today)"  # the question alone
+    assert again["messages"][1:3] == [{"role": "user", "content": "杭州明天天气怎么样？"},
+                                      {"role": "assistant", "content": "杭州明天晴。"}]
+    assert again["messages"][-1]["content"].endswith(
+        '(What this question does not say, it takes from the previous request: '
+        'weather__get_forecast {"city":"杭州","day":1})')
+    assert [(c.tool, c.arguments) for c in result.tool_calls] == [("get_forecast", {"city": "杭州", "day": 2})]
+    assert result.calls == [{"tool": "weather__get_forecast", "arguments": {"city": "杭州", "day": 2}}]
+
+
+def test_a_call_with_made_up_arguments_is_set_aside_for_a_question_that_needs_no_data(pipeline, fake_llm):
+    fake_llm.script(call("get_current_weather", city="Paris"), {"content": "The capital of France is Paris."})
+    result = pipeline().run("What is the capital of France?", [])
+    assert result.tool_calls == [] and result.response == "The capital of France is Paris."
+    # ... unless the answer then needs figures after all: the calls are made and the answer comes from them.
+    fake_llm.script(call("get_current_weather", city="北京"), {"content": "北京现在25°C。"},
+                    {"content": "北京现在天气不错。"})
+    result = pipeline().run("今天出门穿什么好？", [])
+    assert [c.arguments for c in result.tool_calls] == [{"city": "北京"}]
+    assert result.response.startswith("北京现在天气不错。")
+
+
+def test_with_no_data_server_the_assistant_says_it_cannot_look_it_up(pipeline, fake_llm, tmp_path):
+    empty = McpManager({}, tmp_path / "logs")
+    empty.start()
+    try:
+        fake_llm.script({"content": "北京明天晴，25°C。"})
+        result = pipeline(manager=empty).run("北京明天天气怎么样？", [])
+    finally:
+        empty.close()
+    assert result.response == "抱歉，现在没有连接任何数据服务，我查不到天气之类的实时数据。"
+    (sent,) = fake_llm.requests()
+    assert "No data tools are connected right now" in sent["messages"][0]["content"]
+
+
+def test_the_assistant_introduces_itself(pipeline, fake_llm):
+    fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}}]}, {"content": "我是 MCP 天气助手。"})
+    result = pipeline().run("你是谁？", [])
+    system = fake_llm.requests()[1]["messages"][0]["content"]
+    assert system.startswith(writing.system_prompt(ASSISTANT)) and "MCP 天气助手" in system
+    assert "not any other company's model" in system and result.response == "我是 MCP 天气助手。"
