@@ -57,7 +57,7 @@ def test_engine_vllm_execs_the_built_command(monkeypatch, tmp_path):
     model = tmp_path / "model.gguf"
     model.write_bytes(b"GGUF")
     executed = []
-    monkeypatch.setattr(cli.os, "execv", lambda path, argv: executed.append((path, argv)))
+    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: executed.append((path, argv)))
     cli.main(["serve", "--engine", "vllm", "--model", str(model), "--port", "9001",
               "--served-model-name", "local"])
     path, argv = executed[0]
