@@ -1,9 +1,19 @@
-"""The LLM side: one OpenAI-compatible endpoint through the `openai` SDK, streaming or not."""
+"""The LLM side: one OpenAI-compatible endpoint through the `openai` SDK, streaming or not.
+
+Every request tells the server when this client gives up (`X-Request-Timeout`, the profile's `timeout_s`), so
+llm_backend stops working for a caller who is gone. On an endpoint with `cache_salt`, a call made on a user's
+behalf (`set_caller`) carries that user's salt: the server's prefix cache then never shows one user what
+another wrote, while the leading system messages (system prompt and tool list, no user data) stay shared.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +21,17 @@ import httpx
 import openai
 
 from mcp_chat_app.model_profiles import Endpoint
+
+TIMEOUT_HEADER = "X-Request-Timeout"
+# The user the current request is for; None (warm-up, `mcp-chat ask`) means no one's data is in the prompt.
+_caller: ContextVar[str | None] = ContextVar("llm_caller", default=None)
+# Salts are keyed per gateway process: unguessable, so no one can send another user's salt to the backend.
+_SALT_KEY = secrets.token_bytes(32)
+
+
+def set_caller(user: str | None) -> None:
+    """LLM calls from here on in this context are made for `user` (see the module docstring)."""
+    _caller.set(user)
 
 
 class LlmUnavailable(Exception):
@@ -49,7 +70,8 @@ class LlmClient:
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
         self._client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
-                                     timeout=endpoint.timeout_s, max_retries=0)
+                                     timeout=endpoint.timeout_s, max_retries=0,
+                                     default_headers={TIMEOUT_HEADER: f"{endpoint.timeout_s:g}"})
 
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
              on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
@@ -67,8 +89,11 @@ class LlmClient:
             "temperature": self.endpoint.temperature,
             "max_tokens": max_tokens or self.endpoint.max_tokens,
         }
+        extra_body = self._cache_scope(messages)
         if regex is not None:
-            request["extra_body"] = {"structured_outputs": {"regex": regex}}
+            extra_body["structured_outputs"] = {"regex": regex}
+        if extra_body:
+            request["extra_body"] = extra_body
         if tools:
             request["tools"] = tools
             request["tool_choice"] = tool_choice
@@ -89,6 +114,17 @@ class LlmClient:
             raise LlmUnavailable(f"LLM at {self.endpoint.base_url} answered HTTP {error.status_code}") from error
         turn.duration_ms = (time.perf_counter() - started) * 1000
         return turn
+
+    def _cache_scope(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """`cache_salt` for the current user, sharing the leading system messages; nothing without a user."""
+        user = _caller.get()
+        if not self.endpoint.cache_salt or user is None:
+            return {}
+        salt = hmac.new(_SALT_KEY, user.encode(), hashlib.sha256).hexdigest()[:32]
+        shared = 0
+        while shared < len(messages) - 1 and messages[shared]["role"] == "system":
+            shared += 1
+        return {"cache_salt": salt, "cache_shared_messages": shared}
 
     def _complete(self, request: dict[str, Any]) -> ChatTurn:
         # The SDK builds its response objects without validating them, so a broken body

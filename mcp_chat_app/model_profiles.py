@@ -32,6 +32,10 @@ class Endpoint:
     # The endpoint takes vLLM's `structured_outputs` extension (llm_backend and vLLM do, OpenAI does not): the
     # writer's answer to a question with data is then constrained to quote at least one figure.
     structured_outputs: bool = False
+    # The endpoint takes vLLM's `cache_salt` (llm_backend also `cache_shared_messages`): each user's prompts are
+    # salted, so no user can probe another's through the prefix cache, while the system prompt stays shared.
+    cache_salt: bool = False
+    api_key_env: str = ""  # the variable `api_key` came from: `mcp-chat up` hands its backend the same key
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
     tool_choice = entry.get("tool_choice", "auto")
     if tool_choice not in TOOL_CHOICES or (tool_choice == "required" and tool_mode != "native"):
         raise ValueError(f"profile {name!r}: tool_choice must be one of {TOOL_CHOICES} (required needs native)")
-    # Local servers ignore the key, but the openai SDK refuses an empty one.
+    # A local server without a key ignores it, but the openai SDK refuses an empty one.
     api_key = os.environ.get(entry.get("api_key_env", ""), "") or "not-needed"
     return Endpoint(
         profile=name,
@@ -67,6 +71,8 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
         max_tool_rounds=entry.get("max_tool_rounds"),
         tool_choice=tool_choice,
         structured_outputs=bool(entry.get("structured_outputs", False)),
+        cache_salt=bool(entry.get("cache_salt", False)),
+        api_key_env=entry.get("api_key_env", ""),
     )
 
 
