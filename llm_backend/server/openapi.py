@@ -31,6 +31,9 @@ _ERROR_SCHEMA = {
         "properties": {"message": {"type": "string"}, "type": {"type": "string"},
                        "param": {"type": ["string", "null"]}, "code": {"type": ["string", "null"]}}}}}
 
+# One server-sent event: `data` is a JSON chunk (or an error object, or `[DONE]`).
+_SSE_EVENT_SCHEMA = {"type": "object", "required": ["data"], "properties": {"data": {"type": "string"}}}
+
 _COMPLETION_SCHEMA = {
     "type": "object", "required": ["id", "object", "created", "model", "choices", "usage"],
     "properties": {"id": {"type": "string"}, "object": {"type": "string"},
@@ -58,7 +61,7 @@ def openapi_spec(served_model_name: str, debug_endpoints: bool = False) -> dict[
 
     generation_ok = {"description": "The completion; a server-sent event stream when `stream` is true.",
                      "content": {_JSON: {"schema": {"$ref": "#/components/schemas/Completion"}},
-                                 "text/event-stream": {"schema": {"type": "string"}}}}
+                                 "text/event-stream": {"schema": _SSE_EVENT_SCHEMA}}}
     generation_errors = {**_errors(), "504": _json_ok("The request's X-Request-Timeout passed.",
                                                       {"$ref": "#/components/schemas/Error"})}
     paths = {

@@ -13,6 +13,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from llm_backend.server.lifetime import TIMEOUT_HEADER
 from llm_backend.server.openapi import openapi_spec
 from llm_backend.server.process import running_server
 
@@ -39,11 +40,15 @@ def test_the_served_document_is_the_one_fuzzed(base_url):
 
 
 # Valid-by-schema requests may still be refused (a prompt longer than the context is a 400),
-# so "every valid body is accepted" is the one built-in check that does not apply.
+# so "every valid body is accepted" is the one built-in check that does not apply. A generated
+# X-Request-Timeout (5e-324 s) rightly ends in the documented 504, so the header is left out here;
+# test_reliability_abort covers it.
 @schema.parametrize()
 @settings(max_examples=15, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 def test_fuzzed_requests_get_documented_answers_never_5xx(case, base_url):
+    if case.headers:
+        case.headers.pop(TIMEOUT_HEADER, None)
     case.call_and_validate(base_url=base_url, timeout=30, excluded_checks=[positive_data_acceptance])
 
 
