@@ -20,7 +20,7 @@ from test_reliability_load import assert_pool_intact, kv_report, outcome_delta, 
 from backend_load import metric  # noqa: I001 (bench/ is on the path once test_reliability_load is imported)
 
 MODEL = "smollm2-135m-instruct"
-ABORT_WITHIN_S = 1.5  # the issue asks for "about a second"; one engine step of slack on a busy machine
+ABORT_WITHIN_S = 2.0  # the issue asks for "about a second"; an abort waits for the step under way
 STORY = {"model": MODEL, "messages": [{"role": "user", "content": "Tell me a long story."}],
          "max_tokens": 1500, "ignore_eos": True}
 
