@@ -68,33 +68,50 @@ def disconnect_to_abort(base_url: str, streaming: bool) -> float:
 
 
 class Stream:
-    """A long completion read in the background; the arrival time of each token."""
+    """A long greedy completion read in the background: when each of its tokens arrived."""
 
     def __init__(self, base_url: str) -> None:
         self.arrivals: list[float] = []
-        self.stop = threading.Event()
+        self._stop = threading.Event()
         body = {"model": MODEL, "prompt": "Once upon a time", "max_tokens": 4000, "ignore_eos": True,
-                "stream": True}
-        self.thread = threading.Thread(target=self._read, args=(f"{base_url}/v1/completions", body))
-        self.thread.start()
+                "stream": True, "temperature": 0}
+        self._thread = threading.Thread(target=self._read, args=(f"{base_url}/v1/completions", body))
+        self._thread.start()
         while len(self.arrivals) < 5:
             time.sleep(0.01)
 
     def _read(self, url: str, body: dict) -> None:
         with httpx.stream("POST", url, json=body, timeout=300) as response:
-            for _ in response.iter_lines():
-                self.arrivals.append(time.monotonic())
-                if self.stop.is_set():
+            for line in response.iter_lines():
+                if line.startswith("data: "):
+                    self.arrivals.append(time.monotonic())
+                if self._stop.is_set():
                     return
 
-    def worst_gap_during(self, base_url: str, content: str) -> tuple[float, float]:
-        """(worst gap, seconds) while a chat completion of `content` runs."""
-        started = time.monotonic()
-        httpx.post(f"{base_url}/v1/chat/completions", timeout=300, json={
-            "model": MODEL, "messages": [{"role": "user", "content": content}], "max_tokens": 1})
-        ended = time.monotonic()
-        times = [started] + [t for t in self.arrivals if started < t < ended] + [ended]
-        return max(b - a for a, b in zip(times, times[1:])), ended - started
+    def worst_gap(self, start: float, end: float) -> float:
+        """The longest wait for a token between `start` and `end` (a token still awaited at `end` counts)."""
+        times = [start] + [t for t in self.arrivals if start < t < end] + [min(end, time.monotonic())]
+        return max(b - a for a, b in zip(times, times[1:]))
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def chat(base_url: str, **extra) -> float:
+    """Seconds one chat completion (of one token, unless `extra` says otherwise) takes."""
+    started = time.monotonic()
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "Which city?"}], "max_tokens": 1, **extra}
+    response = httpx.post(f"{base_url}/v1/chat/completions", json=body, timeout=300)
+    assert response.status_code == 200, response.text
+    return time.monotonic() - started
+
+
+def worst_gap_during(base_url: str, stream: Stream, content: str) -> tuple[float, float]:
+    """(the stream's worst gap, seconds) while a chat completion of `content` runs."""
+    started = time.monotonic()
+    took = chat(base_url, messages=[{"role": "user", "content": content}])
+    return stream.worst_gap(started, started + took), took
 
 
 def probe(base_url: str, text: str, salt: str | None) -> tuple[int, float]:
@@ -137,14 +154,13 @@ def main() -> int:
         print("2. worst inter-token gap of a running stream, s")
         stream = Stream(base_url)
         try:
-            budget = [stream.worst_gap_during(base_url, f"{i} " + "word " * 480)[0] for i in range(3)]
+            budget = [worst_gap_during(base_url, stream, f"{i} " + "word " * 480)[0] for i in range(3)]
             print(f"   one full-budget chunk (~500-token prompt)   {max(budget):.3f}")
             for tokens in (1000, 2000, 3500):
-                gap, took = stream.worst_gap_during(base_url, f"long {tokens} " + "word " * tokens)
+                gap, took = worst_gap_during(base_url, stream, f"long {tokens} " + "word " * tokens)
                 print(f"   during a {tokens}-token prefill ({took:.1f} s)    {gap:.3f}")
         finally:
-            stream.stop.set()
-            stream.thread.join()
+            stream.close()
 
         print(f"3. side channel, {args.rounds} rounds: cached_tokens (all rounds) and seconds min / median / max")
         for salted in (False, True):

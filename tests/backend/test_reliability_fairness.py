@@ -9,13 +9,16 @@ the worst gap; `tests/backend/test_scheduler.py` checks the rule itself).
 """
 from __future__ import annotations
 
-import threading
+import sys
 import time
+from pathlib import Path
 
-import httpx
 import pytest
 
-from llm_backend.server.process import running_server
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from backend_isolation import Stream, chat, worst_gap_during  # noqa: E402
+
+from llm_backend.server.process import running_server  # noqa: E402
 
 MODEL = "smollm2-135m-instruct"
 # 12,000 enum values: xgrammar takes ~3-4 s to compile it on this machine; the JSON body is ~250 KB.
@@ -28,46 +31,6 @@ BIG_SCHEMA = {"type": "json_schema", "json_schema": {"name": "city", "schema": {
 def base_url():
     with running_server(MODEL, "--kv-cache-memory", "128MiB", "--max-model-len", "4096") as url:
         yield url
-
-
-class Stream:
-    """A long greedy completion read in the background: when each of its tokens arrived."""
-
-    def __init__(self, base_url: str) -> None:
-        self.arrivals: list[float] = []
-        self._stop = threading.Event()
-        body = {"model": MODEL, "prompt": "Once upon a time", "max_tokens": 4000, "ignore_eos": True,
-                "stream": True, "temperature": 0}
-        self._thread = threading.Thread(target=self._read, args=(f"{base_url}/v1/completions", body))
-        self._thread.start()
-        while len(self.arrivals) < 5:
-            time.sleep(0.01)
-
-    def _read(self, url: str, body: dict) -> None:
-        with httpx.stream("POST", url, json=body, timeout=120) as response:
-            for line in response.iter_lines():
-                if line.startswith("data: "):
-                    self.arrivals.append(time.monotonic())
-                if self._stop.is_set():
-                    return
-
-    def worst_gap(self, start: float, end: float) -> float:
-        """The longest wait for a token between `start` and `end` (a token still awaited at `end` counts)."""
-        times = [start] + [t for t in self.arrivals if start < t < end] + [min(end, time.monotonic())]
-        return max(b - a for a, b in zip(times, times[1:]))
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def chat(base_url: str, **extra) -> float:
-    """Seconds one chat completion takes."""
-    started = time.monotonic()
-    body = {"model": MODEL, "messages": [{"role": "user", "content": "Which city?"}], "max_tokens": 1, **extra}
-    response = httpx.post(f"{base_url}/v1/chat/completions", json=body, timeout=120)
-    assert response.status_code == 200, response.text
-    return time.monotonic() - started
 
 
 def test_a_grammar_compiling_does_not_stall_a_running_stream_and_compiles_once(base_url):
@@ -90,17 +53,11 @@ def test_a_long_prefill_keeps_a_running_streams_gaps_within_the_budget(base_url)
     single full-budget chunk (512 tokens, no context before it) causes."""
     stream = Stream(base_url)
     try:
-        budget_gaps = []
-        for i in range(3):  # distinct ~500-token prompts: one chunk each, no cache hits
-            started = time.monotonic()
-            took = chat(base_url, messages=[{"role": "user", "content": f"{i} " + "word " * 480}])
-            budget_gaps.append(stream.worst_gap(started, started + took))
-        started = time.monotonic()
-        took = chat(base_url, messages=[{"role": "user", "content": "long " + "word " * 3500}])
-        long_gap = stream.worst_gap(started, started + took)
+        # Distinct ~500-token prompts: one chunk each, no cache hits.
+        budget_gap = max(worst_gap_during(base_url, stream, f"{i} " + "word " * 480)[0] for i in range(3))
+        long_gap, took = worst_gap_during(base_url, stream, "long " + "word " * 3500)
     finally:
         stream.close()
-    budget_gap = max(budget_gaps)
     print(f"\nworst gap: {long_gap:.3f} s during a 3.5k-token prefill of {took:.1f} s; "
           f"{budget_gap:.3f} s for one full-budget chunk")
     assert long_gap < 2.0 * budget_gap
