@@ -34,7 +34,7 @@ from llm_backend.server.process import running_server  # noqa: E402
 MODEL = "smollm2-135m-instruct"
 # ~22 blocks of 16 tokens: far fewer than 64 streams need at once, so the scheduler must queue
 # and preempt, which is where an over-commit or a leaked block would show.
-SERVER_ARGS = ("--kv-cache-memory", "8MiB", "--max-num-seqs", "16", "--max-model-len", "256")
+SERVER_ARGS = ("--kv-cache-memory", "8MiB", "--max-num-seqs", "16", "--max-model-len", "256", "--debug-endpoints")
 SYSTEM = "You are a weather assistant. Answer in one short sentence."
 
 

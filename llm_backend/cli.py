@@ -14,6 +14,7 @@ from typing import Sequence
 os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 from llm_backend.config import EngineConfig  # after the OpenMP setting above
+from llm_backend.server.options import API_KEY_ENV, ServeOptions
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="vllm: exec the real vLLM OpenAI server with the same flags (GPU)")
     serve.add_argument("--tokenizer", default=None,
                        help="--engine vllm only: HF tokenizer for a GGUF model")
+    guard = serve.add_argument_group("access and limits")
+    guard.add_argument("--api-key", default=None,
+                       help=f"require 'Authorization: Bearer KEY' (default: ${API_KEY_ENV}, which other users "
+                            "cannot read from the process list)")
+    guard.add_argument("--insecure", action="store_true",
+                       help="allow a --host beyond loopback without an API key")
+    guard.add_argument("--debug-endpoints", action="store_true", help="serve /debug/kv_cache (the KV pool audit)")
+    guard.add_argument("--max-prompt-tokens", type=int, default=ServeOptions.max_prompt_tokens,
+                       help="the longest prompt one request may send, in tokens (longer ones get a 413)")
     pull = commands.add_parser("pull", help="fetch a model into the local store")
     pull.add_argument("names", nargs="+", metavar="NAME")
     return parser
@@ -61,19 +71,31 @@ def engine_config(args: argparse.Namespace) -> EngineConfig:
         served_model_name=args.served_model_name or args.model)
 
 
+def serve_options(args: argparse.Namespace) -> ServeOptions:
+    return ServeOptions(
+        host=args.host, port=args.port, api_key=args.api_key or os.environ.get(API_KEY_ENV) or None,
+        insecure=args.insecure, debug_endpoints=args.debug_endpoints, max_prompt_tokens=args.max_prompt_tokens)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.command == "pull":
         from llm_backend.weights import pull_main
         return pull_main(args.names)
+    options = serve_options(args)
+    try:
+        options.check()
+    except ValueError as error:  # before the model loads: a refusal should not take a minute
+        parser.error(str(error))
     if args.engine == "vllm":
-        return _exec_vllm(args)
+        return _exec_vllm(args, options)
     from llm_backend.server.launch import serve
-    serve(engine_config(args), args.host, args.port)
+    serve(engine_config(args), options)
     return 0
 
 
-def _exec_vllm(args: argparse.Namespace) -> int:
+def _exec_vllm(args: argparse.Namespace, options: ServeOptions) -> int:
     from llm_backend.server.vllm_command import vllm_argv
     from llm_backend.weights import resolve_model
     argv = vllm_argv(
@@ -83,8 +105,11 @@ def _exec_vllm(args: argparse.Namespace) -> int:
         max_model_len=args.max_model_len, kv_cache_memory=args.kv_cache_memory,
         tokenizer=args.tokenizer)
     print("exec:", " ".join(argv), file=sys.stderr, flush=True)
-    os.execv(argv[0], argv)
-    return 1  # not reached: execv replaces this process
+    env = dict(os.environ)
+    if options.api_key:  # vLLM's own --api-key, through its environment rather than the process list
+        env["VLLM_API_KEY"] = options.api_key
+    os.execve(argv[0], argv, env)
+    return 1  # not reached: execve replaces this process
 
 
 if __name__ == "__main__":

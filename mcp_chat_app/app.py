@@ -6,14 +6,14 @@ import logging
 import threading
 import time
 
-from flask import Flask
+from flask import Flask, request
 
 from mcp_chat_app import web
 from mcp_chat_app.auth import AccessPolicy, auth_required
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.errors import register_error_handlers
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
-from mcp_chat_app.llm_client import LlmClient, LlmUnavailable
+from mcp_chat_app.llm_client import LlmClient, LlmUnavailable, set_caller
 from mcp_chat_app.mcp_manager import McpManager
 from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.model_profiles import load_roles
@@ -85,6 +85,8 @@ def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = No
     app.extensions[EXTENSION_KEY] = resources
     app.config["MAX_CONTENT_LENGTH"] = resources.config.max_body_bytes  # larger bodies: 413
     register_error_handlers(app)
+    # The model's prompt cache is salted per user (llm_client): a route's <user> is whom its LLM calls are for.
+    app.before_request(lambda: set_caller((request.view_args or {}).get("user")))
     for blueprint_module in (chat, servers, oauth, media, health, openapi, web):
         app.register_blueprint(blueprint_module.blueprint)
     return app

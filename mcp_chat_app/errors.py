@@ -7,7 +7,7 @@ import logging
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
-from mcp_chat_app.llm_client import LlmBadResponse, LlmTimeout, LlmUnavailable
+from mcp_chat_app.llm_client import LlmBadResponse, LlmPromptTooLong, LlmTimeout, LlmUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,8 @@ def llm_error_status(error: LlmUnavailable) -> tuple[int, str]:
         return 504, "llm_timeout"
     if isinstance(error, LlmBadResponse):
         return 502, "llm_bad_response"
+    if isinstance(error, LlmPromptTooLong):
+        return 413, "prompt_too_long"
     return 503, "llm_unavailable"
 
 

@@ -2,7 +2,9 @@
 
 Pulls the model if it is missing, starts `llm-backend serve` and waits for its `/health`, starts the
 gateway (which launches the MCP servers of `configs/mcp_servers.json` itself), prints the URLs, and on
-Ctrl-C or SIGTERM stops everything. Each child runs in its own session (process group), so a Ctrl-C in
+Ctrl-C or SIGTERM stops everything. The backend requires an API key, which the gateway sends: the profile's
+key variable (LOCAL_LLM_API_KEY) if set, else a fresh random key for this run, handed to both through their
+environments and written nowhere. Each child runs in its own session (process group), so a Ctrl-C in
 the terminal reaches only the launcher, which then stops the children in order: the gateway first (it
 closes its MCP sessions, which stop the server processes), then the backend; whatever is still alive
 after a grace period is killed, descendants included, so no process and no bound port is left behind.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -26,9 +29,10 @@ import httpx
 import psutil
 
 from mcp_chat_app.config import GatewayConfig
-from mcp_chat_app.model_profiles import load_roles
+from mcp_chat_app.model_profiles import Endpoint, load_roles
 
 _LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+_BACKEND_KEY_ENV = "LLM_BACKEND_API_KEY"  # where `llm-backend serve` reads its --api-key from
 _GRACE_S = 10.0
 _LOG_TAIL_CHARS = 3000
 
@@ -114,11 +118,24 @@ def _llm_environment(args: argparse.Namespace, config: GatewayConfig, log_dir: P
                "--host", "127.0.0.1", "--port", str(args.llm_port)]
     if args.threads:
         command += ["--threads", str(args.threads)]
+    backend_env = dict(os.environ)
+    gateway_env = {"MCP_CHAT_BASE_URL": f"http://127.0.0.1:{args.llm_port}/v1", "MCP_CHAT_MODEL": model}
+    key = _backend_key(router)
+    if key is not None:
+        backend_env[_BACKEND_KEY_ENV] = gateway_env[router.api_key_env] = key
     print(f"starting llm-backend with {model} on 127.0.0.1:{args.llm_port} ...", flush=True)
-    backend = _start_child("llm-backend", command, log_dir / "llm_backend.log", dict(os.environ))
+    backend = _start_child("llm-backend", command, log_dir / "llm_backend.log", backend_env)
     children.append(backend)
     _wait_healthy(backend, f"http://127.0.0.1:{args.llm_port}/health", args.startup_timeout, stop)
-    return {"MCP_CHAT_BASE_URL": f"http://127.0.0.1:{args.llm_port}/v1", "MCP_CHAT_MODEL": model}
+    return gateway_env
+
+
+def _backend_key(router: Endpoint) -> str | None:
+    """The key the backend requires and the gateway sends (as the profile's key variable); None for a profile
+    without one, whose gateway could not send it."""
+    if not router.api_key_env:
+        return None
+    return os.environ.get(router.api_key_env) or secrets.token_urlsafe(32)
 
 
 def _start_gateway(config: GatewayConfig, llm_env: dict[str, str], log_dir: Path, timeout: float,

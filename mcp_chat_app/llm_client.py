@@ -1,9 +1,19 @@
-"""The LLM side: one OpenAI-compatible endpoint through the `openai` SDK, streaming or not."""
+"""The LLM side: one OpenAI-compatible endpoint through the `openai` SDK, streaming or not.
+
+Every request tells the server when this client gives up (`X-Request-Timeout`, the profile's `timeout_s`), so
+llm_backend stops working for a caller who is gone. On an endpoint with `cache_salt`, a call made on a user's
+behalf (`set_caller`) carries that user's salt: the server's prefix cache then never shows one user what
+another wrote, while the leading system messages (system prompt and tool list, no user data) stay shared.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +23,17 @@ import openai
 from mcp_chat_app.llm_watch import LlmWatch
 from mcp_chat_app.model_profiles import Endpoint
 
+TIMEOUT_HEADER = "X-Request-Timeout"
+# The user the current request is for; None (warm-up, `mcp-chat ask`) means no one's data is in the prompt.
+_caller: ContextVar[str | None] = ContextVar("llm_caller", default=None)
+# Salts are keyed per gateway process: unguessable, so no one can send another user's salt to the backend.
+_SALT_KEY = secrets.token_bytes(32)
+
+
+def set_caller(user: str | None) -> None:
+    """LLM calls from here on in this context are made for `user` (see the module docstring)."""
+    _caller.set(user)
+
 
 class LlmUnavailable(Exception):
     """The model endpoint cannot be reached or answered with a server error (HTTP 503 for our callers)."""
@@ -20,6 +41,10 @@ class LlmUnavailable(Exception):
 
 class LlmTimeout(LlmUnavailable):
     """The model endpoint took longer than the profile's `timeout_s` (HTTP 504 for our callers)."""
+
+
+class LlmPromptTooLong(LlmUnavailable):
+    """The model endpoint refused the prompt as longer than it takes (HTTP 413 for our callers)."""
 
 
 class LlmBadResponse(LlmUnavailable):
@@ -52,26 +77,31 @@ class LlmClient:
         self.watch = LlmWatch(hung_after_s)  # sees every call at the HTTP layer: is the endpoint answering?
         self._client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
                                      timeout=endpoint.timeout_s, max_retries=0,
-                                     http_client=openai.DefaultHttpxClient(transport=self.watch.transport()))
+                                     http_client=openai.DefaultHttpxClient(transport=self.watch.transport()),
+                                     default_headers={TIMEOUT_HEADER: f"{endpoint.timeout_s:g}"})
 
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
              on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
              parallel_tool_calls: bool | None = None, calls_of_one_tool: bool = False,
-             regex: str | None = None, max_tokens: int | None = None) -> ChatTurn:
+             regex: str | None = None, max_tokens: int | None = None, shared: int | None = None) -> ChatTurn:
         """One completion; raises LlmUnavailable when the endpoint is down or fails.
 
         `calls_of_one_tool`: the reply is streamed and cut off at the first call of a tool other than the
         first call's (the same request for several places is kept; a small model listing every tool is not
         left to run on until max_tokens). `regex`: the reply text must match it (needs an endpoint with
-        `structured_outputs`)."""
+        `structured_outputs`). `shared`: how many leading messages hold no user data (default: the system
+        messages), so a salted prompt cache still shares them across users."""
         request: dict[str, Any] = {
             "model": self.endpoint.model,
             "messages": messages,
             "temperature": self.endpoint.temperature,
             "max_tokens": max_tokens or self.endpoint.max_tokens,
         }
+        extra_body = self._cache_scope(messages, shared)
         if regex is not None:
-            request["extra_body"] = {"structured_outputs": {"regex": regex}}
+            extra_body["structured_outputs"] = {"regex": regex}
+        if extra_body:
+            request["extra_body"] = extra_body
         if tools:
             request["tools"] = tools
             request["tool_choice"] = tool_choice
@@ -89,9 +119,25 @@ class LlmClient:
         except (openai.APIConnectionError, openai.InternalServerError) as error:
             raise LlmUnavailable(f"LLM at {self.endpoint.base_url} unavailable: {error}") from error
         except openai.APIStatusError as error:
+            if error.status_code == 413:
+                raise LlmPromptTooLong(f"the conversation is too long for the model at {self.endpoint.base_url}; "
+                                       "clear the history or ask a shorter question") from error
             raise LlmUnavailable(f"LLM at {self.endpoint.base_url} answered HTTP {error.status_code}") from error
         turn.duration_ms = (time.perf_counter() - started) * 1000
         return turn
+
+    def _cache_scope(self, messages: list[dict[str, Any]], shared: int | None) -> dict[str, Any]:
+        """`cache_salt` for the current user, sharing the leading messages without user data; nothing without a
+        user."""
+        user = _caller.get()
+        if not self.endpoint.cache_salt or user is None:
+            return {}
+        salt = hmac.new(_SALT_KEY, user.encode(), hashlib.sha256).hexdigest()[:32]
+        if shared is None:
+            shared = 0
+            while shared < len(messages) - 1 and messages[shared]["role"] == "system":
+                shared += 1
+        return {"cache_salt": salt, "cache_shared_messages": shared}
 
     def _complete(self, request: dict[str, Any]) -> ChatTurn:
         # The SDK builds its response objects without validating them, so a broken body

@@ -34,6 +34,10 @@ class Endpoint:
     structured_outputs: bool = False
     # A small writer summarising a list of days gets days wrong: longer lists are shown as the server words them.
     max_written_records: int | None = None
+    # The endpoint takes vLLM's `cache_salt` (llm_backend also `cache_shared_messages`): each user's prompts are
+    # salted, so no user can probe another's through the prefix cache, while the system prompt stays shared.
+    cache_salt: bool = False
+    api_key_env: str = ""  # the variable `api_key` came from: `mcp-chat up` hands its backend the same key
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
     tool_choice = entry.get("tool_choice", "auto")
     if tool_choice not in TOOL_CHOICES or (tool_choice == "required" and tool_mode != "native"):
         raise ValueError(f"profile {name!r}: tool_choice must be one of {TOOL_CHOICES} (required needs native)")
-    # Local servers ignore the key, but the openai SDK refuses an empty one.
+    # A local server without a key ignores it, but the openai SDK refuses an empty one.
     api_key = os.environ.get(entry.get("api_key_env", ""), "") or "not-needed"
     return Endpoint(
         profile=name,
@@ -70,6 +74,8 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
         tool_choice=tool_choice,
         structured_outputs=bool(entry.get("structured_outputs", False)),
         max_written_records=entry.get("max_written_records"),
+        cache_salt=bool(entry.get("cache_salt", False)),
+        api_key_env=entry.get("api_key_env", ""),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
 import queue
 import threading
@@ -32,6 +33,7 @@ def event_stream(work: Callable[[Emit], None]) -> Response:
         while (item := events.get()) is not None:
             yield format_event(*item)
 
-    threading.Thread(target=run, name="chat-stream", daemon=True).start()
+    # In the request's context: what it set (the user whose cache salt LLM calls carry) holds in the worker too.
+    threading.Thread(target=contextvars.copy_context().run, args=(run,), name="chat-stream", daemon=True).start()
     return Response(frames(), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

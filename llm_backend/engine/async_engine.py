@@ -19,6 +19,7 @@ from llm_backend.config import EngineConfig
 from llm_backend.engine.llm_engine import ConstraintFactory, LLMEngine
 from llm_backend.engine.outputs import EngineStats, RequestOutput
 from llm_backend.engine.sampling_params import SamplingParams
+from llm_backend.engine.sequence import CacheScope
 
 log = logging.getLogger(__name__)
 
@@ -65,14 +66,15 @@ class AsyncLLMEngine:
         self.engine.check_request(prompt_token_ids, params)
 
     async def generate(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
-                       constraint_factory: ConstraintFactory | None = None) -> AsyncIterator[RequestOutput]:
+                       constraint_factory: ConstraintFactory | None = None,
+                       cache_scope: CacheScope = CacheScope()) -> AsyncIterator[RequestOutput]:
         """Stream the request's outputs until all `n` choices finish. Bad input raises ValueError."""
         if request_id in self._streams:
             raise ValueError(f"request id {request_id!r} is already in use")
         self.engine.check_request(prompt_token_ids, params)
         stream = _Stream(asyncio.get_running_loop(), asyncio.Queue())
         self._streams[request_id] = stream
-        self._post(("add", request_id, prompt_token_ids, params, constraint_factory))
+        self._post(("add", request_id, prompt_token_ids, params, constraint_factory, cache_scope))
         num_finished = 0
         try:
             while num_finished < params.n:
@@ -136,9 +138,9 @@ class AsyncLLMEngine:
                 _, loop, future = command
                 loop.call_soon_threadsafe(_resolve, future, self.engine.kv_cache_report())
                 continue
-            _, request_id, prompt_token_ids, params, constraint_factory = command
+            _, request_id, prompt_token_ids, params, constraint_factory, cache_scope = command
             try:
-                self.engine.add_request(request_id, prompt_token_ids, params, constraint_factory)
+                self.engine.add_request(request_id, prompt_token_ids, params, constraint_factory, cache_scope)
             except Exception as error:
                 self._deliver(request_id, error)
 

@@ -5,7 +5,8 @@ either free (on `_free`), cached-but-unused (ref 0, still hashed, on the LRU `_e
 or in use (ref >= 1). Full blocks are registered under a hash chained over every token
 from the start of the sequence, so equal hashes mean equal prefixes; a hit is still
 checked against the tokens stored with the block, so a hash collision cannot return
-someone else's K/V.
+someone else's K/V. A sequence's cache salt (`CacheScope`) enters the hash of every
+block past its shared start, so salted blocks are found only under the same salt.
 """
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ class Block:
     block_id: int
     ref_count: int = 0
     hash: int | None = None
-    key: tuple[int | None, tuple[int, ...]] | None = None  # (parent hash, tokens) the hash was made of
+    key: tuple[int | None, tuple[int, ...], str | None] | None = None  # (parent hash, tokens, salt) hashed
 
 
-def chain_hash(parent_hash: int | None, tokens: tuple[int, ...]) -> int:
-    return hash((parent_hash, tokens))
+def chain_hash(parent_hash: int | None, tokens: tuple[int, ...], salt: str | None) -> int:
+    return hash((parent_hash, tokens, salt))
 
 
 class BlockManager:
@@ -76,10 +77,9 @@ class BlockManager:
         self.prefix_queried_tokens += seq.num_tokens
         parent: int | None = None
         for i in range(max_blocks):
-            tokens = tuple(seq.token_ids[i * self.block_size:(i + 1) * self.block_size])
-            block_hash = chain_hash(parent, tokens)
+            block_hash, key = self._block_key(seq, i, parent)
             block_id = self._cached.get(block_hash)
-            if block_id is None or self.blocks[block_id].key != (parent, tokens):
+            if block_id is None or self.blocks[block_id].key != key:
                 break
             self._acquire(block_id)
             seq.block_table.append(block_id)
@@ -123,14 +123,13 @@ class BlockManager:
         while len(seq.block_hashes) < num_full:
             i = len(seq.block_hashes)
             parent = seq.block_hashes[-1] if seq.block_hashes else None
-            tokens = tuple(seq.token_ids[i * self.block_size:(i + 1) * self.block_size])
-            block_hash = chain_hash(parent, tokens)
+            block_hash, key = self._block_key(seq, i, parent)
             block = self.blocks[seq.block_table[i]]
             # Another sequence may have computed the same prefix concurrently; the first
             # registration wins and this copy stays private (freed normally later).
             if block_hash not in self._cached and block.hash is None:
                 block.hash = block_hash
-                block.key = (parent, tokens)
+                block.key = key
                 self._cached[block_hash] = block.block_id
             seq.block_hashes.append(block_hash)
 
@@ -175,6 +174,12 @@ class BlockManager:
                 "problems": problems}
 
     # ---- internals ------------------------------------------------------------------
+    def _block_key(self, seq: Sequence, index: int, parent: int | None) -> tuple[int, tuple]:
+        """Block `index` of `seq`: its chain hash, and the (parent hash, tokens, salt) it is made of."""
+        tokens = tuple(seq.token_ids[index * self.block_size:(index + 1) * self.block_size])
+        key = (parent, tokens, seq.cache_scope.salt_of_block(index, self.block_size))
+        return chain_hash(*key), key
+
     def _write_block_is_shared(self, seq: Sequence) -> bool:
         index = seq.num_computed_tokens // self.block_size
         return index < len(seq.block_table) and self.blocks[seq.block_table[index]].ref_count > 1

@@ -18,19 +18,39 @@ from llm_backend.engine.outputs import Completion, EngineStats, RequestOutput
 from llm_backend.engine.sampler import SampledToken, Sampler
 from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.engine.scheduler import Scheduler
-from llm_backend.engine.sequence import Sequence, TokenLogprob
+from llm_backend.engine.sequence import CacheScope, Sequence, TokenLogprob
 from llm_backend.layers.linear import resolve_weight_format
 from llm_backend.models import build_model
+from llm_backend.weights.model_config import ModelConfig
 
 __all__ = ["LLMEngine", "RequestOutput", "EngineStats", "Completion"]
 
 ConstraintFactory = Callable[[], TokenConstraint]
 
 
+# Chunk attention (SDPA with an explicit mask, on CPU) does its FLOPs this much slower than the
+# matmuls: on SmolLM2 (bf16, 2 cores) a 511-token chunk step took 0.30 s with no context and 1.38 s
+# after 4,600 tokens, where FLOPs alone predict 1.0 s.
+CHUNK_ATTENTION_SLOWDOWN = 2.4
+
+
+def attention_cost_context(config: ModelConfig) -> int:
+    """The context length after which a prompt token's attention costs as much time as its matmuls.
+
+    Per layer a token's projections and MLP take 2 FLOPs per weight; its attention takes 4 per query
+    dimension and earlier token (QK^T, then PV), at CHUNK_ATTENTION_SLOWDOWN the time per FLOP.
+    SmolLM2-135M: 1280 tokens; Qwen2.5-1.5B: 6346."""
+    queries = config.num_attention_heads * config.head_dim
+    keys_values = 2 * config.num_key_value_heads * config.head_dim
+    weights = config.hidden_size * (2 * queries + keys_values + 3 * config.intermediate_size)
+    return max(1, int(weights / (2 * queries * CHUNK_ATTENTION_SLOWDOWN)))
+
+
 @dataclass
 class _Request:
     params: SamplingParams
     constraint_factory: ConstraintFactory | None
+    cache_scope: CacheScope
     seqs: list[Sequence] = field(default_factory=list)
     forks_pending: int = 0  # choices 1..n-1 start as forks of choice 0 once its prefill is done
 
@@ -59,7 +79,8 @@ class LLMEngine:
         weight_format = resolve_weight_format(config.weight_format, device, dtype)
         model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len, weight_format)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
-        self.scheduler = Scheduler(self.block_manager, config.max_num_seqs, config.max_num_batched_tokens)
+        self.scheduler = Scheduler(self.block_manager, config.max_num_seqs, config.max_num_batched_tokens,
+                                   attention_cost_context(self.model_config))
         self.model_runner = ModelRunner(model, num_blocks, config.block_size)
         self.sampler = Sampler()
         self.eos_token_ids = set(getattr(self.tokenizer, "eos_token_ids", ()) or self.model_config.eos_token_ids)
@@ -71,12 +92,15 @@ class LLMEngine:
 
     # ---- requests ---------------------------------------------------------------------
     def add_request(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
-                    constraint_factory: ConstraintFactory | None = None) -> None:
-        """Queue a request; raises ValueError for bad parameters, a bad or too long prompt."""
+                    constraint_factory: ConstraintFactory | None = None,
+                    cache_scope: CacheScope = CacheScope()) -> None:
+        """Queue a request; raises ValueError for bad parameters, a bad or too long prompt.
+
+        `cache_scope` says which prefix-cache entries the request may share (its cache salt)."""
         if request_id in self._requests:
             raise ValueError(f"request id {request_id!r} is already in use")
         self.check_request(prompt_token_ids, params)
-        request = _Request(params, constraint_factory, forks_pending=params.n - 1)
+        request = _Request(params, constraint_factory, cache_scope, forks_pending=params.n - 1)
         request.seqs.append(self._new_sequence(request_id, 0, prompt_token_ids, request))
         self._requests[request_id] = request
         self.scheduler.add(request.seqs[0])
@@ -92,6 +116,8 @@ class LLMEngine:
         vocab_size = self.model_config.vocab_size
         if any(not 0 <= t < vocab_size for t in prompt_token_ids):
             raise ValueError(f"prompt token ids must be in [0, {vocab_size})")
+        if any(t >= vocab_size for t in params.logit_bias):
+            raise ValueError(f"logit_bias keys must be token ids in [0, {vocab_size})")
 
     def abort_request(self, request_id: str) -> None:
         """Stop a request now and free its KV blocks. Unknown or finished ids are ignored."""
@@ -148,7 +174,8 @@ class LLMEngine:
 
     def _new_sequence(self, request_id: str, index: int, prompt: list[int], request: _Request) -> Sequence:
         constraint = request.constraint_factory() if request.constraint_factory else None
-        seq = Sequence(next(self._seq_ids), request_id, index, prompt, request.params, constraint)
+        seq = Sequence(next(self._seq_ids), request_id, index, prompt, request.params, constraint,
+                       request.cache_scope)
         seq.detokenizer = IncrementalDetokenizer(self._decode_text, prompt, request.params.stop,
                                                  request.params.include_stop_str_in_output)
         return seq

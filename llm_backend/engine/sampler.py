@@ -1,7 +1,7 @@
 """Turns a step's logits into next tokens, vectorised over the batch.
 
-Order per row: grammar mask -> penalties -> temperature -> top-k / top-p / min-p ->
-sample. Greedy rows take the argmax of the masked, penalised logits. Each stage runs
+Order per row: grammar mask -> logit_bias -> penalties -> temperature -> top-k / top-p /
+min-p -> sample. Greedy rows take the argmax of the masked, penalised logits. Each stage runs
 only when some row of the step asks for it. Logprobs are those of the model's own
 distribution (before any of the processing above), as in vLLM.
 """
@@ -30,6 +30,7 @@ class Sampler:
         if any(seq.params.logprobs is not None for seq in seqs):
             raw_logprobs = torch.log_softmax(logits, dim=-1)
         apply_grammar_masks(logits, seqs)
+        apply_logit_bias(logits, seqs)
         if any(seq.params.needs_penalties for seq in seqs):
             apply_penalties(logits, seqs)
         token_ids = logits.argmax(dim=-1)
@@ -66,6 +67,17 @@ def apply_grammar_masks(logits: torch.Tensor, seqs: list[Sequence]) -> None:
     shifts = torch.arange(BITS_PER_WORD, dtype=torch.int32)
     allowed = ((bitmask[rows].unsqueeze(-1) >> shifts) & 1).bool().flatten(1)[:, :vocab_size]
     logits[rows] = logits[rows].masked_fill(~allowed.to(logits.device), float("-inf"))
+
+
+def apply_logit_bias(logits: torch.Tensor, seqs: list[Sequence]) -> None:
+    """Add each row's `logit_bias` to its logits (OpenAI: -100 bans a token, 100 all but forces it).
+
+    After the grammar mask, so a bias can never revive a token the grammar forbids (-inf stays -inf)."""
+    for row, seq in enumerate(seqs):
+        bias = seq.params.logit_bias
+        if bias:
+            ids = torch.tensor(list(bias), device=logits.device)
+            logits[row, ids] += torch.tensor(list(bias.values()), dtype=logits.dtype, device=logits.device)
 
 
 def apply_penalties(logits: torch.Tensor, seqs: list[Sequence]) -> None:

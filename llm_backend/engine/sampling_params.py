@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 MAX_LOGPROBS = 20
+MAX_LOGIT_BIAS = 100.0
 
 
 @dataclass
@@ -24,6 +25,7 @@ class SamplingParams:
     ignore_eos: bool = False
     n: int = 1
     logprobs: int | None = None  # None: none; k >= 0: chosen token's logprob + top-k alternatives
+    logit_bias: dict[int, float] = field(default_factory=dict)  # token id -> added to its logit
     include_stop_str_in_output: bool = False
 
     def validate(self) -> None:
@@ -51,6 +53,10 @@ class SamplingParams:
             raise ValueError("stop strings must be non-empty strings")
         if any(not isinstance(t, int) or t < 0 for t in self.stop_token_ids):
             raise ValueError("stop_token_ids must be non-negative integers")
+        if any(not isinstance(t, int) or t < 0 for t in self.logit_bias):
+            raise ValueError("logit_bias keys must be non-negative token ids")
+        if any(not -MAX_LOGIT_BIAS <= b <= MAX_LOGIT_BIAS for b in self.logit_bias.values()):
+            raise ValueError(f"logit_bias values must be in [-{MAX_LOGIT_BIAS:g}, {MAX_LOGIT_BIAS:g}]")
 
     @property
     def greedy(self) -> bool:

@@ -2,13 +2,19 @@
 
 Every step gets a token budget (`max_num_batched_tokens`). Running sequences go first,
 oldest first: a decode costs one token, an unfinished prefill takes what is left of the
-budget (chunked prefill, so a long prompt never stalls the decodes). Then waiting
-sequences are admitted while there is budget, room in the batch and KV blocks. When the
-pool runs dry the newest running sequence is preempted: its blocks are freed and it
-returns to the head of the queue to be recomputed later.
+budget (chunked prefill, so a long prompt never stalls the decodes), less one token for
+each decode behind it, and at most half the budget while a request waits to start. A
+chunk's attention reads every token before it, so a chunk token late in a long prompt
+costs more than one early on: while other sequences share the step, each counts
+1 + context / the model's `attention_cost_context`, which keeps a step's work, and so the
+gap between a running stream's tokens, near what the budget allows however long the
+prompt. Then waiting sequences are admitted while there is budget, room in the batch and
+KV blocks. When the pool runs dry the newest running sequence is preempted: its blocks
+are freed and it returns to the head of the queue to be recomputed later.
 """
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -26,10 +32,14 @@ class ScheduledBatch:
 
 
 class Scheduler:
-    def __init__(self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int) -> None:
+    def __init__(self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int,
+                 attention_cost_context: int | None = None) -> None:
+        """`attention_cost_context`: the context length at which a token's attention costs as much as
+        its matmuls (see `attention_cost_context` in llm_engine); None counts every token as one."""
         self.block_manager = block_manager
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
+        self.attention_cost_context = attention_cost_context
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.num_preemptions = 0
@@ -57,16 +67,25 @@ class Scheduler:
     def schedule(self) -> ScheduledBatch:
         batch = ScheduledBatch()
         budget = self.max_num_batched_tokens
-        scheduled_running: list[Sequence] = []
-        while self.running and budget > 0 and len(scheduled_running) < len(self.running):
-            seq = self.running[len(scheduled_running)]
-            num_tokens = min(seq.num_uncomputed_tokens, budget)
+        index = 0
+        while index < len(self.running) and budget > 0:
+            seq = self.running[index]
+            index += 1
+            available = budget
+            if seq.num_uncomputed_tokens > 1:
+                # A chunk leaves a token for each decode behind it, and half the budget to a request
+                # waiting to start, so a long prompt delays neither.
+                available -= sum(later.num_uncomputed_tokens == 1 for later in self.running[index:])
+                if self.waiting and len(self.running) < self.max_num_seqs:
+                    available = min(available, self.max_num_batched_tokens // 2)
+            num_tokens, cost = self._chunk(seq, available)
+            if num_tokens == 0:
+                continue
             if not self._make_room(seq, num_tokens, batch):
                 break  # seq itself was preempted; everything after it too
             batch.block_copies += self.block_manager.append_slots(seq, num_tokens)
             batch.items.append((seq, num_tokens))
-            scheduled_running.append(seq)
-            budget -= num_tokens
+            budget -= cost
         if batch.num_preempted:
             return batch  # the pool is tight: do not admit anyone this step
         while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
@@ -75,8 +94,8 @@ class Scheduler:
                 self.block_manager.allocate_cached_prefix(seq)
                 if seq.num_output_tokens == 0:
                     seq.num_cached_tokens = seq.num_computed_tokens
-            num_tokens = min(seq.num_uncomputed_tokens, budget)
-            if not self.block_manager.can_append(seq, num_tokens):
+            num_tokens, cost = self._chunk(seq, budget)
+            if num_tokens == 0 or not self.block_manager.can_append(seq, num_tokens):
                 self.block_manager.free(seq)  # give the prefix hits back until next time
                 break
             batch.block_copies += self.block_manager.append_slots(seq, num_tokens)
@@ -84,8 +103,23 @@ class Scheduler:
             seq.status = SequenceStatus.RUNNING
             self.running.append(seq)
             batch.items.append((seq, num_tokens))
-            budget -= num_tokens
+            budget -= cost
         return batch
+
+    def _chunk(self, seq: Sequence, budget: int) -> tuple[int, int]:
+        """How many of `seq`'s uncomputed tokens fit in `budget`, and the budget they take.
+
+        A decode is one token at the price of one (its attention is the cheap decode path). A chunk's
+        tokens each cost 1 + context / attention_cost_context while other sequences share the step, so
+        their tokens keep coming at the pace the budget sets; alone, a prompt takes whole budgets."""
+        if seq.num_uncomputed_tokens == 1:
+            return (1, 1) if budget >= 1 else (0, 0)
+        weight = 1.0
+        others = any(other is not seq for other in self.running) or any(w is not seq for w in self.waiting)
+        if self.attention_cost_context and others:
+            weight += seq.num_computed_tokens / self.attention_cost_context
+        num_tokens = max(0, min(seq.num_uncomputed_tokens, int(budget / weight)))
+        return num_tokens, math.ceil(num_tokens * weight)
 
     def _make_room(self, seq: Sequence, num_tokens: int, batch: ScheduledBatch) -> bool:
         """Preempt the newest running sequences until `seq` fits; False if `seq` itself went."""

@@ -21,6 +21,26 @@ class SequenceStatus(enum.Enum):
     FINISHED = "finished"
 
 
+@dataclass(frozen=True)
+class CacheScope:
+    """Which prefix-cache entries a sequence may find and publish: vLLM's `cache_salt`, with a shared start.
+
+    Without a salt every block belongs to the one shared cache. With one, a block's hash includes the salt,
+    so only requests with the same salt can find it (and its reuse shows in no one else's `cached_tokens`
+    or timing), except the blocks wholly within the first `shared_tokens` tokens: a system prompt and tool
+    list that hold no caller's data stay shared by every salt.
+    """
+
+    salt: str | None = None
+    shared_tokens: int = 0
+
+    def salt_of_block(self, index: int, block_size: int) -> str | None:
+        """The salt in block `index`'s hash; None for a block in the shared cache."""
+        if self.salt is None or (index + 1) * block_size <= self.shared_tokens:
+            return None
+        return self.salt
+
+
 @dataclass
 class TokenLogprob:
     """The chosen token's log-probability and the top alternatives at that position."""
@@ -40,7 +60,8 @@ class Sequence:
     """
 
     def __init__(self, seq_id: int, request_id: str, index: int, prompt_token_ids: list[int],
-                 params: SamplingParams, constraint: TokenConstraint | None = None) -> None:
+                 params: SamplingParams, constraint: TokenConstraint | None = None,
+                 cache_scope: CacheScope = CacheScope()) -> None:
         self.seq_id = seq_id
         self.request_id = request_id
         self.index = index
@@ -48,6 +69,7 @@ class Sequence:
         self.num_prompt_tokens = len(prompt_token_ids)
         self.params = params
         self.constraint = constraint
+        self.cache_scope = cache_scope
         self.arrival_time = time.monotonic()
         self.status = SequenceStatus.WAITING
         self.num_computed_tokens = 0

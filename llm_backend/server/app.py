@@ -1,22 +1,26 @@
 """The Starlette application: routes and error handlers of the OpenAI-compatible server."""
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from typing import Any, AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from llm_backend.server import errors
+from llm_backend.server.access import AccessControl
 from llm_backend.server.chat import create_chat_completion
 from llm_backend.server.chat_render import render_chat
 from llm_backend.server.completions import create_completion
 from llm_backend.server.metrics import ServerMetrics, render_prometheus
 from llm_backend.server.openapi import openapi_spec
+from llm_backend.server.options import ServeOptions
 from llm_backend.server.protocol import TokenizeRequest
 from llm_backend.server.state import ServerState
 from llm_backend.structured.grammars import GrammarCache
@@ -25,13 +29,14 @@ _STARTED = int(time.time())
 
 
 def build_app(engine: Any, tokenizer: Any, served_model_name: str, max_model_len: int,
-              vocab_size: int) -> Starlette:
+              vocab_size: int, options: ServeOptions) -> Starlette:
     """The ASGI app around an AsyncLLMEngine; the app starts and stops the engine's loop."""
     state = ServerState(
         engine=engine, tokenizer=tokenizer, served_model_name=served_model_name,
         max_model_len=max_model_len,
         grammars=GrammarCache(tokenizer.hf_tokenizer, vocab_size, list(tokenizer.eos_token_ids)),
-        metrics=ServerMetrics())
+        metrics=ServerMetrics(), debug_endpoints=options.debug_endpoints,
+        max_prompt_tokens=options.max_prompt_tokens)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -41,20 +46,24 @@ def build_app(engine: Any, tokenizer: Any, served_model_name: str, max_model_len
         finally:
             engine.shutdown()
 
+    routes = [
+        Route("/health", health, methods=["GET"]),
+        Route("/v1/models", list_models, methods=["GET"]),
+        Route("/v1/chat/completions", create_chat_completion, methods=["POST"]),
+        Route("/v1/completions", create_completion, methods=["POST"]),
+        Route("/tokenize", tokenize, methods=["POST"]),
+        Route("/metrics", metrics, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+    ]
+    if options.debug_endpoints:  # the pool's layout is nobody's business in production
+        routes.append(Route("/debug/kv_cache", kv_cache, methods=["GET"]))
     app = Starlette(
-        routes=[
-            Route("/health", health, methods=["GET"]),
-            Route("/v1/models", list_models, methods=["GET"]),
-            Route("/v1/chat/completions", create_chat_completion, methods=["POST"]),
-            Route("/v1/completions", create_completion, methods=["POST"]),
-            Route("/tokenize", tokenize, methods=["POST"]),
-            Route("/metrics", metrics, methods=["GET"]),
-            Route("/debug/kv_cache", kv_cache, methods=["GET"]),
-            Route("/openapi.json", openapi, methods=["GET"]),
-        ],
+        routes=routes,
+        middleware=[Middleware(AccessControl, api_key=options.api_key)],
         exception_handlers={
             errors.OpenAIError: errors.handle_openai_error,
             HTTPException: errors.handle_http_exception,
+            ClientDisconnect: errors.handle_client_disconnect,
             Exception: errors.handle_unexpected,
         },
         lifespan=lifespan)
@@ -87,7 +96,7 @@ async def kv_cache(request: Request) -> Response:
 
 async def openapi(request: Request) -> Response:
     state: ServerState = request.app.state.server
-    return JSONResponse(openapi_spec(state.served_model_name))
+    return JSONResponse(openapi_spec(state.served_model_name, state.debug_endpoints))
 
 
 async def tokenize(request: Request) -> Response:
@@ -99,6 +108,6 @@ async def tokenize(request: Request) -> Response:
         raise errors.bad_request("Send exactly one of 'prompt' or 'messages'.")
     text = req.prompt if req.prompt is not None else render_chat(
         state.tokenizer, req.messages, None, req.add_generation_prompt)
-    tokens = state.tokenizer.encode(text, add_special_tokens=req.prompt is not None)
+    tokens = await asyncio.to_thread(state.tokenizer.encode, text, add_special_tokens=req.prompt is not None)
     return JSONResponse({"tokens": tokens, "count": len(tokens),
                          "max_model_len": state.max_model_len})

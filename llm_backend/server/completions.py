@@ -1,15 +1,18 @@
 """POST /v1/completions: raw-prompt text completion, non-streaming and streaming."""
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any, AsyncIterator
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from llm_backend.engine.sequence import CacheScope
 from llm_backend.server import responses, sse
 from llm_backend.server.errors import bad_request, parse_request_model
 from llm_backend.server.generation import chain, first_output, run_request
+from llm_backend.server.lifetime import Deadline
 from llm_backend.server.params import sampling_params
 from llm_backend.server.protocol import CompletionRequest
 from llm_backend.server.state import ServerState
@@ -17,6 +20,7 @@ from llm_backend.server.state import ServerState
 
 async def create_completion(request: Request) -> Response:
     state: ServerState = request.app.state.server
+    deadline = Deadline.of(request)
     req = await parse_request_model(request, CompletionRequest)
     state.check_model(req.model)
     if req.echo:
@@ -24,13 +28,18 @@ async def create_completion(request: Request) -> Response:
     if isinstance(req.prompt, list) and req.prompt and isinstance(req.prompt[0], str):
         raise bad_request("prompt: send one prompt per request (a string or a list of token ids).",
                           param="prompt")
-    prompt_ids = req.prompt if isinstance(req.prompt, list) else state.tokenizer.encode(req.prompt)
+    if isinstance(req.prompt, list):
+        prompt_ids = req.prompt
+    else:  # seconds for a 4 MiB prompt: off the event loop, which serves every stream
+        prompt_ids = await asyncio.to_thread(state.tokenizer.encode, req.prompt)
     if not prompt_ids:
         raise bad_request("prompt: must not be empty.", param="prompt")
+    state.check_prompt_tokens(len(prompt_ids))
     params = sampling_params(req, len(prompt_ids), state.max_model_len)
 
     request_id = f"cmpl-{uuid.uuid4().hex}"
-    outputs = run_request(state, "/v1/completions", request_id, prompt_ids, params, None)
+    outputs = run_request(state, request, "/v1/completions", request_id, prompt_ids, params, None,
+                          CacheScope(req.cache_salt), deadline)
     first = await first_output(outputs)
     if req.stream:
         include_usage = bool(req.stream_options and req.stream_options.include_usage)

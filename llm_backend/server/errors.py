@@ -12,7 +12,7 @@ from typing import Any
 import pydantic
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
 
 class OpenAIError(Exception):
@@ -49,6 +49,23 @@ def context_too_long(prompt_tokens: int, max_tokens: int, max_model_len: int) ->
         param="messages", code="context_length_exceeded")
 
 
+def prompt_too_long(prompt_tokens: int, limit: int) -> OpenAIError:
+    return OpenAIError(
+        413, f"The prompt has {prompt_tokens} tokens, more than this server's limit of {limit} tokens "
+        "per request. Please shorten the messages (or the tool list).",
+        param="messages", code="prompt_too_long")
+
+
+def deadline_exceeded(timeout_s: float) -> OpenAIError:
+    return OpenAIError(504, f"The request did not finish within its X-Request-Timeout of {timeout_s:g} s "
+                       "and was aborted.", type="timeout_error", code="request_timeout")
+
+
+def invalid_api_key() -> OpenAIError:
+    return OpenAIError(401, "Incorrect or missing API key: send 'Authorization: Bearer <key>' with the "
+                       "key the server was started with (--api-key).", code="invalid_api_key")
+
+
 def from_validation_error(error: pydantic.ValidationError) -> OpenAIError:
     """The most telling pydantic complaint, phrased with the offending field path.
 
@@ -58,6 +75,9 @@ def from_validation_error(error: pydantic.ValidationError) -> OpenAIError:
     complaints = error.errors()
     first = next((c for c in complaints if not c["type"].endswith("_type")), complaints[0])
     location = ".".join(str(part) for part in first["loc"])
+    if first["type"] == "extra_forbidden":
+        return bad_request(f"Unsupported parameter: '{location}' is not supported by this server.",
+                           param=location, code="unsupported_parameter")
     return bad_request(f"{location}: {first['msg']}" if location else first["msg"],
                        param=location or None)
 
@@ -125,6 +145,11 @@ async def handle_http_exception(request: Request, exc: Exception) -> JSONRespons
     error = OpenAIError(exc.status_code, exc.detail or "HTTP error", type="invalid_request_error")
     # Keeps the 405's Allow header, which tells a client the methods it may use (RFC 9110).
     return JSONResponse(error.body(), status_code=exc.status_code, headers=exc.headers)
+
+
+async def handle_client_disconnect(request: Request, exc: Exception) -> Response:
+    """The client hung up (its request was aborted, see `lifetime`): nobody reads this answer."""
+    return Response(status_code=499)
 
 
 async def handle_unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -11,12 +11,18 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
+from llm_backend.server.lifetime import TIMEOUT_HEADER
 from llm_backend.server.protocol import ChatCompletionRequest, CompletionRequest, TokenizeRequest
 
 _JSON = "application/json"
 _ERROR_STATUSES = {"400": "The request is invalid (the body says which field and why).",
+                   "401": "The server has an API key and the request did not send it.",
                    "404": "The model does not exist.",
-                   "413": "The request body is too large."}
+                   "413": "The request body, or the prompt in tokens, is larger than the server's limit."}
+_TIMEOUT_PARAMETER = {
+    "name": TIMEOUT_HEADER, "in": "header", "required": False,
+    "description": "Seconds after which the server aborts the request (a 504, or an error event in a stream).",
+    "schema": {"type": "number", "exclusiveMinimum": 0}}
 
 _ERROR_SCHEMA = {
     "type": "object", "required": ["error"],
@@ -24,6 +30,9 @@ _ERROR_SCHEMA = {
         "type": "object", "required": ["message", "type", "param", "code"],
         "properties": {"message": {"type": "string"}, "type": {"type": "string"},
                        "param": {"type": ["string", "null"]}, "code": {"type": ["string", "null"]}}}}}
+
+# One server-sent event: `data` is a JSON chunk (or an error object, or `[DONE]`).
+_SSE_EVENT_SCHEMA = {"type": "object", "required": ["data"], "properties": {"data": {"type": "string"}}}
 
 _COMPLETION_SCHEMA = {
     "type": "object", "required": ["id", "object", "created", "model", "choices", "usage"],
@@ -34,7 +43,7 @@ _COMPLETION_SCHEMA = {
                                                             "total_tokens"]}}}
 
 
-def openapi_spec(served_model_name: str) -> dict[str, Any]:
+def openapi_spec(served_model_name: str, debug_endpoints: bool = False) -> dict[str, Any]:
     """The whole document for a server that serves `served_model_name`."""
     refs, definitions = models_json_schema(
         [(model, "validation") for model in (ChatCompletionRequest, CompletionRequest, TokenizeRequest)],
@@ -52,38 +61,42 @@ def openapi_spec(served_model_name: str) -> dict[str, Any]:
 
     generation_ok = {"description": "The completion; a server-sent event stream when `stream` is true.",
                      "content": {_JSON: {"schema": {"$ref": "#/components/schemas/Completion"}},
-                                 "text/event-stream": {"schema": {"type": "string"}}}}
+                                 "text/event-stream": {"schema": _SSE_EVENT_SCHEMA}}}
+    generation_errors = {**_errors(), "504": _json_ok("The request's X-Request-Timeout passed.",
+                                                      {"$ref": "#/components/schemas/Error"})}
+    paths = {
+        "/v1/chat/completions": {"post": {
+            "operationId": "createChatCompletion", "requestBody": body(ChatCompletionRequest),
+            "parameters": [_TIMEOUT_PARAMETER], "responses": {"200": generation_ok, **generation_errors}}},
+        "/v1/completions": {"post": {
+            "operationId": "createCompletion", "requestBody": body(CompletionRequest),
+            "parameters": [_TIMEOUT_PARAMETER], "responses": {"200": generation_ok, **generation_errors}}},
+        "/tokenize": {"post": {
+            "operationId": "tokenize", "requestBody": body(TokenizeRequest),
+            "responses": {"200": _json_ok("The token ids.", {
+                "type": "object", "required": ["tokens", "count", "max_model_len"],
+                "properties": {"tokens": {"type": "array", "items": {"type": "integer"}},
+                               "count": {"type": "integer"},
+                               "max_model_len": {"type": "integer"}}}), **_errors()}}},
+        "/v1/models": {"get": {"operationId": "listModels", "responses": {"200": _json_ok(
+            "The served model.", {"type": "object", "required": ["object", "data"]})}}},
+        "/health": {"get": {"operationId": "health", "responses": {"200": _json_ok(
+            "The server is up.", {"type": "object", "required": ["status"]})}}},
+        "/metrics": {"get": {"operationId": "metrics", "responses": {"200": {
+            "description": "Prometheus text exposition (loopback clients, or with the API key).",
+            "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+    }
+    if debug_endpoints:
+        paths["/debug/kv_cache"] = {"get": {"operationId": "kvCacheReport", "responses": {"200": _json_ok(
+            "The KV pool audited between two engine steps (with --debug-endpoints).", {
+                "type": "object",
+                "required": ["total", "free", "cached", "in_use", "peak_in_use", "problems"],
+                "properties": {"problems": {"type": "array", "items": {"type": "string"}}}})}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "llm_backend", "version": "1.0",
                  "description": "OpenAI-compatible local inference server."},
-        "paths": {
-            "/v1/chat/completions": {"post": {
-                "operationId": "createChatCompletion", "requestBody": body(ChatCompletionRequest),
-                "responses": {"200": generation_ok, **_errors()}}},
-            "/v1/completions": {"post": {
-                "operationId": "createCompletion", "requestBody": body(CompletionRequest),
-                "responses": {"200": generation_ok, **_errors()}}},
-            "/tokenize": {"post": {
-                "operationId": "tokenize", "requestBody": body(TokenizeRequest),
-                "responses": {"200": _json_ok("The token ids.", {
-                    "type": "object", "required": ["tokens", "count", "max_model_len"],
-                    "properties": {"tokens": {"type": "array", "items": {"type": "integer"}},
-                                   "count": {"type": "integer"},
-                                   "max_model_len": {"type": "integer"}}}), **_errors()}}},
-            "/v1/models": {"get": {"operationId": "listModels", "responses": {"200": _json_ok(
-                "The served model.", {"type": "object", "required": ["object", "data"]})}}},
-            "/health": {"get": {"operationId": "health", "responses": {"200": _json_ok(
-                "The server is up.", {"type": "object", "required": ["status"]})}}},
-            "/debug/kv_cache": {"get": {"operationId": "kvCacheReport", "responses": {"200": _json_ok(
-                "The KV pool audited between two engine steps.", {
-                    "type": "object",
-                    "required": ["total", "free", "cached", "in_use", "peak_in_use", "problems"],
-                    "properties": {"problems": {"type": "array", "items": {"type": "string"}}}})}}},
-            "/metrics": {"get": {"operationId": "metrics", "responses": {"200": {
-                "description": "Prometheus text exposition.",
-                "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
-        },
+        "paths": paths,
         "components": {"schemas": schemas},
     }
 

@@ -24,12 +24,20 @@ def sampling_params(request: ChatCompletionRequest | CompletionRequest, prompt_t
         presence_penalty=request.presence_penalty, frequency_penalty=request.frequency_penalty,
         repetition_penalty=request.repetition_penalty, seed=request.seed, stop=stop,
         stop_token_ids=list(request.stop_token_ids or []), ignore_eos=request.ignore_eos,
-        n=request.n, logprobs=_logprobs(request))
+        n=request.n, logprobs=_logprobs(request), logit_bias=_logit_bias(request.logit_bias))
     try:
         params.validate()
     except ValueError as exc:
         raise bad_request(str(exc)) from exc
     return params
+
+
+def _logit_bias(bias: dict[str, float] | None) -> dict[int, float]:
+    """OpenAI's {"token id": bias} with string keys (JSON's) -> {token id: bias}."""
+    if any(not key.isdecimal() for key in bias or {}):
+        raise bad_request("logit_bias: keys must be token ids (decimal strings such as \"1234\").",
+                          param="logit_bias")
+    return {int(key): value for key, value in (bias or {}).items()}
 
 
 def _logprobs(request: ChatCompletionRequest | CompletionRequest) -> int | None:

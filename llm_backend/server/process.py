@@ -23,11 +23,12 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(model: str, *extra_args: str, startup_timeout: float = 300.0) -> Iterator[str]:
+def running_server(model: str, *extra_args: str, startup_timeout: float = 300.0,
+                   env: dict[str, str] | None = None) -> Iterator[str]:
     """Yield the base URL (`http://127.0.0.1:PORT`) of a server for `model` that is up; stop it
-    afterwards. `extra_args` are more `serve` flags."""
+    afterwards. `extra_args` are more `serve` flags, `env` more environment variables."""
     port = _free_port()
-    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE",
+    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE", **(env or {}),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     command = [sys.executable, "-m", "llm_backend.cli", "serve", "--model", model,
                "--port", str(port), *extra_args]

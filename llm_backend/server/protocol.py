@@ -1,8 +1,10 @@
 """Pydantic models of the OpenAI-compatible requests we accept.
 
 Only the request side is modelled: responses are plain dicts built in `responses.py`,
-which keeps the wire format visible in one place. Unknown request fields are ignored,
-as OpenAI's SDKs send optional fields this server has no use for. Types are strict (no
+which keeps the wire format visible in one place. A top-level parameter this server does
+not implement is refused (a 400 naming it) rather than silently ignored, as OpenAI's own API
+does; inside messages unknown keys are ignored, since SDKs echo back assistant messages with
+fields such as `refusal` or `annotations` that carry nothing to act on. Types are strict (no
 "true" for true, no 1.0 for 1), NaN and infinities are refused everywhere, and the lists
 that cost work per token or per request (stop strings and ids, tools) are bounded, so
 that no single request can slow down the whole batch.
@@ -17,11 +19,21 @@ MAX_STOP_SEQUENCES = 16
 MAX_STOP_TOKEN_IDS = 64
 MAX_TOOLS = 128
 MAX_REGEX_CHARS = 4096
+MAX_LOGIT_BIAS = 300  # OpenAI's cap on logit_bias entries; each costs a write per sampled token
+MAX_CACHE_SALT_CHARS = 256
 # torch generators take 64-bit seeds, and choice i of n samples with seed + i.
 SEED_RANGE = (-(2**63), 2**63 - 1 - 16)
 
 
 class _Request(BaseModel):
+    """A request body, or an option object in it: unknown keys are refused."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+
+class _Part(BaseModel):
+    """A message or a part of one: unknown keys are ignored."""
+
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False, strict=True)
 
 
@@ -29,18 +41,18 @@ class StreamOptions(_Request):
     include_usage: bool = False
 
 
-class ToolCallFunction(_Request):
+class ToolCallFunction(_Part):
     name: str
     arguments: str | dict[str, Any] = "{}"
 
 
-class ToolCall(_Request):
+class ToolCall(_Part):
     id: str = ""
     type: Literal["function"] = "function"
     function: ToolCallFunction
 
 
-class ChatMessage(_Request):
+class ChatMessage(_Part):
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | list[dict[str, Any]] | None = None
     name: str | None = None
@@ -67,7 +79,12 @@ class _SamplingFields(_Request):
     repetition_penalty: float = Field(default=1.0, gt=0.0)
     seed: int | None = Field(default=None, ge=SEED_RANGE[0], le=SEED_RANGE[1])
     ignore_eos: bool = False
-    user: str | None = None
+    # Token id (as a string, the JSON key) -> a bias added to its logit before sampling.
+    logit_bias: dict[str, Annotated[float, Field(ge=-100.0, le=100.0)]] | None = Field(
+        default=None, max_length=MAX_LOGIT_BIAS)
+    # vLLM's extension: prefix-cache entries are shared only between requests with the same salt.
+    cache_salt: str | None = Field(default=None, min_length=1, max_length=MAX_CACHE_SALT_CHARS)
+    user: str | None = None  # OpenAI's end-user id: accepted, nothing here depends on it
 
 
 class StructuredOutputs(_Request):
@@ -89,6 +106,9 @@ class ChatCompletionRequest(_SamplingFields):
     structured_outputs: StructuredOutputs | None = None
     # Extension: false turns grammar-constrained decoding off (for measuring what it buys).
     constrained_decoding: bool = True
+    # Extension, with cache_salt: the first N messages (with the tool list) hold no caller data, so their
+    # cache blocks stay shared across salts; the salt isolates everything after them.
+    cache_shared_messages: int = Field(default=0, ge=0)
 
 
 class CompletionRequest(_SamplingFields):

@@ -2,7 +2,9 @@
 
 Compilation costs milliseconds to seconds, and the gateway sends the same tool list on
 every request, so compiled grammars are cached by the canonical JSON of what produced
-them. Tool calls use the Hermes/Qwen2.5 wire format,
+them. The server calls this module from worker threads (a big schema would otherwise
+stall every stream on the event loop): the cache is locked, and a grammar several
+requests ask for at once is compiled by the first of them while the others wait for it. Tool calls use the Hermes/Qwen2.5 wire format,
 `<tool_call>\n{"name": "...", "arguments": {...}}\n</tool_call>`, or its bare JSON object,
 compact or pretty-printed.
 The engine's sampler fills one bitmask per step, a row per constrained sequence, through
@@ -11,7 +13,9 @@ The engine's sampler fills one bitmask per step, a row per constrained sequence,
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 from typing import Any, Callable
 
 import xgrammar
@@ -60,6 +64,8 @@ class GrammarCache:
         self._compiler = xgrammar.GrammarCompiler(info, max_threads=2)
         self._added_token_text = added_token_text(hf_tokenizer)
         self._cache: OrderedDict[str, xgrammar.CompiledGrammar] = OrderedDict()
+        self._compiling: dict[str, Future] = {}
+        self._lock = threading.Lock()
         self._capacity = capacity
         self.hits = 0
         self.misses = 0
@@ -111,20 +117,37 @@ class GrammarCache:
 
     def _cached(self, key: str, compile_fn: Callable[[], xgrammar.CompiledGrammar],
                 param: str) -> xgrammar.CompiledGrammar:
-        compiled = self._cache.get(key)
-        if compiled is not None:
-            self.hits += 1
-            self._cache.move_to_end(key)
-            return compiled
-        self.misses += 1
+        with self._lock:
+            if key in self._cache:
+                self.hits += 1
+                self._cache.move_to_end(key)
+                return self._cache[key]
+            pending = self._compiling.get(key)
+            compiles_here = pending is None
+            if compiles_here:
+                self.misses += 1
+                pending = self._compiling[key] = Future()
+        if compiles_here:
+            self._compile(key, compile_fn, param, pending)
+        return pending.result()
+
+    def _compile(self, key: str, compile_fn: Callable[[], xgrammar.CompiledGrammar], param: str,
+                 pending: Future) -> None:
+        """Compile into `pending` (waiters get the grammar or the error), then cache a success."""
         try:
             compiled = compile_fn()
         except (ValueError, RuntimeError) as exc:  # xgrammar's errors for unsupported schemas
-            raise ToolSpecError(f"{param}: cannot build a grammar: {exc}", param) from exc
-        self._cache[key] = compiled
-        if len(self._cache) > self._capacity:
-            self._cache.popitem(last=False)
-        return compiled
+            pending.set_exception(ToolSpecError(f"{param}: cannot build a grammar: {exc}", param))
+        except Exception as exc:  # a bug: every waiter sees it
+            pending.set_exception(exc)
+        else:
+            pending.set_result(compiled)
+        with self._lock:
+            del self._compiling[key]
+            if pending.exception() is None:
+                self._cache[key] = pending.result()
+                if len(self._cache) > self._capacity:
+                    self._cache.popitem(last=False)
 
 
 def tool_calls_tag(tools: list[dict], choice: ToolChoice, parallel: bool) -> StructuralTag:

@@ -150,7 +150,9 @@ class ChatPipeline:
             # A bare "yes, it will rain" leaves out what the user needs (how much, how likely); small models write
             # it often, and a figure in the data is then what they go on with once they may not stop without one.
             regex = _literal(lead) + (prompts.CITES_A_FIGURE if facts.numbers_of_data else r"[\s\S]*")
-        reply = self.writer.chat(messages, on_token=turn.token_sink, regex=regex)
+        # Everything before the question (rules and worked examples) holds no user data: shared across users.
+        reply = self.writer.chat(messages, on_token=turn.token_sink, regex=regex,
+                                 shared=writing.fixed_part(self.assistant))
         return turn.record(reply).content.strip()
 
     def _chat(self, turn: Turn, question: str, turns: list[dict[str, str]], language: str,

@@ -50,6 +50,11 @@ def writer_messages(assistant: Assistant, question: str, facts: Facts, language:
     return messages
 
 
+def fixed_part(assistant: Assistant) -> int:
+    """How many leading messages of a writer conversation are its fixed part (rules and worked examples)."""
+    return 1 + 2 * len(assistant.writer_examples)
+
+
 def retry_messages(messages: Messages, draft: str, problems: list[Problem]) -> Messages:
     """The same conversation with the failed draft and what is wrong with it."""
     reasons = "; ".join(problem.detail for problem in problems)

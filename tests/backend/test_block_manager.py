@@ -8,13 +8,13 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from llm_backend.engine.block_manager import BlockManager
 from llm_backend.engine.sampling_params import SamplingParams
-from llm_backend.engine.sequence import Sequence
+from llm_backend.engine.sequence import CacheScope, Sequence
 
 BLOCK = 4
 
 
-def new_seq(tokens: list[int], seq_id: int = 0) -> Sequence:
-    return Sequence(seq_id, f"r{seq_id}", 0, tokens, SamplingParams())
+def new_seq(tokens: list[int], seq_id: int = 0, scope: CacheScope = CacheScope()) -> Sequence:
+    return Sequence(seq_id, f"r{seq_id}", 0, tokens, SamplingParams(), cache_scope=scope)
 
 
 def admit_and_compute(manager: BlockManager, seq: Sequence) -> None:
@@ -61,12 +61,31 @@ def test_freed_cached_blocks_are_reused_lru_and_evicted_last_used_first():
 
 def test_hash_collision_is_caught_by_the_stored_tokens(monkeypatch):
     import llm_backend.engine.block_manager as module
-    monkeypatch.setattr(module, "chain_hash", lambda parent, tokens: 42)  # everything collides
+    monkeypatch.setattr(module, "chain_hash", lambda parent, tokens, salt: 42)  # everything collides
     manager = BlockManager(8, BLOCK)
     admit_and_compute(manager, new_seq([1, 2, 3, 4, 5], 0))
     other = new_seq([9, 9, 9, 9, 5], 1)
     manager.allocate_cached_prefix(other)
     assert other.num_computed_tokens == 0
+
+
+def test_a_cache_salt_isolates_every_block_past_the_shared_start():
+    manager = BlockManager(32, BLOCK)
+    prompt = list(range(20))  # 5 blocks: 2 shared (8 tokens of system prompt), then the caller's own
+    alice = new_seq(prompt, 0, CacheScope("alice", shared_tokens=10))
+    admit_and_compute(manager, alice)
+    probes = {"alice again": CacheScope("alice", shared_tokens=10), "mallory": CacheScope("mallory", 10),
+              "unsalted": CacheScope(), "salt only": CacheScope("alice")}
+    hits = {}
+    for seq_id, (name, scope) in enumerate(probes.items(), start=1):
+        probe = new_seq(prompt, seq_id, scope)
+        manager.allocate_cached_prefix(probe)
+        hits[name] = probe.num_computed_tokens
+        manager.free(probe)
+    # The third block holds tokens 8-11 and so is past the 10 shared tokens: salted.
+    assert hits == {"alice again": 16, "mallory": 8, "unsalted": 8, "salt only": 0}
+    manager.free(alice)
+    assert manager.audit([])["problems"] == []
 
 
 def test_copy_on_write_of_a_shared_partial_block():

@@ -89,3 +89,17 @@ def test_logprobs_are_the_model_distribution():
     assert out.token_id == 0
     assert math.isclose(out.logprob, math.log(0.6), rel_tol=1e-5)
     assert [t for t, _ in out.top] == [0, 1]
+
+
+def test_logit_bias_bans_and_favours_tokens_but_never_revives_a_grammar_ban():
+    logits = torch.zeros(1, VOCAB)
+    logits[0, 3] = 10.0
+    banned = Sampler()(logits.clone(), [seq(SamplingParams(temperature=0, logit_bias={3: -100.0}))])[0]
+    assert banned.token_id != 3
+    favoured = Sampler()(logits.clone(), [seq(SamplingParams(temperature=0, logit_bias={9: 20.0}))])[0]
+    assert favoured.token_id == 9
+    assert draws(SamplingParams(logit_bias={5: 100.0}), torch.zeros(VOCAB)) == {5}
+    grammar = AllowList([33, 7])
+    ruled = Sampler()(logits.clone(), [seq(SamplingParams(temperature=0, logit_bias={3: 100.0, 7: 1.0}),
+                                           constraint=grammar)])[0]
+    assert ruled.token_id == 7  # 3 stays forbidden whatever its bias

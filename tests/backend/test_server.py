@@ -129,12 +129,51 @@ def test_client_disconnect_mid_stream_frees_blocks(base_url):
      400, "context_length_exceeded"),
     ({"model": MODEL, "messages": [{"role": "user", "content": "word " * 3000}]},
      400, "context_length_exceeded"),
+    # Over --max-prompt-tokens (4096 by default): a 413 before any other work, whatever the context.
+    ({"model": MODEL, "messages": [{"role": "user", "content": "word " * 5000}]}, 413, "prompt_too_long"),
 ])
 def test_bad_chat_requests_get_openai_errors(base_url, body, status, code):
     response = httpx.post(f"{base_url}/v1/chat/completions", json=body)
     assert response.status_code == status
     error = response.json()["error"]
     assert error["message"] and error["type"] == "invalid_request_error" and error["code"] == code
+
+
+@pytest.mark.parametrize("extra", [
+    {"functions": [{"name": "f", "parameters": {}}]}, {"function_call": "auto"}, {"audio": {"voice": "x"}},
+    {"modalities": ["text", "audio"]}, {"prediction": {"type": "content", "content": "x"}},
+    {"stream_options": {"include_usage": True, "include_obfuscation": True}}, {"suffix": "x"},
+])
+def test_unsupported_parameters_are_refused_with_a_400_naming_them(base_url, extra):
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "x"}], "max_tokens": 2, **extra}
+    response = httpx.post(f"{base_url}/v1/chat/completions", json=body)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    name = next(iter(extra)) if "stream_options" not in extra else "stream_options.include_obfuscation"
+    assert error["code"] == "unsupported_parameter" and error["param"] == name and name in error["message"]
+
+
+def test_unknown_keys_inside_messages_are_ignored(client):
+    # What SDKs send back for an earlier assistant reply (model_dump of a ChatCompletionMessage).
+    echoed = {"role": "assistant", "content": "Hi!", "refusal": None, "annotations": [], "audio": None}
+    reply = client.chat.completions.create(model=MODEL, max_tokens=2, messages=[
+        {"role": "user", "content": "Hi"}, echoed, {"role": "user", "content": "Bye"}])
+    assert reply.usage.completion_tokens >= 1
+
+
+def test_logit_bias_forces_and_bans_tokens(base_url, client):
+    request = dict(model=MODEL, prompt="The sky is", max_tokens=3, temperature=0)
+    (blue,) = httpx.post(f"{base_url}/tokenize", json={"prompt": " blue"}).json()["tokens"]
+    forced = client.completions.create(**request, logit_bias={str(blue): 100})
+    assert forced.choices[0].text == " blue blue blue"
+    plain = client.completions.create(**request).choices[0].text
+    first = httpx.post(f"{base_url}/tokenize", json={"prompt": plain}).json()["tokens"][0]
+    banned = client.completions.create(**request, logit_bias={str(first): -100}).choices[0].text
+    assert httpx.post(f"{base_url}/tokenize", json={"prompt": banned}).json()["tokens"][0] != first
+    with pytest.raises(openai.BadRequestError, match="logit_bias"):
+        client.completions.create(**request, logit_bias={"blue": 5})
+    with pytest.raises(openai.BadRequestError, match="logit_bias"):
+        client.completions.create(**request, logit_bias={"99999999": 5})  # beyond the vocabulary
 
 
 def test_sdk_raises_typed_errors(client):

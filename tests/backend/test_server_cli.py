@@ -57,7 +57,7 @@ def test_engine_vllm_execs_the_built_command(monkeypatch, tmp_path):
     model = tmp_path / "model.gguf"
     model.write_bytes(b"GGUF")
     executed = []
-    monkeypatch.setattr(cli.os, "execv", lambda path, argv: executed.append((path, argv)))
+    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: executed.append((path, argv)))
     cli.main(["serve", "--engine", "vllm", "--model", str(model), "--port", "9001",
               "--served-model-name", "local"])
     path, argv = executed[0]
@@ -65,6 +65,17 @@ def test_engine_vllm_execs_the_built_command(monkeypatch, tmp_path):
     flags = _flag_values(argv[3:])
     assert flags["--model"] == str(model) and flags["--port"] == "9001"
     assert flags["--served-model-name"] == "local"
+
+
+def test_engine_vllm_gets_the_api_key_through_its_environment(monkeypatch, tmp_path):
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    executed = []
+    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: executed.append((argv, env)))
+    monkeypatch.setenv("LLM_BACKEND_API_KEY", "vllm-key")
+    cli.main(["serve", "--engine", "vllm", "--model", str(model), "--host", "0.0.0.0"])
+    argv, env = executed[0]
+    assert env["VLLM_API_KEY"] == "vllm-key" and "vllm-key" not in " ".join(argv)
 
 
 def test_unknown_engine_is_refused():

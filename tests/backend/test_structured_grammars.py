@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import copy
-
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
@@ -171,6 +171,22 @@ def test_compiled_grammars_are_cached_per_schema(grammars):
     other = grammars.for_tools(TOOLS[:1], ToolChoice("auto"), True)
     assert other is not first
     assert grammars.hits >= hits + 1 and grammars.misses <= misses + 2
+
+
+def test_requests_that_want_one_new_grammar_at_once_compile_it_once(grammars):
+    """The server compiles on worker threads: concurrent requests with the same new schema share one
+    compilation (a big one takes seconds) and get the same grammar, and a bad schema fails them all."""
+    schema = {"type": "json_schema", "json_schema": {"name": "cities", "schema": {
+        "type": "object", "properties": {"city": {"enum": [f"city {i}" for i in range(3000)]}}}}}
+    misses = grammars.misses
+    with ThreadPoolExecutor(4) as pool:
+        compiled = list(pool.map(lambda _: grammars.for_response_format(schema), range(4)))
+    assert all(c is compiled[0] for c in compiled) and grammars.misses == misses + 1
+    with ThreadPoolExecutor(2) as pool:
+        failures = [pool.submit(grammars.for_regex, "(unclosed") for _ in range(2)]
+    for failure in failures:
+        with pytest.raises(ToolSpecError, match="structured_outputs.regex"):
+            failure.result()
 
 
 def test_constraint_masks_and_jumps_forward(grammars, tokenizer, smollm_checkpoint):

@@ -106,6 +106,10 @@ def test_up_with_a_local_model_serves_and_ctrl_c_stops_everything(launch):
     assert health["status"] == "ok", health
     assert health["llm"][0]["base_url"] == f"http://127.0.0.1:{llm_port}/v1"
     assert f"Chat page:  {up.url}/" in up.text()
+    # The backend wants the key the launcher made for this run, and the gateway sends it.
+    assert httpx.get(f"http://127.0.0.1:{llm_port}/v1/models", timeout=30).status_code == 401
+    reply = httpx.post(f"{up.url}/chat/launcher_test", json={"message": "Hi", "use_tools": False}, timeout=300)
+    assert reply.status_code == 200 and reply.json()["response"], reply.text
 
     assert up.interrupt() == 0
     _assert_all_gone(children, [up.port, llm_port])

@@ -8,7 +8,7 @@ each call; `"finish_reason"` overrides the one sent. With `"auto": true` in the 
 beyond the queued replies are answered by rule instead (for load tests, where concurrent users
 cannot share one queue): a user message starting with "weather:" gets a call to
 `weather__get_current_weather`, anything else the reply "echo: <the last user message>". `GET /_requests` returns the request bodies received since the
-last script, so tests can check what the gateway sent. Streaming (`"stream": true`) is supported.
+last script, and their Authorization and X-Request-Timeout headers, so tests can check what the gateway sent. Streaming (`"stream": true`) is supported.
 
 Run: python tests/gateway/fake_llm.py PORT
 """
@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 _replies: list[dict[str, Any]] = []
 _requests: list[dict[str, Any]] = []
+_headers: list[dict[str, str | None]] = []
 _auto = {"on": False}
 _finished_streams = {"count": 0}  # streams sent to their end; one the client closed early never counts
 
@@ -97,6 +98,7 @@ async def chat_completions(request: Request) -> Response:
         reply = _replies.pop(0) if _replies else _auto_reply(body)
         return await _respond(reply, body)  # not recorded: a long load run would hoard every request
     _requests.append(body)
+    _headers.append({name: request.headers.get(name) for name in ("authorization", "x-request-timeout")})
     reply = _replies.pop(0) if _replies else {"content": "(no scripted reply)"}
     return await _respond(reply, body)
 
@@ -117,12 +119,13 @@ async def set_script(request: Request) -> Response:
     _replies[:] = script["replies"]
     _auto["on"] = bool(script.get("auto", False))
     _requests.clear()
+    _headers.clear()
     _finished_streams["count"] = 0
     return JSONResponse({"queued": len(_replies)})
 
 
 async def get_requests(request: Request) -> Response:
-    return JSONResponse({"requests": _requests, "unused_replies": len(_replies),
+    return JSONResponse({"requests": _requests, "headers": _headers, "unused_replies": len(_replies),
                          "finished_streams": _finished_streams["count"]})
 
 

@@ -111,6 +111,10 @@ class FakeLlm:
         """The completion requests received since the last `script`."""
         return httpx.get(f"{self.url}/_requests").json()["requests"]
 
+    def headers(self) -> list[dict[str, str | None]]:
+        """The Authorization and X-Request-Timeout headers of those requests."""
+        return httpx.get(f"{self.url}/_requests").json()["headers"]
+
     def finished_streams(self) -> int:
         """Streamed replies sent to their end since the last `script` (one the client closed early is not)."""
         return httpx.get(f"{self.url}/_requests").json()["finished_streams"]
@@ -122,7 +126,8 @@ class FakeLlm:
 class GatewayProcess:
     """`python -m mcp_chat_app.cli serve` with its own registry, data dir and LLM endpoint."""
 
-    def __init__(self, work_dir: Path, servers: dict[str, Any], llm_url: str, **env: str) -> None:
+    def __init__(self, work_dir: Path, servers: dict[str, Any], llm_url: str, profile: dict[str, Any] | None = None,
+                 **env: str) -> None:
         work_dir.mkdir(parents=True, exist_ok=True)
         self.work_dir = work_dir
         registry = work_dir / "mcp_servers.json"
@@ -130,7 +135,8 @@ class GatewayProcess:
         # A plain profile: the shipped `local` ones are tuned for small models (one forced call per turn).
         models = work_dir / "scripted_models.json"
         models.write_text(json.dumps({"profiles": {"scripted": {
-            "base_url": f"{llm_url}/v1", "model": "fake-model", "tool_mode": "native", "max_tokens": 256}}}))
+            "base_url": f"{llm_url}/v1", "model": "fake-model", "tool_mode": "native", "max_tokens": 256,
+            **(profile or {})}}}))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {

@@ -1,0 +1,29 @@
+"""The HTTP side of `llm-backend serve`: where it listens and how it guards itself (EngineConfig has the rest)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llm_backend.server.access import is_loopback
+
+API_KEY_ENV = "LLM_BACKEND_API_KEY"
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_key: str | None = None
+    insecure: bool = False  # serve beyond loopback without a key, knowingly
+    debug_endpoints: bool = False  # /debug/kv_cache
+    # The work one request may ask for, in prompt tokens (a 413 above it). Its prefill is the cost that no
+    # chunking takes off the caller: on a CPU 4,096 tokens already take Qwen2.5-1.5B ~30-40 s.
+    max_prompt_tokens: int = 4096
+
+    def check(self) -> None:
+        """Refuse settings that would expose the model to the network unguarded; raises ValueError."""
+        if self.max_prompt_tokens < 1:
+            raise ValueError("--max-prompt-tokens must be at least 1")
+        if not self.api_key and not self.insecure and not is_loopback(self.host):
+            raise ValueError(
+                f"refusing to serve on {self.host!r} without an API key: anyone who can reach the port could "
+                f"use the model. Set {API_KEY_ENV} (or --api-key), or pass --insecure to serve without one.")
