@@ -86,7 +86,9 @@ def simulate_user(base_url: str, log: UserLog, stop_at: float) -> None:
 
 def verify_history(gateway: GatewayProcess, log: UserLog) -> list[str]:
     """The stored history must be exactly the user's successful exchanges, in order."""
-    stored = gateway.get(f"/chat/{log.name}/history").json()["messages"]
+    # Answers also keep the calls behind them (for follow-ups); the exchange itself is role and content.
+    stored = [{"role": m["role"], "content": m["content"]}
+              for m in gateway.get(f"/chat/{log.name}/history").json()["messages"]]
     expected = [{"role": role, "content": content} for message, answer in log.exchanges
                 for role, content in (("user", message), ("assistant", answer))]
     if stored == expected:

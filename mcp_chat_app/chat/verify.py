@@ -37,7 +37,7 @@ _CLOCK = re.compile(r"[零一二两三四五六七八九十\d]{1,3}\s*点(?:半|
                     r"\b(?:this|tomorrow) (?:morning|afternoon|evening)\b|\btonight\b", re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 # Terms a question may ask for by name ("PM2.5", "AQI", "UV"): a reply that gives one the facts lack made it up.
-_TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]+\d+(?:\.\d+)?|[A-Z]{2,})(?![A-Za-z0-9])")
+_TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
 _PIECE = re.compile(r"[，。,.;；、\n]")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
@@ -94,7 +94,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, context:
     if facts.numbers_of_data and not numbers_in(reply) and _REFUSAL.search(reply):
         problems.append(Problem("refusal", "it says the information is missing, but the facts give figures: answer "
                                            "with them"))
-    misplaced = misattributed(reply, facts.text)
+    misplaced = misattributed(reply, facts.text, question)
     if misplaced:
         problems.append(Problem("attribution", f"it says {', '.join(misplaced)} of a day the facts do not say it of; "
                                                "give each day what the facts give it"))
@@ -102,7 +102,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, context:
     return problems
 
 
-def misattributed(reply: str, facts_text: str) -> list[str]:
+def misattributed(reply: str, facts_text: str, question: str = "") -> list[str]:
     """What the reply says of a day (or of every day) that the facts say only of other days: "周六有中雨" when the
     rain is Sunday's, "moderate rain for the next 3 days" when only Thursday has it. Only the words and figures that
     tell the facts' days apart are held to their day."""
@@ -110,7 +110,7 @@ def misattributed(reply: str, facts_text: str) -> list[str]:
     if len({part.days for part in parts}) < 2:
         return []
     by_part = [_tokens(part.text) for part in parts]
-    shared = set.intersection(*by_part) | _tokens(general)
+    shared = set.intersection(*by_part) | _tokens(general) | _tokens(question)  # the user's own words are free
     telling = set.union(*by_part) - shared
     wrong, days = [], set()
     for clause in _CLAUSE_SPLIT.split(reply):

@@ -125,7 +125,7 @@ def test_up_with_a_remote_model_starts_no_backend_and_answers(launch, fake_llm):
                     {"content": "Beijing is fine today."})
     reply = httpx.post(f"{up.url}/chat/launcher_test", json={"message": "Weather in Beijing?"},
                        timeout=180).json()
-    assert reply["response"] == "Beijing is fine today."
+    assert reply["response"] == "Beijing is fine today.\n\nNote: these figures are simulated (demo data), not real weather."
     assert reply["tool_calls"][0]["structured_content"]["location"]["english_name"] == "Beijing"
 
     up.process.send_signal(signal.SIGTERM)

@@ -7,7 +7,8 @@ or raw text), `{"status": 500}`, or `{"raw": "..."}` (a 200 whose body is that t
 each call; `"finish_reason"` overrides the one sent. With `"auto": true` in the script, requests
 beyond the queued replies are answered by rule instead (for load tests, where concurrent users
 cannot share one queue): a user message starting with "weather:" gets a call to
-`weather__get_current_weather`, anything else the reply "echo: <the last user message>". `GET /_requests` returns the request bodies received since the
+`weather__get_current_weather`, anything else the reply "echo: <the last user message>" (for the gateway's writer,
+the question its request quotes). `GET /_requests` returns the request bodies received since the
 last script, and their Authorization and X-Request-Timeout headers, so tests can check what the gateway sent. Streaming (`"stream": true`) is supported.
 
 Run: python tests/gateway/fake_llm.py PORT
@@ -89,7 +90,9 @@ def _auto_reply(body: dict[str, Any]) -> dict[str, Any]:
     question = next(m["content"] for m in reversed(messages) if m["role"] == "user")
     if messages[-1]["role"] == "user" and question.startswith("weather:") and body.get("tools"):
         return {"tool_calls": [{"name": "weather__get_current_weather", "arguments": {"city": "Beijing"}}]}
-    return {"content": f"echo: {question}"}
+    if question.startswith("Question: "):  # the gateway's writer: echo the user's question, not its request
+        question = question.splitlines()[0].removeprefix("Question: ")
+    return {"content": f"echo: {question.split(chr(10) * 2)[0]}"}  # without the router's notes
 
 
 async def chat_completions(request: Request) -> Response:
