@@ -4,9 +4,10 @@ Client mode measures any OpenAI-compatible server (streaming /v1/completions):
 
     python bench/serve_bench.py --url http://127.0.0.1:8000/v1 --model qwen2.5-coder-0.5b-instruct
 
-Compare mode runs, in one go and on the same GGUF, our server, llama-cpp-python's server
-(`pip install "llama-cpp-python[server]"`, optional) and plain transformers `generate`
-in bf16, then the warm-vs-cold 1,000-token shared-prefix TTFT test on ours:
+Compare mode runs, in one go and on the same GGUF, our server, llama.cpp's `llama-server` with
+`-np` slots = the concurrency (built once from the llama-cpp-python sdist, `bench/llama_server.py`)
+and plain transformers `generate` in bf16, then the warm-vs-cold 1,000-token shared-prefix TTFT
+test on ours:
 
     OMP_WAIT_POLICY=PASSIVE python bench/serve_bench.py --compare
 
@@ -22,11 +23,8 @@ import os
 import random
 import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +32,8 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from llama_server import running_llama_server  # noqa: E402  (bench/ is the script's directory)
 
 DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
 WORDS = ("rain snow sunny cloudy wind forecast temperature humidity tomorrow week city coast mountain "
@@ -143,11 +143,11 @@ async def run_level(url: str, model: str, backend: str, prompts: list[str], conc
 
 
 def bench_server(url: str, model: str, backend: str, args: argparse.Namespace,
-                 ignore_eos_bias: dict[str, float]) -> list[LevelResult]:
+                 ignore_eos_bias: dict[str, float], concurrencies: list[int] | None = None) -> list[LevelResult]:
     levels = []
     warmup = make_prompts(1, args.input_words, seed=999)
     asyncio.run(run_level(url, model, backend, warmup, 1, 4, ignore_eos_bias))
-    for concurrency in args.concurrency:
+    for concurrency in concurrencies or args.concurrency:
         prompts = make_prompts(concurrency * args.waves, args.input_words, seed=concurrency)
         level = asyncio.run(run_level(url, model, backend, prompts, concurrency, args.max_tokens, ignore_eos_bias))
         print(markdown_table(HEADER, [level.row()]), flush=True)
@@ -175,33 +175,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-@contextlib.contextmanager
-def llama_cpp_server(gguf: Path, threads: int) -> Iterator[str]:
-    port = free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads), "--n_batch", "512",
-               "--interrupt_requests", "False"]  # by default a new request cuts the running one short
-    with tempfile.TemporaryFile(mode="w+") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
-        url = f"http://127.0.0.1:{port}/v1"
-        try:
-            deadline = time.monotonic() + 300
-            while True:
-                if process.poll() is not None:
-                    log.seek(0)
-                    raise RuntimeError(f"llama_cpp.server exited:\n{log.read()[-2000:]}")
-                with contextlib.suppress(httpx.TransportError):
-                    if httpx.get(f"{url}/models", timeout=1).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    raise TimeoutError("llama_cpp.server did not start")
-                time.sleep(0.5)
-            yield url
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
 
 
 def bench_hf_generate(model_name: str, args: argparse.Namespace) -> list[LevelResult]:
@@ -280,6 +253,18 @@ def batch1_decode(args: argparse.Namespace) -> list[str]:
             f"{theirs_med / ours_med:.2f}x"]
 
 
+def server_memory(backend: str, url: str) -> list[str]:
+    """RSS now and at its peak (VmHWM) of the process listening on `url`'s port, in GB."""
+    port = url.split(":")[-1].split("/")[0]
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+            if b"--port" in args and args[args.index(b"--port") + 1] == port.encode():
+                status = dict(line.split(":", 1) for line in (proc / "status").read_text().splitlines())
+                return [backend] + [f"{int(status[key].split()[0]) / 1e6:.2f}" for key in ("VmRSS", "VmHWM")]
+    return [backend, "-", "-"]
+
+
 def compare(args: argparse.Namespace) -> None:
     from llm_backend.server.process import running_server
     from llm_backend.weights import load_checkpoint, resolve_model
@@ -295,9 +280,14 @@ def compare(args: argparse.Namespace) -> None:
         rows += bench_server(f"{base_url}/v1", args.model, f"llm_backend (ours, {args.weight_format} weights)",
                              args, bias)
         prefix_row = prefix_ttft(f"{base_url}/v1", args.model, args)
+        memory = [server_memory("llm_backend (ours)", base_url)]
     if args.llama_cpp:
-        with llama_cpp_server(gguf, args.threads or len(os.sched_getaffinity(0))) as url:
-            rows += bench_server(url, args.model, "llama-cpp-python (GGUF)", args, bias)
+        for concurrency in args.concurrency:  # -np slots = the concurrency, each with a 2,048-token context
+            with running_llama_server(gguf, args.threads or len(os.sched_getaffinity(0)), concurrency,
+                                      2048 * concurrency, free_port()) as url:
+                rows += bench_server(url, args.model, f"llama-server (GGUF, -np {concurrency})", args, bias,
+                                     [concurrency])
+                memory.append(server_memory(f"llama-server -np {concurrency}", url))
     if args.hf:
         rows += bench_hf_generate(args.model, args)
     print(f"\n## {args.model}: {args.input_words}-word prompts, {args.max_tokens} output tokens, "
@@ -306,6 +296,8 @@ def compare(args: argparse.Namespace) -> None:
     if args.hf:
         print("\n### Batch-1 decode, in process, interleaved\n")
         print(markdown_table(DECODE_HEADER, [batch1_decode(args)]))
+    print("\n### Server memory after the run\n")
+    print(markdown_table(["server", "RSS GB", "peak RSS GB"], memory))
     print("\n### Shared prefix TTFT (ours)\n")
     print(markdown_table([f"cold TTFT ms ({args.prefix_words}-word prefix)", "warm TTFT ms", "warm / cold"],
                          [prefix_row]))
@@ -315,7 +307,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", help="OpenAI-compatible base URL ending in /v1 (client mode)")
     parser.add_argument("--model", default=DEFAULT_MODEL)
-    parser.add_argument("--compare", action="store_true", help="run ours, llama-cpp-python and transformers")
+    parser.add_argument("--compare", action="store_true", help="run ours, llama-server and transformers")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8, 16])
     parser.add_argument("--hf-concurrency", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--waves", type=int, default=1, help="requests per level = concurrency x waves")

@@ -14,6 +14,7 @@ from typing import Sequence
 os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 from llm_backend.config import EngineConfig  # after the OpenMP setting above
+from llm_backend.layers.linear import WEIGHT_FORMATS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,9 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--dtype", default=defaults.dtype,
                        choices=["auto", "bfloat16", "float16", "float32"])
-    serve.add_argument("--weight-format", default=defaults.weight_format, choices=["auto", "bf16", "int8"],
-                       help="CPU decode weights: int8 (groupwise, ~2x faster batch-1 decode) or bf16 (exact); "
-                            "auto = int8 where the CPU kernel builds (AVX-512 VNNI and gcc), else bf16")
+    serve.add_argument("--weight-format", default=defaults.weight_format, choices=WEIGHT_FORMATS,
+                       help="CPU matmul weights: gguf (a GGUF's own quantized blocks, exact to the file, "
+                            "the least memory), int8 (groupwise copy for decode) or bf16; auto = gguf for a GGUF "
+                            "model where the kernels build (gcc, AVX2), else int8 (AVX-512 VNNI), else bf16")
     serve.add_argument("--device", default=defaults.device, help="auto, cpu or cuda[:N]")
     serve.add_argument("--threads", type=int, default=defaults.threads,
                        help="CPU threads for torch (default: all cores)")

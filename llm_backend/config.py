@@ -27,7 +27,7 @@ class EngineConfig:
 
     model: str = "smollm2-135m-instruct"
     dtype: str = "auto"  # auto | bfloat16 | float16 | float32
-    weight_format: str = "auto"  # auto | bf16 | int8: int8 decode weights on CPU (layers/linear.py)
+    weight_format: str = "auto"  # auto | gguf | bf16 | int8: how CPU matmul weights are kept (layers/linear.py)
     device: str = "auto"  # auto | cpu | cuda[:N]
     threads: int | None = None  # CPU threads for torch; None = all cores
     kv_cache_memory: int | str = "1GiB"

@@ -19,7 +19,8 @@ from llm_backend.engine.sampler import SampledToken, Sampler
 from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.engine.scheduler import Scheduler
 from llm_backend.engine.sequence import Sequence, TokenLogprob
-from llm_backend.layers.linear import resolve_weight_format
+from llm_backend.layers.gguf_weight import QuantizedTensor
+from llm_backend.layers.linear import gguf_blocks_usable, resolve_weight_format
 from llm_backend.models import build_model
 
 __all__ = ["LLMEngine", "RequestOutput", "EngineStats", "Completion"]
@@ -48,7 +49,8 @@ class LLMEngine:
         torch.manual_seed(config.seed)
         if checkpoint is None:
             from llm_backend.weights import load_checkpoint
-            checkpoint = load_checkpoint(config.model, dtype)
+            checkpoint = load_checkpoint(config.model, dtype,
+                                         gguf_blocks=gguf_blocks_usable(config.weight_format, device, dtype))
         self.model_config = checkpoint.config
         self.tokenizer = checkpoint.tokenizer
         num_blocks = config.kv_cache_bytes() // kv_block_bytes(self.model_config, config.block_size, dtype)
@@ -56,7 +58,8 @@ class LLMEngine:
             raise ValueError(f"kv_cache_memory {config.kv_cache_memory} holds fewer than 2 blocks")
         self.max_model_len = min(config.max_model_len or self.model_config.max_position_embeddings,
                                  num_blocks * config.block_size)
-        weight_format = resolve_weight_format(config.weight_format, device, dtype)
+        has_blocks = any(isinstance(tensor, QuantizedTensor) for tensor in checkpoint.tensors.values())
+        weight_format = resolve_weight_format(config.weight_format, device, dtype, has_blocks)
         model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len, weight_format)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
         self.scheduler = Scheduler(self.block_manager, config.max_num_seqs, config.max_num_batched_tokens)
