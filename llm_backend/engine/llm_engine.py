@@ -59,8 +59,9 @@ class LLMEngine:
         self.max_model_len = min(config.max_model_len or self.model_config.max_position_embeddings,
                                  num_blocks * config.block_size)
         has_blocks = any(isinstance(tensor, QuantizedTensor) for tensor in checkpoint.tensors.values())
-        weight_format = resolve_weight_format(config.weight_format, device, dtype, has_blocks)
-        model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len, weight_format)
+        self.weight_format = resolve_weight_format(config.weight_format, device, dtype, has_blocks)
+        model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len,
+                            self.weight_format)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
         self.scheduler = Scheduler(self.block_manager, config.max_num_seqs, config.max_num_batched_tokens)
         self.model_runner = ModelRunner(model, num_blocks, config.block_size)

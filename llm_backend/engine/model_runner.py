@@ -6,6 +6,9 @@ Only the rows that need a next token (finished prefills and decodes) reach the L
 """
 from __future__ import annotations
 
+import math
+import mmap
+
 import torch
 
 from llm_backend.engine.scheduler import ScheduledBatch
@@ -21,6 +24,17 @@ def kv_block_bytes(config: ModelConfig, block_size: int, dtype: torch.dtype) -> 
     return 2 * config.num_hidden_layers * block_size * config.num_key_value_heads * config.head_dim * element_size
 
 
+def _zeroed_pool(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A zero tensor; on CPU an anonymous memory map, whose pages only take memory once written.
+
+    So the KV budget is reserved, not resident: RSS grows with the blocks actually used.
+    """
+    if device.type != "cpu":
+        return torch.zeros(shape, dtype=dtype, device=device)
+    nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+    return torch.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).view(shape)
+
+
 class ModelRunner:
     def __init__(self, model: LlamaForCausalLM, num_blocks: int, block_size: int) -> None:
         self.model = model
@@ -29,11 +43,8 @@ class ModelRunner:
         weight = model.embed_tokens.weight
         self.device, self.dtype = weight.device, weight.dtype
         shape = (num_blocks, block_size, config.num_key_value_heads, config.head_dim)
-        self.kv_caches = [
-            (torch.zeros(shape, dtype=self.dtype, device=self.device),
-             torch.zeros(shape, dtype=self.dtype, device=self.device))
-            for _ in range(config.num_hidden_layers)
-        ]
+        pool = _zeroed_pool((config.num_hidden_layers, 2, *shape), self.dtype, self.device)
+        self.kv_caches = [(layer[0], layer[1]) for layer in pool]
 
     @torch.inference_mode()
     def execute(self, batch: ScheduledBatch) -> tuple[list[Sequence], torch.Tensor]:
