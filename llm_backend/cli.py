@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
                        default=defaults.max_num_batched_tokens)
     serve.add_argument("--max-model-len", type=int, default=defaults.max_model_len)
     serve.add_argument("--no-prefix-caching", action="store_true")
+    serve.add_argument("--num-speculative-tokens", type=int, default=defaults.num_speculative_tokens,
+                       help="prompt-lookup drafts verified per greedy decode step (0: no speculative decoding)")
     serve.add_argument("--served-model-name", default=None,
                        help="the model name clients send (default: --model)")
     serve.add_argument("--engine", choices=["native", "vllm"], default="native",
@@ -60,7 +62,7 @@ def engine_config(args: argparse.Namespace) -> EngineConfig:
         kv_cache_memory=args.kv_cache_memory or EngineConfig.kv_cache_memory, block_size=args.block_size,
         max_num_seqs=args.max_num_seqs, max_num_batched_tokens=args.max_num_batched_tokens,
         max_model_len=args.max_model_len, enable_prefix_caching=not args.no_prefix_caching,
-        served_model_name=args.served_model_name or args.model)
+        num_speculative_tokens=args.num_speculative_tokens, served_model_name=args.served_model_name or args.model)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -36,6 +36,7 @@ class EngineConfig:
     max_num_batched_tokens: int = 512
     max_model_len: int | None = None  # None = the model's own limit, capped by the KV pool
     enable_prefix_caching: bool = True
+    num_speculative_tokens: int = 3  # prompt-lookup drafts verified per greedy decode step; 0 = off
     served_model_name: str | None = None
     seed: int = 0
 
@@ -64,6 +65,8 @@ class EngineConfig:
             raise ValueError("block_size must be a positive power of two")
         if self.max_num_seqs <= 0 or self.max_num_batched_tokens <= 0:
             raise ValueError("max_num_seqs and max_num_batched_tokens must be positive")
+        if self.num_speculative_tokens < 0:
+            raise ValueError("num_speculative_tokens must be 0 (off) or positive")
         if self.kv_cache_bytes() <= 0:
             raise ValueError("kv_cache_memory must be positive")
 

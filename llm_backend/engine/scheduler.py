@@ -2,7 +2,8 @@
 
 Every step gets a token budget (`max_num_batched_tokens`). Running sequences go first,
 oldest first: a decode costs one token, an unfinished prefill takes what is left of the
-budget (chunked prefill, so a long prompt never stalls the decodes). Then waiting
+budget (chunked prefill, so a long prompt never stalls the decodes); a decode may add up to
+`num_speculative_tokens` prompt-lookup drafts, verified in the same pass. Then waiting
 sequences are admitted while there is budget, room in the batch and KV blocks. When the
 pool runs dry the newest running sequence is preempted: its blocks are freed and it
 returns to the head of the queue to be recomputed later.
@@ -13,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from llm_backend.engine.block_manager import BlockManager
+from llm_backend.engine.prompt_lookup import propose_drafts
 from llm_backend.engine.sequence import Sequence, SequenceStatus
 
 
@@ -26,10 +28,13 @@ class ScheduledBatch:
 
 
 class Scheduler:
-    def __init__(self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int) -> None:
+    def __init__(self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int,
+                 num_speculative_tokens: int = 0, max_model_len: int = 0) -> None:
         self.block_manager = block_manager
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
+        self.num_speculative_tokens = num_speculative_tokens
+        self.max_model_len = max_model_len
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.num_preemptions = 0
@@ -63,10 +68,11 @@ class Scheduler:
             num_tokens = min(seq.num_uncomputed_tokens, budget)
             if not self._make_room(seq, num_tokens, batch):
                 break  # seq itself was preempted; everything after it too
-            batch.block_copies += self.block_manager.append_slots(seq, num_tokens)
+            seq.draft_token_ids = self._drafts(seq, budget - num_tokens) if num_tokens == 1 else []
+            batch.block_copies += self.block_manager.append_slots(seq, num_tokens + len(seq.draft_token_ids))
             batch.items.append((seq, num_tokens))
             scheduled_running.append(seq)
-            budget -= num_tokens
+            budget -= num_tokens + len(seq.draft_token_ids)
         if batch.num_preempted:
             return batch  # the pool is tight: do not admit anyone this step
         while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
@@ -86,6 +92,13 @@ class Scheduler:
             batch.items.append((seq, num_tokens))
             budget -= num_tokens
         return batch
+
+    def _drafts(self, seq: Sequence, budget: int) -> list[int]:
+        """A decode's drafts, if the step's budget and free blocks have room for them (never preempts)."""
+        if not self.num_speculative_tokens or budget <= 0:
+            return []
+        drafts = propose_drafts(seq, min(self.num_speculative_tokens, budget), self.max_model_len)
+        return drafts if self.block_manager.can_append(seq, 1 + len(drafts)) else []
 
     def _make_room(self, seq: Sequence, num_tokens: int, batch: ScheduledBatch) -> bool:
         """Preempt the newest running sequences until `seq` fits; False if `seq` itself went."""
