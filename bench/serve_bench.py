@@ -10,6 +10,7 @@ and plain transformers `generate` in bf16, then the warm-vs-cold 1,000-token sha
 test on ours:
 
     OMP_WAIT_POLICY=PASSIVE python bench/serve_bench.py --compare
+    OMP_WAIT_POLICY=PASSIVE python bench/serve_bench.py --decode-only   # batch-1 TPOT, both servers up
 
 Every request asks for exactly --max-tokens tokens (EOS ignored) so rows are comparable.
 """
@@ -265,29 +266,40 @@ def server_memory(backend: str, url: str) -> list[str]:
     return [backend, "-", "-"]
 
 
+def our_server_flags(args: argparse.Namespace) -> list[str]:
+    flags = ["--max-num-seqs", str(max(args.concurrency)), "--weight-format", args.weight_format,
+             "--num-speculative-tokens", str(args.num_speculative_tokens)]
+    return flags + (["--threads", str(args.threads)] if args.threads else [])
+
+
+def eos_bias(model: str) -> dict[str, float]:
+    """logit_bias that keeps llama-server from ending early (ours takes `ignore_eos`)."""
+    from llm_backend.weights import load_checkpoint
+    return {str(t): -100.0 for t in load_checkpoint(model, gguf_blocks=True).config.eos_token_ids}
+
+
 def compare(args: argparse.Namespace) -> None:
+    """Ours and llama-server level by level (ours stays up; llama-server restarts with -np = the
+    concurrency), so slow drifts of the machine's load hit both alike."""
     from llm_backend.server.process import running_server
-    from llm_backend.weights import load_checkpoint, resolve_model
+    from llm_backend.weights import resolve_model
 
     gguf = resolve_model(args.model)
-    eos_ids = load_checkpoint(args.model).config.eos_token_ids if args.llama_cpp else ()
-    bias = {str(t): -100.0 for t in eos_ids}
+    bias = eos_bias(args.model) if args.llama_cpp else {}
+    threads = args.threads or len(os.sched_getaffinity(0))
     rows: list[LevelResult] = []
-    serve_flags = ["--max-num-seqs", str(max(args.concurrency)), "--weight-format", args.weight_format]
-    if args.threads:
-        serve_flags += ["--threads", str(args.threads)]
-    with running_server(args.model, *serve_flags) as base_url:
-        rows += bench_server(f"{base_url}/v1", args.model, f"llm_backend (ours, {args.weight_format} weights)",
-                             args, bias)
+    memory = []
+    ours = f"llm_backend (ours, {args.weight_format} weights, {args.num_speculative_tokens} drafts)"
+    with running_server(args.model, *our_server_flags(args)) as base_url:
+        for concurrency in args.concurrency:
+            rows += bench_server(f"{base_url}/v1", args.model, ours, args, bias, [concurrency])
+            if args.llama_cpp:  # -np slots = the concurrency, each with a 2,048-token context
+                with running_llama_server(gguf, threads, concurrency, 2048 * concurrency, free_port()) as url:
+                    rows += bench_server(url, args.model, f"llama-server (GGUF, -np {concurrency})", args, bias,
+                                         [concurrency])
+                    memory.append(server_memory(f"llama-server -np {concurrency}", url))
         prefix_row = prefix_ttft(f"{base_url}/v1", args.model, args)
-        memory = [server_memory("llm_backend (ours)", base_url)]
-    if args.llama_cpp:
-        for concurrency in args.concurrency:  # -np slots = the concurrency, each with a 2,048-token context
-            with running_llama_server(gguf, args.threads or len(os.sched_getaffinity(0)), concurrency,
-                                      2048 * concurrency, free_port()) as url:
-                rows += bench_server(url, args.model, f"llama-server (GGUF, -np {concurrency})", args, bias,
-                                     [concurrency])
-                memory.append(server_memory(f"llama-server -np {concurrency}", url))
+        memory.insert(0, server_memory("llm_backend (ours)", base_url))
     if args.hf:
         rows += bench_hf_generate(args.model, args)
     print(f"\n## {args.model}: {args.input_words}-word prompts, {args.max_tokens} output tokens, "
@@ -301,6 +313,31 @@ def compare(args: argparse.Namespace) -> None:
     print("\n### Shared prefix TTFT (ours)\n")
     print(markdown_table([f"cold TTFT ms ({args.prefix_words}-word prefix)", "warm TTFT ms", "warm / cold"],
                          [prefix_row]))
+
+
+def server_decode(args: argparse.Namespace) -> None:
+    """Batch-1 TPOT of our server and llama-server -np 1, both up, one request each in turn."""
+    from llm_backend.server.process import running_server
+    from llm_backend.weights import resolve_model
+
+    bias = eos_bias(args.model)
+    threads = args.threads or len(os.sched_getaffinity(0))
+    tpot: dict[str, list[float]] = {"ours": [], "llama-server": []}
+    with running_server(args.model, *our_server_flags(args)) as base_url, \
+            running_llama_server(resolve_model(args.model), threads, 1, 4096, free_port()) as llama_url:
+        urls = {"ours": f"{base_url}/v1", "llama-server": llama_url}
+        for name, url in urls.items():  # warm up
+            asyncio.run(run_level(url, args.model, name, make_prompts(1, args.input_words, 999), 1, 4, bias))
+        for round_ in range(args.decode_rounds):
+            prompts = make_prompts(1, args.input_words, seed=round_)
+            for name, url in urls.items():
+                level = asyncio.run(run_level(url, args.model, name, prompts, 1, args.max_tokens, bias))
+                tpot[name].append(1000 * level.results[0].tpot)
+    ours, theirs = statistics.median(tpot["ours"]), statistics.median(tpot["llama-server"])
+    print(f"\n## {args.model}: batch-1 TPOT, {args.max_tokens} tokens, median of {args.decode_rounds} "
+          f"interleaved rounds ({args.num_speculative_tokens} drafts for ours)\n")
+    print(markdown_table(["ours TPOT ms", "llama-server TPOT ms", "ours / llama-server"],
+                         [[f"{ours:.1f}", f"{theirs:.1f}", f"{ours / theirs:.2f}x"]]))
 
 
 def main() -> None:
@@ -319,13 +356,15 @@ def main() -> None:
     parser.add_argument("--no-llama-cpp", dest="llama_cpp", action="store_false")
     parser.add_argument("--no-hf", dest="hf", action="store_false")
     parser.add_argument("--decode-only", action="store_true",
-                        help="only the in-process batch-1 decode comparison with transformers")
+                        help="only batch-1 TPOT: our server and llama-server, interleaved request by request")
     parser.add_argument("--decode-rounds", type=int, default=3)
-    parser.add_argument("--weight-format", default="auto", choices=["auto", "bf16", "int8"],
+    parser.add_argument("--num-speculative-tokens", type=int, default=3,
+                        help="our server's prompt-lookup drafts (llm-backend serve --num-speculative-tokens)")
+    parser.add_argument("--weight-format", default="auto", choices=["auto", "gguf", "bf16", "int8"],
                         help="our engine's CPU weight format (llm-backend serve --weight-format)")
     args = parser.parse_args()
     if args.decode_only:
-        print(markdown_table(DECODE_HEADER, [batch1_decode(args)]))
+        server_decode(args)
     elif args.compare:
         compare(args)
     elif args.url:

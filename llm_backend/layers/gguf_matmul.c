@@ -12,8 +12,9 @@
  * in integers too, and floats only appear once per block.
  *
  * Each weight row is unpacked once for up to ROWS activation rows; threads split the output rows.
- * Longer steps (prefill) walk the activations in tiles that stay in cache, so they reuse the
- * same kernels as an int8 GEMM. Built at run time by native.py with -march=native.
+ * Longer steps walk the activations in tiles that stay in cache, so they reuse the same kernels
+ * as an int8 GEMM; long prefill chunks are faster still through `gguf_dequantize_matrix` (whole
+ * weights to bf16, then oneDNN's bf16 GEMM). Built at run time by native.py with -march=native.
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -467,4 +468,78 @@ void gguf_dequantize_rows(int64_t type, const uint8_t *blocks, const int64_t *id
             dequantize_block(type, blocks + ids[i] * row_bytes + b * block_bytes(type), y);
             for (int64_t j = 0; j < values; j++) store(out, out_bf16, i * K + b * values + j, y[j]);
         }
+}
+
+/* ---- dequantization of whole weights to a scratch matrix (long prefill chunks), vectorized ---- */
+
+static inline __m128i float8_to_bf16(__m256 v) { /* round to nearest even, as float_to_bf16 */
+    __m256i bits = _mm256_castps_si256(v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    bits = _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF))), 16);
+    return _mm_packus_epi32(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
+}
+
+/* 32 values q (unsigned bytes) * scale - offset, the first 16 with scale[0] / offset[0], the rest [1]. */
+static inline void store_32(__m256i q, const float scale[2], const float offset[2], uint16_t *out) {
+    for (int i = 0; i < 4; i++) {
+        const __m128i bytes = i < 2 ? _mm256_castsi256_si128(q) : _mm256_extracti128_si256(q, 1);
+        const __m256 v = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(i % 2 ? _mm_srli_si128(bytes, 8) : bytes));
+        const __m256 y = _mm256_fmsub_ps(v, _mm256_set1_ps(scale[i / 2]), _mm256_set1_ps(offset[i / 2]));
+        _mm_storeu_si128((__m128i *)(out + 8 * i), float8_to_bf16(y));
+    }
+}
+
+static void dequantize_q4_K_bf16(const block_q4_K *b, uint16_t *out) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const float d = fp16(b->d), dmin = fp16(b->dmin);
+    for (int c = 0; c < 4; c++) {
+        const __m256i bits = _mm256_loadu_si256((const __m256i *)(b->qs + 32 * c));
+        for (int half = 0; half < 2; half++) {
+            const int j = 2 * c + half;
+            const uint8_t *s = b->scales;
+            const int scale = j < 4 ? s[j] & 63 : (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+            const int min = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+            const float scales[2] = {d * scale, d * scale}, offsets[2] = {dmin * min, dmin * min};
+            const __m256i q = _mm256_and_si256(half ? _mm256_srli_epi16(bits, 4) : bits, low4);
+            store_32(q, scales, offsets, out + 32 * j);
+        }
+    }
+}
+
+static void dequantize_q6_K_bf16(const block_q6_K *b, uint16_t *out) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F), low2 = _mm256_set1_epi8(0x03);
+    const float d = fp16(b->d);
+    for (int h = 0; h < 2; h++) {
+        const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h));
+        const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(b->ql + 64 * h + 32));
+        const __m256i qh = _mm256_loadu_si256((const __m256i *)(b->qh + 32 * h));
+        for (int c = 0; c < 4; c++) { /* as in dot_q6_K: values + 32 */
+            const __m256i low = _mm256_and_si256(_mm256_srli_epi16(c % 2 ? ql1 : ql0, 4 * (c / 2)), low4);
+            const __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * c), low2);
+            const int i = 4 * h + c;
+            const float scales[2] = {d * b->scales[2 * i], d * b->scales[2 * i + 1]};
+            const float offsets[2] = {32 * scales[0], 32 * scales[1]};
+            store_32(_mm256_or_si256(low, _mm256_slli_epi16(high, 4)), scales, offsets, out + 32 * i);
+        }
+    }
+}
+
+/* out [rows, K] bf16 = the blocks dequantized; rows split between threads. */
+void gguf_dequantize_matrix(int64_t type, const uint8_t *blocks, int64_t rows, int64_t K, uint16_t *out,
+                            int threads) {
+    const int64_t values = block_values(type), nb = K / values, size = block_bytes(type);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t n = 0; n < rows; n++) {
+        float y[256];
+        for (int64_t b = 0; b < nb; b++) {
+            const uint8_t *block = blocks + (n * nb + b) * size;
+            uint16_t *o = out + n * K + b * values;
+            if (type == Q4_K) dequantize_q4_K_bf16((const block_q4_K *)block, o);
+            else if (type == Q6_K) dequantize_q6_K_bf16((const block_q6_K *)block, o);
+            else {
+                dequantize_block(type, block, y);
+                for (int64_t j = 0; j < values; j++) o[j] = float_to_bf16(y[j]);
+            }
+        }
+    }
 }

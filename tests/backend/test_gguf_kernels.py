@@ -18,8 +18,8 @@ import torch
 from gguf import GGMLQuantizationType as T
 from gguf.constants import GGML_QUANT_SIZES
 
-from llm_backend.layers.gguf_weight import (KERNEL_TYPES, BlockWeight, QuantizedTensor, gguf_kernels_available,
-                                            lookup_rows)
+from llm_backend.layers.gguf_weight import (DENSE_MIN_ROWS, KERNEL_TYPES, BlockWeight, QuantizedTensor,
+                                            gguf_kernels_available, lookup_rows)
 from llm_backend.weights import load_checkpoint
 
 pytestmark = pytest.mark.skipif(not gguf_kernels_available(), reason="no gcc or no AVX2: no GGUF kernels")
@@ -110,6 +110,18 @@ def test_fused_segments_of_mixed_types_with_bias_in_bf16():
     out = fused.matmul(x.to(torch.bfloat16), torch.bfloat16)  # the grid is exact in bf16; bf16 rounds the output
     assert out.dtype == torch.bfloat16
     torch.testing.assert_close(out.float(), (expected + bias.double()).float(), rtol=2 ** -8, atol=1e-3)
+
+
+def test_long_steps_multiply_the_exactly_dequantized_weight_in_bf16():
+    """From DENSE_MIN_ROWS rows: gguf's dequantization rounded to bf16 (bit for bit), then a bf16 GEMM."""
+    parts = [random_blocks(qtype, 9, 512, seed=i) for i, qtype in enumerate(KERNEL_TYPES)]
+    bias = torch.randn(9 * len(parts))
+    fused = BlockWeight(parts, bias)
+    dense = torch.cat([part.dequantize() for part in parts]).to(torch.bfloat16)
+    assert torch.equal(fused._dense(), dense)
+    x = torch.randn(DENSE_MIN_ROWS, 512, dtype=torch.bfloat16)
+    expected = torch.nn.functional.linear(x, dense, bias.to(torch.bfloat16))
+    assert torch.equal(fused.matmul(x, torch.bfloat16), expected)
 
 
 def test_fused_parts_need_the_same_input_size():
