@@ -358,7 +358,7 @@ def main() -> None:
     parser.add_argument("--decode-only", action="store_true",
                         help="only batch-1 TPOT: our server and llama-server, interleaved request by request")
     parser.add_argument("--decode-rounds", type=int, default=3)
-    parser.add_argument("--num-speculative-tokens", type=int, default=3,
+    parser.add_argument("--num-speculative-tokens", type=int, default=2,
                         help="our server's prompt-lookup drafts (llm-backend serve --num-speculative-tokens)")
     parser.add_argument("--weight-format", default="auto", choices=["auto", "gguf", "bf16", "int8"],
                         help="our engine's CPU weight format (llm-backend serve --weight-format)")

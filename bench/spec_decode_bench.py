@@ -93,7 +93,7 @@ def run(engine: LLMEngine, prompt: list[int], factory, max_tokens: int) -> tuple
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct")
-    parser.add_argument("--num-speculative-tokens", type=int, nargs="+", default=[3])
+    parser.add_argument("--num-speculative-tokens", type=int, nargs="+", default=[2])
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()

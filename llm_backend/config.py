@@ -36,7 +36,7 @@ class EngineConfig:
     max_num_batched_tokens: int = 512
     max_model_len: int | None = None  # None = the model's own limit, capped by the KV pool
     enable_prefix_caching: bool = True
-    num_speculative_tokens: int = 3  # prompt-lookup drafts verified per greedy decode step; 0 = off
+    num_speculative_tokens: int = 2  # prompt-lookup drafts verified per greedy decode step; 0 = off
     served_model_name: str | None = None
     seed: int = 0
 
