@@ -4,11 +4,13 @@ Client mode measures any OpenAI-compatible server (streaming /v1/completions):
 
     python bench/serve_bench.py --url http://127.0.0.1:8000/v1 --model qwen2.5-coder-0.5b-instruct
 
-Compare mode runs, in one go and on the same GGUF, our server, llama-cpp-python's server
-(`pip install "llama-cpp-python[server]"`, optional) and plain transformers `generate`
-in bf16, then the warm-vs-cold 1,000-token shared-prefix TTFT test on ours:
+Compare mode runs, in one go and on the same GGUF, our server, llama.cpp's `llama-server` with
+`-np` slots = the concurrency (built once from the llama-cpp-python sdist, `bench/llama_server.py`)
+and plain transformers `generate` in bf16, then the warm-vs-cold 1,000-token shared-prefix TTFT
+test on ours:
 
     OMP_WAIT_POLICY=PASSIVE python bench/serve_bench.py --compare
+    OMP_WAIT_POLICY=PASSIVE python bench/serve_bench.py --decode-only   # batch-1 TPOT, both servers up
 
 Every request asks for exactly --max-tokens tokens (EOS ignored) so rows are comparable.
 """
@@ -22,11 +24,8 @@ import os
 import random
 import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +33,8 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from llama_server import running_llama_server  # noqa: E402  (bench/ is the script's directory)
 
 DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
 WORDS = ("rain snow sunny cloudy wind forecast temperature humidity tomorrow week city coast mountain "
@@ -143,11 +144,11 @@ async def run_level(url: str, model: str, backend: str, prompts: list[str], conc
 
 
 def bench_server(url: str, model: str, backend: str, args: argparse.Namespace,
-                 ignore_eos_bias: dict[str, float]) -> list[LevelResult]:
+                 ignore_eos_bias: dict[str, float], concurrencies: list[int] | None = None) -> list[LevelResult]:
     levels = []
     warmup = make_prompts(1, args.input_words, seed=999)
     asyncio.run(run_level(url, model, backend, warmup, 1, 4, ignore_eos_bias))
-    for concurrency in args.concurrency:
+    for concurrency in concurrencies or args.concurrency:
         prompts = make_prompts(concurrency * args.waves, args.input_words, seed=concurrency)
         level = asyncio.run(run_level(url, model, backend, prompts, concurrency, args.max_tokens, ignore_eos_bias))
         print(markdown_table(HEADER, [level.row()]), flush=True)
@@ -175,33 +176,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-@contextlib.contextmanager
-def llama_cpp_server(gguf: Path, threads: int) -> Iterator[str]:
-    port = free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "4096", "--n_threads", str(threads), "--n_batch", "512",
-               "--interrupt_requests", "False"]  # by default a new request cuts the running one short
-    with tempfile.TemporaryFile(mode="w+") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
-        url = f"http://127.0.0.1:{port}/v1"
-        try:
-            deadline = time.monotonic() + 300
-            while True:
-                if process.poll() is not None:
-                    log.seek(0)
-                    raise RuntimeError(f"llama_cpp.server exited:\n{log.read()[-2000:]}")
-                with contextlib.suppress(httpx.TransportError):
-                    if httpx.get(f"{url}/models", timeout=1).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    raise TimeoutError("llama_cpp.server did not start")
-                time.sleep(0.5)
-            yield url
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
 
 
 def bench_hf_generate(model_name: str, args: argparse.Namespace) -> list[LevelResult]:
@@ -280,24 +254,52 @@ def batch1_decode(args: argparse.Namespace) -> list[str]:
             f"{theirs_med / ours_med:.2f}x"]
 
 
+def server_memory(backend: str, url: str) -> list[str]:
+    """RSS now and at its peak (VmHWM) of the process listening on `url`'s port, in GB."""
+    port = url.split(":")[-1].split("/")[0]
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+            if b"--port" in args and args[args.index(b"--port") + 1] == port.encode():
+                status = dict(line.split(":", 1) for line in (proc / "status").read_text().splitlines())
+                return [backend] + [f"{int(status[key].split()[0]) / 1e6:.2f}" for key in ("VmRSS", "VmHWM")]
+    return [backend, "-", "-"]
+
+
+def our_server_flags(args: argparse.Namespace) -> list[str]:
+    flags = ["--max-num-seqs", str(max(args.concurrency)), "--weight-format", args.weight_format,
+             "--num-speculative-tokens", str(args.num_speculative_tokens)]
+    return flags + (["--threads", str(args.threads)] if args.threads else [])
+
+
+def eos_bias(model: str) -> dict[str, float]:
+    """logit_bias that keeps llama-server from ending early (ours takes `ignore_eos`)."""
+    from llm_backend.weights import load_checkpoint
+    return {str(t): -100.0 for t in load_checkpoint(model, gguf_blocks=True).config.eos_token_ids}
+
+
 def compare(args: argparse.Namespace) -> None:
+    """Ours and llama-server level by level (ours stays up; llama-server restarts with -np = the
+    concurrency), so slow drifts of the machine's load hit both alike."""
     from llm_backend.server.process import running_server
-    from llm_backend.weights import load_checkpoint, resolve_model
+    from llm_backend.weights import resolve_model
 
     gguf = resolve_model(args.model)
-    eos_ids = load_checkpoint(args.model).config.eos_token_ids if args.llama_cpp else ()
-    bias = {str(t): -100.0 for t in eos_ids}
+    bias = eos_bias(args.model) if args.llama_cpp else {}
+    threads = args.threads or len(os.sched_getaffinity(0))
     rows: list[LevelResult] = []
-    serve_flags = ["--max-num-seqs", str(max(args.concurrency)), "--weight-format", args.weight_format]
-    if args.threads:
-        serve_flags += ["--threads", str(args.threads)]
-    with running_server(args.model, *serve_flags) as base_url:
-        rows += bench_server(f"{base_url}/v1", args.model, f"llm_backend (ours, {args.weight_format} weights)",
-                             args, bias)
+    memory = []
+    ours = f"llm_backend (ours, {args.weight_format} weights, {args.num_speculative_tokens} drafts)"
+    with running_server(args.model, *our_server_flags(args)) as base_url:
+        for concurrency in args.concurrency:
+            rows += bench_server(f"{base_url}/v1", args.model, ours, args, bias, [concurrency])
+            if args.llama_cpp:  # -np slots = the concurrency, each with a 2,048-token context
+                with running_llama_server(gguf, threads, concurrency, 2048 * concurrency, free_port()) as url:
+                    rows += bench_server(url, args.model, f"llama-server (GGUF, -np {concurrency})", args, bias,
+                                         [concurrency])
+                    memory.append(server_memory(f"llama-server -np {concurrency}", url))
         prefix_row = prefix_ttft(f"{base_url}/v1", args.model, args)
-    if args.llama_cpp:
-        with llama_cpp_server(gguf, args.threads or len(os.sched_getaffinity(0))) as url:
-            rows += bench_server(url, args.model, "llama-cpp-python (GGUF)", args, bias)
+        memory.insert(0, server_memory("llm_backend (ours)", base_url))
     if args.hf:
         rows += bench_hf_generate(args.model, args)
     print(f"\n## {args.model}: {args.input_words}-word prompts, {args.max_tokens} output tokens, "
@@ -306,16 +308,43 @@ def compare(args: argparse.Namespace) -> None:
     if args.hf:
         print("\n### Batch-1 decode, in process, interleaved\n")
         print(markdown_table(DECODE_HEADER, [batch1_decode(args)]))
+    print("\n### Server memory after the run\n")
+    print(markdown_table(["server", "RSS GB", "peak RSS GB"], memory))
     print("\n### Shared prefix TTFT (ours)\n")
     print(markdown_table([f"cold TTFT ms ({args.prefix_words}-word prefix)", "warm TTFT ms", "warm / cold"],
                          [prefix_row]))
+
+
+def server_decode(args: argparse.Namespace) -> None:
+    """Batch-1 TPOT of our server and llama-server -np 1, both up, one request each in turn."""
+    from llm_backend.server.process import running_server
+    from llm_backend.weights import resolve_model
+
+    bias = eos_bias(args.model)
+    threads = args.threads or len(os.sched_getaffinity(0))
+    tpot: dict[str, list[float]] = {"ours": [], "llama-server": []}
+    with running_server(args.model, *our_server_flags(args)) as base_url, \
+            running_llama_server(resolve_model(args.model), threads, 1, 4096, free_port()) as llama_url:
+        urls = {"ours": f"{base_url}/v1", "llama-server": llama_url}
+        for name, url in urls.items():  # warm up
+            asyncio.run(run_level(url, args.model, name, make_prompts(1, args.input_words, 999), 1, 4, bias))
+        for round_ in range(args.decode_rounds):
+            prompts = make_prompts(1, args.input_words, seed=round_)
+            for name, url in urls.items():
+                level = asyncio.run(run_level(url, args.model, name, prompts, 1, args.max_tokens, bias))
+                tpot[name].append(1000 * level.results[0].tpot)
+    ours, theirs = statistics.median(tpot["ours"]), statistics.median(tpot["llama-server"])
+    print(f"\n## {args.model}: batch-1 TPOT, {args.max_tokens} tokens, median of {args.decode_rounds} "
+          f"interleaved rounds ({args.num_speculative_tokens} drafts for ours)\n")
+    print(markdown_table(["ours TPOT ms", "llama-server TPOT ms", "ours / llama-server"],
+                         [[f"{ours:.1f}", f"{theirs:.1f}", f"{ours / theirs:.2f}x"]]))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", help="OpenAI-compatible base URL ending in /v1 (client mode)")
     parser.add_argument("--model", default=DEFAULT_MODEL)
-    parser.add_argument("--compare", action="store_true", help="run ours, llama-cpp-python and transformers")
+    parser.add_argument("--compare", action="store_true", help="run ours, llama-server and transformers")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8, 16])
     parser.add_argument("--hf-concurrency", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--waves", type=int, default=1, help="requests per level = concurrency x waves")
@@ -327,13 +356,15 @@ def main() -> None:
     parser.add_argument("--no-llama-cpp", dest="llama_cpp", action="store_false")
     parser.add_argument("--no-hf", dest="hf", action="store_false")
     parser.add_argument("--decode-only", action="store_true",
-                        help="only the in-process batch-1 decode comparison with transformers")
+                        help="only batch-1 TPOT: our server and llama-server, interleaved request by request")
     parser.add_argument("--decode-rounds", type=int, default=3)
-    parser.add_argument("--weight-format", default="auto", choices=["auto", "bf16", "int8"],
+    parser.add_argument("--num-speculative-tokens", type=int, default=2,
+                        help="our server's prompt-lookup drafts (llm-backend serve --num-speculative-tokens)")
+    parser.add_argument("--weight-format", default="auto", choices=["auto", "gguf", "bf16", "int8"],
                         help="our engine's CPU weight format (llm-backend serve --weight-format)")
     args = parser.parse_args()
     if args.decode_only:
-        print(markdown_table(DECODE_HEADER, [batch1_decode(args)]))
+        server_decode(args)
     elif args.compare:
         compare(args)
     elif args.url:

@@ -14,6 +14,7 @@ from typing import Sequence
 os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 from llm_backend.config import EngineConfig  # after the OpenMP setting above
+from llm_backend.layers.linear import WEIGHT_FORMATS
 from llm_backend.server.options import API_KEY_ENV, ServeOptions
 
 
@@ -28,9 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--dtype", default=defaults.dtype,
                        choices=["auto", "bfloat16", "float16", "float32"])
-    serve.add_argument("--weight-format", default=defaults.weight_format, choices=["auto", "bf16", "int8"],
-                       help="CPU decode weights: int8 (groupwise, ~2x faster batch-1 decode) or bf16 (exact); "
-                            "auto = int8 where the CPU kernel builds (AVX-512 VNNI and gcc), else bf16")
+    serve.add_argument("--weight-format", default=defaults.weight_format, choices=WEIGHT_FORMATS,
+                       help="CPU matmul weights: gguf (a GGUF's own quantized blocks, exact to the file, "
+                            "the least memory), int8 (groupwise copy for decode) or bf16; auto = gguf for a GGUF "
+                            "model where the kernels build (gcc, AVX2), else int8 (AVX-512 VNNI), else bf16")
     serve.add_argument("--device", default=defaults.device, help="auto, cpu or cuda[:N]")
     serve.add_argument("--threads", type=int, default=defaults.threads,
                        help="CPU threads for torch (default: all cores)")
@@ -42,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
                        default=defaults.max_num_batched_tokens)
     serve.add_argument("--max-model-len", type=int, default=defaults.max_model_len)
     serve.add_argument("--no-prefix-caching", action="store_true")
+    serve.add_argument("--num-speculative-tokens", type=int, default=defaults.num_speculative_tokens,
+                       help="prompt-lookup drafts verified per greedy decode step (0: no speculative decoding)")
     serve.add_argument("--served-model-name", default=None,
                        help="the model name clients send (default: --model)")
     serve.add_argument("--engine", choices=["native", "vllm"], default="native",
@@ -68,7 +72,7 @@ def engine_config(args: argparse.Namespace) -> EngineConfig:
         kv_cache_memory=args.kv_cache_memory or EngineConfig.kv_cache_memory, block_size=args.block_size,
         max_num_seqs=args.max_num_seqs, max_num_batched_tokens=args.max_num_batched_tokens,
         max_model_len=args.max_model_len, enable_prefix_caching=not args.no_prefix_caching,
-        served_model_name=args.served_model_name or args.model)
+        num_speculative_tokens=args.num_speculative_tokens, served_model_name=args.served_model_name or args.model)
 
 
 def serve_options(args: argparse.Namespace) -> ServeOptions:

@@ -27,7 +27,7 @@ class EngineConfig:
 
     model: str = "smollm2-135m-instruct"
     dtype: str = "auto"  # auto | bfloat16 | float16 | float32
-    weight_format: str = "auto"  # auto | bf16 | int8: int8 decode weights on CPU (layers/linear.py)
+    weight_format: str = "auto"  # auto | gguf | bf16 | int8: how CPU matmul weights are kept (layers/linear.py)
     device: str = "auto"  # auto | cpu | cuda[:N]
     threads: int | None = None  # CPU threads for torch; None = all cores
     kv_cache_memory: int | str = "1GiB"
@@ -36,6 +36,7 @@ class EngineConfig:
     max_num_batched_tokens: int = 512
     max_model_len: int | None = None  # None = the model's own limit, capped by the KV pool
     enable_prefix_caching: bool = True
+    num_speculative_tokens: int = 2  # prompt-lookup drafts verified per greedy decode step; 0 = off
     served_model_name: str | None = None
     seed: int = 0
 
@@ -64,6 +65,8 @@ class EngineConfig:
             raise ValueError("block_size must be a positive power of two")
         if self.max_num_seqs <= 0 or self.max_num_batched_tokens <= 0:
             raise ValueError("max_num_seqs and max_num_batched_tokens must be positive")
+        if self.num_speculative_tokens < 0:
+            raise ValueError("num_speculative_tokens must be 0 (off) or positive")
         if self.kv_cache_bytes() <= 0:
             raise ValueError("kv_cache_memory must be positive")
 

@@ -19,7 +19,8 @@ from llm_backend.engine.sampler import SampledToken, Sampler
 from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.engine.scheduler import Scheduler
 from llm_backend.engine.sequence import CacheScope, Sequence, TokenLogprob
-from llm_backend.layers.linear import resolve_weight_format
+from llm_backend.layers.gguf_weight import QuantizedTensor
+from llm_backend.layers.linear import gguf_blocks_usable, resolve_weight_format
 from llm_backend.models import build_model
 from llm_backend.weights.model_config import ModelConfig
 
@@ -68,7 +69,8 @@ class LLMEngine:
         torch.manual_seed(config.seed)
         if checkpoint is None:
             from llm_backend.weights import load_checkpoint
-            checkpoint = load_checkpoint(config.model, dtype)
+            checkpoint = load_checkpoint(config.model, dtype,
+                                         gguf_blocks=gguf_blocks_usable(config.weight_format, device, dtype))
         self.model_config = checkpoint.config
         self.tokenizer = checkpoint.tokenizer
         num_blocks = config.kv_cache_bytes() // kv_block_bytes(self.model_config, config.block_size, dtype)
@@ -76,11 +78,14 @@ class LLMEngine:
             raise ValueError(f"kv_cache_memory {config.kv_cache_memory} holds fewer than 2 blocks")
         self.max_model_len = min(config.max_model_len or self.model_config.max_position_embeddings,
                                  num_blocks * config.block_size)
-        weight_format = resolve_weight_format(config.weight_format, device, dtype)
-        model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len, weight_format)
+        has_blocks = any(isinstance(tensor, QuantizedTensor) for tensor in checkpoint.tensors.values())
+        self.weight_format = resolve_weight_format(config.weight_format, device, dtype, has_blocks)
+        model = build_model(self.model_config, checkpoint.tensors, dtype, device, self.max_model_len,
+                            self.weight_format)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
         self.scheduler = Scheduler(self.block_manager, config.max_num_seqs, config.max_num_batched_tokens,
-                                   attention_cost_context(self.model_config))
+                                   attention_cost_context(self.model_config), config.num_speculative_tokens,
+                                   self.max_model_len)
         self.model_runner = ModelRunner(model, num_blocks, config.block_size)
         self.sampler = Sampler()
         self.eos_token_ids = set(getattr(self.tokenizer, "eos_token_ids", ()) or self.model_config.eos_token_ids)
@@ -89,6 +94,8 @@ class LLMEngine:
         self._prompt_tokens_total = 0
         self._generation_tokens_total = 0
         self._ttft_samples: list[float] = []
+        self._draft_tokens_total = 0
+        self._accepted_draft_tokens_total = 0
 
     # ---- requests ---------------------------------------------------------------------
     def add_request(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
@@ -148,14 +155,44 @@ class LLMEngine:
             self.block_manager.register_full_blocks(seq)
         rows: list[int] = []
         sample_seqs: list[Sequence] = []
-        for row, seq in enumerate(seqs):
+        drafted: list[tuple[Sequence, int]] = []  # a sequence with drafts and its first logits row
+        row = 0
+        for seq in seqs:
+            if seq.draft_token_ids:
+                drafted.append((seq, row))
+                row += 1 + len(seq.draft_token_ids)
+                continue
             for member in self._with_forks(seq):
                 rows.append(row)
                 sample_seqs.append(member)
-        if len(rows) != len(seqs):
-            logits = logits[torch.tensor(rows, device=logits.device)]
-        sampled = self.sampler(logits, sample_seqs)
-        return [self._append_token(seq, token) for seq, token in zip(sample_seqs, sampled)]
+            row += 1
+        outputs = []
+        if sample_seqs:
+            sampled = self.sampler(logits[torch.tensor(rows, device=logits.device)], sample_seqs)
+            outputs = [self._append_token(seq, token) for seq, token in zip(sample_seqs, sampled)]
+        return outputs + [self._verify_drafts(seq, logits[first:first + 1 + len(seq.draft_token_ids)])
+                          for seq, first in drafted]
+
+    def _verify_drafts(self, seq: Sequence, logits: torch.Tensor) -> RequestOutput:
+        """Sample row by row (the grammar masks each row in the state the tokens before it left):
+        a draft stands while it is the greedy token; the first token that is not ends the step."""
+        drafts, seq.draft_token_ids = seq.draft_token_ids, []
+        new_token_ids: list[int] = []
+        accepted = 0
+        for draft in drafts + [None]:
+            token_id = self.sampler(logits[accepted:accepted + 1], [seq])[0].token_id
+            new_token_ids.append(token_id)
+            self._accept(seq, token_id)
+            if token_id != draft:
+                break
+            accepted += 1
+            if seq.is_finished:
+                break
+            seq.num_computed_tokens += 1  # its K/V were computed from the draft, the same token
+        self.block_manager.register_full_blocks(seq)
+        self._draft_tokens_total += len(drafts)
+        self._accepted_draft_tokens_total += accepted
+        return self._report(seq, new_token_ids + self._accept_forced(seq), None)
 
     def _with_forks(self, seq: Sequence) -> list[Sequence]:
         """`seq` plus, right after choice 0's prefill, the other n-1 choices sharing its blocks."""
@@ -185,20 +222,27 @@ class LLMEngine:
 
     def _append_token(self, seq: Sequence, sampled: SampledToken) -> RequestOutput:
         """Add the sampled token, then any tokens the grammar forces (jump-forward), and report."""
-        new_token_ids = [sampled.token_id]
         self._accept(seq, sampled.token_id)
-        if seq.constraint is not None and seq.params.logprobs is None:
-            # Forced tokens skip sampling; the next step computes them as one chunk.
-            for token_id in seq.constraint.forced_tokens():
-                if seq.is_finished:
-                    break
-                new_token_ids.append(token_id)
-                self._accept(seq, token_id)
+        new_token_ids = [sampled.token_id] + self._accept_forced(seq)
         logprobs = None
         if sampled.logprob is not None:
             decode = self.tokenizer.decode
             logprobs = [TokenLogprob(sampled.token_id, decode([sampled.token_id]), sampled.logprob,
                                      [(t, decode([t]), lp) for t, lp in sampled.top or []])]
+        return self._report(seq, new_token_ids, logprobs)
+
+    def _accept_forced(self, seq: Sequence) -> list[int]:
+        """Tokens the grammar forces now (jump-forward); the next step computes them as one chunk."""
+        forced: list[int] = []
+        if seq.constraint is not None and seq.params.logprobs is None:
+            for token_id in seq.constraint.forced_tokens():
+                if seq.is_finished:
+                    break
+                forced.append(token_id)
+                self._accept(seq, token_id)
+        return forced
+
+    def _report(self, seq: Sequence, new_token_ids: list[int], logprobs: list[TokenLogprob] | None) -> RequestOutput:
         if seq.is_finished:
             self.scheduler.remove(seq)
             self._forget_if_done(seq.request_id)
@@ -253,7 +297,8 @@ class LLMEngine:
             prefix_cache_queried_tokens=self.block_manager.prefix_queried_tokens,
             prefix_cache_hit_tokens=self.block_manager.prefix_hit_tokens,
             prompt_tokens_total=self._prompt_tokens_total, generation_tokens_total=self._generation_tokens_total,
-            num_preemptions=self.scheduler.num_preemptions, ttft_seconds=samples)
+            num_preemptions=self.scheduler.num_preemptions, ttft_seconds=samples,
+            draft_tokens_total=self._draft_tokens_total, accepted_draft_tokens_total=self._accepted_draft_tokens_total)
 
     def kv_cache_report(self) -> dict:
         """`BlockManager.audit` against every sequence the scheduler holds (call between steps)."""

@@ -2,9 +2,13 @@
 
 Every sequence of the step goes into a single flat token batch (decodes first, then
 prefill chunks), so the model runs each layer once per step whatever the batch size.
-Only the rows that need a next token (finished prefills and decodes) reach the LM head.
+Only the rows that need a next token (finished prefills and decodes, and a decode's drafts) reach
+the LM head.
 """
 from __future__ import annotations
+
+import math
+import mmap
 
 import torch
 
@@ -21,6 +25,17 @@ def kv_block_bytes(config: ModelConfig, block_size: int, dtype: torch.dtype) -> 
     return 2 * config.num_hidden_layers * block_size * config.num_key_value_heads * config.head_dim * element_size
 
 
+def _zeroed_pool(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A zero tensor; on CPU an anonymous memory map, whose pages only take memory once written.
+
+    So the KV budget is reserved, not resident: RSS grows with the blocks actually used.
+    """
+    if device.type != "cpu":
+        return torch.zeros(shape, dtype=dtype, device=device)
+    nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+    return torch.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).view(shape)
+
+
 class ModelRunner:
     def __init__(self, model: LlamaForCausalLM, num_blocks: int, block_size: int) -> None:
         self.model = model
@@ -29,36 +44,36 @@ class ModelRunner:
         weight = model.embed_tokens.weight
         self.device, self.dtype = weight.device, weight.dtype
         shape = (num_blocks, block_size, config.num_key_value_heads, config.head_dim)
-        self.kv_caches = [
-            (torch.zeros(shape, dtype=self.dtype, device=self.device),
-             torch.zeros(shape, dtype=self.dtype, device=self.device))
-            for _ in range(config.num_hidden_layers)
-        ]
+        pool = _zeroed_pool((config.num_hidden_layers, 2, *shape), self.dtype, self.device)
+        self.kv_caches = [(layer[0], layer[1]) for layer in pool]
 
     @torch.inference_mode()
     def execute(self, batch: ScheduledBatch) -> tuple[list[Sequence], torch.Tensor]:
-        """Run the step; returns the sequences that get a next token and their fp32 logits rows."""
+        """Run the step; returns the sequences that get a next token and their fp32 logits rows:
+        one each, plus one per draft for a sequence with drafts."""
         self._copy_blocks(batch.block_copies)
-        items = sorted(batch.items, key=lambda item: item[1] != 1)  # decodes first (stable)
+        # Plain decodes first (stable); a decode with drafts runs as a short chunk.
+        items = sorted(batch.items, key=lambda item: item[1] + len(item[0].draft_token_ids) != 1)
         input_ids, positions, slots = [], [], []
         sample_seqs, sample_rows = [], []
         decode_tables, decode_lens = [], []
         prefills: list[PrefillChunk] = []
         for seq, num_tokens in items:
+            drafts = seq.draft_token_ids  # after the real tokens: verified by their own logits rows
             start_pos = seq.num_computed_tokens
-            end_pos = start_pos + num_tokens
+            end_pos = start_pos + num_tokens + len(drafts)
             row = len(input_ids)
-            input_ids += seq.token_ids[start_pos:end_pos]
+            input_ids += seq.token_ids[start_pos:start_pos + num_tokens] + drafts
             positions += range(start_pos, end_pos)
             slots += self._slots(seq.block_table, start_pos, end_pos)
-            if num_tokens == 1:
+            if end_pos - start_pos == 1:
                 decode_tables.append(seq.block_table)
                 decode_lens.append(end_pos)
             else:
                 prefills.append(self._prefill_chunk(seq, row, start_pos, end_pos))
-            if end_pos == seq.num_tokens:
+            if start_pos + num_tokens == seq.num_tokens:
                 sample_seqs.append(seq)
-                sample_rows.append(row + num_tokens - 1)
+                sample_rows += range(row + num_tokens - 1, row + num_tokens + len(drafts))
         meta = AttentionMetadata(slot_mapping=self._tensor(slots), prefills=prefills)
         if decode_lens:
             self._add_decode_metadata(meta, decode_tables, decode_lens)

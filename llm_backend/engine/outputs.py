@@ -46,3 +46,5 @@ class EngineStats:
     generation_tokens_total: int
     num_preemptions: int
     ttft_seconds: list[float] = field(default_factory=list)  # samples since the previous stats() call
+    draft_tokens_total: int = 0  # prompt-lookup drafts verified
+    accepted_draft_tokens_total: int = 0  # of those, the ones that stood

@@ -8,9 +8,10 @@ chunk's attention reads every token before it, so a chunk token late in a long p
 costs more than one early on: while other sequences share the step, each counts
 1 + context / the model's `attention_cost_context`, which keeps a step's work, and so the
 gap between a running stream's tokens, near what the budget allows however long the
-prompt. Then waiting sequences are admitted while there is budget, room in the batch and
-KV blocks. When the pool runs dry the newest running sequence is preempted: its blocks
-are freed and it returns to the head of the queue to be recomputed later.
+prompt. A decode may add up to `num_speculative_tokens` prompt-lookup drafts, verified in
+the same pass. Then waiting sequences are admitted while there is budget, room in the
+batch and KV blocks. When the pool runs dry the newest running sequence is preempted: its
+blocks are freed and it returns to the head of the queue to be recomputed later.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from llm_backend.engine.block_manager import BlockManager
+from llm_backend.engine.prompt_lookup import propose_drafts
 from llm_backend.engine.sequence import Sequence, SequenceStatus
 
 
@@ -33,13 +35,16 @@ class ScheduledBatch:
 
 class Scheduler:
     def __init__(self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int,
-                 attention_cost_context: int | None = None) -> None:
+                 attention_cost_context: int | None = None, num_speculative_tokens: int = 0,
+                 max_model_len: int = 0) -> None:
         """`attention_cost_context`: the context length at which a token's attention costs as much as
         its matmuls (see `attention_cost_context` in llm_engine); None counts every token as one."""
         self.block_manager = block_manager
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
         self.attention_cost_context = attention_cost_context
+        self.num_speculative_tokens = num_speculative_tokens
+        self.max_model_len = max_model_len
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.num_preemptions = 0
@@ -83,9 +88,10 @@ class Scheduler:
                 continue
             if not self._make_room(seq, num_tokens, batch):
                 break  # seq itself was preempted; everything after it too
-            batch.block_copies += self.block_manager.append_slots(seq, num_tokens)
+            seq.draft_token_ids = self._drafts(seq, budget - cost) if num_tokens == 1 else []
+            batch.block_copies += self.block_manager.append_slots(seq, num_tokens + len(seq.draft_token_ids))
             batch.items.append((seq, num_tokens))
-            budget -= cost
+            budget -= cost + len(seq.draft_token_ids)
         if batch.num_preempted:
             return batch  # the pool is tight: do not admit anyone this step
         while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
@@ -120,6 +126,13 @@ class Scheduler:
             weight += seq.num_computed_tokens / self.attention_cost_context
         num_tokens = max(0, min(seq.num_uncomputed_tokens, int(budget / weight)))
         return num_tokens, math.ceil(num_tokens * weight)
+
+    def _drafts(self, seq: Sequence, budget: int) -> list[int]:
+        """A decode's drafts, if the step's budget and free blocks have room for them (never preempts)."""
+        if not self.num_speculative_tokens or budget <= 0:
+            return []
+        drafts = propose_drafts(seq, min(self.num_speculative_tokens, budget), self.max_model_len)
+        return drafts if self.block_manager.can_append(seq, 1 + len(drafts)) else []
 
     def _make_room(self, seq: Sequence, num_tokens: int, batch: ScheduledBatch) -> bool:
         """Preempt the newest running sequences until `seq` fits; False if `seq` itself went."""

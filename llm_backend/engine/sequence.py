@@ -74,6 +74,7 @@ class Sequence:
         self.status = SequenceStatus.WAITING
         self.num_computed_tokens = 0
         self.num_cached_tokens = 0  # prompt tokens served from the prefix cache on first admission
+        self.draft_token_ids: list[int] = []  # speculative tokens this step verifies after the real ones
         self.block_table: list[int] = []
         self.block_hashes: list[int] = []  # chain hashes of the leading full, registered blocks
         self.finish_reason: str | None = None

@@ -2,7 +2,9 @@
 
 A kernel is compiled for this CPU (`-march=native`) into the user cache the first time (about
 a second); later processes load the cached library. Without gcc, or on a CPU the source does
-not support (the int8 matmul needs AVX-512 VNNI), there is no kernel and callers keep their torch path.
+not support (the int8 matmul needs AVX-512 VNNI, the GGUF kernels AVX2), there is no kernel and
+callers keep their torch path. `LLM_BACKEND_KERNEL_ARCH` (e.g. `x86-64-v3`: AVX2, no AVX-512)
+replaces `native`, so the slower paths of other CPUs can be built and tested here.
 Libraries load after torch, so their OpenMP references bind to the libgomp torch already uses.
 """
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 # Reassociation lets gcc vectorize the dot products. Not -ffast-math: a library linked with it
 # switches the whole process to flush-to-zero floats when it loads.
-COMPILE_FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fassociative-math",
+COMPILE_FLAGS = ("-O3", "-fno-math-errno", "-fno-trapping-math", "-fassociative-math",
                  "-fno-signed-zeros", "-fopenmp", "-shared", "-fPIC")
 LINK_FLAGS = ("-lm",)
 
@@ -30,15 +32,20 @@ def kernel_cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "llm_backend" / "kernels"
 
 
+def compile_flags() -> tuple[str, ...]:
+    return (f"-march={os.environ.get('LLM_BACKEND_KERNEL_ARCH', 'native')}", *COMPILE_FLAGS)
+
+
 @cache
-def native_function(name: str, argtypes: tuple[type, ...]) -> ctypes._CFuncPtr | None:
-    """Function `name` of the compiled `<name>.c` (returning void); None when it cannot be built."""
-    library = load_library(name)
+def native_function(name: str, argtypes: tuple[type, ...], source: str | None = None,
+                    restype: type | None = None) -> ctypes._CFuncPtr | None:
+    """Function `name` of the compiled `<source>.c` (default `<name>.c`); None when it cannot be built."""
+    library = load_library(source or name)
     if library is None:
         return None
     function = getattr(library, name)
     function.argtypes = list(argtypes)
-    function.restype = None
+    function.restype = restype
     return function
 
 
@@ -70,7 +77,7 @@ def _build_key(source: Path) -> str:
     digest = hashlib.sha256(source.read_bytes())
     for header in sorted(source.parent.glob("*.h")):
         digest.update(header.read_bytes())
-    digest.update(" ".join(COMPILE_FLAGS + LINK_FLAGS).encode())
+    digest.update(" ".join(compile_flags() + LINK_FLAGS).encode())
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.is_file():
         flags = [line for line in cpuinfo.read_text(errors="replace").splitlines() if line.startswith("flags")]
@@ -83,7 +90,7 @@ def _compile(compiler: str, source: Path, library: Path) -> None:
     handle, tmp_name = tempfile.mkstemp(prefix=f".{library.name}.", dir=library.parent)
     os.close(handle)
     try:
-        command = [compiler, *COMPILE_FLAGS, "-o", tmp_name, str(source), *LINK_FLAGS]
+        command = [compiler, *compile_flags(), "-o", tmp_name, str(source), *LINK_FLAGS]
         subprocess.run(command, check=True, capture_output=True, text=True, timeout=120)
         os.chmod(tmp_name, 0o755)
         os.replace(tmp_name, library)  # atomic: a concurrent process sees all of it or none

@@ -2,7 +2,8 @@
 
 It runs on a flat token batch [T] (all sequences of a step concatenated) and reads
 past K/V through the paged cache. q/k/v and gate/up are fused into one matmul each; the
-Hugging Face weights are concatenated into them by `load_weights`.
+Hugging Face weights are concatenated into them by `load_weights`, or, for GGUF blocks kept
+as stored, run as row segments of one matmul.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from torch import nn
 
 from llm_backend.layers.attention import paged_attention, write_kv_cache
 from llm_backend.layers.attention_metadata import AttentionMetadata
+from llm_backend.layers.embedding import Embedding
+from llm_backend.layers.gguf_weight import QuantizedTensor
 from llm_backend.layers.linear import Linear
 from llm_backend.layers.rmsnorm import RMSNorm
 from llm_backend.layers.rotary import RotaryEmbedding
@@ -79,7 +82,7 @@ class LlamaForCausalLM(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
-        self.embed_tokens = nn.Embedding(config.vocab_size, config.hidden_size)
+        self.embed_tokens = Embedding(config.vocab_size, config.hidden_size)
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.num_hidden_layers))
         self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
         self.lm_head = Linear(config.hidden_size, config.vocab_size, bias=False)
@@ -101,7 +104,7 @@ class LlamaForCausalLM(nn.Module):
         return self.norm(x)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.lm_head(hidden)
+        return self.lm_head(hidden, out_dtype=torch.float32)
 
     def prepare_for_cpu(self, weight_format: str) -> None:
         """Re-lay out or quantize every matmul weight (bf16 on CPU only; a no-op elsewhere)."""
@@ -111,8 +114,12 @@ class LlamaForCausalLM(nn.Module):
                 module.prepare_for_cpu(weight_format, release_weight=not shared_with_embedding)
 
     @torch.no_grad()
-    def load_weights(self, tensors: dict[str, torch.Tensor]) -> None:
-        """Copy a Hugging Face-named state dict in, fusing q/k/v and gate/up. Every parameter must be set."""
+    def load_weights(self, tensors: dict[str, torch.Tensor | QuantizedTensor], keep_blocks: bool = False) -> None:
+        """Copy a Hugging Face-named state dict in, fusing q/k/v and gate/up. Every parameter must be set.
+
+        With `keep_blocks`, matmul weights and the embedding that are GGUF blocks stay blocks (a fused
+        weight only when all its parts are); otherwise they are dequantized into the parameters.
+        """
         if self.config.tie_word_embeddings:  # re-tie: moving off the meta device may have split them
             self.lm_head.weight = self.embed_tokens.weight
         params = dict(self.named_parameters())
@@ -125,18 +132,32 @@ class LlamaForCausalLM(nn.Module):
             param.copy_(value)
             loaded.add(name)
 
+        def put_weight(name: str, parts: list[torch.Tensor | QuantizedTensor]) -> None:
+            """The weight of module `name`: blocks as they are, or dense (concatenated if fused)."""
+            module = self.get_submodule(name)
+            if keep_blocks and all(isinstance(part, QuantizedTensor) for part in parts):
+                module.use_blocks(parts if isinstance(module, Linear) else parts[0])
+                loaded.add(f"{name}.weight")
+                return
+            dense = [part.dequantize() if isinstance(part, QuantizedTensor) else part for part in parts]
+            put(f"{name}.weight", torch.cat(dense) if len(dense) > 1 else dense[0])
+
         for name, param_name in _direct_names(self.config).items():
-            put(param_name, tensors[name])
+            if param_name.endswith("norm.weight"):
+                put(param_name, tensors[name])
+            else:
+                put_weight(param_name.removesuffix(".weight"), [tensors[name]])
+        if self.config.tie_word_embeddings and self.embed_tokens.blocks is not None:
+            self.lm_head.use_blocks([self.embed_tokens.blocks])
         for i in range(self.config.num_hidden_layers):
             prefix = f"model.layers.{i}"
             attn = f"{prefix}.self_attn"
-            put(f"layers.{i}.self_attn.qkv_proj.weight",
-                torch.cat([tensors[f"{attn}.{p}_proj.weight"] for p in "qkv"]))
+            put_weight(f"layers.{i}.self_attn.qkv_proj", [tensors[f"{attn}.{p}_proj.weight"] for p in "qkv"])
             if self.config.attention_bias:
                 put(f"layers.{i}.self_attn.qkv_proj.bias",
                     torch.cat([tensors[f"{attn}.{p}_proj.bias"] for p in "qkv"]))
-            put(f"layers.{i}.mlp.gate_up_proj.weight",
-                torch.cat([tensors[f"{prefix}.mlp.gate_proj.weight"], tensors[f"{prefix}.mlp.up_proj.weight"]]))
+            put_weight(f"layers.{i}.mlp.gate_up_proj",
+                       [tensors[f"{prefix}.mlp.gate_proj.weight"], tensors[f"{prefix}.mlp.up_proj.weight"]])
         missing = set(params) - loaded
         if missing:
             raise ValueError(f"checkpoint lacks {sorted(missing)[:5]}")

@@ -1,18 +1,23 @@
 """GGUF files -> `ModelConfig` and a state dict under Hugging Face parameter names.
 
-Tensors are dequantized one at a time with `gguf.quants.dequantize` and cast to the target
-dtype straight away, so peak memory stays close to the size of the result.
+Tensors are read through a memory map of the file, by a table of their offsets (`tensor_table`,
+cached: `GGUFReader` takes seconds to parse a vocabulary). With `keep_blocks`, 2-d tensors of a
+type our kernels run on stay as stored (`QuantizedTensor`, a view of the map); the rest are
+dequantized one at a time with `gguf.quants.dequantize` and cast to the target dtype straight
+away, so peak memory stays close to the size of the result.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import torch
 from gguf import GGMLQuantizationType, GGUFReader
 from gguf.quants import dequantize
 
+from llm_backend.layers.gguf_weight import KERNEL_TYPES, QuantizedTensor
 from llm_backend.weights.model_config import ModelConfig
 from llm_backend.weights.progress import ProgressBar
 
@@ -81,24 +86,49 @@ def config_from_gguf(reader: GGUFReader, name: str = "") -> ModelConfig:
     )
 
 
-def gguf_tensor_layout(reader: GGUFReader) -> list[tuple[str, tuple[int, ...]]]:
+def tensor_table(reader: GGUFReader) -> list[dict]:
+    """Name, ggml type, shape (ggml order: fastest dimension first), file offset and size of every tensor."""
+    return [{"name": t.name, "type": int(t.tensor_type), "shape": [int(d) for d in t.shape],
+             "offset": int(t.data_offset), "bytes": int(t.n_bytes)} for t in reader.tensors]
+
+
+def gguf_tensor_layout(table: list[dict]) -> list[tuple[str, tuple[int, ...]]]:
     """``(hf_name, shape)`` of every tensor `iter_gguf_tensors` yields, in the same order."""
-    return [(hf_parameter_name(tensor.name), tuple(int(dim) for dim in reversed(tensor.shape)))
-            for tensor in reader.tensors if tensor.name not in _SKIPPED]
+    return [(hf_parameter_name(entry["name"]), tuple(reversed(entry["shape"])))
+            for entry in table if entry["name"] not in _SKIPPED]
 
 
-def iter_gguf_tensors(reader: GGUFReader, config: ModelConfig,
-                      dtype: torch.dtype) -> Iterator[tuple[str, torch.Tensor]]:
-    """Yield ``(hf_name, tensor)`` one tensor at a time, dequantized, un-permuted and cast."""
-    wanted = [tensor for tensor in reader.tensors if tensor.name not in _SKIPPED]
-    progress = ProgressBar(f"dequantizing {config.name or 'model'}", sum(int(t.n_bytes) for t in wanted))
-    for tensor in wanted:
-        weight = _dequantized(tensor.data, tensor.tensor_type, dtype)
-        if config.architecture == "llama":
-            weight = _unpermute_rope_rows(weight, tensor.name, config)
-        progress.advance(int(tensor.n_bytes))
-        yield hf_parameter_name(tensor.name), weight
+def iter_gguf_tensors(path: Path, table: list[dict], config: ModelConfig, dtype: torch.dtype,
+                      keep_blocks: bool = False) -> Iterator[tuple[str, torch.Tensor | QuantizedTensor]]:
+    """Yield ``(hf_name, tensor)`` one tensor at a time: blocks kept or dequantized, un-permuted, cast."""
+    wanted = [entry for entry in table if entry["name"] not in _SKIPPED]
+    # Copy-on-write: the views are writable for torch, and their pages stay the page cache's.
+    data = np.memmap(path, mode="c")
+    action = "mapping" if keep_blocks else "dequantizing"
+    progress = ProgressBar(f"{action} {config.name or 'model'}", sum(entry["bytes"] for entry in wanted))
+    for entry in wanted:
+        tensor_type = GGMLQuantizationType(entry["type"])
+        shape = tuple(reversed(entry["shape"]))
+        raw = data[entry["offset"]:entry["offset"] + entry["bytes"]]
+        if keep_blocks and tensor_type in KERNEL_TYPES and len(shape) == 2:
+            blocks = torch.from_numpy(raw.reshape(shape[0], -1))
+            if config.architecture == "llama":
+                blocks = _unpermute_rope_rows(blocks, entry["name"], config)
+            weight: torch.Tensor | QuantizedTensor = QuantizedTensor(tensor_type, blocks, shape[1])
+        else:
+            weight = _dequantized(_typed(raw, tensor_type, shape), tensor_type, dtype)
+            if config.architecture == "llama":
+                weight = _unpermute_rope_rows(weight, entry["name"], config)
+        progress.advance(entry["bytes"])
+        yield hf_parameter_name(entry["name"]), weight
     progress.close()
+
+
+def _typed(raw: np.ndarray, tensor_type: GGMLQuantizationType, shape: tuple[int, ...]) -> np.ndarray:
+    """A tensor's bytes as GGUFReader presents them: floats in `shape`, blocks as [rows, bytes per row]."""
+    if tensor_type in (GGMLQuantizationType.F32, GGMLQuantizationType.F16):
+        return raw.view(np.float32 if tensor_type == GGMLQuantizationType.F32 else np.float16).reshape(shape)
+    return raw.reshape(int(np.prod(shape[:-1])), -1) if len(shape) > 1 else raw
 
 
 def hf_parameter_name(gguf_name: str) -> str:
@@ -135,6 +165,7 @@ def _unpermute_rope_rows(weight: torch.Tensor, gguf_name: str, config: ModelConf
 
     llama.cpp's converter interleaves the two rotary halves of every head of a llama model's
     q/k projections (HF rotates halves, ggml rotates adjacent pairs); qwen2 files are not permuted.
+    Only whole rows move, so this works on dense weights and on rows of blocks alike.
     """
     if ".attn_q." in gguf_name:
         heads = config.num_attention_heads

@@ -4,6 +4,7 @@ from __future__ import annotations
 import torch
 
 from llm_backend.engine.llm_engine import LLMEngine
+from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.models.hf_reference import build_hf_model
 
 SMOLLM = "smollm2-135m-instruct"
@@ -34,6 +35,16 @@ def assert_all_blocks_free(engine: LLMEngine) -> None:
 def chat_prompt_ids(tokenizer, question: str) -> list[int]:
     text = tokenizer.apply_chat_template([{"role": "user", "content": question}])
     return tokenizer.encode(text, add_special_tokens=False)
+
+
+def greedy_decode(engine, prompt: list[int], num_tokens: int, top: int) -> list[tuple[int, float, dict[int, float]]]:
+    """Per step: the greedy token, its log-probability and the `top` best (token -> log-probability)."""
+    engine.add_request("r", prompt, SamplingParams(max_tokens=num_tokens, temperature=0, ignore_eos=True,
+                                                   logprobs=top))
+    outputs = []
+    while engine.has_unfinished_requests():
+        outputs += engine.step()
+    return [(o.new_token_ids[0], o.logprobs[0].logprob, {t: lp for t, _, lp in o.logprobs[0].top}) for o in outputs]
 
 
 def hf_reference_model(checkpoint) -> torch.nn.Module:

@@ -4,8 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine_helpers import CHAT_PROMPTS, chat_prompt_ids
-from llm_backend.engine.sampling_params import SamplingParams
+from engine_helpers import CHAT_PROMPTS, chat_prompt_ids, greedy_decode
 from llm_backend.layers.linear import INT8_MAX_ROWS, Linear, resolve_weight_format
 from llm_backend.layers.weight_quant import (GROUP_SIZE, Int8GroupWeight, deinterleave_groups, int8_kernel,
                                              interleave_groups, quantize_int8_groupwise)
@@ -103,16 +102,6 @@ def test_weight_format_resolution():
 @needs_kernel
 def test_auto_picks_int8_for_bf16_on_this_cpu():
     assert resolve_weight_format("auto", CPU, torch.bfloat16) == "int8"
-
-
-def greedy_decode(engine, prompt: list[int], num_tokens: int, top: int) -> list[tuple[int, float, dict[int, float]]]:
-    """Per step: the greedy token, its log-probability and the `top` best (token -> log-probability)."""
-    engine.add_request("r", prompt, SamplingParams(max_tokens=num_tokens, temperature=0, ignore_eos=True,
-                                                   logprobs=top))
-    outputs = []
-    while engine.has_unfinished_requests():
-        outputs += engine.step()
-    return [(o.new_token_ids[0], o.logprobs[0].logprob, {t: lp for t, _, lp in o.logprobs[0].top}) for o in outputs]
 
 
 @needs_kernel

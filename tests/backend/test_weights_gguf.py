@@ -15,7 +15,7 @@ from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM
 
 from llm_backend.weights import load_checkpoint
 from llm_backend.weights.derived_cache import derived_dir
-from llm_backend.weights.gguf_loader import hf_parameter_name, iter_gguf_tensors
+from llm_backend.weights.gguf_loader import hf_parameter_name, iter_gguf_tensors, tensor_table
 
 SMOLLM = "smollm2-135m-instruct"
 QWEN_05B = "qwen2.5-coder-0.5b-instruct"
@@ -93,8 +93,8 @@ def test_qwen_logits_match_transformers_gguf_loading():
 
 
 def test_bf16_is_the_fp32_weights_rounded(smollm_fp32):
-    reader = GGUFReader(smollm_fp32.path)
-    first = itertools.islice(iter_gguf_tensors(reader, smollm_fp32.config, torch.bfloat16), 12)
+    table = tensor_table(GGUFReader(smollm_fp32.path))
+    first = itertools.islice(iter_gguf_tensors(smollm_fp32.path, table, smollm_fp32.config, torch.bfloat16), 12)
     for name, tensor in first:  # the embedding (Q8_0), norms (F32) and a layer's Q4_1 projections
         assert tensor.dtype == torch.bfloat16
         assert torch.equal(tensor, smollm_fp32.tensors[name].to(torch.bfloat16)), name
