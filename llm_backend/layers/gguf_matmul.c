@@ -22,6 +22,7 @@
  * then oneDNN's bf16 GEMM). Built at run time by native.py with -march=native.
  */
 #include <immintrin.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,12 @@ static inline float hsum(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+static inline float hmax(__m256 v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
 }
 
 static inline int32_t hsum_i32(__m256i v) {
@@ -134,12 +141,19 @@ static void quantize_act32(const void *x, int bf16, int64_t K, act32 *out) {
 /* llama.cpp's quantize_row_q8_K: the value of largest magnitude maps to -127, d = its value / -127. */
 static void quantize_act256(const void *x, int bf16, int64_t K, act256 *out) {
     for (int64_t b = 0; b < K / 256; b++) {
-        float values[256], amax = 0.0f, max = 0.0f;
-        for (int i = 0; i < 256; i += 8) _mm256_storeu_ps(values + i, load8(x, bf16, 256 * b + i));
-        for (int i = 0; i < 256; i++) {
-            const float a = values[i] < 0 ? -values[i] : values[i];
-            if (a > amax) { amax = a; max = values[i]; }
+        float values[256];
+        __m256 high = _mm256_set1_ps(-INFINITY), low = _mm256_set1_ps(INFINITY);
+        for (int i = 0; i < 256; i += 8) {
+            const __m256 v = load8(x, bf16, 256 * b + i);
+            _mm256_storeu_ps(values + i, v);
+            high = _mm256_max_ps(high, v);
+            low = _mm256_min_ps(low, v);
         }
+        const float largest = hmax(high), smallest = -hmax(_mm256_sub_ps(_mm256_setzero_ps(), low));
+        float amax = largest > -smallest ? largest : -smallest, max = largest > -smallest ? largest : smallest;
+        if (largest == -smallest) /* a tie: llama.cpp takes the first of the two */
+            for (int i = 0; i < 256; i++)
+                if (values[i] == largest || values[i] == smallest) { max = values[i]; break; }
         act256 *o = out + b;
         if (amax == 0.0f) {
             memset(o, 0, sizeof *o);
