@@ -47,6 +47,7 @@ _OTHER_MODELS = re.compile(r"qwen|通义|千问|阿里|alibaba|openai|chatgpt|gp
 _ZH_NEGATION = re.compile(r"[不没无未别]|否")
 _EN_NEGATION = re.compile(r"\b(no|not|never|none|without|unlikely|dry)\b|n't", re.IGNORECASE)
 _CLAUSE = re.compile(r"[，。,.;；!！?？\n]")
+_YES_NO_QUESTION = re.compile(r"[吗么][？?\s]*$|要不要|会不会|^\s*(will|is|are|does|do|should|can)\b", re.IGNORECASE)
 
 # Day words a reader takes as naming a day, with the offset they name (weekdays are resolved per place).
 _ZH_DAYS = {"大后天": 3, "后天": 2, "明天": 1, "明日": 1, "明晚": 1, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
@@ -397,7 +398,7 @@ def rule_figures(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
     known = numbers_in(turn["query"]) + [n for c in calls for n in numbers_in(json.dumps(
         [c.get("structured_content"), c.get("text"), c.get("arguments")], ensure_ascii=False))]
     if not quoted:  # a data answer quotes its data; a yes or no backed by the verdict may stand alone
-        return turn["intent"] not in _DATA_INTENTS or "yesno" in turn
+        return turn["intent"] not in _DATA_INTENTS or "yesno" in turn or bool(_YES_NO_QUESTION.search(turn["query"]))
     return all(any(abs(abs(q) - abs(k)) < 0.051 or round(k) == q for k in known) for q in quoted)
 
 

@@ -340,7 +340,8 @@ def _search_bounds(min_temp: float | None, max_temp: float | None) -> tuple[floa
     if max_temp is not None and max_temp >= RECORD_HIGH_C:
         max_temp = None
     if min_temp is None and max_temp is None:
-        raise InvalidArgument("Give min_temp and/or max_temp within the temperatures on record")
+        raise InvalidArgument(pick("Give a temperature within the temperatures on record (-89 to 57 °C)",
+                                   "请给出有记录以来的气温范围内的温度（-89~57°C）"))
     if min_temp is not None and max_temp is not None and min_temp > max_temp:
         return max_temp, min_temp
     return min_temp, max_temp

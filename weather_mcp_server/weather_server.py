@@ -29,7 +29,8 @@ from weather_mcp_server.config import Settings  # noqa: E402
 from weather_mcp_server.days import Weekday  # noqa: E402
 from weather_mcp_server.default_cities import MAJOR_CITIES  # noqa: E402
 from weather_mcp_server.gazetteer import Gazetteer  # noqa: E402
-from weather_mcp_server.language import use_locale  # noqa: E402
+from weather_mcp_server.errors import InvalidArgument  # noqa: E402
+from weather_mcp_server.language import pick, use_locale  # noqa: E402
 from weather_mcp_server.http_auth import HttpAuthSettings, server_auth_options  # noqa: E402
 from weather_mcp_server.models import (  # noqa: E402
     Comparison,
@@ -72,8 +73,8 @@ Weather tools (Open-Meteo). Cities may be written in English or Chinese. Pick th
 - rain, snow, umbrella, also for today (下雨, 下雪, 带伞, 降水) -> get_precipitation
 - two or more named places compared (A和B哪个更冷, which is warmer, A or B) -> compare_weather with all of them
 - chart, graph, plot, curve (图, 图表, 曲线) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
-- which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with only
-  the bounds the user gave (min_temp and/or max_temp)
+- which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with the
+  relation the user's words give (above, below, between)
 Name the day exactly: day counts from today (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3), or is a
 weekday ("friday"), "weekend" or a date; days is how many days from there (1 = that day only, "the next three days"
 3, "this week" 7).
@@ -88,9 +89,9 @@ Examples (question -> call):
 - "成都和重庆现在哪个更热" -> compare_weather {"cities": ["成都", "重庆"], "day": 0}
 - "Is Rome or Naples wetter this week?" -> compare_weather {"cities": ["Rome", "Naples"], "day": 0, "days": 7}
 - "画一下南宁未来五天的气温图" -> get_weather_chart {"city": "南宁", "kind": "temperature", "days": 5}
-- "今天哪些城市低于5度" -> find_cities_by_temperature {"max_temp": 5, "day": 0}
-- "Cities over 25 degrees tomorrow" -> find_cities_by_temperature {"min_temp": 25, "day": 1}
-- "Where is it under 0 degrees today?" -> find_cities_by_temperature {"max_temp": 0, "day": 0}
+- "今天哪些城市低于5度" -> find_cities_by_temperature {"relation": "below", "temp": 5, "day": 0}
+- "Cities over 25 degrees tomorrow" -> find_cities_by_temperature {"relation": "above", "temp": 25, "day": 1}
+- "后天15到20度之间的城市" -> find_cities_by_temperature {"relation": "between", "temp": 15, "temp2": 20, "day": 2}
 - "Tell me a joke", "你是谁", "Who painted the Mona Lisa?" -> no tool"""
 
 mcp = MCPServer(
@@ -191,19 +192,17 @@ async def compare_weather(
 @mcp.tool(title="Find cities by temperature", annotations=READ_ONLY)
 async def find_cities_by_temperature(
     ctx: Context,
-    # The descriptions quote the user's words and say when to leave a bound out: small models otherwise fill
-    # both bounds for "above 30". (Named `above`/`below`, the bounds of "29以上，30以下" came back swapped.)
-    min_temp: Annotated[
+    # The relation comes first, so the model writes it from the question's words before any number: with two
+    # optional bounds it filled whichever came first ("below 5" as a lower bound of 5).
+    relation: Annotated[
+        Literal["above", "below", "between"],
+        Field(description="'above' for above / over / warmer than / X以上 / 超过 / 高于; 'below' for below / under / "
+              "colder than / X以下 / 低于 / 零下 (零下 = below 0); 'between' for between X and Y / X到Y之间 / X以上Y以下"),
+    ],
+    temp: Annotated[float, Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1], description="X, in °C")],
+    temp2: Annotated[
         float | None,
-        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1],
-              description="Lowest accepted °C, inclusive ('above X', 'over X', 'X以上', '高于X'); leave out if the "
-              "user gave no lower bound"),
-    ] = None,
-    max_temp: Annotated[
-        float | None,
-        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1],
-              description="Highest accepted °C, inclusive ('below X', 'under X', 'X以下', '低于X'); leave out if the "
-              "user gave no upper bound"),
+        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1], description="Y, for 'between' only"),
     ] = None,
     day: Annotated[DayOffset, Field(description="The day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天")] = 0,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
@@ -215,7 +214,10 @@ async def find_cities_by_temperature(
     async def progress(done: float, total: float, message: str) -> None:
         await ctx.report_progress(done, total, message)
 
-    result = await service.cities_by_temperature(min_temp, max_temp, day, measure, progress)
+    if relation == "between" and temp2 is None:
+        raise InvalidArgument(pick("'between' needs temp2, the upper temperature", "'between' 需要 temp2（较高的温度）"))
+    low, high = {"above": (temp, None), "below": (None, temp), "between": (temp, temp2)}[relation]
+    result = await service.cities_by_temperature(low, high, day, measure, progress)
     return _result(result, wording.search_text(result))
 
 

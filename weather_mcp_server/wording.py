@@ -146,19 +146,16 @@ def search_text(r: TemperatureSearch) -> str:
                "mean": pick("mean temperature", "平均气温")}[r.measure]
     bounds = _bounds(r.min_temp, r.max_temp, t)
     found = _cities(r.matches, t)
-    if is_chinese():
-        if found:
-            return _with_notice(f"{day}{measure}{bounds}的城市有{len(r.matches)}个（共查了{r.cities_checked}个）："
-                                f"{found}。", r.notice)
-        closest = _cities(r.nearest_outside, t)
-        return _with_notice(f"{day}没有城市的{measure}{bounds}（共查了{r.cities_checked}个）"
-                            + (f"；最接近的：{closest}。" if closest else "。"), r.notice)
     if found:
-        return _with_notice(f"{len(r.matches)} of {r.cities_checked} cities have a {measure} {bounds} {day}: "
-                            f"{found}.", r.notice)
-    closest = _cities(r.nearest_outside, t)
-    return _with_notice(f"No city has a {measure} {bounds} {day} ({r.cities_checked} checked)"
-                        + (f"; closest: {closest}." if closest else "."), r.notice)
+        text = pick(f"{len(r.matches)} of {r.cities_checked} cities have a {measure} {bounds} {day}: {found}.",
+                    f"{day}{measure}{bounds}的城市有{len(r.matches)}个（共查了{r.cities_checked}个）：{found}。")
+    else:
+        closest = _cities(r.nearest_outside, t)
+        text = pick(f"No city has a {measure} {bounds} {day} ({r.cities_checked} checked)"
+                    + (f"; closest: {closest}." if closest else "."),
+                    f"{day}没有城市的{measure}{bounds}（共查了{r.cities_checked}个）"
+                    + (f"；最接近的：{closest}。" if closest else "。"))
+    return _with_notice(text, r.notice)
 
 
 def chart_title(location: Location, days: Sequence[ForecastDay], kind: ChartKind) -> str:
@@ -269,7 +266,7 @@ def _feel_and_rest(verdicts: Sequence[Verdict]) -> list[Verdict]:
 def _with_verdicts(facts: str, verdicts: Sequence[Verdict], notice: str | None) -> str:
     said = [v.statement for v in verdicts]
     if said:
-        sentence = "; ".join(said)
+        sentence = ", ".join(said)  # not "; ", which separates a list's records
         facts += pick(f" {sentence[:1].upper()}{sentence[1:]}.", "，".join(said) + "。")
     return _with_notice(facts, notice)
 

@@ -43,10 +43,16 @@ def states_its_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[
 
 
 def _mentioned(value: str, asked: str) -> bool:
-    """The value, or one of its words ("New York City" for "New York"), is in the (casefolded) question."""
+    """The value, or one of its words ("New York City" for "New York"), is in the (casefolded) question, as a
+    word: "Rome" is not in "Romeo"."""
     value = value.casefold().strip()
-    words = re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value)
-    return value in asked or any(word in asked for word in words)
+    words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value)]
+    return any(re.search(_as_word(word), asked) for word in words if word)
+
+
+def _as_word(text: str) -> str:
+    """A pattern for `text` standing alone: Latin letters may not run on either side (Chinese has no spaces)."""
+    return rf"(?<![a-z\u00c0-\u024f]){re.escape(text)}(?![a-z\u00c0-\u024f])"
 
 
 def _free_text(spec: dict[str, Any]) -> bool:

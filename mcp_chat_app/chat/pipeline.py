@@ -15,7 +15,14 @@ from mcp_chat_app.chat import compose, context, languages, writing
 from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
 from mcp_chat_app.chat.routing import EventSink, Router, Turn
-from mcp_chat_app.chat.verify import Problem, check_reply, invents_measurements, unusable
+from mcp_chat_app.chat.verify import (
+    Problem,
+    asks_beyond,
+    check_reply,
+    invents_measurements,
+    says_it_lacks,
+    unusable,
+)
 from mcp_chat_app.llm_client import LlmClient
 from mcp_chat_app.mcp_manager import McpManager
 from mcp_chat_app.media_store import MediaStore
@@ -131,6 +138,9 @@ class ChatPipeline:
                                    frozenset(self.assistant.example_names))
             accepted = _accepted(draft, problems, language)
             if accepted is not None:
+                if asks_beyond(question, facts) and not says_it_lacks(accepted):
+                    # "下午两点" answered with the day's figures: true, but not what was asked; say so first.
+                    accepted = f"{compose.lacking_sentence(language)}{'' if language == 'zh' else ' '}{accepted}"
                 return accepted, "model"
             rules |= {problem.rule for problem in problems}
             log.info("answer %d rejected (%s): %r", attempt, "; ".join(p.detail for p in problems), draft)

@@ -195,3 +195,12 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     system = fake_llm.requests()[1]["messages"][0]["content"]
     assert system.startswith(writing.system_prompt(ASSISTANT)) and "MCP 天气助手" in system
     assert "not any other company's model" in system and result.response == "我是 MCP 天气助手。"
+
+
+def test_an_hour_the_facts_lack_is_said_to_be_lacking(pipeline, fake_llm):
+    fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
+    result = pipeline().run("北京明天下午三点多少度？", [])
+    # The day's figures may answer, but not as the hour's: the answer first says it lacks the hour.
+    assert result.response.startswith("抱歉，问题里问的具体数据我查不到。以下是我查到的：北京明天天气不错。")
+    fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
+    assert pipeline().run("北京明天天气怎么样？", []).response.startswith("北京明天天气不错。")

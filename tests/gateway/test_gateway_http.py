@@ -65,7 +65,7 @@ def test_multi_tool_call_in_one_turn(gateway, fake_llm):
 
 
 def test_multi_round(gateway, fake_llm):
-    fake_llm.script(call(("weather__find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1})),
+    fake_llm.script(call(("weather__find_cities_by_temperature", {"relation": "between", "temp": 29, "temp2": 30, "day": 1})),
                     call(("weather__get_forecast", {"city": "Shenzhen", "day": 1})),
                     {"content": "Shenzhen it is."})
     body = gateway.chat("alice", {"message": "Which city will be 29-30 °C tomorrow, and its forecast?"}).json()

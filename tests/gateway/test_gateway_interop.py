@@ -73,7 +73,7 @@ def test_the_sessions_stay_up_across_health_checks(manager):
 def test_progress_reaches_the_callback_for_each_call(manager):
     updates: list[ToolProgress] = []
     search, operation, plain = manager.call_tools([
-        ToolRequest("weather", "find_cities_by_temperature", {"min_temp": 10}),
+        ToolRequest("weather", "find_cities_by_temperature", {"relation": "above", "temp": 10}),
         ToolRequest("everything-http", "trigger-long-running-operation", {"duration": 0.3, "steps": 3}),
         ToolRequest("weather", "get_current_weather", {"city": "Paris"}),
     ], on_progress=updates.append)

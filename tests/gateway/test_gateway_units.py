@@ -10,7 +10,7 @@ import pytest
 
 from mcp_chat_app.chat import context, languages
 from mcp_chat_app.chat.day_words import day_words, glossed, unsupported_days
-from mcp_chat_app.chat.verify import invents_measurements
+from mcp_chat_app.chat.verify import contradictions, invents_measurements
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.history import SqliteHistoryStore, most_turns_within, trim_to_budget
 from mcp_chat_app.media_store import MediaStore
@@ -238,3 +238,15 @@ def test_media_served_from_a_relative_data_dir(tmp_path, monkeypatch):
     response = app.test_client().get(f"/m/{media_id}")
     assert response.status_code == 200 and response.data == b"\x89PNG fake"
     assert (tmp_path / "data" / "media" / media_id).is_file()
+
+
+def test_a_comparison_the_reply_makes_unasked_must_name_the_winner():
+    places = [["Tokyo", "东京"], ["Seoul", "首尔"]]
+    verdicts = [{"topic": "wetter", "winner": "Tokyo", "places": places, "statement": "Tokyo gets more rain",
+                 "keywords": ["wet", "rain", "雨"]}]
+    question = "Compare Tokyo and Seoul weather tomorrow"  # asks for no verdict
+    assert contradictions("Seoul gets more rain than Tokyo.", question, verdicts) == [
+        "it says 'Seoul gets more rain than Tokyo', but the facts say: Tokyo gets more rain"]
+    assert contradictions("Seoul gets less rain than Tokyo.", question, verdicts) == []
+    assert contradictions("首尔比东京雨多。", question, verdicts) != []
+    assert contradictions("Seoul stays dry; Tokyo gets 0.6 mm.", question, verdicts) == []  # no comparison made

@@ -37,8 +37,9 @@ async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
         too_long = await error_text(client, "get_precipitation", {"city": "Beijing", "day": 10, "days": 7})
         past = await error_text(client, "get_forecast", {"city": "Beijing", "day": -1})
         bad_date = await error_text(client, "get_forecast", {"city": "Beijing", "day": "2026-02-30"})
-        unbounded = await error_text(client, "find_cities_by_temperature", {"min_temp": -100, "max_temp": 100})
-        no_bounds = await error_text(client, "find_cities_by_temperature", {})
+        unbounded = await error_text(client, "find_cities_by_temperature",
+                                     {"relation": "between", "temp": -100, "temp2": 100})
+        no_upper = await error_text(client, "find_cities_by_temperature", {"relation": "between", "temp": 20})
         bad_kind = await error_text(client, "get_weather_chart", {"city": "Beijing", "kind": "wind"})
         still_serving = await client.call_tool("get_current_weather", {"city": "Beijing"})
     assert "Unknown place 'Beijjing'" in unknown and "Beijing" in unknown  # suggestion offered
@@ -49,7 +50,7 @@ async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
     assert "yesterday (Sun 19 Jul) is in the past" in past and "past weather is not available" in past
     assert "a date YYYY-MM-DD, got '2026-02-30'" in bad_date
     assert "within the temperatures on record" in unbounded  # both bounds beyond any record: no bound at all
-    assert "min_temp and/or max_temp" in no_bounds
+    assert "'between' needs temp2" in no_upper
     assert "kind" in bad_kind
     assert not still_serving.is_error
 

@@ -136,7 +136,7 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
 
     async with connect() as client:
         result = await call(
-            client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1},
+            client, "find_cities_by_temperature", {"relation": "between", "temp": 29, "temp2": 30, "day": 1},
             progress_callback=on_progress,
         )
     data = result.structured_content
@@ -160,10 +160,12 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
 async def test_temperature_search_reads_bounds_as_meant(connect) -> None:
     """Bounds upside down are the same span; a bound beyond any temperature on record is no bound."""
     async with connect() as client:
-        swapped = await call(client, "find_cities_by_temperature", {"min_temp": 30, "max_temp": 29, "day": 1})
-        above = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 100, "day": 1})
-        upright = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1})
-        nothing = await call(client, "find_cities_by_temperature", {"min_temp": 55, "day": 1})
+        between = {"relation": "between", "day": 1}
+        swapped = await call(client, "find_cities_by_temperature", {**between, "temp": 30, "temp2": 29})
+        above = await call(client, "find_cities_by_temperature", {**between, "temp": 29, "temp2": 100})
+        upright = await call(client, "find_cities_by_temperature", {**between, "temp": 29, "temp2": 30})
+        nothing = await call(client, "find_cities_by_temperature", {"relation": "above", "temp": 55, "day": 1})
+        below = await call(client, "find_cities_by_temperature", {"relation": "below", "temp": 10, "day": 1})
     assert (swapped.structured_content["min_temp"], swapped.structured_content["max_temp"]) == (29, 30)
     assert swapped.structured_content["matches"] == upright.structured_content["matches"]
     assert (above.structured_content["min_temp"], above.structured_content["max_temp"]) == (29, None)
@@ -173,6 +175,8 @@ async def test_temperature_search_reads_bounds_as_meant(connect) -> None:
     assert {m["temperature"] for m in above.structured_content["matches"]} >= {
         m["temperature"] for m in upright.structured_content["matches"]}
     assert all(m["temperature"] >= 29 for m in above.structured_content["matches"])
+    assert (below.structured_content["min_temp"], below.structured_content["max_temp"]) == (None, 10)
+    assert all(m["temperature"] <= 10 for m in below.structured_content["matches"])
 
 
 async def test_temperature_chart_png(connect) -> None:
