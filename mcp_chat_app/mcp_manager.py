@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import threading
 import time
@@ -13,6 +14,7 @@ from typing import Any, TypeVar
 
 from mcp import MCPError
 
+from mcp_chat_app.cancellation import Cancellation, Cancelled
 from mcp_chat_app.server_connection import ServerConnection, ServerUnavailable
 from mcp_chat_app.server_oauth import OAuthSettings
 from mcp_chat_app.server_registry import Registry, ServerSpec
@@ -160,7 +162,8 @@ class McpManager:
                 if connection.instructions and connection.tools}
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
-                   on_progress: ProgressCallback | None = None) -> list[ToolOutcome]:
+                   on_progress: ProgressCallback | None = None,
+                   cancellation: Cancellation | None = None) -> list[ToolOutcome]:
         """Run the calls concurrently (each with its server's timeout); results keep the request order.
 
         `locale` ("zh-CN", "en") goes to the servers as the request's `_meta.locale`: servers that word their
@@ -168,10 +171,18 @@ class McpManager:
         `ToolProgress` for each progress notification a server sends about one of the calls. It runs on the
         manager's event-loop thread while the calls are in flight, so it must return quickly and not call back
         into the manager (queue the update, e.g. as an SSE event); an exception it raises is logged and does
-        not affect the call."""
+        not affect the call. A `cancellation` cancels the calls still running (the MCP client tells their
+        servers) and raises Cancelled."""
         longest = max((self._timeout_of(request.server) for request in requests), default=0)
         meta = {LOCALE_META_KEY: locale} if locale else None
-        return self._run(self._call_all(requests, meta, on_progress), timeout=2 * longest + 10)
+        future = asyncio.run_coroutine_threadsafe(self._call_all(requests, meta, on_progress), self._loop)
+        stop_watching = cancellation.on_cancel(future.cancel) if cancellation else (lambda: None)
+        try:
+            return future.result(2 * longest + 10)
+        except concurrent.futures.CancelledError as error:
+            raise Cancelled("the client went away during the tool calls") from error
+        finally:
+            stop_watching()
 
     def add_server(self, spec: ServerSpec, wait_s: float = _STARTUP_WAIT_S) -> bool:
         """Register (or replace) a server at runtime; True when it came up within `wait_s`."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_chat_app import prompts
+from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat import compose, context, languages, writing
 from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
@@ -77,9 +78,11 @@ class ChatPipeline:
         return self.router.client.endpoint != self.writer.endpoint
 
     def run(self, question: str, history: list[dict[str, Any]], use_tools: bool = True,
-            emit: EventSink | None = None) -> ChatResult:
-        """Answer `question` after the earlier turns; `emit` receives streaming events. Raises LlmUnavailable."""
-        turn = Turn(emit or (lambda event, data: None), streaming=emit is not None)
+            emit: EventSink | None = None, cancellation: Cancellation | None = None) -> ChatResult:
+        """Answer `question` after the earlier turns; `emit` receives streaming events. Raises LlmUnavailable, and
+        Cancelled once `cancellation` is set (the LLM stream and the tool calls in flight are stopped)."""
+        turn = Turn(emit or (lambda event, data: None), streaming=emit is not None,
+                    cancellation=cancellation or Cancellation())
         language = languages.detect(question)
         turns = context.plain_turns(history)
         tools = self.manager.tools() if use_tools else []
@@ -100,6 +103,7 @@ class ChatPipeline:
             if not turn.doubtful:
                 return self._result(turn, language, compose.cannot_answer(language), "composed", Facts())
             self.router.run_doubtful(turn, language)
+        turn.cancellation.check()
         facts = gather_facts(turn.outcomes, question, language)
         if not facts.findings:
             # Every call failed: say what went wrong; a model would answer anyway, from nothing.
@@ -162,7 +166,7 @@ class ChatPipeline:
             regex = _literal(lead) + (prompts.CITES_A_FIGURE if facts.numbers_of_data else r"[\s\S]*")
         # Everything before the question (rules and worked examples) holds no user data: shared across users.
         reply = self.writer.chat(messages, on_token=turn.token_sink, regex=regex,
-                                 shared=writing.fixed_part(self.assistant))
+                                 shared=writing.fixed_part(self.assistant), cancellation=turn.cancellation)
         return turn.record(reply).content.strip()
 
     def _chat(self, turn: Turn, question: str, turns: list[dict[str, str]], language: str,
@@ -171,7 +175,8 @@ class ChatPipeline:
         if restart:
             turn.emit("rewrite", {})
         messages = writing.chat_messages(self.assistant, question, turns, language, tools_connected)
-        reply = turn.record(self.writer.chat(messages, on_token=turn.token_sink)).content.strip()
+        reply = turn.record(self.writer.chat(messages, on_token=turn.token_sink,
+                                             cancellation=turn.cancellation)).content.strip()
         if not tools_connected and invents_measurements(reply):
             turn.emit("rewrite", {})
             return compose.no_tools(language), "composed"

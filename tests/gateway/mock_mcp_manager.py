@@ -61,7 +61,7 @@ class MockMcpManager:
         return []
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
-                   on_progress: ProgressCallback | None = None) -> list[ToolOutcome]:
+                   on_progress: ProgressCallback | None = None, cancellation: object = None) -> list[ToolOutcome]:
         """Scripted tools report no progress, so `on_progress` is never called."""
         self.calls.extend(requests)
         self.locales.append(locale)

@@ -41,6 +41,14 @@ async def sleep_then_record(text: str, seconds: float = 0.5) -> str:
 
 
 @server.tool()
+async def sleep_then_touch(path: str, seconds: float = 0.5) -> str:
+    """Wait, then create the file at `path`: a call cancelled while it waits leaves no file."""
+    await asyncio.sleep(seconds)
+    Path(path).touch()
+    return f"touched {path}"
+
+
+@server.tool()
 def env_value(name: str) -> str:
     """The value of an environment variable of this server process (shows what a registry entry passed)."""
     return os.environ.get(name, "")
