@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_chat_app.elicitation import ACTIONS, Answer
 from mcp_chat_app.errors import GatewayError
 
 USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
@@ -84,3 +85,15 @@ def chat_request(raw: bytes) -> ChatRequest:
         raise GatewayError(400, "bad_request", f"'message' is longer than {MAX_MESSAGE_CHARS} characters")
     message = _checked_text("message", message.strip())
     return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False))
+
+
+def elicitation_answer(raw: bytes) -> Answer:
+    """Parse an answer to a tool's question: `{"action": "accept"|"decline"|"cancel", "content"?: {...}}`."""
+    body = json_object(raw)
+    action = body.get("action")
+    if action not in ACTIONS:
+        raise GatewayError(400, "bad_request", f"'action' must be one of {', '.join(ACTIONS)}")
+    content = body.get("content")
+    if content is not None and not isinstance(content, dict):
+        raise GatewayError(400, "bad_request", "'content' must be an object with the form's fields")
+    return Answer(action, content if action == "accept" else None)

@@ -12,6 +12,7 @@ from typing import Any
 
 from mcp_chat_app import prompts
 from mcp_chat_app.cancellation import Cancellation
+from mcp_chat_app.elicitation import Asker
 from mcp_chat_app.chat import compose, context, languages, writing
 from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
@@ -78,11 +79,13 @@ class ChatPipeline:
         return self.router.client.endpoint != self.writer.endpoint
 
     def run(self, question: str, history: list[dict[str, Any]], use_tools: bool = True,
-            emit: EventSink | None = None, cancellation: Cancellation | None = None) -> ChatResult:
+            emit: EventSink | None = None, cancellation: Cancellation | None = None,
+            asker: Asker | None = None) -> ChatResult:
         """Answer `question` after the earlier turns; `emit` receives streaming events. Raises LlmUnavailable, and
-        Cancelled once `cancellation` is set (the LLM stream and the tool calls in flight are stopped)."""
+        Cancelled once `cancellation` is set (the LLM stream and the tool calls in flight are stopped). `asker`
+        relays a tool's questions to the user (MCP elicitation); without one they are cancelled."""
         turn = Turn(emit or (lambda event, data: None), streaming=emit is not None,
-                    cancellation=cancellation or Cancellation())
+                    cancellation=cancellation or Cancellation(), asker=asker)
         language = languages.detect(question)
         turns = context.plain_turns(history)
         tools = self.manager.tools() if use_tools else []

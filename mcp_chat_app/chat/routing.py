@@ -23,6 +23,7 @@ from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat import context, languages
 from mcp_chat_app.chat.day_words import glossed
 from mcp_chat_app.chat.verify import invents_measurements, unusable
+from mcp_chat_app.elicitation import Asker
 from mcp_chat_app.llm_client import ChatTurn, LlmClient, ModelToolCall
 from mcp_chat_app.mcp_manager import McpManager, ToolInfo, ToolRequest
 from mcp_chat_app.media_store import MediaStore
@@ -58,6 +59,7 @@ class Turn:
     started: float = field(default_factory=time.perf_counter)
     doubtful: list[_PlannedCall] = field(default_factory=list)  # calls set aside: made-up arguments
     cancellation: Cancellation = field(default_factory=Cancellation)
+    asker: Asker | None = None  # relays the servers' questions to the user (a streaming request only)
 
     def on_token(self, token: str) -> None:
         self.emit("token", {"text": token})
@@ -214,7 +216,8 @@ class Router:
         # Progress (the multi-city search sends it) goes out as SSE `progress` events to a listening client.
         on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
         outcomes = iter(self.manager.call_tools(requests, locale=locale, on_progress=on_progress,
-                                                cancellation=turn.cancellation) if requests else [])
+                                                cancellation=turn.cancellation, asker=turn.asker)
+                        if requests else [])
         turn.tools_ms += (time.perf_counter() - started) * 1000
         for plan in planned:
             if plan.request is not None:

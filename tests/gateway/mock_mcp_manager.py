@@ -61,8 +61,9 @@ class MockMcpManager:
         return []
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
-                   on_progress: ProgressCallback | None = None, cancellation: object = None) -> list[ToolOutcome]:
-        """Scripted tools report no progress, so `on_progress` is never called."""
+                   on_progress: ProgressCallback | None = None, cancellation: object = None,
+                   asker: object = None) -> list[ToolOutcome]:
+        """Scripted tools report no progress and ask nothing, so `on_progress` and `asker` are never used."""
         self.calls.extend(requests)
         self.locales.append(locale)
         with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:

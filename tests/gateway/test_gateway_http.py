@@ -151,6 +151,23 @@ def test_streaming(gateway, fake_llm):
     assert events[-1][1]["response"] == f"Tokyo is mild today.\n\n{DEMO_NOTICE_EN}"
 
 
+def test_a_servers_progress_reaches_the_stream(gateway, fake_llm):
+    """The multi-city search reports progress; a streaming client sees it as `progress` events before the result."""
+    fake_llm.script(call(("weather__find_cities_by_temperature", {"relation": "above", "temp": 20})),
+                    {"content": "Several cities are above 20°C today."})
+    with httpx.stream("POST", f"{gateway.url}/chat/erin", json={"message": "Which cities are above 20°C today?",
+                                                               "stream": True}, timeout=60) as reply:
+        frames = [frame for frame in reply.read().decode().split("\n\n") if frame]
+    events = [(f.split("\n")[0].removeprefix("event: "), json.loads(f.split("\n")[1].removeprefix("data: ")))
+              for f in frames]
+    names = [name for name, _ in events]
+    progress = [data for name, data in events if name == "progress"]
+    assert len(progress) > 10 and names.index("tool_call") < names.index("progress") < names.index("tool_result")
+    assert {(p["index"], p["server"], p["tool"]) for p in progress} == {(0, "weather", "find_cities_by_temperature")}
+    assert [p["progress"] for p in progress] == sorted(p["progress"] for p in progress)
+    assert progress[-1]["progress"] == progress[-1]["total"] and progress[-1]["message"]
+
+
 def test_chart_images_are_served(gateway, fake_llm):
     fake_llm.script(call(("weather__get_weather_chart", {"city": "Paris", "days": 2})), {"content": "Here it is."})
     body = gateway.chat("alice", {"message": "Chart for Paris"}).json()
