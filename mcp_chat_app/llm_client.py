@@ -158,6 +158,7 @@ class LlmClient:
         content: list[str] = []
         calls: dict[int, ModelToolCall] = {}
         finish_reason = None
+        answered = False
         # Leaving the `with` early closes the connection, which stops the generation server-side; so does a
         # cancellation, from its own thread.
         with self._open_stream(request, cancellation) as stream:
@@ -166,6 +167,7 @@ class LlmClient:
                 for chunk in stream:
                     if not chunk.choices:
                         continue
+                    answered = True
                     finish_reason = chunk.choices[0].finish_reason or finish_reason
                     delta = chunk.choices[0].delta
                     if delta.content:
@@ -184,6 +186,8 @@ class LlmClient:
                 stop_watching()
         if cancellation is not None:
             cancellation.check()  # a stream closed under the loop may end without an error
+        if not answered:  # a 200 that is no event stream (an HTML error page, a bare JSON body) reads as empty
+            raise LlmBadResponse(f"LLM at {self.endpoint.base_url} sent no completion chunks")
         streamed = [calls[i] for i in sorted(calls)]
         if finish_reason == "length" and streamed:
             # The last call was cut off by max_tokens after its first fragments had gone out: not a call.
