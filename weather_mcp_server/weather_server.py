@@ -24,14 +24,16 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp_types import INVALID_PARAMS, CallToolResult, ImageContent, TextContent, ToolAnnotations  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
-from weather_mcp_server import wording  # noqa: E402
+from weather_mcp_server import wording, wording_air  # noqa: E402
 from weather_mcp_server.config import Settings  # noqa: E402
 from weather_mcp_server.days import Weekday  # noqa: E402
 from weather_mcp_server.default_cities import MAJOR_CITIES  # noqa: E402
 from weather_mcp_server.gazetteer import Gazetteer  # noqa: E402
+from weather_mcp_server.hours import Part  # noqa: E402
 from weather_mcp_server.language import use_locale  # noqa: E402
 from weather_mcp_server.http_auth import HttpAuthSettings, server_auth_options  # noqa: E402
 from weather_mcp_server.models import (  # noqa: E402
+    AirQuality,
     Comparison,
     CurrentWeather,
     Forecast,
@@ -44,6 +46,7 @@ from weather_mcp_server.places import MAX_QUERY_LENGTH, PlaceResolver  # noqa: E
 from weather_mcp_server.providers import WeatherProvider  # noqa: E402
 from weather_mcp_server.replay import replay_transport  # noqa: E402
 from weather_mcp_server.service import DayQuery, WeatherService  # noqa: E402
+from weather_mcp_server.units import UnitSystem, convert, preferred, to_celsius  # noqa: E402
 
 settings = Settings.from_env()
 gazetteer = Gazetteer()
@@ -68,23 +71,33 @@ INSTRUCTIONS = """\
 Weather tools (Open-Meteo). Cities may be written in English or Chinese. Pick the tool by what is asked:
 - weather right now, current temperature, is it hot or cold today (现在, 气温, 热吗, 冷不冷) -> get_current_weather
 - a day or days ahead: tomorrow, the next days, a weekday, the weekend, next week (明天, 未来几天, 周六, 周末, 下周)
-  -> get_forecast
-- rain, snow, umbrella, also for today (下雨, 下雪, 带伞, 降水) -> get_precipitation
+  -> get_forecast; also for an hour or part of a day (下午三点, 早上, 今晚, at 3 pm, tonight: hours or part), sunrise
+  and sunset (日出, 日落), and past days (昨天 -1, 前天 -2)
+- rain, snow, umbrella, also for today or tonight (下雨, 下雪, 带伞, 降水) -> get_precipitation
+- air quality, PM2.5, AQI, smog (空气质量, 雾霾, 污染) -> get_air_quality
 - two or more named places compared (A和B哪个更冷, which is warmer, A or B) -> compare_weather with all of them
 - chart, graph, plot, curve (图, 图表, 曲线) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
 - which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with only
   the bounds the user gave (min_temp and/or max_temp)
-Name the day exactly: day counts from today (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3), or is a
-weekday ("friday"), "weekend" or a date; days is how many days from there (1 = that day only, "the next three days"
-3, "this week" 7).
+Name the day exactly: day counts from today (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3, yesterday -1),
+or is a weekday ("friday"), "weekend" or a date; days is how many days from there (1 = that day only, "the next three
+days" 3, "this week" 7). Hours are 0-23 on the 24-hour clock (下午三点 15, 8 pm 20). Fahrenheit, °F or mph asked
+for: units "imperial".
 Questions that are not about weather need no tool.
 Examples (question -> call):
 - "Is it cold in Oslo now?" -> get_current_weather {"city": "Oslo"}
 - "里昂明天天气怎么样" -> get_forecast {"city": "里昂", "day": 1}
 - "Lyon forecast for the next 5 days" -> get_forecast {"city": "Lyon", "day": 0, "days": 5}
 - "What's the high in Porto on Friday?" -> get_forecast {"city": "Porto", "day": "friday"}
+- "波尔图明天下午三点多少度" -> get_forecast {"city": "波尔图", "day": 1, "hours": [15]}
+- "How warm is Lyon this afternoon?" -> get_forecast {"city": "Lyon", "day": 0, "part": "afternoon"}
+- "When does the sun set in Oslo tomorrow?" -> get_forecast {"city": "Oslo", "day": 1}
+- "里昂昨天最高几度" -> get_forecast {"city": "里昂", "day": -1}
+- "Milan tomorrow in Fahrenheit" -> get_forecast {"city": "Milan", "day": 1, "units": "imperial"}
 - "大阪后天会下雪吗" -> get_precipitation {"city": "大阪", "day": 2}
+- "Will it rain in Porto tonight?" -> get_precipitation {"city": "Porto", "day": 0, "part": "night"}
 - "Do I need an umbrella in Milan this weekend?" -> get_precipitation {"city": "Milan", "day": "weekend"}
+- "洛阳今天空气质量怎么样" -> get_air_quality {"city": "洛阳"}
 - "成都和重庆现在哪个更热" -> compare_weather {"cities": ["成都", "重庆"], "day": 0}
 - "Is Rome or Naples wetter this week?" -> compare_weather {"cities": ["Rome", "Naples"], "day": 0, "days": 7}
 - "画一下南宁未来五天的气温图" -> get_weather_chart {"city": "南宁", "kind": "temperature", "days": 5}
@@ -130,8 +143,26 @@ DayArg = Annotated[
 DayCount = Annotated[
     int, Field(ge=1, le=366, description="How many days from that day on: 1 = that day only, 3 = three days, 7 = a week"),
 ]
-# Far beyond any air temperature on record (-89.2 to 56.7 °C), so only nonsense is refused.
-TEMPERATURE_RANGE_C = (-100.0, 100.0)
+HourOfDay = Annotated[int, Field(ge=0, le=23)]
+# A list, or one hour as small models often write it.
+Hours = Annotated[
+    list[HourOfDay] | HourOfDay | None,
+    Field(description="Hours, 24-hour clock: 下午三点 15, 早上8点 8, 9 pm 21; leave out for the whole day"),
+]
+PartOfDay = Annotated[
+    Part | None,
+    Field(description="Part of the day: morning 早上/上午, noon 中午, afternoon 下午, evening 傍晚, night 晚上/今晚/夜里 "
+          "(tonight)"),
+]
+Units = Annotated[
+    UnitSystem | None, Field(description="'imperial' for °F, mph, inches (Fahrenheit); default metric (°C)"),
+]
+# Far beyond any air temperature on record (-89.2 to 56.7 °C, -128.6 to 134 °F), so only nonsense is refused.
+TEMPERATURE_RANGE = (-150.0, 150.0)
+
+
+def _hours(hours: list[int] | int | None) -> tuple[int, ...]:
+    return (hours,) if isinstance(hours, int) else tuple(hours or ())
 
 
 def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult:
@@ -142,23 +173,29 @@ def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult
 
 
 @mcp.tool(title="Current weather", annotations=READ_ONLY)
-async def get_current_weather(ctx: Context, city: City) -> Annotated[CallToolResult, CurrentWeather]:
+async def get_current_weather(
+    ctx: Context, city: City, units: Units = None,
+) -> Annotated[CallToolResult, CurrentWeather]:
     """Weather right now in one city (现在, 气温, 热吗): temperature, feels-like, wind, conditions, today's low/high."""
     use_locale(ctx.request_context.meta)
-    result = await service.current(city)
+    result = convert(await service.current(city), preferred(units, ctx.request_context.meta))
     return _result(result, wording.current_text(result))
 
 
-@mcp.tool(title="Daily forecast", annotations=READ_ONLY)
+@mcp.tool(title="Forecast by day and hour", annotations=READ_ONLY)
 async def get_forecast(
     ctx: Context,
     city: City,
     day: DayArg = 0,
     days: DayCount = 1,
+    hours: Hours = None,
+    part: PartOfDay = None,
+    units: Units = None,
 ) -> Annotated[CallToolResult, Forecast]:
-    """Forecast for a day or days in one city (明天, 未来几天, 周末, 下周): min/max temperature, rain chance, wind."""
+    """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with sunrise and sunset."""
     use_locale(ctx.request_context.meta)
-    result = await service.forecast(city, DayQuery(day, days))
+    result = await service.forecast(city, DayQuery(day, days, _hours(hours), part))
+    result = convert(result, preferred(units, ctx.request_context.meta))
     return _result(result, wording.forecast_text(result))
 
 
@@ -168,11 +205,30 @@ async def get_precipitation(
     city: City,
     day: DayArg = 0,
     days: DayCount = 1,
+    hours: Hours = None,
+    part: PartOfDay = None,
+    units: Units = None,
 ) -> Annotated[CallToolResult, PrecipitationOutlook]:
-    """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞, 降水) in one city on a day or days."""
+    """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞) in one city on a day, its hours or tonight."""
     use_locale(ctx.request_context.meta)
-    result = await service.precipitation(city, DayQuery(day, days))
+    result = await service.precipitation(city, DayQuery(day, days, _hours(hours), part))
+    result = convert(result, preferred(units, ctx.request_context.meta))
     return _result(result, wording.precipitation_text(result))
+
+
+@mcp.tool(title="Air quality", annotations=READ_ONLY)
+async def get_air_quality(
+    ctx: Context,
+    city: City,
+    day: DayArg = 0,
+    days: DayCount = 1,
+    hours: Hours = None,
+    part: PartOfDay = None,
+) -> Annotated[CallToolResult, AirQuality]:
+    """Air quality in one city (空气质量, PM2.5, AQI, 雾霾): pollutants, China/US/European AQI, now or by day and hour."""
+    use_locale(ctx.request_context.meta)
+    result = await service.air_quality(city, DayQuery(day, days, _hours(hours), part))
+    return _result(result, wording_air.air_quality_text(result))
 
 
 @mcp.tool(title="Compare places", annotations=READ_ONLY)
@@ -181,10 +237,11 @@ async def compare_weather(
     cities: Annotated[list[City], Field(min_length=2, max_length=5, description="The places to compare")],
     day: DayArg = 0,
     days: DayCount = 1,
+    units: Units = None,
 ) -> Annotated[CallToolResult, Comparison]:
     """Which of two or more named places is warmer, colder or gets more rain (A和B哪个更冷, 哪里雨多) on a day or days."""
     use_locale(ctx.request_context.meta)
-    result = await service.compare(cities, DayQuery(day, days))
+    result = convert(await service.compare(cities, DayQuery(day, days)), preferred(units, ctx.request_context.meta))
     return _result(result, wording.comparison_text(result))
 
 
@@ -195,27 +252,31 @@ async def find_cities_by_temperature(
     # both bounds for "above 30". (Named `above`/`below`, the bounds of "29以上，30以下" came back swapped.)
     min_temp: Annotated[
         float | None,
-        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1],
+        Field(ge=TEMPERATURE_RANGE[0], le=TEMPERATURE_RANGE[1],
               description="Lowest accepted °C, inclusive ('above X', 'over X', 'X以上', '高于X'); leave out if the "
               "user gave no lower bound"),
     ] = None,
     max_temp: Annotated[
         float | None,
-        Field(ge=TEMPERATURE_RANGE_C[0], le=TEMPERATURE_RANGE_C[1],
+        Field(ge=TEMPERATURE_RANGE[0], le=TEMPERATURE_RANGE[1],
               description="Highest accepted °C, inclusive ('below X', 'under X', 'X以下', '低于X'); leave out if the "
               "user gave no upper bound"),
     ] = None,
     day: Annotated[DayOffset, Field(description="The day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天")] = 0,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
+    units: Annotated[UnitSystem | None, Field(description="'imperial': the bounds and results in °F")] = None,
 ) -> Annotated[CallToolResult, TemperatureSearch]:
     """Which of ~60 major cities (哪些城市) are above, below or between temperatures on a day; not for named cities."""
     # No city-list argument: small models filled one until it was full, and used it for every comparison.
     use_locale(ctx.request_context.meta)
+    system = preferred(units, ctx.request_context.meta)
 
     async def progress(done: float, total: float, message: str) -> None:
         await ctx.report_progress(done, total, message)
 
-    result = await service.cities_by_temperature(min_temp, max_temp, day, measure, progress)
+    result = await service.cities_by_temperature(to_celsius(min_temp, system), to_celsius(max_temp, system), day,
+                                                 measure, progress)
+    result = convert(result, system)
     return _result(result, wording.search_text(result))
 
 
@@ -228,10 +289,11 @@ async def get_weather_chart(
     ] = "temperature",
     day: DayArg = 0,
     days: Annotated[int, Field(ge=2, le=366, description="How many days to draw (7 = a week)")] = 7,
+    units: Units = None,
 ) -> Annotated[CallToolResult, WeatherChart]:
     """Draw a chart, graph or curve (图, 图表, 曲线) of daily temperature or precipitation for a city, as a PNG."""
     use_locale(ctx.request_context.meta)
-    chart, png = await service.chart(city, kind, DayQuery(day, days))
+    chart, png = await service.chart(city, kind, DayQuery(day, days), preferred(units, ctx.request_context.meta))
     image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
     return _result(chart, wording.chart_text(chart), image)
 
