@@ -173,7 +173,7 @@ def _simulate_hours(latitude: float, longitude: float, zone: ZoneInfo, day: date
         humidity = _humidity(rng, today, temperature, hour in wet)
         wind = round(today.wind * (0.75 + 0.35 * max(0.0, math.sin(math.pi * (hour - 6) / 14)) + 0.2 * rng.random()),
                      1)
-        moment = datetime(day.year, day.month, day.day, hour, 30, tzinfo=zone)
+        moment = datetime(day.year, day.month, day.day, hour, tzinfo=zone)
         height = elevation(latitude, longitude, moment)
         hours.append({
             "time": f"{day.isoformat()}T{hour:02d}:00",
