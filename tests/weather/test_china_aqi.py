@@ -27,7 +27,7 @@ def test_sub_indices_of_each_pollutant() -> None:
     assert sub_index(100, DAILY["PM10"]) == 75  # 50 + 50 × (100 - 50)/(150 - 50)
     assert sub_index(150, HOURLY["NO2"]) == 75  # 50 + 50 × (150 - 100)/(200 - 100)
     assert sub_index(3, DAILY["CO"]) == 75  # mg/m³: 50 + 50 × (3 - 2)/(4 - 2)
-    assert sub_index(180, DAILY["O3"]) == 169  # 8-hour: 150 + 50 × 20/55 = 168.2, rounded up
+    assert sub_index(180, DAILY["O3"]) == 119  # 8-hour: 100 + 50 × (180 - 160)/(215 - 160) = 118.2, rounded up
     assert sub_index(5, HOURLY["SO2"]) == 2  # 50 × 5/150 = 1.67, rounded up
     assert sub_index(45, HOURLY["O3"]) == 15  # 50 × 45/160 = 14.06, rounded up
 
