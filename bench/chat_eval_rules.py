@@ -75,6 +75,8 @@ _ZH_WEEKDAYS = "一二三四五六日"
 _EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKEND_WORDS = ("周末", "weekend")
 
+_PART_OF_DAY = re.compile(r"今晚|明晚|晚上|夜里|夜间|凌晨|早上|上午|中午|下午|傍晚|tonight|morning|afternoon|evening|"
+                          r"\bnight\b", re.IGNORECASE)
 _TOPIC_WORDS = {"rain": ("雨", "降水", "伞", "rain", "wet", "umbrella", "shower", "dry"),
                 "snow": ("雪", "snow")}
 
@@ -314,10 +316,16 @@ def _records_for(turn: dict[str, Any], reply: dict[str, Any], tools: set[str]) -
 
 
 def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    topic = turn["yesno"]
+    said = _polarity(_answer(reply), _TOPIC_WORDS[topic])
+    hours = _hours_asked(turn, reply)
+    if hours:  # "今晚会下雨吗": judged by the hours of that part of the day
+        wet = [h for h in hours if (h.get("snowfall") or 0) > 0] if topic == "snow" else [
+            h for h in hours if (h.get("precipitation") or 0) > 0 or (h.get("precipitation_probability") or 0) >= 50]
+        return said is not None and said == bool(wet)
     records = _records_for(turn, reply, {"get_precipitation", "get_forecast"})
     if not records:
         return False
-    topic = turn["yesno"]
     if topic == "rain":
         yes = any((r.get("precipitation_sum") or 0) >= 1 or (r.get("probability_max") or r.get(
             "precipitation_probability") or 0) >= 50 or r.get("rain_expected") for r in records)
@@ -326,8 +334,20 @@ def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     else:
         yes = any((r.get("snowfall_sum") or 0) > 0 or r.get("snow_expected") for r in records)
         no = not yes
-    said = _polarity(_answer(reply), _TOPIC_WORDS[topic])
     return said is not None and ((said and yes) or (not said and no))
+
+
+def _hours_asked(turn: dict[str, Any], reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """The hour records of the asked day for a question about a part of it (今晚, this afternoon), if any."""
+    if not _PART_OF_DAY.search(turn["query"]):
+        return []
+    records = []
+    for call in _calls(reply, {"get_precipitation", "get_forecast"}):
+        content = call["structured_content"]
+        if any(_near(content.get("location") or {}, city) for city in turn.get("cities", [])):
+            asked = {r.get("day") for r in content.get("days") or []} & {turn.get("day", 0)}
+            records += [h for h in content.get("hours") or [] if asked]
+    return records
 
 
 def _polarity(text: str, topic_words: tuple[str, ...]) -> bool | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -50,34 +50,36 @@ class WeatherProvider:
 
     async def forecast(self, location: Location, past_days: int = 0) -> Sourced:
         """Current + `past_days` and 16 days daily/hourly for one place."""
-        if self.online:
-            try:
-                payload = await self._client.forecast(location.latitude, location.longitude, past_days)
-                return Sourced([Payload(payload, past_days)], "open-meteo")
-            except UpstreamUnreachable as exc:
-                self._fall_back(exc)
+        fetched = await self._upstream(lambda: self._client.forecast(location.latitude, location.longitude, past_days))
+        if fetched is not None:
+            return Sourced([Payload(fetched, past_days)], "open-meteo")
         return self._simulated(simulated_forecast, [location], MAX_FORECAST_DAYS, past_days)
 
     async def air_quality(self, location: Location, past_days: int) -> Sourced:
         """Current and hourly air quality for one place, from `past_days` ago through the forecast's days."""
-        if self.online:
-            try:
-                payload = await self._client.air_quality(location.latitude, location.longitude, past_days)
-                return Sourced([Payload(payload, past_days)], "open-meteo")
-            except UpstreamUnreachable as exc:
-                self._fall_back(exc)
+        fetched = await self._upstream(
+            lambda: self._client.air_quality(location.latitude, location.longitude, past_days))
+        if fetched is not None:
+            return Sourced([Payload(fetched, past_days)], "open-meteo")
         return self._simulated(simulated_air_quality, [location], AIR_QUALITY_DAYS, past_days)
 
     async def daily_many(self, locations: list[Location], days: int, past_days: int = 0) -> Sourced:
         """Daily temperatures for many places, one upstream request."""
-        if self.online:
-            try:
-                coordinates = [(loc.latitude, loc.longitude) for loc in locations]
-                payloads = await self._client.daily_many(coordinates, days, past_days)
-                return Sourced([Payload(p, past_days) for p in payloads], "open-meteo")
-            except UpstreamUnreachable as exc:
-                self._fall_back(exc)
+        coordinates = [(loc.latitude, loc.longitude) for loc in locations]
+        fetched = await self._upstream(lambda: self._client.daily_many(coordinates, days, past_days))
+        if fetched is not None:
+            return Sourced([Payload(p, past_days) for p in fetched], "open-meteo")
         return self._simulated(simulated_forecast, locations, days, past_days)
+
+    async def _upstream(self, fetch: Callable[[], Awaitable[Any]]) -> Any:
+        """Open-Meteo's answer, or None when the simulator is to answer (simulated mode, or an outage in `auto`)."""
+        if not self.online:
+            return None
+        try:
+            return await fetch()
+        except UpstreamUnreachable as exc:
+            self._fall_back(exc)
+            return None
 
     def note_unreachable(self, error: UpstreamUnreachable) -> None:
         """Record an outage seen elsewhere (geocoding), or re-raise it in strict mode."""

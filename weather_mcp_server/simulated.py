@@ -49,17 +49,10 @@ def simulated_forecast(latitude: float, longitude: float, timezone: str, days: i
     day_list = [_simulate_day(latitude, longitude, zone, d, stats) for d in dates]
     hours = [hour for day in day_list for hour in day["hours"]]
     current = hours[past_days * HOURS + local_now.hour]
-    offset = local_now.utcoffset() or timedelta(0)
     daily_keys = [k for k in day_list[0] if k not in ("hours", "date")]
     hourly_keys = [k for k in hours[0] if k != "time"]
     return {
-        "latitude": round(latitude, 4),
-        "longitude": round(longitude, 4),
-        "generationtime_ms": 0.0,
-        "utc_offset_seconds": int(offset.total_seconds()),
-        "timezone": timezone,
-        "timezone_abbreviation": local_now.tzname() or "GMT",
-        "elevation": 0.0,
+        **envelope(latitude, longitude, timezone, local_now),
         "current_units": {"time": "iso8601", "interval": "seconds", **{k: _UNITS[k] for k in _CURRENT_KEYS}},
         "current": {
             "time": local_now.replace(minute=local_now.minute // 15 * 15, second=0, microsecond=0)
@@ -71,6 +64,20 @@ def simulated_forecast(latitude: float, longitude: float, timezone: str, days: i
         "hourly": {"time": [h["time"] for h in hours], **{k: [h[k] for h in hours] for k in hourly_keys}},
         "daily_units": {"time": "iso8601", **{k: _UNITS[k] for k in daily_keys}},
         "daily": {"time": [d["date"] for d in day_list], **{k: [d[k] for d in day_list] for k in daily_keys}},
+    }
+
+
+def envelope(latitude: float, longitude: float, timezone: str, local_now: datetime) -> dict[str, Any]:
+    """The top of an Open-Meteo answer: the place, its time zone and offset."""
+    offset = local_now.utcoffset() or timedelta(0)
+    return {
+        "latitude": round(latitude, 4),
+        "longitude": round(longitude, 4),
+        "generationtime_ms": 0.0,
+        "utc_offset_seconds": int(offset.total_seconds()),
+        "timezone": timezone,
+        "timezone_abbreviation": local_now.tzname() or "GMT",
+        "elevation": 0.0,
     }
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import math
 from datetime import date, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from weather_mcp_server.climate import summer
-from weather_mcp_server.simulated import HOURS, rng_for, simulated_forecast, zone_of
+from weather_mcp_server.simulated import HOURS, envelope, rng_for, simulated_forecast, zone_of
 from weather_mcp_server.sun import elevation
 
 VARIABLES = ("pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "carbon_monoxide", "european_aqi",
@@ -45,15 +46,8 @@ def simulated_air_quality(latitude: float, longitude: float, timezone: str, days
     _add_indices(hours)
     hours = hours[HOURS:]
     current = hours[past_days * HOURS + local_now.hour]
-    offset = local_now.utcoffset() or timedelta(0)
     return {
-        "latitude": round(latitude, 4),
-        "longitude": round(longitude, 4),
-        "generationtime_ms": 0.0,
-        "utc_offset_seconds": int(offset.total_seconds()),
-        "timezone": timezone,
-        "timezone_abbreviation": local_now.tzname() or "GMT",
-        "elevation": 0.0,
+        **envelope(latitude, longitude, timezone, local_now),
         "current_units": {"time": "iso8601", "interval": "seconds", **_UNITS},
         "current": {"time": weather["current"]["time"], "interval": 900, **{k: current[k] for k in VARIABLES}},
         "hourly_units": {"time": "iso8601", **_UNITS},
@@ -79,7 +73,7 @@ def _baseline(latitude: float, longitude: float, day: date) -> tuple[float, floa
     return 6 + 6 * winter, 1.6, 2.0
 
 
-def _hour(latitude: float, longitude: float, zone: Any, day: date, hour: int, weather: dict[str, list[Any]],
+def _hour(latitude: float, longitude: float, zone: ZoneInfo, day: date, hour: int, weather: dict[str, list[Any]],
           index: int) -> dict[str, Any]:
     rng = rng_for(latitude, longitude, day, "air")
     episode = math.exp(rng.gauss(0.0, 0.4))  # a stagnant day or a clean one

@@ -133,6 +133,22 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     assert strict(compare, _reply("广州更冷，8.9~17.7°C。", both))["verdict"] is False
 
 
+def test_rule_verdict_for_a_part_of_the_day_is_judged_by_its_hours():
+    """Rain in the morning, none tonight: "今晚会下雨吗" is answered no when the hours of tonight were fetched."""
+    turn = {"query": "成都今晚会下雨吗？", "lang": "zh", "intent": "precipitation", "cities": [GUANGZHOU], "day": 0,
+            "yesno": "rain"}
+    wet_morning = _day(0, "2026-12-01", "Tuesday", precipitation_sum=6.0, probability_max=90)
+    night = [{"date": "2026-12-01", "day": 0, "hour": h, "precipitation": 0.0, "precipitation_probability": 10}
+             for h in range(18, 24)]
+    tonight = _call("get_precipitation", {"city": "广州", "part": "night"},
+                    {"location": _location(GUANGZHOU), "days": [wet_morning], "hours": night, "source": "x"})
+    assert strict(turn, _reply("今晚不会下雨，降水概率最高10%。", tonight))["verdict"] is True
+    assert strict(turn, _reply("今晚会下雨，降水6毫米。", tonight))["verdict"] is False
+    whole_day = _call("get_precipitation", {"city": "广州"}, {"location": _location(GUANGZHOU), "days": [wet_morning],
+                                                             "source": "x"})
+    assert strict(turn, _reply("会下雨，降水6毫米。", whole_day))["verdict"] is True  # no hours: the day decides
+
+
 def test_rule_figures_and_language_and_identity():
     turn = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 1}
     data = forecast(GUANGZHOU, WEEK[1:2])

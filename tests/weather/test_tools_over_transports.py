@@ -313,6 +313,7 @@ async def test_imperial_units_per_call(connect) -> None:
         metric = await call(client, "get_forecast", {"city": "London", "day": 1})
         imperial = await call(client, "get_forecast", {"city": "London", "day": 1, "units": "imperial"})
         now = await call(client, "get_current_weather", {"city": "London", "units": "imperial"})
+        preferred = await call(client, "get_forecast", {"city": "London", "day": 1}, meta={"units": "imperial"})
         search = await call(client, "find_cities_by_temperature", {"min_temp": 86, "day": 1, "units": "imperial"})
         celsius = await call(client, "find_cities_by_temperature", {"min_temp": 30, "day": 1})
     m, i = metric.structured_content["days"][0], imperial.structured_content["days"][0]
@@ -320,6 +321,7 @@ async def test_imperial_units_per_call(connect) -> None:
     assert i["wind_speed_max"] == round(m["wind_speed_max"] / 1.609344, 1)
     assert i["precipitation_sum"] == round(m["precipitation_sum"] / 25.4, 2)
     assert imperial.structured_content["units"]["temperature"] == "°F"
+    assert preferred.structured_content == imperial.structured_content  # a client's standing preference
     assert f"{i['temp_min']:g} to {i['temp_max']:g}°F" in imperial.content[0].text and "mph" in imperial.content[0].text
     assert now.structured_content["units"]["wind_speed"] == "mph" and "°F" in now.content[0].text
     assert now.structured_content["temperature"] == round(recording("london")["current"]["temperature_2m"] * 9 / 5 + 32, 1)

@@ -32,8 +32,8 @@ async def test_arguments_out_of_bounds_are_refused_before_the_tool_runs(tmp_path
             "days a string": ("get_weather_chart", {"city": "Beijing", "days": "many"}, "days"),
             "day not a day": ("get_forecast", {"city": "Beijing", "day": "someday"}, "day"),
             "day far off": ("get_forecast", {"city": "Beijing", "day": 1000}, "less than or equal to 366"),
-            "hot": ("find_cities_by_temperature", {"min_temp": 150}, "less than or equal to 100"),
-            "cold": ("find_cities_by_temperature", {"max_temp": -273}, "greater than or equal to -100"),
+            "hot": ("find_cities_by_temperature", {"min_temp": 200}, "less than or equal to 150"),
+            "cold": ("find_cities_by_temperature", {"max_temp": -273}, "greater than or equal to -150"),
             "no days": ("get_precipitation", {"city": "Beijing", "days": 0}, "greater than or equal to 1"),
         }
         errors = {name: await error_text(client, tool, args) for name, (tool, args, _) in cases.items()}
