@@ -28,9 +28,10 @@ from weather_mcp_server import wording, wording_air  # noqa: E402
 from weather_mcp_server.config import Settings  # noqa: E402
 from weather_mcp_server.days import Weekday  # noqa: E402
 from weather_mcp_server.default_cities import MAJOR_CITIES  # noqa: E402
+from weather_mcp_server.errors import InvalidArgument  # noqa: E402
 from weather_mcp_server.gazetteer import Gazetteer  # noqa: E402
 from weather_mcp_server.hours import Part  # noqa: E402
-from weather_mcp_server.language import use_locale  # noqa: E402
+from weather_mcp_server.language import pick, use_locale  # noqa: E402
 from weather_mcp_server.http_auth import HttpAuthSettings, server_auth_options  # noqa: E402
 from weather_mcp_server.models import (  # noqa: E402
     AirQuality,
@@ -71,18 +72,16 @@ INSTRUCTIONS = """\
 Weather tools (Open-Meteo). Cities may be written in English or Chinese. Pick the tool by what is asked:
 - weather right now, current temperature, is it hot or cold today (现在, 气温, 热吗, 冷不冷) -> get_current_weather
 - a day or days ahead: tomorrow, the next days, a weekday, the weekend, next week (明天, 未来几天, 周六, 周末, 下周)
-  -> get_forecast; also for an hour or part of a day (下午三点, 早上, 今晚, at 3 pm, tonight: hours or part), sunrise
-  and sunset (日出, 日落), and past days (昨天 -1, 前天 -2)
+  -> get_forecast; also hours or a part of a day (下午三点, 今晚), sunrise, sunset (日出, 日落), past days (昨天)
 - rain, snow, umbrella, also for today or tonight (下雨, 下雪, 带伞, 降水) -> get_precipitation
-- air quality, PM2.5, AQI, smog (空气质量, 雾霾, 污染) -> get_air_quality
+- air quality, PM2.5, AQI (空气质量, 雾霾) -> get_air_quality
 - two or more named places compared (A和B哪个更冷, which is warmer, A or B) -> compare_weather with all of them
 - chart, graph, plot, curve (图, 图表, 曲线) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
 - which cities are above, below or between temperatures (哪些城市, 之间) -> find_cities_by_temperature, with only
   the bounds the user gave (min_temp and/or max_temp)
-Name the day exactly: day counts from today (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3, yesterday -1),
-or is a weekday ("friday"), "weekend" or a date; days is how many days from there (1 = that day only, "the next three
-days" 3, "this week" 7). Hours are 0-23 on the 24-hour clock (下午三点 15, 8 pm 20). Fahrenheit, °F or mph asked
-for: units "imperial".
+Name the day exactly: day counts from today (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3), or is a
+weekday ("friday"), "weekend" or a date; days is how many days from there (1 = that day only, "the next three days"
+3, "this week" 7). Fahrenheit asked for: units "imperial".
 Questions that are not about weather need no tool.
 Examples (question -> call):
 - "Is it cold in Oslo now?" -> get_current_weather {"city": "Oslo"}
@@ -90,20 +89,14 @@ Examples (question -> call):
 - "Lyon forecast for the next 5 days" -> get_forecast {"city": "Lyon", "day": 0, "days": 5}
 - "What's the high in Porto on Friday?" -> get_forecast {"city": "Porto", "day": "friday"}
 - "波尔图明天下午三点多少度" -> get_forecast {"city": "波尔图", "day": 1, "hours": [15]}
-- "How warm is Lyon this afternoon?" -> get_forecast {"city": "Lyon", "day": 0, "part": "afternoon"}
-- "When does the sun set in Oslo tomorrow?" -> get_forecast {"city": "Oslo", "day": 1}
-- "里昂昨天最高几度" -> get_forecast {"city": "里昂", "day": -1}
-- "Milan tomorrow in Fahrenheit" -> get_forecast {"city": "Milan", "day": 1, "units": "imperial"}
 - "大阪后天会下雪吗" -> get_precipitation {"city": "大阪", "day": 2}
-- "Will it rain in Porto tonight?" -> get_precipitation {"city": "Porto", "day": 0, "part": "night"}
+- "Will it rain in Porto tonight?" -> get_precipitation {"city": "Porto", "day": 0, "hours": "night"}
 - "Do I need an umbrella in Milan this weekend?" -> get_precipitation {"city": "Milan", "day": "weekend"}
-- "洛阳今天空气质量怎么样" -> get_air_quality {"city": "洛阳"}
 - "成都和重庆现在哪个更热" -> compare_weather {"cities": ["成都", "重庆"], "day": 0}
 - "Is Rome or Naples wetter this week?" -> compare_weather {"cities": ["Rome", "Naples"], "day": 0, "days": 7}
 - "画一下南宁未来五天的气温图" -> get_weather_chart {"city": "南宁", "kind": "temperature", "days": 5}
 - "今天哪些城市低于5度" -> find_cities_by_temperature {"max_temp": 5, "day": 0}
 - "Cities over 25 degrees tomorrow" -> find_cities_by_temperature {"min_temp": 25, "day": 1}
-- "Where is it under 0 degrees today?" -> find_cities_by_temperature {"max_temp": 0, "day": 0}
 - "Tell me a joke", "你是谁", "Who painted the Mona Lisa?" -> no tool"""
 
 mcp = MCPServer(
@@ -136,33 +129,32 @@ IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 DayOffset = Annotated[int, Field(ge=-366, le=366)]
 DayArg = Annotated[
     DayOffset | Weekday | IsoDate,
-    Field(description="The (first) day: 0 = today 今天, 1 = tomorrow 明天, 2 = the day after tomorrow 后天, 3 = 大后天, "
-          "-1 = yesterday 昨天; or a weekday such as 'saturday' 周六 (the next one), 'weekend' 周末, or a date "
-          "'YYYY-MM-DD'"),
+    Field(description="The (first) day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天, 3 = 大后天, -1 = yesterday 昨天; "
+          "or a weekday 'saturday' 周六 (the next one), 'weekend' 周末, or 'YYYY-MM-DD'"),
 ]
 DayCount = Annotated[
-    int, Field(ge=1, le=366, description="How many days from that day on: 1 = that day only, 3 = three days, 7 = a week"),
+    int, Field(ge=1, le=366, description="How many days from that day on: 1 = that day only, 7 = a week"),
 ]
-HourOfDay = Annotated[int, Field(ge=0, le=23)]
-# A list, or one hour as small models often write it.
+# The descriptions are short: a small router reads every one of them on every request. Hours by the clock or a
+# part of the day share one argument: two would cost the prompt twice, and a model may fill both.
 Hours = Annotated[
-    list[HourOfDay] | HourOfDay | None,
-    Field(description="Hours, 24-hour clock: 下午三点 15, 早上8点 8, 9 pm 21; leave out for the whole day"),
+    list[int] | Part | None,  # 0-23, checked by the tool (bounds here would cost the prompt too)
+    Field(description="24-hour clock [15] (下午三点), or morning 早上, noon 中午, afternoon 下午, evening 傍晚, night 今晚"),
 ]
-PartOfDay = Annotated[
-    Part | None,
-    Field(description="Part of the day: morning 早上/上午, noon 中午, afternoon 下午, evening 傍晚, night 晚上/今晚/夜里 "
-          "(tonight)"),
-]
-Units = Annotated[
-    UnitSystem | None, Field(description="'imperial' for °F, mph, inches (Fahrenheit); default metric (°C)"),
-]
+Units = Annotated[UnitSystem | None, Field(description="imperial: °F, mph, inch")]
 # Far beyond any air temperature on record (-89.2 to 56.7 °C, -128.6 to 134 °F), so only nonsense is refused.
 TEMPERATURE_RANGE = (-150.0, 150.0)
 
 
-def _hours(hours: list[int] | int | None) -> tuple[int, ...]:
-    return (hours,) if isinstance(hours, int) else tuple(hours or ())
+def _query(day: int | str, days: int, hours: list[int] | str | None) -> DayQuery:
+    """The asked days, and hours by the clock (0-23) or a part of the day."""
+    if isinstance(hours, str):
+        return DayQuery(day, days, part=hours)
+    outside = [hour for hour in hours or () if not 0 <= hour <= 23]
+    if outside:
+        raise InvalidArgument(pick(f"hours are 0 to 23 on the 24-hour clock, got {outside[0]}",
+                                   f"小时应为0到23（24小时制），收到 {outside[0]}"))
+    return DayQuery(day, days, tuple(hours or ()))
 
 
 def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult:
@@ -189,12 +181,11 @@ async def get_forecast(
     day: DayArg = 0,
     days: DayCount = 1,
     hours: Hours = None,
-    part: PartOfDay = None,
     units: Units = None,
 ) -> Annotated[CallToolResult, Forecast]:
     """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with sunrise and sunset."""
     use_locale(ctx.request_context.meta)
-    result = await service.forecast(city, DayQuery(day, days, _hours(hours), part))
+    result = await service.forecast(city, _query(day, days, hours))
     result = convert(result, preferred(units, ctx.request_context.meta))
     return _result(result, wording.forecast_text(result))
 
@@ -206,12 +197,11 @@ async def get_precipitation(
     day: DayArg = 0,
     days: DayCount = 1,
     hours: Hours = None,
-    part: PartOfDay = None,
     units: Units = None,
 ) -> Annotated[CallToolResult, PrecipitationOutlook]:
     """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞) in one city on a day, its hours or tonight."""
     use_locale(ctx.request_context.meta)
-    result = await service.precipitation(city, DayQuery(day, days, _hours(hours), part))
+    result = await service.precipitation(city, _query(day, days, hours))
     result = convert(result, preferred(units, ctx.request_context.meta))
     return _result(result, wording.precipitation_text(result))
 
@@ -220,14 +210,13 @@ async def get_precipitation(
 async def get_air_quality(
     ctx: Context,
     city: City,
-    day: DayArg = 0,
-    days: DayCount = 1,
+    day: Annotated[DayOffset, Field(description="0 = today 今天, 1 = tomorrow 明天, -1 = yesterday 昨天")] = 0,
     hours: Hours = None,
-    part: PartOfDay = None,
 ) -> Annotated[CallToolResult, AirQuality]:
-    """Air quality in one city (空气质量, PM2.5, AQI, 雾霾): pollutants, China/US/European AQI, now or by day and hour."""
+    """Air quality in one city (空气质量, PM2.5, AQI, 雾霾): pollutants, China/US/European AQI, now, for a day or hours."""
+    # One day a call (no `days`): each argument costs a small router's prompt on every request.
     use_locale(ctx.request_context.meta)
-    result = await service.air_quality(city, DayQuery(day, days, _hours(hours), part))
+    result = await service.air_quality(city, _query(day, 1, hours))
     return _result(result, wording_air.air_quality_text(result))
 
 
@@ -237,11 +226,11 @@ async def compare_weather(
     cities: Annotated[list[City], Field(min_length=2, max_length=5, description="The places to compare")],
     day: DayArg = 0,
     days: DayCount = 1,
-    units: Units = None,
 ) -> Annotated[CallToolResult, Comparison]:
     """Which of two or more named places is warmer, colder or gets more rain (A和B哪个更冷, 哪里雨多) on a day or days."""
+    # Units by the client's standing preference (_meta.units) only: an argument here costs the router's prompt.
     use_locale(ctx.request_context.meta)
-    result = convert(await service.compare(cities, DayQuery(day, days)), preferred(units, ctx.request_context.meta))
+    result = convert(await service.compare(cities, DayQuery(day, days)), preferred(None, ctx.request_context.meta))
     return _result(result, wording.comparison_text(result))
 
 
@@ -264,7 +253,7 @@ async def find_cities_by_temperature(
     ] = None,
     day: Annotated[DayOffset, Field(description="The day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天")] = 0,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
-    units: Annotated[UnitSystem | None, Field(description="'imperial': the bounds and results in °F")] = None,
+    units: Annotated[UnitSystem | None, Field(description="imperial: bounds and results in °F")] = None,
 ) -> Annotated[CallToolResult, TemperatureSearch]:
     """Which of ~60 major cities (哪些城市) are above, below or between temperatures on a day; not for named cities."""
     # No city-list argument: small models filled one until it was full, and used it for every comparison.
@@ -289,11 +278,10 @@ async def get_weather_chart(
     ] = "temperature",
     day: DayArg = 0,
     days: Annotated[int, Field(ge=2, le=366, description="How many days to draw (7 = a week)")] = 7,
-    units: Units = None,
 ) -> Annotated[CallToolResult, WeatherChart]:
     """Draw a chart, graph or curve (图, 图表, 曲线) of daily temperature or precipitation for a city, as a PNG."""
-    use_locale(ctx.request_context.meta)
-    chart, png = await service.chart(city, kind, DayQuery(day, days), preferred(units, ctx.request_context.meta))
+    use_locale(ctx.request_context.meta)  # units: by the client's standing preference (_meta.units), as comparisons
+    chart, png = await service.chart(city, kind, DayQuery(day, days), preferred(None, ctx.request_context.meta))
     image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
     return _result(chart, wording.chart_text(chart), image)
 

@@ -39,10 +39,11 @@ async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
         past_date = await error_text(client, "get_precipitation", {"city": "Beijing", "day": "2026-01-01"},
                                      meta={"locale": "zh-CN"})
         bad_hour = await error_text(client, "get_forecast", {"city": "Beijing", "day": 1, "hours": [24]})
-        bad_part = await error_text(client, "get_precipitation", {"city": "Beijing", "part": "dusk"})
-        last_night = await error_text(client, "get_forecast", {"city": "Beijing", "day": 15, "part": "night"})
+        bad_part = await error_text(client, "get_precipitation", {"city": "Beijing", "hours": "dusk"})
+        last_night = await error_text(client, "get_forecast", {"city": "Beijing", "day": 15, "hours": "night"})
         no_air = await error_text(client, "get_air_quality", {"city": "-75.1,123.35"})
         air_too_far = await error_text(client, "get_air_quality", {"city": "Beijing", "day": 5})
+        air_bad_hour = await error_text(client, "get_air_quality", {"city": "Beijing", "hours": [-1]})
         bad_date = await error_text(client, "get_forecast", {"city": "Beijing", "day": "2026-02-30"})
         unbounded = await error_text(client, "find_cities_by_temperature", {"min_temp": -100, "max_temp": 100})
         no_bounds = await error_text(client, "find_cities_by_temperature", {})
@@ -56,8 +57,9 @@ async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
     # Past days reach back as far as the forecast API's past_days (92); further is refused with that limit.
     assert "Past weather reaches back 92 days, to 2026-04-19 (Sunday); 2026-04-11 (100 days ago)" in past
     assert past_date.endswith("过去的天气只能查到92天前（2026年4月19日），2026年1月1日（200天前）早于这个范围。")
-    assert "hours" in bad_hour and "less than or equal to 23" in bad_hour  # refused by the schema
-    assert "part" in bad_part and "'night'" in bad_part and "dusk" in bad_part
+    assert bad_hour.endswith("hours are 0 to 23 on the 24-hour clock, got 24")
+    assert air_bad_hour.endswith("hours are 0 to 23 on the 24-hour clock, got -1")
+    assert "hours" in bad_part and "'night'" in bad_part and "dusk" in bad_part  # refused by the schema
     # The night of the last forecast day runs into a day the forecast does not have.
     assert "Hourly data reaches 2026-08-04 23:00; the hours asked lie beyond it." in last_night
     assert no_air.endswith("Air-quality data is not available at -75.10, 123.35 (near Port-aux-Français).")

@@ -241,9 +241,9 @@ async def test_hours_and_parts_of_a_day(connect) -> None:
     """Hours by the clock in full, a part of the day summed up, in the place's local time."""
     async with connect() as client:
         three = await call(client, "get_forecast", {"city": "上海", "day": 1, "hours": [15]}, meta={"locale": "zh-CN"})
-        one = await call(client, "get_forecast", {"city": "Shanghai", "day": 1, "hours": 15})  # one hour, bare
-        tonight = await call(client, "get_precipitation", {"city": "Chengdu", "day": 0, "part": "night"})
-        morning = await call(client, "get_forecast", {"city": "London", "day": 2, "part": "morning"})
+        one = await call(client, "get_forecast", {"city": "Shanghai", "day": 1, "hours": [15, 15]})
+        tonight = await call(client, "get_precipitation", {"city": "Chengdu", "day": 0, "hours": "night"})
+        morning = await call(client, "get_forecast", {"city": "London", "day": 2, "hours": "morning"})
     hour = three.structured_content["hours"]
     assert [(h["time"], h["day"], h["hour"]) for h in hour] == [("2026-07-21T15:00", 1, 15)]
     assert hour[0]["temperature"] == hourly("shanghai", "temperature_2m", 1, 15)
@@ -289,8 +289,9 @@ async def test_sunrise_sunset_and_past_days(connect) -> None:
 async def test_air_quality_with_the_china_aqi(connect) -> None:
     async with connect() as client:
         now = await call(client, "get_air_quality", {"city": "上海"}, meta={"locale": "zh-CN"})
-        days = await call(client, "get_air_quality", {"city": "Beijing", "day": 1, "days": 2})
-        tonight = await call(client, "get_air_quality", {"city": "London", "part": "night"})
+        tomorrow = await call(client, "get_air_quality", {"city": "Beijing", "day": 1})
+        after = await call(client, "get_air_quality", {"city": "Beijing", "day": 2})
+        tonight = await call(client, "get_air_quality", {"city": "London", "hours": "night"})
     current, recorded = now.structured_content["current"], recording("shanghai", "air_quality")["current"]
     assert {k: current[k] for k in ("pm2_5", "pm10", "ozone", "us_aqi", "european_aqi")} == {
         k: recorded[k] for k in ("pm2_5", "pm10", "ozone", "us_aqi", "european_aqi")}
@@ -298,11 +299,11 @@ async def test_air_quality_with_the_china_aqi(connect) -> None:
     assert china["basis"] == "hourly" and china["aqi"] >= 0 and china["category"] in now.content[0].text
     assert f"PM2.5 {recorded['pm2_5']:g}" in now.content[0].text and f"中国AQI {china['aqi']}" in now.content[0].text
     assert now.structured_content["units"]["pm2_5"] == "μg/m³"
-    beijing = days.structured_content["days"]
+    beijing = tomorrow.structured_content["days"] + after.structured_content["days"]
     assert [(d["date"], d["day"]) for d in beijing] == [("2026-07-21", 1), ("2026-07-22", 2)]
     pm25 = [hourly("beijing", "pm2_5", 1, h, "air_quality", past=3) for h in range(24)]
     assert beijing[0]["pm2_5"] == round(sum(pm25) / 24, 1) and beijing[0]["china_aqi"]["basis"] == "daily"
-    assert days.structured_content["current"] is None
+    assert tomorrow.structured_content["current"] is None
     hours = tonight.structured_content["hours"]
     assert len(hours) == 12 and hours[0]["time"] == "2026-07-20T18:00" and hours[-1]["time"] == "2026-07-21T05:00"
     assert tonight.content[0].text.startswith("London, tonight (18:00 to 05:00 the next day): at worst ")
