@@ -81,7 +81,7 @@ Weather tools (Open-Meteo). Cities may be written in English or Chinese. Pick th
   the bounds the user gave (min_temp and/or max_temp)
 Name the day exactly: day counts from today (today 0, tomorrow 1, the day after tomorrow 2, 大后天 3), or is a
 weekday ("friday"), "weekend" or a date; days is how many days from there (1 = that day only, "the next three days"
-3, "this week" 7). Fahrenheit asked for: units "imperial".
+3, "this week" 7). hours only for an hour or part of the day the user names.
 Questions that are not about weather need no tool.
 Examples (question -> call):
 - "Is it cold in Oslo now?" -> get_current_weather {"city": "Oslo"}
@@ -90,7 +90,7 @@ Examples (question -> call):
 - "What's the high in Porto on Friday?" -> get_forecast {"city": "Porto", "day": "friday"}
 - "波尔图明天下午三点多少度" -> get_forecast {"city": "波尔图", "day": 1, "hours": [15]}
 - "大阪后天会下雪吗" -> get_precipitation {"city": "大阪", "day": 2}
-- "Will it rain in Porto tonight?" -> get_precipitation {"city": "Porto", "day": 0, "hours": "night"}
+- "波尔图今晚会下雨吗" -> get_precipitation {"city": "波尔图", "day": 0, "hours": "night"}
 - "Do I need an umbrella in Milan this weekend?" -> get_precipitation {"city": "Milan", "day": "weekend"}
 - "成都和重庆现在哪个更热" -> compare_weather {"cities": ["成都", "重庆"], "day": 0}
 - "Is Rome or Naples wetter this week?" -> compare_weather {"cities": ["Rome", "Naples"], "day": 0, "days": 7}
@@ -141,9 +141,16 @@ Hours = Annotated[
     list[int] | Part | None,  # 0-23, checked by the tool (bounds here would cost the prompt too)
     Field(description="24-hour clock [15] (下午三点), or morning 早上, noon 中午, afternoon 下午, evening 傍晚, night 今晚"),
 ]
-Units = Annotated[UnitSystem | None, Field(description="imperial: °F, mph, inch")]
+# A flag, not a choice of systems: a small router fills optional arguments it was not asked for, and `false` is the
+# harmless value to fill (given "units", it wrote "imperial" for most questions in Chinese).
+Fahrenheit = Annotated[bool, Field(description="true only if °F or Fahrenheit is asked (also mph, inches)")]
 # Far beyond any air temperature on record (-89.2 to 56.7 °C, -128.6 to 134 °F), so only nonsense is refused.
 TEMPERATURE_RANGE = (-150.0, 150.0)
+
+
+def _units(fahrenheit: bool, ctx: Context) -> UnitSystem:
+    """Imperial when the call asks for Fahrenheit, else the client's standing preference (`_meta.units`)."""
+    return preferred("imperial" if fahrenheit else None, ctx.request_context.meta)
 
 
 def _query(day: int | str, days: int, hours: list[int] | str | None) -> DayQuery:
@@ -166,11 +173,11 @@ def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult
 
 @mcp.tool(title="Current weather", annotations=READ_ONLY)
 async def get_current_weather(
-    ctx: Context, city: City, units: Units = None,
+    ctx: Context, city: City, fahrenheit: Fahrenheit = False,
 ) -> Annotated[CallToolResult, CurrentWeather]:
     """Weather right now in one city (现在, 气温, 热吗): temperature, feels-like, wind, conditions, today's low/high."""
     use_locale(ctx.request_context.meta)
-    result = convert(await service.current(city), preferred(units, ctx.request_context.meta))
+    result = convert(await service.current(city), _units(fahrenheit, ctx))
     return _result(result, wording.current_text(result))
 
 
@@ -181,12 +188,12 @@ async def get_forecast(
     day: DayArg = 0,
     days: DayCount = 1,
     hours: Hours = None,
-    units: Units = None,
+    fahrenheit: Fahrenheit = False,
 ) -> Annotated[CallToolResult, Forecast]:
     """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with sunrise and sunset."""
     use_locale(ctx.request_context.meta)
     result = await service.forecast(city, _query(day, days, hours))
-    result = convert(result, preferred(units, ctx.request_context.meta))
+    result = convert(result, _units(fahrenheit, ctx))
     return _result(result, wording.forecast_text(result))
 
 
@@ -197,12 +204,12 @@ async def get_precipitation(
     day: DayArg = 0,
     days: DayCount = 1,
     hours: Hours = None,
-    units: Units = None,
+    fahrenheit: Fahrenheit = False,
 ) -> Annotated[CallToolResult, PrecipitationOutlook]:
     """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞) in one city on a day, its hours or tonight."""
     use_locale(ctx.request_context.meta)
     result = await service.precipitation(city, _query(day, days, hours))
-    result = convert(result, preferred(units, ctx.request_context.meta))
+    result = convert(result, _units(fahrenheit, ctx))
     return _result(result, wording.precipitation_text(result))
 
 
@@ -253,12 +260,12 @@ async def find_cities_by_temperature(
     ] = None,
     day: Annotated[DayOffset, Field(description="The day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天")] = 0,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
-    units: Annotated[UnitSystem | None, Field(description="imperial: bounds and results in °F")] = None,
+    fahrenheit: Annotated[bool, Field(description="true only if the bounds are in °F (Fahrenheit)")] = False,
 ) -> Annotated[CallToolResult, TemperatureSearch]:
     """Which of ~60 major cities (哪些城市) are above, below or between temperatures on a day; not for named cities."""
     # No city-list argument: small models filled one until it was full, and used it for every comparison.
     use_locale(ctx.request_context.meta)
-    system = preferred(units, ctx.request_context.meta)
+    system = _units(fahrenheit, ctx)
 
     async def progress(done: float, total: float, message: str) -> None:
         await ctx.report_progress(done, total, message)

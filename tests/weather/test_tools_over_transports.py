@@ -312,10 +312,10 @@ async def test_air_quality_with_the_china_aqi(connect) -> None:
 async def test_imperial_units_per_call(connect) -> None:
     async with connect() as client:
         metric = await call(client, "get_forecast", {"city": "London", "day": 1})
-        imperial = await call(client, "get_forecast", {"city": "London", "day": 1, "units": "imperial"})
-        now = await call(client, "get_current_weather", {"city": "London", "units": "imperial"})
+        imperial = await call(client, "get_forecast", {"city": "London", "day": 1, "fahrenheit": True})
+        now = await call(client, "get_current_weather", {"city": "London", "fahrenheit": True})
         preferred = await call(client, "get_forecast", {"city": "London", "day": 1}, meta={"units": "imperial"})
-        search = await call(client, "find_cities_by_temperature", {"min_temp": 86, "day": 1, "units": "imperial"})
+        search = await call(client, "find_cities_by_temperature", {"min_temp": 86, "day": 1, "fahrenheit": True})
         celsius = await call(client, "find_cities_by_temperature", {"min_temp": 30, "day": 1})
     m, i = metric.structured_content["days"][0], imperial.structured_content["days"][0]
     assert i["temp_max"] == round(m["temp_max"] * 9 / 5 + 32, 1) and i["temp_min"] == round(m["temp_min"] * 9 / 5 + 32, 1)
