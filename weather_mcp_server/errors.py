@@ -18,7 +18,11 @@ class BeyondForecast(WeatherToolError):
 
 
 class PastDay(WeatherToolError):
-    """The asked day is in the past, which the forecast tools do not cover."""
+    """The asked day lies further back than the past days the data keeps; the message states how far."""
+
+
+class NotAvailable(WeatherToolError):
+    """The data source has no values of that kind for the place (e.g. air quality somewhere it does not model)."""
 
 
 class UnknownPlace(WeatherToolError):

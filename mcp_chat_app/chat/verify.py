@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_chat_app.chat import languages
+from mcp_chat_app.chat.clock import unsupported_clock_times, unsupported_times
 from mcp_chat_app.chat.day_words import SPAN_WORDS, day_words, segments, unsupported_days
 from mcp_chat_app.chat.facts import Facts, numbers_in
 
@@ -30,14 +31,6 @@ _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
 # Saying the data is missing ("Sorry, I don't have ..."), in the languages fully served.
 _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据|信息|资料)|\b(sorry|unable|cannot|can't|don't have|"
                       r"do not have|not available|no data)\b", re.IGNORECASE)
-# A clock time ("两点", "3 pm", "14:00"), and a part of the day ("下午", "this evening"): an answer is about that
-# time only when the facts are.
-_CLOCK_TIME = (r"[零一二两三四五六七八九十\d]{1,3}\s*点(?:半|钟|\d{1,2}分)?|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
-               r"|\b\d{1,2}:\d{2}\b")
-_PART_OF_DAY = (r"凌晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜间|今晚|明晚|\b(?:this|tomorrow) (?:morning|afternoon|evening)\b"
-                r"|\btonight\b")
-_CLOCK = re.compile(f"{_CLOCK_TIME}|{_PART_OF_DAY}", re.IGNORECASE)
-_CLOCK_ONLY = re.compile(_CLOCK_TIME, re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 # Terms a question may ask for by name ("PM2.5", "AQI", "UV"): a reply that gives one the facts lack made it up.
 _TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
@@ -82,7 +75,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, context:
         problems.append(Problem("days", f"it names {', '.join(days)}, which the facts are not about; name only "
                                         "the days the facts give"))
     known_text = f"{question}\n{facts.text}"
-    times = [time for time in _CLOCK.findall(reply) if time not in facts.text]  # asked for is not given
+    times = unsupported_times(reply, facts.text)  # asked for is not given
     if times:
         problems.append(Problem("times", f"it names {', '.join(times)}, a time of day the facts do not give; say "
                                          "what the facts cover instead"))
@@ -143,7 +136,7 @@ def _tokens(text: str) -> set[str]:
 def asks_beyond(question: str, facts: Facts) -> bool:
     """Whether the question asks for a clock time or a named figure ("PM2.5") that the facts do not hold: an
     answer from them must say it lacks that, whatever else it gives."""
-    times = [time for time in _CLOCK_ONLY.findall(question) if time not in facts.text]
+    times = unsupported_clock_times(question, facts.text)
     terms = [term for term in _TERM.findall(question) if term.lower() not in facts.text.lower()]
     return bool(times or terms)
 
