@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from mcp.server.mcpserver.exceptions import ToolError
+
+if TYPE_CHECKING:  # place_names raises AmbiguousPlace, so it cannot be imported here at run time
+    from weather_mcp_server.place_names import Candidate
 
 
 class WeatherToolError(ToolError):
@@ -30,7 +36,12 @@ class UnknownPlace(WeatherToolError):
 
 
 class AmbiguousPlace(WeatherToolError):
-    """Several comparable places match; the message lists them so the caller can pick one."""
+    """Several comparable places match; the message lists them so the caller can pick one, and `candidates`
+    (best first) lets a tool ask the user which one (MCP elicitation)."""
+
+    def __init__(self, message: str, candidates: Sequence[Candidate] = ()) -> None:
+        super().__init__(message)
+        self.candidates = tuple(candidates)
 
 
 class UpstreamError(WeatherToolError):

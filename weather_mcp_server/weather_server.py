@@ -43,6 +43,7 @@ from weather_mcp_server.models import (  # noqa: E402
     WeatherChart,
 )
 from weather_mcp_server.open_meteo import OpenMeteoClient  # noqa: E402
+from weather_mcp_server.place_question import asked_place, use_place_answer  # noqa: E402
 from weather_mcp_server.places import MAX_QUERY_LENGTH, PlaceResolver  # noqa: E402
 from weather_mcp_server.providers import WeatherProvider  # noqa: E402
 from weather_mcp_server.replay import replay_transport  # noqa: E402
@@ -53,7 +54,10 @@ settings = Settings.from_env()
 gazetteer = Gazetteer()
 client = OpenMeteoClient(settings, replay_transport(settings.replay_dir) if settings.replay_dir else None)
 provider = WeatherProvider(settings, client)
-service = WeatherService(settings, PlaceResolver(gazetteer, client, provider), provider)
+places = PlaceResolver(gazetteer, client, provider)
+service = WeatherService(settings, places, provider)
+# A parameter filled before the tool runs, not by the model: the user's pick when the place name is ambiguous.
+AskedPlace = asked_place(places)
 
 
 @asynccontextmanager
@@ -174,10 +178,11 @@ def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult
 
 @mcp.tool(title="Current weather", annotations=READ_ONLY)
 async def get_current_weather(
-    ctx: Context, city: City, fahrenheit: Fahrenheit = False,
+    ctx: Context, city: City, place: AskedPlace, fahrenheit: Fahrenheit = False,
 ) -> Annotated[CallToolResult, CurrentWeather]:
     """Weather right now in one city (现在, 气温, 热吗): temperature, feels-like, wind, conditions, today's low/high."""
     use_locale(ctx.request_context.meta)
+    use_place_answer(city, place)
     result = convert(await service.current(city), _units(fahrenheit, ctx))
     return _result(result, wording.current_text(result))
 
@@ -186,6 +191,7 @@ async def get_current_weather(
 async def get_forecast(
     ctx: Context,
     city: City,
+    place: AskedPlace,
     day: DayArg = 0,
     days: DayCount = 1,
     hours: Hours = None,
@@ -193,6 +199,7 @@ async def get_forecast(
 ) -> Annotated[CallToolResult, Forecast]:
     """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with sunrise and sunset."""
     use_locale(ctx.request_context.meta)
+    use_place_answer(city, place)
     result = await service.forecast(city, _query(day, days, hours))
     result = convert(result, _units(fahrenheit, ctx))
     return _result(result, wording.forecast_text(result))
@@ -202,6 +209,7 @@ async def get_forecast(
 async def get_precipitation(
     ctx: Context,
     city: City,
+    place: AskedPlace,
     day: DayArg = 0,
     days: DayCount = 1,
     hours: Hours = None,
@@ -209,6 +217,7 @@ async def get_precipitation(
 ) -> Annotated[CallToolResult, PrecipitationOutlook]:
     """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞) in one city on a day, its hours or tonight."""
     use_locale(ctx.request_context.meta)
+    use_place_answer(city, place)
     result = await service.precipitation(city, _query(day, days, hours))
     result = convert(result, _units(fahrenheit, ctx))
     return _result(result, wording.precipitation_text(result))
@@ -218,12 +227,14 @@ async def get_precipitation(
 async def get_air_quality(
     ctx: Context,
     city: City,
+    place: AskedPlace,
     day: Annotated[DayOffset, Field(description="0 = today 今天, 1 = tomorrow 明天, -1 = yesterday 昨天")] = 0,
     hours: Hours = None,
 ) -> Annotated[CallToolResult, AirQuality]:
     """Air quality in one city (空气质量, PM2.5, AQI, 雾霾): pollutants, China/US/European AQI, now, for a day or hours."""
     # One day a call (no `days`): each argument costs a small router's prompt on every request.
     use_locale(ctx.request_context.meta)
+    use_place_answer(city, place)
     result = await service.air_quality(city, _query(day, 1, hours))
     return _result(result, wording_air.air_quality_text(result))
 
@@ -282,6 +293,7 @@ async def find_cities_by_temperature(
 async def get_weather_chart(
     ctx: Context,
     city: City,
+    place: AskedPlace,
     kind: Annotated[
         Literal["temperature", "precipitation"], Field(description="Temperature lines or rain bars")
     ] = "temperature",
@@ -290,6 +302,7 @@ async def get_weather_chart(
 ) -> Annotated[CallToolResult, WeatherChart]:
     """Draw a chart, graph or curve (图, 图表, 曲线) of daily temperature or precipitation for a city, as a PNG."""
     use_locale(ctx.request_context.meta)  # units: by the client's standing preference (_meta.units), as comparisons
+    use_place_answer(city, place)
     chart, png = await service.chart(city, kind, DayQuery(day, days), preferred(None, ctx.request_context.meta))
     image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
     return _result(chart, wording.chart_text(chart), image)

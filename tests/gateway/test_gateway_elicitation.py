@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from .gateway_processes import TINY_SERVER, GatewayProcess
+from .gateway_processes import TINY_SERVER, WEATHER_SERVER, GatewayProcess
 
 ASK_SIZE = {"tool_calls": [{"name": "tiny__choose_size", "arguments": {"item": "shirt"}}]}
 
@@ -19,8 +19,8 @@ ASK_SIZE = {"tool_calls": [{"name": "tiny__choose_size", "arguments": {"item": "
 @pytest.fixture(scope="module")
 def gateway(fake_llm, tmp_path_factory):
     # A 2 s tool timeout, shorter than the person's answer in one test: the timeout stops while they answer.
-    process = GatewayProcess(tmp_path_factory.mktemp("gateway_elicit"), {"tiny": {**TINY_SERVER, "timeout": 2}},
-                             fake_llm.url)
+    process = GatewayProcess(tmp_path_factory.mktemp("gateway_elicit"),
+                             {"tiny": {**TINY_SERVER, "timeout": 2}, "weather": WEATHER_SERVER}, fake_llm.url)
     yield process
     process.stop()
 
@@ -35,11 +35,12 @@ def _events(response: httpx.Response):
             yield event, json.loads(line.removeprefix("data: "))
 
 
-def _chat_answering(gateway: GatewayProcess, user: str, answer: dict, after_s: float = 0.0):
+def _chat_answering(gateway: GatewayProcess, user: str, answer: dict, after_s: float = 0.0,
+                    message: str = "I want a shirt"):
     """Stream a chat, answer its question with `answer` (after `after_s`), and return every event and the reply
     of the answer route."""
     events, replies = [], []
-    with httpx.stream("POST", f"{gateway.url}/chat/{user}", json={"message": "I want a shirt", "stream": True},
+    with httpx.stream("POST", f"{gateway.url}/chat/{user}", json={"message": message, "stream": True},
                       timeout=30) as response:
         for event, data in _events(response):
             events.append((event, data))
@@ -66,6 +67,20 @@ def test_the_question_reaches_the_client_and_its_answer_the_tool(gateway, fake_l
     assert dict(events)["done"]["response"] == "Your shirt comes in size M."
     # The answer reached the model as the tool's result.
     assert any(m["role"] == "tool" and m["content"] == "shirt in size M" for m in fake_llm.requests()[1]["messages"])
+
+
+def test_the_weather_server_asks_which_springfield(gateway, fake_llm):
+    fake_llm.script({"tool_calls": [{"name": "weather__get_forecast", "arguments": {"city": "Springfield", "day": 1}}]},
+                    {"content": "Springfield tomorrow: light snow."})
+    illinois = "Springfield, Illinois, United States"
+    events, (reply,) = _chat_answering(gateway, "lars", {"action": "accept", "content": {"place": illinois}},
+                                       message="Weather in Springfield tomorrow?")
+    question = dict(events)["elicitation"]
+    assert question["server"] == "weather" and question["message"] == "Which Springfield do you mean?"
+    assert illinois in question["schema"]["properties"]["place"]["enum"] and reply.status_code == 200
+    result = dict(events)["tool_result"]
+    # The forecast is Illinois' (39.8 N), not the most populous Springfield's (Missouri, 37.2 N).
+    assert not result["is_error"] and round(result["structured_content"]["location"]["latitude"], 1) == 39.8
 
 
 def test_the_call_timeout_stops_while_the_person_answers(gateway, fake_llm):
