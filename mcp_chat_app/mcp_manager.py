@@ -26,6 +26,7 @@ _T = TypeVar("_T")
 _STARTUP_WAIT_S = 20.0
 SEPARATOR = "__"
 LOCALE_META_KEY = "locale"
+UNITS_META_KEY = "units"
 
 
 @dataclass(frozen=True)
@@ -162,13 +163,14 @@ class McpManager:
         return {name: connection.instructions for name, connection in list(self._connections.items())
                 if connection.instructions and connection.tools}
 
-    def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
+    def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
                    on_progress: ProgressCallback | None = None,
                    cancellation: Cancellation | None = None, asker: Asker | None = None) -> list[ToolOutcome]:
         """Run the calls concurrently (each with its server's timeout); results keep the request order.
 
         `locale` ("zh-CN", "en") goes to the servers as the request's `_meta.locale`: servers that word their
-        results (ours does) answer in the user's language; others ignore it. `on_progress` receives a
+        results (ours does) answer in the user's language; others ignore it; `units` ("imperial") likewise as
+        `_meta.units`. `on_progress` receives a
         `ToolProgress` for each progress notification a server sends about one of the calls. It runs on the
         manager's event-loop thread while the calls are in flight, so it must return quickly and not call back
         into the manager (queue the update, e.g. as an SSE event); an exception it raises is logged and does
@@ -176,7 +178,7 @@ class McpManager:
         servers) and raises Cancelled. An `asker` relays the servers' questions (elicitation) to the user; without
         one they are answered `cancel`."""
         longest = max((self._timeout_of(request.server) for request in requests), default=0)
-        meta = {LOCALE_META_KEY: locale} if locale else None
+        meta = {key: value for key, value in ((LOCALE_META_KEY, locale), (UNITS_META_KEY, units)) if value} or None
         future = asyncio.run_coroutine_threadsafe(self._call_all(requests, meta, on_progress, asker), self._loop)
         stop_watching = cancellation.on_cancel(future.cancel) if cancellation else (lambda: None)
         # Each call keeps its own timeout; a person answering a question stops it, so only then is this open.

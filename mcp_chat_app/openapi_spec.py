@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_chat_app.request_parsing import MAX_MESSAGE_CHARS, MESSAGE_PATTERN, USER_PATTERN
+from mcp_chat_app.request_parsing import MAX_MESSAGE_CHARS, MESSAGE_PATTERN, UNIT_SYSTEMS, USER_PATTERN
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{USER_PATTERN}$"}}
@@ -27,6 +27,8 @@ _SCHEMAS: dict[str, Any] = {
     "ChatRequest": {"type": "object", "required": ["message"], "properties": {
         "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS, "pattern": MESSAGE_PATTERN},
         "use_tools": {"type": "boolean", "default": True},
+        "units": {"type": "string", "enum": list(UNIT_SYSTEMS),
+                  "description": "the user's unit system, passed to the tools as `_meta.units` (default: metric)"},
         "stream": {"type": "boolean", "default": False,
                    "description": "SSE events tool_call, tool_result, progress, elicitation, elicitation_closed, "
                                   "token, rewrite, done, error"}}},

@@ -74,7 +74,8 @@ async def _lifespan(_server: MCPServer) -> AsyncIterator[None]:
 # which tool answers which kind of question, and how to name the day. Places and figures are made up.
 INSTRUCTIONS = """\
 Weather tools (Open-Meteo). Cities may be written in English or Chinese. Pick the tool by what is asked:
-- weather right now, current temperature, is it hot or cold today (现在, 气温, 热吗, 冷不冷) -> get_current_weather
+- weather right now, current temperature, humidity, wind, is it hot or cold today (现在, 气温, 湿度, 热吗, 冷不冷)
+  -> get_current_weather
 - a day or days ahead: tomorrow, the next days, a weekday, the weekend, next week (明天, 未来几天, 周六, 周末, 下周)
   -> get_forecast; also hours or a part of a day (下午三点, 今晚), sunrise, sunset (日出, 日落), past days (昨天)
 - rain, snow, umbrella, also for today or tonight (下雨, 下雪, 带伞, 降水) -> get_precipitation
@@ -180,7 +181,8 @@ def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult
 async def get_current_weather(
     ctx: Context, city: City, place: AskedPlace, fahrenheit: Fahrenheit = False,
 ) -> Annotated[CallToolResult, CurrentWeather]:
-    """Weather right now in one city (现在, 气温, 热吗): temperature, feels-like, wind, conditions, today's low/high."""
+    """Weather right now in one city (现在, 气温, 湿度, 热吗): temperature, feels-like, humidity, wind, conditions, today's
+    low/high."""
     use_locale(ctx.request_context.meta)
     use_place_answer(city, place)
     result = convert(await service.current(city), _units(fahrenheit, ctx))

@@ -35,12 +35,16 @@ def glossed(question: str, today: date) -> str:
     clock times on the 24-hour clock ("下午三点 = 15:00"), which a small model turns into a tool's arguments far
     more reliably than the words themselves."""
     notes = []
+    hours = hour_glosses(question)
     for word in sorted(day_words(question)):
         offset = _offset(word, today)
         if offset is not None and offset != 0:
             distance = f"{abs(offset)} day{'s' if abs(offset) != 1 else ''} {'from' if offset > 0 else 'before'}"
             notes.append(f"{word} = {distance} today")
-    notes += hour_glosses(question)
+        elif offset == 0 and hours:
+            # With an hour that has passed ("今天下午两点", asked in the evening) a model moved to tomorrow.
+            notes.append(f"{word} = day 0")
+    notes += hours
     return f"{question}\n\n({'; '.join(notes)})" if notes else question
 
 

@@ -80,12 +80,13 @@ class ChatPipeline:
 
     def run(self, question: str, history: list[dict[str, Any]], use_tools: bool = True,
             emit: EventSink | None = None, cancellation: Cancellation | None = None,
-            asker: Asker | None = None) -> ChatResult:
+            asker: Asker | None = None, units: str | None = None) -> ChatResult:
         """Answer `question` after the earlier turns; `emit` receives streaming events. Raises LlmUnavailable, and
         Cancelled once `cancellation` is set (the LLM stream and the tool calls in flight are stopped). `asker`
-        relays a tool's questions to the user (MCP elicitation); without one they are cancelled."""
+        relays a tool's questions to the user (MCP elicitation); without one they are cancelled. `units`
+        ("imperial") is the user's preference, passed to the tools."""
         turn = Turn(emit or (lambda event, data: None), streaming=emit is not None,
-                    cancellation=cancellation or Cancellation(), asker=asker)
+                    cancellation=cancellation or Cancellation(), asker=asker, units=units)
         language = languages.detect(question)
         turns = context.plain_turns(history)
         tools = self.manager.tools() if use_tools else []

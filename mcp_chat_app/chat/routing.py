@@ -60,6 +60,7 @@ class Turn:
     doubtful: list[_PlannedCall] = field(default_factory=list)  # calls set aside: made-up arguments
     cancellation: Cancellation = field(default_factory=Cancellation)
     asker: Asker | None = None  # relays the servers' questions to the user (a streaming request only)
+    units: str | None = None  # the user's unit system ("imperial"), for the servers that honour `_meta.units`
 
     def on_token(self, token: str) -> None:
         self.emit("token", {"text": token})
@@ -215,7 +216,7 @@ class Router:
         started = time.perf_counter()
         # Progress (the multi-city search sends it) goes out as SSE `progress` events to a listening client.
         on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
-        outcomes = iter(self.manager.call_tools(requests, locale=locale, on_progress=on_progress,
+        outcomes = iter(self.manager.call_tools(requests, locale=locale, units=turn.units, on_progress=on_progress,
                                                 cancellation=turn.cancellation, asker=turn.asker)
                         if requests else [])
         turn.tools_ms += (time.perf_counter() - started) * 1000

@@ -13,7 +13,7 @@ from mcp_chat_app.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.history import most_turns_within, trim_to_budget
 from mcp_chat_app.llm_client import LlmUnavailable
 from mcp_chat_app.chat.pipeline import ChatResult
-from mcp_chat_app.request_parsing import chat_request, checked_user, elicitation_answer
+from mcp_chat_app.request_parsing import ChatRequest, chat_request, checked_user, elicitation_answer
 from mcp_chat_app.resources import Gateway, gateway
 from mcp_chat_app.routes.body import request_body
 from mcp_chat_app.sse import Emit, event_stream
@@ -29,19 +29,19 @@ def _authorized_user(user: str) -> str:
     return user
 
 
-def _answer(resources: Gateway, user: str, message: str, use_tools: bool, emit: Emit | None,
+def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
             cancellation: Cancellation) -> ChatResult:
     budget = resources.config.history_token_budget
     history = trim_to_budget(resources.history.messages(user, last=most_turns_within(budget)), budget)
     # Only a streaming client can be asked a tool's question (and answer it with the elicitation route).
     asker: Asker | None = resources.elicitations.asker(user, emit) if emit is not None else None
-    result = resources.pipeline.run(message, history, use_tools=use_tools, emit=emit, cancellation=cancellation,
-                                    asker=asker)
+    result = resources.pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit,
+                                    cancellation=cancellation, asker=asker, units=body.units)
     # Saved only after a full answer that can still be delivered: a failed request, or one whose client went
     # away, leaves the history as it was (a follow-up must not build on a reply the user never saw). The answer
     # keeps its calls: a follow-up question inherits their places and days.
     cancellation.check()
-    resources.history.append(user, [{"role": "user", "content": message},
+    resources.history.append(user, [{"role": "user", "content": body.message},
                                     {"role": "assistant", "content": result.response, "calls": result.calls}])
     return result
 
@@ -59,7 +59,7 @@ def chat(user: str) -> Any:
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body.message, body.use_tools, None, cancellation).to_json())
+            return jsonify(_answer(resources, user, body, None, cancellation).to_json())
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -68,7 +68,7 @@ def chat(user: str) -> Any:
 
     def work(emit: Emit) -> None:
         try:
-            emit("done", _answer(resources, user, body.message, body.use_tools, emit, cancellation).to_json())
+            emit("done", _answer(resources, user, body, emit, cancellation).to_json())
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:

@@ -60,7 +60,7 @@ class MockMcpManager:
     def warnings(self) -> list[str]:
         return []
 
-    def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
+    def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
                    on_progress: ProgressCallback | None = None, cancellation: object = None,
                    asker: object = None) -> list[ToolOutcome]:
         """Scripted tools report no progress and ask nothing, so `on_progress` and `asker` are never used."""

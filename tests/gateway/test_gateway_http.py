@@ -54,6 +54,23 @@ def test_single_tool_call(gateway, fake_llm):
     assert f'{tool_call["structured_content"]["temperature"]:g}°C' in fed
 
 
+def test_the_users_units_reach_the_tools(gateway, fake_llm):
+    """`units: imperial` in the request goes to every call as `_meta.units`: the weather server answers in °F."""
+    fake_llm.script(call(("weather__get_forecast", {"city": "Chicago", "day": 1}),
+                         ("weather__compare_weather", {"cities": ["Chicago", "Boston"], "day": 1})),
+                    {"content": "Chicago tomorrow: cold."})
+    imperial = gateway.chat("ursula", {"message": "Chicago tomorrow, and is it colder than Boston?",
+                                       "units": "imperial"}).json()
+    fake_llm.script(call(("weather__get_forecast", {"city": "Chicago", "day": 1})), {"content": "Chicago: cold."})
+    metric = gateway.chat("ursula", {"message": "Chicago tomorrow?"}).json()
+    forecast, comparison = (c["structured_content"] for c in imperial["tool_calls"])
+    (celsius,) = (c["structured_content"] for c in metric["tool_calls"])
+    assert forecast["units"]["temperature"] == comparison["units"]["temperature"] == "°F"
+    assert celsius["units"]["temperature"] == "°C"
+    high_f, high_c = forecast["days"][0]["temp_max"], celsius["days"][0]["temp_max"]
+    assert high_f == round(high_c * 9 / 5 + 32, 1) and f"{high_f:g}°F" in imperial["tool_calls"][0]["text"]
+
+
 def test_multi_tool_call_in_one_turn(gateway, fake_llm):
     fake_llm.script(call(("weather__get_current_weather", {"city": "Beijing"}),
                          ("weather__get_forecast", {"city": "Shanghai", "day": 1})),
@@ -124,6 +141,7 @@ def test_llm_server_error_is_a_503(gateway, fake_llm):
     (b'{"message": 42}', "application/json"),
     (b'{"message": "hi", "use_tools": "yes"}', "application/json"),
     (b'{"message": "hi", "stream": 1}', "application/json"),
+    (b'{"message": "hi", "units": "kelvin"}', "application/json"),
     (json.dumps({"message": "x" * 8001}).encode(), "application/json"),
 ])
 def test_malformed_requests_are_400(gateway, body, content_type):

@@ -101,6 +101,8 @@ def test_day_words_are_named_and_spelled_out_for_the_router():
     assert glossed("下周一呢", tuesday).endswith("(下周一 = 6 days from today)")
     assert glossed("What was it yesterday?", tuesday).endswith("(yesterday = 1 day before today)")
     assert glossed("今天热吗", tuesday) == "今天热吗"
+    # With an hour, today is said too: asked in the evening about 14:00, a model moved to tomorrow.
+    assert glossed("今天下午两点上海多少度？", tuesday).endswith("(今天 = day 0; 下午两点 = 14:00)")
     assert unsupported_days("杭州周末不错，明天下雨", day_words("杭州周六（12月5日）；周日（12月6日）")) == ["明天"]
 
 
