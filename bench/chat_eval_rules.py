@@ -60,6 +60,8 @@ _DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|get_current_weather
                    r"compare_weather|get_weather_chart|find_cities_by_temperature|weather__|tool_call|"
                    r"structured_content|Tool results", re.IGNORECASE)
 _MEASURE = re.compile(r"-?\d+(?:\.\d+)?\s*(°|℃|℉|度|mm|毫米|%|km/h)")
+_CELSIUS = re.compile(r"\d\s*(°C|℃|摄氏度)|celsius", re.IGNORECASE)
+_FAHRENHEIT = re.compile(r"\d\s*(°F|℉|华氏度)|fahrenheit", re.IGNORECASE)
 _OTHER_MODELS = re.compile(r"qwen|通义|千问|阿里|alibaba|openai|chatgpt|gpt-?\d|claude|anthropic|gemini|google|"
                            r"deepseek|llama|meta ai", re.IGNORECASE)
 _ZH_NEGATION = re.compile(r"[不没无未别]|否")
@@ -435,9 +437,20 @@ def rule_figures(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
         return None if turn["intent"] == "none" else not _MEASURE.search(_answer(reply))
     known = numbers_in(turn["query"]) + [n for c in calls for n in numbers_in(json.dumps(
         [c.get("structured_content"), c.get("text"), c.get("arguments")], ensure_ascii=False))]
+    if not _in_asked_units(turn, reply):
+        return False
     if not quoted:  # a data answer quotes its data; a yes or no backed by the verdict may stand alone
         return turn["intent"] not in _DATA_INTENTS or "yesno" in turn or bool(_YES_NO_QUESTION.search(turn["query"]))
     return all(any(abs(abs(q) - abs(k)) < 0.051 or round(k) == q for k in known) for q in quoted)
+
+
+def _in_asked_units(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    """Temperatures in the scale asked (a question labelled `units: imperial` asks for °F): the results fetched in
+    it, and no figure in the answer marked in the other one."""
+    wanted, other = ("°F", _CELSIUS) if turn.get("units") == "imperial" else ("°C", _FAHRENHEIT)
+    fetched = [c["structured_content"].get("units", {}).get("temperature", "°C") for c in _calls(reply)
+               if c["tool"] not in ("get_air_quality",)]
+    return all(unit == wanted for unit in fetched) and not other.search(_answer(reply))
 
 
 def rule_language(turn: dict[str, Any], reply: dict[str, Any]) -> bool:

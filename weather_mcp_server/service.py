@@ -40,6 +40,7 @@ from weather_mcp_server.places import PlaceResolver
 from weather_mcp_server.providers import Sourced, WeatherProvider
 from weather_mcp_server.units import UnitSystem
 from weather_mcp_server.verdicts import (
+    RAIN_MM,
     Standing,
     comparison_verdicts,
     feel_verdicts,
@@ -318,7 +319,7 @@ def _forecast_days(p: Payload, span: DaySpan) -> list[ForecastDay]:
         days.append(ForecastDay(
             **_day(p, offset),
             weather_code=code,
-            description=_description(p, i, code),
+            description=describe_day(p, i, code),
             temp_min=p.number("daily", "temperature_2m_min", i),
             temp_max=p.number("daily", "temperature_2m_max", i),
             precipitation_sum=p.number("daily", "precipitation_sum", i),
@@ -340,7 +341,7 @@ def _precipitation_day(p: Payload, offset: int) -> PrecipitationDay:
     snow = p.number("daily", "snowfall_sum", i)
     return PrecipitationDay(
         **_day(p, offset),
-        description=_description(p, i, code),
+        description=describe_day(p, i, code),
         precipitation_sum=p.number("daily", "precipitation_sum", i),
         rain_sum=rain,
         snowfall_sum=snow,
@@ -351,9 +352,10 @@ def _precipitation_day(p: Payload, offset: int) -> PrecipitationDay:
     )
 
 
-def _description(p: Payload, i: int, code: int) -> str:
-    """The day's weather in words; a day with both rain and snow is sleet, whatever its most severe hour."""
-    mixed = (p.optional("daily", "rain_sum", i) or 0) > 0 and (p.optional("daily", "snowfall_sum", i) or 0) > 0
+def describe_day(p: Payload, i: int, code: int) -> str:
+    """The day's weather in words; a day with both rain and snow is sleet, whatever its most severe hour. Its rain
+    must count as rain (RAIN_MM), as the day's verdict counts it: "Rain and snow ... no rain fell" reads as nonsense."""
+    mixed = (p.optional("daily", "rain_sum", i) or 0) >= RAIN_MM and (p.optional("daily", "snowfall_sum", i) or 0) > 0
     return describe(code, mixed)
 
 

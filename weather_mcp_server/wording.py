@@ -301,10 +301,12 @@ def _part_of_day(hours: Sequence[HourRecord], day: Day, part: str, today: date, 
     start, end = hours[0].time[11:16], hours[-1].time[11:16]
     next_day = hours[-1].date != hours[0].date
     calendar = calendar_words(today_of(day.date))
+    # The day's sunrise and sunset too: asked "几点日落" with a part of the day, a writer without them made one up.
+    sun = _sun(day, False) if isinstance(day, ForecastDay) else ""
     return pick(f"{part_name(part, day.day, today)} ({calendar}, {start} to {end}{' the next day' if next_day else ''}): "
-                f"{weather}, {low:g} to {high:g}{t}{chance_text}, {fallen}{when}{speed}",
+                f"{weather}, {low:g} to {high:g}{t}{chance_text}, {fallen}{when}{speed}{sun}",
                 f"{part_name(part, day.day, today)}（{calendar} {start}至{'次日' if next_day else ''}{end}）："
-                f"{weather}，{low:g}~{high:g}{t}{chance_text}，{fallen}{when}{speed}")
+                f"{weather}，{low:g}~{high:g}{t}{chance_text}，{fallen}{when}{speed}{sun}")
 
 
 _PART_WORDS = {"morning": ("morning", "上午"), "noon": ("around noon", "中午"), "afternoon": ("afternoon", "下午"),

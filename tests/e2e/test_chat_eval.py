@@ -159,6 +159,13 @@ def test_rule_figures_and_language_and_identity():
     assert strict(turn, _reply("Guangzhou: 8.9 to 17.7°C.", data))["language"] is False
     assert strict(turn, _reply("广州明天8.9°C ![图](https://example.com/a.png)", data))["language"] is False
     assert strict(turn, _reply("get_forecast 返回：广州明天8.9°C", data))["language"] is False
+    fahrenheit = {**turn, "query": "Guangzhou tomorrow in Fahrenheit?", "lang": "en", "units": "imperial"}
+    in_f = forecast(GUANGZHOU, [{**day, "temp_min": 48.0, "temp_max": 63.9} for day in WEEK[1:2]])
+    in_f["structured_content"]["units"] = {"temperature": "°F"}
+    assert strict(fahrenheit, _reply("Guangzhou tomorrow: 48 to 63.9°F.", in_f))["figures"] is True
+    assert strict(fahrenheit, _reply("Guangzhou tomorrow: 8.9 to 17.7°C.", data))["figures"] is False  # °C fetched
+    assert strict(fahrenheit, _reply("Guangzhou tomorrow: 48 to 63.9°C.", in_f))["figures"] is False  # mislabelled
+    assert strict(turn, _reply("广州明天48~63.9°F。", in_f))["figures"] is False  # °F nobody asked for
     who = {"query": "你是谁？", "lang": "zh", "intent": "none", "cities": [], "identity": True}
     assert strict(who, _reply("我是 MCP 天气助手，可以查天气。"))["identity"] is True
     assert strict(who, _reply("我是通义千问，由阿里云开发。"))["identity"] is False

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from weather_mcp_server.payload import Payload
+from weather_mcp_server.service import describe_day
 from weather_mcp_server.simulated import simulated_forecast
 
 
@@ -158,3 +160,13 @@ def test_past_days_are_the_same_days() -> None:
     for key in ("temperature_2m_max", "precipitation_sum", "sunrise"):
         assert after["daily"][key] == before["daily"][key][:3]
     assert after["hourly"]["temperature_2m"] == before["hourly"]["temperature_2m"][:72]
+
+
+def test_a_day_is_called_sleet_only_when_its_rain_counts_as_rain() -> None:
+    """"Rain and snow" beside the verdict "no rain fell" reads as nonsense: the rain must reach the verdict's 1 mm."""
+    def day(rain_mm: float, snow_cm: float) -> Payload:
+        return Payload({"daily": {"time": ["2026-11-30"], "rain_sum": [rain_mm], "snowfall_sum": [snow_cm]}})
+
+    assert describe_day(day(0.4, 1.2), 0, 71) == "Slight snowfall"
+    assert describe_day(day(1.0, 1.2), 0, 71) == "Rain and snow"
+    assert describe_day(day(3.0, 0.0), 0, 61) == "Slight rain"

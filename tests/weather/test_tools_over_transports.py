@@ -268,6 +268,9 @@ async def test_hours_and_parts_of_a_day(connect) -> None:
     assert len(temps) == 6 and morning.structured_content["part"] == "morning"
     assert f"{min(temps):g} to {max(temps):g}°C" in morning.content[0].text
     assert "Wed 22 Jul morning" in morning.content[0].text
+    # A part of a forecast day keeps the day's sunrise and sunset ("几点日落" may come with "今晚").
+    (london_day,) = morning.structured_content["days"]
+    assert f"sunrise {london_day['sunrise'][11:16]}, sunset {london_day['sunset'][11:16]}" in morning.content[0].text
 
 
 async def test_sunrise_sunset_and_past_days(connect) -> None:
