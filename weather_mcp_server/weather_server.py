@@ -149,7 +149,7 @@ Hours = Annotated[
 ]
 # A flag, not a choice of systems: a small router fills optional arguments it was not asked for, and `false` is the
 # harmless value to fill (given "units", it wrote "imperial" for most questions in Chinese).
-Fahrenheit = Annotated[bool, Field(description="true only if °F or Fahrenheit is asked (also mph, inches)")]
+Fahrenheit = Annotated[bool, Field(description="true only if °F, Fahrenheit or 华氏 is asked (also mph, inches)")]
 # Far beyond any air temperature on record (-89.2 to 56.7 °C, -128.6 to 134 °F), so only nonsense is refused.
 TEMPERATURE_RANGE = (-150.0, 150.0)
 
@@ -181,7 +181,7 @@ def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult
 async def get_current_weather(
     ctx: Context, city: City, place: AskedPlace, fahrenheit: Fahrenheit = False,
 ) -> Annotated[CallToolResult, CurrentWeather]:
-    """Weather right now in one city (现在, 气温, 湿度, 热吗): temperature, feels-like, humidity, wind, today's low/high."""
+    """Weather right now in one city (现在, 气温, 湿度, 热吗): temperature, feels-like, humidity, wind, conditions, low/high."""
     use_locale(ctx.request_context.meta)
     use_place_answer(city, place)
     result = convert(await service.current(city), _units(fahrenheit, ctx))
@@ -271,7 +271,7 @@ async def find_cities_by_temperature(
     ] = None,
     day: Annotated[DayOffset, Field(description="The day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天")] = 0,
     measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
-    fahrenheit: Annotated[bool, Field(description="true only if the bounds are in °F (Fahrenheit)")] = False,
+    fahrenheit: Annotated[bool, Field(description="true only if the bounds are in °F (Fahrenheit, 华氏)")] = False,
 ) -> Annotated[CallToolResult, TemperatureSearch]:
     """Which of ~60 major cities (哪些城市) are above, below or between temperatures on a day; not for named cities."""
     # No city-list argument: small models filled one until it was full, and used it for every comparison.

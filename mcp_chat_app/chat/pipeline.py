@@ -86,7 +86,8 @@ class ChatPipeline:
         relays a tool's questions to the user (MCP elicitation); without one they are cancelled. `units`
         ("imperial") is the user's preference, passed to the tools."""
         turn = Turn(emit or (lambda event, data: None), streaming=emit is not None,
-                    cancellation=cancellation or Cancellation(), asker=asker, units=units)
+                    cancellation=cancellation or Cancellation(), asker=asker, units=units,
+                    asked=f"{context.earlier_question(history)}\n{question}")
         language = languages.detect(question)
         turns = context.plain_turns(history)
         tools = self.manager.tools() if use_tools else []

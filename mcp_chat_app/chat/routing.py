@@ -60,6 +60,7 @@ class Turn:
     doubtful: list[_PlannedCall] = field(default_factory=list)  # calls set aside: made-up arguments
     cancellation: Cancellation = field(default_factory=Cancellation)
     asker: Asker | None = None  # relays the servers' questions to the user (a streaming request only)
+    asked: str = ""  # the question and the one before it, as written: what a call's flags may come from
     units: str | None = None  # the user's unit system ("imperial"), for the servers that honour `_meta.units`
 
     def on_token(self, token: str) -> None:
@@ -125,10 +126,11 @@ class Router:
         elif calls and not stated:
             # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
             # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
-            turn.doubtful = [self._plan(call, by_name) for call in calls]
+            turn.doubtful = [self._plan(call, by_name, turn.asked) for call in calls]
             return ""
         if calls:
-            self._execute(turn, [self._plan(call, by_name) for call in calls], {}, languages.locale(language))
+            planned = [self._plan(call, by_name, turn.asked) for call in calls]
+            self._execute(turn, planned, {}, languages.locale(language))
         return ""
 
     def run_doubtful(self, turn: Turn, language: str) -> None:
@@ -157,7 +159,7 @@ class Router:
                 calls = _real_calls(turn.record(self._forced_call(turn, messages, [*specs, prompts.NO_TOOL_SPEC])))
             if not calls:
                 return reply.content
-            planned = [self._plan(call, by_name) for call in calls]
+            planned = [self._plan(call, by_name, turn.asked) for call in calls]
             if all(self._already_made(turn, plan) for plan in planned):
                 return ""  # small models often repeat a call instead of answering: answer from what we have
             self._execute(turn, planned, repairs_left, languages.locale(language))
@@ -186,13 +188,14 @@ class Router:
                 for i, call in enumerate(parsed)]
 
     @staticmethod
-    def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo]) -> _PlannedCall:
+    def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], question: str) -> _PlannedCall:
         tool = _resolve(call.name, by_name)
         if tool is None:
             known = ", ".join(by_name)
             return _PlannedCall(call.id, call.name, {}, error=f"unknown tool {call.name!r}; available: {known}")
         try:
             arguments = tidy_arguments(decode_arguments(call.arguments), tool.input_schema)
+            arguments = context.without_unasked_flags(arguments, tool.input_schema, question)
         except ValueError as error:
             return _PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
         problem = validation_error(arguments, tool.input_schema)

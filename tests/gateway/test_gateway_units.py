@@ -119,6 +119,17 @@ def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert context.earlier_calls(history) == 'w__f {"city":"杭州"}' and context.earlier_question(history) == "q"
 
 
+def test_a_flag_the_question_does_not_name_is_dropped():
+    schema = {"properties": {"city": {"type": "string"}, "fahrenheit": {
+        "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
+    turned_on = {"city": "Chicago", "fahrenheit": True}
+    assert context.without_unasked_flags(turned_on, schema, "What about Chicago?") == {"city": "Chicago"}
+    for asked in ("Chicago in Fahrenheit please", "Chicago, in °F", "芝加哥现在多少华氏度"):
+        assert context.without_unasked_flags(turned_on, schema, asked) == turned_on, asked
+    off = {"city": "Chicago", "fahrenheit": False}
+    assert context.without_unasked_flags(off, schema, "What about Chicago?") == off  # only a flag turned on
+
+
 def test_model_view_is_compact_structured_content():
     outcome = ToolOutcome("w", "t", {}, structured_content={"a": 1.23456, "b": None, "c": list(range(50))})
     assert json.loads(model_view(outcome)) == {"a": 1.2, "c": list(range(10))}
