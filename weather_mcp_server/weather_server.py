@@ -181,7 +181,7 @@ def _result(model: BaseModel, text: str, *extra: ImageContent) -> CallToolResult
 async def get_current_weather(
     ctx: Context, city: City, place: AskedPlace, fahrenheit: Fahrenheit = False,
 ) -> Annotated[CallToolResult, CurrentWeather]:
-    """Weather right now in one city (现在, 气温, 湿度, 热吗): temperature, feels-like, humidity, wind, conditions, low/high."""
+    """Weather right now in one city (现在, 气温, 湿度, 热吗): temperature, feels-like, humidity, wind, conditions, today's low/high."""
     use_locale(ctx.request_context.meta)
     use_place_answer(city, place)
     result = convert(await service.current(city), _units(fahrenheit, ctx))
