@@ -27,12 +27,30 @@ INTENT_TOOLS: dict[str, set[str]] = {
     "chart": {"get_weather_chart"},
     "temperature_range": {"find_cities_by_temperature"},
     "compare": {"compare_weather", "get_current_weather", "get_forecast"},
+    "hourly": {"get_forecast", "get_precipitation"},
+    "sun": {"get_forecast"},
+    "aqi": {"get_air_quality"},
+    "past": {"get_forecast", "get_precipitation"},
 }
 _DATA_INTENTS = {"current", "forecast", "precipitation", "temperature_range", "compare"}
 _FEATURES = {"hourly", "sun", "aqi", "past"}
-# Where a feature's figures live in a result, once a tool gives them.
-_FEATURE_FIELDS = {"hourly": ("hours",), "sun": ("sunrise", "sunset"),
-                   "aqi": ("pm2_5", "pm10", "us_aqi", "european_aqi", "china_aqi", "aqi"), "past": ()}
+# The figures a feature question asks for, by the words it asks with (first match wins; none: any of them).
+_HOUR_FIELDS = ("temperature", "feels_like", "precipitation_probability", "precipitation")
+_SUN_WORDS = ((re.compile(r"rise|日出|天亮|sunrise", re.I), ("sunrise",)),
+              (re.compile(r"set|日落|天黑|sunset", re.I), ("sunset",)))
+_AQI_WORDS = ((re.compile(r"pm\s*2\.?5|细颗粒", re.I), ("pm2_5",)), (re.compile(r"pm\s*10", re.I), ("pm10",)),
+              (re.compile(r"臭氧|ozone|\bo3\b", re.I), ("ozone",)),
+              (re.compile(r"aqi|指数", re.I), ("china_aqi", "us_aqi", "european_aqi", "us_aqi_max", "european_aqi_max")))
+_AQI_FIELDS = ("pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "carbon_monoxide", "china_aqi",
+               "us_aqi", "european_aqi", "us_aqi_max", "european_aqi_max")
+_PAST_WORDS = ((re.compile(r"最高|high|max|warmest|hottest", re.I), ("temp_max",)),
+               (re.compile(r"最低|low|min|coldest", re.I), ("temp_min",)),
+               (re.compile(r"雨|雪|降水|rain|snow|precipitation", re.I), ("precipitation_sum",)))
+_PAST_FIELDS = ("temp_max", "temp_min", "precipitation_sum")
+_ZH_NUMERALS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_CLOCK_TIME = re.compile(r"(?<![\d:])(\d{1,2})[:：](\d{2})(?!\d)\s*([ap]\.?m\.?)?"
+                         r"|(下午|傍晚|晚上)?([\d一二两三四五六七八九十]{1,3})点(?:(\d{1,2})分?|(半))?"
+                         r"|(?<![\d.])(\d{1,2})\s*([ap]\.?m\.?)(?![a-z])", re.IGNORECASE)
 
 _LIMIT = re.compile(r"抱歉|无法|不能|不支持|没有(这|该|相关|.{0,8}(数据|信息|资料))|查不到|找不到|只能|超出|超过.{0,6}范围|"
                     r"不在.{0,6}范围|不是.{0,6}(地方|城市)|\b(sorry|cannot|can't|unable|not able|don't have|do not "
@@ -42,11 +60,14 @@ _DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|get_current_weather
                    r"compare_weather|get_weather_chart|find_cities_by_temperature|weather__|tool_call|"
                    r"structured_content|Tool results", re.IGNORECASE)
 _MEASURE = re.compile(r"-?\d+(?:\.\d+)?\s*(°|℃|℉|度|mm|毫米|%|km/h)")
+_CELSIUS = re.compile(r"\d\s*(°C|℃|摄氏度)|celsius", re.IGNORECASE)
+_FAHRENHEIT = re.compile(r"\d\s*(°F|℉|华氏度)|fahrenheit", re.IGNORECASE)
 _OTHER_MODELS = re.compile(r"qwen|通义|千问|阿里|alibaba|openai|chatgpt|gpt-?\d|claude|anthropic|gemini|google|"
                            r"deepseek|llama|meta ai", re.IGNORECASE)
 _ZH_NEGATION = re.compile(r"[不没无未别]|否")
 _EN_NEGATION = re.compile(r"\b(no|not|never|none|without|unlikely|dry)\b|n't", re.IGNORECASE)
 _CLAUSE = re.compile(r"[，。,.;；!！?？\n]")
+_YES_NO_QUESTION = re.compile(r"[吗么][？?\s]*$|要不要|会不会|^\s*(will|is|are|does|do|should|can)\b", re.IGNORECASE)
 
 # Day words a reader takes as naming a day, with the offset they name (weekdays are resolved per place).
 _ZH_DAYS = {"大后天": 3, "后天": 2, "明天": 1, "明日": 1, "明晚": 1, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
@@ -57,6 +78,8 @@ _ZH_WEEKDAYS = "一二三四五六日"
 _EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKEND_WORDS = ("周末", "weekend")
 
+_PART_OF_DAY = re.compile(r"今晚|明晚|晚上|夜里|夜间|凌晨|早上|上午|中午|下午|傍晚|tonight|morning|afternoon|evening|"
+                          r"\bnight\b", re.IGNORECASE)
 _TOPIC_WORDS = {"rain": ("雨", "降水", "伞", "rain", "wet", "umbrella", "shower", "dry"),
                 "snow": ("雪", "snow")}
 
@@ -296,10 +319,16 @@ def _records_for(turn: dict[str, Any], reply: dict[str, Any], tools: set[str]) -
 
 
 def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    topic = turn["yesno"]
+    said = _polarity(_answer(reply), _TOPIC_WORDS[topic])
+    hours = _hours_asked(turn, reply)
+    if hours:  # "今晚会下雨吗": judged by the hours of that part of the day
+        wet = [h for h in hours if (h.get("snowfall") or 0) > 0] if topic == "snow" else [
+            h for h in hours if (h.get("precipitation") or 0) > 0 or (h.get("precipitation_probability") or 0) >= 50]
+        return said is not None and said == bool(wet)
     records = _records_for(turn, reply, {"get_precipitation", "get_forecast"})
     if not records:
         return False
-    topic = turn["yesno"]
     if topic == "rain":
         yes = any((r.get("precipitation_sum") or 0) >= 1 or (r.get("probability_max") or r.get(
             "precipitation_probability") or 0) >= 50 or r.get("rain_expected") for r in records)
@@ -308,8 +337,20 @@ def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     else:
         yes = any((r.get("snowfall_sum") or 0) > 0 or r.get("snow_expected") for r in records)
         no = not yes
-    said = _polarity(_answer(reply), _TOPIC_WORDS[topic])
     return said is not None and ((said and yes) or (not said and no))
+
+
+def _hours_asked(turn: dict[str, Any], reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """The hour records of the asked day for a question about a part of it (今晚, this afternoon), if any."""
+    if not _PART_OF_DAY.search(turn["query"]):
+        return []
+    records = []
+    for call in _calls(reply, {"get_precipitation", "get_forecast"}):
+        content = call["structured_content"]
+        if any(_near(content.get("location") or {}, city) for city in turn.get("cities", [])):
+            asked = {r.get("day") for r in content.get("days") or []} & {turn.get("day", 0)}
+            records += [h for h in content.get("hours") or [] if asked]
+    return records
 
 
 def _polarity(text: str, topic_words: tuple[str, ...]) -> bool | None:
@@ -396,9 +437,20 @@ def rule_figures(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
         return None if turn["intent"] == "none" else not _MEASURE.search(_answer(reply))
     known = numbers_in(turn["query"]) + [n for c in calls for n in numbers_in(json.dumps(
         [c.get("structured_content"), c.get("text"), c.get("arguments")], ensure_ascii=False))]
+    if not _in_asked_units(turn, reply):
+        return False
     if not quoted:  # a data answer quotes its data; a yes or no backed by the verdict may stand alone
-        return turn["intent"] not in _DATA_INTENTS or "yesno" in turn
+        return turn["intent"] not in _DATA_INTENTS or "yesno" in turn or bool(_YES_NO_QUESTION.search(turn["query"]))
     return all(any(abs(abs(q) - abs(k)) < 0.051 or round(k) == q for k in known) for q in quoted)
+
+
+def _in_asked_units(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    """Temperatures in the scale asked (a question labelled `units: imperial` asks for °F): the results fetched in
+    it, and no figure in the answer marked in the other one."""
+    wanted, other = ("°F", _CELSIUS) if turn.get("units") == "imperial" else ("°C", _FAHRENHEIT)
+    fetched = [c["structured_content"].get("units", {}).get("temperature", "°C") for c in _calls(reply)
+               if c["tool"] not in ("get_air_quality",)]
+    return all(unit == wanted for unit in fetched) and not other.search(_answer(reply))
 
 
 def rule_language(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
@@ -409,46 +461,94 @@ def rule_language(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
 
 def rule_limits(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
     """6. A question the tools cannot answer gets the limit said, and no invented figures; a feature question
-    whose data a tool did return gets that data's figure."""
+    (hourly, sun, aqi, past) gets the figure it asks for, from a tool result for that place, day and hour."""
     text = _answer(reply)
     if turn["intent"] == "limit":
         return bool(_LIMIT.search(text)) and not _MEASURE.search(text)
     if turn["intent"] not in _FEATURES:
         return None
-    feature_data = _feature_values(turn, reply)
-    if feature_data:
-        return any(any(abs(q - v) < 0.051 or round(v) == q for v in feature_data) for q in numbers_in(text))
-    return bool(_LIMIT.search(text)) and rule_figures(turn, reply) is not False
+    if turn["intent"] == "sun":
+        times = _sun_times(turn, reply)
+        return bool(times) and bool(_clock_times(text) & times)
+    values = _feature_values(turn, reply)
+    return any(abs(q - v) < 0.051 or round(v) == q for q in numbers_in(text) for v in values)
+
+
+def _asked_records(turn: dict[str, Any], reply: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The records under `key` ("days", "hours") of the asked day, in results of the feature's tools for the place."""
+    day = turn.get("day", 0)
+    records = []
+    for city in turn.get("cities", []):
+        for call in _calls(reply, INTENT_TOOLS[turn["intent"]]):
+            content = call["structured_content"]
+            if not _near(content.get("location") or {}, city):
+                continue
+            days = content.get("days") or []
+            today = _today([{"days": days}])
+            if key == "current":
+                records += [content["current"]] if day == 0 and isinstance(content.get("current"), dict) else []
+                continue
+            records += [record for record in content.get(key) or [] if today is not None
+                        and record.get("date") == (today + dt.timedelta(days=day)).isoformat()]
+    return records
+
+
+def _fields(query: str, words: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...],
+            default: tuple[str, ...]) -> tuple[str, ...]:
+    return next((fields for pattern, fields in words if pattern.search(query)), default)
 
 
 def _feature_values(turn: dict[str, Any], reply: dict[str, Any]) -> list[float]:
-    """The figures of the asked feature in the results (empty while no tool returns that kind of data)."""
-    values: list[float] = []
-    fields = _FEATURE_FIELDS[turn["intent"]]
-    for call in _calls(reply):
-        content = call["structured_content"]
-        if turn["intent"] == "past":
-            values += [float(r["temp_max"]) for r in content.get("days", []) if r.get("day") == turn.get("day")
-                       and isinstance(r.get("temp_max"), int | float)]
-            continue
-        for key, value in _leaves(content):
-            if key.split(".")[-1] in fields or any(f"{field}" in key for field in fields):
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    values.append(float(value))
-                elif isinstance(value, str) and re.fullmatch(r".*T?\d{2}:\d{2}", value):
-                    values += numbers_in(value[-5:].replace(":", "."))
+    """The figures the question asks for: the asked hour's (its temperature, feels-like, chance and amount of
+    precipitation), the place's pollutant or index named (now and for the asked day), the asked past day's."""
+    intent, query = turn["intent"], turn["query"]
+    if intent == "hourly":
+        records = [h for h in _asked_records(turn, reply, "hours") if "hour" not in turn or h.get("hour") == turn["hour"]]
+        fields = _HOUR_FIELDS
+    elif intent == "aqi":
+        records = _asked_records(turn, reply, "current") + _asked_records(turn, reply, "days")
+        fields = _fields(query, _AQI_WORDS, _AQI_FIELDS)
+    else:
+        records = _asked_records(turn, reply, "days")
+        fields = _fields(query, _PAST_WORDS, _PAST_FIELDS)
+    values = []
+    for record in records:
+        for field in fields:
+            value = record.get(field)
+            value = value.get("aqi") if isinstance(value, dict) else value
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                values.append(float(value))
     return values
 
 
-def _leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, f"{prefix}.{key}" if prefix else key)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item, prefix)
-    else:
-        yield prefix, value
+def _sun_times(turn: dict[str, Any], reply: dict[str, Any]) -> set[str]:
+    """The asked day's sunrise and/or sunset (as the question asks) at the place, as HH:MM."""
+    fields = _fields(turn["query"], _SUN_WORDS, ("sunrise", "sunset"))
+    return {record[field][11:16] for record in _asked_records(turn, reply, "days") for field in fields
+            if isinstance(record.get(field), str)}
+
+
+def _clock_times(text: str) -> set[str]:
+    """The clock times a reply gives, as HH:MM (下午4点50分 and 4:50 pm are 16:50; a bare 4:50 may be either)."""
+    found = set()
+    for match in _CLOCK_TIME.finditer(text):
+        later = bool(match[3] and match[3].lower().startswith("p")) or bool(match[4]) or bool(
+            match[9] and match[9].lower().startswith("p"))
+        hour = _clock_number(match[1] or match[5] or match[8])
+        minute = int(match[2] or match[6] or 0) + (30 if match[7] else 0)
+        for h in ({hour + 12} if later and hour < 12 else {hour, hour + 12} if hour < 12 and not (
+                match[1] and match[1].startswith("0")) else {hour}):
+            found.add(f"{h % 24:02d}:{minute:02d}")
+    return found
+
+
+def _clock_number(text: str) -> int:
+    if text.isdigit():
+        return int(text)
+    tens, ten, ones = text.partition("十")
+    if not ten:
+        return _ZH_NUMERALS[text]
+    return (_ZH_NUMERALS[tens] if tens else 1) * 10 + (_ZH_NUMERALS[ones] if ones else 0)
 
 
 def rule_disclosure(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:

@@ -84,7 +84,8 @@ def _builtin_tools() -> list[dict]:
         tool("compare_weather", "Which of two or more places is warmer, colder or wetter.",
              {"cities": {"type": "array", "items": city}, "day": day, "days": count}, ["cities"]),
         tool("find_cities_by_temperature", "Cities whose temperature lies in a range.",
-             {"min_temp": {"type": "number"}, "max_temp": {"type": "number"}, "day": day}, []),
+             {"relation": {"type": "string", "enum": ["above", "below", "between"]}, "temp": {"type": "number"},
+              "temp2": {"type": "number"}, "day": day}, ["relation", "temp"]),
         tool("get_weather_chart", "PNG chart of temperature or precipitation.",
              {"city": city, "day": day, "days": count,
               "kind": {"type": "string", "enum": ["temperature", "precipitation"]}}, ["city"]),
@@ -111,6 +112,12 @@ def _city_matches(name: str, expected: dict, gazetteer) -> bool:
     return expected["name"].lower() in name.lower()
 
 
+def _bounds(args: dict) -> tuple[float | None, float | None]:
+    """The (lower, upper) bounds a range-search call asks for."""
+    relation, temp, temp2 = args.get("relation"), args.get("temp"), args.get("temp2")
+    return {"above": (temp, None), "below": (None, temp)}.get(relation, (temp, temp2))
+
+
 def _reaches(args: dict, days: int) -> bool:
     """Whether a call's days (`day` from today, `days` of them) reach the last day asked; a weekday reaches any."""
     day = args.get("day", 0)
@@ -128,9 +135,7 @@ def _args_match(query: dict, calls: list[tuple[str, dict]], gazetteer) -> bool:
         if name == "find_cities_by_temperature":
             if args.get("day", 0) != query.get("days", 1) - 1:
                 return False
-            if "min_c" in query and args.get("min_temp") != query["min_c"]:
-                return False
-            if "max_c" in query and args.get("max_temp") != query["max_c"]:
+            if _bounds(args) != (query.get("min_c"), query.get("max_c")):
                 return False
         elif "days" in query and name != "get_current_weather" and not _reaches(args, query["days"]):
             return False  # the call must reach the last day asked (today = day 1)

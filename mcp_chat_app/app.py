@@ -11,6 +11,7 @@ from flask import Flask, request
 from mcp_chat_app import web
 from mcp_chat_app.auth import AccessPolicy, auth_required
 from mcp_chat_app.config import GatewayConfig
+from mcp_chat_app.elicitation import Elicitations
 from mcp_chat_app.errors import register_error_handlers
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
 from mcp_chat_app.llm_client import LlmClient, LlmUnavailable, set_caller
@@ -55,6 +56,7 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         media=media_store,
         pipeline=pipeline,
         access=access,
+        elicitations=Elicitations(config.elicitation_timeout_s),
     )
 
 

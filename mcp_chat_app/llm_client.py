@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +22,7 @@ from typing import Any
 import httpx
 import openai
 
+from mcp_chat_app.cancellation import Cancellation, Cancelled
 from mcp_chat_app.llm_watch import LlmWatch
 from mcp_chat_app.model_profiles import Endpoint
 
@@ -83,14 +86,16 @@ class LlmClient:
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
              on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
              parallel_tool_calls: bool | None = None, calls_of_one_tool: bool = False,
-             regex: str | None = None, max_tokens: int | None = None, shared: int | None = None) -> ChatTurn:
+             regex: str | None = None, max_tokens: int | None = None, shared: int | None = None,
+             cancellation: Cancellation | None = None) -> ChatTurn:
         """One completion; raises LlmUnavailable when the endpoint is down or fails.
 
         `calls_of_one_tool`: the reply is streamed and cut off at the first call of a tool other than the
         first call's (the same request for several places is kept; a small model listing every tool is not
         left to run on until max_tokens). `regex`: the reply text must match it (needs an endpoint with
         `structured_outputs`). `shared`: how many leading messages hold no user data (default: the system
-        messages), so a salted prompt cache still shares them across users."""
+        messages), so a salted prompt cache still shares them across users. `cancellation`: the reply is
+        streamed, and the stream closed when it is cancelled (the server then aborts); raises Cancelled."""
         request: dict[str, Any] = {
             "model": self.endpoint.model,
             "messages": messages,
@@ -109,20 +114,14 @@ class LlmClient:
                 request["parallel_tool_calls"] = parallel_tool_calls
         started = time.perf_counter()
         try:
-            if on_token is None and not calls_of_one_tool:
+            if on_token is None and not calls_of_one_tool and cancellation is None:
                 turn = self._complete(request)
             else:
-                turn = self._stream(request, on_token or (lambda token: None), calls_of_one_tool)
-        except openai.APITimeoutError as error:
-            raise LlmTimeout(f"LLM at {self.endpoint.base_url} did not answer within "
-                             f"{self.endpoint.timeout_s:g}s") from error
-        except (openai.APIConnectionError, openai.InternalServerError) as error:
-            raise LlmUnavailable(f"LLM at {self.endpoint.base_url} unavailable: {error}") from error
-        except openai.APIStatusError as error:
-            if error.status_code == 413:
-                raise LlmPromptTooLong(f"the conversation is too long for the model at {self.endpoint.base_url}; "
-                                       "clear the history or ask a shorter question") from error
-            raise LlmUnavailable(f"LLM at {self.endpoint.base_url} answered HTTP {error.status_code}") from error
+                turn = self._stream(request, on_token or (lambda token: None), calls_of_one_tool, cancellation)
+        except (openai.APIError, httpx.HTTPError) as error:
+            if cancellation is not None and cancellation.cancelled:
+                raise Cancelled("the client went away during the LLM call") from error
+            raise _mapped(error, self.endpoint) from error
         turn.duration_ms = (time.perf_counter() - started) * 1000
         return turn
 
@@ -155,29 +154,40 @@ class LlmClient:
         return ChatTurn(content=content, tool_calls=calls)
 
     def _stream(self, request: dict[str, Any], on_token: Callable[[str], None],
-                calls_of_one_tool: bool = False) -> ChatTurn:
+                calls_of_one_tool: bool = False, cancellation: Cancellation | None = None) -> ChatTurn:
         content: list[str] = []
         calls: dict[int, ModelToolCall] = {}
         finish_reason = None
-        # Leaving the `with` early closes the connection, which stops the generation server-side.
-        with self._client.chat.completions.create(**request, stream=True) as stream:
-            for chunk in stream:
-                if not chunk.choices:
-                    continue
-                finish_reason = chunk.choices[0].finish_reason or finish_reason
-                delta = chunk.choices[0].delta
-                if delta.content:
-                    content.append(delta.content)
-                    on_token(delta.content)
-                for piece in delta.tool_calls or []:
-                    call = calls.setdefault(piece.index, ModelToolCall(piece.id or f"call_{piece.index}", "", ""))
-                    if piece.function and piece.function.name:
-                        call.name += piece.function.name
-                    if piece.function and piece.function.arguments:
-                        call.arguments += piece.function.arguments
-                if calls_of_one_tool and _other_tool_started(calls):
-                    calls.pop(max(calls))
-                    break
+        answered = False
+        # Leaving the `with` early closes the connection, which stops the generation server-side; so does a
+        # cancellation, from its own thread.
+        with self._open_stream(request, cancellation) as stream:
+            stop_watching = cancellation.on_cancel(stream.close) if cancellation else (lambda: None)
+            try:
+                for chunk in stream:
+                    if not chunk.choices:
+                        continue
+                    answered = True
+                    finish_reason = chunk.choices[0].finish_reason or finish_reason
+                    delta = chunk.choices[0].delta
+                    if delta.content:
+                        content.append(delta.content)
+                        on_token(delta.content)
+                    for piece in delta.tool_calls or []:
+                        call = calls.setdefault(piece.index, ModelToolCall(piece.id or f"call_{piece.index}", "", ""))
+                        if piece.function and piece.function.name:
+                            call.name += piece.function.name
+                        if piece.function and piece.function.arguments:
+                            call.arguments += piece.function.arguments
+                    if calls_of_one_tool and _other_tool_started(calls):
+                        calls.pop(max(calls))
+                        break
+            finally:
+                stop_watching()
+        if cancellation is not None:
+            cancellation.check()  # a stream closed under the loop may end without an error
+        if not answered:  # a 200 that is no event stream (an HTML error page, a bare JSON body) reads as empty
+            raise LlmBadResponse(f"LLM at {self.endpoint.base_url} sent no completion chunks")
         streamed = [calls[i] for i in sorted(calls)]
         if finish_reason == "length" and streamed:
             # The last call was cut off by max_tokens after its first fragments had gone out: not a call.
@@ -201,6 +211,51 @@ class LlmClient:
         except httpx.HTTPError:
             return False
         return True
+
+    def _open_stream(self, request: dict[str, Any], cancellation: Cancellation | None) -> Any:
+        """The streamed completion, opened. A server answers only after its prefill; with a cancellation the
+        stream is opened on a worker thread, so a client that goes away meanwhile is not kept waiting: the stream
+        that opens later is closed at once, which aborts the generation."""
+        def create() -> Any:
+            return self._client.chat.completions.create(**request, stream=True)
+
+        if cancellation is None:
+            return create()
+        opened: Future = Future()
+
+        def open_stream() -> None:
+            try:
+                opened.set_result(create())
+            except Exception as error:  # handed to the waiting caller
+                opened.set_exception(error)
+
+        woken = threading.Event()
+        stop_watching = cancellation.on_cancel(woken.set)
+        opened.add_done_callback(lambda _: woken.set())
+        threading.Thread(target=open_stream, name="llm-open", daemon=True).start()
+        woken.wait()
+        stop_watching()
+        if cancellation.cancelled:
+            opened.add_done_callback(_close_late_stream)
+            raise Cancelled("the client went away before the LLM answered")
+        return opened.result()
+
+
+def _close_late_stream(opened: Future) -> None:
+    if opened.exception() is None:
+        opened.result().close()
+
+
+def _mapped(error: Exception, endpoint: Endpoint) -> LlmUnavailable:
+    """A failed call as our callers see it: 504 slow, 413 too long, 503 down or failing."""
+    if isinstance(error, openai.APITimeoutError):
+        return LlmTimeout(f"LLM at {endpoint.base_url} did not answer within {endpoint.timeout_s:g}s")
+    if isinstance(error, openai.APIStatusError) and error.status_code == 413:
+        return LlmPromptTooLong(f"the conversation is too long for the model at {endpoint.base_url}; clear the "
+                                "history or ask a shorter question")
+    if isinstance(error, openai.APIStatusError) and not isinstance(error, openai.InternalServerError):
+        return LlmUnavailable(f"LLM at {endpoint.base_url} answered HTTP {error.status_code}")
+    return LlmUnavailable(f"LLM at {endpoint.base_url} unavailable: {error}")
 
 
 def _other_tool_started(calls: dict[int, ModelToolCall]) -> bool:

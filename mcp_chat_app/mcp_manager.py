@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import threading
 import time
@@ -13,6 +14,8 @@ from typing import Any, TypeVar
 
 from mcp import MCPError
 
+from mcp_chat_app.cancellation import Cancellation, Cancelled
+from mcp_chat_app.elicitation import Asker, current_asker
 from mcp_chat_app.server_connection import ServerConnection, ServerUnavailable
 from mcp_chat_app.server_oauth import OAuthSettings
 from mcp_chat_app.server_registry import Registry, ServerSpec
@@ -23,6 +26,7 @@ _T = TypeVar("_T")
 _STARTUP_WAIT_S = 20.0
 SEPARATOR = "__"
 LOCALE_META_KEY = "locale"
+UNITS_META_KEY = "units"
 
 
 @dataclass(frozen=True)
@@ -159,19 +163,32 @@ class McpManager:
         return {name: connection.instructions for name, connection in list(self._connections.items())
                 if connection.instructions and connection.tools}
 
-    def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
-                   on_progress: ProgressCallback | None = None) -> list[ToolOutcome]:
+    def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
+                   on_progress: ProgressCallback | None = None,
+                   cancellation: Cancellation | None = None, asker: Asker | None = None) -> list[ToolOutcome]:
         """Run the calls concurrently (each with its server's timeout); results keep the request order.
 
         `locale` ("zh-CN", "en") goes to the servers as the request's `_meta.locale`: servers that word their
-        results (ours does) answer in the user's language; others ignore it. `on_progress` receives a
+        results (ours does) answer in the user's language; others ignore it; `units` ("imperial") likewise as
+        `_meta.units`. `on_progress` receives a
         `ToolProgress` for each progress notification a server sends about one of the calls. It runs on the
         manager's event-loop thread while the calls are in flight, so it must return quickly and not call back
         into the manager (queue the update, e.g. as an SSE event); an exception it raises is logged and does
-        not affect the call."""
+        not affect the call. A `cancellation` cancels the calls still running (the MCP client tells their
+        servers) and raises Cancelled. An `asker` relays the servers' questions (elicitation) to the user; without
+        one they are answered `cancel`."""
         longest = max((self._timeout_of(request.server) for request in requests), default=0)
-        meta = {LOCALE_META_KEY: locale} if locale else None
-        return self._run(self._call_all(requests, meta, on_progress), timeout=2 * longest + 10)
+        meta = {key: value for key, value in ((LOCALE_META_KEY, locale), (UNITS_META_KEY, units)) if value} or None
+        future = asyncio.run_coroutine_threadsafe(self._call_all(requests, meta, on_progress, asker), self._loop)
+        stop_watching = cancellation.on_cancel(future.cancel) if cancellation else (lambda: None)
+        # Each call keeps its own timeout; a person answering a question stops it, so only then is this open.
+        bound = None if asker else 2 * longest + 10
+        try:
+            return future.result(bound)
+        except concurrent.futures.CancelledError as error:
+            raise Cancelled("the client went away during the tool calls") from error
+        finally:
+            stop_watching()
 
     def add_server(self, spec: ServerSpec, wait_s: float = _STARTUP_WAIT_S) -> bool:
         """Register (or replace) a server at runtime; True when it came up within `wait_s`."""
@@ -240,7 +257,8 @@ class McpManager:
         return None
 
     async def _call_all(self, requests: list[ToolRequest], meta: dict[str, Any] | None,
-                        on_progress: ProgressCallback | None) -> list[ToolOutcome]:
+                        on_progress: ProgressCallback | None, asker: Asker | None) -> list[ToolOutcome]:
+        current_asker.set(asker)  # this task's calls (gathered below, in copies of its context) ask through it
         return list(await asyncio.gather(*(self._call(index, request, meta, on_progress)
                                            for index, request in enumerate(requests))))
 

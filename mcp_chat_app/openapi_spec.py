@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_chat_app.request_parsing import MAX_MESSAGE_CHARS, MESSAGE_PATTERN, USER_PATTERN
+from mcp_chat_app.request_parsing import MAX_MESSAGE_CHARS, MESSAGE_PATTERN, UNIT_SYSTEMS, USER_PATTERN
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{USER_PATTERN}$"}}
@@ -27,8 +27,11 @@ _SCHEMAS: dict[str, Any] = {
     "ChatRequest": {"type": "object", "required": ["message"], "properties": {
         "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS, "pattern": MESSAGE_PATTERN},
         "use_tools": {"type": "boolean", "default": True},
+        "units": {"type": "string", "enum": list(UNIT_SYSTEMS),
+                  "description": "the user's unit system, passed to the tools as `_meta.units` (default: metric)"},
         "stream": {"type": "boolean", "default": False,
-                   "description": "SSE events tool_call, tool_result, progress, token, rewrite, done, error"}}},
+                   "description": "SSE events tool_call, tool_result, progress, elicitation, elicitation_closed, "
+                                  "token, rewrite, done, error"}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
@@ -52,9 +55,13 @@ _SCHEMAS: dict[str, Any] = {
     "ChatEvent": {"type": "object", "description": "one SSE event; `data` is JSON (`done` carries a ChatResponse)",
                   "required": ["event", "data"], "properties": {
                       "event": {"type": "string",
-                                "enum": ["tool_call", "tool_result", "progress", "token", "rewrite", "done",
-                                         "error"]},
+                                "enum": ["tool_call", "tool_result", "progress", "elicitation",
+                                         "elicitation_closed", "token", "rewrite", "done", "error"]},
                       "data": {"type": "string"}}},
+    "ElicitationAnswer": {"type": "object", "required": ["action"], "properties": {
+        "action": {"type": "string", "enum": ["accept", "decline", "cancel"]},
+        "content": {"type": "object", "description": "with accept: the form's fields, as the question's schema "
+                    "says"}}},
     "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
         "type": "array", "items": {"type": "object", "properties": {
             "role": {"type": "string"}, "content": {"type": "string"},
@@ -92,6 +99,15 @@ _PATHS: dict[str, Any] = {
         "delete": {"summary": "Forget the conversation", "parameters": [_USER], "security": _USER_AUTH,
                    "responses": {"200": _json({"type": "object"}, "how many turns were deleted"),
                                  **_errors(400, 401, 403)}}},
+    "/chat/{user}/elicitations/{question_id}": {"post": {
+        "summary": "Answer the question a tool asked during this user's streaming chat (SSE `elicitation`)",
+        "parameters": [_USER, {"name": "question_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "security": _USER_AUTH,
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/ElicitationAnswer"}}}},
+        "responses": {"200": _json({"type": "object", "properties": {
+            "id": {"type": "string"}, "action": {"type": "string"}, "delivered": {"type": "boolean"}}},
+            "the answer reached the waiting tool call"), **_errors(400, 401, 403, 404, 413, 415)}}},
     "/servers": {
         "get": {"summary": "The MCP server registry with each server's state", "security": _USER_AUTH,
                 "responses": {"200": _json({"type": "object"}, "servers"), **_errors(401)}},

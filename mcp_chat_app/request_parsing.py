@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_chat_app.elicitation import ACTIONS, Answer
 from mcp_chat_app.errors import GatewayError
 
 USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
@@ -22,6 +23,9 @@ _CONTROL_CHARACTERS = re.compile(f"[{_CONTROL}]")
 MESSAGE_PATTERN = f"^[^{_CONTROL}]*[^\\s{_CONTROL}][^{_CONTROL}]*$"
 
 
+UNIT_SYSTEMS = ("metric", "imperial")
+
+
 @dataclass(frozen=True)
 class ChatRequest:
     """A validated `POST /chat/<user>` body."""
@@ -29,6 +33,7 @@ class ChatRequest:
     message: str
     use_tools: bool = True
     stream: bool = False
+    units: str | None = None  # the user's standing preference, passed to the tools (`_meta.units`)
 
 
 def checked_user(user: str) -> str:
@@ -75,7 +80,7 @@ def _checked_text(name: str, value: str) -> str:
 
 
 def chat_request(raw: bytes) -> ChatRequest:
-    """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool}`."""
+    """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "units"?: "metric"|"imperial"}`."""
     body = json_object(raw)
     message = body.get("message")
     if not isinstance(message, str) or not message.strip():
@@ -83,4 +88,19 @@ def chat_request(raw: bytes) -> ChatRequest:
     if len(message) > MAX_MESSAGE_CHARS:
         raise GatewayError(400, "bad_request", f"'message' is longer than {MAX_MESSAGE_CHARS} characters")
     message = _checked_text("message", message.strip())
-    return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False))
+    units = body.get("units")
+    if units not in (None, *UNIT_SYSTEMS):
+        raise GatewayError(400, "bad_request", f"'units' must be one of {', '.join(UNIT_SYSTEMS)}")
+    return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), units)
+
+
+def elicitation_answer(raw: bytes) -> Answer:
+    """Parse an answer to a tool's question: `{"action": "accept"|"decline"|"cancel", "content"?: {...}}`."""
+    body = json_object(raw)
+    action = body.get("action")
+    if action not in ACTIONS:
+        raise GatewayError(400, "bad_request", f"'action' must be one of {', '.join(ACTIONS)}")
+    content = body.get("content")
+    if content is not None and not isinstance(content, dict):
+        raise GatewayError(400, "bad_request", "'content' must be an object with the form's fields")
+    return Answer(action, content if action == "accept" else None)

@@ -8,6 +8,7 @@ from flask import current_app
 
 from mcp_chat_app.auth import AccessPolicy
 from mcp_chat_app.config import GatewayConfig
+from mcp_chat_app.elicitation import Elicitations
 from mcp_chat_app.history import HistoryStore
 from mcp_chat_app.llm_client import LlmClient
 from mcp_chat_app.mcp_manager import McpManager
@@ -29,6 +30,7 @@ class Gateway:
     media: MediaStore
     pipeline: ChatPipeline
     access: AccessPolicy
+    elicitations: Elicitations  # tools' questions waiting for their users
 
     def close(self) -> None:
         """Stop MCP sessions (and their server processes) and close the history store."""

@@ -17,6 +17,7 @@ import sys
 import time
 import warnings
 from contextlib import AsyncExitStack
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,10 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.dispatcher import ProgressFnT
-from mcp_types import CONNECTION_CLOSED, CallToolResult, Tool
+from mcp_types import CONNECTION_CLOSED, CallToolResult, ElicitRequestFormParams, ElicitResult, Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_chat_app.elicitation import CANCELLED, Asker, current_asker
 from mcp_chat_app.server_oauth import OAuthSettings, ServerAuthorization
 from mcp_chat_app.server_registry import ServerSpec
 
@@ -58,6 +60,32 @@ def _describe(error: BaseException) -> str:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return f"{type(error).__name__}: {error}"
+
+
+class _Call:
+    """A tool call in flight: who may be asked about it, and its deadline, which stops while a person answers."""
+
+    def __init__(self, tool: str, asker: Asker | None, deadline: asyncio.Timeout) -> None:
+        self.tool = tool
+        self.asker = asker
+        self._deadline = deadline
+        self._questions = 0
+        self._left_s = 0.0
+
+    def question_opened(self) -> None:
+        self._questions += 1
+        if self._questions == 1 and (when := self._deadline.when()) is not None:
+            self._left_s = when - asyncio.get_running_loop().time()
+            self._deadline.reschedule(None)
+
+    def question_closed(self) -> None:
+        self._questions -= 1
+        if self._questions == 0:
+            self._deadline.reschedule(asyncio.get_running_loop().time() + self._left_s)
+
+
+# The call this task is making (a 2026-07-28 session asks inside it; an older one asks from its reader task).
+_current_call: ContextVar[_Call | None] = ContextVar("mcp_call", default=None)
 
 
 class ServerUnavailable(Exception):
@@ -100,6 +128,7 @@ class ServerConnection:
         self._settled = asyncio.Event()  # set after the first connection attempt, success or not
         self._retry_now = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
+        self._calls: set[_Call] = set()
 
     @property
     def up(self) -> bool:
@@ -150,8 +179,14 @@ class ServerConnection:
             raise ServerUnavailable(f"server {self.spec.name!r} is not connected: {reason}")
         client = self._client
         try:
-            async with asyncio.timeout(timeout):
-                return await client.call_tool(tool, arguments, progress_callback=on_progress, meta=meta)
+            async with asyncio.timeout(timeout) as deadline:
+                call = _Call(tool, current_asker.get(), deadline)
+                _current_call.set(call)
+                self._calls.add(call)
+                try:
+                    return await client.call_tool(tool, arguments, progress_callback=on_progress, meta=meta)
+                finally:
+                    self._calls.discard(call)
         except TimeoutError:
             raise  # TimeoutError is an OSError, but it means a slow tool, not a dead session
         except MCPError as error:
@@ -207,7 +242,8 @@ class ServerConnection:
     async def _run_session(self) -> None:
         self._lost.clear()
         async with AsyncExitStack() as resources:
-            client = Client(self._transport(resources), mode="auto", message_handler=self._on_message)
+            client = Client(self._transport(resources), mode="auto", message_handler=self._on_message,
+                            elicitation_callback=self._on_elicitation)
             # One scope around the whole session keeps anyio's nesting intact; its deadline only
             # bounds the handshake and discovery, then it is lifted.
             with anyio.CancelScope(deadline=anyio.current_time() + _CONNECT_TIMEOUT_S) as connect_scope:
@@ -313,6 +349,23 @@ class ServerConnection:
             cursor = page.next_cursor
             if cursor is None:
                 return items
+
+    async def _on_elicitation(self, context: Any, params: Any) -> ElicitResult:
+        """Relay a server's question to the user of the call it belongs to; `cancel` when no one can be asked."""
+        call = _current_call.get()
+        if call is None:  # asked from the session's reader task: the call is known only if it is the one
+            askers = [c for c in self._calls if c.asker is not None]
+            call = askers[0] if len(askers) == 1 and len(self._calls) == 1 else None
+        # URL mode (a page to open outside the chat) is not relayed.
+        if call is None or call.asker is None or not isinstance(params, ElicitRequestFormParams):
+            logger.info("MCP server %s asked a question no one can answer: cancelled", self.spec.name)
+            return ElicitResult(action=CANCELLED.action)
+        call.question_opened()
+        try:
+            answer = await call.asker.ask(self.spec.name, call.tool, params.message, params.requested_schema)
+        finally:
+            call.question_closed()
+        return ElicitResult(action=answer.action, content=answer.content)
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) in _LIST_CHANGED:

@@ -19,8 +19,9 @@ def format_event(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-def event_stream(work: Callable[[Emit], None]) -> Response:
-    """Run `work(emit)` on a worker thread and stream what it emits; `work` must emit `done` or `error`."""
+def event_stream(work: Callable[[Emit], None], on_close: Callable[[], None]) -> Response:
+    """Run `work(emit)` on a worker thread and stream what it emits; `work` must emit `done` or `error`.
+    `on_close` runs when the stream ends before `work` does: the client went away."""
     events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()
 
     def run() -> None:
@@ -30,8 +31,14 @@ def event_stream(work: Callable[[Emit], None]) -> Response:
             events.put(None)
 
     def frames() -> Iterator[str]:
-        while (item := events.get()) is not None:
-            yield format_event(*item)
+        finished = False
+        try:
+            while (item := events.get()) is not None:
+                yield format_event(*item)
+            finished = True
+        finally:
+            if not finished:  # the server closed the generator: writing to the client failed
+                on_close()
 
     # In the request's context: what it set (the user whose cache salt LLM calls carry) holds in the worker too.
     threading.Thread(target=contextvars.copy_context().run, args=(run,), name="chat-stream", daemon=True).start()

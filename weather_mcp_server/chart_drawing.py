@@ -50,15 +50,17 @@ def _draw_temperature(axes: Axes, positions: list[int], series: ChartSeries) -> 
     for x, (hi, lo) in enumerate(zip(series.temp_max, series.temp_min, strict=True)):
         axes.annotate(f"{hi:.0f}°", (x, hi), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
         axes.annotate(f"{lo:.0f}°", (x, lo), textcoords="offset points", xytext=(0, -12), ha="center", fontsize=8)
-    axes.set_ylabel("温度 (°C)" if series.chinese else "Temperature (°C)")
+    t = series.units["temperature"]
+    axes.set_ylabel(f"温度 ({t})" if series.chinese else f"Temperature ({t})")
     axes.legend(loc="best")
 
 
 def _draw_precipitation(axes: Axes, positions: list[int], series: ChartSeries) -> None:
-    label = "降水量 (mm)" if series.chinese else "mm"
+    amount = series.units["precipitation"]
+    label = f"降水量 ({amount})" if series.chinese else amount
     bars = axes.bar(positions, series.precipitation, color="#1f77b4", label=label)
     axes.bar_label(bars, fmt="%.1f", fontsize=8)
-    axes.set_ylabel("降水量 (mm)" if series.chinese else "Precipitation (mm)")
+    axes.set_ylabel(f"降水量 ({amount})" if series.chinese else f"Precipitation ({amount})")
     if any(p is not None for p in series.probability):
         twin = axes.twinx()
         twin.plot(positions, [p if p is not None else float("nan") for p in series.probability], color="#2ca02c",

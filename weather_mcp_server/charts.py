@@ -20,6 +20,7 @@ class ChartSeries:
     precipitation: list[float]
     probability: list[float | None]
     chinese: bool
+    units: dict[str, str]  # of the result: temperature °C or °F, precipitation mm or inch
 
 
 def render_chart(kind: ChartKind, series: ChartSeries) -> tuple[bytes, str]:

@@ -31,6 +31,7 @@ class Settings:
     replay_dir: Path | None = None
     forecast_url: str = "https://api.open-meteo.com/v1/forecast"
     geocoding_url: str = "https://geocoding-api.open-meteo.com/v1/search"
+    air_quality_url: str = "https://air-quality-api.open-meteo.com/v1/air-quality"
     connect_timeout_s: float = 2.0
     read_timeout_s: float = 10.0
     max_attempts: int = 3

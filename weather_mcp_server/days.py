@@ -14,12 +14,13 @@ from weather_mcp_server.errors import BeyondForecast, InvalidArgument, PastDay
 from weather_mcp_server.language import current, pick
 
 HORIZON_DAYS = 16  # today and 15 more: what Open-Meteo forecasts
+PAST_DAYS = 92  # how far back the forecast API's `past_days` reaches
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend"]
 
 _ZH_WEEKDAYS = "一二三四五六日"
-_ZH_NEAR = ("今天", "明天", "后天", "大后天")
-_EN_NEAR = ("today", "tomorrow", "the day after tomorrow")
+_ZH_NEAR = {-2: "前天", -1: "昨天", 0: "今天", 1: "明天", 2: "后天", 3: "大后天"}
+_EN_NEAR = {-1: "yesterday", 0: "today", 1: "tomorrow", 2: "the day after tomorrow"}
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,11 @@ class DaySpan:
         return range(self.start, self.start + self.count)
 
 
-def select_days(today: date, day: int | str = 0, days: int = 1, available: int = HORIZON_DAYS) -> DaySpan:
+def select_days(today: date, day: int | str = 0, days: int = 1, available: int = HORIZON_DAYS,
+                past: int = PAST_DAYS) -> DaySpan:
     """The span asked for: `day` is an offset from today, a weekday (the next one, today included), "weekend",
-    or a date (YYYY-MM-DD). Beyond the data: a clear error that states the limit."""
+    or a date (YYYY-MM-DD). Beyond the data (`available` days from today on, `past` days before it): a clear error
+    that states the limit."""
     if isinstance(day, int):
         start = day
     elif day == "weekend":
@@ -48,11 +51,14 @@ def select_days(today: date, day: int | str = 0, days: int = 1, available: int =
         start = (_parse_date(day) - today).days
     if days < 1:
         raise InvalidArgument(pick(f"days must be at least 1, got {days}", f"days 至少为 1，收到 {days}"))
-    if start < 0:
+    if start < -past:
+        first = today - timedelta(days=past)
+        asked = today + timedelta(days=start)
         raise PastDay(pick(
-            f"{label(today, start)} is in the past: these tools forecast from today ({today.isoformat()}) on, and "
-            "past weather is not available.",
-            f"{label(today, start)}已经过去：这些工具只提供从今天（{_zh_date(today)}）起的预报，查不到过去的天气。"))
+            f"Past weather reaches back {past} days, to {first.isoformat()} ({weekday_name(first)}); "
+            f"{asked.isoformat()} ({-start} days ago) is before that.",
+            f"过去的天气只能查到{past}天前（{first.year}年{_zh_date(first)}），{asked.year}年{_zh_date(asked)}（{-start}天前）"
+            "早于这个范围。"))
     last = today + timedelta(days=available - 1)
     if start + days > available:
         asked = today + timedelta(days=start + days - 1)
@@ -77,10 +83,8 @@ def label(today: date, offset: int) -> str:
     if current() == "zh":
         return _zh_label(today, day, offset)
     when = calendar_words(day)
-    if 0 <= offset < len(_EN_NEAR):
+    if offset in _EN_NEAR:
         return f"{_EN_NEAR[offset]} ({when})"
-    if offset == -1:
-        return f"yesterday ({when})"
     return f"{weekday_name(day)} {day.day} {day.strftime('%b')}"
 
 
@@ -89,17 +93,17 @@ def short_label(today: date, offset: int) -> str:
     day = today + timedelta(days=offset)
     if current() == "zh":
         return _zh_label(today, day, offset).split("（")[0]
-    if 0 <= offset < 2:
+    if -1 <= offset < 2:
         return _EN_NEAR[offset]
     return calendar_words(day)
 
 
 def _zh_label(today: date, day: date, offset: int) -> str:
     weekday = f"周{_ZH_WEEKDAYS[day.weekday()]}"
-    if 0 <= offset < len(_ZH_NEAR):
+    if offset in _ZH_NEAR:
         return f"{_ZH_NEAR[offset]}（{calendar_words(day)}）"
-    if offset == -1:
-        return f"昨天（{calendar_words(day)}）"
+    if offset < 0:  # a weekday of the past ("周二") would read as the coming one
+        return calendar_words(day)
     # 下周 is the next calendar week (Monday to Sunday), so the prefix depends on the week, not the distance.
     weeks = (day - timedelta(days=day.weekday()) - (today - timedelta(days=today.weekday()))).days // 7
     if weeks == 0:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from mcp.server.mcpserver.exceptions import ToolError
+
+if TYPE_CHECKING:  # place_names raises AmbiguousPlace, so it cannot be imported here at run time
+    from weather_mcp_server.place_names import Candidate
 
 
 class WeatherToolError(ToolError):
@@ -18,7 +24,11 @@ class BeyondForecast(WeatherToolError):
 
 
 class PastDay(WeatherToolError):
-    """The asked day is in the past, which the forecast tools do not cover."""
+    """The asked day lies further back than the past days the data keeps; the message states how far."""
+
+
+class NotAvailable(WeatherToolError):
+    """The data source has no values of that kind for the place (e.g. air quality somewhere it does not model)."""
 
 
 class UnknownPlace(WeatherToolError):
@@ -26,7 +36,12 @@ class UnknownPlace(WeatherToolError):
 
 
 class AmbiguousPlace(WeatherToolError):
-    """Several comparable places match; the message lists them so the caller can pick one."""
+    """Several comparable places match; the message lists them so the caller can pick one, and `candidates`
+    (best first) lets a tool ask the user which one (MCP elicitation)."""
+
+    def __init__(self, message: str, candidates: Sequence[Candidate] = ()) -> None:
+        super().__init__(message)
+        self.candidates = tuple(candidates)
 
 
 class UpstreamError(WeatherToolError):

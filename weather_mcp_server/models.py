@@ -25,7 +25,7 @@ class Location(BaseModel):
 class Verdict(BaseModel):
     """A conclusion the data decides for the covered days, so a host can check an answer against it."""
 
-    topic: Literal["rain", "snow", "umbrella", "hot", "cold", "warmer", "colder", "wetter"]
+    topic: Literal["rain", "snow", "umbrella", "hot", "cold", "warmer", "colder", "wetter", "polluted"]
     holds: bool | None = Field(None, description="Yes/no verdicts: whether it holds")
     winner: str | None = Field(None, description="Comparisons: the place that wins (its `name`); null on a tie")
     places: list[list[str]] | None = Field(None, description="Comparisons: every compared place's names")
@@ -81,10 +81,34 @@ class ForecastDay(Day):
     precipitation_probability: float | None = None
     wind_speed_max: float
     uv_index_max: float | None = None
+    sunrise: str | None = Field(None, description="Local time (ISO 8601); null in polar night or polar day")
+    sunset: str | None = Field(None, description="Local time (ISO 8601); null in polar night or polar day")
+    daylight_duration: float | None = Field(None, description="Seconds of daylight")
+
+
+class HourRecord(Day):
+    """One hour at the place; `date`, `weekday` and `day` are the hour's own (a night runs into the next day)."""
+
+    time: str = Field(description="Local time (ISO 8601)")
+    hour: int
+    weather_code: int
+    description: str
+    temperature: float
+    feels_like: float | None = None
+    humidity: float | None = None
+    precipitation: float
+    rain: float | None = None
+    snowfall: float | None = None
+    precipitation_probability: float | None = None
+    cloud_cover: float | None = None
+    wind_speed: float | None = None
+    is_day: bool | None = None
 
 
 class Forecast(PlaceResult):
     days: list[ForecastDay] = Field(description="Exactly the days asked for")
+    part: str | None = Field(None, description="The part of the day asked for, if any")
+    hours: list[HourRecord] = Field(default_factory=list, description="The hours asked for (by hour or part)")
 
 
 class PrecipitationDay(Day):
@@ -99,10 +123,12 @@ class PrecipitationDay(Day):
 
 
 class PrecipitationOutlook(PlaceResult):
-    umbrella_advised: bool = Field(description="True when any covered day is likely to be wet")
-    rain_expected: bool = Field(description="True when rain is likely on any covered day")
-    snow_expected: bool = Field(description="True when snow is likely on any covered day")
+    umbrella_advised: bool = Field(description="True when any covered day (or asked hour) is likely to be wet")
+    rain_expected: bool = Field(description="True when rain is likely on any covered day (or asked hour)")
+    snow_expected: bool = Field(description="True when snow is likely on any covered day (or asked hour)")
     days: list[PrecipitationDay] = Field(description="Exactly the days asked for")
+    part: str | None = Field(None, description="The part of the day asked for, if any")
+    hours: list[HourRecord] = Field(default_factory=list, description="The hours asked for (by hour or part)")
 
 
 class ComparedPlace(BaseModel):
@@ -157,3 +183,50 @@ class WeatherChart(PlaceResult):
     font: str = Field(description="Font family used for the chart's text")
     alt_text: str
     points: list[ChartPoint]
+
+
+class Pollutants(BaseModel):
+    """Concentrations in μg/m³ (CO too, as Open-Meteo gives it)."""
+
+    pm2_5: float | None = None
+    pm10: float | None = None
+    ozone: float | None = None
+    nitrogen_dioxide: float | None = None
+    sulphur_dioxide: float | None = None
+    carbon_monoxide: float | None = None
+
+
+class ChinaAqi(BaseModel):
+    """China's AQI, computed by this server from the concentrations with HJ 633-2012's breakpoints."""
+
+    aqi: int
+    level: int = Field(description="1 优 ... 6 严重污染")
+    category: str = Field(description="The standard's category: 优, 良, 轻度污染, 中度污染, 重度污染, 严重污染")
+    category_en: str
+    primary_pollutants: list[str] = Field(description="The pollutants setting the index (none at 50 or less)")
+    basis: Literal["hourly", "daily"] = Field(description="hourly (实时报: 1-hour means) or daily (日报: 24-hour "
+                                                          "means, O3's highest 8-hour mean)")
+
+
+class AirReading(Pollutants):
+    """The air at one time: now, or an hour of the forecast."""
+
+    time: str = Field(description="Local time (ISO 8601)")
+    european_aqi: float | None = None
+    us_aqi: float | None = None
+    china_aqi: ChinaAqi | None = None
+
+
+class AirQualityDay(Day, Pollutants):
+    """A day's air: 24-hour mean concentrations (ozone: the highest 8-hour mean), the indices' daily highs."""
+
+    european_aqi_max: float | None = None
+    us_aqi_max: float | None = None
+    china_aqi: ChinaAqi | None = None
+
+
+class AirQuality(PlaceResult):
+    current: AirReading | None = Field(None, description="Now, when the asked days include today")
+    days: list[AirQualityDay] = Field(description="Exactly the days asked for")
+    part: str | None = None
+    hours: list[AirReading] = Field(default_factory=list, description="The hours asked for (by hour or part)")

@@ -21,9 +21,17 @@ CURRENT_VARIABLES = (
 )
 DAILY_VARIABLES = (
     "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,rain_sum,snowfall_sum,"
-    "precipitation_hours,precipitation_probability_max,wind_speed_10m_max,uv_index_max"
+    "precipitation_hours,precipitation_probability_max,wind_speed_10m_max,uv_index_max,sunrise,sunset,"
+    "daylight_duration"
 )
-HOURLY_VARIABLES = "temperature_2m,precipitation_probability,precipitation,rain,snowfall,weather_code"
+HOURLY_VARIABLES = (
+    "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation_probability,precipitation,rain,"
+    "snowfall,weather_code,cloud_cover,wind_speed_10m,is_day"
+)
+AIR_QUALITY_VARIABLES = (
+    "pm2_5,pm10,ozone,nitrogen_dioxide,sulphur_dioxide,carbon_monoxide,european_aqi,us_aqi"
+)
+AIR_QUALITY_DAYS = 5  # what the CAMS global forecast covers (Europe's covers 4; the API pads with nulls)
 # The multi-city query only compares daily temperatures.
 MULTI_CITY_DAILY_VARIABLES = "weather_code,temperature_2m_max,temperature_2m_min"
 MAX_FORECAST_DAYS = 16
@@ -39,8 +47,8 @@ class OpenMeteoClient:
         self._http: httpx.AsyncClient | None = None
         self._cache = TTLCache(settings.cache_ttl_s)
 
-    async def forecast(self, latitude: float, longitude: float) -> dict[str, Any]:
-        """Current conditions plus 16 days of daily and hourly data for one place (local timezone)."""
+    async def forecast(self, latitude: float, longitude: float, past_days: int = 0) -> dict[str, Any]:
+        """Current conditions plus `past_days` and 16 days of daily and hourly data for one place (local time)."""
         params = {
             "latitude": f"{latitude:.4f}",
             "longitude": f"{longitude:.4f}",
@@ -49,13 +57,26 @@ class OpenMeteoClient:
             "hourly": HOURLY_VARIABLES,
             "timezone": "auto",
             "forecast_days": str(MAX_FORECAST_DAYS),
+            **_past(past_days),
         }
-        payload = await self._get_json(self._settings.forecast_url, params)
-        if not isinstance(payload, dict):
-            raise UpstreamError("Open-Meteo returned malformed JSON: expected an object for a single location")
-        return payload
+        return await self._one(self._settings.forecast_url, params)
 
-    async def daily_many(self, coordinates: list[tuple[float, float]], days: int) -> list[dict[str, Any]]:
+    async def air_quality(self, latitude: float, longitude: float, past_days: int) -> dict[str, Any]:
+        """Current and hourly pollutant concentrations and indices for one place (local time), from `past_days`
+        ago through the air-quality forecast's days."""
+        params = {
+            "latitude": f"{latitude:.4f}",
+            "longitude": f"{longitude:.4f}",
+            "current": AIR_QUALITY_VARIABLES,
+            "hourly": AIR_QUALITY_VARIABLES,
+            "timezone": "auto",
+            "forecast_days": str(AIR_QUALITY_DAYS),
+            **_past(past_days),
+        }
+        return await self._one(self._settings.air_quality_url, params)
+
+    async def daily_many(self, coordinates: list[tuple[float, float]], days: int,
+                         past_days: int = 0) -> list[dict[str, Any]]:
         """Daily temperatures for many places in ONE multi-location request; one payload per place, in order."""
         params = {
             "latitude": ",".join(f"{lat:.4f}" for lat, _ in coordinates),
@@ -63,6 +84,7 @@ class OpenMeteoClient:
             "daily": MULTI_CITY_DAILY_VARIABLES,
             "timezone": "auto",
             "forecast_days": str(days),
+            **_past(past_days),
         }
         payload = await self._get_json(self._settings.forecast_url, params)
         # A single location comes back as an object, several as a list.
@@ -83,6 +105,12 @@ class OpenMeteoClient:
         if not isinstance(results, list):
             raise UpstreamError("Open-Meteo geocoding returned malformed JSON: 'results' is not a list")
         return results
+
+    async def _one(self, url: str, params: dict[str, str]) -> dict[str, Any]:
+        payload = await self._get_json(url, params)
+        if not isinstance(payload, dict):
+            raise UpstreamError("Open-Meteo returned malformed JSON: expected an object for a single location")
+        return payload
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
@@ -143,6 +171,11 @@ class OpenMeteoClient:
         if retry_after and retry_after.isdigit():
             delay = max(delay, min(float(retry_after), 10.0))
         await asyncio.sleep(delay)
+
+
+def _past(days: int) -> dict[str, str]:
+    """The `past_days` parameter, left out when none are asked (the request, and its cache key, stay as before)."""
+    return {"past_days": str(days)} if days > 0 else {}
 
 
 def _status_message(response: httpx.Response, attempts: int) -> str:

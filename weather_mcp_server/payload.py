@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from weather_mcp_server.errors import UpstreamError
@@ -26,12 +27,31 @@ DEFAULT_UNITS = {
 
 
 class Payload:
-    """Wraps one location's decoded JSON."""
+    """Wraps one location's decoded JSON; its series start `past_days` days before the place's today."""
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, past_days: int = 0) -> None:
         if not isinstance(data, dict):
             raise UpstreamError("Open-Meteo returned malformed JSON: a location is not an object")
         self._data = data
+        self.past_days = past_days
+
+    def day_index(self, offset: int) -> int:
+        """Where the day `offset` days from today stands in the daily series (hourly: times 24)."""
+        return self.past_days + offset
+
+    def calendar(self) -> tuple[date, int]:
+        """The place's today and how many days, from it on, the payload covers (by its daily series, else its
+        hourly one)."""
+        if isinstance(self._data.get("daily"), dict):
+            dates = self.column("daily", "time")
+            count, first = len(dates), dates[min(self.past_days, len(dates) - 1)] if dates else ""
+        else:
+            times = self.column("hourly", "time")
+            count, first = len(times) // 24, times[min(self.past_days * 24, len(times) - 1)] if times else ""
+        try:
+            return date.fromisoformat(first[:10]), count - self.past_days
+        except ValueError as error:
+            raise UpstreamError(f"Open-Meteo response has no usable dates ({first!r})") from error
 
     def column(self, block: str, variable: str) -> list[Any]:
         """A daily/hourly series."""
@@ -62,6 +82,13 @@ class Payload:
         if not isinstance(raw, str):
             raise UpstreamError(f"Open-Meteo response has no text value for {block}.{variable}")
         return raw
+
+    def optional_text(self, block: str, variable: str, index: int) -> str | None:
+        """A string value that may be absent or null (sunrise in polar night)."""
+        if variable not in self._block(block):
+            return None
+        raw = self._at(block, variable, index)
+        return raw if isinstance(raw, str) else None
 
     def units(self) -> dict[str, str]:
         """Units of our result fields, as reported by the payload (defaults where a block is absent)."""

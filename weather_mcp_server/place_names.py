@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from weather_mcp_server.errors import AmbiguousPlace
@@ -40,11 +41,24 @@ class Candidate:
     timezone: str
     population: int
     exact: bool
+    region: str = ""  # the state or province, where the source names it ("Illinois")
 
     def label(self) -> str:
         """Short human description used in error messages."""
         where = f"{self.latitude:.2f}, {self.longitude:.2f}"
-        return f"{self.name}, {self.country_code} ({where}; population {self.population:,})"
+        region = f"{self.region}, " if self.region else ""
+        return f"{self.name}, {region}{self.country_code} ({where}; population {self.population:,})"
+
+
+def choice_labels(candidates: Sequence[Candidate]) -> dict[str, Candidate]:
+    """A label a person picks from ("Springfield, Illinois, United States") for each candidate, in order; two that
+    read the same are told apart by their coordinates."""
+    def plain(candidate: Candidate) -> str:
+        return ", ".join(part for part in (candidate.name, candidate.region, candidate.country) if part)
+
+    plains = [plain(candidate) for candidate in candidates]
+    return {(text if plains.count(text) == 1 else f"{text} ({c.latitude:.2f}, {c.longitude:.2f})"): c
+            for text, c in zip(plains, candidates)}
 
 
 def normalize(name: str) -> str:
@@ -104,11 +118,12 @@ def choose(query: str, candidates: list[Candidate]) -> Candidate:
         and _score(c) >= AMBIGUITY_POPULATION_RATIO * _score(leader)
     ]
     if rivals:
-        listed = "; ".join(c.label() for c in [leader, *rivals][:6])
+        shown = [leader, *rivals][:6]
+        listed = "; ".join(c.label() for c in shown)
         raise AmbiguousPlace(pick(
             f"Place name {query!r} is ambiguous. Candidates: {listed}. "
             "Add the country code (e.g. 'Cambridge, GB') or pass 'latitude,longitude'.",
-            f"地名“{query}”有多个可能：{listed}。请加上国家代码（如“Cambridge, GB”）或给出“纬度,经度”。"))
+            f"地名“{query}”有多个可能：{listed}。请加上国家代码（如“Cambridge, GB”）或给出“纬度,经度”。"), shown)
     return leader
 
 

@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
-from weather_mcp_server.errors import InvalidArgument, UnknownPlace, UpstreamUnreachable
+from weather_mcp_server.errors import AmbiguousPlace, InvalidArgument, UnknownPlace, UpstreamUnreachable
 from weather_mcp_server.gazetteer import Gazetteer
 from weather_mcp_server.language import pick
 from weather_mcp_server.models import Location
 from weather_mcp_server.open_meteo import OpenMeteoClient
-from weather_mcp_server.place_names import Candidate, choose, has_cjk, parse_coordinates, split_qualifier
+from weather_mcp_server.place_names import (
+    Candidate,
+    choice_labels,
+    choose,
+    has_cjk,
+    parse_coordinates,
+    split_qualifier,
+)
 from weather_mcp_server.providers import WeatherProvider
 
 MAX_QUERY_LENGTH = 120
+# The place the user picked in this call, by the name they chose between (see use_place_choice).
+_choices: ContextVar[dict[str, str]] = ContextVar("place_choices", default={})
+
+
+def use_place_choice(query: str, label: str | None) -> None:
+    """For the rest of this call, an ambiguous `query` means the candidate the user picked by its choice label
+    (place_names.choice_labels), as an elicitation answered; None: nothing was picked."""
+    _choices.set({query.strip(): label} if label else {})
 
 
 class PlaceResolver:
@@ -34,10 +50,13 @@ class PlaceResolver:
         coordinates = parse_coordinates(query)
         if coordinates is not None:
             return self._at_coordinates(query, *coordinates)
-        found = self._gazetteer.lookup(query)
-        if found is not None:
-            return found
-        found = await self._geocode(query)
+        try:
+            found = self._gazetteer.lookup(query) or await self._geocode(query)
+        except AmbiguousPlace as ambiguous:
+            chosen = choice_labels(ambiguous.candidates).get(_choices.get().get(query, ""))
+            if chosen is None:
+                raise
+            return self._gazetteer.to_location(chosen, query)
         if found is not None:
             return found
         suggestions = self._gazetteer.suggestions(query)
@@ -93,6 +112,7 @@ class PlaceResolver:
             timezone=timezone,
             population=int(result.get("population") or 0),
             exact=True,
+            region=str(result.get("admin1") or ""),
         )
 
 

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from weather_mcp_server.config import Settings
 from weather_mcp_server.errors import UpstreamUnreachable
 from weather_mcp_server.models import OPEN_METEO_ATTRIBUTION, Location
-from weather_mcp_server.open_meteo import OpenMeteoClient
+from weather_mcp_server.open_meteo import AIR_QUALITY_DAYS, MAX_FORECAST_DAYS, OpenMeteoClient
 from weather_mcp_server.payload import Payload
 from weather_mcp_server.simulated import simulated_forecast
+from weather_mcp_server.simulated_air import simulated_air_quality
 
 log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Sourced:
@@ -45,26 +48,38 @@ class WeatherProvider:
             return False
         return self._settings.provider == "open-meteo" or time.monotonic() >= self._unreachable_until
 
-    async def forecast(self, location: Location) -> Sourced:
-        """Current + 16 days daily/hourly for one place."""
-        if self.online:
-            try:
-                payload = await self._client.forecast(location.latitude, location.longitude)
-                return Sourced([Payload(payload)], "open-meteo")
-            except UpstreamUnreachable as exc:
-                self._fall_back(exc)
-        return self._simulate([location], days=16)
+    async def forecast(self, location: Location, past_days: int = 0) -> Sourced:
+        """Current + `past_days` and 16 days daily/hourly for one place."""
+        fetched = await self._upstream(lambda: self._client.forecast(location.latitude, location.longitude, past_days))
+        if fetched is not None:
+            return Sourced([Payload(fetched, past_days)], "open-meteo")
+        return self._simulated(simulated_forecast, [location], MAX_FORECAST_DAYS, past_days)
 
-    async def daily_many(self, locations: list[Location], days: int) -> Sourced:
+    async def air_quality(self, location: Location, past_days: int) -> Sourced:
+        """Current and hourly air quality for one place, from `past_days` ago through the forecast's days."""
+        fetched = await self._upstream(
+            lambda: self._client.air_quality(location.latitude, location.longitude, past_days))
+        if fetched is not None:
+            return Sourced([Payload(fetched, past_days)], "open-meteo")
+        return self._simulated(simulated_air_quality, [location], AIR_QUALITY_DAYS, past_days)
+
+    async def daily_many(self, locations: list[Location], days: int, past_days: int = 0) -> Sourced:
         """Daily temperatures for many places, one upstream request."""
-        if self.online:
-            try:
-                coordinates = [(loc.latitude, loc.longitude) for loc in locations]
-                payloads = await self._client.daily_many(coordinates, days)
-                return Sourced([Payload(p) for p in payloads], "open-meteo")
-            except UpstreamUnreachable as exc:
-                self._fall_back(exc)
-        return self._simulate(locations, days=days)
+        coordinates = [(loc.latitude, loc.longitude) for loc in locations]
+        fetched = await self._upstream(lambda: self._client.daily_many(coordinates, days, past_days))
+        if fetched is not None:
+            return Sourced([Payload(p, past_days) for p in fetched], "open-meteo")
+        return self._simulated(simulated_forecast, locations, days, past_days)
+
+    async def _upstream(self, fetch: Callable[[], Awaitable[Any]]) -> Any:
+        """Open-Meteo's answer, or None when the simulator is to answer (simulated mode, or an outage in `auto`)."""
+        if not self.online:
+            return None
+        try:
+            return await fetch()
+        except UpstreamUnreachable as exc:
+            self._fall_back(exc)
+            return None
 
     def note_unreachable(self, error: UpstreamUnreachable) -> None:
         """Record an outage seen elsewhere (geocoding), or re-raise it in strict mode."""
@@ -76,6 +91,8 @@ class WeatherProvider:
         self._unreachable_until = time.monotonic() + self._settings.unreachable_ttl_s
         log.warning("%s; serving simulated weather for %.0f s", error, self._settings.unreachable_ttl_s)
 
-    def _simulate(self, locations: list[Location], days: int) -> Sourced:
-        payloads = [Payload(simulated_forecast(p.latitude, p.longitude, p.timezone, days)) for p in locations]
+    def _simulated(self, simulate: Callable[..., dict[str, Any]], locations: list[Location], days: int,
+                   past_days: int) -> Sourced:
+        payloads = [Payload(simulate(p.latitude, p.longitude, p.timezone, days, past_days=past_days), past_days)
+                    for p in locations]
         return Sourced(payloads, "simulated", fell_back=self._settings.provider == "auto")

@@ -10,14 +10,18 @@ from typing import Literal
 
 import anyio
 
+from weather_mcp_server import units as unit_systems
 from weather_mcp_server import wording
+from weather_mcp_server.air import air_quality_result
 from weather_mcp_server.charts import HEIGHT_PX, WIDTH_PX, ChartKind, ChartSeries, render_chart
 from weather_mcp_server.config import Settings
-from weather_mcp_server.days import HORIZON_DAYS, DaySpan, select_days, short_label, weekday_name
+from weather_mcp_server.days import HORIZON_DAYS, PAST_DAYS, DaySpan, select_days, short_label, weekday_name
 from weather_mcp_server.default_cities import MAJOR_CITIES
 from weather_mcp_server.errors import InvalidArgument
+from weather_mcp_server.hours import hour_records, part_label
 from weather_mcp_server.language import pick
 from weather_mcp_server.models import (
+    AirQuality,
     ChartPoint,
     CityTemperature,
     ComparedPlace,
@@ -34,11 +38,14 @@ from weather_mcp_server.models import (
 from weather_mcp_server.payload import Payload
 from weather_mcp_server.places import PlaceResolver
 from weather_mcp_server.providers import Sourced, WeatherProvider
+from weather_mcp_server.units import UnitSystem
 from weather_mcp_server.verdicts import (
+    RAIN_MM,
     Standing,
     comparison_verdicts,
     feel_verdicts,
     forecast_verdicts,
+    hour_verdicts,
     precipitation_verdicts,
     rain_expected,
     raining_now,
@@ -55,16 +62,24 @@ NEAREST_OUTSIDE = 3
 
 @dataclass(frozen=True)
 class DayQuery:
-    """The days a call asks for, as the caller wrote them (see days.select_days)."""
+    """The days (and hours) a call asks for, as the caller wrote them (see days.select_days, hours.asked_hours)."""
 
     day: int | str = 0
     days: int = 1
+    hours: tuple[int, ...] = ()
+    part: str | None = None
+
+    @property
+    def past_days(self) -> int:
+        """The days before today to fetch: known from an offset (none beyond the limit, which `span` refuses with
+        the limit stated); a date's are known once today is (see `_fetch`)."""
+        past = max(0, -self.day) if isinstance(self.day, int) else 0
+        return past if past <= PAST_DAYS else 0
 
     def span(self, payload: Payload) -> tuple[date, DaySpan]:
-        """The place's today (the payload's first day) and the asked span within the payload's days."""
-        dates = payload.column("daily", "time")
-        today = date.fromisoformat(dates[0])
-        return today, select_days(today, self.day, self.days, available=len(dates))
+        """The place's today and the asked span within the payload's days."""
+        today, available = payload.calendar()
+        return today, select_days(today, self.day, self.days, available=available)
 
 
 class WeatherService:
@@ -77,11 +92,12 @@ class WeatherService:
 
     async def current(self, city: str) -> CurrentWeather:
         """Current conditions, with today's low and high."""
-        location, sourced = await self._fetch(city)
+        location, sourced, _, _ = await self._fetch(city, DayQuery())
         p = sourced.payloads[0]
         code = int(p.number("current", "weather_code"))
         temperature, feels = p.number("current", "temperature_2m"), p.number("current", "apparent_temperature")
-        today_min, today_max = p.number("daily", "temperature_2m_min", 0), p.number("daily", "temperature_2m_max", 0)
+        today_min = p.number("daily", "temperature_2m_min", p.day_index(0))
+        today_max = p.number("daily", "temperature_2m_max", p.day_index(0))
         precipitation = p.number("current", "precipitation")
         time = p.text("current", "time")
         return CurrentWeather(
@@ -108,39 +124,60 @@ class WeatherService:
         )
 
     async def forecast(self, city: str, query: DayQuery) -> Forecast:
-        """Daily forecast for exactly the asked days."""
-        location, sourced = await self._fetch(city)
-        today, span = query.span(sourced.payloads[0])
-        days = _forecast_days(sourced.payloads[0], span)
-        labels = [short_label(today, d.day) for d in days]
-        return Forecast(**self._common(location, sourced), verdicts=forecast_verdicts(days, labels), days=days)
+        """Daily forecast for exactly the asked days, and the asked hours of them."""
+        location, sourced, today, span = await self._fetch(city, query)
+        p = sourced.payloads[0]
+        days = _forecast_days(p, span)
+        hours = hour_records(p, span, query.hours, query.part, today)
+        if hours:
+            verdicts = hour_verdicts(hours, umbrella=False)
+        else:
+            verdicts = forecast_verdicts(days, [short_label(today, d.day) for d in days])
+        return Forecast(**self._common(location, sourced), verdicts=verdicts, days=days, hours=hours,
+                        part=part_label(query.hours, query.part))
 
     async def precipitation(self, city: str, query: DayQuery) -> PrecipitationOutlook:
-        """Rain and snow per asked day, and whether to take an umbrella."""
-        location, sourced = await self._fetch(city)
+        """Rain and snow per asked day (or in the asked hours), and whether to take an umbrella."""
+        location, sourced, today, span = await self._fetch(city, query)
         p = sourced.payloads[0]
-        today, span = query.span(p)
         days = [_precipitation_day(p, i) for i in span.offsets]
-        verdicts = precipitation_verdicts(days, [short_label(today, d.day) for d in days])
+        hours = hour_records(p, span, query.hours, query.part, today)
+        if hours:
+            verdicts = hour_verdicts(hours, umbrella=True)
+        else:
+            verdicts = precipitation_verdicts(days, [short_label(today, d.day) for d in days])
+        holds = {v.topic: bool(v.holds) for v in verdicts}
         return PrecipitationOutlook(
             **self._common(location, sourced),
             verdicts=verdicts,
-            umbrella_advised=any(d.rain_expected or d.snow_expected for d in days),
-            rain_expected=any(d.rain_expected for d in days),
-            snow_expected=any(d.snow_expected for d in days),
+            umbrella_advised=holds["rain"] or holds["snow"],
+            rain_expected=holds["rain"],
+            snow_expected=holds["snow"],
             days=days,
+            hours=hours,
+            part=part_label(query.hours, query.part),
         )
+
+    async def air_quality(self, city: str, query: DayQuery) -> AirQuality:
+        """Air quality now and on the asked days (or hours): concentrations, European, US and China AQI."""
+        location = await self._resolver.resolve(city)
+        # A day more than asked: the 24-hour and 8-hour means behind the indices of the first asked hours.
+        sourced = await self._provider.air_quality(location, query.past_days + 1)
+        today, span = query.span(sourced.payloads[0])
+        if span.start < 1 - sourced.payloads[0].past_days:
+            sourced = await self._provider.air_quality(location, 1 - span.start)
+        return air_quality_result(self._common(location, sourced), sourced.payloads[0], span, query.hours, query.part,
+                                  today)
 
     async def compare(self, cities: list[str], query: DayQuery) -> Comparison:
         """Two to five places over the same days: their figures, and which is warmer, colder and wetter."""
         if not 2 <= len(cities) <= MAX_COMPARED:
             raise InvalidArgument(pick(f"Compare 2 to {MAX_COMPARED} places, got {len(cities)}",
                                        f"请比较 2 到 {MAX_COMPARED} 个地方，收到 {len(cities)} 个"))
-        fetched = [await self._fetch(city) for city in cities]
+        fetched = [await self._fetch(city, query) for city in cities]
         places, standings = [], []
-        for location, sourced in fetched:
+        for location, sourced, _, span in fetched:
             p = sourced.payloads[0]
-            today, span = query.span(p)
             days = _forecast_days(p, span)
             now = p.number("current", "temperature_2m") if (span.start, span.count) == (0, 1) else None
             places.append(ComparedPlace(location=location, temperature=now, days=days))
@@ -176,9 +213,10 @@ class WeatherService:
             if all((k.latitude, k.longitude) != (location.latitude, location.longitude) for k in locations):
                 locations.append(location)
             await progress(done, total, f"resolved {name}")
-        sourced = await self._provider.daily_many(locations, HORIZON_DAYS)
+        query = DayQuery(day=day)
+        sourced = await self._provider.daily_many(locations, HORIZON_DAYS, query.past_days)
         first = sourced.payloads[0]
-        today, span = DayQuery(day=day).span(first)
+        today, span = query.span(first)
         await progress(total - 1, total, f"fetched {len(locations)} cities in one request")
         rows = [
             self._day_temperature(loc, p, span.start, measure)
@@ -189,7 +227,7 @@ class WeatherService:
         inside.sort(key=lambda r: _inside_rank(r.temperature, min_temp, max_temp))
         outside.sort(key=lambda r: _distance_outside(r.temperature, min_temp, max_temp))
         await progress(total, total, f"{len(inside)} of {len(rows)} cities match")
-        searched = first.text("daily", "time", span.start)
+        searched = first.text("daily", "time", first.day_index(span.start))
         return TemperatureSearch(
             date=searched,
             weekday=weekday_name(date.fromisoformat(searched)),
@@ -206,9 +244,10 @@ class WeatherService:
             notice=wording.notice(sourced),
         )
 
-    async def chart(self, city: str, kind: ChartKind, query: DayQuery) -> tuple[WeatherChart, bytes]:
-        """A PNG chart of the asked days plus the data it shows."""
-        forecast = await self.forecast(city, query)
+    async def chart(self, city: str, kind: ChartKind, query: DayQuery,
+                    units: UnitSystem = "metric") -> tuple[WeatherChart, bytes]:
+        """A PNG chart of the asked days (drawn in `units`) plus the data it shows."""
+        forecast = unit_systems.convert(await self.forecast(city, query), units)
         days = forecast.days
         series = ChartSeries(
             title=wording.chart_title(forecast.location, days, kind),
@@ -218,6 +257,7 @@ class WeatherService:
             precipitation=[d.precipitation_sum for d in days],
             probability=[d.precipitation_probability for d in days],
             chinese=wording.is_chinese(),
+            units=forecast.units,
         )
         png, font = await anyio.to_thread.run_sync(render_chart, kind, series)
         points = [
@@ -238,9 +278,14 @@ class WeatherService:
         )
         return chart, png
 
-    async def _fetch(self, city: str) -> tuple[Location, Sourced]:
+    async def _fetch(self, city: str, query: DayQuery) -> tuple[Location, Sourced, date, DaySpan]:
+        """The place, its forecast reaching back to the asked days, its today and the asked span."""
         location = await self._resolver.resolve(city)
-        return location, await self._provider.forecast(location)
+        sourced = await self._provider.forecast(location, query.past_days)
+        today, span = query.span(sourced.payloads[0])
+        if span.start < -sourced.payloads[0].past_days:  # a date further back than fetched
+            sourced = await self._provider.forecast(location, -span.start)
+        return location, sourced, today, span
 
     @staticmethod
     def _common(location: Location, sourced: Sourced) -> dict[str, object]:
@@ -253,7 +298,8 @@ class WeatherService:
         }
 
     @staticmethod
-    def _day_temperature(location: Location, p: Payload, index: int, measure: Measure) -> CityTemperature:
+    def _day_temperature(location: Location, p: Payload, offset: int, measure: Measure) -> CityTemperature:
+        index = p.day_index(offset)
         high = p.number("daily", "temperature_2m_max", index)
         low = p.number("daily", "temperature_2m_min", index)
         value = {"max": high, "min": low, "mean": round((high + low) / 2, 1)}[measure]
@@ -265,30 +311,37 @@ class WeatherService:
 
 def _forecast_days(p: Payload, span: DaySpan) -> list[ForecastDay]:
     days = []
-    for i in span.offsets:
+    for offset in span.offsets:
+        i = p.day_index(offset)
         code = int(p.number("daily", "weather_code", i))
+        daylight = p.optional("daily", "daylight_duration", i)
+        polar = daylight in (0.0, 86400.0)  # no rise or set to give
         days.append(ForecastDay(
-            **_day(p, i),
+            **_day(p, offset),
             weather_code=code,
-            description=describe(code),
+            description=describe_day(p, i, code),
             temp_min=p.number("daily", "temperature_2m_min", i),
             temp_max=p.number("daily", "temperature_2m_max", i),
             precipitation_sum=p.number("daily", "precipitation_sum", i),
             precipitation_probability=p.optional("daily", "precipitation_probability_max", i),
             wind_speed_max=p.number("daily", "wind_speed_10m_max", i),
             uv_index_max=p.optional("daily", "uv_index_max", i),
+            sunrise=None if polar else p.optional_text("daily", "sunrise", i),
+            sunset=None if polar else p.optional_text("daily", "sunset", i),
+            daylight_duration=daylight,
         ))
     return days
 
 
-def _precipitation_day(p: Payload, i: int) -> PrecipitationDay:
+def _precipitation_day(p: Payload, offset: int) -> PrecipitationDay:
+    i = p.day_index(offset)
     code = int(p.number("daily", "weather_code", i))
     probability = p.optional("daily", "precipitation_probability_max", i)
     rain = p.number("daily", "rain_sum", i)
     snow = p.number("daily", "snowfall_sum", i)
     return PrecipitationDay(
-        **_day(p, i),
-        description=describe(code),
+        **_day(p, offset),
+        description=describe_day(p, i, code),
         precipitation_sum=p.number("daily", "precipitation_sum", i),
         rain_sum=rain,
         snowfall_sum=snow,
@@ -299,10 +352,17 @@ def _precipitation_day(p: Payload, i: int) -> PrecipitationDay:
     )
 
 
-def _day(p: Payload, i: int) -> dict[str, object]:
-    """The day fields of the payload's i-th daily record (i is also the offset from the place's today)."""
-    day = p.text("daily", "time", i)
-    return {"date": day, "weekday": weekday_name(date.fromisoformat(day)), "day": i}
+def describe_day(p: Payload, i: int, code: int) -> str:
+    """The day's weather in words; a day with both rain and snow is sleet, whatever its most severe hour. Its rain
+    must count as rain (RAIN_MM), as the day's verdict counts it: "Rain and snow ... no rain fell" reads as nonsense."""
+    mixed = (p.optional("daily", "rain_sum", i) or 0) >= RAIN_MM and (p.optional("daily", "snowfall_sum", i) or 0) > 0
+    return describe(code, mixed)
+
+
+def _day(p: Payload, offset: int) -> dict[str, object]:
+    """The day fields of the daily record `offset` days from the place's today."""
+    day = p.text("daily", "time", p.day_index(offset))
+    return {"date": day, "weekday": weekday_name(date.fromisoformat(day)), "day": offset}
 
 
 def _mean(values: list[float]) -> float:
@@ -340,7 +400,8 @@ def _search_bounds(min_temp: float | None, max_temp: float | None) -> tuple[floa
     if max_temp is not None and max_temp >= RECORD_HIGH_C:
         max_temp = None
     if min_temp is None and max_temp is None:
-        raise InvalidArgument("Give min_temp and/or max_temp within the temperatures on record")
+        raise InvalidArgument(pick("Give a temperature within the temperatures on record (-89 to 57 °C)",
+                                   "请给出有记录以来的气温范围内的温度（-89~57°C）"))
     if min_temp is not None and max_temp is not None and min_temp > max_temp:
         return max_temp, min_temp
     return min_temp, max_temp

@@ -1,7 +1,11 @@
 """Deterministic, plausible weather for any place and date, in Open-Meteo's JSON shape (always labelled simulated).
 
-Plausible means: the mean follows latitude, the season follows the hemisphere, each day gets a reproducible
-anomaly seeded by (place, date), and derived values (codes, snow, hourly curves) stay mutually consistent.
+Each day is drawn from the place's climate (climate.py), seeded by (place, date), so a date reads the same
+whether it is tomorrow or yesterday. The hours are derived from the days and stay physically consistent: the
+temperature runs continuously from each night's low to the afternoon's high; precipitation falls in one episode,
+as snow below about 0 °C, sleet (rain and snow) near it and rain above; weather codes follow the hour's
+precipitation or cloud cover; probabilities are high in wet hours and low in dry ones; the sun rises and sets
+when it does there (sun.py). The daily values are those of the hours: sums, highs, lows, the most severe code.
 """
 
 from __future__ import annotations
@@ -14,62 +18,47 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from weather_mcp_server.climate import Climate, climate
+from weather_mcp_server.sun import SunDay, elevation, sun_day
+
 HOURS = 24
+SNOW_CM_PER_MM = 0.7  # Open-Meteo's snowfall: 7 cm of snow per 10 mm of water
 _UNITS = {
-    "temperature_2m": "°C",
-    "apparent_temperature": "°C",
-    "relative_humidity_2m": "%",
-    "precipitation": "mm",
-    "rain": "mm",
-    "snowfall": "cm",
-    "weather_code": "wmo code",
-    "cloud_cover": "%",
-    "wind_speed_10m": "km/h",
-    "wind_direction_10m": "°",
-    "wind_gusts_10m": "km/h",
-    "uv_index": "",
-    "is_day": "",
-    "precipitation_probability": "%",
-    "temperature_2m_max": "°C",
-    "temperature_2m_min": "°C",
-    "precipitation_sum": "mm",
-    "rain_sum": "mm",
-    "snowfall_sum": "cm",
-    "precipitation_hours": "h",
-    "precipitation_probability_max": "%",
-    "wind_speed_10m_max": "km/h",
-    "uv_index_max": "",
+    "temperature_2m": "°C", "apparent_temperature": "°C", "relative_humidity_2m": "%", "precipitation": "mm",
+    "rain": "mm", "snowfall": "cm", "weather_code": "wmo code", "cloud_cover": "%", "wind_speed_10m": "km/h",
+    "wind_direction_10m": "°", "wind_gusts_10m": "km/h", "uv_index": "", "is_day": "", "precipitation_probability": "%",
+    "temperature_2m_max": "°C", "temperature_2m_min": "°C", "precipitation_sum": "mm", "rain_sum": "mm",
+    "snowfall_sum": "cm", "precipitation_hours": "h", "precipitation_probability_max": "%",
+    "wind_speed_10m_max": "km/h", "uv_index_max": "", "sunrise": "iso8601", "sunset": "iso8601",
+    "daylight_duration": "s",
 }
+_CURRENT_KEYS = ("temperature_2m", "apparent_temperature", "relative_humidity_2m", "precipitation", "snowfall",
+                 "weather_code", "cloud_cover", "wind_speed_10m", "wind_direction_10m", "wind_gusts_10m", "uv_index",
+                 "is_day")
 
 
-def simulated_forecast(
-    latitude: float, longitude: float, timezone: str, days: int = 16, now: datetime | None = None
-) -> dict[str, Any]:
-    """A full forecast payload (current, hourly, daily) for `days` days starting today, local time."""
-    zone = _zone(timezone)
+def simulated_forecast(latitude: float, longitude: float, timezone: str, days: int = 16, now: datetime | None = None,
+                       past_days: int = 0) -> dict[str, Any]:
+    """A forecast payload (current, hourly, daily) for `past_days` before today through `days` from today on."""
+    zone = zone_of(timezone)
     local_now = (now or datetime.now(zone)).astimezone(zone)
-    first = local_now.date()
-    day_list = [_simulate_day(latitude, longitude, first + timedelta(days=i)) for i in range(days)]
+    first = local_now.date() - timedelta(days=past_days)
+    dates = [first + timedelta(days=i) for i in range(past_days + days)]
+    stats = {d: _day_stats(latitude, longitude, d) for d in [dates[0] - timedelta(days=1), *dates,
+                                                              dates[-1] + timedelta(days=1)]}
+    day_list = [_simulate_day(latitude, longitude, zone, d, stats) for d in dates]
     hours = [hour for day in day_list for hour in day["hours"]]
-    current = hours[local_now.hour]
-    offset = local_now.utcoffset() or timedelta(0)
+    current = hours[past_days * HOURS + local_now.hour]
     daily_keys = [k for k in day_list[0] if k not in ("hours", "date")]
     hourly_keys = [k for k in hours[0] if k != "time"]
     return {
-        "latitude": round(latitude, 4),
-        "longitude": round(longitude, 4),
-        "generationtime_ms": 0.0,
-        "utc_offset_seconds": int(offset.total_seconds()),
-        "timezone": timezone,
-        "timezone_abbreviation": local_now.tzname() or "GMT",
-        "elevation": 0.0,
-        "current_units": {"time": "iso8601", "interval": "seconds", **{k: _UNITS[k] for k in _current_keys()}},
+        **envelope(latitude, longitude, timezone, local_now),
+        "current_units": {"time": "iso8601", "interval": "seconds", **{k: _UNITS[k] for k in _CURRENT_KEYS}},
         "current": {
             "time": local_now.replace(minute=local_now.minute // 15 * 15, second=0, microsecond=0)
-            .replace(tzinfo=None)
-            .isoformat(timespec="minutes"),
+            .replace(tzinfo=None).isoformat(timespec="minutes"),
             "interval": 900,
-            **{k: current[k] for k in _current_keys()},
+            **{k: current[k] for k in _CURRENT_KEYS},
         },
         "hourly_units": {"time": "iso8601", **{k: _UNITS[k] for k in hourly_keys}},
         "hourly": {"time": [h["time"] for h in hours], **{k: [h[k] for h in hours] for k in hourly_keys}},
@@ -78,161 +67,205 @@ def simulated_forecast(
     }
 
 
-def _current_keys() -> tuple[str, ...]:
-    return (
-        "temperature_2m",
-        "apparent_temperature",
-        "relative_humidity_2m",
-        "precipitation",
-        "snowfall",
-        "weather_code",
-        "cloud_cover",
-        "wind_speed_10m",
-        "wind_direction_10m",
-        "wind_gusts_10m",
-        "uv_index",
-        "is_day",
-    )
+def envelope(latitude: float, longitude: float, timezone: str, local_now: datetime) -> dict[str, Any]:
+    """The top of an Open-Meteo answer: the place, its time zone and offset."""
+    offset = local_now.utcoffset() or timedelta(0)
+    return {
+        "latitude": round(latitude, 4),
+        "longitude": round(longitude, 4),
+        "generationtime_ms": 0.0,
+        "utc_offset_seconds": int(offset.total_seconds()),
+        "timezone": timezone,
+        "timezone_abbreviation": local_now.tzname() or "GMT",
+        "elevation": 0.0,
+    }
 
 
-def _zone(timezone: str) -> ZoneInfo:
+def zone_of(timezone: str) -> ZoneInfo:
+    """The place's time zone, UTC for a name the system does not know."""
     try:
         return ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         return ZoneInfo("UTC")
 
 
-def _rng(latitude: float, longitude: float, day: date) -> random.Random:
-    digest = hashlib.sha256(f"{latitude:.2f},{longitude:.2f},{day.isoformat()}".encode()).digest()
+def rng_for(latitude: float, longitude: float, day: date, salt: str = "") -> random.Random:
+    """The random draws of one place and date (and purpose): the same every time."""
+    digest = hashlib.sha256(f"{latitude:.2f},{longitude:.2f},{day.isoformat()}{salt}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
-
-
-def _seasonal_mean(latitude: float, longitude: float, day: date) -> float:
-    """Annual mean falls with latitude; the seasonal swing grows with it and flips south of the equator."""
-    annual = 28.0 - 0.42 * max(0.0, abs(latitude) - 12.0)
-    amplitude = min(15.0, 0.32 * abs(latitude))
-    if _continental(latitude, longitude):
-        annual, amplitude = annual - 6.0, amplitude * 1.3
-    elif _maritime(latitude, longitude):
-        amplitude *= 0.6
-    coldest_day = 20 if latitude >= 0 else 202
-    phase = 2 * math.pi * (day.timetuple().tm_yday - coldest_day) / 365.25
-    return annual - amplitude * math.cos(phase)
-
-
-def _continental(latitude: float, longitude: float) -> bool:
-    """Northern East Asia and North America east of the Rockies have colder winters than latitude alone says."""
-    return latitude >= 30 and (70 <= longitude <= 135 or -110 <= longitude <= -70)
-
-
-def _maritime(latitude: float, longitude: float) -> bool:
-    """Western Europe and the ocean-bound southern mid-latitudes have mild winters and cool summers."""
-    return (latitude >= 35 and -10 <= longitude <= 30) or latitude <= -30
 
 
 @dataclass(frozen=True)
 class _DayStats:
-    """The day-level draws the hourly values are derived from."""
+    """The day-level draws the hours are derived from."""
 
+    climate: Climate
     t_min: float
     t_max: float
-    total: float
-    snowy: bool
-    probability: int
-    code: int
+    total: float  # precipitation (mm of water) of the day's one episode
+    start: int  # its first hour
+    duration: int
     cloud: float
     wind: float
-    uv_peak: float
+    wind_direction: float
+    chance: float  # the day's precipitation probability (its wet hours' peak)
 
 
-def _simulate_day(latitude: float, longitude: float, day: date) -> dict[str, Any]:
-    rng = _rng(latitude, longitude, day)
-    mean = _seasonal_mean(latitude, longitude, day) + rng.gauss(0.0, 2.5)
-    spread = 5.0 + 5.0 * rng.random()
-    t_max, t_min = round(mean + spread / 2, 1), round(mean - spread / 2, 1)
-    wet_chance = 0.45 if abs(latitude) < 25 else 0.3
-    wet = rng.random() < wet_chance
-    probability = round(55 + 40 * rng.random()) if wet else round(25 * rng.random())
-    total = round(rng.expovariate(1 / 6.0) + 0.3, 1) if wet else 0.0
-    snowy = wet and t_max < 1.5
-    cloud = 75 + 25 * rng.random() if wet else 80 * rng.random()
-    wind = round(5 + 20 * rng.random(), 1)
-    stats = _DayStats(
-        t_min=t_min,
-        t_max=t_max,
-        total=total,
-        snowy=snowy,
-        probability=probability,
-        code=_weather_code(wet, snowy, total, cloud, t_max),
+def _day_stats(latitude: float, longitude: float, day: date) -> _DayStats:
+    rng = rng_for(latitude, longitude, day)
+    normal = climate(latitude, longitude, day)
+    wet = rng.random() < normal.wet_chance
+    cloud = 75 + 25 * rng.random() if wet else 85 * rng.random() ** 1.4
+    # Dry air and clear skies swing further between night and afternoon; rain and cloud hold the day together.
+    spread = min(16.0, max(6.0, 10 + (60 - normal.humidity) / 8)) * (0.8 + 0.4 * rng.random()) * (1 - cloud / 300)
+    mean = normal.mean_c + rng.gauss(0.0, 2.5) - (1.5 if wet else 0.0)
+    duration = rng.randint(2, 4) if normal.convective else rng.randint(4, 10)
+    start = rng.randint(13, 20 - duration) if normal.convective else rng.randint(0, HOURS - duration)
+    return _DayStats(
+        climate=normal,
+        t_min=mean - spread / 2,
+        t_max=mean + spread / 2,
+        total=rng.expovariate(1 / normal.wet_mm) + 0.3 if wet else 0.0,
+        start=start,
+        duration=duration,
         cloud=cloud,
-        wind=wind,
-        uv_peak=round(max(0.0, (mean + 5) / 4) * (1 - cloud / 150), 1),
+        wind=normal.wind_kmh * (0.5 + rng.random()),
+        wind_direction=360 * rng.random(),
+        chance=60 + 35 * rng.random() if wet else 25 * rng.random() * (0.3 + cloud / 85),
     )
-    hours = _simulate_hours(rng, day, stats)
+
+
+def _simulate_day(latitude: float, longitude: float, zone: ZoneInfo, day: date,
+                  stats: dict[date, _DayStats]) -> dict[str, Any]:
+    sun = sun_day(latitude, longitude, day, zone)
+    hours = _simulate_hours(latitude, longitude, zone, day, stats, sun)
+    if sun.sunrise is None:  # polar night or day: no rise or set to give
+        sunrise = sunset = f"{day.isoformat()}T00:00"
+    else:
+        sunrise, sunset = (t.isoformat(timespec="minutes") for t in (sun.sunrise, sun.sunset))
     return {
         "date": day.isoformat(),
         "hours": hours,
-        "weather_code": stats.code,
-        "temperature_2m_max": t_max,
-        "temperature_2m_min": t_min,
+        "weather_code": max(h["weather_code"] for h in hours),  # Open-Meteo's daily code: the most severe hour
+        "temperature_2m_max": max(h["temperature_2m"] for h in hours),
+        "temperature_2m_min": min(h["temperature_2m"] for h in hours),
         "precipitation_sum": round(sum(h["precipitation"] for h in hours), 1),
         "rain_sum": round(sum(h["rain"] for h in hours), 1),
-        "snowfall_sum": round(sum(h["snowfall"] for h in hours), 1),
+        "snowfall_sum": round(sum(h["snowfall"] for h in hours), 2),
         "precipitation_hours": float(sum(1 for h in hours if h["precipitation"] > 0)),
-        "precipitation_probability_max": probability,
-        "wind_speed_10m_max": round(wind * 1.3, 1),
-        "uv_index_max": stats.uv_peak,
+        "precipitation_probability_max": max(h["precipitation_probability"] for h in hours),
+        "wind_speed_10m_max": max(h["wind_speed_10m"] for h in hours),
+        "uv_index_max": max(h["uv_index"] for h in hours),
+        "sunrise": sunrise,
+        "sunset": sunset,
+        "daylight_duration": round(sun.daylight_s, 2),
     }
 
 
-def _weather_code(wet: bool, snowy: bool, total: float, cloud: float, t_max: float) -> int:
-    if snowy:
-        return 71 if total < 4 else 73
-    if wet:
-        if t_max > 26 and total > 8:
-            return 95
-        return 61 if total < 3 else 63 if total < 10 else 65
-    return 0 if cloud < 20 else 1 if cloud < 40 else 2 if cloud < 65 else 3
-
-
-def _simulate_hours(rng: random.Random, day: date, stats: _DayStats) -> list[dict[str, Any]]:
-    wet_start = rng.randrange(0, 18)
-    wet_hours = range(wet_start, wet_start + 6) if stats.total > 0 else range(0)
+def _simulate_hours(latitude: float, longitude: float, zone: ZoneInfo, day: date, stats: dict[date, _DayStats],
+                    sun: SunDay) -> list[dict[str, Any]]:
+    today = stats[day]
+    before, after = stats[day - timedelta(days=1)], stats[day + timedelta(days=1)]
+    rng = rng_for(latitude, longitude, day, "hours")
+    wet = range(today.start, today.start + today.duration) if today.total else range(0)
+    weights = [math.sin(math.pi * (i + 0.5) / today.duration) for i in range(today.duration)]
     hours = []
     for hour in range(HOURS):
-        temp = _hourly_temperature(hour, stats.t_min, stats.t_max)
-        amount = round(stats.total / 6, 1) if hour in wet_hours else 0.0
-        daylight = 6 <= hour < 19
-        hours.append(
-            {
-                "time": f"{day.isoformat()}T{hour:02d}:00",
-                "temperature_2m": round(temp, 1),
-                "apparent_temperature": round(temp - stats.wind / 10, 1),
-                "relative_humidity_2m": round(85 if hour in wet_hours else 45 + 30 * rng.random()),
-                "precipitation_probability": _hourly_probability(stats.probability, hour in wet_hours),
-                "precipitation": amount,
-                "rain": 0.0 if stats.snowy else amount,
-                "snowfall": round(amount * 0.7, 2) if stats.snowy else 0.0,
-                "weather_code": stats.code if hour in wet_hours or stats.total == 0 else 3,
-                "cloud_cover": round(stats.cloud),
-                "wind_speed_10m": round(stats.wind * (0.7 + 0.6 * rng.random()), 1),
-                "wind_direction_10m": round(360 * rng.random()),
-                "wind_gusts_10m": round(stats.wind * 1.8, 1),
-                "uv_index": round(stats.uv_peak * math.sin(math.pi * (hour - 6) / 13), 1) if daylight else 0.0,
-                "is_day": int(daylight),
-            }
-        )
+        temperature = round(_temperature(hour, before, today, after), 1)
+        amount = max(0.1, round(today.total * weights[hour - today.start] / sum(weights), 1)) if hour in wet else 0.0
+        snow_share = min(1.0, max(0.0, (1.5 - temperature) / 2.0))  # all snow from -0.5 °C, all rain from 1.5 °C
+        rain = round(amount * (1 - snow_share), 1)
+        near = bool(wet) and min(abs(hour - today.start), abs(hour - wet[-1])) <= 2
+        cloud = _cloud(rng, today.cloud, hour in wet, near)
+        humidity = _humidity(rng, today, temperature, hour in wet)
+        wind = round(today.wind * (0.75 + 0.35 * max(0.0, math.sin(math.pi * (hour - 6) / 14)) + 0.2 * rng.random()),
+                     1)
+        moment = datetime(day.year, day.month, day.day, hour, tzinfo=zone)
+        height = elevation(latitude, longitude, moment)
+        hours.append({
+            "time": f"{day.isoformat()}T{hour:02d}:00",
+            "temperature_2m": temperature,
+            "apparent_temperature": _apparent(temperature, humidity, wind),
+            "relative_humidity_2m": humidity,
+            "precipitation_probability": _probability(rng, today.chance, hour in wet, near),
+            "precipitation": amount,
+            "rain": rain,
+            "snowfall": round((amount - rain) * SNOW_CM_PER_MM, 2),
+            "weather_code": _code(amount, snow_share, temperature, cloud, today.climate.convective),
+            "cloud_cover": cloud,
+            "wind_speed_10m": wind,
+            "wind_direction_10m": round((today.wind_direction + 30 * math.sin(hour / 4)) % 360),
+            "wind_gusts_10m": round(wind * (1.4 + 0.4 * rng.random()), 1),
+            "uv_index": _uv(height, cloud),
+            "is_day": int(_daylight(sun, day, hour)),
+        })
     return hours
 
 
-def _hourly_temperature(hour: int, t_min: float, t_max: float) -> float:
-    """Coldest at 05:00, warmest at 14:00: a half cosine up, a straight line down."""
-    if 5 <= hour <= 14:
-        return t_min + (t_max - t_min) * (1 - math.cos(math.pi * (hour - 5) / 9)) / 2
-    return t_max - (t_max - t_min) * ((hour - 14) % 24) / 15
+def _temperature(hour: int, before: _DayStats, today: _DayStats, after: _DayStats) -> float:
+    """Lowest about 05:00, highest about 14:00: a half cosine up through the morning, a straight fall through the
+    evening and night into the next day's low, so midnight joins two days without a jump."""
+    if hour < 5:
+        return before.t_max + (today.t_min - before.t_max) * (hour + 10) / 15
+    if hour <= 14:
+        return today.t_min + (today.t_max - today.t_min) * (1 - math.cos(math.pi * (hour - 5) / 9)) / 2
+    return today.t_max + (after.t_min - today.t_max) * (hour - 14) / 15
 
 
-def _hourly_probability(daily: int, wet_hour: bool) -> int:
-    if daily <= 10:
-        return daily
-    return min(100, daily + 10) if wet_hour else daily - 10
+def _code(amount: float, snow_share: float, temperature: float, cloud: float, convective: bool) -> int:
+    """The WMO code of an hour: its precipitation (kind and rate), else its cloud cover."""
+    if amount > 0 and snow_share >= 0.5:
+        if convective:
+            return 85 if amount < 1.5 else 86
+        return 71 if amount < 1.0 else 73 if amount < 2.5 else 75
+    if amount > 0:
+        if convective:
+            if temperature >= 22 and amount >= 3:
+                return 95
+            return 80 if amount < 2.5 else 81 if amount < 7.6 else 82
+        return 51 if amount < 0.2 else 61 if amount < 2.5 else 63 if amount < 7.6 else 65
+    return 0 if cloud < 20 else 1 if cloud < 50 else 2 if cloud < 80 else 3
+
+
+def _cloud(rng: random.Random, base: float, wet: bool, near: bool) -> int:
+    if wet:
+        return round(88 + 12 * rng.random())
+    if near:
+        return round(max(base, 70 + 15 * rng.random()))
+    return round(min(100.0, max(0.0, base + rng.uniform(-15, 15))))
+
+
+def _probability(rng: random.Random, chance: float, wet: bool, near: bool) -> int:
+    """High in the wet hours (at least 55 %), middling around them, low otherwise."""
+    if wet:
+        return round(max(55.0, chance - 10 * rng.random()))
+    if near:
+        return round(30 + 18 * rng.random())
+    return round(min(chance, 30.0) * (0.4 + 0.6 * rng.random()))
+
+
+def _humidity(rng: random.Random, today: _DayStats, temperature: float, wet: bool) -> int:
+    if wet:
+        return round(88 + 12 * rng.random())
+    warmth = (temperature - today.t_min) / max(0.1, today.t_max - today.t_min)  # drier in the afternoon
+    return round(min(100.0, max(8.0, today.climate.humidity + 12 * (0.5 - warmth) + rng.uniform(-5, 5))))
+
+
+def _apparent(temperature: float, humidity: float, wind_kmh: float) -> float:
+    """Steadman's apparent temperature (shade): damp air feels warmer, wind cooler."""
+    vapour_hpa = humidity / 100 * 6.105 * math.exp(17.27 * temperature / (237.7 + temperature))
+    return round(temperature + 0.33 * vapour_hpa - 0.70 * wind_kmh / 3.6 - 4.0, 1)
+
+
+def _uv(sun_elevation: float, cloud: float) -> float:
+    """Clear-sky UV index from the sun's height (Madronich's fit), dimmed by cloud."""
+    if sun_elevation <= 0:
+        return 0.0
+    return round(12.5 * math.sin(math.radians(sun_elevation)) ** 2.42 * (1 - 0.6 * cloud / 100), 1)
+
+
+def _daylight(sun: SunDay, day: date, hour: int) -> bool:
+    if sun.sunrise is None:
+        return sun.daylight_s > 0
+    moment = datetime(day.year, day.month, day.day, hour)
+    return sun.sunrise <= moment < sun.sunset

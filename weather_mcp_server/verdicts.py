@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from weather_mcp_server.language import pick
-from weather_mcp_server.models import ForecastDay, Location, PrecipitationDay, Verdict
+from weather_mcp_server.models import ForecastDay, HourRecord, Location, PrecipitationDay, Verdict
 from weather_mcp_server.weather_codes import RAIN_CODES, SNOW_CODES
 
 RAIN_PROBABILITY = 50.0  # a day at or above this chance of precipitation counts as wet
@@ -27,11 +27,16 @@ _KEYWORDS = {
     "warmer": ["warm", "hot", "热", "暖"],
     "colder": ["cold", "cool", "chill", "冷", "凉"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
+    "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
 }
+POLLUTED_AQI = 100  # China's AQI above this exceeds the Grade II standard: 轻度污染 and worse
 
 
 def rain_expected(precipitation_mm: float, code: int, probability: float | None) -> bool:
-    """A day is wet when a millimetre falls, its weather is rain, or rain is more likely than not."""
+    """A day is wet when a millimetre falls, its weather is rain, or rain is more likely than not; a day whose
+    weather is snow is a snowy day, not a rainy one (its rain, if any, is in `precipitation_mm`)."""
+    if code in SNOW_CODES:
+        return precipitation_mm >= RAIN_MM
     return precipitation_mm >= RAIN_MM or code in RAIN_CODES or (probability or 0) >= RAIN_PROBABILITY
 
 
@@ -40,30 +45,56 @@ def snow_expected(snowfall_cm: float, code: int) -> bool:
 
 
 def precipitation_verdicts(days: Sequence[PrecipitationDay], labels: Sequence[str]) -> list[Verdict]:
-    """Rain, snow and umbrella over the covered days; a wet day is named."""
+    """Rain, snow and umbrella over the covered days; a wet day is named. Past days say what fell."""
     rainy = [label for day, label in zip(days, labels) if day.rain_expected]
     snowy = [label for day, label in zip(days, labels) if day.snow_expected]
-    return [_rain(rainy, len(days)), _snow(snowy, len(days)), _umbrella(bool(rainy or snowy))]
+    past = days[-1].day < 0
+    verdicts = _rain_and_snow(rainy, snowy, len(days), past)
+    return verdicts if past else [*verdicts, _umbrella(bool(rainy or snowy))]
 
 
 def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> list[Verdict]:
     """Rain and snow over the covered days, and hot/cold when the span is one day."""
-    rainy = [label for day, label in zip(days, labels)
-             if rain_expected(day.precipitation_sum, day.weather_code, day.precipitation_probability)]
+    rainy = [label for day, label in zip(days, labels) if rain_expected(
+        0.0 if day.weather_code in SNOW_CODES else day.precipitation_sum, day.weather_code,
+        day.precipitation_probability)]
     snowy = [label for day, label in zip(days, labels) if day.weather_code in SNOW_CODES]
-    verdicts = [_rain(rainy, len(days)), _snow(snowy, len(days))]
+    past = days[-1].day < 0
+    verdicts = _rain_and_snow(rainy, snowy, len(days), past)
     if len(days) == 1:
-        verdicts += feel_verdicts(days[0].temp_max, days[0].temp_max)
+        verdicts += feel_verdicts(days[0].temp_max, days[0].temp_max, past)
     return verdicts
 
 
-def feel_verdicts(warmest: float, coldest: float) -> list[Verdict]:
+def hour_verdicts(hours: Sequence[HourRecord], umbrella: bool) -> list[Verdict]:
+    """Rain and snow in the asked hours (and the umbrella, for a precipitation question): an hour is wet when
+    rain or snow falls, its weather is rain or snow, or rain is more likely than not."""
+    rainy = any((h.rain or 0) > 0 or h.weather_code in RAIN_CODES or (
+        h.weather_code not in SNOW_CODES and (h.precipitation_probability or 0) >= RAIN_PROBABILITY) for h in hours)
+    snowy = any((h.snowfall or 0) > 0 or h.weather_code in SNOW_CODES for h in hours)
+    past = hours[-1].day < 0
+    verdicts = [_rain(rainy, "", past), _snow(snowy, "", past)]
+    return [*verdicts, _umbrella(rainy or snowy)] if umbrella and not past else verdicts
+
+
+def feel_verdicts(warmest: float, coldest: float, past: bool = False) -> list[Verdict]:
     """Hot when `warmest` reaches HOT_C, cold when `coldest` is at most COLD_C."""
     hot, cold = warmest >= HOT_C, coldest <= COLD_C
+    if past:
+        return [_yes_no("hot", hot, pick("it was hot", "天气炎热") if hot else pick("it was not hot", "不算热")),
+                _yes_no("cold", cold, pick("it was cold", "天气寒冷") if cold else pick("it was not cold", "不算冷"))]
     return [
         _yes_no("hot", hot, pick("it is hot", "天气炎热") if hot else pick("it is not hot", "不算热")),
         _yes_no("cold", cold, pick("it is cold", "天气寒冷") if cold else pick("it is not cold", "不算冷")),
     ]
+
+
+def polluted(aqi: int, category: str, category_en: str) -> Verdict:
+    """Whether the air is polluted: China's AQI above 100 (轻度污染 and worse), its category named."""
+    if aqi > POLLUTED_AQI:
+        return _yes_no("polluted", True, pick(f"the air is {category_en.lower()}", f"空气{category}"))
+    return _yes_no("polluted", False, pick(f"the air is not polluted ({category_en.lower()})",
+                                           f"没有污染，空气质量{category}"))
 
 
 def raining_now(precipitation_mm: float, code: int) -> Verdict:
@@ -111,16 +142,24 @@ def _names(standing: Standing) -> list[str]:
     return list(dict.fromkeys(name for name in names if name))
 
 
-def _rain(rainy: list[str], span: int) -> Verdict:
+def _rain_and_snow(rainy: list[str], snowy: list[str], span: int, past: bool) -> list[Verdict]:
+    """Rain and snow over days: the wet days (labels) named when the span has several."""
+    return [_rain(bool(rainy), _which(rainy, span), past), _snow(bool(snowy), _which(snowy, span), past)]
+
+
+def _rain(rainy: bool, which: str, past: bool) -> Verdict:
+    """`which`: the wet days, named after the statement."""
     if not rainy:
-        return _yes_no("rain", False, pick("no rain is expected", "不会下雨"))
-    return _yes_no("rain", True, pick("rain is expected", "会下雨") + _which(rainy, span))
+        return _yes_no("rain", False, pick("no rain fell", "没有下雨") if past else pick("no rain is expected", "不会下雨"))
+    said = pick("it rained", "下了雨") if past else pick("rain is expected", "会下雨")
+    return _yes_no("rain", True, said + which)
 
 
-def _snow(snowy: list[str], span: int) -> Verdict:
+def _snow(snowy: bool, which: str, past: bool) -> Verdict:
     if not snowy:
-        return _yes_no("snow", False, pick("no snow is expected", "不会下雪"))
-    return _yes_no("snow", True, pick("snow is expected", "会下雪") + _which(snowy, span))
+        return _yes_no("snow", False, pick("no snow fell", "没有下雪") if past else pick("no snow is expected", "不会下雪"))
+    said = pick("it snowed", "下了雪") if past else pick("snow is expected", "会下雪")
+    return _yes_no("snow", True, said + which)
 
 
 def _umbrella(wet: bool) -> Verdict:

@@ -40,8 +40,11 @@ SNOW_CODES = frozenset({71, 73, 75, 77, 85, 86})
 RAIN_CODES = frozenset({51, 53, 55, 56, 57, 61, 63, 65, 66, 67, 80, 81, 82, 95, 96, 99})
 
 
-def describe(code: int) -> str:
-    """The code's description in the call's language; unknown codes are named rather than guessed."""
+def describe(code: int, mixed: bool = False) -> str:
+    """The code's description in the call's language (`mixed`: rain and snow fell, which no code says); unknown
+    codes are named rather than guessed."""
+    if mixed:
+        return pick("Rain and snow", "雨夹雪")
     if code not in _DESCRIPTIONS:
         return pick(f"unknown weather code {code}", f"未知天气代码 {code}")
     return pick(*_DESCRIPTIONS[code])

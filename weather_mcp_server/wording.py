@@ -17,6 +17,7 @@ from weather_mcp_server.language import current, pick
 from weather_mcp_server.models import (
     CityTemperature,
     Day,
+    HourRecord,
     Comparison,
     CurrentWeather,
     Forecast,
@@ -29,6 +30,7 @@ from weather_mcp_server.models import (
     WeatherChart,
 )
 from weather_mcp_server.providers import Sourced
+from weather_mcp_server.weather_codes import describe
 
 
 _LISTED_CITIES = 10
@@ -58,43 +60,48 @@ def notice(sourced: Sourced) -> str | None:
 
 def current_text(r: CurrentWeather) -> str:
     t, wind = r.units["temperature"], r.units["wind_speed"]
-    when = f"{calendar_words(_today(r.time))} {r.time[11:16]}"
+    when = f"{calendar_words(today_of(r.time))} {r.time[11:16]}"
     if is_chinese():
         facts = (f"{place_name(r.location)} 现在（{when}）："
                  f"{r.description}，{r.temperature:g}{t}，体感{r.feels_like:g}{t}，湿度{r.humidity:g}%，"
-                 f"风速{r.wind_speed:g} {wind}，降水{r.precipitation:g}毫米{_zh_uv(r.uv_index)}。"
+                 f"风速{r.wind_speed:g} {wind}，降水{_amount(r.precipitation, r.units)}{_zh_uv(r.uv_index)}。"
                  f"今天{r.today_min:g}~{r.today_max:g}{t}。")
     else:
         facts = (f"{place_name(r.location)} now ({when}): "
                  f"{r.description}, {r.temperature:g}{t} (feels like {r.feels_like:g}{t}), humidity "
-                 f"{r.humidity:g}%, wind {r.wind_speed:g} {wind}, precipitation {r.precipitation:g} mm"
+                 f"{r.humidity:g}%, wind {r.wind_speed:g} {wind}, precipitation {_amount(r.precipitation, r.units)}"
                  f"{_en_uv(r.uv_index)}. Today {r.today_min:g} to {r.today_max:g}{t}.")
-    return _with_verdicts(facts, _feel_and_rest(r.verdicts), r.notice)
+    return with_verdicts(facts, _feel_and_rest(r.verdicts), r.notice)
 
 
 def forecast_text(r: Forecast) -> str:
-    """One day in full; several as a compact line each, then the span's range."""
-    if len(r.days) == 1:
+    """The asked hours; else one day in full, or several as a compact line each, then the span's range."""
+    if r.hours:
+        facts = _hours_text(r)
+    elif len(r.days) == 1:
         facts = _one_day(place_name(r.location), _forecast_day(r.days[0], r.units))
     else:
         t = r.units["temperature"]
-        today = _today(r.days[0].date, r.days[0].day)
+        today = today_of(r.days[0].date, r.days[0].day)
         lines = [_compact_day(d, today, t) for d in r.days]
         low, high = min(d.temp_min for d in r.days), max(d.temp_max for d in r.days)
         facts = _headed(_place_span(r.location, r.days), pick("; ", "；").join(lines)) + pick(
             f" Over these {len(r.days)} days: {low:g} to {high:g}{t}.", f"这{len(r.days)}天气温{low:g}~{high:g}{t}。")
-    return _with_verdicts(facts, _feel_and_rest(r.verdicts), r.notice)
+    return with_verdicts(facts, _feel_and_rest(r.verdicts), r.notice)
 
 
 def precipitation_text(r: PrecipitationOutlook) -> str:
-    """One day in full; over several, only the wet days in full and the dry ones together."""
-    today = _today(r.days[0].date, r.days[0].day)
-    if len(r.days) == 1:
-        facts = _one_day(place_name(r.location), _precipitation_day(r.days[0], label(today, r.days[0].day)))
+    """The asked hours; else one day in full, or over several only the wet days in full and the dry ones
+    together."""
+    today = today_of(r.days[0].date, r.days[0].day)
+    if r.hours:
+        facts = _hours_text(r)
+    elif len(r.days) == 1:
+        facts = _one_day(place_name(r.location), _precipitation_day(r.days[0], label(today, r.days[0].day), r.units))
     else:
         wet = [d for d in r.days if d.rain_expected or d.snow_expected or d.precipitation_sum > 0]
         dry = [d for d in r.days if d not in wet]
-        parts = [_precipitation_day(d, label(today, d.day)) for d in wet]
+        parts = [_precipitation_day(d, label(today, d.day), r.units) for d in wet]
         if dry:
             chance = max((d.probability_max or 0) for d in dry)
             if not wet:
@@ -107,13 +114,13 @@ def precipitation_text(r: PrecipitationOutlook) -> str:
             parts.append(pick(f"no precipitation {'on ' if len(dry) <= 2 and wet else ''}{which} (chance at most "
                               f"{chance:g}%)", f"{which}没有降水（降水概率不超过{chance:g}%）"))
         facts = _headed(_place_span(r.location, r.days), pick("; ", "；").join(parts))
-    return _with_verdicts(facts, r.verdicts, r.notice)
+    return with_verdicts(facts, r.verdicts, r.notice)
 
 
 def comparison_text(r: Comparison) -> str:
     t = r.units["temperature"]
     first = r.places[0].days
-    today = _today(first[0].date, first[0].day)
+    today = today_of(first[0].date, first[0].day)
     span = (label(today, first[0].day) if len(first) == 1
             else f"{short_label(today, first[0].day)}–{short_label(today, first[-1].day)}")
     rows = []
@@ -122,43 +129,40 @@ def comparison_text(r: Comparison) -> str:
         rain = round(sum(d.precipitation_sum for d in place.days), 1)
         if place.temperature is not None:
             rows.append(pick(f"{place_name(place.location)} now {place.temperature:g}{t} (today {low:g} to "
-                             f"{high:g}{t}, {rain:g} mm)",
+                             f"{high:g}{t}, {_amount(rain, r.units)})",
                              f"{place_name(place.location)} 现在{place.temperature:g}{t}（今天{low:g}~{high:g}{t}，"
-                             f"降水{rain:g}毫米）"))
+                             f"降水{_amount(rain, r.units)}）"))
         elif len(place.days) == 1:
-            rows.append(pick(f"{place_name(place.location)} {low:g} to {high:g}{t}, {rain:g} mm",
-                             f"{place_name(place.location)} {low:g}~{high:g}{t}，降水{rain:g}毫米"))
+            rows.append(pick(f"{place_name(place.location)} {low:g} to {high:g}{t}, {_amount(rain, r.units)}",
+                             f"{place_name(place.location)} {low:g}~{high:g}{t}，降水{_amount(rain, r.units)}"))
         else:
             mean_high = round(sum(d.temp_max for d in place.days) / len(place.days), 1)
             mean_low = round(sum(d.temp_min for d in place.days) / len(place.days), 1)
             rows.append(pick(f"{place_name(place.location)} highs average {mean_high:g}{t}, lows average "
-                             f"{mean_low:g}{t}, {rain:g} mm in all",
+                             f"{mean_low:g}{t}, {_amount(rain, r.units)} in all",
                              f"{place_name(place.location)} 平均最高{mean_high:g}{t}，平均最低{mean_low:g}{t}，"
-                             f"降水合计{rain:g}毫米"))
+                             f"降水合计{_amount(rain, r.units)}"))
     facts = pick(f"{span}: " + "; ".join(rows) + ".", f"{span}：" + "；".join(rows) + "。")
-    return _with_verdicts(facts, r.verdicts, r.notice)
+    return with_verdicts(facts, r.verdicts, r.notice)
 
 
 def search_text(r: TemperatureSearch) -> str:
     t = r.units["temperature"]
-    day = label(_today(r.date, r.day), r.day)
+    day = label(today_of(r.date, r.day), r.day)
     measure = {"max": pick("high", "最高气温"), "min": pick("low", "最低气温"),
                "mean": pick("mean temperature", "平均气温")}[r.measure]
     bounds = _bounds(r.min_temp, r.max_temp, t)
     found = _cities(r.matches, t)
-    if is_chinese():
-        if found:
-            return _with_notice(f"{day}{measure}{bounds}的城市有{len(r.matches)}个（共查了{r.cities_checked}个）："
-                                f"{found}。", r.notice)
-        closest = _cities(r.nearest_outside, t)
-        return _with_notice(f"{day}没有城市的{measure}{bounds}（共查了{r.cities_checked}个）"
-                            + (f"；最接近的：{closest}。" if closest else "。"), r.notice)
     if found:
-        return _with_notice(f"{len(r.matches)} of {r.cities_checked} cities have a {measure} {bounds} {day}: "
-                            f"{found}.", r.notice)
-    closest = _cities(r.nearest_outside, t)
-    return _with_notice(f"No city has a {measure} {bounds} {day} ({r.cities_checked} checked)"
-                        + (f"; closest: {closest}." if closest else "."), r.notice)
+        text = pick(f"{len(r.matches)} of {r.cities_checked} cities have a {measure} {bounds} {day}: {found}.",
+                    f"{day}{measure}{bounds}的城市有{len(r.matches)}个（共查了{r.cities_checked}个）：{found}。")
+    else:
+        closest = _cities(r.nearest_outside, t)
+        text = pick(f"No city has a {measure} {bounds} {day} ({r.cities_checked} checked)"
+                    + (f"; closest: {closest}." if closest else "."),
+                    f"{day}没有城市的{measure}{bounds}（共查了{r.cities_checked}个）"
+                    + (f"；最接近的：{closest}。" if closest else "。"))
+    return _with_notice(text, r.notice)
 
 
 def chart_title(location: Location, days: Sequence[ForecastDay], kind: ChartKind) -> str:
@@ -179,15 +183,15 @@ def chart_alt_text(series: ChartSeries, kind: ChartKind, units: dict[str, str]) 
     wettest = max(range(len(series.dates)), key=lambda i: series.precipitation[i])
     total = round(sum(series.precipitation), 1)
     return pick(
-        f"Bar chart '{series.title}', {span}: {total:g} mm in all, wettest {series.dates[wettest]} with "
-        f"{series.precipitation[wettest]:g} mm.",
-        f"柱状图《{series.title}》，{span}：降水合计{total:g}毫米，最多的是{series.dates[wettest]}，"
-        f"{series.precipitation[wettest]:g}毫米。")
+        f"Bar chart '{series.title}', {span}: {_amount(total, units)} in all, wettest {series.dates[wettest]} with "
+        f"{_amount(series.precipitation[wettest], units)}.",
+        f"柱状图《{series.title}》，{span}：降水合计{_amount(total, units)}，最多的是{series.dates[wettest]}，"
+        f"{_amount(series.precipitation[wettest], units)}。")
 
 
 def chart_text(r: WeatherChart) -> str:
     """The chart is shown to the user; the text says what it shows, with the plotted values a reader may quote."""
-    today = _today(r.points[0].date, r.points[0].day)
+    today = today_of(r.points[0].date, r.points[0].day)
     t = r.units["temperature"]
     if r.kind == "temperature":
         values = [pick(f"{short_label(today, p.day)} {p.temp_min:g} to {p.temp_max:g}{t}",
@@ -197,11 +201,11 @@ def chart_text(r: WeatherChart) -> str:
                     f"这{len(r.points)}天气温{low:g}~{high:g}{t}。")
         what = pick("temperature", "气温")
     else:
-        values = [pick(f"{short_label(today, p.day)} {p.precipitation_sum:g} mm",
-                       f"{short_label(today, p.day)} {p.precipitation_sum:g}毫米") for p in r.points]
+        values = [pick(f"{short_label(today, p.day)} {_amount(p.precipitation_sum, r.units)}",
+                       f"{short_label(today, p.day)} {_amount(p.precipitation_sum, r.units)}") for p in r.points]
         total = round(sum(p.precipitation_sum or 0 for p in r.points), 1)
-        span = pick(f" Over these {len(r.points)} days: {total:g} mm in all.",
-                    f"这{len(r.points)}天降水合计{total:g}毫米。")
+        span = pick(f" Over these {len(r.points)} days: {_amount(total, r.units)} in all.",
+                    f"这{len(r.points)}天降水合计{_amount(total, r.units)}。")
         what = pick("precipitation", "降水")
     first, last = short_label(today, r.points[0].day), short_label(today, r.points[-1].day)
     shown = pick(f"Here is the {what} chart for {place_name(r.location)}, {first} to {last}: ",
@@ -211,30 +215,133 @@ def chart_text(r: WeatherChart) -> str:
 
 def _forecast_day(d: ForecastDay, units: dict[str, str]) -> str:
     t, wind = units["temperature"], units["wind_speed"]
-    today = _today(d.date, d.day)
-    chance = "" if d.precipitation_probability is None else pick(
+    today = today_of(d.date, d.day)
+    chance = "" if d.precipitation_probability is None or d.day < 0 else pick(
         f", {d.precipitation_probability:g}% chance of precipitation", f"，降水概率{d.precipitation_probability:g}%")
-    amount = "" if d.precipitation_sum == 0 else pick(f" ({d.precipitation_sum:g} mm)",
-                                                      f"（{d.precipitation_sum:g}毫米）")
+    amount = "" if d.precipitation_sum == 0 else pick(f" ({_amount(d.precipitation_sum, units)})",
+                                                      f"（{_amount(d.precipitation_sum, units)}）")
     return pick(f"{label(today, d.day)}: {d.description}, {d.temp_min:g} to {d.temp_max:g}{t}{chance}{amount}, "
-                f"wind up to {d.wind_speed_max:g} {wind}",
+                f"wind up to {d.wind_speed_max:g} {wind}{_sun(d, True)}",
                 f"{label(today, d.day)}{d.description}，{d.temp_min:g}~{d.temp_max:g}{t}{chance}{amount}，"
-                f"最大风速{d.wind_speed_max:g} {wind}")
+                f"最大风速{d.wind_speed_max:g} {wind}{_sun(d, True)}")
 
 
 def _compact_day(d: ForecastDay, today: date, t: str) -> str:
-    chance = "" if d.precipitation_probability is None else pick(
+    chance = "" if d.precipitation_probability is None or d.day < 0 else pick(
         f" ({d.precipitation_probability:g}% chance of rain)", f"（降水概率{d.precipitation_probability:g}%）")
-    return pick(f"{short_label(today, d.day)} {d.description}, {d.temp_min:g} to {d.temp_max:g}{t}{chance}",
-                f"{short_label(today, d.day)} {d.description}，{d.temp_min:g}~{d.temp_max:g}{t}{chance}")
+    return pick(f"{short_label(today, d.day)} {d.description}, {d.temp_min:g} to {d.temp_max:g}{t}{chance}"
+                f"{_sun(d, False)}",
+                f"{short_label(today, d.day)} {d.description}，{d.temp_min:g}~{d.temp_max:g}{t}{chance}{_sun(d, False)}")
 
 
-def _precipitation_day(d: PrecipitationDay, day: str) -> str:
-    chance = "" if d.probability_max is None else pick(f" ({d.probability_max:g}% chance)",
-                                                        f"，降水概率{d.probability_max:g}%")
-    snow = "" if not d.snowfall_sum else pick(f", {d.snowfall_sum:g} cm of snow", f"，降雪{d.snowfall_sum:g}厘米")
-    return pick(f"{day}: {d.description}, {d.precipitation_sum:g} mm{snow}{chance}",
-                f"{day}{d.description}，降水{d.precipitation_sum:g}毫米{snow}{chance}")
+def _sun(d: ForecastDay, with_length: bool) -> str:
+    """Sunrise and sunset as local clock times (and the daylight's length), or the polar day or night."""
+    if d.daylight_duration is None:
+        return ""
+    if d.sunrise is None or d.sunset is None:
+        if d.daylight_duration > 0:
+            return pick(", polar day (the sun does not set)", "，极昼（太阳不落）")
+        return pick(", polar night (the sun does not rise)", "，极夜（太阳不升起）")
+    rise, set_ = d.sunrise[11:16], d.sunset[11:16]
+    if not with_length:
+        return pick(f", sunrise {rise}, sunset {set_}", f"，日出{rise}，日落{set_}")
+    hours, minutes = divmod(round(d.daylight_duration / 60), 60)
+    return pick(f", sunrise {rise}, sunset {set_} ({hours} h {minutes} min of daylight)",
+                f"，日出{rise}，日落{set_}，白昼{hours}小时{minutes}分")
+
+
+def _precipitation_day(d: PrecipitationDay, day: str, units: dict[str, str]) -> str:
+    chance = "" if d.probability_max is None or d.day < 0 else pick(f" ({d.probability_max:g}% chance)",
+                                                                    f"，降水概率{d.probability_max:g}%")
+    snow = "" if not d.snowfall_sum else pick(f", {_amount(d.snowfall_sum, units, 'snowfall')} of snow",
+                                              f"，降雪{_amount(d.snowfall_sum, units, 'snowfall')}")
+    return pick(f"{day}: {d.description}, {_amount(d.precipitation_sum, units)}{snow}{chance}",
+                f"{day}{d.description}，降水{_amount(d.precipitation_sum, units)}{snow}{chance}")
+
+
+def _hours_text(r: Forecast | PrecipitationOutlook) -> str:
+    """Hours by the clock one by one; a part of the day (早上, 下午, 今晚, tonight) summed up, day by day."""
+    today = today_of(r.days[0].date, r.days[0].day)
+    if r.part is None:  # the first hour's day in full, the others' briefly
+        parts = [_hour(h, short_label(today, h.day) if i else label(today, h.day), r.units)
+                 for i, h in enumerate(r.hours)]
+    else:
+        per_day = len(r.hours) // len(r.days)
+        parts = [_part_of_day(r.hours[i * per_day:(i + 1) * per_day], day, r.part, today, r.units)
+                 for i, day in enumerate(r.days)]
+    return pick(f"{place_name(r.location)}, ", place_name(r.location)) + pick("; ", "；").join(parts) + pick(".", "。")
+
+
+def _hour(h: HourRecord, day: str, units: dict[str, str]) -> str:
+    t, wind = units["temperature"], units["wind_speed"]
+    feels = "" if h.feels_like is None else pick(f" (feels like {h.feels_like:g}{t})", f"，体感{h.feels_like:g}{t}")
+    chance = "" if h.precipitation_probability is None or h.day < 0 else pick(
+        f", {h.precipitation_probability:g}% chance of precipitation", f"，降水概率{h.precipitation_probability:g}%")
+    speed = "" if h.wind_speed is None else pick(f", wind {h.wind_speed:g} {wind}", f"，风速{h.wind_speed:g} {wind}")
+    return pick(f"{day} {h.time[11:16]}: {h.description}, {h.temperature:g}{t}{feels}{chance}, "
+                f"{_fallen(h.precipitation, h.snowfall or 0, units)}{speed}",
+                f"{day}{h.time[11:16]}：{h.description}，{h.temperature:g}{t}{feels}{chance}，"
+                f"{_fallen(h.precipitation, h.snowfall or 0, units)}{speed}")
+
+
+def _part_of_day(hours: Sequence[HourRecord], day: Day, part: str, today: date, units: dict[str, str]) -> str:
+    t, wind = units["temperature"], units["wind_speed"]
+    low, high = min(h.temperature for h in hours), max(h.temperature for h in hours)
+    mixed = any((h.rain or 0) > 0 for h in hours) and any((h.snowfall or 0) > 0 for h in hours)
+    weather = describe(max(h.weather_code for h in hours), mixed)  # the most severe hour, as a day's code
+    chance = max((h.precipitation_probability or 0) for h in hours)
+    chance_text = "" if day.day < 0 else pick(f", chance of precipitation up to {chance:g}%",
+                                               f"，降水概率最高{chance:g}%")
+    wet = [h for h in hours if h.precipitation > 0]
+    fallen = _fallen(round(sum(h.precipitation for h in wet), 1), round(sum(h.snowfall or 0 for h in wet), 2), units)
+    when = "" if not wet else pick(f" between {wet[0].time[11:16]} and {wet[-1].time[11:16]}",
+                                   f"，集中在{wet[0].time[11:16]}–{wet[-1].time[11:16]}")
+    speeds = [h.wind_speed for h in hours if h.wind_speed is not None]
+    speed = "" if not speeds else pick(f", wind up to {max(speeds):g} {wind}", f"，最大风速{max(speeds):g} {wind}")
+    start, end = hours[0].time[11:16], hours[-1].time[11:16]
+    next_day = hours[-1].date != hours[0].date
+    calendar = calendar_words(today_of(day.date))
+    # The day's sunrise and sunset too: asked "几点日落" with a part of the day, a writer without them made one up.
+    sun = _sun(day, False) if isinstance(day, ForecastDay) else ""
+    return pick(f"{part_name(part, day.day, today)} ({calendar}, {start} to {end}{' the next day' if next_day else ''}): "
+                f"{weather}, {low:g} to {high:g}{t}{chance_text}, {fallen}{when}{speed}{sun}",
+                f"{part_name(part, day.day, today)}（{calendar} {start}至{'次日' if next_day else ''}{end}）："
+                f"{weather}，{low:g}~{high:g}{t}{chance_text}，{fallen}{when}{speed}{sun}")
+
+
+_PART_WORDS = {"morning": ("morning", "上午"), "noon": ("around noon", "中午"), "afternoon": ("afternoon", "下午"),
+               "evening": ("evening", "傍晚"), "night": ("night", "夜间")}
+
+
+def part_name(part: str, offset: int, today: date) -> str:
+    """A part of a day as people say it: 今晚, 明天下午, 周五上午; tonight, this afternoon, tomorrow morning."""
+    en, zh = _PART_WORDS[part]
+    if current() == "zh":
+        if part == "night" and offset in (0, 1):
+            return ("今晚", "明晚")[offset]
+        return f"{short_label(today, offset)}{zh}"
+    if offset == 0:
+        return "tonight" if part == "night" else "today around noon" if part == "noon" else f"this {en}"
+    return f"{short_label(today, offset)} {en}"
+
+
+def _fallen(amount: float, snow: float, units: dict[str, str]) -> str:
+    """What fell (or falls): none, or how much, and how much of it as snow."""
+    if amount <= 0:
+        return pick("no precipitation", "无降水")
+    snowed = "" if snow <= 0 else pick(f" ({_amount(snow, units, 'snowfall')} of snow)",
+                                       f"（降雪{_amount(snow, units, 'snowfall')}）")
+    return pick(f"{_amount(amount, units)} of precipitation{snowed}", f"降水{_amount(amount, units)}{snowed}")
+
+
+def _amount(value: float, units: dict[str, str], kind: str = "precipitation") -> str:
+    """An amount in the result's unit: mm or inch of water, cm or inch of snow."""
+    unit = units.get(kind, "mm")
+    if unit == "inch":
+        return pick(f"{value:g} in", f"{value:g}英寸")
+    if unit == "cm":
+        return pick(f"{value:g} cm", f"{value:g}厘米")
+    return pick(f"{value:g} mm", f"{value:g}毫米")
 
 
 def _place_span(location: Location, days: Sequence[Day]) -> str:
@@ -244,8 +351,8 @@ def _place_span(location: Location, days: Sequence[Day]) -> str:
 def _span_label(days: Sequence[Day]) -> str:
     """The days a multi-day text covers: 未来7天（12月1日–12月7日）; next 7 days (Tue 1 Dec – Mon 7 Dec)."""
     first, last = days[0], days[-1]
-    today = _today(first.date, first.day)
-    start, end = _today(first.date), _today(last.date)
+    today = today_of(first.date, first.day)
+    start, end = today_of(first.date), today_of(last.date)
     if first.day == 0:
         return pick(f"next {len(days)} days ({calendar_words(start)} – {calendar_words(end)})",
                     f"未来{len(days)}天（{calendar_words(start)}–{calendar_words(end)}）")
@@ -266,10 +373,10 @@ def _feel_and_rest(verdicts: Sequence[Verdict]) -> list[Verdict]:
     return [v for v in verdicts if v.topic not in ("hot", "cold") or v.holds]
 
 
-def _with_verdicts(facts: str, verdicts: Sequence[Verdict], notice: str | None) -> str:
+def with_verdicts(facts: str, verdicts: Sequence[Verdict], notice: str | None) -> str:
     said = [v.statement for v in verdicts]
     if said:
-        sentence = "; ".join(said)
+        sentence = ", ".join(said)  # not "; ", which separates a list's records
         facts += pick(f" {sentence[:1].upper()}{sentence[1:]}.", "，".join(said) + "。")
     return _with_notice(facts, notice)
 
@@ -293,7 +400,7 @@ def _bounds(low: float | None, high: float | None, t: str) -> str:
     return pick(f"of at most {high:g}{t}", f"不高于{high:g}{t}")
 
 
-def _today(day: str, offset: int = 0) -> date:
+def today_of(day: str, offset: int = 0) -> date:
     """The place's today, from a record's date and its offset."""
     return date.fromisoformat(day[:10]) - timedelta(days=offset)
 

@@ -44,10 +44,7 @@ def lead(facts: Facts, question: str, language: str, context: str = "") -> str:
 def from_facts(facts: Facts, question: str, language: str, context: str = "", lacking: bool = False) -> str:
     """The facts themselves as the answer: the verdict asked about first, then what each call found. `lacking`:
     the question asks for something the facts do not hold (a written answer kept making it up), said first."""
-    parts = []
-    if lacking:
-        parts.append(say(language, "Sorry, I don't have that exact information. Here is what I have:",
-                         "抱歉，问题里问的具体数据我查不到。以下是我查到的："))
+    parts = [lacking_sentence(language)] if lacking else []
     first = lead(facts, question, language, context)
     if first:
         parts.append(_sentence(first, language))
@@ -55,6 +52,12 @@ def from_facts(facts: Facts, question: str, language: str, context: str = "", la
     parts += [failure_sentence(failure, language) for failure in facts.failures]
     answer = (" " if language != "zh" else "").join(parts)
     return answer if language in languages.FULLY_SERVED else f"{english_follows(language)} {answer}"
+
+
+def lacking_sentence(language: str) -> str:
+    """Said before the facts when the question asked for more than they hold."""
+    return say(language, "Sorry, I don't have that exact information. Here is what I have:",
+               "抱歉，问题里问的具体数据我查不到。以下是我查到的：")
 
 
 def failures_only(facts: Facts, language: str) -> str:

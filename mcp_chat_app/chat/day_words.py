@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from mcp_chat_app.chat.clock import hour_glosses
+
 _ZH_WEEKDAY = "一二三四五六日天"
 _ZH = re.compile(
     r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|周末|本周|这周|这个星期|下周[一二三四五六日天]?"
@@ -29,14 +31,20 @@ _EN_OFFSETS = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": 
 
 
 def glossed(question: str, today: date) -> str:
-    """The question with its day words spelled out as distances from today ("明天 = 1 day from today"), which a
-    small model turns into a tool's day argument far more reliably than the words themselves."""
+    """The question with its day words spelled out as distances from today ("明天 = 1 day from today") and its
+    clock times on the 24-hour clock ("下午三点 = 15:00"), which a small model turns into a tool's arguments far
+    more reliably than the words themselves."""
     notes = []
+    hours = hour_glosses(question)
     for word in sorted(day_words(question)):
         offset = _offset(word, today)
         if offset is not None and offset != 0:
             distance = f"{abs(offset)} day{'s' if abs(offset) != 1 else ''} {'from' if offset > 0 else 'before'}"
             notes.append(f"{word} = {distance} today")
+        elif offset == 0 and hours:
+            # With an hour that has passed ("今天下午两点", asked in the evening) a model moved to tomorrow.
+            notes.append(f"{word} = day 0")
+    notes += hours
     return f"{question}\n\n({'; '.join(notes)})" if notes else question
 
 

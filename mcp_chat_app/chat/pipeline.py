@@ -11,11 +11,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_chat_app import prompts
+from mcp_chat_app.cancellation import Cancellation
+from mcp_chat_app.elicitation import Asker
 from mcp_chat_app.chat import compose, context, languages, writing
 from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
 from mcp_chat_app.chat.routing import EventSink, Router, Turn
-from mcp_chat_app.chat.verify import Problem, check_reply, invents_measurements, unusable
+from mcp_chat_app.chat.verify import (
+    Problem,
+    asks_beyond,
+    check_reply,
+    invents_measurements,
+    says_it_lacks,
+    unusable,
+)
 from mcp_chat_app.llm_client import LlmClient
 from mcp_chat_app.mcp_manager import McpManager
 from mcp_chat_app.media_store import MediaStore
@@ -70,9 +79,15 @@ class ChatPipeline:
         return self.router.client.endpoint != self.writer.endpoint
 
     def run(self, question: str, history: list[dict[str, Any]], use_tools: bool = True,
-            emit: EventSink | None = None) -> ChatResult:
-        """Answer `question` after the earlier turns; `emit` receives streaming events. Raises LlmUnavailable."""
-        turn = Turn(emit or (lambda event, data: None), streaming=emit is not None)
+            emit: EventSink | None = None, cancellation: Cancellation | None = None,
+            asker: Asker | None = None, units: str | None = None) -> ChatResult:
+        """Answer `question` after the earlier turns; `emit` receives streaming events. Raises LlmUnavailable, and
+        Cancelled once `cancellation` is set (the LLM stream and the tool calls in flight are stopped). `asker`
+        relays a tool's questions to the user (MCP elicitation); without one they are cancelled. `units`
+        ("imperial") is the user's preference, passed to the tools."""
+        turn = Turn(emit or (lambda event, data: None), streaming=emit is not None,
+                    cancellation=cancellation or Cancellation(), asker=asker, units=units,
+                    asked=f"{context.earlier_question(history)}\n{question}")
         language = languages.detect(question)
         turns = context.plain_turns(history)
         tools = self.manager.tools() if use_tools else []
@@ -93,6 +108,7 @@ class ChatPipeline:
             if not turn.doubtful:
                 return self._result(turn, language, compose.cannot_answer(language), "composed", Facts())
             self.router.run_doubtful(turn, language)
+        turn.cancellation.check()
         facts = gather_facts(turn.outcomes, question, language)
         if not facts.findings:
             # Every call failed: say what went wrong; a model would answer anyway, from nothing.
@@ -131,6 +147,9 @@ class ChatPipeline:
                                    frozenset(self.assistant.example_names))
             accepted = _accepted(draft, problems, language)
             if accepted is not None:
+                if asks_beyond(question, facts) and not says_it_lacks(accepted):
+                    # "下午两点" answered with the day's figures: true, but not what was asked; say so first.
+                    accepted = f"{compose.lacking_sentence(language)}{'' if language == 'zh' else ' '}{accepted}"
                 return accepted, "model"
             rules |= {problem.rule for problem in problems}
             log.info("answer %d rejected (%s): %r", attempt, "; ".join(p.detail for p in problems), draft)
@@ -152,7 +171,7 @@ class ChatPipeline:
             regex = _literal(lead) + (prompts.CITES_A_FIGURE if facts.numbers_of_data else r"[\s\S]*")
         # Everything before the question (rules and worked examples) holds no user data: shared across users.
         reply = self.writer.chat(messages, on_token=turn.token_sink, regex=regex,
-                                 shared=writing.fixed_part(self.assistant))
+                                 shared=writing.fixed_part(self.assistant), cancellation=turn.cancellation)
         return turn.record(reply).content.strip()
 
     def _chat(self, turn: Turn, question: str, turns: list[dict[str, str]], language: str,
@@ -161,7 +180,8 @@ class ChatPipeline:
         if restart:
             turn.emit("rewrite", {})
         messages = writing.chat_messages(self.assistant, question, turns, language, tools_connected)
-        reply = turn.record(self.writer.chat(messages, on_token=turn.token_sink)).content.strip()
+        reply = turn.record(self.writer.chat(messages, on_token=turn.token_sink,
+                                             cancellation=turn.cancellation)).content.strip()
         if not tools_connected and invents_measurements(reply):
             turn.emit("rewrite", {})
             return compose.no_tools(language), "composed"

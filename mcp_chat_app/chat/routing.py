@@ -19,9 +19,11 @@ from typing import Any
 
 from mcp_chat_app import prompts
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
+from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat import context, languages
 from mcp_chat_app.chat.day_words import glossed
 from mcp_chat_app.chat.verify import invents_measurements, unusable
+from mcp_chat_app.elicitation import Asker
 from mcp_chat_app.llm_client import ChatTurn, LlmClient, ModelToolCall
 from mcp_chat_app.mcp_manager import McpManager, ToolInfo, ToolRequest
 from mcp_chat_app.media_store import MediaStore
@@ -56,6 +58,10 @@ class Turn:
     rounds: int = 0
     started: float = field(default_factory=time.perf_counter)
     doubtful: list[_PlannedCall] = field(default_factory=list)  # calls set aside: made-up arguments
+    cancellation: Cancellation = field(default_factory=Cancellation)
+    asker: Asker | None = None  # relays the servers' questions to the user (a streaming request only)
+    asked: str = ""  # the question and the one before it, as written: what a call's flags may come from
+    units: str | None = None  # the user's unit system ("imperial"), for the servers that honour `_meta.units`
 
     def on_token(self, token: str) -> None:
         self.emit("token", {"text": token})
@@ -112,18 +118,19 @@ class Router:
                                 stream_answer)
         turn.rounds = 1
         specs = self.tool_specs(tools) or []
-        calls = _real_calls(turn.record(self._forced_call(self.messages(tools, [], question), specs)))
+        calls = _real_calls(turn.record(self._forced_call(turn, self.messages(tools, [], question), specs)))
         stated = self._states_its_arguments(calls, by_name, question)
         if calls and earlier and (context.is_follow_up(question) or not stated):
-            calls = _real_calls(turn.record(self._forced_call(self.messages(tools, turns, question, earlier),
+            calls = _real_calls(turn.record(self._forced_call(turn, self.messages(tools, turns, question, earlier),
                                                               specs)))
         elif calls and not stated:
             # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
             # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
-            turn.doubtful = [self._plan(call, by_name) for call in calls]
+            turn.doubtful = [self._plan(call, by_name, turn.asked) for call in calls]
             return ""
         if calls:
-            self._execute(turn, [self._plan(call, by_name) for call in calls], {}, languages.locale(language))
+            planned = [self._plan(call, by_name, turn.asked) for call in calls]
+            self._execute(turn, planned, {}, languages.locale(language))
         return ""
 
     def run_doubtful(self, turn: Turn, language: str) -> None:
@@ -141,17 +148,18 @@ class Router:
             turn.rounds += 1
             # Only a native-mode reply can be streamed as it comes: in prompt-JSON mode it may be a call.
             sink = turn.token_sink if native and stream_answer else None
-            reply = turn.record(self.client.chat(messages, tools=specs, on_token=sink))
+            reply = turn.record(self.client.chat(messages, tools=specs, on_token=sink,
+                                                 cancellation=turn.cancellation))
             calls = reply.tool_calls or self._calls_in_text(reply.content, by_name)
             if not calls and specs and not turn.outcomes and (
                     invents_measurements(reply.content) or unusable(reply.content, language)):
                 # Figures before any tool ran are made up, and garbage is no answer: make the model pick a
                 # tool (or the escape) instead.
                 turn.emit("rewrite", {})
-                calls = _real_calls(turn.record(self._forced_call(messages, [*specs, prompts.NO_TOOL_SPEC])))
+                calls = _real_calls(turn.record(self._forced_call(turn, messages, [*specs, prompts.NO_TOOL_SPEC])))
             if not calls:
                 return reply.content
-            planned = [self._plan(call, by_name) for call in calls]
+            planned = [self._plan(call, by_name, turn.asked) for call in calls]
             if all(self._already_made(turn, plan) for plan in planned):
                 return ""  # small models often repeat a call instead of answering: answer from what we have
             self._execute(turn, planned, repairs_left, languages.locale(language))
@@ -164,11 +172,11 @@ class Router:
         return context.states_its_arguments([arguments for arguments, _ in planned],
                                             [tool.input_schema if tool else {} for _, tool in planned], question)
 
-    def _forced_call(self, messages: list[dict[str, Any]], specs: list[dict[str, Any]]) -> ChatTurn:
+    def _forced_call(self, turn: Turn, messages: list[dict[str, Any]], specs: list[dict[str, Any]]) -> ChatTurn:
         """Calls of one tool only: the same request for each place asked about; under `required`, small models
         otherwise go on calling every tool."""
         return self.client.chat(messages, tools=specs, tool_choice="required", parallel_tool_calls=True,
-                                calls_of_one_tool=True)
+                                calls_of_one_tool=True, cancellation=turn.cancellation)
 
     def _calls_in_text(self, content: str, by_name: dict[str, ToolInfo]) -> list[ModelToolCall]:
         """Tool calls written as JSON text, accepted only when every name is a known tool."""
@@ -180,13 +188,14 @@ class Router:
                 for i, call in enumerate(parsed)]
 
     @staticmethod
-    def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo]) -> _PlannedCall:
+    def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], question: str) -> _PlannedCall:
         tool = _resolve(call.name, by_name)
         if tool is None:
             known = ", ".join(by_name)
             return _PlannedCall(call.id, call.name, {}, error=f"unknown tool {call.name!r}; available: {known}")
         try:
             arguments = tidy_arguments(decode_arguments(call.arguments), tool.input_schema)
+            arguments = context.without_unasked_flags(arguments, tool.input_schema, question)
         except ValueError as error:
             return _PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
         problem = validation_error(arguments, tool.input_schema)
@@ -210,7 +219,9 @@ class Router:
         started = time.perf_counter()
         # Progress (the multi-city search sends it) goes out as SSE `progress` events to a listening client.
         on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
-        outcomes = iter(self.manager.call_tools(requests, locale=locale, on_progress=on_progress) if requests else [])
+        outcomes = iter(self.manager.call_tools(requests, locale=locale, units=turn.units, on_progress=on_progress,
+                                                cancellation=turn.cancellation, asker=turn.asker)
+                        if requests else [])
         turn.tools_ms += (time.perf_counter() - started) * 1000
         for plan in planned:
             if plan.request is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_chat_app.chat import languages
+from mcp_chat_app.chat.clock import unsupported_clock_times, unsupported_times
 from mcp_chat_app.chat.day_words import SPAN_WORDS, day_words, segments, unsupported_days
 from mcp_chat_app.chat.facts import Facts, numbers_in
 
@@ -30,17 +31,15 @@ _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
 # Saying the data is missing ("Sorry, I don't have ..."), in the languages fully served.
 _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据|信息|资料)|\b(sorry|unable|cannot|can't|don't have|"
                       r"do not have|not available|no data)\b", re.IGNORECASE)
-# A clock time ("两点", "3 pm", "14:00") or a part of the day ("下午", "this evening"): the answer is about that
-# time only when the facts are.
-_CLOCK = re.compile(r"[零一二两三四五六七八九十\d]{1,3}\s*点(?:半|钟|\d{1,2}分)?|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
-                    r"|\b\d{1,2}:\d{2}\b|凌晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜间|今晚|明晚|"
-                    r"\b(?:this|tomorrow) (?:morning|afternoon|evening)\b|\btonight\b", re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 # Terms a question may ask for by name ("PM2.5", "AQI", "UV"): a reply that gives one the facts lack made it up.
 _TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
 _PIECE = re.compile(r"[，。,.;；、\n]")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+# Comparing two things, in the languages fully served; "less" and "少" put the winner second.
+_COMPARATIVE = re.compile(r"\b(more|less|fewer|than|warmer|colder|wetter|drier|hotter|cooler)\b|更|比|较")
+_LESS = re.compile(r"\b(less|fewer|drier)\b|少|低于")
 _LATIN_WORD = re.compile(r"[a-z]{3,}")
 _CALENDAR_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                    "february", "march", "april", "june", "july", "august", "september", "october", "november",
@@ -76,7 +75,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, context:
         problems.append(Problem("days", f"it names {', '.join(days)}, which the facts are not about; name only "
                                         "the days the facts give"))
     known_text = f"{question}\n{facts.text}"
-    times = [time for time in _CLOCK.findall(reply) if time not in facts.text]  # asked for is not given
+    times = unsupported_times(reply, facts.text)  # asked for is not given
     if times:
         problems.append(Problem("times", f"it names {', '.join(times)}, a time of day the facts do not give; say "
                                          "what the facts cover instead"))
@@ -132,6 +131,18 @@ def _tokens(text: str) -> set[str]:
     lowered = text.lower()
     pairs = {run[i:i + 2] for run in _HAN_RUN.findall(lowered) for i in range(len(run) - 1)}
     return pairs | set(_LATIN_WORD.findall(lowered)) | {f"{n:g}" for n in numbers_in(lowered)}
+
+
+def asks_beyond(question: str, facts: Facts) -> bool:
+    """Whether the question asks for a clock time or a named figure ("PM2.5") that the facts do not hold: an
+    answer from them must say it lacks that, whatever else it gives."""
+    times = unsupported_clock_times(question, facts.text)
+    terms = [term for term in _TERM.findall(question) if term.lower() not in facts.text.lower()]
+    return bool(times or terms)
+
+
+def says_it_lacks(reply: str) -> bool:
+    return bool(_REFUSAL.search(reply))
 
 
 def _repeated_piece(reply: str) -> str | None:
@@ -192,12 +203,38 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], co
             if named is not None and verdict["winner"] not in named:
                 details.append(f"it names {named[0]} first, but the facts say: {verdict['statement']}; begin with "
                                "the place that wins")
+    # Any comparison the reply makes, asked for or not ("Seoul gets more rain than Tokyo"), must name the
+    # place the data says wins: the first one named, or the second one with "less".
+    for verdict in verdicts:
+        if not verdict.get("winner") or not isinstance(verdict.get("places"), list) or verdict in relevant:
+            continue
+        for clause in _CLAUSE_SPLIT.split(reply):
+            lowered = clause.lower()
+            if not _COMPARATIVE.search(lowered) or not any(str(w).lower() in lowered for w in verdict["keywords"]):
+                continue
+            order = _named_in_order(clause, verdict["places"])
+            if len(order) < 2:
+                continue
+            said = order[-1] if _LESS.search(lowered) else order[0]
+            if verdict["winner"] not in said:
+                details.append(f"it says {clause.strip()!r}, but the facts say: {verdict['statement']}")
     return details
 
 
 def _says_no(reply: str) -> bool:
     clause = _FIRST_CLAUSE.match(reply.strip())[0]
     return bool(_ZH_NEGATION.search(clause) or _EN_NEGATION.search(clause))
+
+
+def _named_in_order(text: str, places: list[Any]) -> list[list[str]]:
+    """The places the text names, in the order it first names them."""
+    found = []
+    for names in places:
+        if isinstance(names, list):
+            positions = [text.find(n) for n in names if isinstance(n, str) and n and n in text]
+            if positions:
+                found.append((min(positions), names))
+    return [names for _, names in sorted(found, key=lambda item: item[0])]
 
 
 def _first_named(reply: str, places: list[Any]) -> list[str] | None:

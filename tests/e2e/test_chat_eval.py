@@ -25,6 +25,8 @@ GUANGZHOU = {"name": "Guangzhou", "lat": 23.13, "lon": 113.26}
 TOKYO = {"name": "Tokyo", "lat": 35.68, "lon": 139.69}
 SEOUL = {"name": "Seoul", "lat": 37.57, "lon": 126.98}
 SHENZHEN = {"name": "Shenzhen", "lat": 22.54, "lon": 114.06}
+SHANGHAI = {"name": "Shanghai", "lat": 31.23, "lon": 121.47}
+LONDON = {"name": "London", "lat": 51.51, "lon": -0.13}
 NOTICE = {"server": "weather", "kind": "simulated", "text": "注意：以上数据为模拟数据（演示用），并非真实天气。"}
 
 
@@ -131,6 +133,22 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     assert strict(compare, _reply("广州更冷，8.9~17.7°C。", both))["verdict"] is False
 
 
+def test_rule_verdict_for_a_part_of_the_day_is_judged_by_its_hours():
+    """Rain in the morning, none tonight: "今晚会下雨吗" is answered no when the hours of tonight were fetched."""
+    turn = {"query": "成都今晚会下雨吗？", "lang": "zh", "intent": "precipitation", "cities": [GUANGZHOU], "day": 0,
+            "yesno": "rain"}
+    wet_morning = _day(0, "2026-12-01", "Tuesday", precipitation_sum=6.0, probability_max=90)
+    night = [{"date": "2026-12-01", "day": 0, "hour": h, "precipitation": 0.0, "precipitation_probability": 10}
+             for h in range(18, 24)]
+    tonight = _call("get_precipitation", {"city": "广州", "part": "night"},
+                    {"location": _location(GUANGZHOU), "days": [wet_morning], "hours": night, "source": "x"})
+    assert strict(turn, _reply("今晚不会下雨，降水概率最高10%。", tonight))["verdict"] is True
+    assert strict(turn, _reply("今晚会下雨，降水6毫米。", tonight))["verdict"] is False
+    whole_day = _call("get_precipitation", {"city": "广州"}, {"location": _location(GUANGZHOU), "days": [wet_morning],
+                                                             "source": "x"})
+    assert strict(turn, _reply("会下雨，降水6毫米。", whole_day))["verdict"] is True  # no hours: the day decides
+
+
 def test_rule_figures_and_language_and_identity():
     turn = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 1}
     data = forecast(GUANGZHOU, WEEK[1:2])
@@ -141,6 +159,13 @@ def test_rule_figures_and_language_and_identity():
     assert strict(turn, _reply("Guangzhou: 8.9 to 17.7°C.", data))["language"] is False
     assert strict(turn, _reply("广州明天8.9°C ![图](https://example.com/a.png)", data))["language"] is False
     assert strict(turn, _reply("get_forecast 返回：广州明天8.9°C", data))["language"] is False
+    fahrenheit = {**turn, "query": "Guangzhou tomorrow in Fahrenheit?", "lang": "en", "units": "imperial"}
+    in_f = forecast(GUANGZHOU, [{**day, "temp_min": 48.0, "temp_max": 63.9} for day in WEEK[1:2]])
+    in_f["structured_content"]["units"] = {"temperature": "°F"}
+    assert strict(fahrenheit, _reply("Guangzhou tomorrow: 48 to 63.9°F.", in_f))["figures"] is True
+    assert strict(fahrenheit, _reply("Guangzhou tomorrow: 8.9 to 17.7°C.", data))["figures"] is False  # °C fetched
+    assert strict(fahrenheit, _reply("Guangzhou tomorrow: 48 to 63.9°C.", in_f))["figures"] is False  # mislabelled
+    assert strict(turn, _reply("广州明天48~63.9°F。", in_f))["figures"] is False  # °F nobody asked for
     who = {"query": "你是谁？", "lang": "zh", "intent": "none", "cities": [], "identity": True}
     assert strict(who, _reply("我是 MCP 天气助手，可以查天气。"))["identity"] is True
     assert strict(who, _reply("我是通义千问，由阿里云开发。"))["identity"] is False
@@ -151,17 +176,74 @@ def test_rule_limits_and_disclosure():
     error = _call("get_forecast", {"day": 30}, None, is_error=True, text="The forecast reaches 16 days")
     assert strict(far, _reply("Sorry, the forecast reaches only 16 days ahead.", error))["limits"] is True
     assert strict(far, _reply("Madrid will be sunny, 21°C.", error))["limits"] is False
+    # A feature question the tools answer passes only with its figure, not with a stated limit.
     sunrise = {"query": "When does the sun rise in Tokyo tomorrow?", "lang": "en", "intent": "sun", "cities": [TOKYO],
                "day": 1}
-    daily = forecast(TOKYO, WEEK[1:2])
-    assert strict(sunrise, _reply("Sorry, I don't have sunrise times; tomorrow 8.9 to 17.7°C.", daily))["limits"]
-    assert strict(sunrise, _reply("The sun rises at 6:30 tomorrow.", daily))["limits"] is False
+    assert strict(sunrise, _reply("Sorry, I don't have sunrise times; tomorrow 8.9 to 17.7°C.",
+                                  forecast(TOKYO, WEEK[1:2])))["limits"] is False
     turn = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 1}
     said = _reply(f"广州明天8.9~17.7°C。\n\n{NOTICE['text']}", forecast(GUANGZHOU, WEEK[1:2]), notices=[NOTICE])
     assert strict(turn, said)["disclosure"] is True
     assert strict(turn, _reply("广州明天8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["disclosure"] is False
     real = forecast(GUANGZHOU, WEEK[1:2], source="open-meteo")
     assert strict(turn, _reply("广州明天8.9~17.7°C。", real))["disclosure"] is None
+
+
+SUN = [_day(0, "2026-12-01", "Tuesday", temp_min=3.0, temp_max=11.2, sunrise="2026-12-01T06:31",
+            sunset="2026-12-01T16:28"),
+       _day(1, "2026-12-02", "Wednesday", temp_min=4.1, temp_max=12.0, sunrise="2026-12-02T06:32",
+            sunset="2026-12-02T16:27")]
+
+
+def test_rule_limits_sun_needs_the_asked_days_sunrise_or_sunset():
+    rise = {"query": "When does the sun rise in Tokyo tomorrow?", "lang": "en", "intent": "sun", "cities": [TOKYO],
+            "day": 1}
+    both_days = forecast(TOKYO, SUN, day=0)
+    assert strict(rise, _reply("Tomorrow the sun rises in Tokyo at 6:32 am.", both_days))["limits"] is True
+    assert strict(rise, _reply("Tomorrow the sun rises at 6:31.", both_days))["limits"] is False  # today's sunrise
+    assert strict(rise, _reply("Tomorrow the sun sets at 16:27.", both_days))["limits"] is False  # not what was asked
+    sets = {"query": "东京明天几点日落？", "lang": "zh", "intent": "sun", "cities": [TOKYO], "day": 1}
+    assert strict(sets, _reply("东京明天下午4点27分日落。", both_days))["limits"] is True
+    assert strict(sets, _reply("东京明天16:28日落。", both_days))["limits"] is False
+
+
+def test_rule_limits_hourly_needs_the_figure_of_the_asked_hour():
+    turn = {"query": "今天下午两点上海多少度？", "lang": "zh", "intent": "hourly", "cities": [SHANGHAI], "day": 0,
+            "hour": 14}
+    hours = [{"date": "2026-12-01", "weekday": "Tuesday", "day": 0, "time": f"2026-12-01T{h}:00", "hour": h,
+              "temperature": t, "feels_like": t - 2, "precipitation_probability": 10, "precipitation": 0.0}
+             for h, t in ((14, 12.7), (15, 13.4))]
+    result = _call("get_forecast", {"city": "上海", "hours": [14, 15]},
+                   {"location": _location(SHANGHAI), "days": [WEEK[0]], "hours": hours, "source": "x"})
+    assert strict(turn, _reply("上海今天下午两点12.7°C。", result))["limits"] is True
+    assert strict(turn, _reply("上海今天下午两点13.4°C。", result))["limits"] is False  # the 15:00 figure
+    assert strict(turn, _reply("上海今天最高24.7°C。", forecast(SHANGHAI, WEEK[:1])))["limits"] is False  # no hours
+
+
+def test_rule_limits_aqi_needs_the_places_figure_the_question_names():
+    turn = {"query": "上海今天的PM2.5是多少？", "lang": "zh", "intent": "aqi", "cities": [SHANGHAI], "day": 0}
+    air = _call("get_air_quality", {"city": "上海"}, {
+        "location": _location(SHANGHAI), "source": "x",
+        "current": {"time": "2026-12-01T11:00", "pm2_5": 49.0, "pm10": 62.0, "us_aqi": 134,
+                    "china_aqi": {"aqi": 68, "category": "良"}},
+        "days": [{"date": "2026-12-01", "weekday": "Tuesday", "day": 0, "pm2_5": 53.1, "china_aqi": {"aqi": 72}}]})
+    assert strict(turn, _reply("上海现在PM2.5为49微克/立方米，空气质量良。", air))["limits"] is True
+    assert strict(turn, _reply("上海今天PM2.5日均53.1。", air))["limits"] is True
+    assert strict(turn, _reply("上海现在PM10为62微克/立方米。", air))["limits"] is False  # not the asked pollutant
+    general = {**turn, "query": "上海今天空气质量怎么样？"}
+    assert strict(general, _reply("空气质量良，中国AQI 68。", air))["limits"] is True
+    beijing = {**turn, "cities": [BEIJING]}
+    assert strict(beijing, _reply("PM2.5为49。", air))["limits"] is False  # another place's figure
+
+
+def test_rule_limits_past_needs_the_asked_days_figure():
+    turn = {"query": "What was the high in London yesterday?", "lang": "en", "intent": "past", "cities": [LONDON],
+            "day": -1}
+    days = [_day(-1, "2026-11-30", "Monday", temp_min=4.2, temp_max=9.8, precipitation_sum=1.2), WEEK[0]]
+    both = forecast(LONDON, days, day=-1)
+    assert strict(turn, _reply("Yesterday's high in London was 9.8°C.", both))["limits"] is True
+    assert strict(turn, _reply("Yesterday's high in London was 24.7°C.", both))["limits"] is False  # today's
+    assert strict(turn, _reply("Yesterday's low was 4.2°C.", both))["limits"] is False  # not the high
 
 
 def test_rule_follow_up_holds_the_inherited_place_and_day():

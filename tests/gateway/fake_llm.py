@@ -4,7 +4,7 @@ Tests queue replies with `POST /_script {"replies": [...]}`; each `/v1/chat/comp
 one. A reply is `{"content": "..."}`, `{"tool_calls": [{"name", "arguments"}]}` (arguments an object
 or raw text), `{"status": 500}`, or `{"raw": "..."}` (a 200 whose body is that text, not a completion);
 `"delay": seconds` in any reply holds it back that long; `"call_gap": seconds` pauses a stream inside
-each call; `"finish_reason"` overrides the one sent. With `"auto": true` in the script, requests
+each call, `"token_gap": seconds` between its content chunks (a long generation); `"finish_reason"` overrides the one sent. With `"auto": true` in the script, requests
 beyond the queued replies are answered by rule instead (for load tests, where concurrent users
 cannot share one queue): a user message starting with "weather:" gets a call to
 `weather__get_current_weather`, anything else the reply "echo: <the last user message>" (for the gateway's writer,
@@ -31,6 +31,7 @@ _requests: list[dict[str, Any]] = []
 _headers: list[dict[str, str | None]] = []
 _auto = {"on": False}
 _finished_streams = {"count": 0}  # streams sent to their end; one the client closed early never counts
+_closed_streams: list[float] = []  # when a client closed a stream before its end (time.time())
 
 
 def _tool_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -63,6 +64,18 @@ def _completion(reply: dict[str, Any], model: str) -> dict[str, Any]:
 
 
 async def _chunks(reply: dict[str, Any], model: str):
+    finished = False
+    try:
+        async for frame in _frames(reply, model):
+            yield frame
+        finished = True
+        _finished_streams["count"] += 1
+    finally:
+        if not finished:
+            _closed_streams.append(time.time())
+
+
+async def _frames(reply: dict[str, Any], model: str):
     def frame(delta: dict[str, Any], finish: str | None = None) -> str:
         chunk = {"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": int(time.time()),
                  "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -72,6 +85,7 @@ async def _chunks(reply: dict[str, Any], model: str):
     content = reply.get("content") or ""
     for start in range(0, len(content), 3):
         yield frame({"content": content[start:start + 3]})
+        await asyncio.sleep(reply.get("token_gap", 0))
     calls = _tool_calls(reply)
     for index, call in enumerate(calls):
         arguments = call["function"]["arguments"]
@@ -82,7 +96,6 @@ async def _chunks(reply: dict[str, Any], model: str):
         yield frame({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
     yield frame({}, _finish_reason(reply, calls))
     yield "data: [DONE]\n\n"
-    _finished_streams["count"] += 1
 
 
 def _auto_reply(body: dict[str, Any]) -> dict[str, Any]:
@@ -124,12 +137,13 @@ async def set_script(request: Request) -> Response:
     _requests.clear()
     _headers.clear()
     _finished_streams["count"] = 0
+    _closed_streams.clear()
     return JSONResponse({"queued": len(_replies)})
 
 
 async def get_requests(request: Request) -> Response:
     return JSONResponse({"requests": _requests, "headers": _headers, "unused_replies": len(_replies),
-                         "finished_streams": _finished_streams["count"]})
+                         "finished_streams": _finished_streams["count"], "closed_streams": _closed_streams})
 
 
 async def models(request: Request) -> Response:

@@ -119,6 +119,10 @@ class FakeLlm:
         """Streamed replies sent to their end since the last `script` (one the client closed early is not)."""
         return httpx.get(f"{self.url}/_requests").json()["finished_streams"]
 
+    def closed_streams(self) -> list[float]:
+        """When (time.time()) the client closed a streamed reply before its end, since the last `script`."""
+        return httpx.get(f"{self.url}/_requests").json()["closed_streams"]
+
     def stop(self) -> None:
         stop(self.process)
 

@@ -60,9 +60,10 @@ class MockMcpManager:
     def warnings(self) -> list[str]:
         return []
 
-    def call_tools(self, requests: list[ToolRequest], locale: str | None = None,
-                   on_progress: ProgressCallback | None = None) -> list[ToolOutcome]:
-        """Scripted tools report no progress, so `on_progress` is never called."""
+    def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
+                   on_progress: ProgressCallback | None = None, cancellation: object = None,
+                   asker: object = None) -> list[ToolOutcome]:
+        """Scripted tools report no progress and ask nothing, so `on_progress` and `asker` are never used."""
         self.calls.extend(requests)
         self.locales.append(locale)
         with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:

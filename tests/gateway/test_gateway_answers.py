@@ -101,7 +101,8 @@ def test_a_yes_or_no_must_agree_with_the_verdict(pipeline, fake_llm, weather):
     ("北京后天的天气见图：![chart](https://example.com/x.png)", "it contains tool output"),
     ("北京后天晴，和 Oslo 一样。", "it names Oslo, which the facts and the question do not"),
     ("Beijing will be sunny.", "it is not written in Chinese"),
-    ("北京后天下午两点晴。", "it names 下午, 两点, a time of day the facts do not give"),
+    ("北京后天下午两点晴。", "it names 下午两点, a time of day the facts do not give"),
+    ("北京后天下午有雨。", "it names 下午, a time of day the facts do not give"),
 ])
 def test_what_a_reader_would_reject_is_rewritten(pipeline, fake_llm, weather, reply, complaint):
     text = server_text(weather, "get_forecast", {"city": "北京", "day": 2}, "zh-CN")
@@ -109,6 +110,25 @@ def test_what_a_reader_would_reject_is_rewritten(pipeline, fake_llm, weather, re
     result = pipeline().run("北京后天天气怎么样？", [])
     assert complaint in fake_llm.requests()[2]["messages"][-1]["content"]
     assert result.answer_source == "composed" and result.response.endswith(f"{text}\n\n{NOTICE_ZH}")
+
+
+@pytest.mark.parametrize("question, arguments, good, bad", [
+    # The facts give the hour as 15:00: the reply may say it as a reader does, but not another hour.
+    ("北京明天下午三点多少度？", {"city": "北京", "day": 1, "hours": [15]}, "北京明天下午三点{t}°C。", "北京明天下午四点{t}°C。"),
+    ("How warm is it in Beijing at 3 pm tomorrow?", {"city": "Beijing", "day": 1, "hours": [15]},
+     "Tomorrow at 3pm Beijing will be {t}°C.", "Tomorrow at 4 pm Beijing will be {t}°C."),
+])
+def test_a_time_of_day_is_held_to_the_hours_the_facts_give(pipeline, fake_llm, weather, question, arguments, good,
+                                                           bad):
+    (outcome,) = weather.call_tools([ToolRequest("weather", "get_forecast", arguments)])
+    temperature = f"{outcome.structured_content['hours'][0]['temperature']:g}"
+    fake_llm.script(call("get_forecast", **arguments), {"content": good.format(t=temperature)})
+    assert pipeline().run(question, []).answer_source == "model"
+    fake_llm.script(call("get_forecast", **arguments), {"content": bad.format(t=temperature)},
+                    {"content": bad.format(t=temperature)})
+    result = pipeline().run(question, [])
+    assert "a time of day the facts do not give" in fake_llm.requests()[-1]["messages"][-1]["content"]
+    assert result.answer_source == "composed"
 
 
 def test_a_repeated_clause_is_rejected(pipeline, fake_llm):
@@ -125,8 +145,8 @@ def test_a_repeated_clause_is_rejected(pipeline, fake_llm):
     ("Forecast for Madrid 30 days from now", {"city": "Madrid", "day": 30},
      "Sorry, I could not get that: The forecast reaches 16 days, through "),
     ("Qwxzplk明天天气", {"city": "Qwxzplk", "day": 1}, "抱歉，没能查到：找不到名为“Qwxzplk”的地方。"),
-    ("What was the high in London yesterday?", {"city": "London", "day": -1},
-     "Sorry, I could not get that: yesterday ("),
+    ("What was the high in London 100 days ago?", {"city": "London", "day": -100},
+     "Sorry, I could not get that: Past weather reaches back 92 days, to "),
 ])
 def test_limits_are_said_in_the_users_language_without_figures_or_tool_text(pipeline, fake_llm, question,
                                                                             arguments, expected):
@@ -195,3 +215,12 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     system = fake_llm.requests()[1]["messages"][0]["content"]
     assert system.startswith(writing.system_prompt(ASSISTANT)) and "MCP 天气助手" in system
     assert "not any other company's model" in system and result.response == "我是 MCP 天气助手。"
+
+
+def test_an_hour_the_facts_lack_is_said_to_be_lacking(pipeline, fake_llm):
+    fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
+    result = pipeline().run("北京明天下午三点多少度？", [])
+    # The day's figures may answer, but not as the hour's: the answer first says it lacks the hour.
+    assert result.response.startswith("抱歉，问题里问的具体数据我查不到。以下是我查到的：北京明天天气不错。")
+    fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
+    assert pipeline().run("北京明天天气怎么样？", []).response.startswith("北京明天天气不错。")

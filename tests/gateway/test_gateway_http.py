@@ -54,6 +54,23 @@ def test_single_tool_call(gateway, fake_llm):
     assert f'{tool_call["structured_content"]["temperature"]:g}°C' in fed
 
 
+def test_the_users_units_reach_the_tools(gateway, fake_llm):
+    """`units: imperial` in the request goes to every call as `_meta.units`: the weather server answers in °F."""
+    fake_llm.script(call(("weather__get_forecast", {"city": "Chicago", "day": 1}),
+                         ("weather__compare_weather", {"cities": ["Chicago", "Boston"], "day": 1})),
+                    {"content": "Chicago tomorrow: cold."})
+    imperial = gateway.chat("ursula", {"message": "Chicago tomorrow, and is it colder than Boston?",
+                                       "units": "imperial"}).json()
+    fake_llm.script(call(("weather__get_forecast", {"city": "Chicago", "day": 1})), {"content": "Chicago: cold."})
+    metric = gateway.chat("ursula", {"message": "Chicago tomorrow?"}).json()
+    forecast, comparison = (c["structured_content"] for c in imperial["tool_calls"])
+    (celsius,) = (c["structured_content"] for c in metric["tool_calls"])
+    assert forecast["units"]["temperature"] == comparison["units"]["temperature"] == "°F"
+    assert celsius["units"]["temperature"] == "°C"
+    high_f, high_c = forecast["days"][0]["temp_max"], celsius["days"][0]["temp_max"]
+    assert high_f == round(high_c * 9 / 5 + 32, 1) and f"{high_f:g}°F" in imperial["tool_calls"][0]["text"]
+
+
 def test_multi_tool_call_in_one_turn(gateway, fake_llm):
     fake_llm.script(call(("weather__get_current_weather", {"city": "Beijing"}),
                          ("weather__get_forecast", {"city": "Shanghai", "day": 1})),
@@ -65,7 +82,7 @@ def test_multi_tool_call_in_one_turn(gateway, fake_llm):
 
 
 def test_multi_round(gateway, fake_llm):
-    fake_llm.script(call(("weather__find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1})),
+    fake_llm.script(call(("weather__find_cities_by_temperature", {"relation": "between", "temp": 29, "temp2": 30, "day": 1})),
                     call(("weather__get_forecast", {"city": "Shenzhen", "day": 1})),
                     {"content": "Shenzhen it is."})
     body = gateway.chat("alice", {"message": "Which city will be 29-30 °C tomorrow, and its forecast?"}).json()
@@ -124,6 +141,7 @@ def test_llm_server_error_is_a_503(gateway, fake_llm):
     (b'{"message": 42}', "application/json"),
     (b'{"message": "hi", "use_tools": "yes"}', "application/json"),
     (b'{"message": "hi", "stream": 1}', "application/json"),
+    (b'{"message": "hi", "units": "kelvin"}', "application/json"),
     (json.dumps({"message": "x" * 8001}).encode(), "application/json"),
 ])
 def test_malformed_requests_are_400(gateway, body, content_type):
@@ -149,6 +167,23 @@ def test_streaming(gateway, fake_llm):
     assert names[0] == "tool_call" and names[1] == "tool_result" and names[-1] == "done"
     assert "".join(data["text"] for name, data in events if name == "token") == "Tokyo is mild today."
     assert events[-1][1]["response"] == f"Tokyo is mild today.\n\n{DEMO_NOTICE_EN}"
+
+
+def test_a_servers_progress_reaches_the_stream(gateway, fake_llm):
+    """The multi-city search reports progress; a streaming client sees it as `progress` events before the result."""
+    fake_llm.script(call(("weather__find_cities_by_temperature", {"relation": "above", "temp": 20})),
+                    {"content": "Several cities are above 20°C today."})
+    with httpx.stream("POST", f"{gateway.url}/chat/erin", json={"message": "Which cities are above 20°C today?",
+                                                               "stream": True}, timeout=60) as reply:
+        frames = [frame for frame in reply.read().decode().split("\n\n") if frame]
+    events = [(f.split("\n")[0].removeprefix("event: "), json.loads(f.split("\n")[1].removeprefix("data: ")))
+              for f in frames]
+    names = [name for name, _ in events]
+    progress = [data for name, data in events if name == "progress"]
+    assert len(progress) > 10 and names.index("tool_call") < names.index("progress") < names.index("tool_result")
+    assert {(p["index"], p["server"], p["tool"]) for p in progress} == {(0, "weather", "find_cities_by_temperature")}
+    assert [p["progress"] for p in progress] == sorted(p["progress"] for p in progress)
+    assert progress[-1]["progress"] == progress[-1]["total"] and progress[-1]["message"]
 
 
 def test_chart_images_are_served(gateway, fake_llm):

@@ -1,6 +1,7 @@
 """McpManager against servers of both protocol eras: ours and mcp-server-time (Python SDK, 2026-07-28 over
 `server/discover`) and the TypeScript reference server @modelcontextprotocol/server-everything (handshake era,
-2025-11-25) over stdio, SSE and streamable HTTP; and progress notifications reaching `call_tools(on_progress=)`."""
+2025-11-25) over stdio, SSE and streamable HTTP; progress notifications reaching `call_tools(on_progress=)`; and a
+handshake-era server's question (elicitation) reaching `call_tools(asker=)`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 
 import pytest
 
+from mcp_chat_app.elicitation import Answer, Elicitations
 from mcp_chat_app.mcp_manager import McpManager, ToolProgress, ToolRequest
 from mcp_chat_app.server_registry import parse_server_spec
 
@@ -73,7 +75,7 @@ def test_the_sessions_stay_up_across_health_checks(manager):
 def test_progress_reaches_the_callback_for_each_call(manager):
     updates: list[ToolProgress] = []
     search, operation, plain = manager.call_tools([
-        ToolRequest("weather", "find_cities_by_temperature", {"min_temp": 10}),
+        ToolRequest("weather", "find_cities_by_temperature", {"relation": "above", "temp": 10}),
         ToolRequest("everything-http", "trigger-long-running-operation", {"duration": 0.3, "steps": 3}),
         ToolRequest("weather", "get_current_weather", {"city": "Paris"}),
     ], on_progress=updates.append)
@@ -94,3 +96,24 @@ def test_a_failing_progress_callback_does_not_break_the_call(manager):
     (result,) = manager.call_tools([ToolRequest("everything", "trigger-long-running-operation",
                                                 {"duration": 0.2, "steps": 2})], on_progress=broken)
     assert not result.is_error and "completed" in result.text
+
+
+def test_a_handshake_era_question_reaches_the_asker(manager):
+    """server-everything asks with a plain `elicitation/create` mid-call (2025-11-25): the call is found from the
+    session's reader task, the asker gets the form, and the tool reads the answer; with no asker it is cancelled."""
+    questions = Elicitations(timeout_s=10)
+    asked = []
+
+    def client(event: str, data: dict) -> None:
+        asked.append((event, data))
+        if event == "elicitation":
+            questions.answer("ada", data["id"], Answer("accept", {"name": "Ada Lovelace", "integer": 7}))
+
+    request = ToolRequest("everything", "trigger-elicitation-request", {})
+    (answered,) = manager.call_tools([request], asker=questions.asker("ada", client))
+    assert not answered.is_error and "Name: Ada Lovelace" in answered.text and "Favorite Integer: 7" in answered.text
+    question = dict(asked)["elicitation"]
+    assert question["server"] == "everything" and question["tool"] == "trigger-elicitation-request"
+    assert question["schema"]["required"] == ["name"]
+    (unasked,) = manager.call_tools([request])
+    assert "User cancelled" in unasked.text and questions.pending() == 0

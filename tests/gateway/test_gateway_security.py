@@ -168,9 +168,9 @@ def test_tool_output_cannot_take_over_the_model_or_the_gateway(gateway, fake_llm
         assert [m for m in request["messages"] if INJECTION_MARK in json.dumps(m)] in (
             [], [m for m in request["messages"] if m["role"] == "tool" and INJECTION_MARK in m["content"]])
         assert {tool["function"]["name"] for tool in request.get("tools", [])} <= {
-            "tiny__add", "tiny__echo", "tiny__sleep_then_echo", "tiny__sleep_then_record", "tiny__crash",
-            "tiny__noisy_echo", "tiny__read_note", "tiny__enable_shout", "tiny__env_value",
-            "answer_directly"}
+            "tiny__add", "tiny__echo", "tiny__sleep_then_echo", "tiny__sleep_then_record", "tiny__sleep_then_touch",
+            "tiny__crash", "tiny__noisy_echo", "tiny__read_note", "tiny__enable_shout", "tiny__env_value",
+            "tiny__choose_size", "answer_directly"}
     note = next(m for m in sent[1]["messages"] if m["role"] == "tool")
     assert INJECTION_MARK in note["content"]  # delivered, but in the tool's slot, as its data
     # The gateway's policies held: the excluded tool and the bad arguments never reached the server.

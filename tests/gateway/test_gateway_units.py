@@ -10,7 +10,7 @@ import pytest
 
 from mcp_chat_app.chat import context, languages
 from mcp_chat_app.chat.day_words import day_words, glossed, unsupported_days
-from mcp_chat_app.chat.verify import invents_measurements
+from mcp_chat_app.chat.verify import contradictions, invents_measurements
 from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.history import SqliteHistoryStore, most_turns_within, trim_to_budget
 from mcp_chat_app.media_store import MediaStore
@@ -101,6 +101,8 @@ def test_day_words_are_named_and_spelled_out_for_the_router():
     assert glossed("下周一呢", tuesday).endswith("(下周一 = 6 days from today)")
     assert glossed("What was it yesterday?", tuesday).endswith("(yesterday = 1 day before today)")
     assert glossed("今天热吗", tuesday) == "今天热吗"
+    # With an hour, today is said too: asked in the evening about 14:00, a model moved to tomorrow.
+    assert glossed("今天下午两点上海多少度？", tuesday).endswith("(今天 = day 0; 下午两点 = 14:00)")
     assert unsupported_days("杭州周末不错，明天下雨", day_words("杭州周六（12月5日）；周日（12月6日）")) == ["明天"]
 
 
@@ -115,6 +117,17 @@ def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     history = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "calls": [
         {"tool": "w__f", "arguments": {"city": "杭州"}}]}]
     assert context.earlier_calls(history) == 'w__f {"city":"杭州"}' and context.earlier_question(history) == "q"
+
+
+def test_a_flag_the_question_does_not_name_is_dropped():
+    schema = {"properties": {"city": {"type": "string"}, "fahrenheit": {
+        "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
+    turned_on = {"city": "Chicago", "fahrenheit": True}
+    assert context.without_unasked_flags(turned_on, schema, "What about Chicago?") == {"city": "Chicago"}
+    for asked in ("Chicago in Fahrenheit please", "Chicago, in °F", "芝加哥现在多少华氏度"):
+        assert context.without_unasked_flags(turned_on, schema, asked) == turned_on, asked
+    off = {"city": "Chicago", "fahrenheit": False}
+    assert context.without_unasked_flags(off, schema, "What about Chicago?") == off  # only a flag turned on
 
 
 def test_model_view_is_compact_structured_content():
@@ -238,3 +251,15 @@ def test_media_served_from_a_relative_data_dir(tmp_path, monkeypatch):
     response = app.test_client().get(f"/m/{media_id}")
     assert response.status_code == 200 and response.data == b"\x89PNG fake"
     assert (tmp_path / "data" / "media" / media_id).is_file()
+
+
+def test_a_comparison_the_reply_makes_unasked_must_name_the_winner():
+    places = [["Tokyo", "东京"], ["Seoul", "首尔"]]
+    verdicts = [{"topic": "wetter", "winner": "Tokyo", "places": places, "statement": "Tokyo gets more rain",
+                 "keywords": ["wet", "rain", "雨"]}]
+    question = "Compare Tokyo and Seoul weather tomorrow"  # asks for no verdict
+    assert contradictions("Seoul gets more rain than Tokyo.", question, verdicts) == [
+        "it says 'Seoul gets more rain than Tokyo', but the facts say: Tokyo gets more rain"]
+    assert contradictions("Seoul gets less rain than Tokyo.", question, verdicts) == []
+    assert contradictions("首尔比东京雨多。", question, verdicts) != []
+    assert contradictions("Seoul stays dry; Tokyo gets 0.6 mm.", question, verdicts) == []  # no comparison made

@@ -7,9 +7,13 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import Annotated, Literal
 
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp_types import ToolAnnotations
+from pydantic import BaseModel
 
 server = MCPServer("tiny")
 
@@ -38,6 +42,30 @@ async def sleep_then_record(text: str, seconds: float = 0.5) -> str:
     """Wait, then 'record' the text: a tool with effects, so not safe to repeat."""
     await asyncio.sleep(seconds)
     return f"recorded {text}"
+
+
+@server.tool()
+async def sleep_then_touch(path: str, seconds: float = 0.5) -> str:
+    """Wait, then create the file at `path`: a call cancelled while it waits leaves no file."""
+    await asyncio.sleep(seconds)
+    Path(path).touch()
+    return f"touched {path}"
+
+
+class SizeChoice(BaseModel):
+    size: Literal["S", "M", "L"]
+
+
+async def _ask_size(item: str) -> Elicit[SizeChoice]:
+    return Elicit(f"Which size of {item}?", SizeChoice)
+
+
+@server.tool()
+async def choose_size(item: str, size: Annotated[ElicitationResult[SizeChoice], Resolve(_ask_size)]) -> str:
+    """Ask the user which size of the item they want (MCP elicitation), and say what they chose."""
+    if isinstance(size, AcceptedElicitation):
+        return f"{item} in size {size.data.size}"
+    return f"no size chosen for {item} ({size.action})"
 
 
 @server.tool()

@@ -52,11 +52,11 @@ def replay_copy(tmp_path: Path, faults: list[dict[str, Any]] | None = None) -> P
     return target
 
 
-def stdio_client(env: dict[str, str], command: list[str] | None = None) -> Client:
-    """A Client that launches the server over stdio."""
+def stdio_client(env: dict[str, str], command: list[str] | None = None, **options: Any) -> Client:
+    """A Client that launches the server over stdio (`options`: more Client arguments)."""
     command = command or [sys.executable, "-m", "weather_mcp_server.run"]
     params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(REPO))
-    return Client(params, read_timeout_seconds=60)
+    return Client(params, read_timeout_seconds=60, **options)
 
 
 def free_port() -> int:

@@ -21,6 +21,7 @@ def series(title: str, chinese: bool, days: int = 7) -> ChartSeries:
         precipitation=[float(i % 3) for i in range(days)],
         probability=[10.0 * i for i in range(days)],
         chinese=chinese,
+        units={"temperature": "°C", "precipitation": "mm"},
     )
 
 

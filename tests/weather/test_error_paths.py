@@ -22,8 +22,8 @@ FAULTS = [
 ]
 
 
-async def error_text(client, tool: str, arguments: dict) -> str:
-    result = await client.call_tool(tool, arguments)
+async def error_text(client, tool: str, arguments: dict, **kwargs) -> str:
+    result = await client.call_tool(tool, arguments, **kwargs)
     assert result.is_error, f"{tool}{arguments} should fail, got {result.structured_content}"
     assert result.structured_content is None  # no error posing as data
     return result.content[0].text
@@ -35,21 +35,39 @@ async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
         ambiguous = await error_text(client, "get_forecast", {"city": "Springfield"})
         beyond = await error_text(client, "get_forecast", {"city": "Beijing", "day": 45})
         too_long = await error_text(client, "get_precipitation", {"city": "Beijing", "day": 10, "days": 7})
-        past = await error_text(client, "get_forecast", {"city": "Beijing", "day": -1})
+        past = await error_text(client, "get_forecast", {"city": "Beijing", "day": -100})
+        past_date = await error_text(client, "get_precipitation", {"city": "Beijing", "day": "2026-01-01"},
+                                     meta={"locale": "zh-CN"})
+        bad_hour = await error_text(client, "get_forecast", {"city": "Beijing", "day": 1, "hours": [24]})
+        bad_part = await error_text(client, "get_precipitation", {"city": "Beijing", "hours": "dusk"})
+        last_night = await error_text(client, "get_forecast", {"city": "Beijing", "day": 15, "hours": "night"})
+        no_air = await error_text(client, "get_air_quality", {"city": "-75.1,123.35"})
+        air_too_far = await error_text(client, "get_air_quality", {"city": "Beijing", "day": 5})
+        air_bad_hour = await error_text(client, "get_air_quality", {"city": "Beijing", "hours": [-1]})
         bad_date = await error_text(client, "get_forecast", {"city": "Beijing", "day": "2026-02-30"})
-        unbounded = await error_text(client, "find_cities_by_temperature", {"min_temp": -100, "max_temp": 100})
-        no_bounds = await error_text(client, "find_cities_by_temperature", {})
+        unbounded = await error_text(client, "find_cities_by_temperature",
+                                     {"relation": "between", "temp": -100, "temp2": 100})
+        no_upper = await error_text(client, "find_cities_by_temperature", {"relation": "between", "temp": 20})
         bad_kind = await error_text(client, "get_weather_chart", {"city": "Beijing", "kind": "wind"})
         still_serving = await client.call_tool("get_current_weather", {"city": "Beijing"})
     assert "Unknown place 'Beijjing'" in unknown and "Beijing" in unknown  # suggestion offered
-    assert "ambiguous" in ambiguous and ambiguous.count("Springfield, US") >= 2
+    assert "ambiguous" in ambiguous and "Springfield, Illinois, US" in ambiguous and "Springfield, Missouri, US" in ambiguous
     # Days the data does not cover are refused with the limit stated, in words a reader can pass on.
     assert "The forecast reaches 16 days, through 2026-08-04 (Tuesday); 2026-09-03 (45 days from today)" in beyond
     assert "2026-08-05 (16 days from today) is beyond it" in too_long
-    assert "yesterday (Sun 19 Jul) is in the past" in past and "past weather is not available" in past
+    # Past days reach back as far as the forecast API's past_days (92); further is refused with that limit.
+    assert "Past weather reaches back 92 days, to 2026-04-19 (Sunday); 2026-04-11 (100 days ago)" in past
+    assert past_date.endswith("过去的天气只能查到92天前（2026年4月19日），2026年1月1日（200天前）早于这个范围。")
+    assert bad_hour.endswith("hours are 0 to 23 on the 24-hour clock, got 24")
+    assert air_bad_hour.endswith("hours are 0 to 23 on the 24-hour clock, got -1")
+    assert "hours" in bad_part and "'night'" in bad_part and "dusk" in bad_part  # refused by the schema
+    # The night of the last forecast day runs into a day the forecast does not have.
+    assert "Hourly data reaches 2026-08-04 23:00; the hours asked lie beyond it." in last_night
+    assert no_air.endswith("Air-quality data is not available at -75.10, 123.35 (near Port-aux-Français).")
+    assert "The forecast reaches 5 days, through 2026-07-24 (Friday)" in air_too_far
     assert "a date YYYY-MM-DD, got '2026-02-30'" in bad_date
     assert "within the temperatures on record" in unbounded  # both bounds beyond any record: no bound at all
-    assert "min_temp and/or max_temp" in no_bounds
+    assert "'between' needs temp2" in no_upper
     assert "kind" in bad_kind
     assert not still_serving.is_error
 

@@ -45,7 +45,7 @@ def test_inspector_lists_tools(inspector: Path) -> None:
     listed = run_inspector(inspector, "--method", "tools/list")
     tools = {t["name"]: t for t in listed["tools"]}
     assert {"get_current_weather", "get_forecast", "get_precipitation", "compare_weather",
-            "find_cities_by_temperature", "get_weather_chart"} == set(tools)
+            "find_cities_by_temperature", "get_weather_chart", "get_air_quality"} == set(tools)
     assert tools["get_forecast"]["annotations"]["readOnlyHint"] is True
     assert "outputSchema" in tools["get_forecast"]
 

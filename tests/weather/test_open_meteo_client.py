@@ -42,6 +42,23 @@ async def test_many_cities_are_one_request() -> None:
     assert params["forecast_days"] == "2" and params["timezone"] == "auto"
 
 
+async def test_past_days_and_air_quality_requests_have_the_documented_shape() -> None:
+    transport, seen = scripted(httpx.Response(200, json=day(1.0)))
+    client = OpenMeteoClient(SETTINGS, transport)
+    await client.forecast(1.0, 2.0)
+    await client.forecast(1.0, 2.0, past_days=7)
+    await client.air_quality(1.0, 2.0, past_days=1)
+    plain, past, air = (request.url for request in seen)
+    assert "past_days" not in plain.params and past.params["past_days"] == "7"
+    assert {"sunrise", "sunset", "daylight_duration"} <= set(past.params["daily"].split(","))
+    assert {"apparent_temperature", "cloud_cover", "wind_speed_10m"} <= set(past.params["hourly"].split(","))
+    assert (air.host, air.path) == ("air-quality-api.open-meteo.com", "/v1/air-quality")
+    wanted = {"pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "carbon_monoxide", "european_aqi",
+              "us_aqi"}
+    assert set(air.params["hourly"].split(",")) == set(air.params["current"].split(",")) == wanted
+    assert air.params["forecast_days"] == "5" and air.params["past_days"] == "1" and air.params["timezone"] == "auto"
+
+
 async def test_retries_5xx_and_429_then_succeeds() -> None:
     transport, seen = scripted(httpx.Response(503), httpx.Response(429), httpx.Response(200, json=day(1.0)))
     payload = await OpenMeteoClient(SETTINGS, transport).forecast(1.0, 2.0)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from weather_mcp_server.payload import Payload
+from weather_mcp_server.service import describe_day
 from weather_mcp_server.simulated import simulated_forecast
 
 
@@ -46,3 +48,125 @@ def test_shape_matches_open_meteo() -> None:
         assert set(payload[block]) == set(payload[f"{block}_units"])
     daily = payload["daily"]
     assert all(lo <= hi for lo, hi in zip(daily["temperature_2m_min"], daily["temperature_2m_max"], strict=True))
+
+
+# Places across climates and both hemispheres: (latitude, longitude, time zone).
+PLACES = {
+    "Beijing": (39.9, 116.4, "Asia/Shanghai"), "Harbin": (45.8, 126.6, "Asia/Shanghai"),
+    "Guangzhou": (23.1, 113.3, "Asia/Shanghai"), "Mumbai": (19.1, 72.9, "Asia/Kolkata"),
+    "Cairo": (30.0, 31.2, "Africa/Cairo"), "Madrid": (40.4, -3.7, "Europe/Madrid"),
+    "London": (51.5, -0.13, "Europe/London"), "Tromso": (69.65, 18.96, "Europe/Oslo"),
+    "Singapore": (1.3, 103.85, "Asia/Singapore"), "Sydney": (-33.87, 151.21, "Australia/Sydney"),
+    "Sao Paulo": (-23.55, -46.63, "America/Sao_Paulo"), "Chicago": (41.88, -87.63, "America/Chicago"),
+    "Moscow": (55.75, 37.62, "Europe/Moscow"), "Lhasa": (29.65, 91.1, "Asia/Shanghai"),
+}
+PRECIPITATION_CODES = set(range(51, 100))
+
+
+def days_of(place: str, month: int, day: int = 10, count: int = 4) -> list[dict]:
+    """`count` days of a place from a date on: each day's values with its hours."""
+    lat, lon, tz = PLACES[place]
+    payload = forecast(lat, lon, tz, datetime(2026, month, day, 9, tzinfo=ZoneInfo(tz)))
+    daily, hours = payload["daily"], payload["hourly"]
+    return [{**{k: v[i] for k, v in daily.items()},
+             "hours": [{k: v[i * 24 + h] for k, v in hours.items()} for h in range(24)]} for i in range(count)]
+
+
+def test_hours_add_up_to_the_days_and_agree_with_each_other() -> None:
+    """Over many places and every month: daily values are the hours'; precipitation type follows temperature;
+    codes, cloud and probability agree with what falls; the temperature runs on without jumps."""
+    checked = 0
+    for place in PLACES:
+        for month in range(1, 13):
+            days = days_of(place, month)
+            for day in days:
+                hours = day["hours"]
+                assert day["precipitation_sum"] == round(sum(h["precipitation"] for h in hours), 1)
+                assert day["rain_sum"] == round(sum(h["rain"] for h in hours), 1)
+                assert day["snowfall_sum"] == round(sum(h["snowfall"] for h in hours), 2)
+                assert day["temperature_2m_max"] == max(h["temperature_2m"] for h in hours)
+                assert day["temperature_2m_min"] == min(h["temperature_2m"] for h in hours)
+                assert day["precipitation_probability_max"] == max(h["precipitation_probability"] for h in hours)
+                assert day["precipitation_hours"] == sum(h["precipitation"] > 0 for h in hours)
+                assert day["wind_speed_10m_max"] == max(h["wind_speed_10m"] for h in hours)
+                assert day["weather_code"] == max(h["weather_code"] for h in hours)  # the most severe hour
+                for h in hours:
+                    wet = h["precipitation"] > 0
+                    assert wet == (h["weather_code"] in PRECIPITATION_CODES), h
+                    assert h["snowfall"] == 0 or h["temperature_2m"] < 1.5, h  # snow only when cold
+                    assert h["rain"] == 0 or h["temperature_2m"] > -0.5, h  # no rain in a frost
+                    assert abs(h["precipitation"] - h["rain"] - h["snowfall"] / 0.7) < 0.1, h
+                    assert (h["cloud_cover"] >= 85 and h["precipitation_probability"] >= 55) if wet else \
+                        h["precipitation_probability"] < 50, h
+                    if not wet:
+                        band = 0 if h["cloud_cover"] < 20 else 1 if h["cloud_cover"] < 50 else 2 if \
+                            h["cloud_cover"] < 80 else 3
+                        assert h["weather_code"] == band, h
+                    assert h["uv_index"] == 0 or h["is_day"], h
+                checked += 1
+            temps = [h["temperature_2m"] for d in days for h in d["hours"]]
+            assert max(abs(a - b) for a, b in zip(temps, temps[1:])) < 4.0, (place, month)  # midnight joins too
+    assert checked == len(PLACES) * 12 * 4
+
+
+def share_of_wet_days(place: str, months: list[int]) -> float:
+    days = [d for month in months for start in (1, 11, 21) for d in days_of(place, month, start, 10)]
+    return sum(d["precipitation_sum"] > 0 for d in days) / len(days)
+
+
+def test_climate_by_place_and_season() -> None:
+    """Dry winters in northern China, monsoon summers in the south and in India, a dry desert, wet Mediterranean
+    winters, and the southern hemisphere's seasons reversed."""
+    assert share_of_wet_days("Beijing", [12, 1, 2]) < 0.15 < 0.3 < share_of_wet_days("Beijing", [7, 8])
+    assert share_of_wet_days("Guangzhou", [6, 7, 8]) > 0.5
+    assert share_of_wet_days("Mumbai", [1, 2, 3]) < 0.1 and share_of_wet_days("Mumbai", [7, 8]) > 0.5
+    assert share_of_wet_days("Cairo", [1, 4, 7, 10]) < 0.1
+    assert share_of_wet_days("Madrid", [12, 1, 2]) > share_of_wet_days("Madrid", [6, 7, 8]) + 0.15
+    winter_beijing = [d for d in days_of("Beijing", 12, 1, 16)]
+    assert all(d["rain_sum"] == 0 or d["temperature_2m_max"] > 0 for d in winter_beijing)  # snow, not rain, in frost
+    mean = {m: sum(d["temperature_2m_max"] for d in days_of("Sydney", m, 1, 16)) / 16 for m in (1, 7)}
+    assert mean[1] > mean[7] + 5  # southern summer in January
+
+
+# Almanac sunrise and sunset (local clock time) for the solstices.
+ALMANAC = [("London", 6, 21, "04:43", "21:21"), ("London", 12, 21, "08:04", "15:53"),
+           ("Beijing", 6, 21, "04:46", "19:46"), ("Beijing", 12, 21, "07:33", "16:53"),
+           ("Sydney", 12, 21, "05:41", "20:05"), ("Sydney", 6, 21, "07:00", "16:54")]
+
+
+def minutes(clock: str) -> int:
+    return int(clock[:2]) * 60 + int(clock[3:5])
+
+
+def test_sunrise_and_sunset_are_the_almanac_s() -> None:
+    for place, month, day, rise, set_ in ALMANAC:
+        today = days_of(place, month, day, 1)[0]
+        assert abs(minutes(today["sunrise"][11:]) - minutes(rise)) <= 2, (place, month, today["sunrise"])
+        assert abs(minutes(today["sunset"][11:]) - minutes(set_)) <= 2, (place, month, today["sunset"])
+        assert abs(today["daylight_duration"] / 60 - (minutes(set_) - minutes(rise))) <= 3
+        lit = [h["is_day"] for h in today["hours"]]
+        assert lit.index(1) == int(today["sunrise"][11:13]) + 1 and 23 - lit[::-1].index(1) == int(today["sunset"][11:13])
+    polar_night, polar_day = days_of("Tromso", 12, 21, 1)[0], days_of("Tromso", 6, 21, 1)[0]
+    assert polar_night["daylight_duration"] == 0 and not any(h["is_day"] for h in polar_night["hours"])
+    assert polar_day["daylight_duration"] == 86400 and all(h["is_day"] for h in polar_day["hours"])
+
+
+def test_past_days_are_the_same_days() -> None:
+    """A date reads the same whether it is tomorrow or yesterday."""
+    lat, lon, tz = PLACES["London"]
+    before = forecast(lat, lon, tz, datetime(2026, 3, 9, 9, tzinfo=ZoneInfo(tz)))
+    after = simulated_forecast(lat, lon, tz, days=1, now=datetime(2026, 3, 11, 9, tzinfo=ZoneInfo(tz)), past_days=2)
+    assert after["daily"]["time"] == before["daily"]["time"][:3] == ["2026-03-09", "2026-03-10", "2026-03-11"]
+    for key in ("temperature_2m_max", "precipitation_sum", "sunrise"):
+        assert after["daily"][key] == before["daily"][key][:3]
+    assert after["hourly"]["temperature_2m"] == before["hourly"]["temperature_2m"][:72]
+
+
+def test_a_day_is_called_sleet_only_when_its_rain_counts_as_rain() -> None:
+    """"Rain and snow" beside the verdict "no rain fell" reads as nonsense: the rain must reach the verdict's 1 mm."""
+    def day(rain_mm: float, snow_cm: float) -> Payload:
+        return Payload({"daily": {"time": ["2026-11-30"], "rain_sum": [rain_mm], "snowfall_sum": [snow_cm]}})
+
+    assert describe_day(day(0.4, 1.2), 0, 71) == "Slight snowfall"
+    assert describe_day(day(1.0, 1.2), 0, 71) == "Rain and snow"
+    assert describe_day(day(3.0, 0.0), 0, 61) == "Slight rain"

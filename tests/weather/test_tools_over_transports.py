@@ -15,8 +15,22 @@ from tests.weather.conftest import FIXTURES
 pytestmark = pytest.mark.anyio
 
 
-def recording(name: str) -> dict:
-    return json.loads((FIXTURES / "forecast" / f"{name}.json").read_text(encoding="utf-8"))
+def recording(name: str, endpoint: str = "forecast") -> dict:
+    return json.loads((FIXTURES / endpoint / f"{name}.json").read_text(encoding="utf-8"))
+
+
+PAST = 31  # days before the recordings' today (Monday 2026-07-20) they keep
+
+
+def tomorrow_high(name: str) -> float:
+    """Tomorrow's high in a recording (the detailed ones keep past days, the daily-only ones none)."""
+    data = recording(name)
+    return data["daily"]["temperature_2m_max"][(PAST if "current" in data else 0) + 1]
+
+
+def hourly(name: str, variable: str, day: int, hour: int, endpoint: str = "forecast", past: int = PAST):
+    """A recording's hourly value `day` days from its today at `hour`."""
+    return recording(name, endpoint)["hourly"][variable][(past + day) * 24 + hour]
 
 
 async def call(client, tool: str, arguments: dict, **kwargs):
@@ -58,10 +72,10 @@ async def test_forecast_covers_exactly_the_days_asked(connect) -> None:
         friday = await call(client, "get_forecast", {"city": "Peking", "day": "friday"})
         weekend = await call(client, "get_forecast", {"city": "Peking", "day": "weekend"})
         on_date = await call(client, "get_forecast", {"city": "Peking", "day": "2026-07-30"})
-    daily = recording("beijing")["daily"]  # the recording's today is Monday 2026-07-20
+    daily = recording("beijing")["daily"]  # the recording's today is Monday 2026-07-20, after 31 past days
     assert_place(span.structured_content, "Beijing")
-    assert [d["date"] for d in span.structured_content["days"]] == daily["time"][:4]
-    assert [d["temp_max"] for d in span.structured_content["days"]] == daily["temperature_2m_max"][:4]
+    assert [d["date"] for d in span.structured_content["days"]] == daily["time"][PAST:PAST + 4]
+    assert [d["temp_max"] for d in span.structured_content["days"]] == daily["temperature_2m_max"][PAST:PAST + 4]
     assert [(d["day"], d["weekday"]) for d in span.structured_content["days"]] == [
         (0, "Monday"), (1, "Tuesday"), (2, "Wednesday"), (3, "Thursday")]
     assert [(d["date"], d["day"]) for d in tomorrow.structured_content["days"]] == [("2026-07-21", 1)]
@@ -71,8 +85,8 @@ async def test_forecast_covers_exactly_the_days_asked(connect) -> None:
     # The text names each day as a reader would, and a span of days gets its range first-hand.
     text = tomorrow.content[0].text
     assert text.startswith("Beijing, tomorrow (Tue 21 Jul): ")
-    assert f"{daily['temperature_2m_min'][1]:g} to {daily['temperature_2m_max'][1]:g}°C" in text
-    low, high = min(daily["temperature_2m_min"][:4]), max(daily["temperature_2m_max"][:4])
+    assert f"{daily['temperature_2m_min'][PAST + 1]:g} to {daily['temperature_2m_max'][PAST + 1]:g}°C" in text
+    low, high = min(daily["temperature_2m_min"][PAST:PAST + 4]), max(daily["temperature_2m_max"][PAST:PAST + 4])
     assert f"Over these 4 days: {low:g} to {high:g}°C." in span.content[0].text
 
 
@@ -92,7 +106,7 @@ async def test_precipitation_decides_rain_snow_and_umbrella(connect) -> None:
                             meta={"locale": "zh-CN"})
     data, daily = result.structured_content, recording("chengdu")["daily"]
     assert_place(data, "Chengdu")
-    assert [d["rain_sum"] for d in data["days"]] == daily["rain_sum"][:2]
+    assert [d["rain_sum"] for d in data["days"]] == daily["rain_sum"][PAST:PAST + 2]
     wet = [d["rain_sum"] >= 1 or d["probability_max"] >= 50 for d in data["days"]]
     assert [d["rain_expected"] for d in data["days"]] == wet
     assert data["rain_expected"] == any(wet) and data["umbrella_advised"] == any(wet)
@@ -110,8 +124,9 @@ async def test_compare_names_the_warmer_colder_and_wetter_place(connect) -> None
         week = await call(client, "compare_weather", {"cities": ["London", "Berlin"], "days": 7})
     beijing, harbin = recording("beijing")["daily"], recording("harbin")["daily"]
     verdicts = {v["topic"]: v for v in tomorrow.structured_content["verdicts"]}
-    warmer = "Beijing" if beijing["temperature_2m_max"][1] > harbin["temperature_2m_max"][1] else "Harbin"
-    colder = "Beijing" if beijing["temperature_2m_min"][1] < harbin["temperature_2m_min"][1] else "Harbin"
+    tomorrow = PAST + 1
+    warmer = "Beijing" if beijing["temperature_2m_max"][tomorrow] > harbin["temperature_2m_max"][tomorrow] else "Harbin"
+    colder = "Beijing" if beijing["temperature_2m_min"][tomorrow] < harbin["temperature_2m_min"][tomorrow] else "Harbin"
     assert verdicts["warmer"]["winner"] == warmer and verdicts["colder"]["winner"] == colder
     assert verdicts["warmer"]["statement"] == f"{warmer} is warmer"
     assert "Beijing" in verdicts["warmer"]["places"][0] and "Harbin" in verdicts["warmer"]["places"][1]
@@ -136,15 +151,12 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
 
     async with connect() as client:
         result = await call(
-            client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1},
+            client, "find_cities_by_temperature", {"relation": "between", "temp": 29, "temp2": 30, "day": 1},
             progress_callback=on_progress,
         )
     data = result.structured_content
-    expected = sorted(
-        recording(path.stem)["daily"]["temperature_2m_max"][1]
-        for path in (FIXTURES / "forecast").glob("*.json")
-        if path.stem != "hallstatt" and 29 <= recording(path.stem)["daily"]["temperature_2m_max"][1] <= 30
-    )
+    highs = [tomorrow_high(path.stem) for path in (FIXTURES / "forecast").glob("*.json") if path.stem != "hallstatt"]
+    expected = sorted(high for high in highs if 29 <= high <= 30)
     assert data["cities_checked"] == len(list((FIXTURES / "forecast").glob("*.json"))) - 1
     assert sorted(m["temperature"] for m in data["matches"]) == expected
     assert expected, "the recordings should contain at least one 29-30 °C city"
@@ -160,10 +172,12 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
 async def test_temperature_search_reads_bounds_as_meant(connect) -> None:
     """Bounds upside down are the same span; a bound beyond any temperature on record is no bound."""
     async with connect() as client:
-        swapped = await call(client, "find_cities_by_temperature", {"min_temp": 30, "max_temp": 29, "day": 1})
-        above = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 100, "day": 1})
-        upright = await call(client, "find_cities_by_temperature", {"min_temp": 29, "max_temp": 30, "day": 1})
-        nothing = await call(client, "find_cities_by_temperature", {"min_temp": 55, "day": 1})
+        between = {"relation": "between", "day": 1}
+        swapped = await call(client, "find_cities_by_temperature", {**between, "temp": 30, "temp2": 29})
+        above = await call(client, "find_cities_by_temperature", {**between, "temp": 29, "temp2": 100})
+        upright = await call(client, "find_cities_by_temperature", {**between, "temp": 29, "temp2": 30})
+        nothing = await call(client, "find_cities_by_temperature", {"relation": "above", "temp": 55, "day": 1})
+        below = await call(client, "find_cities_by_temperature", {"relation": "below", "temp": 10, "day": 1})
     assert (swapped.structured_content["min_temp"], swapped.structured_content["max_temp"]) == (29, 30)
     assert swapped.structured_content["matches"] == upright.structured_content["matches"]
     assert (above.structured_content["min_temp"], above.structured_content["max_temp"]) == (29, None)
@@ -173,6 +187,8 @@ async def test_temperature_search_reads_bounds_as_meant(connect) -> None:
     assert {m["temperature"] for m in above.structured_content["matches"]} >= {
         m["temperature"] for m in upright.structured_content["matches"]}
     assert all(m["temperature"] >= 29 for m in above.structured_content["matches"])
+    assert (below.structured_content["min_temp"], below.structured_content["max_temp"]) == (None, 10)
+    assert all(m["temperature"] <= 10 for m in below.structured_content["matches"])
 
 
 async def test_temperature_chart_png(connect) -> None:
@@ -185,7 +201,7 @@ async def test_temperature_chart_png(connect) -> None:
     assert png.format == "PNG" and png.size == (data["width"], data["height"]) == (800, 450)
     assert data["font"] != "DejaVu Sans", "a CJK-capable font must be installed (scripts/setup.sh)"
     assert len(data["points"]) == 5
-    assert [p["temp_max"] for p in data["points"]] == recording("guangzhou")["daily"]["temperature_2m_max"][:5]
+    assert [p["temp_max"] for p in data["points"]] == recording("guangzhou")["daily"]["temperature_2m_max"][PAST:PAST + 5]
     first = data["points"][0]  # the text gives the plotted values, so a reader can quote them
     assert text.text.startswith("Here is the temperature chart for Guangzhou, today to Fri 24 Jul: ")
     assert f"today {first['temp_min']:g} to {first['temp_max']:g}°C; " in text.text
@@ -200,7 +216,7 @@ async def test_tool_metadata(connect) -> None:
         prompts = {p.name for p in (await client.list_prompts()).prompts}
         cities = await client.read_resource("weather://cities")
     assert set(tools) == {"get_current_weather", "get_forecast", "get_precipitation", "compare_weather",
-                          "find_cities_by_temperature", "get_weather_chart"}
+                          "find_cities_by_temperature", "get_weather_chart", "get_air_quality"}
     for tool in tools.values():
         assert tool.annotations.read_only_hint and tool.annotations.idempotent_hint
         assert tool.annotations.open_world_hint and tool.annotations.destructive_hint is False
@@ -223,3 +239,101 @@ async def test_geocoding_fallback_for_places_the_gazetteer_lacks(connect) -> Non
     assert_place(data, "Hallstatt")
     assert data["location"]["country_code"] == "AT" and data["location"]["timezone"] == "Europe/Vienna"
     assert data["temperature"] == recording("hallstatt")["current"]["temperature_2m"]
+
+
+async def test_hours_and_parts_of_a_day(connect) -> None:
+    """Hours by the clock in full, a part of the day summed up, in the place's local time."""
+    async with connect() as client:
+        three = await call(client, "get_forecast", {"city": "上海", "day": 1, "hours": [15]}, meta={"locale": "zh-CN"})
+        one = await call(client, "get_forecast", {"city": "Shanghai", "day": 1, "hours": [15, 15]})
+        tonight = await call(client, "get_precipitation", {"city": "Chengdu", "day": 0, "hours": "night"})
+        morning = await call(client, "get_forecast", {"city": "London", "day": 2, "hours": "morning"})
+    hour = three.structured_content["hours"]
+    assert [(h["time"], h["day"], h["hour"]) for h in hour] == [("2026-07-21T15:00", 1, 15)]
+    assert hour[0]["temperature"] == hourly("shanghai", "temperature_2m", 1, 15)
+    assert hour[0]["precipitation_probability"] == hourly("shanghai", "precipitation_probability", 1, 15)
+    assert three.content[0].text.startswith(f"上海明天（7月21日 周二）15:00：")
+    assert f"{hour[0]['temperature']:g}°C" in three.content[0].text
+    assert [h["temperature"] for h in one.structured_content["hours"]] == [hour[0]["temperature"]]
+    assert one.structured_content["part"] is None
+    night = tonight.structured_content["hours"]  # 18:00 tonight to 05:00 tomorrow, Chengdu's time
+    assert [h["time"][11:13] for h in night] == [f"{h:02d}" for h in [*range(18, 24), *range(6)]]
+    assert [h["day"] for h in night] == [0] * 6 + [1] * 6
+    assert [h["precipitation"] for h in night] == [hourly("chengdu", "precipitation", 0, h) for h in range(18, 30)]
+    wet = any(h["rain"] > 0 or h["precipitation_probability"] >= 50 for h in night)
+    verdicts = {v["topic"]: v["holds"] for v in tonight.structured_content["verdicts"]}
+    assert verdicts["rain"] == wet == tonight.structured_content["rain_expected"]
+    assert tonight.content[0].text.startswith("Chengdu, tonight (Mon 20 Jul, 18:00 to 05:00 the next day): ")
+    temps = [h["temperature"] for h in morning.structured_content["hours"]]
+    assert len(temps) == 6 and morning.structured_content["part"] == "morning"
+    assert f"{min(temps):g} to {max(temps):g}°C" in morning.content[0].text
+    assert "Wed 22 Jul morning" in morning.content[0].text
+    # A part of a forecast day keeps the day's sunrise and sunset ("几点日落" may come with "今晚").
+    (london_day,) = morning.structured_content["days"]
+    assert f"sunrise {london_day['sunrise'][11:16]}, sunset {london_day['sunset'][11:16]}" in morning.content[0].text
+
+
+async def test_sunrise_sunset_and_past_days(connect) -> None:
+    async with connect() as client:
+        tomorrow = await call(client, "get_forecast", {"city": "Tokyo", "day": 1}, meta={"locale": "zh-CN"})
+        yesterday = await call(client, "get_forecast", {"city": "London", "day": -1})
+        month_ago = await call(client, "get_precipitation", {"city": "Berlin", "day": "2026-06-20"})
+    day = tomorrow.structured_content["days"][0]
+    daily = recording("tokyo")["daily"]
+    assert (day["sunrise"], day["sunset"]) == (daily["sunrise"][PAST + 1], daily["sunset"][PAST + 1])
+    assert day["sunrise"].startswith("2026-07-21T04:")  # Tokyo's summer sunrise, local time
+    assert f"日出{day['sunrise'][11:]}，日落{day['sunset'][11:]}" in tomorrow.content[0].text
+    past = yesterday.structured_content["days"]
+    london = recording("london")["daily"]
+    assert [(d["date"], d["day"], d["temp_max"]) for d in past] == [("2026-07-19", -1, london["temperature_2m_max"][PAST - 1])]
+    text = yesterday.content[0].text
+    assert text.startswith("London, yesterday (Sun 19 Jul): ") and "chance" not in text  # what was, not a forecast
+    assert {v["statement"] for v in yesterday.structured_content["verdicts"]} & {"no rain fell", "it rained"}
+    assert [d["date"] for d in month_ago.structured_content["days"]] == ["2026-06-20"]
+    assert month_ago.structured_content["days"][0]["day"] == -30
+
+
+async def test_air_quality_with_the_china_aqi(connect) -> None:
+    async with connect() as client:
+        now = await call(client, "get_air_quality", {"city": "上海"}, meta={"locale": "zh-CN"})
+        tomorrow = await call(client, "get_air_quality", {"city": "Beijing", "day": 1})
+        after = await call(client, "get_air_quality", {"city": "Beijing", "day": 2})
+        tonight = await call(client, "get_air_quality", {"city": "London", "hours": "night"})
+    current, recorded = now.structured_content["current"], recording("shanghai", "air_quality")["current"]
+    assert {k: current[k] for k in ("pm2_5", "pm10", "ozone", "us_aqi", "european_aqi")} == {
+        k: recorded[k] for k in ("pm2_5", "pm10", "ozone", "us_aqi", "european_aqi")}
+    china = current["china_aqi"]
+    assert china["basis"] == "hourly" and china["aqi"] >= 0 and china["category"] in now.content[0].text
+    assert f"PM2.5 {recorded['pm2_5']:g}" in now.content[0].text and f"中国AQI {china['aqi']}" in now.content[0].text
+    assert now.structured_content["units"]["pm2_5"] == "μg/m³"
+    beijing = tomorrow.structured_content["days"] + after.structured_content["days"]
+    assert [(d["date"], d["day"]) for d in beijing] == [("2026-07-21", 1), ("2026-07-22", 2)]
+    pm25 = [hourly("beijing", "pm2_5", 1, h, "air_quality", past=3) for h in range(24)]
+    assert beijing[0]["pm2_5"] == round(sum(pm25) / 24, 1) and beijing[0]["china_aqi"]["basis"] == "daily"
+    assert tomorrow.structured_content["current"] is None
+    hours = tonight.structured_content["hours"]
+    assert len(hours) == 12 and hours[0]["time"] == "2026-07-20T18:00" and hours[-1]["time"] == "2026-07-21T05:00"
+    assert tonight.content[0].text.startswith("London, tonight (18:00 to 05:00 the next day): at worst ")
+
+
+async def test_imperial_units_per_call(connect) -> None:
+    async with connect() as client:
+        metric = await call(client, "get_forecast", {"city": "London", "day": 1})
+        imperial = await call(client, "get_forecast", {"city": "London", "day": 1, "fahrenheit": True})
+        now = await call(client, "get_current_weather", {"city": "London", "fahrenheit": True})
+        preferred = await call(client, "get_forecast", {"city": "London", "day": 1}, meta={"units": "imperial"})
+        search = await call(client, "find_cities_by_temperature", {"relation": "above", "temp": 86, "day": 1, "fahrenheit": True})
+        celsius = await call(client, "find_cities_by_temperature", {"relation": "above", "temp": 30, "day": 1})
+    m, i = metric.structured_content["days"][0], imperial.structured_content["days"][0]
+    assert i["temp_max"] == round(m["temp_max"] * 9 / 5 + 32, 1) and i["temp_min"] == round(m["temp_min"] * 9 / 5 + 32, 1)
+    assert i["wind_speed_max"] == round(m["wind_speed_max"] / 1.609344, 1)
+    assert i["precipitation_sum"] == round(m["precipitation_sum"] / 25.4, 2)
+    assert imperial.structured_content["units"]["temperature"] == "°F"
+    assert preferred.structured_content == imperial.structured_content  # a client's standing preference
+    assert f"{i['temp_min']:g} to {i['temp_max']:g}°F" in imperial.content[0].text and "mph" in imperial.content[0].text
+    assert now.structured_content["units"]["wind_speed"] == "mph" and "°F" in now.content[0].text
+    assert now.structured_content["temperature"] == round(recording("london")["current"]["temperature_2m"] * 9 / 5 + 32, 1)
+    # 86 °F is 30 °C: the same cities, their figures in °F.
+    assert [c["location"]["english_name"] for c in search.structured_content["matches"]] == [
+        c["location"]["english_name"] for c in celsius.structured_content["matches"]]
+    assert search.structured_content["min_temp"] == 86.0

@@ -32,8 +32,9 @@ async def test_arguments_out_of_bounds_are_refused_before_the_tool_runs(tmp_path
             "days a string": ("get_weather_chart", {"city": "Beijing", "days": "many"}, "days"),
             "day not a day": ("get_forecast", {"city": "Beijing", "day": "someday"}, "day"),
             "day far off": ("get_forecast", {"city": "Beijing", "day": 1000}, "less than or equal to 366"),
-            "hot": ("find_cities_by_temperature", {"min_temp": 150}, "less than or equal to 100"),
-            "cold": ("find_cities_by_temperature", {"max_temp": -273}, "greater than or equal to -100"),
+            "hot": ("find_cities_by_temperature", {"relation": "above", "temp": 200}, "less than or equal to 150"),
+            "cold": ("find_cities_by_temperature", {"relation": "below", "temp": -273}, "greater than or equal to -150"),
+            "no relation": ("find_cities_by_temperature", {"temp": 20}, "relation"),
             "no days": ("get_precipitation", {"city": "Beijing", "days": 0}, "greater than or equal to 1"),
         }
         errors = {name: await error_text(client, tool, args) for name, (tool, args, _) in cases.items()}
@@ -45,7 +46,8 @@ async def test_arguments_out_of_bounds_are_refused_before_the_tool_runs(tmp_path
     assert schemas["get_forecast"]["properties"]["city"]["maxLength"] == 120
     search = schemas["find_cities_by_temperature"]["properties"]
     assert "cities" not in search  # a city list invited small models to fill it
-    assert search["min_temp"]["anyOf"][0]["maximum"] == 100
+    assert search["temp"]["maximum"] == 150 and search["temp2"]["anyOf"][0]["maximum"] == 150  # any record, °C or °F
+    assert list(search)[:2] == ["relation", "temp"]  # the relation first: models fill the first property
 
 
 async def test_prompt_arguments_are_bounded(tmp_path: Path) -> None:

@@ -1,0 +1,145 @@
+"""Questions a tool asks its user mid-call (MCP elicitation), relayed to the chat client and answered there.
+
+A server asks with `elicitation/create` (handshake-era sessions) or an `InputRequiredResult` (2026-07-28 ones); the
+SDK hands both to the session's elicitation callback, which finds the asking call's `Asker`. A streaming chat
+request has one: its client gets an SSE `elicitation` event with an id, answers with
+`POST /chat/<user>/elicitations/<id>`, and the call resumes (its timeout stops while the person reads). A request
+that cannot ask (plain JSON, the CLI) answers `cancel` at once, and the server falls back on its own (ours then
+lists the places a name may mean).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import jsonschema
+
+Action = Literal["accept", "decline", "cancel"]
+ACTIONS: tuple[Action, ...] = ("accept", "decline", "cancel")
+Emit = Callable[[str, dict[str, Any]], None]
+
+
+class UnknownQuestion(LookupError):
+    """No open question has that id for that user (never asked, answered already, or timed out)."""
+
+
+class InvalidAnswer(ValueError):
+    """An accepted answer whose content does not match the question's schema."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the chat client is shown: the server's message and the form it asks to be filled."""
+
+    id: str
+    server: str
+    tool: str
+    message: str
+    schema: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "server": self.server, "tool": self.tool, "message": self.message,
+                "schema": self.schema}
+
+
+@dataclass(frozen=True)
+class Answer:
+    action: Action
+    content: dict[str, Any] | None = None
+
+
+CANCELLED = Answer("cancel")
+
+
+@dataclass
+class _Open:
+    user: str
+    schema: dict[str, Any]
+    loop: asyncio.AbstractEventLoop
+    answered: asyncio.Future[Answer]
+
+
+class Elicitations:
+    """The questions waiting for their users; one registry per gateway, shared by the chat handlers."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s  # how long a question waits for its person before it is cancelled
+        self._lock = threading.Lock()
+        self._open: dict[str, _Open] = {}
+
+    def asker(self, user: str, emit: Emit) -> Asker:
+        """What one streaming chat request asks with: questions go to `emit` as `elicitation` events."""
+        return Asker(self, user, emit)
+
+    def answer(self, user: str, question_id: str, answer: Answer) -> None:
+        """Deliver the user's answer; UnknownQuestion or InvalidAnswer (nothing is delivered then)."""
+        with self._lock:
+            waiting = self._open.get(question_id)
+            if waiting is None or waiting.user != user:  # another user's question is as unknown as none
+                raise UnknownQuestion(question_id)
+            if answer.action == "accept":
+                _check_content(answer.content, waiting.schema)
+            del self._open[question_id]
+        waiting.loop.call_soon_threadsafe(_settle, waiting.answered, answer)
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+    def _register(self, question: Question, waiting: _Open) -> None:
+        with self._lock:
+            self._open[question.id] = waiting
+
+    def _forget(self, question_id: str) -> None:
+        with self._lock:
+            self._open.pop(question_id, None)
+
+
+class Asker:
+    """Asks one chat request's user; `ask` runs on the MCP manager's event loop."""
+
+    def __init__(self, registry: Elicitations, user: str, emit: Emit) -> None:
+        self._registry = registry
+        self._user = user
+        self._emit = emit
+
+    async def ask(self, server: str, tool: str, message: str, schema: dict[str, Any]) -> Answer:
+        """The user's answer, or `cancel` when none comes within the registry's timeout."""
+        question = Question(secrets.token_hex(8), server, tool, message, schema)
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[Answer] = loop.create_future()
+        self._registry._register(question, _Open(self._user, schema, loop, answered))
+        self._emit("elicitation", question.to_json())
+        try:
+            answer = await asyncio.wait_for(answered, self._registry.timeout_s)
+        except TimeoutError:
+            answer = CANCELLED
+        finally:
+            self._registry._forget(question.id)
+        self._emit("elicitation_closed", {"id": question.id, "action": answer.action})
+        return answer
+
+
+# The asker of the tool calls running in this task (set by McpManager for one `call_tools`).
+current_asker: ContextVar[Asker | None] = ContextVar("elicitation_asker", default=None)
+
+
+def _settle(answered: asyncio.Future[Answer], answer: Answer) -> None:
+    if not answered.done():
+        answered.set_result(answer)
+
+
+def _check_content(content: dict[str, Any] | None, schema: dict[str, Any]) -> None:
+    if not isinstance(content, dict):
+        raise InvalidAnswer("an accepted answer needs 'content', an object with the form's fields")
+    validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
+    problem = jsonschema.exceptions.best_match(validator.iter_errors(content))
+    if problem is not None:
+        where = "/".join(str(part) for part in problem.path) or "content"
+        raise InvalidAnswer(f"{where}: {problem.message}")
