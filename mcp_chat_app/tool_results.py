@@ -40,8 +40,8 @@ class ToolOutcome:
     images: list[ToolImage] = field(default_factory=list)
     duration_ms: float = 0.0
     # Why a call failed: "tool_error" (the server answered with an error, in its own words), "unavailable"
-    # (the server could not be reached), "timeout", "protocol_error", or "invalid_call" (the model's call was
-    # refused before it reached a server). Empty for a success.
+    # (the server could not be reached), "timeout", "protocol_error", "invalid_call" (the model's call was
+    # refused before it reached a server), or "denied" (the user did not allow it). Empty for a success.
     reason: str = ""
 
     @property
