@@ -44,7 +44,10 @@ _SCHEMAS: dict[str, Any] = {
                                         "user has none by that id)"},
         "confirm_tools": {"type": "boolean", "default": False,
                           "description": "ask before every tool call (SSE `approval`), not only those of servers "
-                                         "registered with `confirm`; without a stream such calls are not made"}}},
+                                         "registered with `confirm`; without a stream such calls are not made"},
+        "regenerate": {"type": "boolean", "default": False,
+                       "description": "answer again: the conversation's last question and answer are left out of "
+                                      "the model's context and replaced by this turn once it is answered"}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},

@@ -36,6 +36,7 @@ class ChatRequest:
     stream: bool = False
     conversation: str = DEFAULT_CONVERSATION
     confirm_tools: bool = False  # ask the (streaming) user before every tool call
+    regenerate: bool = False  # answer again in place of the conversation's last answer
 
 
 def checked_user(user: str) -> str:
@@ -91,7 +92,7 @@ def _checked_text(name: str, value: str) -> str:
 
 def chat_request(raw: bytes) -> ChatRequest:
     """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "conversation"?: id,
-    "confirm_tools"?: bool}`."""
+    "confirm_tools"?: bool, "regenerate"?: bool}`."""
     body = json_object(raw)
     message = body.get("message")
     if not isinstance(message, str) or not message.strip():
@@ -101,7 +102,7 @@ def chat_request(raw: bytes) -> ChatRequest:
     message = _checked_text("message", message.strip())
     conversation = checked_conversation(body.get("conversation", DEFAULT_CONVERSATION))
     return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), conversation,
-                       _flag(body, "confirm_tools", False))
+                       _flag(body, "confirm_tools", False), _flag(body, "regenerate", False))
 
 
 def conversation_title(raw: bytes, required: bool) -> str:

@@ -94,9 +94,15 @@ class SqliteHistoryStore:
             else:
                 connection.close()
 
-    def append(self, user: str, messages: list[Message], conversation: str = DEFAULT_CONVERSATION) -> None:
+    def append(self, user: str, messages: list[Message], conversation: str = DEFAULT_CONVERSATION,
+               replace_last: bool = False) -> None:
         now = time.time()
         with self._connection() as connection, connection:  # the inner `with`: one transaction
+            if replace_last:
+                last = connection.execute("SELECT id, role FROM messages WHERE user = ? AND conversation = ? "
+                                          "ORDER BY id DESC LIMIT 2", (user, conversation)).fetchall()
+                if [role for _, role in last] == ["assistant", "user"]:
+                    connection.executemany("DELETE FROM messages WHERE id = ?", [(row_id,) for row_id, _ in last])
             connection.executemany(
                 "INSERT INTO messages (user, role, content, created_at, calls, conversation) "
                 "VALUES (?, ?, ?, ?, ?, ?)",

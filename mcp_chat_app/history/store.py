@@ -23,8 +23,10 @@ class TooManyConversations(Exception):
 class HistoryStore(Protocol):
     """Per-user conversations, each a list of turns, oldest first. `conversation` defaults to the default one."""
 
-    def append(self, user: str, messages: list[Message], conversation: str = DEFAULT_CONVERSATION) -> None:
-        """Add turns atomically (a question and its answer land together or not at all)."""
+    def append(self, user: str, messages: list[Message], conversation: str = DEFAULT_CONVERSATION,
+               replace_last: bool = False) -> None:
+        """Add turns atomically (a question and its answer land together or not at all); `replace_last` first
+        removes the conversation's last question and answer, in the same transaction (a regenerated answer)."""
 
     def messages(self, user: str, last: int | None = None,
                  conversation: str = DEFAULT_CONVERSATION) -> list[Message]:

@@ -26,6 +26,8 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
             cancellation: Cancellation) -> dict[str, Any]:
     budget = resources.config.history_token_budget
     stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
+    if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
+        stored = stored[:-2]  # the answer being replaced, and its question, are not the conversation before it
     history = trim_to_budget(stored, budget)
     # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes).
     asker: Asker | None = (resources.elicitations.asker(user, emit, body.confirm_tools)
@@ -38,7 +40,7 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
     cancellation.check()
     resources.history.append(user, [{"role": "user", "content": body.message},
                                     {"role": "assistant", "content": result.response, "calls": result.calls}],
-                             conversation=body.conversation)
+                             conversation=body.conversation, replace_last=body.regenerate)
     return {**result.to_json(), "conversation": body.conversation}
 
 

@@ -147,3 +147,15 @@ def test_a_user_may_keep_a_bounded_number_of_conversations(gateway):
     some = _listed(gateway, "gus")[0]["id"]
     assert httpx.delete(f"{gateway.url}/chat/gus/conversations/{some}").status_code == 200
     assert _create(gateway, "gus").status_code == 201
+
+
+def test_a_regenerated_answer_replaces_the_last_one(gateway, fake_llm):
+    fake_llm.script({"content": "First try."}, {"content": "Second try."})
+    gateway.chat("hal", {"message": "Tell me a joke", "use_tools": False})
+    reply = gateway.chat("hal", {"message": "Tell me a joke", "use_tools": False, "regenerate": True})
+    assert reply.status_code == 200 and reply.json()["response"] == "Second try."
+    # The model answering again is not shown the answer it replaces.
+    assert "First try." not in " ".join(str(m["content"]) for m in fake_llm.requests()[-1]["messages"])
+    assert [m["content"] for m in gateway.get("/chat/hal/history").json()["messages"]] == [
+        "Tell me a joke", "Second try."]
+    assert _error(gateway.chat("hal", {"message": "x", "regenerate": "yes"})) == (400, "bad_request")
