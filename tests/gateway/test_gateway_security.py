@@ -105,7 +105,7 @@ def test_deployment_routes_need_a_token_but_health_and_the_page_do_not(gateway, 
     for path in ("/servers", "/tools"):
         assert gateway.get(path).status_code == 401
         assert gateway.get(path, headers=bearer(alice)).status_code == 200
-    for path in ("/health", "/openapi.json", "/", "/static/app.js"):
+    for path in ("/health", "/openapi.json", "/", "/static/js/app.js"):
         assert gateway.get(path).status_code == 200
 
 
