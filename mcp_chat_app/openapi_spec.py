@@ -91,7 +91,11 @@ _SCHEMAS: dict[str, Any] = {
         "type": "array", "items": {"type": "object", "properties": {
             "role": {"type": "string"}, "content": {"type": "string"},
             "calls": {"type": "array", "description": "on an answer: the tool calls behind it", "items": {
-                "type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}}}}}}}}},
+                "type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}}}},
+            "notices": {"type": "array", "description": "on an answer: its notices, when it had any",
+                        "items": {"$ref": "#/components/schemas/Notice"}},
+            "images": {"type": "array", "description": "on an answer: its images (charts), when it had any",
+                       "items": {"type": "object"}}}}}}},
     "ServerEntry": {"type": "object", "required": ["name"], "description": "an mcp_servers.json entry plus its name",
                     "properties": {"name": {"type": "string"}, "command": {"type": "string"},
                                    "args": {"type": "array", "items": {"type": "string"}},

@@ -4,6 +4,7 @@ from mcp_chat_app.history.sqlite_store import SqliteHistoryStore
 from mcp_chat_app.history.store import (
     DEFAULT_CONVERSATION,
     MAX_CONVERSATIONS,
+    SHOWN_KEYS,
     Conversation,
     HistoryStore,
     TooManyConversations,
@@ -12,5 +13,5 @@ from mcp_chat_app.history.store import (
     trim_to_budget,
 )
 
-__all__ = ["DEFAULT_CONVERSATION", "MAX_CONVERSATIONS", "Conversation", "HistoryStore", "SqliteHistoryStore",
+__all__ = ["DEFAULT_CONVERSATION", "MAX_CONVERSATIONS", "SHOWN_KEYS", "Conversation", "HistoryStore", "SqliteHistoryStore",
            "TooManyConversations", "estimate_tokens", "most_turns_within", "trim_to_budget"]

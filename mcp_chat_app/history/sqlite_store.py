@@ -14,6 +14,7 @@ from pathlib import Path
 from mcp_chat_app.history.store import (
     DEFAULT_CONVERSATION,
     MAX_CONVERSATIONS,
+    SHOWN_KEYS,
     Conversation,
     Message,
     TooManyConversations,
@@ -27,7 +28,8 @@ CREATE TABLE IF NOT EXISTS messages (
     content TEXT NOT NULL,
     created_at REAL NOT NULL,
     calls TEXT,
-    conversation TEXT NOT NULL DEFAULT 'default'
+    conversation TEXT NOT NULL DEFAULT 'default',
+    shown TEXT
 );
 CREATE TABLE IF NOT EXISTS conversations (
     user TEXT NOT NULL,
@@ -73,6 +75,8 @@ class SqliteHistoryStore:
             columns = {row[1] for row in connection.execute("PRAGMA table_info(messages)")}
             if "calls" not in columns:  # a file from before answers kept their calls
                 connection.execute("ALTER TABLE messages ADD COLUMN calls TEXT")
+            if "shown" not in columns:  # a file from before answers kept their notices and images
+                connection.execute("ALTER TABLE messages ADD COLUMN shown TEXT")
             if "conversation" not in columns:  # a file from before conversations: its turns are the default one's
                 connection.execute("ALTER TABLE messages ADD COLUMN conversation TEXT NOT NULL DEFAULT 'default'")
             connection.executescript(_INDEXES)
@@ -104,10 +108,10 @@ class SqliteHistoryStore:
                 if [role for _, role in last] == ["assistant", "user"]:
                     connection.executemany("DELETE FROM messages WHERE id = ?", [(row_id,) for row_id, _ in last])
             connection.executemany(
-                "INSERT INTO messages (user, role, content, created_at, calls, conversation) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(user, message["role"], message["content"], now,
-                  json.dumps(message["calls"], ensure_ascii=False) if message.get("calls") else None, conversation)
+                "INSERT INTO messages (user, role, content, created_at, calls, conversation, shown) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(user, message["role"], message["content"], now, _json_or_null(message.get("calls")), conversation,
+                  _json_or_null({key: message[key] for key in SHOWN_KEYS if message.get(key)}))
                  for message in messages],
             )
             connection.execute(
@@ -119,12 +123,13 @@ class SqliteHistoryStore:
                  conversation: str = DEFAULT_CONVERSATION) -> list[Message]:
         with self._connection() as connection:
             rows = connection.execute(
-                "SELECT role, content, calls FROM messages WHERE user = ? AND conversation = ? "
+                "SELECT role, content, calls, shown FROM messages WHERE user = ? AND conversation = ? "
                 "ORDER BY id DESC LIMIT ?",
                 (user, conversation, -1 if last is None else last),  # LIMIT -1: no limit
             ).fetchall()
-        return [{"role": role, "content": content, **({"calls": json.loads(calls)} if calls else {})}
-                for role, content, calls in reversed(rows)]
+        return [{"role": role, "content": content, **({"calls": json.loads(calls)} if calls else {}),
+                 **(json.loads(shown) if shown else {})}
+                for role, content, calls, shown in reversed(rows)]
 
     def clear(self, user: str, conversation: str = DEFAULT_CONVERSATION) -> int:
         with self._connection() as connection, connection:
@@ -182,6 +187,10 @@ class SqliteHistoryStore:
                 self._idle.get_nowait().close()
             except queue.Empty:
                 return
+
+
+def _json_or_null(value: object) -> str | None:
+    return json.dumps(value, ensure_ascii=False) if value else None
 
 
 def _conversation(row: tuple) -> Conversation:

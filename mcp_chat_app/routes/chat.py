@@ -38,10 +38,12 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
     # away, leaves the history as it was (a follow-up must not build on a reply the user never saw). The answer
     # keeps its calls: a follow-up question inherits their places and days.
     cancellation.check()
+    reply = result.to_json()
     resources.history.append(user, [{"role": "user", "content": body.message},
-                                    {"role": "assistant", "content": result.response, "calls": result.calls}],
+                                    {"role": "assistant", "content": result.response, "calls": result.calls,
+                                     "notices": reply["notices"], "images": reply["images"]}],
                              conversation=body.conversation, replace_last=body.regenerate)
-    return {**result.to_json(), "conversation": body.conversation}
+    return {**reply, "conversation": body.conversation}
 
 
 @blueprint.post("/chat/<user>")

@@ -114,8 +114,11 @@ async function openConversation(id) {
     let last = null;
     for (const message of messages) {
       if (message.role === "user") last = { question: message.content, node: addUserMessage(message.content) };
-      else if (message.role === "assistant" && last) newReply(last.question).finish({ response: message.content });
+      else if (message.role === "assistant" && last) {
+        newReply(last.question).finish({ response: message.content, notices: message.notices, images: message.images });
+      }
     }
+    markLastAnswer();
     scrollToEnd();
   } catch (error) {
     setBanner("request", t("historyFailed", error.message));
