@@ -274,6 +274,15 @@ def test_a_chart_enlarges_has_the_tools_alt_text_and_downloads_as_png(browser, g
     _wait(browser, lambda: _js(browser, "return arguments[0].complete && arguments[0].naturalWidth", image) > 200)
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "chat_page_desktop.png"))
+    # Dark mode follows the system's preference.
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme",
+                                                                         "value": "dark"}]})
+    try:
+        assert _js(browser, "return getComputedStyle(document.body).backgroundColor") == "rgb(20, 23, 31)"
+        browser.save_screenshot(str(ARTIFACTS / "chat_page_dark.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    assert _js(browser, "return getComputedStyle(document.body).backgroundColor") == "rgb(244, 246, 250)"
 
     answer.find_element(By.CLASS_NAME, "chart").click()
     _wait(browser, lambda: _js(browser, "return document.getElementById('lightbox').open"))
