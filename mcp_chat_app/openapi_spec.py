@@ -10,12 +10,15 @@ from mcp_chat_app.request_parsing import (
     MAX_MESSAGE_CHARS,
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
+    TITLE_PATTERN,
     USER_PATTERN,
 )
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{USER_PATTERN}$"}}
 _CONVERSATION_ID = {"type": "string", "pattern": f"^{CONVERSATION_PATTERN}$"}
+_TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN,
+          "description": "one line"}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
 _EVENTS = ["tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval", "approval_closed",
            "token", "rewrite", "done", "error"]
@@ -52,7 +55,8 @@ _SCHEMAS: dict[str, Any] = {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
         "duration_ms": {"type": "number"}, "reason": {"type": "string", "description": "why a call failed: "
-                                                      "tool_error, unavailable, timeout, protocol_error, invalid_call"}}},
+                                                      "tool_error, unavailable, timeout, protocol_error, "
+                                                      "invalid_call, denied (the user did not allow it)"}}},
     "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
                "`response`", "properties": {"server": {"type": "string"},
                                              "kind": {"type": "string", "enum": ["simulated", "notice"]},
@@ -84,9 +88,8 @@ _SCHEMAS: dict[str, Any] = {
         "id": _CONVERSATION_ID, "title": {"type": "string", "description": "\"\" until one is given"},
         "turns": {"type": "integer", "description": "stored messages (a question and its answer are two)"},
         "created_at": {"type": "number"}, "updated_at": {"type": "number", "description": "Unix seconds"}}},
-    "ConversationTitle": {"type": "object", "properties": {"title": {
-        "type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "pattern": MESSAGE_PATTERN,
-        "description": "one line; required when renaming"}}},
+    "ConversationTitle": {"type": "object", "properties": {"title": _TITLE}},
+    "ConversationRename": {"type": "object", "required": ["title"], "properties": {"title": _TITLE}},
     "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
         "type": "array", "items": {"type": "object", "properties": {
             "role": {"type": "string"}, "content": {"type": "string"},
@@ -170,7 +173,7 @@ _PATHS: dict[str, Any] = {
                               **_errors(400, 401, 403, 404)}},
         "patch": {"summary": "Rename a conversation", "parameters": [_USER, _CONVERSATION], "security": _USER_AUTH,
                   "requestBody": {"required": True, "content": {"application/json": {
-                      "schema": {"$ref": "#/components/schemas/ConversationTitle"}}}},
+                      "schema": {"$ref": "#/components/schemas/ConversationRename"}}}},
                   "responses": {"200": _json({"$ref": "#/components/schemas/Conversation"}, "renamed"),
                                 **_errors(400, 401, 403, 404, 413, 415)}},
         "delete": {"summary": "Delete a conversation and its turns (the default one is emptied instead)",

@@ -13,5 +13,5 @@ from mcp_chat_app.history.store import (
     trim_to_budget,
 )
 
-__all__ = ["DEFAULT_CONVERSATION", "MAX_CONVERSATIONS", "SHOWN_KEYS", "Conversation", "HistoryStore", "SqliteHistoryStore",
-           "TooManyConversations", "estimate_tokens", "most_turns_within", "trim_to_budget"]
+__all__ = ["DEFAULT_CONVERSATION", "MAX_CONVERSATIONS", "SHOWN_KEYS", "Conversation", "HistoryStore",
+           "SqliteHistoryStore", "TooManyConversations", "estimate_tokens", "most_turns_within", "trim_to_budget"]

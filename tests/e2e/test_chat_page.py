@@ -26,7 +26,8 @@ MARKDOWN = ("Here is the overview:\n\n| City | Note |\n|---|---|\n| **Oslo** | c
 WIDE = ("Here is the table you asked for, with the weather of the whole day:\n\n"
         "| City | Morning | Afternoon | Evening | Night |\n|---|---|---|---|---|\n"
         "| Reykjavik | light drizzle | heavy showers | very windy | mostly clear |\n\n"
-        "And one very long word for the narrow screen: Supercalifragilisticexpialidociousandthensomemorewithoutanybreaks")
+        "And one very long word for the narrow screen: "
+        "Supercalifragilisticexpialidociousandthensomemorewithoutanybreaks")
 LONG_ANSWER = "Tomorrow looks calm in Oslo with light winds all day and clear skies through the evening hours."
 # Every text each progress line had, in order, so the test can see it advance while the search runs.
 WATCH_PROGRESS = """

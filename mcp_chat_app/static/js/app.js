@@ -113,9 +113,11 @@ async function openConversation(id) {
     if (generation !== loadGeneration) return; // switched again meanwhile
     let last = null;
     for (const message of messages) {
-      if (message.role === "user") last = { question: message.content, node: addUserMessage(message.content) };
-      else if (message.role === "assistant" && last) {
-        newReply(last.question).finish({ response: message.content, notices: message.notices, images: message.images });
+      if (message.role === "user") {
+        last = message.content;
+        addUserMessage(message.content);
+      } else if (message.role === "assistant" && last !== null) {
+        newReply(last).finish({ response: message.content, notices: message.notices, images: message.images });
       }
     }
     markLastAnswer();

@@ -81,5 +81,5 @@ export function conversationList(hooks) {
     if (conversation.id === session.conversation) await hooks.open(left[0]?.id || "default");
   }
 
-  return { refresh, render, create, exists: (id) => known.some((c) => c.id === id) };
+  return { refresh, render, create };
 }

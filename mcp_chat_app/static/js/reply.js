@@ -66,7 +66,6 @@ export function addAssistantMessage(container, hooks) {
 
   return {
     node: wrapper,
-    get text() { return text; },
     setText(value) { text = value; render(); },
     appendText(value) { text += value; render(); },
     setStreaming(on) { bubble.classList.toggle("streaming", on); },
