@@ -21,7 +21,7 @@ from mcp_chat_app.model_profiles import load_roles
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.resources import EXTENSION_KEY, Gateway
-from mcp_chat_app.routes import chat, health, media, oauth, openapi, servers
+from mcp_chat_app.routes import chat, conversations, health, media, oauth, openapi, servers
 from mcp_chat_app.server_oauth import OAuthSettings
 from mcp_chat_app.server_registry import load_registry
 
@@ -89,6 +89,6 @@ def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = No
     register_error_handlers(app)
     # The model's prompt cache is salted per user (llm_client): a route's <user> is whom its LLM calls are for.
     app.before_request(lambda: set_caller((request.view_args or {}).get("user")))
-    for blueprint_module in (chat, servers, oauth, media, health, openapi, web):
+    for blueprint_module in (chat, conversations, servers, oauth, media, health, openapi, web):
         app.register_blueprint(blueprint_module.blueprint)
     return app

@@ -6,6 +6,10 @@ request has one: its client gets an SSE `elicitation` event with an id, answers 
 `POST /chat/<user>/elicitations/<id>`, and the call resumes (its timeout stops while the person reads). A request
 that cannot ask (plain JSON, the CLI) answers `cancel` at once, and the server falls back on its own (ours then
 lists the places a name may mean).
+
+The same registry holds the gateway's own question before a call to a server registered with `"confirm": true`
+(or a request sent with `"confirm_tools": true`): an SSE `approval` event, answered with
+`POST /chat/<user>/approvals/<id>`; a call nobody approves in time is denied.
 """
 
 from __future__ import annotations
@@ -22,11 +26,14 @@ import jsonschema
 
 Action = Literal["accept", "decline", "cancel"]
 ACTIONS: tuple[Action, ...] = ("accept", "decline", "cancel")
+Decision = Literal["approve", "deny"]
+DECISIONS: tuple[Decision, ...] = ("approve", "deny")
+Kind = Literal["elicitation", "approval"]
 Emit = Callable[[str, dict[str, Any]], None]
 
 
 class UnknownQuestion(LookupError):
-    """No open question has that id for that user (never asked, answered already, or timed out)."""
+    """No open question of that kind has that id for that user (never asked, answered already, or timed out)."""
 
 
 class InvalidAnswer(ValueError):
@@ -60,9 +67,10 @@ CANCELLED = Answer("cancel")
 @dataclass
 class _Open:
     user: str
-    schema: dict[str, Any]
+    kind: Kind
+    check: Callable[[Any], None]  # raises InvalidAnswer for an answer that does not fit the question
     loop: asyncio.AbstractEventLoop
-    answered: asyncio.Future[Answer]
+    answered: asyncio.Future[Any]
 
 
 class Elicitations:
@@ -73,18 +81,20 @@ class Elicitations:
         self._lock = threading.Lock()
         self._open: dict[str, _Open] = {}
 
-    def asker(self, user: str, emit: Emit) -> Asker:
-        """What one streaming chat request asks with: questions go to `emit` as `elicitation` events."""
-        return Asker(self, user, emit)
+    def asker(self, user: str, emit: Emit, confirm_every_call: bool = False) -> Asker:
+        """What one streaming chat request asks with: questions go to `emit` as `elicitation` and `approval`
+        events; `confirm_every_call` asks before every tool call, not only those of `confirm` servers."""
+        return Asker(self, user, emit, confirm_every_call)
 
-    def answer(self, user: str, question_id: str, answer: Answer) -> None:
-        """Deliver the user's answer; UnknownQuestion or InvalidAnswer (nothing is delivered then)."""
+    def answer(self, user: str, question_id: str, answer: Answer | Decision, kind: Kind = "elicitation") -> None:
+        """Deliver the user's answer (an Answer to an elicitation, a Decision on an approval); UnknownQuestion or
+        InvalidAnswer (nothing is delivered then)."""
         with self._lock:
             waiting = self._open.get(question_id)
-            if waiting is None or waiting.user != user:  # another user's question is as unknown as none
+            # Another user's question, or one of the other kind, is as unknown as none.
+            if waiting is None or waiting.user != user or waiting.kind != kind:
                 raise UnknownQuestion(question_id)
-            if answer.action == "accept":
-                _check_content(answer.content, waiting.schema)
+            waiting.check(answer)
             del self._open[question_id]
         waiting.loop.call_soon_threadsafe(_settle, waiting.answered, answer)
 
@@ -92,9 +102,9 @@ class Elicitations:
         with self._lock:
             return len(self._open)
 
-    def _register(self, question: Question, waiting: _Open) -> None:
+    def _register(self, question_id: str, waiting: _Open) -> None:
         with self._lock:
-            self._open[question.id] = waiting
+            self._open[question_id] = waiting
 
     def _forget(self, question_id: str) -> None:
         with self._lock:
@@ -104,33 +114,53 @@ class Elicitations:
 class Asker:
     """Asks one chat request's user; `ask` runs on the MCP manager's event loop."""
 
-    def __init__(self, registry: Elicitations, user: str, emit: Emit) -> None:
+    def __init__(self, registry: Elicitations, user: str, emit: Emit, confirm_every_call: bool = False) -> None:
         self._registry = registry
         self._user = user
         self._emit = emit
+        self.confirm_every_call = confirm_every_call
 
     async def ask(self, server: str, tool: str, message: str, schema: dict[str, Any]) -> Answer:
         """The user's answer, or `cancel` when none comes within the registry's timeout."""
         question = Question(secrets.token_hex(8), server, tool, message, schema)
-        loop = asyncio.get_running_loop()
-        answered: asyncio.Future[Answer] = loop.create_future()
-        self._registry._register(question, _Open(self._user, schema, loop, answered))
-        self._emit("elicitation", question.to_json())
-        try:
-            answer = await asyncio.wait_for(answered, self._registry.timeout_s)
-        except TimeoutError:
-            answer = CANCELLED
-        finally:
-            self._registry._forget(question.id)
+
+        def check(answer: Answer) -> None:
+            if answer.action == "accept":
+                _check_content(answer.content, schema)
+
+        answer = await self._wait("elicitation", question.id, question.to_json(), check, CANCELLED)
         self._emit("elicitation_closed", {"id": question.id, "action": answer.action})
         return answer
+
+    async def approve(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:
+        """Whether the user lets this call be made; no decision within the registry's timeout is a denial."""
+        question_id = secrets.token_hex(8)
+        request = {"id": question_id, "server": server, "tool": tool, "arguments": arguments,
+                   "timeout_s": self._registry.timeout_s}
+        decision = await self._wait("approval", question_id, request, lambda decision: None, "timeout")
+        self._emit("approval_closed", {"id": question_id, "decision": decision})
+        return decision == "approve"
+
+    async def _wait(self, kind: Kind, question_id: str, shown: dict[str, Any], check: Callable[[Any], None],
+                    unanswered: Any) -> Any:
+        """Register the question, show it to the client as a `kind` event, and wait for its answer."""
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[Any] = loop.create_future()
+        self._registry._register(question_id, _Open(self._user, kind, check, loop, answered))
+        self._emit(kind, shown)
+        try:
+            return await asyncio.wait_for(answered, self._registry.timeout_s)
+        except TimeoutError:
+            return unanswered
+        finally:
+            self._registry._forget(question_id)
 
 
 # The asker of the tool calls running in this task (set by McpManager for one `call_tools`).
 current_asker: ContextVar[Asker | None] = ContextVar("elicitation_asker", default=None)
 
 
-def _settle(answered: asyncio.Future[Answer], answer: Answer) -> None:
+def _settle(answered: asyncio.Future[Any], answer: Any) -> None:
     if not answered.done():
         answered.set_result(answer)
 

@@ -264,10 +264,22 @@ class McpManager:
 
     async def _call(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
                     on_progress: ProgressCallback | None) -> ToolOutcome:
-        started = time.perf_counter()
+        if not await self._approved(request):
+            return failed_outcome(request.server, request.tool, request.arguments,
+                                  "the user did not allow this call", reason="denied")
+        started = time.perf_counter()  # after the approval: a person's reading time is no tool time
         outcome = await self._call_with_fallback(index, request, meta, on_progress)
         outcome.duration_ms = (time.perf_counter() - started) * 1000
         return outcome
+
+    async def _approved(self, request: ToolRequest) -> bool:
+        """A `confirm` server's call (or any, when the request asks so) waits for its user's approval; with no one
+        to ask (a plain JSON request, the CLI) it is not made."""
+        spec = self._specs.get(request.server)
+        asker = current_asker.get()
+        if not (spec is not None and spec.confirm or asker is not None and asker.confirm_every_call):
+            return True
+        return asker is not None and await asker.approve(request.server, request.tool, request.arguments)
 
     async def _call_with_fallback(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
                                   on_progress: ProgressCallback | None) -> ToolOutcome:

@@ -4,10 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_chat_app.request_parsing import MAX_MESSAGE_CHARS, MESSAGE_PATTERN, UNIT_SYSTEMS, USER_PATTERN
+from mcp_chat_app.history import DEFAULT_CONVERSATION
+from mcp_chat_app.request_parsing import (
+    CONVERSATION_PATTERN,
+    MAX_MESSAGE_CHARS,
+    MAX_TITLE_CHARS,
+    MESSAGE_PATTERN,
+    TITLE_PATTERN,
+    UNIT_SYSTEMS,
+    USER_PATTERN,
+)
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{USER_PATTERN}$"}}
+_CONVERSATION_ID = {"type": "string", "pattern": f"^{CONVERSATION_PATTERN}$"}
+_TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN,
+          "description": "one line"}
+_CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
+_EVENTS = ["tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval", "approval_closed",
+           "token", "rewrite", "done", "error"]
 _ADMIN = [{"bearerToken": []}]
 # User tokens are required only when the gateway is exposed beyond loopback (MCP_CHAT_AUTH).
 _USER_AUTH = [{}, {"bearerToken": []}]
@@ -29,14 +44,22 @@ _SCHEMAS: dict[str, Any] = {
         "use_tools": {"type": "boolean", "default": True},
         "units": {"type": "string", "enum": list(UNIT_SYSTEMS),
                   "description": "the user's unit system, passed to the tools as `_meta.units` (default: metric)"},
-        "stream": {"type": "boolean", "default": False,
-                   "description": "SSE events tool_call, tool_result, progress, elicitation, elicitation_closed, "
-                                  "token, rewrite, done, error"}}},
+        "stream": {"type": "boolean", "default": False, "description": f"SSE events {', '.join(_EVENTS)}"},
+        "conversation": {**_CONVERSATION_ID, "default": DEFAULT_CONVERSATION,
+                         "description": "the conversation whose history the answer follows and joins (404 if the "
+                                        "user has none by that id)"},
+        "confirm_tools": {"type": "boolean", "default": False,
+                          "description": "ask before every tool call (SSE `approval`), not only those of servers "
+                                         "registered with `confirm`; without a stream such calls are not made"},
+        "regenerate": {"type": "boolean", "default": False,
+                       "description": "answer again: the conversation's last question and answer are left out of "
+                                      "the model's context and replaced by this turn once it is answered"}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
         "duration_ms": {"type": "number"}, "reason": {"type": "string", "description": "why a call failed: "
-                                                      "tool_error, unavailable, timeout, protocol_error, invalid_call"}}},
+                                                      "tool_error, unavailable, timeout, protocol_error, "
+                                                      "invalid_call, denied (the user did not allow it)"}}},
     "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
                "`response`", "properties": {"server": {"type": "string"},
                                              "kind": {"type": "string", "enum": ["simulated", "notice"]},
@@ -51,22 +74,34 @@ _SCHEMAS: dict[str, Any] = {
         "language": {"type": "string", "description": "the question's language code (zh, en, ja, ...)"},
         "notices": {"type": "array", "items": {"$ref": "#/components/schemas/Notice"}},
         "answer_source": {"type": "string", "enum": ["model", "composed"],
-                          "description": "a model's checked answer, or one composed from the tool data"}}},
+                          "description": "a model's checked answer, or one composed from the tool data"},
+        "conversation": {"type": "string", "description": "the conversation the turn was stored in"}}},
     "ChatEvent": {"type": "object", "description": "one SSE event; `data` is JSON (`done` carries a ChatResponse)",
                   "required": ["event", "data"], "properties": {
                       "event": {"type": "string",
-                                "enum": ["tool_call", "tool_result", "progress", "elicitation",
-                                         "elicitation_closed", "token", "rewrite", "done", "error"]},
+                                "enum": _EVENTS},
                       "data": {"type": "string"}}},
     "ElicitationAnswer": {"type": "object", "required": ["action"], "properties": {
         "action": {"type": "string", "enum": ["accept", "decline", "cancel"]},
         "content": {"type": "object", "description": "with accept: the form's fields, as the question's schema "
                     "says"}}},
+    "ApprovalDecision": {"type": "object", "required": ["decision"], "properties": {
+        "decision": {"type": "string", "enum": ["approve", "deny"]}}},
+    "Conversation": {"type": "object", "properties": {
+        "id": _CONVERSATION_ID, "title": {"type": "string", "description": "\"\" until one is given"},
+        "turns": {"type": "integer", "description": "stored messages (a question and its answer are two)"},
+        "created_at": {"type": "number"}, "updated_at": {"type": "number", "description": "Unix seconds"}}},
+    "ConversationTitle": {"type": "object", "properties": {"title": _TITLE}},
+    "ConversationRename": {"type": "object", "required": ["title"], "properties": {"title": _TITLE}},
     "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
         "type": "array", "items": {"type": "object", "properties": {
             "role": {"type": "string"}, "content": {"type": "string"},
             "calls": {"type": "array", "description": "on an answer: the tool calls behind it", "items": {
-                "type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}}}}}}}}},
+                "type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}}}},
+            "notices": {"type": "array", "description": "on an answer: its notices, when it had any",
+                        "items": {"$ref": "#/components/schemas/Notice"}},
+            "images": {"type": "array", "description": "on an answer: its images (charts), when it had any",
+                       "items": {"type": "object"}}}}}}},
     "ServerEntry": {"type": "object", "required": ["name"], "description": "an mcp_servers.json entry plus its name",
                     "properties": {"name": {"type": "string"}, "command": {"type": "string"},
                                    "args": {"type": "array", "items": {"type": "string"}},
@@ -78,6 +113,8 @@ _SCHEMAS: dict[str, Any] = {
                                    "timeout": {"type": "number"}, "fallback": {"type": "string"},
                                    "allowed_tools": {"type": "array", "items": {"type": "string"}},
                                    "excluded_tools": {"type": "array", "items": {"type": "string"}},
+                                   "confirm": {"type": "boolean", "default": False,
+                                               "description": "ask the chat's user before each call of its tools"},
                                    "oauth": {"oneOf": [{"type": "boolean"}, {"type": "object", "properties": {
                                        "scope": {"type": "string"}}}]}}},
 }
@@ -91,12 +128,13 @@ _PATHS: dict[str, Any] = {
         "responses": {"200": {"description": "the answer (JSON), or an SSE stream when stream=true",
                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}},
                                           "text/event-stream": {"schema": {"$ref": "#/components/schemas/ChatEvent"}}}},
-                      **_errors(400, 401, 403, 413, 415, 500, 502, 503, 504)}}},
+                      **_errors(400, 401, 403, 404, 413, 415, 500, 502, 503, 504)}}},
     "/chat/{user}/history": {
-        "get": {"summary": "The stored conversation", "parameters": [_USER], "security": _USER_AUTH,
+        "get": {"summary": "The default conversation's turns", "parameters": [_USER], "security": _USER_AUTH,
                 "responses": {"200": _json({"$ref": "#/components/schemas/History"}, "oldest first"),
                               **_errors(400, 401, 403)}},
-        "delete": {"summary": "Forget the conversation", "parameters": [_USER], "security": _USER_AUTH,
+        "delete": {"summary": "Forget the default conversation's turns", "parameters": [_USER],
+                   "security": _USER_AUTH,
                    "responses": {"200": _json({"type": "object"}, "how many turns were deleted"),
                                  **_errors(400, 401, 403)}}},
     "/chat/{user}/elicitations/{question_id}": {"post": {
@@ -108,6 +146,43 @@ _PATHS: dict[str, Any] = {
         "responses": {"200": _json({"type": "object", "properties": {
             "id": {"type": "string"}, "action": {"type": "string"}, "delivered": {"type": "boolean"}}},
             "the answer reached the waiting tool call"), **_errors(400, 401, 403, 404, 413, 415)}}},
+    "/chat/{user}/approvals/{approval_id}": {"post": {
+        "summary": "Approve or deny the tool call the gateway asked about during this user's streaming chat "
+                   "(SSE `approval`)",
+        "parameters": [_USER, {"name": "approval_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "security": _USER_AUTH,
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/ApprovalDecision"}}}},
+        "responses": {"200": _json({"type": "object", "properties": {
+            "id": {"type": "string"}, "decision": {"type": "string"}, "delivered": {"type": "boolean"}}},
+            "the decision reached the waiting call"), **_errors(400, 401, 403, 404, 413, 415)}}},
+    "/chat/{user}/conversations": {
+        "get": {"summary": "The user's conversations, the default one included, most recently used first",
+                "parameters": [_USER], "security": _USER_AUTH,
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "user": {"type": "string"}, "conversations": {"type": "array", "items": {
+                        "$ref": "#/components/schemas/Conversation"}}}}, "conversations"),
+                    **_errors(400, 401, 403)}},
+        "post": {"summary": "Start a conversation", "parameters": [_USER], "security": _USER_AUTH,
+                 "requestBody": {"required": True, "content": {"application/json": {
+                     "schema": {"$ref": "#/components/schemas/ConversationTitle"}}}},
+                 "responses": {"201": _json({"$ref": "#/components/schemas/Conversation"}, "created"),
+                               **_errors(400, 401, 403, 409, 413, 415)}}},
+    "/chat/{user}/conversations/{conversation}": {
+        "get": {"summary": "One conversation with its turns", "parameters": [_USER, _CONVERSATION],
+                "security": _USER_AUTH,
+                "responses": {"200": _json({"allOf": [{"$ref": "#/components/schemas/Conversation"},
+                                                      {"$ref": "#/components/schemas/History"}]}, "oldest first"),
+                              **_errors(400, 401, 403, 404)}},
+        "patch": {"summary": "Rename a conversation", "parameters": [_USER, _CONVERSATION], "security": _USER_AUTH,
+                  "requestBody": {"required": True, "content": {"application/json": {
+                      "schema": {"$ref": "#/components/schemas/ConversationRename"}}}},
+                  "responses": {"200": _json({"$ref": "#/components/schemas/Conversation"}, "renamed"),
+                                **_errors(400, 401, 403, 404, 413, 415)}},
+        "delete": {"summary": "Delete a conversation and its turns (the default one is emptied instead)",
+                   "parameters": [_USER, _CONVERSATION], "security": _USER_AUTH,
+                   "responses": {"200": _json({"type": "object"}, "how many turns were deleted"),
+                                 **_errors(400, 401, 403, 404)}}},
     "/servers": {
         "get": {"summary": "The MCP server registry with each server's state", "security": _USER_AUTH,
                 "responses": {"200": _json({"type": "object"}, "servers"), **_errors(401)}},

@@ -10,17 +10,23 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_chat_app.elicitation import ACTIONS, Answer
+from mcp_chat_app.elicitation import ACTIONS, DECISIONS, Answer, Decision
 from mcp_chat_app.errors import GatewayError
+from mcp_chat_app.history import DEFAULT_CONVERSATION
 
 USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
+CONVERSATION_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 MAX_MESSAGE_CHARS = 8000
+MAX_TITLE_CHARS = 100
 _USER_ID = re.compile(USER_PATTERN)
+_CONVERSATION_ID = re.compile(CONVERSATION_PATTERN)
 # C0 controls and DEL, except tab and line breaks that people really type.
 _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 _CONTROL_CHARACTERS = re.compile(f"[{_CONTROL}]")
 # The same rules for the OpenAPI document: no control character, at least one visible character.
 MESSAGE_PATTERN = f"^[^{_CONTROL}]*[^\\s{_CONTROL}][^{_CONTROL}]*$"
+# A title is one line: no line breaks either.
+TITLE_PATTERN = f"^[^{_CONTROL}\\n\\r]*[^\\s{_CONTROL}][^{_CONTROL}\\n\\r]*$"
 
 
 UNIT_SYSTEMS = ("metric", "imperial")
@@ -33,6 +39,9 @@ class ChatRequest:
     message: str
     use_tools: bool = True
     stream: bool = False
+    conversation: str = DEFAULT_CONVERSATION
+    confirm_tools: bool = False  # ask the (streaming) user before every tool call
+    regenerate: bool = False  # answer again in place of the conversation's last answer
     units: str | None = None  # the user's standing preference, passed to the tools (`_meta.units`)
 
 
@@ -41,6 +50,14 @@ def checked_user(user: str) -> str:
     if not _USER_ID.fullmatch(user):
         raise GatewayError(400, "bad_user", "user must be 1-64 characters of letters, digits, '_', '.', '@', '-'")
     return user
+
+
+def checked_conversation(conversation: Any) -> str:
+    """A conversation id (path or body), or 400: like a user name, it is a storage key."""
+    if not isinstance(conversation, str) or not _CONVERSATION_ID.fullmatch(conversation):
+        raise GatewayError(400, "bad_conversation",
+                           "a conversation id is 1-64 characters of letters, digits, '_' and '-'")
+    return conversation
 
 
 def json_object(raw: bytes) -> dict[str, Any]:
@@ -80,7 +97,8 @@ def _checked_text(name: str, value: str) -> str:
 
 
 def chat_request(raw: bytes) -> ChatRequest:
-    """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "units"?: "metric"|"imperial"}`."""
+    """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "conversation"?: id,
+    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial"}`."""
     body = json_object(raw)
     message = body.get("message")
     if not isinstance(message, str) or not message.strip():
@@ -88,10 +106,28 @@ def chat_request(raw: bytes) -> ChatRequest:
     if len(message) > MAX_MESSAGE_CHARS:
         raise GatewayError(400, "bad_request", f"'message' is longer than {MAX_MESSAGE_CHARS} characters")
     message = _checked_text("message", message.strip())
+    conversation = checked_conversation(body.get("conversation", DEFAULT_CONVERSATION))
     units = body.get("units")
     if units not in (None, *UNIT_SYSTEMS):
         raise GatewayError(400, "bad_request", f"'units' must be one of {', '.join(UNIT_SYSTEMS)}")
-    return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), units)
+    return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), conversation,
+                       _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units)
+
+
+def conversation_title(raw: bytes, required: bool) -> str:
+    """Parse `{"title": str}` (a new conversation may leave it out): a short line of visible text."""
+    body = json_object(raw)
+    if "title" not in body and not required:
+        return ""
+    title = body.get("title")
+    if not isinstance(title, str) or (required and not title.strip()):
+        raise GatewayError(400, "bad_request", "'title' must be a non-empty string")
+    if len(title) > MAX_TITLE_CHARS:
+        raise GatewayError(400, "bad_request", f"'title' is longer than {MAX_TITLE_CHARS} characters")
+    title = _checked_text("title", title.strip())
+    if "\n" in title or "\r" in title:
+        raise GatewayError(400, "bad_request", "'title' must be one line")
+    return title
 
 
 def elicitation_answer(raw: bytes) -> Answer:
@@ -104,3 +140,11 @@ def elicitation_answer(raw: bytes) -> Answer:
     if content is not None and not isinstance(content, dict):
         raise GatewayError(400, "bad_request", "'content' must be an object with the form's fields")
     return Answer(action, content if action == "accept" else None)
+
+
+def approval_decision(raw: bytes) -> Decision:
+    """Parse a decision on a tool call the gateway asked about: `{"decision": "approve"|"deny"}`."""
+    decision = json_object(raw).get("decision")
+    if decision not in DECISIONS:
+        raise GatewayError(400, "bad_request", f"'decision' must be one of {', '.join(DECISIONS)}")
+    return decision

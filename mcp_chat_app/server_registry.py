@@ -27,12 +27,12 @@ _TRANSPORT_OF_TYPE = {"stdio": "stdio", "http": "http", "streamable-http": "http
                       "streamable_http": "http", "sse": "sse"}
 _HONOURED_KEYS = {
     "type", "transportType", "command", "args", "env", "envFile", "cwd", "url", "headers", "description",
-    "disabled", "timeout", "fallback", "allowed_tools", "excluded_tools", "oauth",
+    "disabled", "timeout", "fallback", "allowed_tools", "excluded_tools", "oauth", "confirm",
 }
 # Keys of other hosts that a gateway has no use for, with what the log line tells the operator.
 _HOST_ONLY_KEYS = {
-    "autoApprove": "the gateway asks no one before a call; restrict tools with 'allowed_tools'",
-    "alwaysAllow": "the gateway asks no one before a call; restrict tools with 'allowed_tools'",
+    "autoApprove": "the gateway asks before a call only with 'confirm': true; restrict tools with 'allowed_tools'",
+    "alwaysAllow": "the gateway asks before a call only with 'confirm': true; restrict tools with 'allowed_tools'",
     "dev": "VS Code's watch/debug mode",
 }
 _MAX_TIMEOUT_S = 3600.0
@@ -60,6 +60,8 @@ class ServerSpec:
     # static `Authorization` header. `oauth_scope` overrides the scope the server asks for.
     oauth: bool = True
     oauth_scope: str | None = None
+    # Ask the chat's user before each call of this server's tools (a streaming client approves or denies it).
+    confirm: bool = False
     ignored_keys: tuple[str, ...] = ()
 
     @property
@@ -174,7 +176,7 @@ def _parse_entry(name: str, entry: dict[str, Any], variables: Variables, ignored
     timeout = entry.get("timeout", 30.0)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= _MAX_TIMEOUT_S:
         raise ValueError(f"server {name!r}: 'timeout' must be a number of seconds in (0, {_MAX_TIMEOUT_S:g}]")
-    for key, kind in (("cwd", str), ("fallback", str), ("disabled", bool), ("description", str)):
+    for key, kind in (("cwd", str), ("fallback", str), ("disabled", bool), ("description", str), ("confirm", bool)):
         if entry.get(key) is not None and not isinstance(entry[key], kind):
             raise ValueError(f"server {name!r}: {key!r} must be a {kind.__name__}")
     env = _env_file(name, entry["envFile"], variables) if "envFile" in entry else {}
@@ -198,6 +200,7 @@ def _parse_entry(name: str, entry: dict[str, Any], variables: Variables, ignored
         excluded_tools=_string_list(name, "excluded_tools", entry.get("excluded_tools", [])),
         oauth=oauth,
         oauth_scope=oauth_scope,
+        confirm=bool(entry.get("confirm", False)),
         ignored_keys=ignored,
     )
 

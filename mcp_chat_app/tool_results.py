@@ -40,8 +40,8 @@ class ToolOutcome:
     images: list[ToolImage] = field(default_factory=list)
     duration_ms: float = 0.0
     # Why a call failed: "tool_error" (the server answered with an error, in its own words), "unavailable"
-    # (the server could not be reached), "timeout", "protocol_error", or "invalid_call" (the model's call was
-    # refused before it reached a server). Empty for a success.
+    # (the server could not be reached), "timeout", "protocol_error", "invalid_call" (the model's call was
+    # refused before it reached a server), or "denied" (the user did not allow it). Empty for a success.
     reason: str = ""
 
     @property
@@ -72,11 +72,15 @@ def outcome_from_result(server: str, tool: str, arguments: dict[str, Any], resul
     """Split an MCP result into structured data, text and images."""
     texts: list[str] = []
     images: list[ToolImage] = []
+    # A tool that describes its image for people who cannot see it (ours: `alt_text`) gives the image its alt text.
+    structured = result.structured_content
+    described = structured.get("alt_text") if isinstance(structured, dict) else None
+    alt = described if isinstance(described, str) and described.strip() else f"{tool} chart"
     for block in result.content:
         if isinstance(block, TextContent):
             texts.append(block.text)
         elif isinstance(block, ImageContent):
-            images.append(ToolImage(mime=block.mime_type, data=base64.b64decode(block.data), alt=f"{tool} chart"))
+            images.append(ToolImage(mime=block.mime_type, data=base64.b64decode(block.data), alt=alt))
         elif isinstance(block, EmbeddedResource) and hasattr(block.resource, "text"):
             texts.append(block.resource.text)
     return ToolOutcome(

@@ -69,6 +69,9 @@ def failure_sentence(failure: Failure, language: str) -> str:
     """One failed call, in the user's language: the server's own words when it gave them in that language."""
     if failure.message:
         return say(language, f"Sorry, I could not get that: {failure.message}", f"抱歉，没能查到：{failure.message}")
+    if failure.reason == "denied":
+        return say(language, f"You did not allow the call to {failure.tool} ({failure.server}), so I did not look "
+                             "that up.", f"您没有允许调用 {failure.server} 的 {failure.tool}，所以没有查询这项数据。")
     if failure.reason == "unavailable":
         return say(language, f"Sorry, the {failure.server} service cannot be reached right now; please try again "
                              "later.", f"抱歉，{failure.server} 服务现在连接不上，请稍后再试。")

@@ -74,7 +74,9 @@ def chat_messages(assistant: Assistant, question: str, history: Messages, langua
 def facts_text(facts: Facts) -> str:
     """What the writer reads: each finding's text, and what could not be fetched."""
     lines = [finding.text for finding in facts.findings]
-    lines += [f"Could not be fetched from {failure.server}: {failure.message or failure.reason}"
+    lines += [f"Not fetched: the user did not allow the call to {failure.tool} ({failure.server})"
+              if failure.reason == "denied" else
+              f"Could not be fetched from {failure.server}: {failure.message or failure.reason}"
               for failure in facts.failures]
     return "\n".join(lines)
 

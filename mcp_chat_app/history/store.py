@@ -1,26 +1,57 @@
 """The history store interface. SQLite is the embedded default; a shared store (Redis, Postgres)
-implementing the same four methods lets several gateway instances share conversations."""
+implementing the same methods lets several gateway instances share conversations."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
 # `{"role", "content"}`, and on an answer `"calls"`: the tool calls behind it (`{"tool", "arguments"}`), which
-# follow-up questions inherit their places and days from.
+# follow-up questions inherit their places and days from; and what the page showed beside it (SHOWN_KEYS).
 Message = dict[str, Any]
+# An answer's notice badges and images, kept so a reopened conversation shows them again.
+SHOWN_KEYS = ("notices", "images")
+# `{"id", "title", "turns", "created_at", "updated_at"}` (times as Unix seconds; `title` "" until one is given).
+Conversation = dict[str, Any]
+
+# Every user has this conversation: the one a chat without a conversation id goes to.
+DEFAULT_CONVERSATION = "default"
+MAX_CONVERSATIONS = 100  # per user: the list is a menu, not an archive
+
+
+class TooManyConversations(Exception):
+    """The user already has MAX_CONVERSATIONS conversations."""
 
 
 class HistoryStore(Protocol):
-    """Per-user conversation turns, oldest first."""
+    """Per-user conversations, each a list of turns, oldest first. `conversation` defaults to the default one."""
 
-    def append(self, user: str, messages: list[Message]) -> None:
-        """Add turns atomically (a question and its answer land together or not at all)."""
+    def append(self, user: str, messages: list[Message], conversation: str = DEFAULT_CONVERSATION,
+               replace_last: bool = False) -> None:
+        """Add turns atomically (a question and its answer land together or not at all); `replace_last` first
+        removes the conversation's last question and answer, in the same transaction (a regenerated answer)."""
 
-    def messages(self, user: str, last: int | None = None) -> list[Message]:
-        """The stored turns of `user` (only the `last` ones if given), oldest first."""
+    def messages(self, user: str, last: int | None = None,
+                 conversation: str = DEFAULT_CONVERSATION) -> list[Message]:
+        """The stored turns of one conversation of `user` (only the `last` ones if given), oldest first."""
 
-    def clear(self, user: str) -> int:
-        """Forget `user`'s conversation; returns how many turns were removed."""
+    def clear(self, user: str, conversation: str = DEFAULT_CONVERSATION) -> int:
+        """Forget one conversation's turns (it stays, with its title); returns how many turns were removed."""
+
+    def conversations(self, user: str) -> list[Conversation]:
+        """`user`'s conversations, the default one included, most recently used first."""
+
+    def conversation(self, user: str, conversation: str) -> Conversation | None:
+        """One conversation, or None if `user` has none by that id."""
+
+    def create_conversation(self, user: str, title: str) -> Conversation:
+        """A new, empty conversation with a fresh id; TooManyConversations past the limit."""
+
+    def rename_conversation(self, user: str, conversation: str, title: str) -> Conversation | None:
+        """Set the title; None if there is no such conversation."""
+
+    def delete_conversation(self, user: str, conversation: str) -> int | None:
+        """Remove a conversation and its turns (the default one is emptied and untitled instead); how many turns
+        went, or None if there is no such conversation."""
 
     def close(self) -> None:
         """Release connections."""

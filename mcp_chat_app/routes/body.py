@@ -1,10 +1,12 @@
-"""The raw request body, with the size limit enforced for every kind of upload."""
+"""The raw request body, with the size limit enforced for every kind of upload; the user a route is for."""
 
 from __future__ import annotations
 
 from flask import current_app, request
 
 from mcp_chat_app.errors import GatewayError
+from mcp_chat_app.request_parsing import checked_user
+from mcp_chat_app.resources import gateway
 
 
 def request_body() -> bytes:
@@ -15,3 +17,17 @@ def request_body() -> bytes:
     if request.content_length is None and limit is not None and len(data) >= limit:
         raise GatewayError(413, "request_entity_too_large", f"the body is larger than {limit} bytes")
     return data
+
+
+def json_body() -> bytes:
+    """The body of a route that takes JSON: 415 for any other content type."""
+    if not request.is_json:
+        raise GatewayError(415, "unsupported_media_type", "send the body as 'Content-Type: application/json'")
+    return request_body()
+
+
+def authorized_user(user: str) -> str:
+    """The validated path user, after checking the request's token against it."""
+    user = checked_user(user)
+    gateway().access.check_user(user, request.headers.get("Authorization"))
+    return user

@@ -1,4 +1,5 @@
-"""`POST /chat/<user>` (JSON or SSE) and the per-user history."""
+"""`POST /chat/<user>` (JSON or SSE), the answers to the questions a streaming chat asks, and the default
+conversation's history (the other conversations: routes/conversations.py)."""
 
 from __future__ import annotations
 
@@ -8,58 +9,57 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
-from mcp_chat_app.elicitation import Asker, InvalidAnswer, UnknownQuestion
+from mcp_chat_app.elicitation import Answer, Asker, Decision, InvalidAnswer, Kind, UnknownQuestion
 from mcp_chat_app.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.history import most_turns_within, trim_to_budget
 from mcp_chat_app.llm_client import LlmUnavailable
-from mcp_chat_app.chat.pipeline import ChatResult
-from mcp_chat_app.request_parsing import ChatRequest, chat_request, checked_user, elicitation_answer
+from mcp_chat_app.request_parsing import ChatRequest, approval_decision, chat_request, elicitation_answer
 from mcp_chat_app.resources import Gateway, gateway
-from mcp_chat_app.routes.body import request_body
+from mcp_chat_app.routes.body import authorized_user, json_body
 from mcp_chat_app.sse import Emit, event_stream
 
 logger = logging.getLogger(__name__)
 blueprint = Blueprint("chat", __name__)
 
 
-def _authorized_user(user: str) -> str:
-    """The validated path user, after checking the request's token against it."""
-    user = checked_user(user)
-    gateway().access.check_user(user, request.headers.get("Authorization"))
-    return user
-
-
 def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
-            cancellation: Cancellation) -> ChatResult:
+            cancellation: Cancellation) -> dict[str, Any]:
     budget = resources.config.history_token_budget
-    history = trim_to_budget(resources.history.messages(user, last=most_turns_within(budget)), budget)
-    # Only a streaming client can be asked a tool's question (and answer it with the elicitation route).
-    asker: Asker | None = resources.elicitations.asker(user, emit) if emit is not None else None
+    stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
+    if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
+        stored = stored[:-2]  # the answer being replaced, and its question, are not the conversation before it
+    history = trim_to_budget(stored, budget)
+    # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes).
+    asker: Asker | None = (resources.elicitations.asker(user, emit, body.confirm_tools)
+                           if emit is not None else None)
     result = resources.pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit,
                                     cancellation=cancellation, asker=asker, units=body.units)
     # Saved only after a full answer that can still be delivered: a failed request, or one whose client went
     # away, leaves the history as it was (a follow-up must not build on a reply the user never saw). The answer
     # keeps its calls: a follow-up question inherits their places and days.
     cancellation.check()
+    reply = result.to_json()
     resources.history.append(user, [{"role": "user", "content": body.message},
-                                    {"role": "assistant", "content": result.response, "calls": result.calls}])
-    return result
+                                    {"role": "assistant", "content": result.response, "calls": result.calls,
+                                     "notices": reply["notices"], "images": reply["images"]}],
+                             conversation=body.conversation, replace_last=body.regenerate)
+    return {**reply, "conversation": body.conversation}
 
 
 @blueprint.post("/chat/<user>")
 def chat(user: str) -> Any:
     """Answer one message; with `"stream": true` the reply is an SSE stream."""
-    user = _authorized_user(user)
-    if not request.is_json:
-        raise GatewayError(415, "unsupported_media_type", "send the body as 'Content-Type: application/json'")
-    body = chat_request(request_body())
+    user = authorized_user(user)
+    body = chat_request(json_body())
     resources = gateway()
+    if resources.history.conversation(user, body.conversation) is None:
+        raise GatewayError(404, "unknown_conversation", f"{user!r} has no conversation {body.conversation!r}")
     # A client that hangs up cancels the work: the LLM generation is aborted and the tool calls are cancelled.
     cancellation = Cancellation()
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body, None, cancellation).to_json())
+            return jsonify(_answer(resources, user, body, None, cancellation))
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -68,7 +68,7 @@ def chat(user: str) -> Any:
 
     def work(emit: Emit) -> None:
         try:
-            emit("done", _answer(resources, user, body, emit, cancellation).to_json())
+            emit("done", _answer(resources, user, body, emit, cancellation))
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:
@@ -83,30 +83,42 @@ def chat(user: str) -> Any:
     return event_stream(work, on_close=cancellation.cancel)
 
 
+def _deliver(user: str, question_id: str, answer: Answer | Decision, kind: Kind) -> None:
+    try:
+        gateway().elicitations.answer(user, question_id, answer, kind)
+    except UnknownQuestion as error:
+        raise GatewayError(404, f"unknown_{'question' if kind == 'elicitation' else 'approval'}",
+                           f"no open {'question' if kind == 'elicitation' else 'approval request'} {question_id!r} "
+                           f"for {user!r}: it was answered already, timed out, or never asked") from error
+    except InvalidAnswer as error:
+        raise GatewayError(400, "bad_answer", f"the answer does not fit the question's form: {error}") from error
+
+
 @blueprint.post("/chat/<user>/elicitations/<question_id>")
 def answer_elicitation(user: str, question_id: str) -> Response:
     """Answer the question a tool asked during this user's streaming chat (SSE `elicitation` event)."""
-    user = _authorized_user(user)
-    if not request.is_json:
-        raise GatewayError(415, "unsupported_media_type", "send the body as 'Content-Type: application/json'")
-    answer = elicitation_answer(request_body())
-    try:
-        gateway().elicitations.answer(user, question_id, answer)
-    except UnknownQuestion as error:
-        raise GatewayError(404, "unknown_question", f"no open question {question_id!r} for {user!r}: it was "
-                           "answered already, timed out, or never asked") from error
-    except InvalidAnswer as error:
-        raise GatewayError(400, "bad_answer", f"the answer does not fit the question's form: {error}") from error
+    user = authorized_user(user)
+    answer = elicitation_answer(json_body())
+    _deliver(user, question_id, answer, "elicitation")
     return jsonify({"id": question_id, "action": answer.action, "delivered": True})
+
+
+@blueprint.post("/chat/<user>/approvals/<approval_id>")
+def decide_approval(user: str, approval_id: str) -> Response:
+    """Approve or deny the tool call the gateway asked about during this user's streaming chat (SSE `approval`)."""
+    user = authorized_user(user)
+    decision = approval_decision(json_body())
+    _deliver(user, approval_id, decision, "approval")
+    return jsonify({"id": approval_id, "decision": decision, "delivered": True})
 
 
 @blueprint.get("/chat/<user>/history")
 def get_history(user: str) -> Response:
-    """The stored conversation, oldest first."""
-    return jsonify({"user": user, "messages": gateway().history.messages(_authorized_user(user))})
+    """The default conversation, oldest first."""
+    return jsonify({"user": user, "messages": gateway().history.messages(authorized_user(user))})
 
 
 @blueprint.delete("/chat/<user>/history")
 def delete_history(user: str) -> Response:
-    """Forget the conversation."""
-    return jsonify({"user": user, "deleted": gateway().history.clear(_authorized_user(user))})
+    """Forget the default conversation's turns."""
+    return jsonify({"user": user, "deleted": gateway().history.clear(authorized_user(user))})

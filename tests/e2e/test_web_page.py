@@ -3,24 +3,19 @@ data) and the scripted LLM: streamed text, a tool trace, a chart that loads, per
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import httpx
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from gateway_processes import REPO, GatewayProcess
 
+from .conftest import start_chromium
+
 ARTIFACTS = REPO / "artifacts"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 QUESTION = "画出北京未来五天的温度曲线"
 ANSWER = "这是北京未来五天的温度曲线：气温整体平稳，详见下图。"
@@ -44,15 +39,7 @@ new MutationObserver((records) => {
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()) and os.geteuid() != 0:
-        pytest.skip("chromium/chromedriver are not installed (scripts/setup.sh installs them when run as root)")
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--window-size=1100,1250", "--lang=zh-CN"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
+    driver = start_chromium("en-US")  # the page's words in English (test_chat_page.py has them in Chinese)
     yield driver
     driver.quit()
 
@@ -139,13 +126,14 @@ def test_the_banner_says_when_the_llm_and_a_server_are_down(browser, tmp_path: P
         browser.get(gateway.url)
         banner = browser.find_element(By.ID, "banner")
         _wait(browser, banner.is_displayed)
-        assert "LLM unreachable" in banner.text
-        assert 'MCP server "broken" is down' in banner.text
+        assert "The language model is unreachable (fake-model at http://127.0.0.1:9/v1)" in banner.text
+        assert "MCP server “broken” is down" in banner.text
+        assert "No weather (MCP) server is connected" in banner.text
         assert browser.find_element(By.ID, "health").get_attribute("data-state") == "degraded"
 
         browser.find_element(By.ID, "message").send_keys("Hello?", Keys.ENTER)
         failed = _wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ".bubble.failed"))
-        assert "llm_unavailable" in failed[0].text
+        assert failed[0].text.startswith("⚠ The answer failed:") and "llm_unavailable" in failed[0].text
         ARTIFACTS.mkdir(exist_ok=True)
         browser.save_screenshot(str(ARTIFACTS / "web_banner.png"))
         assert httpx.get(f"{gateway.url}/health", timeout=30).json()["status"] == "degraded"

@@ -70,6 +70,28 @@ def test_user_routes_need_the_path_users_own_token(gateway, fake_llm, alice):
     assert history(gateway, "alice", ADMIN).json()["messages"][0]["content"] == "my secret is 42"
 
 
+def test_conversation_and_approval_routes_need_the_path_users_own_token(gateway, alice):
+    created = httpx.post(f"{gateway.url}/chat/alice/conversations", json={"title": "private plans"},
+                         headers=bearer(alice))
+    assert created.status_code == 201
+    mine = f"{gateway.url}/chat/alice/conversations/{created.json()['id']}"
+    for headers, status in (({}, 401), (bearer("guessed"), 403)):
+        assert httpx.get(f"{gateway.url}/chat/alice/conversations", headers=headers).status_code == status
+        assert httpx.post(f"{gateway.url}/chat/alice/conversations", json={}, headers=headers).status_code == status
+        assert httpx.get(mine, headers=headers).status_code == status
+        assert httpx.patch(mine, json={"title": "x"}, headers=headers).status_code == status
+        assert httpx.delete(mine, headers=headers).status_code == status
+        assert httpx.post(f"{gateway.url}/chat/alice/approvals/0123456789abcdef", json={"decision": "approve"},
+                          headers=headers).status_code == status
+    # Alice's token opens none of Bob's routes, and Bob's list never shows her conversation.
+    assert httpx.get(f"{gateway.url}/chat/bob/conversations", headers=bearer(alice)).status_code == 403
+    assert httpx.post(f"{gateway.url}/chat/bob/conversations", json={}, headers=bearer(alice)).status_code == 403
+    assert httpx.post(f"{gateway.url}/chat/bob/approvals/0123456789abcdef", json={"decision": "approve"},
+                      headers=bearer(alice)).status_code == 403
+    assert "private plans" not in httpx.get(f"{gateway.url}/chat/bob/conversations", headers=bearer(ADMIN)).text
+    assert httpx.get(mine, headers=bearer(alice)).json()["title"] == "private plans"
+
+
 def test_tokens_are_read_again_when_the_file_changes(gateway, tokens_file):
     carol = issue_token(tokens_file, "carol")
     assert history(gateway, "carol", carol).status_code == 200
@@ -83,7 +105,7 @@ def test_deployment_routes_need_a_token_but_health_and_the_page_do_not(gateway, 
     for path in ("/servers", "/tools"):
         assert gateway.get(path).status_code == 401
         assert gateway.get(path, headers=bearer(alice)).status_code == 200
-    for path in ("/health", "/openapi.json", "/", "/static/app.js"):
+    for path in ("/health", "/openapi.json", "/", "/static/js/app.js"):
         assert gateway.get(path).status_code == 200
 
 

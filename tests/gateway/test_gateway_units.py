@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,21 @@ def test_sqlite_history_survives_reopening(tmp_path: Path):
     reopened = SqliteHistoryStore(tmp_path / "h.sqlite3")
     assert reopened.messages("bob")[0]["content"] == "你好"
     assert reopened.clear("bob") == 2 and reopened.messages("bob") == []
+
+
+def test_a_history_file_from_before_conversations_opens_as_the_default_one(tmp_path: Path):
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as old:  # the schema before conversations and shown notices
+        old.executescript("CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, user TEXT NOT NULL, role TEXT "
+                          "NOT NULL, content TEXT NOT NULL, created_at REAL NOT NULL, calls TEXT);"
+                          "INSERT INTO messages (user, role, content, created_at) VALUES ('ola', 'user', 'hei', 1);")
+    store = SqliteHistoryStore(path)
+    assert store.messages("ola") == [{"role": "user", "content": "hei"}]
+    notice = {"server": "weather", "kind": "simulated", "text": "simulated data"}
+    store.append("ola", [{"role": "assistant", "content": "hei!", "notices": [notice], "images": []}])
+    assert store.messages("ola")[-1] == {"role": "assistant", "content": "hei!", "notices": [notice]}
+    assert store.conversations("ola")[0]["turns"] == 2
+    store.close()
 
 
 def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):

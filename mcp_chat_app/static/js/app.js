@@ -1,0 +1,306 @@
+// The chat page: streams `POST /chat/<user>` (SSE over fetch) with a stop button, renders Markdown answers,
+// shows each tool call as a collapsible trace with live progress, asks the person what tools ask, draws charts
+// inline, keeps several conversations per user, and says in a banner when the LLM or an MCP server is down.
+import { USER_PATTERN, session, userJson } from "./api.js";
+import { conversationList } from "./conversations.js";
+import { t, translatePage } from "./i18n.js";
+import { addAssistantMessage, element } from "./reply.js";
+import { streamChat } from "./stream.js";
+
+const HEALTH_INTERVAL_MS = 15000;
+const STORAGE = { user: "mcp-chat.user", users: "mcp-chat.users", confirm: "mcp-chat.confirm-tools" };
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  messages: $("messages"), welcome: $("welcome"), banner: $("banner"), health: $("health"),
+  userForm: $("user-form"), userInput: $("user-input"), knownUsers: $("known-users"),
+  clearHistory: $("clear-history"), composer: $("composer"), message: $("message"), useTools: $("use-tools"),
+  confirmTools: $("confirm-tools"), send: $("send"), stop: $("stop"), newChat: $("new-chat"),
+  sidebar: $("sidebar"), toggleChats: $("toggle-chats"), lightbox: $("lightbox"),
+};
+
+let busy = false;
+let controller = null; // aborts the answer in flight (the stop button)
+
+function scrollToEnd() {
+  ui.messages.scrollTop = ui.messages.scrollHeight;
+}
+
+// ---- error banner and health -------------------------------------------------------------
+
+const bannerSources = new Map(); // "health" | "request" -> message
+
+function setBanner(source, message) {
+  if (message) bannerSources.set(source, message);
+  else bannerSources.delete(source);
+  ui.banner.textContent = [...bannerSources.values()].join("\n");
+  ui.banner.hidden = bannerSources.size === 0;
+}
+
+function healthProblems(health) {
+  const problems = [];
+  for (const llm of health.llm || []) {
+    if (!llm.reachable) problems.push(t("llmDown", llm.model, llm.base_url));
+  }
+  const servers = Object.entries(health.servers || {});
+  for (const [name, server] of servers) {
+    if (!server.up && !server.disabled) {
+      problems.push(t("serverDown", name, server.last_error ? ` (${server.last_error})` : ""));
+    }
+  }
+  if (!servers.some(([, server]) => server.up)) problems.push(t("noServers"));
+  return problems;
+}
+
+async function checkHealth() {
+  let state = "down";
+  let problems;
+  try {
+    const response = await fetch("/health", { cache: "no-store" });
+    problems = healthProblems(await response.json());
+    state = problems.length ? "degraded" : "ok";
+  } catch {
+    problems = [t("gatewayDown")];
+  }
+  ui.health.dataset.state = state;
+  ui.health.title = problems.length ? problems.join("\n") : t("allUp");
+  ui.health.setAttribute("aria-label", ui.health.title);
+  setBanner("health", problems.join("\n"));
+}
+
+// ---- users and conversations ----------------------------------------------------------------
+
+function knownUsers() {
+  try {
+    const users = JSON.parse(localStorage.getItem(STORAGE.users) || "[]");
+    return Array.isArray(users) ? users.filter((user) => USER_PATTERN.test(user)) : [];
+  } catch {
+    return [];
+  }
+}
+
+function rememberUser(user) {
+  const users = [user, ...knownUsers().filter((known) => known !== user)].slice(0, 20);
+  localStorage.setItem(STORAGE.users, JSON.stringify(users));
+  localStorage.setItem(STORAGE.user, user);
+  ui.knownUsers.replaceChildren(...users.map((known) => new Option(known, known)));
+}
+
+const conversationKey = () => `mcp-chat.conversation.${session.user}`;
+
+const conversations = conversationList({
+  open: openConversation,
+  failed: (message) => setBanner("request", message),
+});
+
+function clearMessages() {
+  ui.messages.replaceChildren(ui.welcome);
+  ui.welcome.hidden = false;
+}
+
+let loadGeneration = 0;
+
+async function openConversation(id) {
+  const generation = ++loadGeneration;
+  session.conversation = id;
+  localStorage.setItem(conversationKey(), id);
+  conversations.render();
+  ui.sidebar.classList.remove("open");
+  ui.toggleChats.setAttribute("aria-expanded", "false");
+  clearMessages();
+  try {
+    const { messages } = await userJson(`/conversations/${encodeURIComponent(id)}`, { cache: "no-store" });
+    if (generation !== loadGeneration) return; // switched again meanwhile
+    let last = null;
+    for (const message of messages) {
+      if (message.role === "user") {
+        last = message.content;
+        addUserMessage(message.content);
+      } else if (message.role === "assistant" && last !== null) {
+        newReply(last).finish({ response: message.content, notices: message.notices, images: message.images });
+      }
+    }
+    markLastAnswer();
+    scrollToEnd();
+  } catch (error) {
+    setBanner("request", t("historyFailed", error.message));
+  }
+}
+
+async function switchUser(user) {
+  if (user === session.user) return; // Enter fires both `change` and `submit`
+  if (!USER_PATTERN.test(user)) {
+    setBanner("request", t("badUser"));
+    ui.userInput.value = session.user;
+    return;
+  }
+  setBanner("request", null);
+  session.user = user;
+  ui.userInput.value = user;
+  rememberUser(user);
+  await loadUser();
+}
+
+async function loadUser() {
+  const known = await conversations.refresh();
+  const saved = localStorage.getItem(conversationKey());
+  await openConversation(known.some((c) => c.id === saved) ? saved : "default");
+}
+
+async function clearConversation() {
+  if (busy) return;
+  try {
+    // The default conversation is emptied; any other is removed.
+    await userJson(`/conversations/${encodeURIComponent(session.conversation)}`, { method: "DELETE" });
+  } catch (error) {
+    setBanner("request", error.message);
+    return;
+  }
+  const left = await conversations.refresh();
+  await openConversation(left.some((c) => c.id === session.conversation) ? session.conversation
+    : left[0]?.id || "default");
+}
+
+// ---- messages ----------------------------------------------------------------------------
+
+function addUserMessage(text) {
+  ui.welcome.hidden = true;
+  const wrapper = element("div", "message user");
+  wrapper.append(element("div", "bubble", text));
+  ui.messages.append(wrapper);
+  return wrapper;
+}
+
+function newReply(question) {
+  ui.welcome.hidden = true;
+  const reply = addAssistantMessage(ui.messages, {
+    enlarge: showChart,
+    regenerate: () => regenerate(reply, question),
+  });
+  return reply;
+}
+
+// Only the last answer can be regenerated (it replaces the stored one).
+function markLastAnswer() {
+  const answers = ui.messages.querySelectorAll(".message.assistant");
+  answers.forEach((node, index) => node.classList.toggle("last", index === answers.length - 1));
+}
+
+function showChart(image) {
+  const picture = $("lightbox-image");
+  picture.src = image.url;
+  picture.alt = image.alt || "chart";
+  $("lightbox-caption").textContent = image.alt || "";
+  $("lightbox-download").href = image.url;
+  ui.lightbox.showModal();
+  $("lightbox-close").focus();
+}
+
+// ---- asking ------------------------------------------------------------------------------
+
+function setBusy(on) {
+  busy = on;
+  ui.send.hidden = on;
+  ui.stop.hidden = !on;
+  for (const control of [ui.clearHistory, ui.userInput, ui.newChat]) control.disabled = on;
+  ui.messages.classList.toggle("busy", on);
+}
+
+async function run(reply, body) {
+  setBusy(true);
+  controller = new AbortController();
+  reply.setStreaming(true);
+  scrollToEnd();
+  try {
+    const outcome = await streamChat(body, reply, controller.signal, scrollToEnd,
+      (message) => setBanner("request", message));
+    if (outcome === "stopped") reply.markStopped();
+    setBanner("request", null);
+  } catch (error) {
+    const message = error instanceof TypeError ? t("gatewayDown") : error.message;
+    reply.fail(`⚠ ${t("failed", message)}`);
+    setBanner("request", t("failed", message));
+    checkHealth();
+  } finally {
+    controller = null;
+    reply.setStreaming(false);
+    setBusy(false);
+    markLastAnswer();
+    scrollToEnd();
+    conversations.refresh();
+    ui.message.focus();
+  }
+}
+
+function requestBody(message) {
+  return { message, use_tools: ui.useTools.checked, confirm_tools: ui.confirmTools.checked,
+    conversation: session.conversation };
+}
+
+async function submit() {
+  const text = ui.message.value.trim();
+  if (!text || busy) return;
+  ui.message.value = "";
+  growComposer();
+  addUserMessage(text);
+  await run(newReply(text), requestBody(text));
+}
+
+async function regenerate(old, question) {
+  if (busy) return;
+  const reply = newReply(question);
+  old.node.replaceWith(reply.node);
+  await run(reply, { ...requestBody(question), regenerate: true });
+}
+
+function growComposer() {
+  ui.message.style.height = "auto";
+  ui.message.style.height = `${ui.message.scrollHeight + 2}px`;
+}
+
+// ---- wiring ------------------------------------------------------------------------------
+
+translatePage();
+ui.composer.addEventListener("submit", (event) => {
+  event.preventDefault();
+  submit();
+});
+ui.message.addEventListener("keydown", (event) => {
+  // Enter sends; Shift+Enter is a new line; Enter while an IME composes (拼音) picks a candidate.
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing && event.keyCode !== 229) {
+    event.preventDefault();
+    submit();
+  }
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && controller && !ui.lightbox.open) controller.abort();
+});
+ui.message.addEventListener("input", growComposer);
+ui.stop.addEventListener("click", () => controller?.abort());
+ui.userForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  switchUser(ui.userInput.value.trim());
+});
+ui.userInput.addEventListener("change", () => switchUser(ui.userInput.value.trim()));
+ui.clearHistory.addEventListener("click", clearConversation);
+ui.newChat.addEventListener("click", () => conversations.create());
+ui.toggleChats.addEventListener("click", () => {
+  const open = ui.sidebar.classList.toggle("open");
+  ui.toggleChats.setAttribute("aria-expanded", String(open));
+});
+ui.confirmTools.checked = localStorage.getItem(STORAGE.confirm) === "true";
+ui.confirmTools.addEventListener("change", () => localStorage.setItem(STORAGE.confirm, ui.confirmTools.checked));
+$("lightbox-close").addEventListener("click", () => ui.lightbox.close());
+ui.lightbox.addEventListener("click", (event) => { if (event.target === ui.lightbox) ui.lightbox.close(); });
+for (const example of document.querySelectorAll(".example")) {
+  example.addEventListener("click", () => {
+    ui.message.value = example.textContent;
+    submit();
+  });
+}
+
+ui.userInput.value = session.user;
+rememberUser(session.user);
+loadUser();
+checkHealth();
+setInterval(checkHealth, HEALTH_INTERVAL_MS);

@@ -1,0 +1,108 @@
+// What a chat asks its person mid-answer: a tool's question (MCP elicitation: a form from its JSON schema) and
+// the gateway's "may I call this tool?" (approval). Each is a card in the answer; `send(body)` posts the reply.
+import { t } from "./i18n.js";
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function button(label, className, onClick) {
+  const node = element("button", className, label);
+  node.type = "button";
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+// One form field from a JSON-schema property; returns [node, read()] (read gives the value, or undefined).
+function field(name, schema, required) {
+  const label = element("label", "field");
+  label.append(element("span", "field-name", schema.title || name));
+  const choices = schema.enum || (schema.oneOf || []).map((option) => option.const).filter((v) => v !== undefined);
+  let input;
+  if (choices.length) {
+    input = element("select");
+    if (!required) input.append(new Option("—", ""));
+    for (const choice of choices) input.append(new Option(String(choice), String(choice)));
+    const read = () => (input.value === "" ? undefined : choices.find((choice) => String(choice) === input.value));
+    label.append(input);
+    return [label, read];
+  }
+  input = element("input");
+  if (schema.type === "boolean") {
+    input.type = "checkbox";
+    label.append(input);
+    return [label, () => input.checked];
+  }
+  input.type = schema.type === "number" || schema.type === "integer" ? "number" : "text";
+  if (schema.type === "integer") input.step = "1";
+  if (schema.default !== undefined) input.value = String(schema.default);
+  label.append(input);
+  const read = () => {
+    if (input.value === "") return undefined;
+    return input.type === "number" ? Number(input.value) : input.value;
+  };
+  return [label, read];
+}
+
+// The picker for an `elicitation` event. A form of one choice is a row of buttons: one click answers.
+export function elicitationCard(question, send) {
+  const card = element("div", "question-card");
+  card.dataset.id = question.id;
+  card.append(element("div", "question-title", t("elicitTitle", question.tool)),
+    element("div", "question-message", question.message));
+  const properties = question.schema?.properties || {};
+  const required = new Set(question.schema?.required || []);
+  const names = Object.keys(properties);
+  const actions = element("div", "question-actions");
+  const only = names.length === 1 ? properties[names[0]] : null;
+  if (only && only.enum) {
+    for (const choice of only.enum) {
+      actions.append(button(String(choice), "choice", () => send({ action: "accept", content: { [names[0]]: choice } })));
+    }
+  } else {
+    const readers = {};
+    const form = element("div", "question-fields");
+    for (const name of names) {
+      const [node, read] = field(name, properties[name], required.has(name));
+      readers[name] = read;
+      form.append(node);
+    }
+    card.append(form);
+    actions.append(button(t("submit"), "choice primary", () => {
+      const content = {};
+      for (const [name, read] of Object.entries(readers)) {
+        const value = read();
+        if (value !== undefined) content[name] = value;
+      }
+      send({ action: "accept", content });
+    }));
+  }
+  actions.append(button(t("decline"), "choice ghost", () => send({ action: "decline" })),
+    button(t("cancel"), "choice ghost", () => send({ action: "cancel" })));
+  card.append(actions);
+  return card;
+}
+
+// The approve/deny card for an `approval` event.
+export function approvalCard(request, send) {
+  const card = element("div", "question-card approval");
+  card.dataset.id = request.id;
+  card.append(element("div", "question-title", t("approvalTitle", request.tool, request.server)),
+    element("pre", "question-arguments", JSON.stringify(request.arguments, null, 2)));
+  const actions = element("div", "question-actions");
+  actions.append(button(t("approve"), "choice primary approve", () => send({ decision: "approve" })),
+    button(t("deny"), "choice ghost deny", () => send({ decision: "deny" })));
+  card.append(actions);
+  return card;
+}
+
+// A card once its question is closed: the buttons go, a line says what was decided.
+export function closeCard(card, outcome) {
+  card.querySelector(".question-actions")?.remove();
+  card.querySelector(".question-fields")?.remove();
+  card.classList.add("closed");
+  card.append(element("div", "question-outcome", outcome));
+}
