@@ -1,5 +1,10 @@
 """An asyncio front for `LLMEngine`: the step loop runs on its own thread.
 
+That thread also builds the engine (loads the model), so it is the only thread that runs OpenMP
+regions: libgomp keeps a thread pool per thread that starts regions, and once it manages more
+threads than there are CPUs it stops spinning between regions, so every matmul wakes a sleeping
+thread (on 2 cores, a model loaded on the main thread and stepped on this one decoded ~25% slower).
+
 Coroutines never touch the engine directly; they post "add"/"abort" commands that the
 loop thread applies between steps, and the loop thread hands each `RequestOutput` back
 to the requesting coroutine's event loop. Closing or cancelling a `generate` iterator
@@ -36,27 +41,34 @@ class _Aborted:
 
 class AsyncLLMEngine:
     def __init__(self, config: EngineConfig, checkpoint: Any = None) -> None:
-        self.engine = LLMEngine(config, checkpoint)
+        """Build the engine on the loop thread (see the module docstring); it steps once `start`ed."""
+        self._commands: deque[tuple] = deque()
+        self._wakeup = threading.Event()
+        self._started = threading.Event()
+        self._streams: dict[str, _Stream] = {}
+        self._stopping = False
+        built: list[LLMEngine | BaseException] = []
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(config, checkpoint, built, ready),
+                                        name="llm-engine-loop", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if isinstance(built[0], BaseException):
+            self._thread.join()
+            raise built[0]
+        self.engine = built[0]
         self.tokenizer = self.engine.tokenizer
         self.model_config = self.engine.model_config
         self.max_model_len = self.engine.max_model_len
-        self._commands: deque[tuple] = deque()
-        self._wakeup = threading.Event()
-        self._streams: dict[str, _Stream] = {}
-        self._stopping = False
-        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="llm-engine-loop", daemon=True)
-            self._thread.start()
+        self._started.set()
 
     def shutdown(self) -> None:
         self._stopping = True
+        self._started.set()
         self._wakeup.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        self._thread.join()
 
     def stats(self) -> EngineStats:
         return self.engine.stats()
@@ -112,7 +124,15 @@ class AsyncLLMEngine:
         if stream is not None:
             stream.loop.call_soon_threadsafe(stream.queue.put_nowait, item)
 
-    def _run(self) -> None:
+    def _run(self, config: EngineConfig, checkpoint: Any, built: list, ready: threading.Event) -> None:
+        try:
+            built.append(LLMEngine(config, checkpoint))
+        except BaseException as error:  # raised again by __init__, on the caller's thread
+            built.append(error)
+            return
+        finally:
+            ready.set()
+        self._started.wait()
         while not self._stopping:
             self._apply_commands()
             if not self.engine.has_unfinished_requests():

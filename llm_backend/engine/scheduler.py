@@ -9,7 +9,8 @@ costs more than one early on: while other sequences share the step, each counts
 1 + context / the model's `attention_cost_context`, which keeps a step's work, and so the
 gap between a running stream's tokens, near what the budget allows however long the
 prompt. A decode may add up to `num_speculative_tokens` prompt-lookup drafts, verified in
-the same pass. Then waiting sequences are admitted while there is budget, room in the
+the same pass, while it runs alone: a step's extra rows are nearly free only while the step
+streams its weights from memory. Then waiting sequences are admitted while there is budget, room in the
 batch and KV blocks. When the pool runs dry the newest running sequence is preempted: its
 blocks are freed and it returns to the head of the queue to be recomputed later.
 """
@@ -22,6 +23,11 @@ from dataclasses import dataclass, field
 from llm_backend.engine.block_manager import BlockManager
 from llm_backend.engine.prompt_lookup import propose_drafts
 from llm_backend.engine.sequence import Sequence, SequenceStatus
+
+# Drafts only while at most this many sequences run. On the 1.5B's interleaved GGUF kernels
+# (bench/gguf_kernel_bench.py) a step of 1 row costs 29 ms, of 3 rows 36 ms, but 2 -> 6 rows
+# is 30 -> ~50 ms: with about half the drafts standing, only a lone sequence gains from them.
+MAX_SEQS_WITH_DRAFTS = 1
 
 
 @dataclass
@@ -129,7 +135,7 @@ class Scheduler:
 
     def _drafts(self, seq: Sequence, budget: int) -> list[int]:
         """A decode's drafts, if the step's budget and free blocks have room for them (never preempts)."""
-        if not self.num_speculative_tokens or budget <= 0:
+        if not self.num_speculative_tokens or budget <= 0 or len(self.running) > MAX_SEQS_WITH_DRAFTS:
             return []
         drafts = propose_drafts(seq, min(self.num_speculative_tokens, budget), self.max_model_len)
         return drafts if self.block_manager.can_append(seq, 1 + len(drafts)) else []

@@ -11,17 +11,28 @@
  * `vpmaddubsw` + `vpmaddwd` with plain AVX2); the K-quants' 6-/8-bit sub-block scales are applied
  * in integers too, and floats only appear once per block.
  *
- * Each weight row is unpacked once for up to ROWS activation rows; threads split the output rows.
- * Longer steps walk the activations in tiles that stay in cache, so they reuse the same kernels
- * as an int8 GEMM; long prefill chunks are faster still through `gguf_dequantize_matrix` (whole
- * weights to bf16, then oneDNN's bf16 GEMM). Built at run time by native.py with -march=native.
+ * With AVX-512, Q4_K and Q6_K weights are repacked at load time with 8 rows interleaved
+ * (gguf_interleaved.h), which takes far fewer multiplies per activation row; the plain kernels
+ * below serve the other types, the rows left over, and CPUs with AVX2 only.
+ *
+ * Each weight row (or group of 8) is unpacked once for up to ROWS activation rows; threads take
+ * the output rows in chunks as they free up, so a thread the OS preempts delays the step by one
+ * chunk, not by its whole share. Longer steps walk the activations in tiles that stay in cache;
+ * long prefill chunks are faster still through `gguf_dequantize_matrix` (whole weights to bf16,
+ * then oneDNN's bf16 GEMM). Built at run time by native.py with -march=native.
  */
 #include <immintrin.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define ROWS 4                       /* activation rows per pass over a weight row */
+#define TILE_BYTES (256 * 1024)      /* quantized activations per tile: well inside L2 */
+
 #include "bf16.h"
+#include "gguf_blocks.h"
+#include "gguf_interleaved.h"
 
 #if !defined(__AVX2__) || !defined(__FMA__) || !defined(__F16C__)
 #error "the GGUF kernels need AVX2, FMA and F16C"
@@ -38,27 +49,8 @@
 #define VNNI 0
 #endif
 
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-#define ROWS 4                       /* activation rows per pass over a weight row */
-#define TILE_BYTES (256 * 1024)      /* quantized activations per tile: well inside L2 */
-
-enum { Q4_1 = 3, Q5_0 = 6, Q8_0 = 8, Q4_K = 12, Q6_K = 14 }; /* ggml's type ids */
-
-typedef struct { uint16_t d, m; uint8_t qs[16]; } block_q4_1;
-typedef struct { uint16_t d; uint8_t qh[4]; uint8_t qs[16]; } block_q5_0;
-typedef struct { uint16_t d; int8_t qs[32]; } block_q8_0;
-typedef struct { uint16_t d, dmin; uint8_t scales[12]; uint8_t qs[128]; } block_q4_K;
-typedef struct { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; uint16_t d; } block_q6_K;
-_Static_assert(sizeof(block_q4_1) == 20 && sizeof(block_q5_0) == 22 && sizeof(block_q8_0) == 34, "ggml layout");
-_Static_assert(sizeof(block_q4_K) == 144 && sizeof(block_q6_K) == 210, "ggml layout");
-
-/* Quantized activations: 32 values (sum for the offsets of Q4_1 / Q5_0) or 256 (sums per 16). */
-typedef struct { float d; float s; int32_t sum; int32_t unused; int8_t qs[32]; } act32;
-typedef struct { float d; int16_t bsums[16]; int8_t qs[256]; } act256;
-
-static inline float fp16(uint16_t h) { return _cvtsh_ss(h); }
 static inline float round_fp16(float f) { return _cvtsh_ss(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT)); }
-static inline int is_k_quant(int64_t type) { return type == Q4_K || type == Q6_K; }
+static inline int is_k_quant(int64_t type) { return (type & ~X8) == Q4_K || (type & ~X8) == Q6_K; }
 
 static inline int64_t block_values(int64_t type) { return is_k_quant(type) ? 256 : 32; }
 
@@ -76,6 +68,12 @@ static inline float hsum(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+static inline float hmax(__m256 v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
 }
 
 static inline int32_t hsum_i32(__m256i v) {
@@ -143,12 +141,19 @@ static void quantize_act32(const void *x, int bf16, int64_t K, act32 *out) {
 /* llama.cpp's quantize_row_q8_K: the value of largest magnitude maps to -127, d = its value / -127. */
 static void quantize_act256(const void *x, int bf16, int64_t K, act256 *out) {
     for (int64_t b = 0; b < K / 256; b++) {
-        float values[256], amax = 0.0f, max = 0.0f;
-        for (int i = 0; i < 256; i += 8) _mm256_storeu_ps(values + i, load8(x, bf16, 256 * b + i));
-        for (int i = 0; i < 256; i++) {
-            const float a = values[i] < 0 ? -values[i] : values[i];
-            if (a > amax) { amax = a; max = values[i]; }
+        float values[256];
+        __m256 high = _mm256_set1_ps(-INFINITY), low = _mm256_set1_ps(INFINITY);
+        for (int i = 0; i < 256; i += 8) {
+            const __m256 v = load8(x, bf16, 256 * b + i);
+            _mm256_storeu_ps(values + i, v);
+            high = _mm256_max_ps(high, v);
+            low = _mm256_min_ps(low, v);
         }
+        const float largest = hmax(high), smallest = -hmax(_mm256_sub_ps(_mm256_setzero_ps(), low));
+        float amax = largest > -smallest ? largest : -smallest, max = largest > -smallest ? largest : smallest;
+        if (largest == -smallest) /* a tie: llama.cpp takes the first of the two */
+            for (int i = 0; i < 256; i++)
+                if (values[i] == largest || values[i] == smallest) { max = values[i]; break; }
         act256 *o = out + b;
         if (amax == 0.0f) {
             memset(o, 0, sizeof *o);
@@ -166,6 +171,11 @@ static void quantize_act256(const void *x, int bf16, int64_t K, act256 *out) {
             o->bsums[2 * g + 1] = (int16_t)hsum_i32(_mm256_add_epi32(q[2], q[3]));
         }
         o->d = 1.0f / iscale;
+        /* the same sums, per 32 and per 16, in the orders the interleaved kernels broadcast them in */
+        static const int8_t order32[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+        static const int8_t order16[16] = {0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15};
+        for (int i = 0; i < 8; i++) o->bsums32_x8[i] = (int16_t)(o->bsums[2 * order32[i]] + o->bsums[2 * order32[i] + 1]);
+        for (int i = 0; i < 16; i++) o->bsums16_x8[i] = o->bsums[order16[i]];
     }
 }
 
@@ -358,6 +368,27 @@ static void dot_any_rows(int64_t type, const uint8_t *w, int64_t nb, const void 
     }
 }
 
+#if INTERLEAVED
+ALWAYS_INLINE void dot_rows_x8(int64_t type, const uint8_t *w, int64_t nb, const act256 *const *a, int rows,
+                               __m256 *out) {
+    __m512 acc[ROWS];
+    if (type == (Q4_K | X8)) dot_q4_Kx8((const block_q4_Kx8 *)w, nb, a, rows, acc);
+    else dot_q6_Kx8((const block_q6_Kx8 *)w, nb, a, rows, acc);
+    for (int r = 0; r < rows; r++) out[r] = row_sums(acc[r]);
+}
+
+/* out[r]: the 8 rows' dot products with activation row r. */
+static void dot_any_rows_x8(int64_t type, const uint8_t *w, int64_t nb, const act256 *const *a, int rows,
+                            __m256 *out) {
+    switch (rows) {
+    case 1: dot_rows_x8(type, w, nb, a, 1, out); break;
+    case 2: dot_rows_x8(type, w, nb, a, 2, out); break;
+    case 3: dot_rows_x8(type, w, nb, a, 3, out); break;
+    default: dot_rows_x8(type, w, nb, a, 4, out); break;
+    }
+}
+#endif
+
 static inline void store(void *out, int bf16, int64_t index, float value) {
     if (bf16) ((uint16_t *)out)[index] = float_to_bf16(value);
     else ((float *)out)[index] = value;
@@ -366,12 +397,18 @@ static inline void store(void *out, int bf16, int64_t index, float value) {
 /* 1 if the dot products use VNNI, 0 for the AVX2 form (so the caller can warn). */
 int gguf_kernel_vnni(void) { return VNNI; }
 
+/* 1 if Q4_K and Q6_K weights should be repacked with `gguf_repack_x8` (AVX-512 with VNNI and VBMI). */
+int gguf_kernel_interleaved(void) { return INTERLEAVED; }
+
+static inline int64_t unit_rows(int64_t type) { return type & X8 ? 8 : 1; } /* output rows a work unit makes */
+
 void gguf_matmul(const void *x, int x_bf16, int64_t M, int64_t K, const int64_t *types,
                  const uint8_t *const *blocks, const int64_t *segment_rows, int64_t segments, const float *bias,
                  void *out, int out_bf16, int threads) {
-    int64_t N = 0, need32 = 0, need256 = 0;
+    int64_t N = 0, units = 0, need32 = 0, need256 = 0;
     for (int64_t s = 0; s < segments; s++) {
         N += segment_rows[s];
+        units += segment_rows[s] / unit_rows(types[s]);
         if (is_k_quant(types[s])) need256 = 1;
         else need32 = 1;
     }
@@ -381,6 +418,7 @@ void gguf_matmul(const void *x, int x_bf16, int64_t M, int64_t K, const int64_t 
     const int64_t act_row_bytes = row32 * sizeof(act32) + row256 * sizeof(act256);
     int64_t tile = TILE_BYTES / act_row_bytes / ROWS * ROWS;
     tile = tile < ROWS ? ROWS : tile;
+    const int64_t chunk = units / (8 * threads) > 1 ? units / (8 * threads) : 1; /* ~8 chunks per thread */
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
@@ -391,17 +429,34 @@ void gguf_matmul(const void *x, int x_bf16, int64_t M, int64_t K, const int64_t 
         }
         for (int64_t m0 = 0; m0 < M; m0 += tile) {
             const int64_t m_end = m0 + tile < M ? m0 + tile : M;
-#pragma omp for schedule(static) nowait
-            for (int64_t n = 0; n < N; n++) {
-                int64_t s = 0, first = 0;
-                while (n >= first + segment_rows[s]) first += segment_rows[s++];
-                const int64_t type = types[s], nb = K / block_values(type);
-                const uint8_t *w = blocks[s] + (n - first) * nb * block_bytes(type);
+#pragma omp for schedule(dynamic, chunk) nowait
+            for (int64_t u = 0; u < units; u++) {
+                int64_t s = 0, first_unit = 0, first_row = 0;
+                while (u >= first_unit + segment_rows[s] / unit_rows(types[s])) {
+                    first_unit += segment_rows[s] / unit_rows(types[s]);
+                    first_row += segment_rows[s++];
+                }
+                const int64_t type = types[s], per = unit_rows(type), nb = K / block_values(type & ~X8);
+                const int64_t n = first_row + (u - first_unit) * per;
+                const int64_t unit_bytes = type & X8 ? nb * gguf_x8_block_bytes(type & ~X8) : nb * block_bytes(type);
+                const uint8_t *w = blocks[s] + (u - first_unit) * unit_bytes;
                 for (int64_t m = m0; m < m_end; m += ROWS) {
                     const int rows = m_end - m < ROWS ? (int)(m_end - m) : ROWS;
                     const void *a[ROWS];
                     for (int r = 0; r < rows; r++)
                         a[r] = is_k_quant(type) ? (const void *)(q256 + (m + r) * row256) : (const void *)(q32 + (m + r) * row32);
+#if INTERLEAVED
+                    if (type & X8) {
+                        __m256 dots[ROWS];
+                        dot_any_rows_x8(type, w, nb, (const act256 *const *)a, rows, dots);
+                        for (int r = 0; r < rows; r++) {
+                            float values[8];
+                            _mm256_storeu_ps(values, bias ? _mm256_add_ps(dots[r], _mm256_loadu_ps(bias + n)) : dots[r]);
+                            for (int i = 0; i < 8; i++) store(out, out_bf16, (m + r) * N + n + i, values[i]);
+                        }
+                        continue;
+                    }
+#endif
                     float dots[ROWS];
                     dot_any_rows(type, w, nb, a, rows, dots);
                     for (int r = 0; r < rows; r++) store(out, out_bf16, (m + r) * N + n, dots[r] + (bias ? bias[n] : 0.0f));
@@ -439,23 +494,14 @@ static void dequantize_block(int64_t type, const uint8_t *block, float *y) {
         const block_q4_K *b = (const block_q4_K *)block;
         const float d = fp16(b->d), dmin = fp16(b->dmin);
         for (int j = 0; j < 8; j++) {
-            const uint8_t *s = b->scales;
-            const int scale = j < 4 ? s[j] & 63 : (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-            const int min = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-            for (int l = 0; l < 32; l++) {
-                const int q = j % 2 ? b->qs[32 * (j / 2) + l] >> 4 : b->qs[32 * (j / 2) + l] & 0xF;
-                y[32 * j + l] = d * scale * q - dmin * min;
-            }
+            int scale, min;
+            q4_K_scale_min(b->scales, j, &scale, &min);
+            for (int l = 0; l < 32; l++) y[32 * j + l] = d * scale * q4_K_quant(b, 32 * j + l) - dmin * min;
         }
     } else {
         const block_q6_K *b = (const block_q6_K *)block;
         const float d = fp16(b->d);
-        for (int i = 0; i < 256; i++) {
-            const int h = i / 128, c = (i % 128) / 32, l = i % 32;
-            const int low = b->ql[64 * h + 32 * (c % 2) + l] >> (4 * (c / 2)) & 0xF;
-            const int high = b->qh[32 * h + l] >> (2 * c) & 3;
-            y[i] = d * b->scales[i / 16] * ((low | high << 4) - 32);
-        }
+        for (int i = 0; i < 256; i++) y[i] = d * b->scales[i / 16] * (q6_K_quant(b, i) - 32);
     }
 }
 
@@ -496,9 +542,8 @@ static void dequantize_q4_K_bf16(const block_q4_K *b, uint16_t *out) {
         const __m256i bits = _mm256_loadu_si256((const __m256i *)(b->qs + 32 * c));
         for (int half = 0; half < 2; half++) {
             const int j = 2 * c + half;
-            const uint8_t *s = b->scales;
-            const int scale = j < 4 ? s[j] & 63 : (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-            const int min = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+            int scale, min;
+            q4_K_scale_min(b->scales, j, &scale, &min);
             const float scales[2] = {d * scale, d * scale}, offsets[2] = {dmin * min, dmin * min};
             const __m256i q = _mm256_and_si256(half ? _mm256_srli_epi16(bits, 4) : bits, low4);
             store_32(q, scales, offsets, out + 32 * j);
@@ -527,7 +572,20 @@ static void dequantize_q6_K_bf16(const block_q6_K *b, uint16_t *out) {
 /* out [rows, K] bf16 = the blocks dequantized; rows split between threads. */
 void gguf_dequantize_matrix(int64_t type, const uint8_t *blocks, int64_t rows, int64_t K, uint16_t *out,
                             int threads) {
-    const int64_t values = block_values(type), nb = K / values, size = block_bytes(type);
+    const int64_t values = block_values(type & ~X8), nb = K / values, size = block_bytes(type & ~X8);
+#if INTERLEAVED
+    if (type & X8) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int64_t g = 0; g < rows / 8; g++)
+            for (int64_t b = 0; b < nb; b++) {
+                const uint8_t *group = blocks + (g * nb + b) * gguf_x8_block_bytes(type & ~X8);
+                uint16_t *o = out + 8 * g * K + 256 * b;
+                if (type == (Q4_K | X8)) dequantize_q4_Kx8_bf16((const block_q4_Kx8 *)group, o, K);
+                else dequantize_q6_Kx8_bf16((const block_q6_Kx8 *)group, o, K);
+            }
+        return;
+    }
+#endif
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t n = 0; n < rows; n++) {
         float y[256];

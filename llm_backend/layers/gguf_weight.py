@@ -1,9 +1,11 @@
 """Weights kept as the GGUF stores them (its quantized blocks), and the matmul and lookup on them.
 
 A Q4_K_M file is ~4.8 bits a weight: decode, which streams every weight once per step, reads
-a third of a bf16 copy's bytes and no copy is made at all (the blocks are views of the memory-
-mapped file). The C kernels (`gguf_matmul.c`) dot the blocks with int8-quantized activations,
-as llama.cpp does, so the model is exact to the file.
+a third of a bf16 copy's bytes. The C kernels (`gguf_matmul.c`) dot the blocks with int8-quantized
+activations, as llama.cpp does, so the model is exact to the file. Most weights are views of the
+memory-mapped file; on CPUs with AVX-512, Q4_K and Q6_K weights are instead repacked once, with
+8 rows interleaved (`gguf_interleaved.h`: the same bytes moved, so that one instruction serves
+8 weight rows), and the file's pages they came from are dropped, so memory stays one copy.
 
 Long prefill chunks are compute-bound instead, and there oneDNN's bf16 GEMM is several times faster
 than our int8 one: from `DENSE_MIN_ROWS` rows on, the weight is dequantized into a scratch matrix
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import mmap
 from dataclasses import dataclass
 from functools import cache
 
@@ -26,6 +29,9 @@ from llm_backend.layers.native import native_function
 
 KERNEL_TYPES = (GGMLQuantizationType.Q4_1, GGMLQuantizationType.Q5_0, GGMLQuantizationType.Q8_0,
                 GGMLQuantizationType.Q4_K, GGMLQuantizationType.Q6_K)
+INTERLEAVED_TYPES = (GGMLQuantizationType.Q4_K, GGMLQuantizationType.Q6_K)
+X8 = 0x100  # a segment's type id | X8: its rows are interleaved by 8 (X8 in gguf_interleaved.h)
+MADV_DONTNEED = 4
 _POINTER, _INT64, _INT = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 # From here a step's matmul dequantizes the weight and runs oneDNN bf16 (see the module docstring).
 # A 1.5B layer's qkv, gate/up and two downs, dense / int8 time: 2.25 at 16 rows, 0.95 at 32, 0.65
@@ -42,6 +48,7 @@ class QuantizedTensor:
     qtype: GGMLQuantizationType
     blocks: torch.Tensor  # uint8
     columns: int
+    mapped: bool = False  # a view of a read-only file mapping: its pages can be dropped and read again
 
     @property
     def rows(self) -> int:
@@ -67,17 +74,68 @@ def _dequantize_kernel() -> ctypes._CFuncPtr | None:
                            source="gguf_matmul")
 
 
+def _repack_kernel() -> ctypes._CFuncPtr | None:
+    return native_function("gguf_repack_x8", (_INT64, _POINTER, _INT64, _INT64, _POINTER, _INT), source="gguf_matmul")
+
+
 _scratch = torch.empty(0, dtype=torch.bfloat16)  # the dense weight of the matmul running now
 
 
 @cache
 def gguf_kernels_available() -> bool:
-    """Whether the block kernels build here (gcc and AVX2); warns once when they lack VNNI."""
+    """Whether the block kernels build here (gcc and AVX2); warns once when they lack VNNI or AVX-512."""
     if _matmul_kernel() is None:
         return False
     if not native_function("gguf_kernel_vnni", (), source="gguf_matmul", restype=ctypes.c_int)():
         log.warning("this CPU has no AVX-512 VNNI (or AVX-VNNI): the GGUF block kernels use AVX2, a slower path")
+    elif not interleaving_available():
+        log.warning("this CPU lacks AVX-512 (with VNNI and VBMI): Q4_K and Q6_K weights stay row by row, "
+                    "a slower path for batches")
     return True
+
+
+@cache
+def interleaving_available() -> bool:
+    """Whether Q4_K / Q6_K weights are repacked with 8 rows interleaved (AVX-512 with VNNI and VBMI)."""
+    flag = native_function("gguf_kernel_interleaved", (), source="gguf_matmul", restype=ctypes.c_int)
+    return flag is not None and bool(flag())
+
+
+@dataclass
+class _Segment:
+    """Rows of a weight as the kernel takes them: `type_id` (a ggml type, | X8 if interleaved)."""
+
+    type_id: int
+    blocks: torch.Tensor  # uint8, the segment's bytes
+    rows: int
+
+
+def _segments(part: QuantizedTensor) -> list[_Segment]:
+    """`part` as the kernel runs it: its first rows // 8 * 8 rows interleaved where the CPU has the
+    kernels for it (the file's pages of those rows then dropped), the rest as stored."""
+    grouped = part.rows // 8 * 8
+    if part.qtype not in INTERLEAVED_TYPES or not grouped or not interleaving_available():
+        return [_Segment(int(part.qtype), part.blocks, part.rows)]
+    source = part.blocks[:grouped]
+    group_bytes = native_function("gguf_x8_block_bytes", (_INT64,), source="gguf_matmul", restype=_INT64)
+    repacked = torch.empty(grouped // 8 * (part.columns // 256) * group_bytes(int(part.qtype)), dtype=torch.uint8)
+    _repack_kernel()(int(part.qtype), source.data_ptr(), grouped, part.columns, repacked.data_ptr(),
+                     torch.get_num_threads())
+    if part.mapped:
+        _drop_pages(source)
+    segments = [_Segment(int(part.qtype) | X8, repacked, grouped)]
+    if grouped < part.rows:
+        segments.append(_Segment(int(part.qtype), part.blocks[grouped:], part.rows - grouped))
+    return segments
+
+
+def _drop_pages(view: torch.Tensor) -> None:
+    """Unmap the whole pages under `view` (a file mapping, never written): they leave the RSS, and
+    a later read maps them from the file again."""
+    start = -(-view.data_ptr() // mmap.PAGESIZE) * mmap.PAGESIZE
+    end = (view.data_ptr() + view.numel()) // mmap.PAGESIZE * mmap.PAGESIZE
+    if end > start:
+        ctypes.CDLL(None).madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), MADV_DONTNEED)
 
 
 class BlockWeight:
@@ -86,13 +144,13 @@ class BlockWeight:
     def __init__(self, parts: list[QuantizedTensor], bias: torch.Tensor | None) -> None:
         if len({part.columns for part in parts}) != 1:
             raise ValueError("the parts of a fused weight need the same input size")
-        self.parts = parts  # the pointers below point into these
         self.in_features = parts[0].columns
         self.out_features = sum(part.rows for part in parts)
-        count = len(parts)
-        self._types = (_INT64 * count)(*(int(part.qtype) for part in parts))
-        self._blocks = (_POINTER * count)(*(part.blocks.data_ptr() for part in parts))
-        self._rows = (_INT64 * count)(*(part.rows for part in parts))
+        self._segments = [segment for part in parts for segment in _segments(part)]  # the pointers point into these
+        count = len(self._segments)
+        self._types = (_INT64 * count)(*(segment.type_id for segment in self._segments))
+        self._blocks = (_POINTER * count)(*(segment.blocks.data_ptr() for segment in self._segments))
+        self._rows = (_INT64 * count)(*(segment.rows for segment in self._segments))
         self._bias = None if bias is None else bias.detach().float().contiguous()
 
     def matmul(self, x: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
@@ -105,7 +163,7 @@ class BlockWeight:
         bias = 0 if self._bias is None else self._bias.data_ptr()
         _matmul_kernel()(x.data_ptr(), int(x.dtype == torch.bfloat16), x.shape[0], self.in_features,
                          ctypes.addressof(self._types), ctypes.addressof(self._blocks), ctypes.addressof(self._rows),
-                         len(self.parts), bias, out.data_ptr(), int(out_dtype == torch.bfloat16),
+                         len(self._segments), bias, out.data_ptr(), int(out_dtype == torch.bfloat16),
                          torch.get_num_threads())
         return out
 
@@ -116,10 +174,10 @@ class BlockWeight:
             _scratch = torch.empty(self.out_features * self.in_features, dtype=torch.bfloat16)
         dense = _scratch[:self.out_features * self.in_features].view(self.out_features, self.in_features)
         first = 0
-        for part in self.parts:
-            _dequantize_kernel()(int(part.qtype), part.blocks.data_ptr(), part.rows, part.columns,
+        for segment in self._segments:
+            _dequantize_kernel()(segment.type_id, segment.blocks.data_ptr(), segment.rows, self.in_features,
                                  dense[first].data_ptr(), torch.get_num_threads())
-            first += part.rows
+            first += segment.rows
         return dense
 
 

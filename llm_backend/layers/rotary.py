@@ -1,10 +1,13 @@
 """Rotary position embedding (the "rotate half" layout of Hugging Face checkpoints).
 
-cos/sin for every position are computed once, so a step only indexes a table.
+cos/sin for every position are computed once, so a step only indexes a table. bf16 on CPU
+rotates q and k in place in the fused q/k/v output, one call of `pointwise.c` per layer.
 """
 from __future__ import annotations
 
 import torch
+
+from llm_backend.layers import pointwise
 
 
 class RotaryEmbedding:
@@ -15,6 +18,14 @@ class RotaryEmbedding:
         angles = torch.cat([freqs, freqs], dim=-1)
         self.cos = angles.cos().to(dtype=dtype, device=device)
         self.sin = angles.sin().to(dtype=dtype, device=device)
+
+    def rotate_in_place(self, positions: torch.Tensor, qkv: torch.Tensor, heads: int) -> bool:
+        """Rotate the first `heads` heads (q's, then k's) of each row of qkv [T, ...] in place, if
+        the fused kernel takes it; False (nothing done) otherwise."""
+        if not pointwise.fused(qkv, self.cos, multiple=16) or positions.dtype != torch.int64:
+            return False
+        pointwise.rotary_(qkv, positions.contiguous(), heads, self.cos.shape[-1], self.cos, self.sin)
+        return True
 
     def __call__(self, positions: torch.Tensor, q: torch.Tensor, k: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Rotate q [T, Hq, D] and k [T, Hkv, D] by the angles of `positions` [T]."""

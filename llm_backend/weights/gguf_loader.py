@@ -111,10 +111,9 @@ def iter_gguf_tensors(path: Path, table: list[dict], config: ModelConfig, dtype:
         shape = tuple(reversed(entry["shape"]))
         raw = data[entry["offset"]:entry["offset"] + entry["bytes"]]
         if keep_blocks and tensor_type in KERNEL_TYPES and len(shape) == 2:
-            blocks = torch.from_numpy(raw.reshape(shape[0], -1))
-            if config.architecture == "llama":
-                blocks = _unpermute_rope_rows(blocks, entry["name"], config)
-            weight: torch.Tensor | QuantizedTensor = QuantizedTensor(tensor_type, blocks, shape[1])
+            mapped = torch.from_numpy(raw.reshape(shape[0], -1))
+            blocks = _unpermute_rope_rows(mapped, entry["name"], config) if config.architecture == "llama" else mapped
+            weight: torch.Tensor | QuantizedTensor = QuantizedTensor(tensor_type, blocks, shape[1], blocks is mapped)
         else:
             weight = _dequantized(_typed(raw, tensor_type, shape), tensor_type, dtype)
             if config.architecture == "llama":

@@ -9,6 +9,7 @@ import torch
 
 from engine_helpers import SMOLLM, assert_all_blocks_free, chat_prompt_ids
 from llm_backend.config import EngineConfig
+from llm_backend.engine import scheduler
 from llm_backend.engine.llm_engine import LLMEngine
 from llm_backend.engine.prompt_lookup import propose_drafts
 from llm_backend.engine.sampling_params import SamplingParams
@@ -88,16 +89,33 @@ def assert_identical(plain: LLMEngine, speculative: LLMEngine, prompts, params, 
 
 
 @pytest.mark.parametrize("max_tokens", [5, 64])
-def test_greedy_output_is_identical_on_the_gguf_blocks(smollm_blocks, max_tokens):
-    """Batched with other prompts, so drafted rows run beside plain decodes; short max_tokens ends
-    a request inside its drafts."""
+def test_greedy_output_is_identical_on_the_gguf_blocks(smollm_blocks, max_tokens, monkeypatch):
+    """Batched with other prompts, drafting for all of them, so drafted rows run beside plain
+    decodes; short max_tokens ends a request inside its drafts."""
     if not gguf_kernels_available():
         pytest.skip("no GGUF kernels")
+    monkeypatch.setattr(scheduler, "MAX_SEQS_WITH_DRAFTS", 8)
     plain, speculative = engines(smollm_blocks, weight_format="gguf")
     tokenizer = smollm_blocks.tokenizer
     prompts = [chat_prompt_ids(tokenizer, REPEAT), chat_prompt_ids(tokenizer, "List three primes."),
                chat_prompt_ids(tokenizer, "Repeat after me: the quick brown fox jumps over the lazy dog.")]
     assert_identical(plain, speculative, prompts, SamplingParams(max_tokens=max_tokens, temperature=0))
+
+
+def test_no_drafts_while_several_sequences_run(smollm_checkpoint):
+    """Extra rows cost little only while a lone sequence streams the weights: with two running,
+    neither drafts; once one finishes, the other does."""
+    _, speculative = engines(smollm_checkpoint, dtype="float32")
+    tokenizer = smollm_checkpoint.tokenizer
+    speculative.add_request("short", chat_prompt_ids(tokenizer, REPEAT), SamplingParams(max_tokens=4, temperature=0))
+    speculative.add_request("long", chat_prompt_ids(tokenizer, REPEAT), SamplingParams(max_tokens=64, temperature=0))
+    drafted = {1: 0, 2: 0}  # drafts proposed in steps with that many sequences running
+    while speculative.has_unfinished_requests():
+        running, before = len(speculative.scheduler.running), speculative.stats().draft_tokens_total
+        speculative.step()
+        if running:
+            drafted[running] += speculative.stats().draft_tokens_total - before
+    assert drafted[2] == 0 and drafted[1] > 0
 
 
 def test_greedy_output_is_identical_with_a_stop_string_on_the_dense_path(smollm_checkpoint):

@@ -1,0 +1,302 @@
+/* Q4_K and Q6_K weights with 8 rows interleaved: repacked once at load time (AVX-512 only).
+ *
+ * The plain kernels (gguf_matmul.c) dot one weight row at a time, with 32-byte vectors: each
+ * sub-block's integer scale costs a multiply per activation row, and the multiply pipes, not
+ * memory, set the pace from about 2 activation rows on. Here a 64-byte vector holds 8
+ * consecutive quants of each of 8 rows (int32 lane 2r + h: row r, quants 4h..4h+3 of the 8),
+ * so one broadcast of 8 activation bytes serves 8 weight rows, and the 8 rows' sub-block scales
+ * are applied as one vector: per 32 quants of 8 rows and an activation row, Q4_K takes 4
+ * `vpdpbusd` and 1 `vpdpwssd` (the plain kernel: 16 multiplies).
+ *
+ * Exact: the same quants, scales and mins, moved; the integer sums are the plain kernels' sums.
+ * A weight whose row count is not a multiple of 8 keeps its last rows in the plain layout.
+ */
+#ifndef LLM_BACKEND_GGUF_INTERLEAVED_H
+#define LLM_BACKEND_GGUF_INTERLEAVED_H
+
+#include "gguf_blocks.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+#define INTERLEAVED 1
+#else
+#define INTERLEAVED 0
+#endif
+#define X8 0x100 /* type id | X8: a segment of rows interleaved by 8 */
+
+typedef struct {
+    uint16_t d[8], dmin[8];
+    uint8_t scales[64]; /* [sub-block s][row r] */
+    uint8_t mins[64];   /* [j][r][h][e]: the min of sub-block 4h + 2j + e */
+    uint8_t qs[1024];   /* [s][p][r][i]: quant 32s + 8p + i in the low nibble, 32s + 16 + 8p + i in the high */
+} block_q4_Kx8;
+
+/* Q6_K's quants in 64-byte vectors [r][i]: low vector k (0-15) holds the low 4 bits of quant 8k + i
+ * (low nibble) and 128 + 8k + i (high nibble); top vector m (0-7) holds in bits 2f, 2f + 1 the top 2
+ * bits of quant 64f + 8m + i. They are stored in the order the kernel reads them, so that a block
+ * streams from memory front to back: for j = 0-3, low vectors 2j, 2j + 1, 2j + 8, 2j + 9 and top
+ * vectors 2j, 2j + 1. */
+typedef struct {
+    uint16_t d[8];
+    int8_t scales[128]; /* [sub-block s of 16 quants][row r] */
+    uint8_t q[4][6][64];
+} block_q6_Kx8;
+_Static_assert(sizeof(block_q4_Kx8) == 1184, "the 8 rows' blocks (1152 bytes) with their scales unpacked");
+_Static_assert(sizeof(block_q6_Kx8) == 8 * sizeof(block_q6_K), "same size as the 8 rows' blocks");
+
+/* ---- repacking: one super-block of 8 rows, scalar (runs once) ---- */
+
+static void repack_q4_Kx8(const block_q4_K *const rows[8], block_q4_Kx8 *out) {
+    for (int r = 0; r < 8; r++) {
+        const block_q4_K *b = rows[r];
+        int mins[8];
+        out->d[r] = b->d;
+        out->dmin[r] = b->dmin;
+        for (int j = 0; j < 8; j++) {
+            int scale;
+            q4_K_scale_min(b->scales, j, &scale, &mins[j]);
+            out->scales[8 * j + r] = (uint8_t)scale;
+        }
+        for (int j = 0; j < 2; j++)
+            for (int h = 0; h < 2; h++)
+                for (int e = 0; e < 2; e++) out->mins[32 * j + 4 * r + 2 * h + e] = (uint8_t)mins[4 * h + 2 * j + e];
+        for (int s = 0; s < 8; s++)
+            for (int p = 0; p < 2; p++)
+                for (int i = 0; i < 8; i++)
+                    out->qs[128 * s + 64 * p + 8 * r + i] =
+                        (uint8_t)(q4_K_quant(b, 32 * s + 8 * p + i) | q4_K_quant(b, 32 * s + 16 + 8 * p + i) << 4);
+    }
+}
+
+static void repack_q6_Kx8(const block_q6_K *const rows[8], block_q6_Kx8 *out) {
+    for (int r = 0; r < 8; r++) {
+        const block_q6_K *b = rows[r];
+        out->d[r] = b->d;
+        for (int s = 0; s < 16; s++) out->scales[8 * s + r] = b->scales[s];
+        for (int j = 0; j < 4; j++)
+            for (int v = 0; v < 6; v++)
+                for (int i = 0; i < 8; i++) {
+                    int bits = 0;
+                    if (v < 4) { /* low vector k */
+                        const int k = 2 * j + v % 2 + 8 * (v / 2);
+                        bits = (q6_K_quant(b, 8 * k + i) & 0xF) | (q6_K_quant(b, 128 + 8 * k + i) & 0xF) << 4;
+                    } else { /* top vector m */
+                        const int m = 2 * j + v - 4;
+                        for (int f = 0; f < 4; f++) bits |= (q6_K_quant(b, 64 * f + 8 * m + i) >> 4) << (2 * f);
+                    }
+                    out->q[j][v][8 * r + i] = (uint8_t)bits;
+                }
+    }
+}
+
+/* Bytes of one interleaved super-block (8 rows) of `type`. */
+int64_t gguf_x8_block_bytes(int64_t type) { return type == Q4_K ? sizeof(block_q4_Kx8) : sizeof(block_q6_Kx8); }
+
+/* out: rows / 8 groups, each its super-blocks in order; `rows` a multiple of 8. */
+void gguf_repack_x8(int64_t type, const uint8_t *blocks, int64_t rows, int64_t K, uint8_t *out, int threads) {
+    const int64_t nb = K / 256, size = type == Q4_K ? sizeof(block_q4_K) : sizeof(block_q6_K);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t g = 0; g < rows / 8; g++)
+        for (int64_t b = 0; b < nb; b++) {
+            const void *group[8];
+            for (int r = 0; r < 8; r++) group[r] = blocks + ((8 * g + r) * nb + b) * size;
+            uint8_t *o = out + (g * nb + b) * gguf_x8_block_bytes(type);
+            if (type == Q4_K) repack_q4_Kx8((const block_q4_K *const *)group, (block_q4_Kx8 *)o);
+            else repack_q6_Kx8((const block_q6_K *const *)group, (block_q6_Kx8 *)o);
+        }
+}
+
+#if INTERLEAVED
+
+/* 8 activation bytes in every 64-bit lane: quants 4h..4h+3 meet int32 lane 2r + h. */
+static inline __m512i broadcast8(const void *p) {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return _mm512_set1_epi64(v);
+}
+
+/* Lane 2r + h -> r: the sum of each row's two lanes. */
+static inline __m256 row_sums(__m512 acc) {
+    const __m512 pairs = _mm512_add_ps(acc, _mm512_permute_ps(acc, 0xB1));
+    return _mm512_castps512_ps256(
+        _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0), pairs));
+}
+
+/* The 8 rows' fp16 values as floats in lanes 2r and 2r + 1. */
+static inline __m512 per_row(const uint16_t *values) {
+    const __m512 v = _mm512_castps256_ps512(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)values)));
+    return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7), v);
+}
+
+#define LANE_ROW _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7)
+
+/* acc[r] (lanes 2r' + h) += the dot products of 8 weight rows with activation row r. */
+ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *const *a, int rows, __m512 *acc) {
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    for (int r = 0; r < rows; r++) acc[r] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        const block_q4_Kx8 *x = w + b;
+        const __m512i scales = _mm512_loadu_si512(x->scales);
+        __m512i sums[ROWS];
+        for (int r = 0; r < rows; r++) sums[r] = _mm512_setzero_si512();
+        for (int s = 0; s < 8; s++) {
+            /* int32 lane 2r + h = the scale of row r (as the int16 pair (scale, 0) for vpdpwssd) */
+            const __m512i scale = _mm512_maskz_permutexvar_epi8(
+                0x1111111111111111ULL, _mm512_add_epi32(LANE_ROW, _mm512_set1_epi32(8 * s)), scales);
+            const __m512i p0 = _mm512_loadu_si512(x->qs + 128 * s), p1 = _mm512_loadu_si512(x->qs + 128 * s + 64);
+            const __m512i q[4] = {_mm512_and_si512(p0, low4), _mm512_and_si512(p1, low4),
+                                  _mm512_and_si512(_mm512_srli_epi16(p0, 4), low4),
+                                  _mm512_and_si512(_mm512_srli_epi16(p1, 4), low4)};
+            for (int r = 0; r < rows; r++) {
+                const int8_t *qa = a[r][b].qs + 32 * s;
+                __m512i t = _mm512_dpbusd_epi32(_mm512_setzero_si512(), q[0], broadcast8(qa));
+                t = _mm512_dpbusd_epi32(t, q[1], broadcast8(qa + 8));
+                t = _mm512_dpbusd_epi32(t, q[2], broadcast8(qa + 16));
+                t = _mm512_dpbusd_epi32(t, q[3], broadcast8(qa + 24)); /* |t| <= 16 * 15 * 127: an int16 */
+                sums[r] = _mm512_dpwssd_epi32(sums[r], t, scale);
+            }
+        }
+        const __m512i mins0 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)x->mins));
+        const __m512i mins1 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(x->mins + 32)));
+        const __m512 d = per_row(x->d), dmin = per_row(x->dmin);
+        for (int r = 0; r < rows; r++) {
+            const act256 *y = a[r] + b;
+            __m512i m = _mm512_dpwssd_epi32(_mm512_setzero_si512(), mins0, broadcast8(y->bsums32_x8));
+            m = _mm512_dpwssd_epi32(m, mins1, broadcast8(y->bsums32_x8 + 4));
+            const __m512 ad = _mm512_set1_ps(y->d);
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums[r]), _mm512_mul_ps(d, ad), acc[r]);
+            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(m), _mm512_mul_ps(dmin, ad), acc[r]);
+        }
+    }
+}
+
+/* Bits 2f, 2f + 1 of each byte moved to bits 4, 5, the rest cleared. */
+ALWAYS_INLINE __m512i top_bits(__m512i qh, int f) {
+    const __m512i moved = f == 0 ? _mm512_slli_epi16(qh, 4) : f == 1 ? _mm512_slli_epi16(qh, 2)
+                        : f == 2 ? qh : _mm512_srli_epi16(qh, 2);
+    return _mm512_and_si512(moved, _mm512_set1_epi8(0x30));
+}
+
+/* (low & 0x0F) | top: a 6-bit quant per byte. */
+static inline __m512i q6_quants(__m512i low, __m512i top) {
+    return _mm512_ternarylogic_epi32(low, top, _mm512_set1_epi8(0x0F), 0xEC);
+}
+
+/* Sub-block scales as int16, from bytes of `table` picked by `index` into the odd bytes. */
+static inline __m512i scale_words(__m512i index, __m512i low, __m512i high) {
+    return _mm512_srai_epi16(_mm512_maskz_permutex2var_epi8(0xAAAAAAAAAAAAAAAAULL, low, index, high), 8);
+}
+
+ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *const *a, int rows, __m512 *acc) {
+    /* odd bytes of lane 2r + h: r, to which 8 * sub-block is added */
+    const __m512i odd_row = _mm512_mullo_epi32(LANE_ROW, _mm512_set1_epi32(0x01000100));
+    const __m512i odd_half = _mm512_setr_epi32(0, 0x40004000, 0, 0x40004000, 0, 0x40004000, 0, 0x40004000, 0,
+                                               0x40004000, 0, 0x40004000, 0, 0x40004000, 0, 0x40004000); /* 64h */
+    for (int r = 0; r < rows; r++) acc[r] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        const block_q6_Kx8 *x = w + b;
+        const __m512i scales_low = _mm512_loadu_si512(x->scales), scales_high = _mm512_loadu_si512(x->scales + 64);
+        __m512i sums[ROWS];
+        for (int r = 0; r < rows; r++) sums[r] = _mm512_setzero_si512();
+        for (int i = 0; i < 8; i++) { /* in memory order: sub-blocks s (low nibbles) and s + 8 (high nibbles) */
+            const int s = i / 2 + 4 * (i % 2), f = i % 2; /* low vectors 2s, 2s + 1, top vectors 2s % 8, + 1 */
+            const uint8_t *v = x->q[i / 2][0];
+            const __m512i ql0 = _mm512_loadu_si512(v + 128 * f), ql1 = _mm512_loadu_si512(v + 128 * f + 64);
+            const __m512i qh0 = _mm512_loadu_si512(v + 256), qh1 = _mm512_loadu_si512(v + 320);
+            const __m512i q[4] = {q6_quants(ql0, top_bits(qh0, f)), q6_quants(ql1, top_bits(qh1, f)),
+                                  q6_quants(_mm512_srli_epi16(ql0, 4), top_bits(qh0, f + 2)),
+                                  q6_quants(_mm512_srli_epi16(ql1, 4), top_bits(qh1, f + 2))};
+            const __m512i scale_lo = scale_words(_mm512_add_epi32(odd_row, _mm512_set1_epi32(8 * s * 0x01000100)),
+                                                 scales_low, scales_high);
+            const __m512i scale_hi = scale_words(
+                _mm512_add_epi32(odd_row, _mm512_set1_epi32((64 + 8 * s) * 0x01000100)), scales_low, scales_high);
+            for (int r = 0; r < rows; r++) {
+                const int8_t *lo = a[r][b].qs + 16 * s, *hi = a[r][b].qs + 128 + 16 * s;
+                /* two maddubs of 2 products each: |pair| <= 4 * 63 * 127, an int16 */
+                const __m512i m_lo = _mm512_add_epi16(_mm512_maddubs_epi16(q[0], broadcast8(lo)),
+                                                      _mm512_maddubs_epi16(q[1], broadcast8(lo + 8)));
+                const __m512i m_hi = _mm512_add_epi16(_mm512_maddubs_epi16(q[2], broadcast8(hi)),
+                                                      _mm512_maddubs_epi16(q[3], broadcast8(hi + 8)));
+                sums[r] = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(sums[r], m_lo, scale_lo), m_hi, scale_hi);
+            }
+        }
+        /* the quants are value + 32: minus 32 * sum over sub-blocks of scale * activation sum */
+        __m512i pair_scales[4]; /* int16 e of lane 2r + h: the scale of sub-block 8h + 2j + e */
+        for (int j = 0; j < 4; j++)
+            pair_scales[j] = scale_words(_mm512_add_epi32(_mm512_add_epi32(odd_row, odd_half),
+                                                          _mm512_set1_epi32(16 * j << 8 | (16 * j + 8) << 24)),
+                                         scales_low, scales_high);
+        const __m512 d = per_row(x->d);
+        for (int r = 0; r < rows; r++) {
+            const act256 *y = a[r] + b;
+            __m512i offset = _mm512_setzero_si512();
+            for (int j = 0; j < 4; j++) offset = _mm512_dpwssd_epi32(offset, pair_scales[j], broadcast8(y->bsums16_x8 + 4 * j));
+            const __m512i total = _mm512_sub_epi32(sums[r], _mm512_slli_epi32(offset, 5));
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(d, _mm512_set1_ps(y->d)), acc[r]);
+        }
+    }
+}
+
+/* ---- dequantization to bf16 (long prefill chunks) ---- */
+
+static inline __m256i bf16_16(__m512 v) { /* round to nearest even, as float_to_bf16 */
+#if defined(__AVX512BF16__)
+    return (__m256i)_mm512_cvtneps_pbh(v);
+#else
+    __m512i bits = _mm512_castps_si512(v);
+    const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    bits = _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))), 16);
+    return _mm512_cvtepi32_epi16(bits);
+#endif
+}
+
+/* 64 quants (8 rows x 8, as unpacked above; int8 if `is_signed`) * scale[r] - offset[r] as bf16,
+ * each row's 8 at out + r * K. */
+static inline void store_8x8(__m512i q, int is_signed, const float scale[8], const float offset[8], uint16_t *out,
+                             int64_t K) {
+    for (int k = 0; k < 4; k++) { /* rows 2k, 2k + 1 */
+        const __m128i part = k == 0 ? _mm512_extracti32x4_epi32(q, 0) : k == 1 ? _mm512_extracti32x4_epi32(q, 1)
+                           : k == 2 ? _mm512_extracti32x4_epi32(q, 2) : _mm512_extracti32x4_epi32(q, 3);
+        const __m512 v = _mm512_cvtepi32_ps(is_signed ? _mm512_cvtepi8_epi32(part) : _mm512_cvtepu8_epi32(part));
+        const __m512 sc = _mm512_insertf32x8(_mm512_set1_ps(scale[2 * k]), _mm256_set1_ps(scale[2 * k + 1]), 1);
+        const __m512 off = _mm512_insertf32x8(_mm512_set1_ps(offset[2 * k]), _mm256_set1_ps(offset[2 * k + 1]), 1);
+        const __m256i y = bf16_16(_mm512_sub_ps(_mm512_mul_ps(v, sc), off)); /* as gguf: (d * scale) * q - dmin * min */
+        _mm_storeu_si128((__m128i *)(out + 2 * k * K), _mm256_castsi256_si128(y));
+        _mm_storeu_si128((__m128i *)(out + (2 * k + 1) * K), _mm256_extracti128_si256(y, 1));
+    }
+}
+
+/* One super-block of 8 rows -> out[r * K + v], v < 256. */
+static void dequantize_q4_Kx8_bf16(const block_q4_Kx8 *x, uint16_t *out, int64_t K) {
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    for (int s = 0; s < 8; s++) {
+        float scale[8], offset[8];
+        for (int r = 0; r < 8; r++) {
+            scale[r] = fp16(x->d[r]) * (float)x->scales[8 * s + r];
+            offset[r] = fp16(x->dmin[r]) * (float)x->mins[32 * (s % 4 / 2) + 4 * r + 2 * (s / 4) + s % 2]; /* see mins */
+        }
+        for (int p = 0; p < 2; p++) {
+            const __m512i packed = _mm512_loadu_si512(x->qs + 128 * s + 64 * p);
+            store_8x8(_mm512_and_si512(packed, low4), 0, scale, offset, out + 32 * s + 8 * p, K);
+            store_8x8(_mm512_and_si512(_mm512_srli_epi16(packed, 4), low4), 0, scale, offset, out + 32 * s + 16 + 8 * p, K);
+        }
+    }
+}
+
+static void dequantize_q6_Kx8_bf16(const block_q6_Kx8 *x, uint16_t *out, int64_t K) {
+    const float zero[8] = {0};
+    for (int t = 0; t < 32; t++) { /* quants 8t..8t+7: sub-block t / 2 */
+        float scale[8];
+        for (int r = 0; r < 8; r++) scale[r] = fp16(x->d[r]) * (float)x->scales[8 * (t / 2) + r];
+        const int k = t % 16, m = t % 8; /* low vector k, top vector m (see block_q6_Kx8) */
+        const uint8_t *v = x->q[k % 8 / 2][0];
+        const __m512i ql = _mm512_loadu_si512(v + 64 * (k % 2 + 2 * (k / 8))), qh = _mm512_loadu_si512(v + 64 * (4 + m % 2));
+        const __m512i low = t < 16 ? ql : _mm512_srli_epi16(ql, 4);
+        const __m512i top = t / 8 == 0 ? top_bits(qh, 0) : t / 8 == 1 ? top_bits(qh, 1) : t / 8 == 2 ? top_bits(qh, 2)
+                                                                                                  : top_bits(qh, 3);
+        const __m512i q = _mm512_sub_epi8(q6_quants(low, top), _mm512_set1_epi8(32));
+        store_8x8(q, 1, scale, zero, out + 8 * t, K);
+    }
+}
+
+#endif /* INTERLEAVED */
+#endif
