@@ -67,7 +67,10 @@ def _command_lines(processes: list[psutil.Process]) -> list[str]:
 
 
 def _port_is_free(port: int) -> bool:
+    """Nothing listens there: connections the server closed may linger in TIME_WAIT, which a restarted server
+    (binding with SO_REUSEADDR, as ours do) does not mind, so neither does the probe."""
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +173,20 @@ class GatewayProcess:
 
     def chat(self, user: str, body: Any, timeout: float = 60) -> httpx.Response:
         return httpx.post(f"{self.url}/chat/{user}", json=body, timeout=timeout)
+
+    def stream_chat(self, user: str, body: dict[str, Any],
+                    on_event: Callable[[str, Any], None] = lambda event, data: None) -> list[tuple[str, Any]]:
+        """A streamed chat's (event, data) pairs; `on_event` sees each as it arrives (to answer a question)."""
+        events = []
+        with httpx.stream("POST", f"{self.url}/chat/{user}", json={**body, "stream": True}, timeout=30) as response:
+            event = None
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    event = line.removeprefix("event: ")
+                elif line.startswith("data: "):
+                    events.append((event, json.loads(line.removeprefix("data: "))))
+                    on_event(*events[-1])
+        return events
 
     def get(self, path: str, **kwargs: Any) -> httpx.Response:
         return httpx.get(f"{self.url}{path}", timeout=30, **kwargs)

@@ -29,25 +29,15 @@ def _touch(server: str, path: Path) -> dict:
     return {"tool_calls": [{"name": f"{server}__sleep_then_touch", "arguments": {"path": str(path), "seconds": 0}}]}
 
 
-def _events(response: httpx.Response):
-    event = None
-    for line in response.iter_lines():
-        if line.startswith("event: "):
-            event = line.removeprefix("event: ")
-        elif line.startswith("data: "):
-            yield event, json.loads(line.removeprefix("data: "))
-
-
 def _chat_deciding(gateway: GatewayProcess, user: str, decision: dict | None, **body) -> tuple[list, list]:
     """Stream a chat; answer each approval request with `decision` (None: leave it unanswered)."""
-    events, replies = [], []
-    with httpx.stream("POST", f"{gateway.url}/chat/{user}", timeout=30,
-                      json={"message": "touch the file", "stream": True, **body}) as response:
-        for event, data in _events(response):
-            events.append((event, data))
-            if event == "approval" and decision is not None:
-                replies.append(httpx.post(f"{gateway.url}/chat/{user}/approvals/{data['id']}", json=decision))
-    return events, replies
+    replies = []
+
+    def decide(event: str, data: dict) -> None:
+        if event == "approval" and decision is not None:
+            replies.append(httpx.post(f"{gateway.url}/chat/{user}/approvals/{data['id']}", json=decision))
+
+    return gateway.stream_chat(user, {"message": "touch the file", **body}, decide), replies
 
 
 def test_an_approved_call_is_made_after_the_user_says_yes(gateway, fake_llm, tmp_path):
@@ -113,14 +103,14 @@ def test_bad_decisions_are_refused_and_the_request_stays_open(gateway, fake_llm,
         outcomes["good"] = httpx.post(url, json={"decision": "approve"})
         outcomes["again"] = httpx.post(url, json={"decision": "deny"})
 
-    threads, events = [], []
-    with httpx.stream("POST", f"{gateway.url}/chat/lou", json={"message": "touch", "stream": True},
-                      timeout=30) as response:
-        for event, data in _events(response):
-            events.append((event, data))
-            if event == "approval":
-                threads.append(threading.Thread(target=decide, args=(data["id"],)))
-                threads[0].start()
+    threads = []
+
+    def decide_on_a_thread(event: str, data: dict) -> None:
+        if event == "approval":
+            threads.append(threading.Thread(target=decide, args=(data["id"],)))
+            threads[0].start()
+
+    events = gateway.stream_chat("lou", {"message": "touch"}, decide_on_a_thread)
     threads[0].join()
     statuses = {name: (reply.status_code, reply.json()["error"]["code"] if reply.status_code >= 400 else None)
                 for name, reply in outcomes.items()}

@@ -4,7 +4,6 @@ Real processes: the gateway, the scripted LLM and the tiny MCP server (2026-07-2
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
@@ -25,29 +24,18 @@ def gateway(fake_llm, tmp_path_factory):
     process.stop()
 
 
-def _events(response: httpx.Response):
-    """(event, data) pairs of an SSE response, as they arrive."""
-    event = None
-    for line in response.iter_lines():
-        if line.startswith("event: "):
-            event = line.removeprefix("event: ")
-        elif line.startswith("data: "):
-            yield event, json.loads(line.removeprefix("data: "))
-
-
 def _chat_answering(gateway: GatewayProcess, user: str, answer: dict, after_s: float = 0.0,
                     message: str = "I want a shirt"):
     """Stream a chat, answer its question with `answer` (after `after_s`), and return every event and the reply
     of the answer route."""
-    events, replies = [], []
-    with httpx.stream("POST", f"{gateway.url}/chat/{user}", json={"message": message, "stream": True},
-                      timeout=30) as response:
-        for event, data in _events(response):
-            events.append((event, data))
-            if event == "elicitation":
-                time.sleep(after_s)
-                replies.append(httpx.post(f"{gateway.url}/chat/{user}/elicitations/{data['id']}", json=answer,
-                                          timeout=10))
+    replies = []
+
+    def answer_question(event: str, data: dict) -> None:
+        if event == "elicitation":
+            time.sleep(after_s)
+            replies.append(httpx.post(f"{gateway.url}/chat/{user}/elicitations/{data['id']}", json=answer, timeout=10))
+
+    events = gateway.stream_chat(user, {"message": message}, answer_question)
     return events, replies
 
 
@@ -122,14 +110,14 @@ def test_bad_answers_are_refused_and_the_question_stays_open(gateway, fake_llm):
         outcomes["good"] = httpx.post(url, json={"action": "accept", "content": {"size": "S"}})
         outcomes["again"] = httpx.post(url, json={"action": "accept", "content": {"size": "S"}})
 
-    events, answering = [], []
-    with httpx.stream("POST", f"{gateway.url}/chat/pia", json={"message": "I want a shirt", "stream": True},
-                      timeout=30) as response:
-        for event, data in _events(response):
-            events.append((event, data))
-            if event == "elicitation":
-                answering.append(threading.Thread(target=answer_badly_then_well, args=(data["id"],)))
-                answering[0].start()
+    answering = []
+
+    def answer_on_a_thread(event: str, data: dict) -> None:
+        if event == "elicitation":
+            answering.append(threading.Thread(target=answer_badly_then_well, args=(data["id"],)))
+            answering[0].start()
+
+    events = gateway.stream_chat("pia", {"message": "I want a shirt"}, answer_on_a_thread)
     answering[0].join()
     statuses = {name: (reply.status_code, reply.json().get("error", {}).get("code")) for name, reply in
                 outcomes.items()}
@@ -151,9 +139,7 @@ def impatient_gateway(fake_llm, tmp_path_factory):
 
 def test_a_question_nobody_answers_is_cancelled_after_the_timeout(impatient_gateway, fake_llm):
     fake_llm.script(ASK_SIZE, {"content": "No answer came."})
-    with httpx.stream("POST", f"{impatient_gateway.url}/chat/rosa", json={"message": "I want a shirt",
-                                                                        "stream": True}, timeout=30) as response:
-        events = dict(_events(response))
+    events = dict(impatient_gateway.stream_chat("rosa", {"message": "I want a shirt"}))
     assert events["elicitation_closed"] == {"id": events["elicitation"]["id"], "action": "cancel"}
     assert events["tool_result"]["text"] == "no size chosen for shirt (cancel)"
     assert events["done"]["response"] == "No answer came."
