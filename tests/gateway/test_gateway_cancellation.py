@@ -51,14 +51,19 @@ def _assert_still_serving(gateway: GatewayProcess, fake_llm, user: str) -> None:
     assert [m["content"] for m in history] == ["hello", "Still here."]  # the cancelled turn left nothing
 
 
+def _assert_llm_stream_closed(fake_llm, hung_up: float, within_s: float) -> None:
+    """The one LLM stream was closed by the gateway within `within_s` of the hang-up, never read to its end."""
+    _wait_for(lambda: fake_llm.closed_streams())
+    (closed,) = fake_llm.closed_streams()
+    assert closed - hung_up < within_s and fake_llm.finished_streams() == 0
+
+
 def test_hanging_up_during_the_answer_aborts_the_llm_stream(gateway, fake_llm):
     fake_llm.script(LONG_REPLY)
     connection = _send(gateway, "hana", {"message": "Tell me a long story", "use_tools": False})
     time.sleep(1.0)
     hung_up = _hang_up(connection)
-    _wait_for(lambda: fake_llm.closed_streams())
-    (closed,) = fake_llm.closed_streams()
-    assert closed - hung_up < 1.0 and fake_llm.finished_streams() == 0
+    _assert_llm_stream_closed(fake_llm, hung_up, within_s=1.0)
     _assert_still_serving(gateway, fake_llm, "hana")
 
 
@@ -69,9 +74,7 @@ def test_hanging_up_before_the_llm_answers_closes_its_stream_when_it_opens(gatew
     connection = _send(gateway, "ivan", {"message": "Tell me a long story", "use_tools": False})
     time.sleep(0.5)
     hung_up = _hang_up(connection)
-    _wait_for(lambda: fake_llm.closed_streams())
-    (closed,) = fake_llm.closed_streams()
-    assert closed - hung_up < 2.5 and fake_llm.finished_streams() == 0
+    _assert_llm_stream_closed(fake_llm, hung_up, within_s=2.5)
     _assert_still_serving(gateway, fake_llm, "ivan")
 
 
@@ -82,9 +85,7 @@ def test_hanging_up_a_stream_aborts_the_llm_stream(gateway, fake_llm):
     while b"event: token" not in received:  # the answer is being written
         received += connection.recv(4096)
     hung_up = _hang_up(connection)
-    _wait_for(lambda: fake_llm.closed_streams())
-    (closed,) = fake_llm.closed_streams()
-    assert closed - hung_up < 1.0 and fake_llm.finished_streams() == 0
+    _assert_llm_stream_closed(fake_llm, hung_up, within_s=1.0)
     _assert_still_serving(gateway, fake_llm, "jade")
 
 
