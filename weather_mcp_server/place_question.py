@@ -12,7 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel, Field, create_model
 
-from weather_mcp_server.errors import AmbiguousPlace, WeatherToolError
+from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.language import pick, use_locale
 from weather_mcp_server.place_names import choice_labels
 from weather_mcp_server.places import PlaceResolver, use_place_choice
@@ -25,21 +25,17 @@ def place_asker(places: PlaceResolver) -> Callable[..., Awaitable[Elicit[BaseMod
 
     async def which_place(city: str, ctx: Context) -> Elicit[BaseModel] | None:
         use_locale(ctx.request_context.meta)
-        try:
-            await places.resolve(city)
-        except AmbiguousPlace as ambiguous:
-            capabilities = ctx.client_capabilities
-            if capabilities is None or capabilities.elicitation is None:
-                return None
-            # The labels are the same on every round (the current protocol asks, then re-runs the call with
-            # the answer), so the question renders identically and its answer is matched to it.
-            labels = tuple(choice_labels(ambiguous.candidates))
-            choice = create_model("PlaceChoice", place=(
-                Literal[labels], Field(title=pick("Place", "地点"), description=pick("The place you mean", "您指的地点"))))
-            return Elicit(pick(f"Which {city} do you mean?", f"您说的“{city}”是哪一个？"), choice)
-        except WeatherToolError:
-            return None  # the tool body meets it again and reports it
-        return None
+        # Settled once for the call: the tool body uses the place, or reports why there is none.
+        outcome = await places.settle(city)
+        capabilities = ctx.client_capabilities
+        if not isinstance(outcome, AmbiguousPlace) or capabilities is None or capabilities.elicitation is None:
+            return None
+        # The labels are the same on every round (the current protocol asks, then re-runs the call with the
+        # answer), so the question renders identically and its answer is matched to it.
+        labels = tuple(choice_labels(outcome.candidates))
+        choice = create_model("PlaceChoice", place=(
+            Literal[labels], Field(title=pick("Place", "地点"), description=pick("The place you mean", "您指的地点"))))
+        return Elicit(pick(f"Which {city} do you mean?", f"您说的“{city}”是哪一个？"), choice)
 
     return which_place
 

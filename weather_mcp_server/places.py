@@ -5,7 +5,13 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Any
 
-from weather_mcp_server.errors import AmbiguousPlace, InvalidArgument, UnknownPlace, UpstreamUnreachable
+from weather_mcp_server.errors import (
+    AmbiguousPlace,
+    InvalidArgument,
+    UnknownPlace,
+    UpstreamUnreachable,
+    WeatherToolError,
+)
 from weather_mcp_server.gazetteer import Gazetteer
 from weather_mcp_server.language import pick
 from weather_mcp_server.models import Location
@@ -23,6 +29,9 @@ from weather_mcp_server.providers import WeatherProvider
 MAX_QUERY_LENGTH = 120
 # The place the user picked in this call, by the name they chose between (see use_place_choice).
 _choices: ContextVar[dict[str, str]] = ContextVar("place_choices", default={})
+# What this call has settled of a name already (its place, or why it has none): a tool settles it before its body
+# runs, to ask about an ambiguous one, and the body must not look it up again (an upstream outage twice over).
+_settled: ContextVar[dict[str, Location | WeatherToolError]] = ContextVar("settled_places", default={})
 
 
 def use_place_choice(query: str, label: str | None) -> None:
@@ -40,8 +49,31 @@ class PlaceResolver:
         self._provider = provider
 
     async def resolve(self, query: str) -> Location:
-        """A Location, or UnknownPlace / AmbiguousPlace naming the candidates."""
+        """A Location, or UnknownPlace / AmbiguousPlace naming the candidates (unless the user picked one)."""
         query = query.strip()
+        outcome = _settled.get().get(query) or await self._outcome(query)
+        if isinstance(outcome, AmbiguousPlace):
+            chosen = choice_labels(outcome.candidates).get(_choices.get().get(query, ""))
+            if chosen is not None:
+                return self._gazetteer.to_location(chosen, query)
+        if isinstance(outcome, WeatherToolError):
+            raise outcome
+        return outcome
+
+    async def settle(self, query: str) -> Location | WeatherToolError:
+        """Resolve `query` once for the rest of this call: its Location, or the error that resolving it gives."""
+        query = query.strip()
+        outcome = await self._outcome(query)
+        _settled.set({query: outcome})
+        return outcome
+
+    async def _outcome(self, query: str) -> Location | WeatherToolError:
+        try:
+            return await self._look_up(query)
+        except WeatherToolError as error:
+            return error
+
+    async def _look_up(self, query: str) -> Location:
         if not query:
             raise InvalidArgument(pick("city must not be empty", "城市名不能为空"))
         if len(query) > MAX_QUERY_LENGTH:
@@ -50,13 +82,7 @@ class PlaceResolver:
         coordinates = parse_coordinates(query)
         if coordinates is not None:
             return self._at_coordinates(query, *coordinates)
-        try:
-            found = self._gazetteer.lookup(query) or await self._geocode(query)
-        except AmbiguousPlace as ambiguous:
-            chosen = choice_labels(ambiguous.candidates).get(_choices.get().get(query, ""))
-            if chosen is None:
-                raise
-            return self._gazetteer.to_location(chosen, query)
+        found = self._gazetteer.lookup(query) or await self._geocode(query)
         if found is not None:
             return found
         suggestions = self._gazetteer.suggestions(query)

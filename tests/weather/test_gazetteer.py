@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.gazetteer import Gazetteer
 from weather_mcp_server.place_names import distance_km, parse_coordinates
+from weather_mcp_server.places import PlaceResolver
 
 REPO = Path(__file__).resolve().parents[2]
 # CI's copy of the shared eval set lives next to the repository.
@@ -85,3 +87,26 @@ def test_coordinates_are_accepted() -> None:
     assert parse_coordinates("39.9, 116.4") == (39.9, 116.4)
     assert parse_coordinates("95, 10") is None
     assert parse_coordinates("Beijing") is None
+
+
+def test_a_name_settled_before_the_tool_body_is_not_looked_up_again(gazetteer: Gazetteer) -> None:
+    """The place question settles the name first; the tool's own resolution reuses it, so geocoding (and an
+    outage's timeouts) happens once a call."""
+    class CountingGeocoder:
+        searches: list[str] = []
+
+        async def geocode(self, name: str, language: str) -> list:
+            self.searches.append(name)
+            return [{"name": "Qwertyville", "latitude": 1.0, "longitude": 2.0, "country_code": "XX", "id": 7}]
+
+    class Online:
+        online = True
+
+    async def settle_then_resolve() -> tuple:
+        resolver = PlaceResolver(gazetteer, CountingGeocoder(), Online())  # type: ignore[arg-type]
+        settled = await resolver.settle(" Qwertyville")
+        return settled, await resolver.resolve("Qwertyville"), await resolver.resolve("Qwertyville, XX")
+
+    settled, resolved, other = asyncio.run(settle_then_resolve())
+    assert settled == resolved and resolved.latitude == 1.0 and other.latitude == 1.0
+    assert CountingGeocoder.searches == ["Qwertyville", "Qwertyville"]  # the other query was searched, once
