@@ -2,7 +2,7 @@
 # Both install what they need first (scripts/setup.sh is idempotent).
 PY := .venv/bin/python
 
-.PHONY: setup run test test-slow bench
+.PHONY: setup run test test-avx2 test-slow bench
 
 setup:
 	./scripts/setup.sh
@@ -12,6 +12,10 @@ run: setup
 
 test: setup
 	OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -ra $(PYTEST_ARGS)
+
+# The path of a CPU with AVX2 and no AVX-512, on any x86 machine (llm_backend/layers/cpu_features.py).
+test-avx2: setup
+	LLM_BACKEND_ISA=avx2 OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -ra $(PYTEST_ARGS)
 
 test-slow: setup
 	OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -ra -m slow $(PYTEST_ARGS)

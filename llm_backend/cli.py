@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-num-seqs", type=int, default=defaults.max_num_seqs)
     serve.add_argument("--max-num-batched-tokens", type=int,
                        default=defaults.max_num_batched_tokens)
+    serve.add_argument("--chunk-seconds", type=float, default=defaults.chunk_seconds,
+                       help="how long a step holding a prefill chunk may take: on a slow CPU chunks shrink to "
+                            "it, so aborts and running streams wait about this long at most (0: no limit)")
     serve.add_argument("--max-model-len", type=int, default=defaults.max_model_len)
     serve.add_argument("--no-prefix-caching", action="store_true")
     serve.add_argument("--num-speculative-tokens", type=int, default=defaults.num_speculative_tokens,
@@ -71,6 +74,7 @@ def engine_config(args: argparse.Namespace) -> EngineConfig:
         model=args.model, dtype=args.dtype, weight_format=args.weight_format, device=args.device, threads=args.threads,
         kv_cache_memory=args.kv_cache_memory or EngineConfig.kv_cache_memory, block_size=args.block_size,
         max_num_seqs=args.max_num_seqs, max_num_batched_tokens=args.max_num_batched_tokens,
+        chunk_seconds=args.chunk_seconds or None,
         max_model_len=args.max_model_len, enable_prefix_caching=not args.no_prefix_caching,
         num_speculative_tokens=args.num_speculative_tokens, served_model_name=args.served_model_name or args.model)
 

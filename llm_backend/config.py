@@ -34,6 +34,9 @@ class EngineConfig:
     block_size: int = 16
     max_num_seqs: int = 16
     max_num_batched_tokens: int = 512
+    # A step with a prefill chunk aims at this many seconds (chunks shrink on a slow CPU, so an abort or a
+    # running stream waits about this long at most); None: chunks are sized in tokens only.
+    chunk_seconds: float | None = 1.0
     max_model_len: int | None = None  # None = the model's own limit, capped by the KV pool
     enable_prefix_caching: bool = True
     num_speculative_tokens: int = 2  # prompt-lookup drafts verified per greedy decode step; 0 = off
@@ -65,6 +68,8 @@ class EngineConfig:
             raise ValueError("block_size must be a positive power of two")
         if self.max_num_seqs <= 0 or self.max_num_batched_tokens <= 0:
             raise ValueError("max_num_seqs and max_num_batched_tokens must be positive")
+        if self.chunk_seconds is not None and not self.chunk_seconds > 0:
+            raise ValueError("chunk_seconds must be positive (or None: chunks sized in tokens only)")
         if self.num_speculative_tokens < 0:
             raise ValueError("num_speculative_tokens must be 0 (off) or positive")
         if self.kv_cache_bytes() <= 0:

@@ -85,7 +85,7 @@ class LLMEngine:
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
         self.scheduler = Scheduler(self.block_manager, config.max_num_seqs, config.max_num_batched_tokens,
                                    attention_cost_context(self.model_config), config.num_speculative_tokens,
-                                   self.max_model_len)
+                                   self.max_model_len, config.chunk_seconds)
         self.model_runner = ModelRunner(model, num_blocks, config.block_size)
         self.sampler = Sampler()
         self.eos_token_ids = set(getattr(self.tokenizer, "eos_token_ids", ()) or self.model_config.eos_token_ids)
@@ -149,7 +149,9 @@ class LLMEngine:
         batch = self.scheduler.schedule()
         if not batch.items:
             return []
+        started = time.perf_counter()
         seqs, logits = self.model_runner.execute(batch)
+        self.scheduler.observe(batch, time.perf_counter() - started)
         for seq, num_tokens in batch.items:
             seq.num_computed_tokens += num_tokens
             self.block_manager.register_full_blocks(seq)

@@ -13,6 +13,11 @@ the same pass, while it runs alone: a step's extra rows are nearly free only whi
 streams its weights from memory. Then waiting sequences are admitted while there is budget, room in the
 batch and KV blocks. When the pool runs dry the newest running sequence is preempted: its
 blocks are freed and it returns to the head of the queue to be recomputed later.
+
+The budget is also sized in time: the engine reports each step's duration, and a step that holds a
+prefill chunk takes no more tokens than `chunk_seconds` allow at the measured pace (the first chunk,
+before any measurement, is small). On a slow CPU a chunk shrinks instead of taking many seconds, so an
+abort, a new request or a running stream's next token never waits for more than about one such step.
 """
 from __future__ import annotations
 
@@ -28,6 +33,13 @@ from llm_backend.engine.sequence import Sequence, SequenceStatus
 # (bench/gguf_kernel_bench.py) a step of 1 row costs 29 ms, of 3 rows 36 ms, but 2 -> 6 rows
 # is 30 -> ~50 ms: with about half the drafts standing, only a lone sequence gains from them.
 MAX_SEQS_WITH_DRAFTS = 1
+# Before the first measurement a chunk takes at most this many tokens; time-sized chunks never go below
+# MIN_CHUNK_TOKENS (a step's fixed costs, e.g. streaming the weights, would then dominate).
+FIRST_CHUNK_TOKENS = 64
+MIN_CHUNK_TOKENS = 32
+# Only steps of at least this budget measure the pace: a decode step's time is its fixed costs.
+MIN_MEASURED_COST = 32
+PACE_SMOOTHING = 0.5  # weight of the newest step in the measured seconds per budget token
 
 
 @dataclass
@@ -37,20 +49,24 @@ class ScheduledBatch:
     items: list[tuple[Sequence, int]] = field(default_factory=list)
     block_copies: list[tuple[int, int]] = field(default_factory=list)
     num_preempted: int = 0
+    cost: int = 0  # the budget the step takes (chunk tokens weighted by their attention, decodes, drafts)
 
 
 class Scheduler:
     def __init__(self, block_manager: BlockManager, max_num_seqs: int, max_num_batched_tokens: int,
                  attention_cost_context: int | None = None, num_speculative_tokens: int = 0,
-                 max_model_len: int = 0) -> None:
+                 max_model_len: int = 0, chunk_seconds: float | None = None) -> None:
         """`attention_cost_context`: the context length at which a token's attention costs as much as
-        its matmuls (see `attention_cost_context` in llm_engine); None counts every token as one."""
+        its matmuls (see `attention_cost_context` in llm_engine); None counts every token as one.
+        `chunk_seconds`: how long a step holding a prefill chunk may take; None sizes chunks in tokens only."""
         self.block_manager = block_manager
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
         self.attention_cost_context = attention_cost_context
         self.num_speculative_tokens = num_speculative_tokens
         self.max_model_len = max_model_len
+        self.chunk_seconds = chunk_seconds
+        self.seconds_per_cost: float | None = None  # the measured pace of steps with chunks
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.num_preemptions = 0
@@ -64,9 +80,6 @@ class Scheduler:
         seq.status = SequenceStatus.RUNNING
         self.running.append(seq)
 
-    def has_work(self) -> bool:
-        return bool(self.waiting or self.running)
-
     def remove(self, seq: Sequence) -> None:
         """Take a finished or aborted sequence out of the queues and free its blocks now."""
         if seq in self.running:
@@ -75,9 +88,28 @@ class Scheduler:
             self.waiting.remove(seq)
         self.block_manager.free(seq)
 
+    def observe(self, batch: ScheduledBatch, seconds: float) -> None:
+        """The engine's report of how long `batch` took: the pace that sizes later chunks."""
+        if batch.cost < MIN_MEASURED_COST:
+            return
+        pace = seconds / batch.cost
+        previous = self.seconds_per_cost
+        self.seconds_per_cost = pace if previous is None else PACE_SMOOTHING * pace + (1 - PACE_SMOOTHING) * previous
+
+    def step_budget(self) -> int:
+        """This step's budget: `max_num_batched_tokens`, or less where that would take over `chunk_seconds`."""
+        if self.chunk_seconds is None:
+            return self.max_num_batched_tokens
+        if self.seconds_per_cost is None:
+            timed = FIRST_CHUNK_TOKENS
+        else:
+            timed = max(MIN_CHUNK_TOKENS, int(self.chunk_seconds / self.seconds_per_cost))
+        return min(self.max_num_batched_tokens, timed)
+
     def schedule(self) -> ScheduledBatch:
         batch = ScheduledBatch()
-        budget = self.max_num_batched_tokens
+        full_budget = self.step_budget()
+        budget = full_budget
         index = 0
         while index < len(self.running) and budget > 0:
             seq = self.running[index]
@@ -88,7 +120,7 @@ class Scheduler:
                 # waiting to start, so a long prompt delays neither.
                 available -= sum(later.num_uncomputed_tokens == 1 for later in self.running[index:])
                 if self.waiting and len(self.running) < self.max_num_seqs:
-                    available = min(available, self.max_num_batched_tokens // 2)
+                    available = min(available, full_budget // 2)
             num_tokens, cost = self._chunk(seq, available)
             if num_tokens == 0:
                 continue
@@ -99,6 +131,7 @@ class Scheduler:
             batch.items.append((seq, num_tokens))
             budget -= cost + len(seq.draft_token_ids)
         if batch.num_preempted:
+            batch.cost = full_budget - budget
             return batch  # the pool is tight: do not admit anyone this step
         while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
             seq = self.waiting[0]
@@ -116,6 +149,7 @@ class Scheduler:
             self.running.append(seq)
             batch.items.append((seq, num_tokens))
             budget -= cost
+        batch.cost = full_budget - budget
         return batch
 
     def _chunk(self, seq: Sequence, budget: int) -> tuple[int, int]:

@@ -8,7 +8,8 @@
  * are applied as one vector: per 32 quants of 8 rows and an activation row, Q4_K takes 4
  * `vpdpbusd` and 1 `vpdpwssd` (the plain kernel: 16 multiplies).
  *
- * Exact: the same quants, scales and mins, moved; the integer sums are the plain kernels' sums.
+ * Exact: the same quants, scales and mins, moved; the integer sums are the plain kernels' sums, and
+ * their floats the same operations in the same order (see gguf_matmul.c): the same bits.
  * A weight whose row count is not a multiple of 8 keeps its last rows in the plain layout.
  */
 #ifndef LLM_BACKEND_GGUF_INTERLEAVED_H
@@ -114,11 +115,13 @@ static inline __m512i broadcast8(const void *p) {
     return _mm512_set1_epi64(v);
 }
 
-/* Lane 2r + h -> r: the sum of each row's two lanes. */
-static inline __m256 row_sums(__m512 acc) {
-    const __m512 pairs = _mm512_add_ps(acc, _mm512_permute_ps(acc, 0xB1));
+/* Lanes 2r + h of an integer sum -> both lanes of row r hold the row's total (exact). */
+static inline __m512i pair_totals(__m512i sums) { return _mm512_add_epi32(sums, _mm512_shuffle_epi32(sums, _MM_PERM_CDAB)); }
+
+/* Lane 2r -> r: the accumulators hold each row's value twice (in lanes 2r and 2r + 1). */
+static inline __m256 row_values(__m512 acc) {
     return _mm512_castps512_ps256(
-        _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0), pairs));
+        _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0), acc));
 }
 
 /* The 8 rows' fp16 values as floats in lanes 2r and 2r + 1. */
@@ -162,9 +165,9 @@ ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *c
             const act256 *y = a[r] + b;
             __m512i m = _mm512_dpwssd_epi32(_mm512_setzero_si512(), mins0, broadcast8(y->bsums32_x8));
             m = _mm512_dpwssd_epi32(m, mins1, broadcast8(y->bsums32_x8 + 4));
-            const __m512 ad = _mm512_set1_ps(y->d);
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums[r]), _mm512_mul_ps(d, ad), acc[r]);
-            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(m), _mm512_mul_ps(dmin, ad), acc[r]);
+            const __m512 ad = _mm512_set1_ps(y->d); /* the plain kernel's order of float operations */
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair_totals(sums[r])), _mm512_mul_ps(ad, d), acc[r]);
+            acc[r] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(pair_totals(m)), _mm512_mul_ps(ad, dmin), acc[r]);
         }
     }
 }
@@ -230,8 +233,8 @@ ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *c
             const act256 *y = a[r] + b;
             __m512i offset = _mm512_setzero_si512();
             for (int j = 0; j < 4; j++) offset = _mm512_dpwssd_epi32(offset, pair_scales[j], broadcast8(y->bsums16_x8 + 4 * j));
-            const __m512i total = _mm512_sub_epi32(sums[r], _mm512_slli_epi32(offset, 5));
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(d, _mm512_set1_ps(y->d)), acc[r]);
+            const __m512i total = pair_totals(_mm512_sub_epi32(sums[r], _mm512_slli_epi32(offset, 5)));
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(_mm512_set1_ps(y->d), d), acc[r]);
         }
     }
 }

@@ -179,14 +179,45 @@ static void quantize_act256(const void *x, int bf16, int64_t K, act256 *out) {
     }
 }
 
-/* ---- dot products of one weight row with `rows` activation rows (a constant after inlining) ---- */
+/* ---- dot products of one weight row with `rows` activation rows (a constant after inlining) ----
+ *
+ * The K-quants' floats are the same whichever kernel runs them (this file's or the interleaved
+ * one, VNNI or AVX2): per super-block, each activation row's integer sum is made whole first
+ * (exact), and only then scaled, in one order: acc = fma(sum, x.d * d, acc), then for Q4_K
+ * acc = acc - mins * (x.d * dmin), fused. So every path gives the same bits on the same inputs.
+ */
+
+/* Lane r: the sum of the 8 int32 lanes of sum[r] (exact); lanes from `rows` on are 0. */
+ALWAYS_INLINE __m128i row_totals(const __m256i *sum, int rows) {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i s01 = _mm256_hadd_epi32(sum[0], rows > 1 ? sum[1] : zero);
+    const __m256i s23 = _mm256_hadd_epi32(rows > 2 ? sum[2] : zero, rows > 3 ? sum[3] : zero);
+    const __m256i s = _mm256_hadd_epi32(s01, s23); /* each half: rows 0-3, half of their lanes */
+    return _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+}
+
+/* Lane r: the sum of the 4 int32 lanes of sum[r]. */
+ALWAYS_INLINE __m128i row_totals4(const __m128i *sum, int rows) {
+    const __m128i zero = _mm_setzero_si128();
+    return _mm_hadd_epi32(_mm_hadd_epi32(sum[0], rows > 1 ? sum[1] : zero),
+                          _mm_hadd_epi32(rows > 2 ? sum[2] : zero, rows > 3 ? sum[3] : zero));
+}
+
+/* Lane r: the scale of activation row r's super-block b. */
+ALWAYS_INLINE __m128 act_scales(const act256 *const *a, int64_t b, int rows) {
+    return _mm_setr_ps(a[0][b].d, rows > 1 ? a[1][b].d : 0.0f, rows > 2 ? a[2][b].d : 0.0f, rows > 3 ? a[3][b].d : 0.0f);
+}
+
+ALWAYS_INLINE void store_rows(__m128 acc, int rows, float *out) {
+    float lanes[4];
+    _mm_storeu_ps(lanes, acc);
+    for (int r = 0; r < rows; r++) out[r] = lanes[r];
+}
 
 ALWAYS_INLINE void dot_q4_K(const block_q4_K *w, int64_t nb, const act256 *const *a, int rows, float *out) {
     const uint32_t kmask1 = 0x3f3f3f3f, kmask2 = 0x0f0f0f0f, kmask3 = 0x03030303;
     const __m256i low4 = _mm256_set1_epi8(0x0F);
-    __m256 acc[ROWS];
-    __m128 acc_min[ROWS];
-    for (int r = 0; r < rows; r++) acc[r] = _mm256_setzero_ps(), acc_min[r] = _mm_setzero_ps();
+    __m128 acc = _mm_setzero_ps(); /* lane r: activation row r */
     for (int64_t b = 0; b < nb; b++) {
         /* The 12 bytes hold 8 6-bit scales and 8 6-bit mins; unpack them to bytes 0-7 and 8-15. */
         uint32_t u[4];
@@ -214,20 +245,19 @@ ALWAYS_INLINE void dot_q4_K(const block_q4_K *w, int64_t nb, const act256 *const
                 sum[r] = dot_bytes_scaled(sum[r], q_high, _mm256_loadu_si256((const __m256i *)(qs + 32)), scale_high);
             }
         }
-        const float d = fp16(w[b].d), dmin = fp16(w[b].dmin);
+        __m128i min_sum[ROWS];
         for (int r = 0; r < rows; r++) {
             const act256 *x = a[r] + b;
             const __m128i sums32 = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)x->bsums),
                                                   _mm_loadu_si128((const __m128i *)(x->bsums + 8)));
-            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum[r]), _mm256_set1_ps(x->d * d), acc[r]);
-            acc_min[r] = _mm_fmadd_ps(_mm_cvtepi32_ps(_mm_madd_epi16(mins, sums32)), _mm_set1_ps(x->d * dmin),
-                                      acc_min[r]);
+            min_sum[r] = _mm_madd_epi16(mins, sums32);
         }
+        const __m128 x_d = act_scales(a, b, rows);
+        acc = _mm_fmadd_ps(_mm_cvtepi32_ps(row_totals(sum, rows)), _mm_mul_ps(x_d, _mm_set1_ps(fp16(w[b].d))), acc);
+        acc = _mm_fnmadd_ps(_mm_cvtepi32_ps(row_totals4(min_sum, rows)), _mm_mul_ps(x_d, _mm_set1_ps(fp16(w[b].dmin))),
+                            acc);
     }
-    for (int r = 0; r < rows; r++) {
-        __m128 m = _mm_add_ps(acc_min[r], _mm_movehl_ps(acc_min[r], acc_min[r]));
-        out[r] = hsum(acc[r]) - _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
-    }
+    store_rows(acc, rows, out);
 }
 
 /* The shuffle that broadcasts int16 scales 2i % 8 and (2i + 1) % 8 to the low and high 8 lanes. */
@@ -239,8 +269,7 @@ static inline __m256i scale_pair_index(int i) {
 
 ALWAYS_INLINE void dot_q6_K(const block_q6_K *w, int64_t nb, const act256 *const *a, int rows, float *out) {
     const __m256i low4 = _mm256_set1_epi8(0x0F), low2 = _mm256_set1_epi8(0x03);
-    __m256 acc[ROWS];
-    for (int r = 0; r < rows; r++) acc[r] = _mm256_setzero_ps();
+    __m128 acc = _mm_setzero_ps(); /* lane r: activation row r */
     for (int64_t b = 0; b < nb; b++) {
         const __m256i scales = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)w[b].scales));
         const __m256i scales_first = _mm256_permute2x128_si256(scales, scales, 0x00);
@@ -267,15 +296,14 @@ ALWAYS_INLINE void dot_q6_K(const block_q6_K *w, int64_t nb, const act256 *const
                                               _mm256_loadu_si256((const __m256i *)(a[r][b].qs + 32 * i)), scale);
             }
         }
-        const float d = fp16(w[b].d);
         for (int r = 0; r < rows; r++) { /* minus 32 * sum over sub-blocks of scale * activation sum */
-            const act256 *x = a[r] + b;
-            const __m256i offset = _mm256_madd_epi16(scales, _mm256_loadu_si256((const __m256i *)x->bsums));
-            const __m256i total = _mm256_sub_epi32(sum[r], _mm256_slli_epi32(offset, 5));
-            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(total), _mm256_set1_ps(x->d * d), acc[r]);
+            const __m256i offset = _mm256_madd_epi16(scales, _mm256_loadu_si256((const __m256i *)a[r][b].bsums));
+            sum[r] = _mm256_sub_epi32(sum[r], _mm256_slli_epi32(offset, 5));
         }
+        const __m128 x_d = act_scales(a, b, rows);
+        acc = _mm_fmadd_ps(_mm_cvtepi32_ps(row_totals(sum, rows)), _mm_mul_ps(x_d, _mm_set1_ps(fp16(w[b].d))), acc);
     }
-    for (int r = 0; r < rows; r++) out[r] = hsum(acc[r]);
+    store_rows(acc, rows, out);
 }
 
 ALWAYS_INLINE void dot_q8_0(const block_q8_0 *w, int64_t nb, const act32 *const *a, int rows, float *out) {
@@ -374,7 +402,7 @@ ALWAYS_INLINE void dot_rows_x8(int64_t type, const uint8_t *w, int64_t nb, const
     __m512 acc[ROWS];
     if (type == (Q4_K | X8)) dot_q4_Kx8((const block_q4_Kx8 *)w, nb, a, rows, acc);
     else dot_q6_Kx8((const block_q6_Kx8 *)w, nb, a, rows, acc);
-    for (int r = 0; r < rows; r++) out[r] = row_sums(acc[r]);
+    for (int r = 0; r < rows; r++) out[r] = row_values(acc[r]);
 }
 
 /* out[r]: the 8 rows' dot products with activation row r. */

@@ -7,9 +7,10 @@ memory-mapped file; on CPUs with AVX-512, Q4_K and Q6_K weights are instead repa
 8 rows interleaved (`gguf_interleaved.h`: the same bytes moved, so that one instruction serves
 8 weight rows), and the file's pages they came from are dropped, so memory stays one copy.
 
-Long prefill chunks are compute-bound instead, and there oneDNN's bf16 GEMM is several times faster
-than our int8 one: from `DENSE_MIN_ROWS` rows on, the weight is dequantized into a scratch matrix
-shared by all layers (one weight at a time, so no copy of the model is kept) and multiplied in bf16.
+Long prefill chunks are compute-bound instead, and where oneDNN multiplies bf16 natively (AVX-512) its
+GEMM is several times faster than our int8 one: from `DENSE_MIN_ROWS` rows on, the weight is dequantized
+into a scratch matrix shared by all layers (one weight at a time, so no copy of the model is kept) and
+multiplied in bf16. Elsewhere (AVX2) bf16 GEMM is emulated and slower than the int8 kernel at any size.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import torch.nn.functional as F
 from gguf import GGMLQuantizationType
 from gguf.quants import dequantize
 
+from llm_backend.layers.cpu_features import native_bf16_gemm
 from llm_backend.layers.native import native_function
 
 KERNEL_TYPES = (GGMLQuantizationType.Q4_1, GGMLQuantizationType.Q5_0, GGMLQuantizationType.Q8_0,
@@ -155,7 +157,7 @@ class BlockWeight:
 
     def matmul(self, x: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
         """x [M, K] (bf16 or fp32) @ weight.T (+ bias) -> [M, N] of `out_dtype` (bf16 or fp32)."""
-        if x.shape[0] >= DENSE_MIN_ROWS:
+        if x.shape[0] >= DENSE_MIN_ROWS and native_bf16_gemm():
             bias = None if self._bias is None else self._bias.to(torch.bfloat16)
             return F.linear(x.to(torch.bfloat16), self._dense(), bias).to(out_dtype)
         x = x.contiguous()

@@ -4,7 +4,8 @@ With the `gguf` weight format (the default for GGUF models) the layer runs on th
 quantized blocks (`gguf_weight`), for every step size, and keeps no dense weight at all.
 Otherwise bf16 weights are kept in oneDNN's blocked layout: with a plain [out, in] weight, oneDNN
 re-packs the weight on every bf16 call; packing it once at load time made decode matmuls
-~1.6x faster on this CPU. With the `int8` weight format the layer also keeps a groupwise
+~1.6x faster on an AVX-512 CPU. oneDNN packs bf16 only where it multiplies bf16 natively
+(`cpu_features.native_bf16_gemm`); elsewhere the weight stays plain and `F.linear` takes it. With the `int8` weight format the layer also keeps a groupwise
 int8 copy (`weight_quant`), which serves steps of at most `INT8_MAX_ROWS` rows (decode, short
 jump-forward chunks): there the matmul streams weights and int8 halves the bytes. Larger
 steps (prefill, large decode batches) are compute-bound and stay on oneDNN's bf16 kernel.
@@ -18,6 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from llm_backend.layers.gguf_weight import BlockWeight, QuantizedTensor, gguf_kernels_available
+from llm_backend.layers.cpu_features import native_bf16_gemm
 from llm_backend.layers.weight_quant import GROUP_SIZE, Int8GroupWeight, int8_kernel, quantize_int8_groupwise
 
 # oneDNN picks its blocking for this batch size; decode batches are around it.
@@ -88,6 +90,8 @@ class Linear(nn.Module):
             return
         if weight_format == "int8" and weight.shape[1] % GROUP_SIZE == 0:  # else this layer stays bf16
             self._int8 = quantize_int8_groupwise(weight)
+        if not native_bf16_gemm():
+            return
         self._packed = torch.ops.mkldnn._reorder_linear_weight(weight, PACKING_BATCH_HINT)
         if release_weight:
             self.weight.data = torch.empty(0, dtype=weight.dtype)

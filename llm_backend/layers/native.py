@@ -3,8 +3,9 @@
 A kernel is compiled for this CPU (`-march=native`) into the user cache the first time (about
 a second); later processes load the cached library. Without gcc, or on a CPU the source does
 not support (the int8 matmul needs AVX-512 VNNI, the GGUF kernels AVX2), there is no kernel and
-callers keep their torch path. `LLM_BACKEND_KERNEL_ARCH` (e.g. `x86-64-v3`: AVX2, no AVX-512)
-replaces `native`, so the slower paths of other CPUs can be built and tested here.
+callers keep their torch path. `LLM_BACKEND_ISA=avx2` builds for a CPU with AVX2 and no AVX-512
+(`-march=x86-64-v3`, see cpu_features.py). `LLM_BACKEND_KERNEL_CFLAGS` adds gcc flags (e.g. `-g`, or
+the tests' AVX-512 emulation).
 Libraries load after torch, so their OpenMP references bind to the libgomp torch already uses.
 """
 from __future__ import annotations
@@ -13,17 +14,21 @@ import ctypes
 import hashlib
 import logging
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
 from functools import cache
 from pathlib import Path
 
+from llm_backend.layers.cpu_features import ISA_TARGETS, isa
+
 # Reassociation lets gcc vectorize the dot products. Not -ffast-math: a library linked with it
 # switches the whole process to flush-to-zero floats when it loads.
 COMPILE_FLAGS = ("-O3", "-fno-math-errno", "-fno-trapping-math", "-fassociative-math",
                  "-fno-signed-zeros", "-fopenmp", "-shared", "-fPIC")
 LINK_FLAGS = ("-lm",)
+EXTRA_FLAGS_ENV = "LLM_BACKEND_KERNEL_CFLAGS"
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +38,7 @@ def kernel_cache_dir() -> Path:
 
 
 def compile_flags() -> tuple[str, ...]:
-    return (f"-march={os.environ.get('LLM_BACKEND_KERNEL_ARCH', 'native')}", *COMPILE_FLAGS)
+    return (f"-march={ISA_TARGETS[isa()]}", *COMPILE_FLAGS, *shlex.split(os.environ.get(EXTRA_FLAGS_ENV, "")))
 
 
 @cache

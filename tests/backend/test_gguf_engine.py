@@ -58,7 +58,9 @@ def test_gguf_decode_follows_the_fp32_model(make_engine, monkeypatch):
     original = BlockWeight.matmul
     monkeypatch.setattr(BlockWeight, "matmul", lambda self, x, dtype: rows.append(x.shape[0]) or original(self, x, dtype))
     assert fast.weight_format == "gguf"
-    assert assert_follows(make_engine(), fast, CHAT_PROMPTS, 32) >= 2  # measured: 2 of 8 (near ties at tokens 0-23)
+    # Every continuation that parts does so at a near tie (checked inside). Identical ones, measured: 2 of 8 on
+    # an AVX-512 CPU, 1 on an AVX2 one, where the bf16 GEMM of the prefill and the norms round differently.
+    assert assert_follows(make_engine(), fast, CHAT_PROMPTS, 32) >= 1
     layers = fast.model_config.num_hidden_layers
     assert rows.count(1) >= len(CHAT_PROMPTS) * 31 * (4 * layers + 1)  # decode: 4 matmuls a layer and the head
     assert all(r > 1 for r in rows if r != 1) and max(rows) > 16  # prefill runs on the blocks as well
@@ -90,7 +92,7 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
 @needs_kernels
 def test_without_avx512_the_avx2_kernels_pass_the_kernel_tests():
     """Built for a CPU with AVX2 but no AVX-512 nor AVX-VNNI (x86-64-v3): slower, warned, same results."""
-    avx2 = {"LLM_BACKEND_KERNEL_ARCH": "x86-64-v3"}
+    avx2 = {"LLM_BACKEND_ISA": "avx2"}
     check = run_python("import logging; logging.basicConfig()\n"
                        "from llm_backend.layers.gguf_weight import gguf_kernels_available\n"
                        "print(gguf_kernels_available())", **avx2)

@@ -1,6 +1,8 @@
 """Our model definition against Hugging Face transformers on the same weights."""
 from __future__ import annotations
 
+import logging
+
 import pytest
 import torch
 
@@ -9,6 +11,8 @@ from llm_backend.config import EngineConfig
 from llm_backend.engine.llm_engine import LLMEngine
 from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.layers.attention_metadata import AttentionMetadata, PrefillChunk
+from llm_backend.layers.cpu_features import native_bf16_gemm
+from llm_backend.layers.linear import Linear
 from llm_backend.models.hf_reference import build_hf_model
 from llm_backend.weights import load_checkpoint
 
@@ -85,9 +89,11 @@ def test_qwen_05b_matches_transformers():
 
 
 def test_bf16_default_path_is_as_accurate_as_transformers_bf16(make_engine, smollm_checkpoint):
-    """bf16 with oneDNN-packed weights (the CPU default) drifts from fp32 no more than HF's bf16 does."""
+    """bf16 (oneDNN-packed weights where the CPU packs them, plain ones elsewhere) drifts from fp32 no
+    more than HF's bf16 does."""
     fp32, bf16 = make_engine(), make_engine(dtype="bfloat16")
-    assert bf16.model_runner.model.layers[0].mlp.down_proj._packed is not None
+    packed = bf16.model_runner.model.layers[0].mlp.down_proj._packed is not None
+    assert packed == native_bf16_gemm()
     prompt = chat_prompt_ids(fp32.tokenizer, CHAT_PROMPTS[6])
     exact, ours = all_position_logits(fp32, prompt), all_position_logits(bf16, prompt)
     hf_bf16 = build_hf_model(smollm_checkpoint.config, smollm_checkpoint.tensors, torch.bfloat16)
@@ -97,14 +103,35 @@ def test_bf16_default_path_is_as_accurate_as_transformers_bf16(make_engine, smol
     assert (exact.argmax(-1) == ours.argmax(-1)).float().mean() >= 0.9
 
 
-def test_packed_linear_equals_plain_linear():
-    from llm_backend.layers.linear import Linear
-
+def bf16_layer() -> tuple[Linear, torch.Tensor, torch.Tensor]:
+    """A bf16 layer with bias, an input and the plain layer's output for it."""
     layer = Linear(64, 96, bias=True).to(torch.bfloat16)
     torch.nn.init.normal_(layer.weight)
     torch.nn.init.normal_(layer.bias)
     x = torch.randn(5, 64, dtype=torch.bfloat16)
-    expected = layer(x)
+    return layer, x, layer(x)
+
+
+@pytest.mark.skipif(not native_bf16_gemm(), reason="oneDNN packs bf16 only with AVX-512 or AVX-NE-CONVERT")
+def test_packed_linear_equals_plain_linear():
+    layer, x, expected = bf16_layer()
     layer.prepare_for_cpu("bf16", release_weight=True)
-    assert layer.weight.numel() == 0
+    assert layer._packed is not None and layer.weight.numel() == 0
     torch.testing.assert_close(layer(x), expected)
+
+
+def test_where_bf16_is_not_packed_the_layer_keeps_its_plain_weight(monkeypatch, caplog):
+    """LLM_BACKEND_ISA=avx2 stands for a CPU without AVX-512: no packing, asked or not, and one warning."""
+    monkeypatch.setenv("LLM_BACKEND_ISA", "avx2")
+    native_bf16_gemm.cache_clear()
+    try:
+        layer, x, expected = bf16_layer()
+        with caplog.at_level(logging.WARNING):
+            layer.prepare_for_cpu("bf16", release_weight=True)
+            bf16_layer()[0].prepare_for_cpu("bf16", release_weight=True)
+        assert layer._packed is None and layer.weight.numel() == 64 * 96
+        assert torch.equal(layer(x), expected)
+        assert [r.getMessage() for r in caplog.records].count(
+            "LLM_BACKEND_ISA=avx2: bf16 matmuls take the path of a CPU without AVX-512") == 1
+    finally:
+        native_bf16_gemm.cache_clear()

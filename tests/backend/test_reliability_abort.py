@@ -20,7 +20,10 @@ from test_reliability_load import assert_pool_intact, kv_report, outcome_delta, 
 from backend_load import metric  # noqa: I001 (bench/ is on the path once test_reliability_load is imported)
 
 MODEL = "smollm2-135m-instruct"
-ABORT_WITHIN_S = 2.0  # the issue asks for "about a second"; an abort waits for the step under way
+# An abort waits for the step under way; the server sizes a step with a prefill chunk to CHUNK_SECONDS on any
+# CPU (the first, unmeasured chunk is smaller), and a decode step is far shorter.
+CHUNK_SECONDS = 0.5
+ABORT_WITHIN_S = 4 * CHUNK_SECONDS
 STORY = {"model": MODEL, "messages": [{"role": "user", "content": "Tell me a long story."}],
          "max_tokens": 1500, "ignore_eos": True}
 
@@ -28,7 +31,7 @@ STORY = {"model": MODEL, "messages": [{"role": "user", "content": "Tell me a lon
 @pytest.fixture(scope="module")
 def base_url():
     with running_server(MODEL, "--kv-cache-memory", "128MiB", "--max-model-len", "4096",
-                        "--debug-endpoints") as url:
+                        "--chunk-seconds", str(CHUNK_SECONDS), "--debug-endpoints") as url:
         yield url
 
 

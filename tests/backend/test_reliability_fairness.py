@@ -43,7 +43,9 @@ def test_a_grammar_compiling_does_not_stall_a_running_stream_and_compiles_once(b
     finally:
         stream.close()
     assert first > 1.5, "the schema compiled too fast to show anything"
-    assert gap < 0.75, f"the stream waited {gap:.2f} s for a token while a grammar compiled for {first:.2f} s"
+    # Compiled on the engine's loop, the grammar would hold the stream for all of it; off the loop, the stream
+    # only shares the CPU with it (a slow 2-core CPU: gaps of ~0.9 s while the compile takes ~4 s).
+    assert gap < first / 3, f"the stream waited {gap:.2f} s for a token while a grammar compiled for {first:.2f} s"
     assert again < first / 3  # the compiled grammar came from the cache
 
 

@@ -6,9 +6,11 @@ a chunk is sized by that cost; every running decode gets its token in every step
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llm_backend.engine.block_manager import BlockManager
 from llm_backend.engine.sampling_params import SamplingParams
-from llm_backend.engine.scheduler import Scheduler
+from llm_backend.engine.scheduler import FIRST_CHUNK_TOKENS, MIN_CHUNK_TOKENS, Scheduler
 from llm_backend.engine.sequence import Sequence
 
 BLOCK = 16
@@ -77,3 +79,47 @@ def test_a_decode_behind_a_long_prefill_gets_its_token_every_step():
     for _ in range(5):
         scheduled = step(sched)
         assert scheduled[1] == (late.num_computed_tokens - 1, 1) and scheduled[0][1] > 1
+
+
+def timed_scheduler(chunk_seconds: float) -> Scheduler:
+    return Scheduler(BlockManager(4096, BLOCK, enable_prefix_caching=False), max_num_seqs=8,
+                     max_num_batched_tokens=BUDGET, chunk_seconds=chunk_seconds)
+
+
+def run_timed(sched: Scheduler, seconds_of: Callable[[int], float], steps: int) -> list[tuple[int, float]]:
+    """Steps of a CPU whose step of `cost` budget takes `seconds_of(cost)`: (chunk tokens, seconds) each."""
+    done = []
+    for _ in range(steps):
+        batch = sched.schedule()
+        for seq, num_tokens in batch.items:
+            seq.num_computed_tokens += num_tokens
+        seconds = seconds_of(batch.cost)
+        sched.observe(batch, seconds)
+        done.append((sum(n for _, n in batch.items), seconds))
+    return done
+
+
+def test_on_a_slow_cpu_a_chunk_shrinks_to_the_step_time_asked_for():
+    """50 ms a step plus 20 ms a token (a 512-token chunk: 10 s): the first, unmeasured chunk is small,
+    then each step takes the asked second, give or take the estimate's lag."""
+    sched = timed_scheduler(chunk_seconds=1.0)
+    sched.add(new_seq(0, 20_000))
+    steps = run_timed(sched, lambda cost: 0.05 + 0.02 * cost, 12)
+    assert steps[0] == (FIRST_CHUNK_TOKENS, 0.05 + 0.02 * FIRST_CHUNK_TOKENS)
+    assert all(abs(seconds - 1.0) <= 0.02 for _, seconds in steps[1:])
+    assert all(tokens == 47 for tokens, _ in steps[2:])  # settled: (1 - 0.05) / 0.02 tokens
+
+
+def test_on_a_fast_cpu_chunks_take_the_whole_token_budget():
+    sched = timed_scheduler(chunk_seconds=1.0)
+    sched.add(new_seq(0, 20_000))
+    steps = run_timed(sched, lambda cost: 0.01 + 0.0005 * cost, 5)
+    assert [tokens for tokens, _ in steps] == [FIRST_CHUNK_TOKENS] + [BUDGET] * 4
+
+
+def test_a_chunk_never_shrinks_below_the_minimum():
+    """A step slower than asked for even at a few tokens: chunks stay at the minimum, not at nothing."""
+    sched = timed_scheduler(chunk_seconds=0.1)
+    sched.add(new_seq(0, 20_000))
+    steps = run_timed(sched, lambda cost: 0.5 + 0.01 * cost, 6)
+    assert [tokens for tokens, _ in steps[2:]] == [MIN_CHUNK_TOKENS] * 4
