@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from weather_mcp_server.place_names import normalize
+from weather_mcp_server.places.names import normalize
 
 MATCH_DEGREES = 0.25
 _BLOCKS = ("current", "hourly", "daily")

@@ -24,14 +24,12 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp_types import INVALID_PARAMS, CallToolResult, ImageContent, TextContent, ToolAnnotations  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
-from weather_mcp_server import wording, wording_air  # noqa: E402
 from weather_mcp_server.config import Settings  # noqa: E402
-from weather_mcp_server.days import Weekday  # noqa: E402
-from weather_mcp_server.default_cities import MAJOR_CITIES  # noqa: E402
+from weather_mcp_server.domain.days import Weekday  # noqa: E402
+from weather_mcp_server.domain.hours import Part  # noqa: E402
+from weather_mcp_server.domain.service import DayQuery, WeatherService  # noqa: E402
+from weather_mcp_server.domain.units import UnitSystem, convert, preferred, to_celsius  # noqa: E402
 from weather_mcp_server.errors import InvalidArgument  # noqa: E402
-from weather_mcp_server.gazetteer import Gazetteer  # noqa: E402
-from weather_mcp_server.hours import Part  # noqa: E402
-from weather_mcp_server.language import pick, use_locale  # noqa: E402
 from weather_mcp_server.http_auth import HttpAuthSettings, server_auth_options  # noqa: E402
 from weather_mcp_server.models import (  # noqa: E402
     AirQuality,
@@ -42,13 +40,23 @@ from weather_mcp_server.models import (  # noqa: E402
     TemperatureSearch,
     WeatherChart,
 )
-from weather_mcp_server.open_meteo import OpenMeteoClient  # noqa: E402
-from weather_mcp_server.place_question import asked_place, use_place_answer  # noqa: E402
-from weather_mcp_server.places import MAX_QUERY_LENGTH, PlaceResolver  # noqa: E402
-from weather_mcp_server.providers import WeatherProvider  # noqa: E402
+from weather_mcp_server.places.default_cities import MAJOR_CITIES  # noqa: E402
+from weather_mcp_server.places.gazetteer import Gazetteer  # noqa: E402
+from weather_mcp_server.places.question import asked_place, use_place_answer  # noqa: E402
+from weather_mcp_server.places.resolver import MAX_QUERY_LENGTH, PlaceResolver  # noqa: E402
 from weather_mcp_server.replay import replay_transport  # noqa: E402
-from weather_mcp_server.service import DayQuery, WeatherService  # noqa: E402
-from weather_mcp_server.units import UnitSystem, convert, preferred, to_celsius  # noqa: E402
+from weather_mcp_server.sources.open_meteo import OpenMeteoClient  # noqa: E402
+from weather_mcp_server.sources.provider import WeatherProvider  # noqa: E402
+from weather_mcp_server.wording.air import air_quality_text  # noqa: E402
+from weather_mcp_server.wording.language import pick, use_locale  # noqa: E402
+from weather_mcp_server.wording.weather import (  # noqa: E402
+    chart_text,
+    comparison_text,
+    current_text,
+    forecast_text,
+    precipitation_text,
+    search_text,
+)
 
 settings = Settings.from_env()
 gazetteer = Gazetteer()
@@ -185,7 +193,7 @@ async def get_current_weather(
     use_locale(ctx.request_context.meta)
     use_place_answer(city, place)
     result = convert(await service.current(city), _units(fahrenheit, ctx))
-    return _result(result, wording.current_text(result))
+    return _result(result, current_text(result))
 
 
 @mcp.tool(title="Forecast by day and hour", annotations=READ_ONLY)
@@ -203,7 +211,7 @@ async def get_forecast(
     use_place_answer(city, place)
     result = await service.forecast(city, _query(day, days, hours))
     result = convert(result, _units(fahrenheit, ctx))
-    return _result(result, wording.forecast_text(result))
+    return _result(result, forecast_text(result))
 
 
 @mcp.tool(title="Rain and snow outlook", annotations=READ_ONLY)
@@ -221,7 +229,7 @@ async def get_precipitation(
     use_place_answer(city, place)
     result = await service.precipitation(city, _query(day, days, hours))
     result = convert(result, _units(fahrenheit, ctx))
-    return _result(result, wording.precipitation_text(result))
+    return _result(result, precipitation_text(result))
 
 
 @mcp.tool(title="Air quality", annotations=READ_ONLY)
@@ -237,7 +245,7 @@ async def get_air_quality(
     use_locale(ctx.request_context.meta)
     use_place_answer(city, place)
     result = await service.air_quality(city, _query(day, 1, hours))
-    return _result(result, wording_air.air_quality_text(result))
+    return _result(result, air_quality_text(result))
 
 
 @mcp.tool(title="Compare places", annotations=READ_ONLY)
@@ -251,7 +259,7 @@ async def compare_weather(
     # Units by the client's standing preference (_meta.units) only: an argument here costs the router's prompt.
     use_locale(ctx.request_context.meta)
     result = convert(await service.compare(cities, DayQuery(day, days)), preferred(None, ctx.request_context.meta))
-    return _result(result, wording.comparison_text(result))
+    return _result(result, comparison_text(result))
 
 
 @mcp.tool(title="Find cities by temperature", annotations=READ_ONLY)
@@ -287,7 +295,7 @@ async def find_cities_by_temperature(
     result = await service.cities_by_temperature(to_celsius(low, system), to_celsius(high, system), day, measure,
                                                  progress)
     result = convert(result, system)
-    return _result(result, wording.search_text(result))
+    return _result(result, search_text(result))
 
 
 @mcp.tool(title="Weather chart", annotations=READ_ONLY)
@@ -306,7 +314,7 @@ async def get_weather_chart(
     use_place_answer(city, place)
     chart, png = await service.chart(city, kind, DayQuery(day, days), preferred(None, ctx.request_context.meta))
     image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
-    return _result(chart, wording.chart_text(chart), image)
+    return _result(chart, chart_text(chart), image)
 
 
 @mcp.resource("weather://cities", title="Known cities", mime_type="application/json")

@@ -14,7 +14,7 @@ from mcp_types import INVALID_PARAMS
 from tests.weather.conftest import replay_copy, server_env, stdio_client
 from tests.weather.test_error_paths import BEIJING, error_text
 from tests.weather.test_open_meteo_client import SETTINGS, scripted
-from weather_mcp_server.open_meteo import OpenMeteoClient
+from weather_mcp_server.sources.open_meteo import OpenMeteoClient
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ import httpx
 
 from weather_mcp_server.config import Settings
 from weather_mcp_server.errors import UpstreamError, UpstreamUnreachable
-from weather_mcp_server.ttl_cache import TTLCache
+from weather_mcp_server.sources.ttl_cache import TTLCache
 
 log = logging.getLogger(__name__)
 
