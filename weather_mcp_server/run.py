@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(subprocess.call([*inspector_command(), *server]))
     if args.transport == "http":
         check_http_auth(args.host)
-    from weather_mcp_server.weather_server import mcp  # imported late: --help and --dev need no server
+    from weather_mcp_server.tools import mcp  # imported late: --help and --dev need no server
 
     if args.transport == "http":
         mcp.run("streamable-http", host=args.host, port=args.port)

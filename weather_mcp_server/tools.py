@@ -1,7 +1,7 @@
 """The weather MCP server object (`mcp`), its tools, resources and prompts.
 
-Loadable as a module (`weather_mcp_server.weather_server`) and as a file, which is how
-`mcp dev weather_mcp_server/weather_server.py` and `mcp run` load it.
+Loadable as a module (`weather_mcp_server.tools`) and as a file, which is how
+`mcp dev weather_mcp_server/tools.py` and `mcp run` load it.
 """
 
 from __future__ import annotations
