@@ -66,12 +66,16 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(subprocess.call([*inspector_command(), *server]))
     if args.transport == "http":
         check_http_auth(args.host)
-    from weather_mcp_server.tools import mcp  # imported late: --help and --dev need no server
+    from weather_mcp_server.config import Settings
+    from weather_mcp_server.replay import replay_transport
+    from weather_mcp_server.server import create_server
 
+    settings = Settings.from_env()
+    server = create_server(settings, replay_transport(settings.replay_dir) if settings.replay_dir else None)
     if args.transport == "http":
-        mcp.run("streamable-http", host=args.host, port=args.port)
+        server.run("streamable-http", host=args.host, port=args.port)
     else:
-        mcp.run("stdio")
+        server.run("stdio")
 
 
 if __name__ == "__main__":

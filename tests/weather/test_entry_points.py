@@ -16,8 +16,8 @@ MCP_CLI = Path(sys.executable).with_name("mcp")
 
 
 async def test_mcp_cli_loads_the_server_file() -> None:
-    """`mcp dev weather_mcp_server/tools.py` imports the file the way `mcp run` does."""
-    command = [str(MCP_CLI), "run", "weather_mcp_server/tools.py"]
+    """`mcp dev weather_mcp_server/inspector.py` imports the file the way `mcp run` does."""
+    command = [str(MCP_CLI), "run", "weather_mcp_server/inspector.py"]
     async with stdio_client(server_env(FIXTURES), command) as client:
         tools = {t.name for t in (await client.list_tools()).tools}
     assert "get_weather_chart" in tools
