@@ -61,7 +61,7 @@ def weather_tools() -> tuple[list[dict], str]:
 async def _tools_over_stdio() -> list[dict]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
-    server = StdioServerParameters(command=sys.executable, args=["-m", "weather_mcp_server.run"],
+    server = StdioServerParameters(command=sys.executable, args=["-m", "weather_mcp_server"],
                                    cwd=str(REPO))
     async with Client(server) as client:
         listed = await client.list_tools()

@@ -54,7 +54,7 @@ def replay_copy(tmp_path: Path, faults: list[dict[str, Any]] | None = None) -> P
 
 def stdio_client(env: dict[str, str], command: list[str] | None = None, **options: Any) -> Client:
     """A Client that launches the server over stdio (`options`: more Client arguments)."""
-    command = command or [sys.executable, "-m", "weather_mcp_server.run"]
+    command = command or [sys.executable, "-m", "weather_mcp_server"]
     params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(REPO))
     return Client(params, read_timeout_seconds=60, **options)
 
@@ -70,7 +70,7 @@ def running_http_server(env: dict[str, str], *args: str) -> Iterator[tuple[subpr
     """`weather-mcp --transport http [args]` on a free port with `env`; yields the process and its /mcp URL."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(port), *args],
+        [sys.executable, "-m", "weather_mcp_server", "--transport", "http", "--port", str(port), *args],
         env=env,
         cwd=REPO,
         stdout=subprocess.DEVNULL,

@@ -1,4 +1,5 @@
-"""The documented ways to start the server: `mcp run/dev`'s file loading, `run.py` as a script, resources, prompts."""
+"""The documented ways to start the server: `mcp run/dev`'s file loading, `python -m weather_mcp_server`, resources,
+prompts."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ async def test_mcp_cli_loads_the_server_file() -> None:
     assert "get_weather_chart" in tools
 
 
-async def test_run_py_as_a_script_with_resources_and_prompts() -> None:
-    command = [sys.executable, "weather_mcp_server/run.py"]
+async def test_python_m_weather_mcp_server_with_resources_and_prompts() -> None:
+    command = [sys.executable, "-m", "weather_mcp_server"]
     async with stdio_client(server_env(FIXTURES), command) as client:
         forecast = await client.read_resource("weather://forecast/%E4%B8%8A%E6%B5%B7")  # 上海
         report = await client.get_prompt("weather_report", {"city": "上海", "language": "中文"})
@@ -37,7 +38,7 @@ async def test_run_py_as_a_script_with_resources_and_prompts() -> None:
 
 def test_cli_help_lists_the_transports() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "weather_mcp_server.run", "--help"], cwd=REPO, capture_output=True, text=True, check=True
+        [sys.executable, "-m", "weather_mcp_server", "--help"], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert "--transport {stdio,http}" in result.stdout and "--dev" in result.stdout
 

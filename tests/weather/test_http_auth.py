@@ -55,7 +55,7 @@ async def test_with_a_token_only_its_bearers_are_served():
     ({"WEATHER_MCP_OAUTH_ISSUER": "http://127.0.0.1:9"}, "needs WEATHER_MCP_OAUTH_INTROSPECTION_URL"),
 ])
 def test_incomplete_or_contradictory_auth_stops_the_start(settings, message):
-    command = [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(free_port())]
+    command = [sys.executable, "-m", "weather_mcp_server", "--transport", "http", "--port", str(free_port())]
     result = subprocess.run(command, env=server_env(FIXTURES, **settings), cwd=REPO, capture_output=True, text=True,
                             timeout=60)
     assert result.returncode != 0 and message in result.stderr and "Traceback" not in result.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.weather.conftest import FIXTURES, REPO
-from weather_mcp_server.run import INSPECTOR_PACKAGE
+from weather_mcp_server.cli import INSPECTOR_PACKAGE
 
 INSPECTOR_DIR = Path(sys.prefix) / "inspector"
 INSPECTOR_BIN = INSPECTOR_DIR / "node_modules" / ".bin" / "mcp-inspector"
@@ -34,7 +34,7 @@ def run_inspector(inspector: Path, *method: str) -> dict:
     command = [
         str(inspector), "--cli",
         "-e", f"WEATHER_REPLAY_DIR={FIXTURES}", "-e", "WEATHER_PROVIDER=open-meteo", "-e", f"PYTHONPATH={REPO}",
-        sys.executable, "-m", "weather_mcp_server.run", *method,
+        sys.executable, "-m", "weather_mcp_server", *method,
     ]
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr

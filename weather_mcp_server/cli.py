@@ -1,4 +1,5 @@
-"""Command line entry point (`weather-mcp`): stdio (default), streamable HTTP, or the MCP Inspector (--dev)."""
+"""Command line entry point (`weather-mcp`, `python -m weather_mcp_server`): stdio (default), streamable HTTP, or the
+MCP Inspector (--dev)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,6 @@ import sys
 from pathlib import Path
 
 from dotenv import load_dotenv
-
-if __package__ in (None, ""):
-    # `python weather_mcp_server/run.py`: make the package importable from the repository root.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 DEFAULT_HOST = "127.0.0.1"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # the hosts the SDK also guards against DNS rebinding
@@ -62,10 +59,10 @@ def main(argv: list[str] | None = None) -> None:
     """Run the server with the chosen transport."""
     args = parse_args(argv)
     if args.dev:
-        server = [sys.executable, str(Path(__file__).resolve())]
-        raise SystemExit(subprocess.call([*inspector_command(), *server]))
+        raise SystemExit(subprocess.call([*inspector_command(), sys.executable, "-m", "weather_mcp_server"]))
     if args.transport == "http":
         check_http_auth(args.host)
+    # Imported late: --help and --dev need no server (the SDK and the models are most of the start-up time).
     from weather_mcp_server.config import Settings
     from weather_mcp_server.replay import replay_transport
     from weather_mcp_server.server import create_server
@@ -76,7 +73,3 @@ def main(argv: list[str] | None = None) -> None:
         server.run("streamable-http", host=args.host, port=args.port)
     else:
         server.run("stdio")
-
-
-if __name__ == "__main__":
-    main()
