@@ -9,8 +9,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dotenv import load_dotenv
+
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_HOST = "127.0.0.1"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # the hosts the SDK also guards against DNS rebinding
@@ -55,8 +59,9 @@ def check_http_auth(host: str) -> None:
               "(docs/weather_server.md).", file=sys.stderr)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the server with the chosen transport."""
+def main(argv: list[str] | None = None, http_transport: httpx.AsyncBaseTransport | None = None) -> None:
+    """Run the server with the chosen transport; `http_transport`, when given, answers its Open-Meteo requests
+    instead of the network (the tests pass one that answers from recorded payloads)."""
     args = parse_args(argv)
     if args.dev:
         raise SystemExit(subprocess.call([*inspector_command(), sys.executable, "-m", "weather_mcp_server"]))
@@ -64,11 +69,9 @@ def main(argv: list[str] | None = None) -> None:
         check_http_auth(args.host)
     # Imported late: --help and --dev need no server (the SDK and the models are most of the start-up time).
     from weather_mcp_server.config import Settings
-    from weather_mcp_server.replay import replay_transport
     from weather_mcp_server.server import create_server
 
-    settings = Settings.from_env()
-    server = create_server(settings, replay_transport(settings.replay_dir) if settings.replay_dir else None)
+    server = create_server(Settings.from_env(), http_transport)
     if args.transport == "http":
         server.run("streamable-http", host=args.host, port=args.port)
     else:
