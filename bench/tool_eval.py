@@ -61,7 +61,7 @@ def weather_tools() -> tuple[list[dict], str]:
 async def _tools_over_stdio() -> list[dict]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
-    server = StdioServerParameters(command=sys.executable, args=["-m", "weather_mcp_server.run"],
+    server = StdioServerParameters(command=sys.executable, args=["-m", "weather_mcp_server"],
                                    cwd=str(REPO))
     async with Client(server) as client:
         listed = await client.list_tools()
@@ -105,7 +105,7 @@ class Score:
 
 def _city_matches(name: str, expected: dict, gazetteer) -> bool:
     if gazetteer is not None:
-        from weather_mcp_server.place_names import distance_km
+        from weather_mcp_server.places.names import distance_km
         place = gazetteer.lookup(name)
         if place is not None:
             return distance_km(place.latitude, place.longitude, expected["lat"], expected["lon"]) <= 50
@@ -314,7 +314,7 @@ def main() -> None:
     modes = {"on": (True,), "off": (False,), "both": (True, False)}[args.constraints]
     tools, source = weather_tools()
     try:
-        from weather_mcp_server.gazetteer import Gazetteer
+        from weather_mcp_server.places.gazetteer import Gazetteer
         gazetteer = Gazetteer()
     except ImportError:
         gazetteer = None

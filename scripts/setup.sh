@@ -29,7 +29,7 @@ if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
         echo "setup: no CJK font found; install fonts-wqy-microhei or Noto Sans CJK for Chinese chart text" >&2
     fi
 fi
-# The MCP Inspector (pinned) inside the venv, for `weather_mcp_server/run.py --dev` and the Inspector CLI test.
+# The MCP Inspector (pinned) inside the venv, for `weather-mcp --dev` and the Inspector CLI test.
 if command -v npm >/dev/null && [ ! -x .venv/inspector/node_modules/.bin/mcp-inspector ]; then
     npm install --prefix .venv/inspector --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@2.12.0 >/dev/null \
         || echo "setup: could not install the MCP Inspector; its CLI test will try again" >&2

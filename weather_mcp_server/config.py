@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from dotenv import load_dotenv
@@ -28,7 +27,6 @@ class Settings:
     """Every knob of the weather server; `Settings.from_env()` is the only constructor callers need."""
 
     provider: ProviderMode = "auto"
-    replay_dir: Path | None = None
     forecast_url: str = "https://api.open-meteo.com/v1/forecast"
     geocoding_url: str = "https://geocoding-api.open-meteo.com/v1/search"
     air_quality_url: str = "https://air-quality-api.open-meteo.com/v1/air-quality"
@@ -49,7 +47,6 @@ class Settings:
         provider = os.environ.get("WEATHER_PROVIDER", "auto").strip().lower() or "auto"
         if provider not in PROVIDER_MODES:
             raise ValueError(f"WEATHER_PROVIDER must be one of {', '.join(PROVIDER_MODES)}, got {provider!r}")
-        replay = os.environ.get("WEATHER_REPLAY_DIR", "").strip()
         cities = os.environ.get("WEATHER_DEFAULT_CITIES", "")
         log_level = os.environ.get("WEATHER_LOG_LEVEL", "WARNING").strip().upper()
         if log_level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
@@ -57,7 +54,6 @@ class Settings:
         return cls(
             log_level=log_level,  # type: ignore[arg-type]
             provider=provider,  # type: ignore[arg-type]
-            replay_dir=Path(replay) if replay else None,
             connect_timeout_s=_float("WEATHER_CONNECT_TIMEOUT_S", cls.connect_timeout_s),
             read_timeout_s=_float("WEATHER_READ_TIMEOUT_S", cls.read_timeout_s),
             max_attempts=max(1, int(_float("WEATHER_MAX_ATTEMPTS", cls.max_attempts))),

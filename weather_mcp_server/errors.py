@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from mcp.server.mcpserver.exceptions import ToolError
 
 if TYPE_CHECKING:  # place_names raises AmbiguousPlace, so it cannot be imported here at run time
-    from weather_mcp_server.place_names import Candidate
+    from weather_mcp_server.places.names import Candidate
 
 
 class WeatherToolError(ToolError):

@@ -104,7 +104,7 @@ def test_up_with_a_local_model_serves_and_ctrl_c_stops_everything(launch):
     children = up.descendants()
     commands = _command_lines(children)
     assert any("llm_backend.cli serve" in line and TINY_MODEL in line for line in commands), commands
-    assert any("weather_mcp_server.run" in line for line in commands), commands
+    assert any("-m weather_mcp_server" in line for line in commands), commands
     health = httpx.get(f"{up.url}/health", timeout=30).json()
     assert health["status"] == "ok", health
     assert health["llm"][0]["base_url"] == f"http://127.0.0.1:{llm_port}/v1"

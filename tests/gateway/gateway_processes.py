@@ -18,7 +18,7 @@ import httpx
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 TINY_SERVER = {"command": "python", "args": [str(HERE / "tiny_mcp_server.py")], "timeout": 5}
-WEATHER_SERVER = {"command": "python", "args": ["-m", "weather_mcp_server.run"],
+WEATHER_SERVER = {"command": "python", "args": ["-m", "weather_mcp_server"],
                   "env": {"WEATHER_PROVIDER": "simulated"}, "timeout": 20}
 # The third-party reference server, as scripts/setup.sh installs it (same pin).
 EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31"
@@ -78,7 +78,7 @@ def start_everything(transport: str, port: int, log: Path) -> subprocess.Popen:
 def start_weather_http(port: int, log: Path, **env: str) -> subprocess.Popen:
     """`weather-mcp --transport http` (simulated data) at http://127.0.0.1:PORT/mcp; `env` adds e.g. its auth."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(port)], cwd=REPO,
+        [sys.executable, "-m", "weather_mcp_server", "--transport", "http", "--port", str(port)], cwd=REPO,
         env={**os.environ, "WEATHER_PROVIDER": "simulated", **env}, stdout=log.open("a"), stderr=subprocess.STDOUT)
     wait_http(f"http://127.0.0.1:{port}/mcp", process, log)
     return process

@@ -21,6 +21,7 @@ from mcp import Client, StdioServerParameters
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "open_meteo"
 SERVER_START_TIMEOUT_S = 60.0
+WEATHER_MCP = [sys.executable, "-m", "weather_mcp_server"]
 
 
 @pytest.fixture
@@ -28,8 +29,8 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def server_env(replay_dir: Path | None, provider: str = "open-meteo", **extra: str) -> dict[str, str]:
-    """Environment of a server process: replayed upstream, no retry delays, no .env surprises."""
+def server_env(provider: str = "open-meteo", **extra: str) -> dict[str, str]:
+    """Environment of a server process: no retry delays, no .env surprises, `tests.support` importable."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("WEATHER_")}
     env.update(
         WEATHER_PROVIDER=provider,
@@ -38,9 +39,12 @@ def server_env(replay_dir: Path | None, provider: str = "open-meteo", **extra: s
         OMP_WAIT_POLICY="PASSIVE",
         **extra,
     )
-    if replay_dir is not None:
-        env["WEATHER_REPLAY_DIR"] = str(replay_dir)
     return env
+
+
+def replaying(replay_dir: Path) -> list[str]:
+    """The command of `weather-mcp` with its Open-Meteo requests answered from `replay_dir` (tests/support)."""
+    return [sys.executable, "-m", "tests.support.weather_server_replaying", "--replay-dir", str(replay_dir)]
 
 
 def replay_copy(tmp_path: Path, faults: list[dict[str, Any]] | None = None) -> Path:
@@ -53,8 +57,8 @@ def replay_copy(tmp_path: Path, faults: list[dict[str, Any]] | None = None) -> P
 
 
 def stdio_client(env: dict[str, str], command: list[str] | None = None, **options: Any) -> Client:
-    """A Client that launches the server over stdio (`options`: more Client arguments)."""
-    command = command or [sys.executable, "-m", "weather_mcp_server.run"]
+    """A Client that launches `command` (`weather-mcp`) over stdio (`options`: more Client arguments)."""
+    command = command or WEATHER_MCP
     params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(REPO))
     return Client(params, read_timeout_seconds=60, **options)
 
@@ -66,11 +70,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_http_server(env: dict[str, str], *args: str) -> Iterator[tuple[subprocess.Popen, str]]:
-    """`weather-mcp --transport http [args]` on a free port with `env`; yields the process and its /mcp URL."""
+def running_http_server(
+    env: dict[str, str], *args: str, command: list[str] | None = None,
+) -> Iterator[tuple[subprocess.Popen, str]]:
+    """`command` (`weather-mcp`) `--transport http [args]` on a free port with `env`; yields the process and its
+    /mcp URL."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(port), *args],
+        [*(command or WEATHER_MCP), "--transport", "http", "--port", str(port), *args],
         env=env,
         cwd=REPO,
         stdout=subprocess.DEVNULL,
@@ -91,7 +98,7 @@ def running_http_server(env: dict[str, str], *args: str) -> Iterator[tuple[subpr
 @pytest.fixture(scope="module")
 def http_server() -> Iterator[str]:
     """`weather-mcp --transport http` on a free port, replaying the recorded payloads; yields its /mcp URL."""
-    with running_http_server(server_env(FIXTURES)) as (_, url):
+    with running_http_server(server_env(), command=replaying(FIXTURES)) as (_, url):
         yield url
 
 
@@ -123,7 +130,7 @@ def connect(request: pytest.FixtureRequest) -> Callable[[], Any]:
 
     @asynccontextmanager
     async def open_stdio() -> AsyncIterator[Client]:
-        async with stdio_client(server_env(FIXTURES)) as client:
+        async with stdio_client(server_env(), replaying(FIXTURES)) as client:
             yield client
 
     return open_stdio

@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from matplotlib import font_manager
 from PIL import Image
 
-from weather_mcp_server.charts import HEIGHT_PX, WIDTH_PX, ChartSeries, render_chart
-from weather_mcp_server.fonts import PROBE_TEXT, cjk_font_family, covers
+from weather_mcp_server.charts.fonts import PROBE_TEXT, cjk_font_family, covers
+from weather_mcp_server.charts.series import HEIGHT_PX, WIDTH_PX, ChartSeries, render_chart
 
 
 def series(title: str, chinese: bool, days: int = 7) -> ChartSeries:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from weather_mcp_server.china_aqi import DAILY, HOURLY, daily_index, hourly_index, sub_index
+from weather_mcp_server.domain.china_aqi import DAILY, HOURLY, daily_index, hourly_index, sub_index
 
 # (concentration, expected AQI, expected category) for PM2.5's 24-hour breakpoints, on and just past each
 # boundary between categories: 35 → 50 优 | 35.1 → 50 + 50 × 0.1/40 = 50.125 → 51 良, and so on.

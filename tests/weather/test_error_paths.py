@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.weather.conftest import replay_copy, server_env, stdio_client
+from tests.weather.conftest import replay_copy, replaying, server_env, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -30,7 +30,7 @@ async def error_text(client, tool: str, arguments: dict, **kwargs) -> str:
 
 
 async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
-    async with stdio_client(server_env(replay_copy(tmp_path))) as client:
+    async with stdio_client(server_env(), replaying(replay_copy(tmp_path))) as client:
         unknown = await error_text(client, "get_current_weather", {"city": "Beijjing"})
         ambiguous = await error_text(client, "get_forecast", {"city": "Springfield"})
         beyond = await error_text(client, "get_forecast", {"city": "Beijing", "day": 45})
@@ -73,7 +73,7 @@ async def test_bad_arguments_are_precise_tool_errors(tmp_path: Path) -> None:
 
 
 async def test_upstream_failures_in_strict_mode(tmp_path: Path) -> None:
-    async with stdio_client(server_env(replay_copy(tmp_path, FAULTS), WEATHER_READ_TIMEOUT_S="1")) as client:
+    async with stdio_client(server_env(WEATHER_READ_TIMEOUT_S="1"), replaying(replay_copy(tmp_path, FAULTS))) as client:
         unavailable = await error_text(client, "get_forecast", {"city": "Beijing"})
         rejected = await error_text(client, "get_forecast", {"city": "Shanghai"})
         malformed = await error_text(client, "get_forecast", {"city": "Guangzhou"})
@@ -88,8 +88,8 @@ async def test_upstream_failures_in_strict_mode(tmp_path: Path) -> None:
 
 async def test_auto_mode_falls_back_to_labelled_simulation_and_remembers(tmp_path: Path) -> None:
     replay = replay_copy(tmp_path, [{"timeout": True}])
-    env = server_env(replay, provider="auto", WEATHER_READ_TIMEOUT_S="1", WEATHER_MAX_ATTEMPTS="1")
-    async with stdio_client(env) as client:
+    env = server_env(provider="auto", WEATHER_READ_TIMEOUT_S="1", WEATHER_MAX_ATTEMPTS="1")
+    async with stdio_client(env, replaying(replay)) as client:
         first = await client.call_tool("get_current_weather", {"city": "Berlin"})
         started = time.monotonic()
         second = await client.call_tool("get_forecast", {"city": "London", "day": 1})

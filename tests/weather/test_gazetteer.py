@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from weather_mcp_server.errors import AmbiguousPlace
-from weather_mcp_server.gazetteer import Gazetteer
-from weather_mcp_server.place_names import distance_km, parse_coordinates
-from weather_mcp_server.places import PlaceResolver
+from weather_mcp_server.places.gazetteer import Gazetteer
+from weather_mcp_server.places.names import distance_km, parse_coordinates
+from weather_mcp_server.places.resolver import PlaceResolver
 
 REPO = Path(__file__).resolve().parents[2]
 # CI's copy of the shared eval set lives next to the repository.

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.weather.conftest import FIXTURES, REPO, free_port, running_http_server, server_env
+from tests.weather.conftest import REPO, free_port, running_http_server, server_env
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}
@@ -23,7 +23,7 @@ MCP_ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
 def test_it_binds_loopback_by_default():
-    with running_http_server(server_env(FIXTURES)) as (process, _):
+    with running_http_server(server_env()) as (process, _):
         listening = {connection.laddr.ip for connection in psutil.Process(process.pid).net_connections("tcp")
                      if connection.status == psutil.CONN_LISTEN}
     assert listening == {"127.0.0.1"}
@@ -31,7 +31,7 @@ def test_it_binds_loopback_by_default():
 
 @pytest.mark.parametrize("token, warned", [(None, True), ("t0ken", False)])
 def test_binding_beyond_loopback_without_auth_is_a_warning(token, warned):
-    env = server_env(FIXTURES, **({"WEATHER_MCP_TOKEN": token} if token else {}))
+    env = server_env(**({"WEATHER_MCP_TOKEN": token} if token else {}))
     with running_http_server(env, "--host", "0.0.0.0") as (process, _):
         pass
     stderr = process.stderr.read().decode()
@@ -40,7 +40,7 @@ def test_binding_beyond_loopback_without_auth_is_a_warning(token, warned):
 
 @pytest.mark.anyio
 async def test_with_a_token_only_its_bearers_are_served():
-    with running_http_server(server_env(FIXTURES, WEATHER_MCP_TOKEN="t0ken")) as (_, url):
+    with running_http_server(server_env(WEATHER_MCP_TOKEN="t0ken")) as (_, url):
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic dDBrZW4="}):
             refused = httpx.post(url, json=INITIALIZE, headers={**MCP_ACCEPT, **headers})
             assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer ")
@@ -55,7 +55,7 @@ async def test_with_a_token_only_its_bearers_are_served():
     ({"WEATHER_MCP_OAUTH_ISSUER": "http://127.0.0.1:9"}, "needs WEATHER_MCP_OAUTH_INTROSPECTION_URL"),
 ])
 def test_incomplete_or_contradictory_auth_stops_the_start(settings, message):
-    command = [sys.executable, "-m", "weather_mcp_server.run", "--transport", "http", "--port", str(free_port())]
-    result = subprocess.run(command, env=server_env(FIXTURES, **settings), cwd=REPO, capture_output=True, text=True,
+    command = [sys.executable, "-m", "weather_mcp_server", "--transport", "http", "--port", str(free_port())]
+    result = subprocess.run(command, env=server_env(**settings), cwd=REPO, capture_output=True, text=True,
                             timeout=60)
     assert result.returncode != 0 and message in result.stderr and "Traceback" not in result.stderr

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.weather.conftest import FIXTURES, REPO
-from weather_mcp_server.run import INSPECTOR_PACKAGE
+from tests.weather.conftest import FIXTURES, REPO, replaying
+from weather_mcp_server.cli import INSPECTOR_PACKAGE
 
 INSPECTOR_DIR = Path(sys.prefix) / "inspector"
 INSPECTOR_BIN = INSPECTOR_DIR / "node_modules" / ".bin" / "mcp-inspector"
@@ -33,8 +33,8 @@ def run_inspector(inspector: Path, *method: str) -> dict:
     # The Inspector passes only a minimal environment to the server, hence the explicit -e options.
     command = [
         str(inspector), "--cli",
-        "-e", f"WEATHER_REPLAY_DIR={FIXTURES}", "-e", "WEATHER_PROVIDER=open-meteo", "-e", f"PYTHONPATH={REPO}",
-        sys.executable, "-m", "weather_mcp_server.run", *method,
+        "-e", "WEATHER_PROVIDER=open-meteo", "-e", f"PYTHONPATH={REPO}",
+        *replaying(FIXTURES), *method,
     ]
     result = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr

@@ -7,7 +7,7 @@ import pytest
 
 from weather_mcp_server.config import Settings
 from weather_mcp_server.errors import UpstreamError, UpstreamUnreachable
-from weather_mcp_server.open_meteo import OpenMeteoClient
+from weather_mcp_server.sources.open_meteo import OpenMeteoClient
 
 pytestmark = pytest.mark.anyio
 SETTINGS = Settings(retry_backoff_s=0.0, max_attempts=3, cache_ttl_s=60.0)

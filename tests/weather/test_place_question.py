@@ -21,7 +21,7 @@ ILLINOIS = "Springfield, Illinois, United States"
 
 @pytest.fixture(scope="module")
 def simulated_http_server() -> AsyncIterator[str]:
-    with running_http_server(server_env(None, provider="simulated")) as (_, url):
+    with running_http_server(server_env(provider="simulated")) as (_, url):
         yield url
 
 
@@ -40,7 +40,7 @@ def open_client(request: pytest.FixtureRequest) -> Callable[..., Any]:
 
         options = {"mode": mode, "elicitation_callback": on_elicitation}
         opened = (Client(url, read_timeout_seconds=60, **options) if url is not None
-                  else stdio_client(server_env(None, provider="simulated"), **options))
+                  else stdio_client(server_env(provider="simulated"), **options))
         async with opened as client:
             client.asked = asked  # type: ignore[attr-defined]
             yield client
@@ -80,7 +80,7 @@ async def test_a_declined_question_is_the_error_listing_the_places(open_client, 
 
 
 async def test_a_client_that_cannot_be_asked_gets_the_candidates() -> None:
-    async with stdio_client(server_env(None, provider="simulated")) as client:  # no elicitation capability
+    async with stdio_client(server_env(provider="simulated")) as client:  # no elicitation capability
         result = await client.call_tool("get_weather_chart", {"city": "Richmond"})
     assert result.is_error and "Richmond, Virginia, US" in result.content[0].text
 

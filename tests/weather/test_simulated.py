@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from weather_mcp_server.payload import Payload
-from weather_mcp_server.service import describe_day
-from weather_mcp_server.simulated import simulated_forecast
+from weather_mcp_server.domain.service import describe_day
+from weather_mcp_server.sources.payload import Payload
+from weather_mcp_server.sources.simulated import simulated_forecast
 
 
 def forecast(lat: float, lon: float, tz: str, when: datetime) -> dict:

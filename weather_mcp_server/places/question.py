@@ -13,9 +13,9 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel, Field, create_model
 
 from weather_mcp_server.errors import AmbiguousPlace
-from weather_mcp_server.language import pick, use_locale
-from weather_mcp_server.place_names import choice_labels
-from weather_mcp_server.places import PlaceResolver, use_place_choice
+from weather_mcp_server.places.names import choice_labels
+from weather_mcp_server.places.resolver import PlaceResolver, use_place_choice
+from weather_mcp_server.wording.language import pick, use_locale
 
 PlaceAnswer = ElicitationResult[BaseModel]
 

@@ -1,4 +1,5 @@
-"""Command line entry point (`weather-mcp`): stdio (default), streamable HTTP, or the MCP Inspector (--dev)."""
+"""Command line entry point (`weather-mcp`, `python -m weather_mcp_server`): stdio (default), streamable HTTP, or the
+MCP Inspector (--dev)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dotenv import load_dotenv
 
-if __package__ in (None, ""):
-    # `python weather_mcp_server/run.py`: make the package importable from the repository root.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_HOST = "127.0.0.1"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # the hosts the SDK also guards against DNS rebinding
@@ -58,21 +59,20 @@ def check_http_auth(host: str) -> None:
               "(docs/weather_server.md).", file=sys.stderr)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the server with the chosen transport."""
+def main(argv: list[str] | None = None, http_transport: httpx.AsyncBaseTransport | None = None) -> None:
+    """Run the server with the chosen transport; `http_transport`, when given, answers its Open-Meteo requests
+    instead of the network (the tests pass one that answers from recorded payloads)."""
     args = parse_args(argv)
     if args.dev:
-        server = [sys.executable, str(Path(__file__).resolve())]
-        raise SystemExit(subprocess.call([*inspector_command(), *server]))
+        raise SystemExit(subprocess.call([*inspector_command(), sys.executable, "-m", "weather_mcp_server"]))
     if args.transport == "http":
         check_http_auth(args.host)
-    from weather_mcp_server.weather_server import mcp  # imported late: --help and --dev need no server
+    # Imported late: --help and --dev need no server (the SDK and the models are most of the start-up time).
+    from weather_mcp_server.config import Settings
+    from weather_mcp_server.server import create_server
 
+    server = create_server(Settings.from_env(), http_transport)
     if args.transport == "http":
-        mcp.run("streamable-http", host=args.host, port=args.port)
+        server.run("streamable-http", host=args.host, port=args.port)
     else:
-        mcp.run("stdio")
-
-
-if __name__ == "__main__":
-    main()
+        server.run("stdio")

@@ -14,8 +14,8 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from weather_mcp_server.charts import DPI, HEIGHT_PX, WIDTH_PX, ChartKind, ChartSeries  # noqa: E402
-from weather_mcp_server.fonts import font_families  # noqa: E402
+from weather_mcp_server.charts.fonts import font_families  # noqa: E402
+from weather_mcp_server.charts.series import DPI, HEIGHT_PX, WIDTH_PX, ChartKind, ChartSeries  # noqa: E402
 
 # Figures are independent, but matplotlib's font and text caches are shared module state: one render at a time.
 _RENDER_LOCK = threading.Lock()

@@ -11,10 +11,10 @@ from typing import Any, Literal
 from weather_mcp_server.config import Settings
 from weather_mcp_server.errors import UpstreamUnreachable
 from weather_mcp_server.models import OPEN_METEO_ATTRIBUTION, Location
-from weather_mcp_server.open_meteo import AIR_QUALITY_DAYS, MAX_FORECAST_DAYS, OpenMeteoClient
-from weather_mcp_server.payload import Payload
-from weather_mcp_server.simulated import simulated_forecast
-from weather_mcp_server.simulated_air import simulated_air_quality
+from weather_mcp_server.sources.open_meteo import AIR_QUALITY_DAYS, MAX_FORECAST_DAYS, OpenMeteoClient
+from weather_mcp_server.sources.payload import Payload
+from weather_mcp_server.sources.simulated import simulated_forecast
+from weather_mcp_server.sources.simulated_air import simulated_air_quality
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, timedelta
 
-from weather_mcp_server.charts import ChartKind, ChartSeries
-from weather_mcp_server.days import calendar_words, label, short_label
-from weather_mcp_server.language import current, pick
+from weather_mcp_server.charts.series import ChartKind, ChartSeries
+from weather_mcp_server.domain.days import calendar_words, label, short_label
+from weather_mcp_server.domain.weather_codes import describe
 from weather_mcp_server.models import (
     CityTemperature,
     Day,
@@ -29,8 +29,8 @@ from weather_mcp_server.models import (
     Verdict,
     WeatherChart,
 )
-from weather_mcp_server.providers import Sourced
-from weather_mcp_server.weather_codes import describe
+from weather_mcp_server.sources.provider import Sourced
+from weather_mcp_server.wording.language import current, pick
 
 
 _LISTED_CITIES = 10

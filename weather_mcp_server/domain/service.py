@@ -1,5 +1,5 @@
 """What each tool does, independent of MCP: resolve the place, fetch, pick exactly the days asked, decide the
-verdicts, and shape the result models (their wording lives in wording.py)."""
+verdicts, and shape the result models (their wording lives in wording/)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,27 @@ from typing import Literal
 
 import anyio
 
-from weather_mcp_server import units as unit_systems
-from weather_mcp_server import wording
-from weather_mcp_server.air import air_quality_result
-from weather_mcp_server.charts import HEIGHT_PX, WIDTH_PX, ChartKind, ChartSeries, render_chart
+from weather_mcp_server.charts.series import HEIGHT_PX, WIDTH_PX, ChartKind, ChartSeries, render_chart
 from weather_mcp_server.config import Settings
-from weather_mcp_server.days import HORIZON_DAYS, PAST_DAYS, DaySpan, select_days, short_label, weekday_name
-from weather_mcp_server.default_cities import MAJOR_CITIES
+from weather_mcp_server.domain import units as unit_systems
+from weather_mcp_server.domain.air import air_quality_result
+from weather_mcp_server.domain.days import HORIZON_DAYS, PAST_DAYS, DaySpan, select_days, short_label, weekday_name
+from weather_mcp_server.domain.hours import hour_records, part_label
+from weather_mcp_server.domain.units import UnitSystem
+from weather_mcp_server.domain.verdicts import (
+    RAIN_MM,
+    Standing,
+    comparison_verdicts,
+    feel_verdicts,
+    forecast_verdicts,
+    hour_verdicts,
+    precipitation_verdicts,
+    rain_expected,
+    raining_now,
+    snow_expected,
+)
+from weather_mcp_server.domain.weather_codes import describe
 from weather_mcp_server.errors import InvalidArgument
-from weather_mcp_server.hours import hour_records, part_label
-from weather_mcp_server.language import pick
 from weather_mcp_server.models import (
     AirQuality,
     ChartPoint,
@@ -35,23 +46,12 @@ from weather_mcp_server.models import (
     TemperatureSearch,
     WeatherChart,
 )
-from weather_mcp_server.payload import Payload
-from weather_mcp_server.places import PlaceResolver
-from weather_mcp_server.providers import Sourced, WeatherProvider
-from weather_mcp_server.units import UnitSystem
-from weather_mcp_server.verdicts import (
-    RAIN_MM,
-    Standing,
-    comparison_verdicts,
-    feel_verdicts,
-    forecast_verdicts,
-    hour_verdicts,
-    precipitation_verdicts,
-    rain_expected,
-    raining_now,
-    snow_expected,
-)
-from weather_mcp_server.weather_codes import describe
+from weather_mcp_server.places.default_cities import MAJOR_CITIES
+from weather_mcp_server.places.resolver import PlaceResolver
+from weather_mcp_server.sources.payload import Payload
+from weather_mcp_server.sources.provider import Sourced, WeatherProvider
+from weather_mcp_server.wording.language import pick
+from weather_mcp_server.wording.weather import chart_alt_text, chart_title, is_chinese, notice, place_name
 
 Measure = Literal["max", "min", "mean"]
 ProgressFn = Callable[[float, float, str], Awaitable[None]]
@@ -183,7 +183,7 @@ class WeatherService:
             places.append(ComparedPlace(location=location, temperature=now, days=days))
             standings.append(Standing(
                 location=location,
-                name=wording.place_name(location),
+                name=place_name(location),
                 warmth=now if now is not None else _mean([d.temp_max for d in days]),
                 coldness=now if now is not None else _mean([d.temp_min for d in days]),
                 wetness=round(sum(d.precipitation_sum for d in days), 1),
@@ -191,7 +191,7 @@ class WeatherService:
         first = fetched[0][1]
         return Comparison(places=places, verdicts=comparison_verdicts(standings), source=first.source,
                           units=first.payloads[0].units(), attribution=first.attribution,
-                          notice=wording.notice(first))
+                          notice=notice(first))
 
     async def cities_by_temperature(
         self,
@@ -241,7 +241,7 @@ class WeatherService:
             source=sourced.source,
             units={"temperature": first.units()["temperature"]},
             attribution=sourced.attribution,
-            notice=wording.notice(sourced),
+            notice=notice(sourced),
         )
 
     async def chart(self, city: str, kind: ChartKind, query: DayQuery,
@@ -250,13 +250,13 @@ class WeatherService:
         forecast = unit_systems.convert(await self.forecast(city, query), units)
         days = forecast.days
         series = ChartSeries(
-            title=wording.chart_title(forecast.location, days, kind),
+            title=chart_title(forecast.location, days, kind),
             dates=[d.date for d in days],
             temp_max=[d.temp_max for d in days],
             temp_min=[d.temp_min for d in days],
             precipitation=[d.precipitation_sum for d in days],
             probability=[d.precipitation_probability for d in days],
-            chinese=wording.is_chinese(),
+            chinese=is_chinese(),
             units=forecast.units,
         )
         png, font = await anyio.to_thread.run_sync(render_chart, kind, series)
@@ -273,7 +273,7 @@ class WeatherService:
             width=WIDTH_PX,
             height=HEIGHT_PX,
             font=font,
-            alt_text=wording.chart_alt_text(series, kind, forecast.units),
+            alt_text=chart_alt_text(series, kind, forecast.units),
             points=points,
         )
         return chart, png
@@ -294,7 +294,7 @@ class WeatherService:
             "source": sourced.source,
             "units": sourced.payloads[0].units(),
             "attribution": sourced.attribution,
-            "notice": wording.notice(sourced),
+            "notice": notice(sourced),
         }
 
     @staticmethod

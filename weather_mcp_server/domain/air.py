@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from weather_mcp_server import china_aqi
-from weather_mcp_server.days import DaySpan, weekday_name
+from weather_mcp_server.domain import china_aqi
+from weather_mcp_server.domain.days import DaySpan, weekday_name
+from weather_mcp_server.domain.hours import asked_hours, hour_indices, part_label
+from weather_mcp_server.domain.verdicts import polluted
 from weather_mcp_server.errors import NotAvailable
-from weather_mcp_server.hours import asked_hours, hour_indices, part_label
-from weather_mcp_server.language import pick
 from weather_mcp_server.models import AirQuality, AirQualityDay, AirReading, ChinaAqi, Location
-from weather_mcp_server.payload import Payload
-from weather_mcp_server.verdicts import polluted
+from weather_mcp_server.sources.payload import Payload
+from weather_mcp_server.wording.language import pick
 
 POLLUTANTS = ("pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "carbon_monoxide")
 # The standard's names, and the factor to its units (CO in mg/m³; the API gives μg/m³).

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Literal
 
-from weather_mcp_server.days import DaySpan, weekday_name
+from weather_mcp_server.domain.days import DaySpan, weekday_name
+from weather_mcp_server.domain.weather_codes import describe
 from weather_mcp_server.errors import BeyondForecast
-from weather_mcp_server.language import pick
 from weather_mcp_server.models import HourRecord
-from weather_mcp_server.payload import Payload
-from weather_mcp_server.weather_codes import describe
+from weather_mcp_server.sources.payload import Payload
+from weather_mcp_server.wording.language import pick
 
 Part = Literal["morning", "noon", "afternoon", "evening", "night"]
 # The hours of each part (end excluded). The night runs to 06:00 of the next day: hours 24-29.

@@ -1,4 +1,5 @@
-"""Serve recorded Open-Meteo payloads through `httpx.MockTransport` (WEATHER_REPLAY_DIR), so nothing needs a network.
+"""Serve recorded Open-Meteo payloads through `httpx.MockTransport`, so nothing needs a network (the weather server
+the tests start takes it as its `http_transport`: weather_server_replaying.py).
 
 Layout of a replay directory:
 - `forecast/*.json`: one single-location forecast response each (current, daily and hourly blocks); a request is
@@ -22,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from weather_mcp_server.place_names import normalize
+from weather_mcp_server.places.names import normalize
 
 MATCH_DEGREES = 0.25
 _BLOCKS = ("current", "hourly", "daily")
@@ -36,7 +37,7 @@ def replay_transport(directory: Path) -> httpx.MockTransport:
 class _Replay:
     def __init__(self, directory: Path) -> None:
         if not directory.is_dir():
-            raise FileNotFoundError(f"WEATHER_REPLAY_DIR {directory} is not a directory")
+            raise FileNotFoundError(f"replay directory {directory} is not a directory")
         self._directory = directory
         self._recordings = {endpoint: [json.loads(path.read_text(encoding="utf-8"))
                                        for path in sorted(directory.glob(f"{endpoint}/*.json"))]

@@ -11,7 +11,7 @@ import httpx
 
 from weather_mcp_server.config import Settings
 from weather_mcp_server.errors import UpstreamError, UpstreamUnreachable
-from weather_mcp_server.ttl_cache import TTLCache
+from weather_mcp_server.sources.ttl_cache import TTLCache
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,8 @@ RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
 class OpenMeteoClient:
-    """One shared `httpx.AsyncClient`; pass `transport` (e.g. the replay MockTransport) to stay offline."""
+    """One shared `httpx.AsyncClient`; pass `transport` (e.g. an `httpx.MockTransport` answering from recordings)
+    to stay offline."""
 
     def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self._settings = settings

@@ -1,4 +1,4 @@
-"""What a chart shows and its size; the drawing itself (matplotlib) lives in chart_drawing.py."""
+"""What a chart shows and its size; the drawing itself (matplotlib) lives in drawing.py."""
 
 from __future__ import annotations
 
@@ -26,6 +26,6 @@ class ChartSeries:
 def render_chart(kind: ChartKind, series: ChartSeries) -> tuple[bytes, str]:
     """PNG bytes and the font family used; thread-safe."""
     # Imported on first use: matplotlib is most of the server's start-up time and most sessions draw nothing.
-    from weather_mcp_server.chart_drawing import draw
+    from weather_mcp_server.charts.drawing import draw
 
     return draw(kind, series)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from weather_mcp_server.language import pick
+from weather_mcp_server.domain.weather_codes import RAIN_CODES, SNOW_CODES
 from weather_mcp_server.models import ForecastDay, HourRecord, Location, PrecipitationDay, Verdict
-from weather_mcp_server.weather_codes import RAIN_CODES, SNOW_CODES
+from weather_mcp_server.wording.language import pick
 
 RAIN_PROBABILITY = 50.0  # a day at or above this chance of precipitation counts as wet
 RAIN_MM = 1.0

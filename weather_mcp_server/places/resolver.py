@@ -12,11 +12,9 @@ from weather_mcp_server.errors import (
     UpstreamUnreachable,
     WeatherToolError,
 )
-from weather_mcp_server.gazetteer import Gazetteer
-from weather_mcp_server.language import pick
 from weather_mcp_server.models import Location
-from weather_mcp_server.open_meteo import OpenMeteoClient
-from weather_mcp_server.place_names import (
+from weather_mcp_server.places.gazetteer import Gazetteer
+from weather_mcp_server.places.names import (
     Candidate,
     choice_labels,
     choose,
@@ -24,7 +22,9 @@ from weather_mcp_server.place_names import (
     parse_coordinates,
     split_qualifier,
 )
-from weather_mcp_server.providers import WeatherProvider
+from weather_mcp_server.sources.open_meteo import OpenMeteoClient
+from weather_mcp_server.sources.provider import WeatherProvider
+from weather_mcp_server.wording.language import pick
 
 MAX_QUERY_LENGTH = 120
 # The place the user picked in this call, by the name they chose between (see use_place_choice).
@@ -36,7 +36,7 @@ _settled: ContextVar[dict[str, Location | WeatherToolError]] = ContextVar("settl
 
 def use_place_choice(query: str, label: str | None) -> None:
     """For the rest of this call, an ambiguous `query` means the candidate the user picked by its choice label
-    (place_names.choice_labels), as an elicitation answered; None: nothing was picked."""
+    (names.choice_labels), as an elicitation answered; None: nothing was picked."""
     _choices.set({query.strip(): label} if label else {})
 
 

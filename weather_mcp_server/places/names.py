@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from weather_mcp_server.errors import AmbiguousPlace
-from weather_mcp_server.language import pick
+from weather_mcp_server.wording.language import pick
 
 # A runner-up at least this share of the leader's population makes a name ambiguous.
 AMBIGUITY_POPULATION_RATIO = 0.5

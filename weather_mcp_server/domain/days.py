@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from typing import Literal
 
 from weather_mcp_server.errors import BeyondForecast, InvalidArgument, PastDay
-from weather_mcp_server.language import current, pick
+from weather_mcp_server.wording.language import current, pick
 
 HORIZON_DAYS = 16  # today and 15 more: what Open-Meteo forecasts
 PAST_DAYS = 92  # how far back the forecast API's `past_days` reaches

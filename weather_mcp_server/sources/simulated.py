@@ -18,8 +18,8 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from weather_mcp_server.climate import Climate, climate
-from weather_mcp_server.sun import SunDay, elevation, sun_day
+from weather_mcp_server.sources.climate import Climate, climate
+from weather_mcp_server.sources.sun import SunDay, elevation, sun_day
 
 HOURS = 24
 SNOW_CM_PER_MM = 0.7  # Open-Meteo's snowfall: 7 cm of snow per 10 mm of water

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from weather_mcp_server.days import calendar_words, label, short_label
-from weather_mcp_server.language import pick
+from weather_mcp_server.domain.days import calendar_words, label, short_label
 from weather_mcp_server.models import AirQuality, AirQualityDay, AirReading, ChinaAqi, Pollutants
-from weather_mcp_server.wording import part_name, place_name, today_of, with_verdicts
+from weather_mcp_server.wording.language import pick
+from weather_mcp_server.wording.weather import part_name, place_name, today_of, with_verdicts
 
 # The names a reader looks for ("PM2.5", "O3"), ASCII so a question's term matches.
 _SHORT = (("pm2_5", "PM2.5"), ("pm10", "PM10"), ("ozone", "O3"), ("nitrogen_dioxide", "NO2"),

@@ -1,0 +1,1 @@
+"""What the tests need beside the product: the weather server with Open-Meteo replayed from recordings."""
