@@ -8,22 +8,22 @@ import time
 
 from flask import Flask, request
 
-from mcp_chat_app import web
-from mcp_chat_app.auth import AccessPolicy, auth_required
-from mcp_chat_app.config import GatewayConfig
-from mcp_chat_app.elicitation import Elicitations
-from mcp_chat_app.errors import register_error_handlers
-from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
-from mcp_chat_app.llm_client import LlmClient, LlmUnavailable, set_caller
-from mcp_chat_app.mcp_manager import McpManager
-from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.model_profiles import load_roles
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
-from mcp_chat_app.resources import EXTENSION_KEY, Gateway
-from mcp_chat_app.routes import chat, conversations, health, media, oauth, openapi, servers
-from mcp_chat_app.server_oauth import OAuthSettings
-from mcp_chat_app.server_registry import load_registry
+from mcp_chat_app.config import GatewayConfig
+from mcp_chat_app.gateway import EXTENSION_KEY, Gateway
+from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
+from mcp_chat_app.llm.client import LlmClient, LlmUnavailable, set_caller
+from mcp_chat_app.llm.profiles import load_roles
+from mcp_chat_app.mcp_client.elicitation import Elicitations
+from mcp_chat_app.mcp_client.manager import McpManager
+from mcp_chat_app.mcp_client.oauth import OAuthSettings
+from mcp_chat_app.mcp_client.registry import load_registry
+from mcp_chat_app.media_store import MediaStore
+from mcp_chat_app.web import page
+from mcp_chat_app.web.auth import AccessPolicy, auth_required
+from mcp_chat_app.web.errors import register_error_handlers
+from mcp_chat_app.web.routes import chat, conversations, health, media, oauth, openapi, servers
 
 log = logging.getLogger(__name__)
 
@@ -80,15 +80,15 @@ def _warm_up(manager: McpManager, pipeline: ChatPipeline, wait_s: float = 60.0) 
 
 def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = None) -> Flask:
     """The Flask app; call `app.extensions[EXTENSION_KEY].close()` when done with it."""
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=page.STATIC_FOLDER)
     app.json.ensure_ascii = False  # Chinese answers stay readable in the JSON
     app.json.sort_keys = False
     resources = gateway or build_gateway(config or GatewayConfig.from_env())
     app.extensions[EXTENSION_KEY] = resources
     app.config["MAX_CONTENT_LENGTH"] = resources.config.max_body_bytes  # larger bodies: 413
     register_error_handlers(app)
-    # The model's prompt cache is salted per user (llm_client): a route's <user> is whom its LLM calls are for.
+    # The model's prompt cache is salted per user (llm/client.py): a route's <user> is whom its LLM calls are for.
     app.before_request(lambda: set_caller((request.view_args or {}).get("user")))
-    for blueprint_module in (chat, conversations, servers, oauth, media, health, openapi, web):
+    for blueprint_module in (chat, conversations, servers, oauth, media, health, openapi, page):
         app.register_blueprint(blueprint_module.blueprint)
     return app

@@ -7,7 +7,7 @@ import re
 from mcp_chat_app.app import build_gateway, create_app
 from mcp_chat_app.config import GatewayConfig
 from .mock_mcp_manager import MockMcpManager
-from mcp_chat_app.resources import EXTENSION_KEY
+from mcp_chat_app.gateway import EXTENSION_KEY
 
 
 def test_every_route_and_method_is_documented(tmp_path):

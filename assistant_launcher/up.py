@@ -29,7 +29,7 @@ import httpx
 import psutil
 
 from mcp_chat_app.config import GatewayConfig
-from mcp_chat_app.model_profiles import Endpoint, load_roles
+from mcp_chat_app.llm.profiles import Endpoint, load_roles
 
 _LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 _BACKEND_KEY_ENV = "LLM_BACKEND_API_KEY"  # where `llm-backend serve` reads its --api-key from

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 from flask import current_app
 
-from mcp_chat_app.auth import AccessPolicy
-from mcp_chat_app.config import GatewayConfig
-from mcp_chat_app.elicitation import Elicitations
-from mcp_chat_app.history import HistoryStore
-from mcp_chat_app.llm_client import LlmClient
-from mcp_chat_app.mcp_manager import McpManager
-from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.config import GatewayConfig
+from mcp_chat_app.history import HistoryStore
+from mcp_chat_app.llm.client import LlmClient
+from mcp_chat_app.mcp_client.elicitation import Elicitations
+from mcp_chat_app.mcp_client.manager import McpManager
+from mcp_chat_app.media_store import MediaStore
+from mcp_chat_app.web.auth import AccessPolicy
 
 EXTENSION_KEY = "mcp_chat_gateway"
 
