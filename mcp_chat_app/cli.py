@@ -49,7 +49,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def ask(args: argparse.Namespace) -> int:
     """Answer one question in-process (no HTTP) and print the answer, or the full JSON with --json."""
-    from mcp_chat_app.app import build_gateway
+    from mcp_chat_app.gateway import build_gateway
     from mcp_chat_app.llm.client import LlmUnavailable
 
     gateway = build_gateway(GatewayConfig.from_env(**_overrides(args)))
