@@ -21,8 +21,8 @@ sys.path.insert(0, str(REPO))
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from mcp_chat_app.mcp_manager import McpManager, ToolRequest  # noqa: E402
-from mcp_chat_app.server_registry import parse_server_spec  # noqa: E402
+from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest  # noqa: E402
+from mcp_chat_app.mcp_client.registry import parse_server_spec  # noqa: E402
 from tests.gateway.gateway_processes import TINY_SERVER, WEATHER_SERVER, FakeLlm, GatewayProcess  # noqa: E402
 
 TOOL = ToolRequest("weather", "get_current_weather", {"city": "Beijing"})

@@ -10,7 +10,7 @@ import logging
 import signal
 import sys
 
-from mcp_chat_app import launcher
+from assistant_launcher import up
 from mcp_chat_app.config import GatewayConfig
 
 
@@ -34,7 +34,7 @@ def serve(args: argparse.Namespace) -> int:
 
     limit_malloc_arenas()
     from mcp_chat_app.app import create_app
-    from mcp_chat_app.resources import EXTENSION_KEY
+    from mcp_chat_app.gateway import EXTENSION_KEY
 
     config = GatewayConfig.from_env(**_overrides(args))
     app = create_app(config)
@@ -49,8 +49,8 @@ def serve(args: argparse.Namespace) -> int:
 
 def ask(args: argparse.Namespace) -> int:
     """Answer one question in-process (no HTTP) and print the answer, or the full JSON with --json."""
-    from mcp_chat_app.app import build_gateway
-    from mcp_chat_app.llm_client import LlmUnavailable
+    from mcp_chat_app.gateway import build_gateway
+    from mcp_chat_app.llm.client import LlmUnavailable
 
     gateway = build_gateway(GatewayConfig.from_env(**_overrides(args)))
     try:
@@ -66,9 +66,9 @@ def ask(args: argparse.Namespace) -> int:
 
 def token(args: argparse.Namespace) -> int:
     """Issue (print) or revoke a user's API token in the tokens file."""
-    from mcp_chat_app.auth import issue_token, revoke_token
-    from mcp_chat_app.errors import GatewayError
-    from mcp_chat_app.request_parsing import checked_user
+    from mcp_chat_app.web.auth import issue_token, revoke_token
+    from mcp_chat_app.web.errors import GatewayError
+    from mcp_chat_app.web.requests import checked_user
 
     try:
         user = checked_user(args.user)
@@ -117,8 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     token_parser.set_defaults(handler=token)
 
     up_parser = commands.add_parser("up", help="run everything: pull the model, llm-backend, gateway, MCP servers")
-    launcher.add_arguments(up_parser)
-    up_parser.set_defaults(handler=launcher.run_up)
+    up.add_arguments(up_parser)
+    up_parser.set_defaults(handler=up.run_up)
     return parser
 
 

@@ -7,7 +7,7 @@ import datetime as dt
 import json
 from typing import Any
 
-from mcp_chat_app.mcp_manager import ToolInfo
+from mcp_chat_app.mcp_client.manager import ToolInfo
 
 ROUTER_PROMPT = (
     "{identity} You have tools. Today is {today}. Call a tool whenever the question needs data a tool provides; "

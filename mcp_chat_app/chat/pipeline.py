@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp_chat_app import prompts
 from mcp_chat_app.cancellation import Cancellation
-from mcp_chat_app.elicitation import Asker
+from mcp_chat_app.mcp_client.elicitation import Asker
 from mcp_chat_app.chat import compose, context, languages, writing
 from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
@@ -25,8 +25,8 @@ from mcp_chat_app.chat.verify import (
     says_it_lacks,
     unusable,
 )
-from mcp_chat_app.llm_client import LlmClient
-from mcp_chat_app.mcp_manager import McpManager
+from mcp_chat_app.llm.client import LlmClient
+from mcp_chat_app.mcp_client.manager import McpManager
 from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.tool_results import ToolOutcome
 

@@ -23,11 +23,11 @@ from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat import context, languages
 from mcp_chat_app.chat.day_words import glossed
 from mcp_chat_app.chat.verify import invents_measurements, unusable
-from mcp_chat_app.elicitation import Asker
-from mcp_chat_app.llm_client import ChatTurn, LlmClient, ModelToolCall
-from mcp_chat_app.mcp_manager import McpManager, ToolInfo, ToolRequest
+from mcp_chat_app.mcp_client.elicitation import Asker
+from mcp_chat_app.llm.client import ChatTurn, LlmClient, ModelToolCall
+from mcp_chat_app.mcp_client.manager import McpManager, ToolInfo, ToolRequest
 from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.tool_call_parser import parse_tool_calls
+from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
 from mcp_chat_app.tool_results import ToolOutcome, failed_outcome, model_view
 
 EventSink = Callable[[str, dict[str, Any]], None]

@@ -151,3 +151,16 @@ def test_a_backend_that_cannot_start_ends_up_with_its_log(launch, tmp_path: Path
     assert up.process.wait(timeout=300) == 1
     assert "llm-backend exited with status" in up.text() and "missing.gguf" in up.text()
     assert "starting the gateway" not in up.text()
+
+
+def test_no_module_of_the_gateway_or_the_launcher_imports_the_backend():
+    """The backend is a process to them: importing every one of their modules loads no llm_backend module."""
+    script = ("import importlib, pkgutil, sys\n"
+              "import assistant_launcher, mcp_chat_app\n"
+              "for package in (assistant_launcher, mcp_chat_app):\n"
+              "    for module in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+              "        importlib.import_module(module.name)\n"
+              "print(sorted(name for name in sys.modules if name.split('.')[0] == 'llm_backend'))\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", result.stdout

@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_chat_app.mcp_manager import ProgressCallback, ToolInfo, ToolRequest
-from mcp_chat_app.server_registry import ServerSpec
+from mcp_chat_app.mcp_client.manager import ProgressCallback, ToolInfo, ToolRequest
+from mcp_chat_app.mcp_client.registry import ServerSpec
 from mcp_chat_app.tool_results import ToolImage, ToolOutcome
 
 ToolHandler = Callable[[dict[str, Any]], Any]

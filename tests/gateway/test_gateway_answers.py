@@ -12,11 +12,11 @@ from mcp_chat_app.chat import writing
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.config import CONFIG_DIR
-from mcp_chat_app.llm_client import LlmClient
-from mcp_chat_app.mcp_manager import McpManager, ToolRequest
+from mcp_chat_app.llm.client import LlmClient
+from mcp_chat_app.llm.profiles import Endpoint
+from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
+from mcp_chat_app.mcp_client.registry import parse_server_spec
 from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.model_profiles import Endpoint
-from mcp_chat_app.server_registry import parse_server_spec
 
 from .gateway_processes import WEATHER_SERVER
 

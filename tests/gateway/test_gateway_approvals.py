@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcp_chat_app.server_registry import parse_server_spec
+from mcp_chat_app.mcp_client.registry import parse_server_spec
 
 from .gateway_processes import TINY_SERVER, GatewayProcess
 

@@ -13,8 +13,8 @@ from schemathesis import GenerationMode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcp_chat_app.errors import GatewayError
-from mcp_chat_app.request_parsing import MAX_MESSAGE_CHARS, chat_request, checked_user, json_object
+from mcp_chat_app.web.errors import GatewayError
+from mcp_chat_app.web.requests import MAX_MESSAGE_CHARS, chat_request, checked_user, json_object
 
 from .gateway_processes import TINY_SERVER, GatewayProcess
 

@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
-from mcp_chat_app.elicitation import Answer, Elicitations
-from mcp_chat_app.mcp_manager import McpManager, ToolProgress, ToolRequest
-from mcp_chat_app.server_registry import parse_server_spec
+from mcp_chat_app.mcp_client.elicitation import Answer, Elicitations
+from mcp_chat_app.mcp_client.manager import McpManager, ToolProgress, ToolRequest
+from mcp_chat_app.mcp_client.registry import parse_server_spec
 
 from .gateway_processes import WEATHER_SERVER, everything_server, free_port, start_everything, stop
 

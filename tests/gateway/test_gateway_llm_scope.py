@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_chat_app.model_profiles import load_roles
+from mcp_chat_app.llm.profiles import load_roles
 
 from .gateway_processes import TINY_SERVER, GatewayProcess
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_chat_app.mcp_manager import McpManager, ToolRequest
-from mcp_chat_app.server_registry import parse_server_spec
+from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
+from mcp_chat_app.mcp_client.registry import parse_server_spec
 
 from .gateway_processes import TINY_SERVER, free_port, start_tiny_http, stop
 

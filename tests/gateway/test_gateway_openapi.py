@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from mcp_chat_app.app import build_gateway, create_app
+from mcp_chat_app.app import create_app
 from mcp_chat_app.config import GatewayConfig
+from mcp_chat_app.gateway import EXTENSION_KEY, build_gateway
 from .mock_mcp_manager import MockMcpManager
-from mcp_chat_app.resources import EXTENSION_KEY
 
 
 def test_every_route_and_method_is_documented(tmp_path):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_chat_app.mcp_manager import McpManager, ToolRequest
-from mcp_chat_app.server_registry import load_registry
+from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
+from mcp_chat_app.mcp_client.registry import load_registry
 
 from .gateway_processes import HERE, free_port, start_everything, start_weather_http, stop
 

@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from mcp_chat_app.app import create_app
-from mcp_chat_app.auth import issue_token, revoke_token
 from mcp_chat_app.config import GatewayConfig
-from mcp_chat_app.resources import EXTENSION_KEY
+from mcp_chat_app.gateway import EXTENSION_KEY
+from mcp_chat_app.web.auth import issue_token, revoke_token
 
 from .gateway_processes import REPO, TINY_SERVER, GatewayProcess
 

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.chat import context, languages
 from mcp_chat_app.chat.day_words import day_words, glossed, unsupported_days
 from mcp_chat_app.chat.verify import contradictions, invents_measurements
-from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
 from mcp_chat_app.history import SqliteHistoryStore, most_turns_within, trim_to_budget
+from mcp_chat_app.llm.profiles import load_roles
+from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
+from mcp_chat_app.mcp_client.manager import ToolInfo
+from mcp_chat_app.mcp_client.registry import Registry, load_registry, parse_server_spec
 from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.mcp_manager import ToolInfo
-from mcp_chat_app.model_profiles import load_roles
 from mcp_chat_app.prompts import openai_tools
-from mcp_chat_app.server_registry import Registry, load_registry, parse_server_spec
-from mcp_chat_app.tool_call_parser import parse_tool_calls
 from mcp_chat_app.tool_results import ToolOutcome, model_view
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},

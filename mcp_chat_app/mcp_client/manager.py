@@ -15,10 +15,10 @@ from typing import Any, TypeVar
 from mcp import MCPError
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled
-from mcp_chat_app.elicitation import Asker, current_asker
-from mcp_chat_app.server_connection import ServerConnection, ServerUnavailable
-from mcp_chat_app.server_oauth import OAuthSettings
-from mcp_chat_app.server_registry import Registry, ServerSpec
+from mcp_chat_app.mcp_client.connection import ServerConnection, ServerUnavailable
+from mcp_chat_app.mcp_client.elicitation import Asker, current_asker
+from mcp_chat_app.mcp_client.oauth import OAuthSettings
+from mcp_chat_app.mcp_client.registry import Registry, ServerSpec
 from mcp_chat_app.tool_results import ToolOutcome, failed_outcome, outcome_from_result
 
 logger = logging.getLogger(__name__)

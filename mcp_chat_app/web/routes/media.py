@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, send_file
 
-from mcp_chat_app.errors import GatewayError
-from mcp_chat_app.resources import gateway
+from mcp_chat_app.gateway import gateway
+from mcp_chat_app.web.errors import GatewayError
 
 blueprint = Blueprint("media", __name__)
 

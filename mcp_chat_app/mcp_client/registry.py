@@ -18,7 +18,7 @@ from typing import Any
 
 from dotenv import dotenv_values
 
-from mcp_chat_app.registry_variables import Variables
+from mcp_chat_app.mcp_client.variables import Variables
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from mcp_chat_app.openapi_spec import openapi_document
+from mcp_chat_app.web.openapi_spec import openapi_document
 
 blueprint = Blueprint("openapi", __name__)
 

@@ -9,14 +9,14 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
-from mcp_chat_app.elicitation import Answer, Asker, Decision, InvalidAnswer, Kind, UnknownQuestion
-from mcp_chat_app.errors import GatewayError, error_body, llm_error_status
+from mcp_chat_app.gateway import Gateway, gateway
 from mcp_chat_app.history import most_turns_within, trim_to_budget
-from mcp_chat_app.llm_client import LlmUnavailable
-from mcp_chat_app.request_parsing import ChatRequest, approval_decision, chat_request, elicitation_answer
-from mcp_chat_app.resources import Gateway, gateway
-from mcp_chat_app.routes.body import authorized_user, json_body
-from mcp_chat_app.sse import Emit, event_stream
+from mcp_chat_app.llm.client import LlmUnavailable
+from mcp_chat_app.mcp_client.elicitation import Answer, Asker, Decision, InvalidAnswer, Kind, UnknownQuestion
+from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
+from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
+from mcp_chat_app.web.routes.body import authorized_user, json_body
+from mcp_chat_app.web.sse import Emit, event_stream
 
 logger = logging.getLogger(__name__)
 blueprint = Blueprint("chat", __name__)

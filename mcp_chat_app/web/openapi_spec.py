@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_chat_app.history import DEFAULT_CONVERSATION
-from mcp_chat_app.request_parsing import (
+from mcp_chat_app.web.requests import (
     CONVERSATION_PATTERN,
     MAX_MESSAGE_CHARS,
     MAX_TITLE_CHARS,

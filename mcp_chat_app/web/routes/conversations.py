@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from mcp_chat_app.errors import GatewayError
+from mcp_chat_app.gateway import gateway
 from mcp_chat_app.history import MAX_CONVERSATIONS, Conversation, TooManyConversations
-from mcp_chat_app.request_parsing import checked_conversation, conversation_title
-from mcp_chat_app.resources import gateway
-from mcp_chat_app.routes.body import authorized_user, json_body
+from mcp_chat_app.web.errors import GatewayError
+from mcp_chat_app.web.requests import checked_conversation, conversation_title
+from mcp_chat_app.web.routes.body import authorized_user, json_body
 
 blueprint = Blueprint("conversations", __name__)
 

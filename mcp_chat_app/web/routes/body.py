@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from mcp_chat_app.errors import GatewayError
-from mcp_chat_app.request_parsing import checked_user
-from mcp_chat_app.resources import gateway
+from mcp_chat_app.gateway import gateway
+from mcp_chat_app.web.errors import GatewayError
+from mcp_chat_app.web.requests import checked_user
 
 
 def request_body() -> bytes:

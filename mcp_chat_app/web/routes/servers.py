@@ -6,11 +6,11 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 
-from mcp_chat_app.errors import GatewayError
-from mcp_chat_app.request_parsing import json_object
-from mcp_chat_app.resources import gateway
-from mcp_chat_app.routes.body import request_body
-from mcp_chat_app.server_registry import parse_server_spec
+from mcp_chat_app.gateway import gateway
+from mcp_chat_app.mcp_client.registry import parse_server_spec
+from mcp_chat_app.web.errors import GatewayError
+from mcp_chat_app.web.requests import json_object
+from mcp_chat_app.web.routes.body import request_body
 
 blueprint = Blueprint("servers", __name__)
 

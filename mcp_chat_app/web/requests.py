@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_chat_app.elicitation import ACTIONS, DECISIONS, Answer, Decision
-from mcp_chat_app.errors import GatewayError
 from mcp_chat_app.history import DEFAULT_CONVERSATION
+from mcp_chat_app.mcp_client.elicitation import ACTIONS, DECISIONS, Answer, Decision
+from mcp_chat_app.web.errors import GatewayError
 
 USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
 CONVERSATION_PATTERN = r"[A-Za-z0-9_-]{1,64}"

@@ -17,7 +17,7 @@ import logging
 import threading
 from pathlib import Path
 
-from mcp_chat_app.errors import GatewayError
+from mcp_chat_app.web.errors import GatewayError
 
 logger = logging.getLogger(__name__)
 

@@ -32,9 +32,9 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp_types import CONNECTION_CLOSED, CallToolResult, ElicitRequestFormParams, ElicitResult, Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcp_chat_app.elicitation import CANCELLED, Asker, current_asker
-from mcp_chat_app.server_oauth import OAuthSettings, ServerAuthorization
-from mcp_chat_app.server_registry import ServerSpec
+from mcp_chat_app.mcp_client.elicitation import CANCELLED, Asker, current_asker
+from mcp_chat_app.mcp_client.oauth import OAuthSettings, ServerAuthorization
+from mcp_chat_app.mcp_client.registry import ServerSpec
 
 logger = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from mcp.shared.auth import (
     ProtectedResourceMetadata,
 )
 
-from mcp_chat_app.server_registry import ServerSpec
+from mcp_chat_app.mcp_client.registry import ServerSpec
 
 logger = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 
-from mcp_chat_app.errors import GatewayError
-from mcp_chat_app.resources import gateway
+from mcp_chat_app.gateway import gateway
+from mcp_chat_app.web.errors import GatewayError
 
 blueprint = Blueprint("oauth", __name__)
 

@@ -7,7 +7,7 @@ import logging
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
-from mcp_chat_app.llm_client import LlmBadResponse, LlmPromptTooLong, LlmTimeout, LlmUnavailable
+from mcp_chat_app.llm.client import LlmBadResponse, LlmPromptTooLong, LlmTimeout, LlmUnavailable
 
 logger = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ import httpx
 import openai
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled
-from mcp_chat_app.llm_watch import LlmWatch
-from mcp_chat_app.model_profiles import Endpoint
+from mcp_chat_app.llm.profiles import Endpoint
+from mcp_chat_app.llm.watch import LlmWatch
 
 TIMEOUT_HEADER = "X-Request-Timeout"
 # The user the current request is for; None (warm-up, `mcp-chat ask`) means no one's data is in the prompt.

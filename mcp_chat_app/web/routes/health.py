@@ -7,8 +7,8 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from mcp_chat_app.llm_client import LlmClient
-from mcp_chat_app.resources import gateway
+from mcp_chat_app.gateway import gateway
+from mcp_chat_app.llm.client import LlmClient
 
 blueprint = Blueprint("health", __name__)
 

@@ -1,0 +1,102 @@
+"""The long-lived objects a gateway holds: created once by `build_gateway`, shared by the handlers."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+from flask import current_app
+
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.config import GatewayConfig
+from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
+from mcp_chat_app.llm.client import LlmClient, LlmUnavailable
+from mcp_chat_app.llm.profiles import load_roles
+from mcp_chat_app.mcp_client.elicitation import Elicitations
+from mcp_chat_app.mcp_client.manager import McpManager
+from mcp_chat_app.mcp_client.oauth import OAuthSettings
+from mcp_chat_app.mcp_client.registry import load_registry
+from mcp_chat_app.media_store import MediaStore
+from mcp_chat_app.web.auth import AccessPolicy, auth_required
+
+EXTENSION_KEY = "mcp_chat_gateway"
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Gateway:
+    """Injected into the Flask app under `app.extensions[EXTENSION_KEY]`."""
+
+    config: GatewayConfig
+    manager: McpManager
+    router: LlmClient
+    writer: LlmClient
+    history: HistoryStore
+    media: MediaStore
+    pipeline: ChatPipeline
+    access: AccessPolicy
+    elicitations: Elicitations  # tools' questions waiting for their users
+
+    def close(self) -> None:
+        """Stop MCP sessions (and their server processes) and close the history store."""
+        self.manager.close()
+        self.history.close()
+
+
+def gateway() -> Gateway:
+    """The current app's gateway resources."""
+    return current_app.extensions[EXTENSION_KEY]
+
+
+def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
+                  history: HistoryStore | None = None) -> Gateway:
+    """Create (and start) the resources; `manager`/`history` let tests inject doubles."""
+    # Settings are checked before any server process starts, so a bad one fails fast.
+    access = AccessPolicy(auth_required(config.auth, config.host), config.admin_token, config.tokens_file)
+    roles = load_roles(config.models_config, config.profile, config.base_url_override, config.model_override)
+    assistant = load_assistant(config.assistant_config)
+    router = LlmClient(roles.router, config.llm_hung_after_s)
+    writer = router if not roles.hybrid else LlmClient(roles.writer, config.llm_hung_after_s)
+    if manager is None:
+        oauth = OAuthSettings(redirect_uri=config.oauth_callback_url, token_dir=config.data_dir / "oauth")
+        manager = McpManager.from_registry(load_registry(config.servers_config), config.data_dir / "logs",
+                                           config.health_interval_s, oauth)
+        manager.start()
+        _warn_loudly(manager.warnings(), config)
+    media_store = MediaStore(config.data_dir / "media")
+    pipeline = ChatPipeline(manager, router, writer, media_store, assistant, config.max_tool_rounds)
+    if config.warm_up:
+        threading.Thread(target=_warm_up, args=(manager, pipeline), name="warm-up", daemon=True).start()
+    return Gateway(
+        config=config,
+        manager=manager,
+        router=router,
+        writer=writer,
+        history=history or SqliteHistoryStore(config.data_dir / "history.sqlite3"),
+        media=media_store,
+        pipeline=pipeline,
+        access=access,
+        elicitations=Elicitations(config.elicitation_timeout_s),
+    )
+
+
+def _warn_loudly(warnings: list[str], config: GatewayConfig) -> None:
+    """Start-up problems an operator must not miss (they stay in /health too)."""
+    for warning in warnings:
+        rule = "!" * 78
+        log.warning("\n%s\n!! %s\n!! registry: %s\n%s", rule, warning, config.servers_config, rule)
+
+
+def _warm_up(manager: McpManager, pipeline: ChatPipeline, wait_s: float = 60.0) -> None:
+    """Once the servers have listed their tools (the router prompt includes them), warm the LLM's cache."""
+    deadline = time.monotonic() + wait_s
+    while not manager.tools() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    try:
+        pipeline.warm_up()
+    except LlmUnavailable as error:  # the first request pays the prefill instead
+        log.warning("warm-up skipped: %s", error)

@@ -1,0 +1,1 @@
+"""The HTTP surface: the routes, the chat page, auth, SSE framing, JSON errors, request parsing, OpenAPI."""
