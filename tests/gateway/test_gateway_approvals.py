@@ -14,7 +14,7 @@ import pytest
 
 from mcp_chat_app.server_registry import parse_server_spec
 
-from .gateway_processes import TINY_SERVER, GatewayProcess
+from tests.support.gateway_processes import TINY_SERVER, GatewayProcess
 
 
 @pytest.fixture(scope="module")

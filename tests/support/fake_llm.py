@@ -11,7 +11,7 @@ cannot share one queue): a user message starting with "weather:" gets a call to
 the question its request quotes). `GET /_requests` returns the request bodies received since the
 last script, and their Authorization and X-Request-Timeout headers, so tests can check what the gateway sent. Streaming (`"stream": true`) is supported.
 
-Run: python tests/gateway/fake_llm.py PORT
+Run: python tests/support/fake_llm.py PORT
 """
 
 import asyncio
