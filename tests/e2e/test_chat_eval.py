@@ -13,7 +13,7 @@ import pytest
 
 from bench import chat_eval
 from bench.chat_eval_checks import fully_correct, haversine_km, reply_language, score
-from bench.chat_eval_rules import strict_score, strictly_correct
+from bench.chat_eval_rules import strict_score
 
 BEIJING = {"name": "Beijing", "lat": 39.9, "lon": 116.4}
 GUANGZHOU = {"name": "Guangzhou", "lat": 23.13, "lon": 113.26}

@@ -12,11 +12,11 @@ from typing import Iterator
 from tests.support.processes import free_port, stop, wait_http
 
 REPO = Path(__file__).resolve().parents[2]
+STARTUP_TIMEOUT_S = 300.0  # loading a model and building the kernels on a busy 2-core machine
 
 
 @contextlib.contextmanager
-def running_server(model: str, *extra_args: str, startup_timeout: float = 300.0,
-                   env: dict[str, str] | None = None) -> Iterator[str]:
+def running_server(model: str, *extra_args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """Yield the base URL (`http://127.0.0.1:PORT`) of a server for `model` that is up; stop it
     afterwards. `extra_args` are more `serve` flags, `env` more environment variables."""
     port = free_port()
@@ -26,7 +26,7 @@ def running_server(model: str, *extra_args: str, startup_timeout: float = 300.0,
     with tempfile.TemporaryFile(mode="w+") as log:  # a file, not a pipe: a full pipe would block the server
         process = subprocess.Popen(command, env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, text=True)
         try:
-            wait_http(f"{base_url}/health", process, log, timeout=startup_timeout, status=200)
+            wait_http(f"{base_url}/health", process, log, timeout=STARTUP_TIMEOUT_S, status=200)
             yield base_url
         finally:
             stop(process)

@@ -142,7 +142,7 @@ async def set_script(request: Request) -> Response:
 
 
 async def get_requests(request: Request) -> Response:
-    return JSONResponse({"requests": _requests, "headers": _headers, "unused_replies": len(_replies),
+    return JSONResponse({"requests": _requests, "headers": _headers,
                          "finished_streams": _finished_streams["count"], "closed_streams": _closed_streams})
 
 
