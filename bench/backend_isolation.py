@@ -1,6 +1,6 @@
 """The figures of docs/reliability.md for backend fairness and the cache side channel, on SmolLM2.
 
-    OMP_WAIT_POLICY=PASSIVE python bench/backend_isolation.py [--rounds 5]
+    OMP_WAIT_POLICY=PASSIVE python -m bench.backend_isolation [--rounds 5]
 
 1. Disconnect to abort: a client gives up (the openai SDK's timeout on a non-streaming request; a
    stream closed during its prefill); seconds until no request runs and no KV block is in use.
@@ -20,14 +20,11 @@ import statistics
 import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import openai
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from llm_backend.server.process import running_server  # noqa: E402
+from tests.support.backend_server import running_server
 
 MODEL = "smollm2-135m-instruct"
 SERVER_ARGS = ("--kv-cache-memory", "128MiB", "--max-model-len", "4096")

@@ -6,7 +6,7 @@ prompt, so prefix-cache blocks are shared and copied on write), and meanwhile sa
 `/metrics` and the between-steps audit at `/debug/kv_cache`. A single stream measured first
 is the baseline for the ratios. Prints one table:
 
-    OMP_WAIT_POLICY=PASSIVE python bench/backend_load.py --streams 64
+    OMP_WAIT_POLICY=PASSIVE python -m bench.backend_load --streams 64
 
 The checks (every stream completes with exactly --max-tokens tokens, the pool is never
 over-committed, every block is free or a ref-0 cached prefix afterwards) are the ones
@@ -22,14 +22,10 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from llm_backend.server.process import running_server  # noqa: E402
+from tests.support.backend_server import running_server
 
 MODEL = "smollm2-135m-instruct"
 # ~22 blocks of 16 tokens: far fewer than 64 streams need at once, so the scheduler must queue

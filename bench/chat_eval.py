@@ -3,8 +3,8 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python bench/chat_eval.py                      # both ../shared/eval/ dev files
-    python bench/chat_eval.py my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
+    python -m bench.chat_eval                      # both ../shared/eval/ dev files
+    python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
 A file holds single questions (`{"query", ...}` per line) or conversations (`{"id", "turns": [...]}`); the turns
 of a conversation go to one user, in order. Each reply is scored twice: loosely by chat_eval_checks.py (the eight
@@ -27,10 +27,8 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from chat_eval_checks import fully_correct, score  # noqa: E402
-from chat_eval_rules import RULES, strict_score, strictly_correct  # noqa: E402
+from bench.chat_eval_checks import fully_correct, score
+from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"

@@ -26,7 +26,6 @@ INTENT_TOOLS: dict[str, set[str]] = {
 }
 # Intents whose answer must quote at least one number (a chart's answer may just point at the image).
 _QUOTES_NUMBERS = {"current", "forecast", "precipitation", "temperature_range", "compare"}
-CHECKS = ("tool", "location", "days", "chart", "range", "no_tool", "grounded", "language")
 
 _MAX_DISTANCE_KM = 50.0
 # A minus right after a digit is a separator ("2026-11-30"), not a sign.
@@ -171,7 +170,7 @@ def check_language(query: dict[str, Any], reply: dict[str, Any]) -> bool | None:
 
 
 def score(query: dict[str, Any], reply: dict[str, Any], image_ok: bool) -> dict[str, bool | None]:
-    """All checks for one question; see CHECKS for their order."""
+    """All checks for one question, by name."""
     return {
         "tool": check_tool(query, reply),
         "location": check_location(query, reply),

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from chat_eval_checks import haversine_km, numbers_in, reply_language
+from bench.chat_eval_checks import haversine_km, numbers_in, reply_language
 
 RULES = ("call", "day", "verdict", "figures", "language", "limits", "disclosure", "identity", "follow_up")
 _MAX_DISTANCE_KM = 50.0

@@ -1,7 +1,7 @@
 """Gateway overhead benchmark: what the gateway itself adds to a chat request, with the LLM stubbed,
 and a tool call over the persistent stdio session against a spawn-per-call baseline.
 
-Run from the repository root:  OMP_WAIT_POLICY=PASSIVE .venv/bin/python bench/gateway_bench.py [--requests 50]
+Run from the repository root:  OMP_WAIT_POLICY=PASSIVE .venv/bin/python -m bench.gateway_bench [--requests 50]
 """
 
 from __future__ import annotations
@@ -15,15 +15,11 @@ import time
 from pathlib import Path
 
 import httpx
+from mcp import Client, StdioServerParameters
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from mcp import Client, StdioServerParameters  # noqa: E402
-
-from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest  # noqa: E402
-from mcp_chat_app.mcp_client.registry import parse_server_spec  # noqa: E402
-from tests.gateway.gateway_processes import TINY_SERVER, WEATHER_SERVER, FakeLlm, GatewayProcess  # noqa: E402
+from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
+from mcp_chat_app.mcp_client.registry import parse_server_spec
+from tests.support.gateway_processes import TINY_SERVER, WEATHER_SERVER, FakeLlm, GatewayProcess
 
 TOOL = ToolRequest("weather", "get_current_weather", {"city": "Beijing"})
 
@@ -115,7 +111,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work_dir:
         lines = bench_requests(Path(work_dir), args.requests) + bench_tool_calls(Path(work_dir), args.requests)
-    print(f"Gateway benchmark ({args.requests} requests; LLM stubbed by tests/gateway/fake_llm.py)\n")
+    print(f"Gateway benchmark ({args.requests} requests; LLM stubbed by tests/support/fake_llm.py)\n")
     print(f"| {'measure':<48} | {'p50 ms':>9} | {'p95 ms':>9} |")
     print(f"|{'-' * 50}|{'-' * 11}|{'-' * 11}|")
     print("\n".join(lines))

@@ -3,7 +3,7 @@ time until llm_backend has no running request and counts one more abort (its loo
 
 Needs the whole system running (`make run`, or `llm-backend serve` and `mcp-chat serve`). Prints one table:
 
-    python bench/gateway_hangup.py --gateway http://127.0.0.1:8080 --backend http://127.0.0.1:8000
+    python -m bench.gateway_hangup --gateway http://127.0.0.1:8080 --backend http://127.0.0.1:8000
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ question/answer pairs, in order: nothing lost, nothing duplicated, nothing from 
 The gateway's RSS is sampled each second; growth is measured from the end of the warm-up.
 
 Run from the repository root:
-  OMP_WAIT_POLICY=PASSIVE .venv/bin/python bench/gateway_load.py [--users 32] [--duration 300]
+  OMP_WAIT_POLICY=PASSIVE .venv/bin/python -m bench.gateway_load [--users 32] [--duration 300]
 Exit status 1 when a check fails (any 5xx or dropped connection, any answer or history mismatch, RSS
 growth over --max-rss-growth). Latency percentiles count the requests started after the warm-up.
 """
@@ -26,10 +26,7 @@ from pathlib import Path
 
 import httpx
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from tests.gateway.gateway_processes import WEATHER_SERVER, FakeLlm, GatewayProcess  # noqa: E402
+from tests.support.gateway_processes import WEATHER_SERVER, FakeLlm, GatewayProcess
 
 
 @dataclass

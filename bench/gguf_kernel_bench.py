@@ -6,23 +6,19 @@ of `--repeats` steps so that load from other processes counts least, with the we
 row by row (the plain kernels) and with 8 rows interleaved (AVX-512). Bandwidth is the file's
 bytes of these weights over the time:
 
-    OMP_WAIT_POLICY=PASSIVE python bench/gguf_kernel_bench.py --model qwen2.5-coder-1.5b-instruct
+    OMP_WAIT_POLICY=PASSIVE python -m bench.gguf_kernel_bench --model qwen2.5-coder-1.5b-instruct
 """
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from llm_backend.layers import gguf_weight  # noqa: E402
-from llm_backend.layers.gguf_weight import BlockWeight, QuantizedTensor  # noqa: E402
-from llm_backend.weights import load_checkpoint  # noqa: E402
+from llm_backend.layers import gguf_weight
+from llm_backend.layers.gguf_weight import BlockWeight, QuantizedTensor
+from llm_backend.weights import load_checkpoint
 
 
 def step_weights(tensors: dict, layers: int) -> list[list[QuantizedTensor]]:

@@ -4,26 +4,22 @@ Twelve chat prompts (code, Chinese, English), the same prompt token ids sent to 
 tokens (each stops at EOS on its own). Prints, per weight format of ours, how many continuations
 are identical and the mean common prefix:
 
-    OMP_WAIT_POLICY=PASSIVE python bench/llama_agreement.py --model qwen2.5-coder-1.5b-instruct
+    OMP_WAIT_POLICY=PASSIVE python -m bench.llama_agreement --model qwen2.5-coder-1.5b-instruct
 """
 from __future__ import annotations
 
 import argparse
 import os
-import sys
-from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from llama_server import running_llama_server  # noqa: E402
-from serve_bench import free_port, markdown_table  # noqa: E402
-
-from llm_backend.config import EngineConfig  # noqa: E402
-from llm_backend.engine.llm_engine import LLMEngine  # noqa: E402
-from llm_backend.engine.sampling_params import SamplingParams  # noqa: E402
-from llm_backend.weights import resolve_model  # noqa: E402
+from bench.llama_server import running_llama_server
+from bench.serve_bench import markdown_table
+from llm_backend.config import EngineConfig
+from llm_backend.engine.llm_engine import LLMEngine
+from llm_backend.engine.sampling_params import SamplingParams
+from llm_backend.weights import resolve_model
+from tests.support.processes import free_port
 
 PROMPTS = [
     "Write a Python function that checks whether a string is a palindrome.",

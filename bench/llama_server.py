@@ -4,7 +4,7 @@ The sdist vendors llama.cpp. `pip download` fetches it, cmake builds just the `l
 target for this CPU (`-DGGML_NATIVE=ON`, about 10 minutes on 2 cores), and the binary is cached
 under ~/.cache/llm_backend/llama-server/<version>/, so later runs start it at once:
 
-    python bench/llama_server.py            # build (or find) it and print its path
+    python -m bench.llama_server            # build (or find) it and print its path
 
 `serve_bench.py --compare` calls `llama_server_binary()` and runs it with `-np` = the concurrency.
 """
@@ -17,11 +17,10 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+from tests.support.processes import stop, wait_http
 
 SDIST_VERSION = "0.3.36"
 CMAKE_FLAGS = ("-DGGML_NATIVE=ON", "-DLLAMA_CURL=OFF", "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF")
@@ -67,21 +66,10 @@ def running_llama_server(gguf: Path, threads: int, parallel: int, context: int, 
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True, env=env)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 300
-            while True:
-                if process.poll() is not None:
-                    log.seek(0)
-                    raise RuntimeError(f"llama-server exited:\n{log.read()[-2000:]}")
-                with contextlib.suppress(httpx.TransportError):
-                    if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                        break
-                if time.monotonic() > deadline:
-                    raise TimeoutError("llama-server did not start")
-                time.sleep(0.5)
+            wait_http(f"{url}/health", process, log, timeout=300, status=200)
             yield f"{url}/v1"
         finally:
-            process.terminate()
-            process.wait(timeout=30)
+            stop(process, timeout=30)
 
 
 if __name__ == "__main__":

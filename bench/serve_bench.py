@@ -2,15 +2,15 @@
 
 Client mode measures any OpenAI-compatible server (streaming /v1/completions):
 
-    python bench/serve_bench.py --url http://127.0.0.1:8000/v1 --model qwen2.5-coder-0.5b-instruct
+    python -m bench.serve_bench --url http://127.0.0.1:8000/v1 --model qwen2.5-coder-0.5b-instruct
 
 Compare mode runs, in one go and on the same GGUF, our server, llama.cpp's `llama-server` with
 `-np` slots = the concurrency (built once from the llama-cpp-python sdist, `bench/llama_server.py`)
 and plain transformers `generate` in bf16, then the warm-vs-cold 1,000-token shared-prefix TTFT
 test on ours:
 
-    OMP_WAIT_POLICY=PASSIVE python bench/serve_bench.py --compare
-    OMP_WAIT_POLICY=PASSIVE python bench/serve_bench.py --decode-only   # batch-1 TPOT, both servers up
+    OMP_WAIT_POLICY=PASSIVE python -m bench.serve_bench --compare
+    OMP_WAIT_POLICY=PASSIVE python -m bench.serve_bench --decode-only   # batch-1 TPOT, both servers up
 
 Every request asks for exactly --max-tokens tokens (EOS ignored) so rows are comparable.
 """
@@ -22,19 +22,15 @@ import contextlib
 import json
 import os
 import random
-import socket
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from llama_server import running_llama_server  # noqa: E402  (bench/ is the script's directory)
+from bench.llama_server import running_llama_server
+from tests.support.processes import free_port
 
 DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct"
 WORDS = ("rain snow sunny cloudy wind forecast temperature humidity tomorrow week city coast mountain "
@@ -172,18 +168,12 @@ def prefix_ttft(url: str, model: str, args: argparse.Namespace) -> list[str]:
 
 
 # ---- the baselines ----------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def bench_hf_generate(model_name: str, args: argparse.Namespace) -> list[LevelResult]:
     """Static batches of `concurrency` left-padded prompts through transformers `generate`, bf16."""
     import torch
 
-    from llm_backend.models.hf_reference import build_hf_model
     from llm_backend.weights import load_checkpoint
+    from tests.support.hf_reference import build_hf_model
 
     torch.set_num_threads(args.threads or len(os.sched_getaffinity(0)))
     checkpoint = load_checkpoint(model_name, torch.bfloat16)
@@ -222,8 +212,8 @@ def batch1_decode(args: argparse.Namespace) -> list[str]:
     from llm_backend.config import EngineConfig
     from llm_backend.engine.llm_engine import LLMEngine
     from llm_backend.engine.sampling_params import SamplingParams
-    from llm_backend.models.hf_reference import build_hf_model
     from llm_backend.weights import load_checkpoint
+    from tests.support.hf_reference import build_hf_model
 
     checkpoint = load_checkpoint(args.model, torch.bfloat16)
     hf_model = build_hf_model(checkpoint.config, checkpoint.tensors, torch.bfloat16)
@@ -281,8 +271,8 @@ def eos_bias(model: str) -> dict[str, float]:
 def compare(args: argparse.Namespace) -> None:
     """Ours and llama-server level by level (ours stays up; llama-server restarts with -np = the
     concurrency), so slow drifts of the machine's load hit both alike."""
-    from llm_backend.server.process import running_server
     from llm_backend.weights import resolve_model
+    from tests.support.backend_server import running_server
 
     gguf = resolve_model(args.model)
     bias = eos_bias(args.model) if args.llama_cpp else {}
@@ -317,8 +307,8 @@ def compare(args: argparse.Namespace) -> None:
 
 def server_decode(args: argparse.Namespace) -> None:
     """Batch-1 TPOT of our server and llama-server -np 1, both up, one request each in turn."""
-    from llm_backend.server.process import running_server
     from llm_backend.weights import resolve_model
+    from tests.support.backend_server import running_server
 
     bias = eos_bias(args.model)
     threads = args.threads or len(os.sched_getaffinity(0))

@@ -4,7 +4,7 @@ Each prompt runs greedy with speculation off and on (interleaved, so other load 
 on the same engine settings; the table gives the draft acceptance rate, the tokens each forward
 pass yields, and the wall-time speed-up, and checks the tokens are identical:
 
-    OMP_WAIT_POLICY=PASSIVE python bench/spec_decode_bench.py --model qwen2.5-coder-1.5b-instruct
+    OMP_WAIT_POLICY=PASSIVE python -m bench.spec_decode_bench --model qwen2.5-coder-1.5b-instruct
 
 - writer: tool results in the prompt, answer constrained like the gateway's (a figure early on);
 - tool call: a router prompt with three weather tools, the grammar of a tool call, three cities.
@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from llm_backend.config import EngineConfig  # noqa: E402
-from llm_backend.engine.llm_engine import LLMEngine  # noqa: E402
-from llm_backend.engine.sampling_params import SamplingParams  # noqa: E402
-from llm_backend.structured.grammars import GrammarCache  # noqa: E402
-from llm_backend.structured.tools import resolve_tool_choice, validate_tools  # noqa: E402
-from llm_backend.weights import load_checkpoint  # noqa: E402
+from llm_backend.config import EngineConfig
+from llm_backend.engine.llm_engine import LLMEngine
+from llm_backend.engine.sampling_params import SamplingParams
+from llm_backend.structured.grammars import GrammarCache
+from llm_backend.structured.tools import resolve_tool_choice, validate_tools
+from llm_backend.weights import load_checkpoint
 
 WRITER_SYSTEM = ("You write the final answer for a weather assistant, using only the tool results given. In one to "
                  "three short sentences, answer the question directly, and quote the numbers that answer it exactly "

@@ -1,6 +1,6 @@
 """Tool-calling accuracy of the local backend on the weather dev set, constraints on vs off.
 
-    python bench/tool_eval.py [DEV_SET.jsonl] [--models NAME ...] [--limit N] [--match TEXT]
+    python -m bench.tool_eval [DEV_SET.jsonl] [--models NAME ...] [--limit N] [--match TEXT]
                               [--constraints on|off|both] [--write-docs]
 
 For each model a fresh `llm-backend serve` is started; every question goes to
@@ -27,12 +27,10 @@ import httpx
 import jsonschema
 import torch
 
+from llm_backend.structured.tool_parser import OPEN_TAG
+from tests.support.backend_server import running_server
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from llm_backend.server.process import running_server  # noqa: E402
-from llm_backend.structured.tool_parser import OPEN_TAG  # noqa: E402
-
 MODELS = ["qwen2.5-coder-0.5b-instruct", "qwen2.5-coder-1.5b-instruct"]
 DEFAULT_DEV_SET = REPO.parent / "shared" / "eval" / "dev_queries.jsonl"
 SYSTEM = ("You are a weather assistant. Call a tool whenever the user asks about weather, "

@@ -5,8 +5,6 @@ every KV block back in the pool with a zero ref count.
 """
 from __future__ import annotations
 
-import os
-
 import pytest
 import torch
 
@@ -14,8 +12,6 @@ from engine_helpers import SMOLLM, assert_all_blocks_free
 from llm_backend.config import EngineConfig
 from llm_backend.engine.llm_engine import LLMEngine
 from llm_backend.weights import load_checkpoint
-
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 @pytest.fixture(scope="session")

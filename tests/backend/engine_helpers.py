@@ -5,7 +5,7 @@ import torch
 
 from llm_backend.engine.llm_engine import LLMEngine
 from llm_backend.engine.sampling_params import SamplingParams
-from llm_backend.models.hf_reference import build_hf_model
+from tests.support.hf_reference import build_hf_model
 
 SMOLLM = "smollm2-135m-instruct"
 QWEN_05B = "qwen2.5-coder-0.5b-instruct"

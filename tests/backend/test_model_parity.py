@@ -13,8 +13,8 @@ from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.layers.attention_metadata import AttentionMetadata, PrefillChunk
 from llm_backend.layers.cpu_features import native_bf16_gemm
 from llm_backend.layers.linear import Linear
-from llm_backend.models.hf_reference import build_hf_model
 from llm_backend.weights import load_checkpoint
+from tests.support.hf_reference import build_hf_model
 
 # fp32 on both sides: differences come only from summation order (SDPA vs eager
 # attention, fused vs separate projections). Logits are O(10); 1e-3 is far below the gaps

@@ -15,9 +15,9 @@ import httpx
 import openai
 import pytest
 
-from llm_backend.server.process import running_server
+from bench.backend_load import metric
 from test_reliability_load import assert_pool_intact, kv_report, outcome_delta, outcomes
-from backend_load import metric  # noqa: I001 (bench/ is on the path once test_reliability_load is imported)
+from tests.support.backend_server import running_server
 
 MODEL = "smollm2-135m-instruct"
 # An abort waits for the step under way; the server sizes a step with a prefill chunk to CHUNK_SECONDS on any

@@ -9,16 +9,12 @@ the worst gap; `tests/backend/test_scheduler.py` checks the rule itself).
 """
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from backend_isolation import Stream, chat, worst_gap_during  # noqa: E402
-
-from llm_backend.server.process import running_server  # noqa: E402
+from bench.backend_isolation import Stream, chat, worst_gap_during
+from tests.support.backend_server import running_server
 
 MODEL = "smollm2-135m-instruct"
 # 12,000 enum values: xgrammar takes ~3-4 s to compile it on this machine; the JSON body is ~250 KB.

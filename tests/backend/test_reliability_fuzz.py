@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from llm_backend.server.lifetime import TIMEOUT_HEADER
 from llm_backend.server.openapi import openapi_spec
-from llm_backend.server.process import running_server
+from tests.support.backend_server import running_server
 
 MODEL = "smollm2-135m-instruct"
 # A short context keeps every generation the fuzzer asks for short: the chat template alone

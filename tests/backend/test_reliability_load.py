@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from backend_load import MODEL, SERVER_ARGS, metric, run_load  # noqa: E402
-
-from llm_backend.server.process import running_server  # noqa: E402
+from bench.backend_load import MODEL, SERVER_ARGS, metric, run_load
+from tests.support.backend_server import running_server
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import httpx
 import openai
 import pytest
 
-from llm_backend.server.process import running_server
+from tests.support.backend_server import running_server
 
 MODEL = "smollm2-135m-instruct"
 

@@ -21,7 +21,7 @@ from llm_backend import cli
 from llm_backend.server.access import AccessControl
 from llm_backend.server.openapi import openapi_spec
 from llm_backend.server.options import ServeOptions
-from llm_backend.server.process import running_server
+from tests.support.backend_server import running_server
 
 MODEL = "smollm2-135m-instruct"
 KEY = "test-key-5f2c"

@@ -1,13 +1,9 @@
-"""Fixtures shared by the whole-product tests: the scripted LLM and a gateway on the real weather server.
-
-Both process wrappers come from tests/gateway (the gateway's own test harness), reused as they are.
-"""
+"""Fixtures shared by the whole-product tests: a browser, and a gateway on the real weather server and the scripted
+LLM (tests/conftest.py's `fake_llm`)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,12 +11,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "gateway"))
-
-from gateway.conftest import fake_llm  # noqa: E402,F401  (the module-scoped scripted LLM, reused)
-from gateway_processes import WEATHER_SERVER, FakeLlm, GatewayProcess  # noqa: E402
-
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from tests.support.gateway_processes import WEATHER_SERVER, FakeLlm, GatewayProcess
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"

@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gateway_processes import REPO
-
-sys.path.insert(0, str(REPO / "bench"))
-
-import chat_eval  # noqa: E402
-from chat_eval_checks import fully_correct, haversine_km, reply_language, score  # noqa: E402
-from chat_eval_rules import strict_score, strictly_correct  # noqa: E402
+from bench import chat_eval
+from bench.chat_eval_checks import fully_correct, haversine_km, reply_language, score
+from bench.chat_eval_rules import strict_score
 
 BEIJING = {"name": "Beijing", "lat": 39.9, "lon": 116.4}
 GUANGZHOU = {"name": "Guangzhou", "lat": 23.13, "lon": 113.26}

@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from gateway_processes import REPO, TINY_SERVER, WEATHER_SERVER, GatewayProcess
+from tests.support.gateway_processes import REPO, TINY_SERVER, WEATHER_SERVER, GatewayProcess
 
 from .conftest import start_chromium
 

@@ -15,7 +15,8 @@ import httpx
 import psutil
 import pytest
 
-from gateway_processes import REPO, WEATHER_SERVER, free_port
+from tests.support.gateway_processes import REPO, WEATHER_SERVER
+from tests.support.processes import free_port
 
 TINY_MODEL = "smollm2-135m-instruct"
 

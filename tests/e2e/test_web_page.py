@@ -11,7 +11,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from gateway_processes import REPO, GatewayProcess
+from tests.support.gateway_processes import REPO, GatewayProcess
 
 from .conftest import start_chromium
 

@@ -18,7 +18,7 @@ from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
 from mcp_chat_app.mcp_client.registry import parse_server_spec
 from mcp_chat_app.media_store import MediaStore
 
-from .gateway_processes import WEATHER_SERVER
+from tests.support.gateway_processes import WEATHER_SERVER
 
 ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
 NOTICE_ZH = "注意：以上数据为模拟数据（演示用），并非真实天气。"

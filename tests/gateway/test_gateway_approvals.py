@@ -14,7 +14,7 @@ import pytest
 
 from mcp_chat_app.mcp_client.registry import parse_server_spec
 
-from .gateway_processes import TINY_SERVER, GatewayProcess
+from tests.support.gateway_processes import TINY_SERVER, GatewayProcess
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_bad_decisions_are_refused_and_the_request_stays_open(gateway, fake_llm,
             threads.append(threading.Thread(target=decide, args=(data["id"],)))
             threads[0].start()
 
-    events = gateway.stream_chat("lou", {"message": "touch"}, decide_on_a_thread)
+    gateway.stream_chat("lou", {"message": "touch"}, decide_on_a_thread)
     threads[0].join()
     statuses = {name: (reply.status_code, reply.json()["error"]["code"] if reply.status_code >= 400 else None)
                 for name, reply in outcomes.items()}

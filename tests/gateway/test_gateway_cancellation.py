@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .gateway_processes import TINY_SERVER, GatewayProcess
+from tests.support.gateway_processes import TINY_SERVER, GatewayProcess
 
 LONG_REPLY = {"content": "word " * 120, "token_gap": 0.05}  # 200 chunks: ten seconds of generation
 

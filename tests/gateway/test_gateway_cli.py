@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 
-from .gateway_processes import REPO, TINY_SERVER, free_port
+from tests.support.gateway_processes import REPO, TINY_SERVER
+from tests.support.processes import free_port
 
 
 def ask(tmp_path, llm_url: str, *args: str) -> subprocess.CompletedProcess:

@@ -11,7 +11,7 @@ import pytest
 
 from mcp_chat_app.history import MAX_CONVERSATIONS
 
-from .gateway_processes import GatewayProcess
+from tests.support.gateway_processes import GatewayProcess
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from .gateway_processes import REPO, WEATHER_SERVER, GatewayProcess, free_port, stop, wait_http
+from tests.support.gateway_processes import REPO, WEATHER_SERVER, GatewayProcess
+from tests.support.processes import free_port, stop, wait_http
 
 MODEL = "qwen2.5-coder-0.5b-instruct"
 pytestmark = pytest.mark.slow
@@ -21,7 +22,7 @@ def backend(tmp_path_factory):
     port = free_port()
     log = tmp_path_factory.mktemp("backend") / "backend.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "llm_backend.cli", "serve", "--model", MODEL, "--port", str(port)],
+        [sys.executable, "-m", "llm_backend", "serve", "--model", MODEL, "--port", str(port)],
         cwd=REPO, env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}, stdout=log.open("w"), stderr=subprocess.STDOUT)
     wait_http(f"http://127.0.0.1:{port}/v1/models", process, log, timeout=900)
     yield f"http://127.0.0.1:{port}/v1"

@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from .gateway_processes import TINY_SERVER, WEATHER_SERVER, GatewayProcess
+from tests.support.gateway_processes import TINY_SERVER, WEATHER_SERVER, GatewayProcess
 
 ASK_SIZE = {"tool_calls": [{"name": "tiny__choose_size", "arguments": {"item": "shirt"}}]}
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -16,9 +17,10 @@ from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
 from mcp_chat_app.mcp_client.registry import parse_server_spec
 from mcp_chat_app.tool_results import ToolOutcome
 
-from .gateway_processes import HERE, TINY_SERVER, GatewayProcess, free_port, start_tiny_http, stop
+from tests.support.gateway_processes import TINY_SERVER, GatewayProcess, start_tiny_http
+from tests.support.processes import free_port, stop
 
-MISBEHAVING = str(HERE / "misbehaving_server.py")
+MISBEHAVING = str(Path(__file__).resolve().parent / "misbehaving_server.py")
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from mcp_chat_app.web.errors import GatewayError
 from mcp_chat_app.web.requests import MAX_MESSAGE_CHARS, chat_request, checked_user, json_object
 
-from .gateway_processes import TINY_SERVER, GatewayProcess
+from tests.support.gateway_processes import TINY_SERVER, GatewayProcess
 
 MAX_BODY_BYTES = 64 * 1024
 

@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from .gateway_processes import TINY_SERVER, GatewayProcess
+from tests.support.gateway_processes import TINY_SERVER, GatewayProcess
 
 HUNG_AFTER_S = 1.0
 

@@ -9,7 +9,7 @@ import subprocess
 import httpx
 import pytest
 
-from .gateway_processes import TINY_SERVER, WEATHER_SERVER, GatewayProcess
+from tests.support.gateway_processes import TINY_SERVER, WEATHER_SERVER, GatewayProcess
 
 ADMIN_TOKEN = "test-admin-token"
 # What the weather server (WEATHER_PROVIDER=simulated) asks to be shown with its figures; the gateway adds it.

@@ -13,7 +13,8 @@ from mcp_chat_app.mcp_client.elicitation import Answer, Elicitations
 from mcp_chat_app.mcp_client.manager import McpManager, ToolProgress, ToolRequest
 from mcp_chat_app.mcp_client.registry import parse_server_spec
 
-from .gateway_processes import WEATHER_SERVER, everything_server, free_port, start_everything, stop
+from tests.support.gateway_processes import WEATHER_SERVER, everything_server, start_everything
+from tests.support.processes import free_port, stop
 
 MODERN, HANDSHAKE_ERA = "2026-07-28", "2025-11-25"
 

@@ -8,7 +8,8 @@ import json
 import httpx
 import pytest
 
-from .gateway_processes import GatewayProcess, free_port
+from tests.support.gateway_processes import GatewayProcess
+from tests.support.processes import free_port
 
 
 @pytest.fixture(scope="module")

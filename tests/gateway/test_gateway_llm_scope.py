@@ -16,7 +16,7 @@ import pytest
 
 from mcp_chat_app.llm.profiles import load_roles
 
-from .gateway_processes import TINY_SERVER, GatewayProcess
+from tests.support.gateway_processes import TINY_SERVER, GatewayProcess
 
 KEY = "gateway-to-backend-key"
 

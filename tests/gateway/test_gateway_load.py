@@ -11,7 +11,7 @@ import sys
 import httpx
 import pytest
 
-from .gateway_processes import REPO, GatewayProcess
+from tests.support.gateway_processes import REPO, GatewayProcess
 
 
 def test_concurrent_users_get_their_own_answers_and_intact_histories():

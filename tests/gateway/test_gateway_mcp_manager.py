@@ -13,7 +13,8 @@ import pytest
 from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
 from mcp_chat_app.mcp_client.registry import parse_server_spec
 
-from .gateway_processes import TINY_SERVER, free_port, start_tiny_http, stop
+from tests.support.gateway_processes import TINY_SERVER, start_tiny_http
+from tests.support.processes import free_port, stop
 
 
 @pytest.fixture(scope="module")

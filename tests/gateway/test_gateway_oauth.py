@@ -11,16 +11,19 @@ import stat
 import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
 from mcp.client.auth import PKCEParameters
 
-from .gateway_processes import HERE, GatewayProcess, free_port, start_weather_http, stop, wait_http
+from tests.support.gateway_processes import GatewayProcess, start_weather_http
+from tests.support.processes import free_port, stop, wait_http
 
 ADMIN_TOKEN = "oauth-admin-token"
 ACCESS_TTL_S = 2
+AUTHORIZATION_SERVER = Path(__file__).resolve().parent / "oauth_authorization_server.py"
 
 
 def _poll(read, until, timeout: float = 20.0):
@@ -34,7 +37,7 @@ def _poll(read, until, timeout: float = 20.0):
 def authorization_server(tmp_path_factory):
     port = free_port()
     log = tmp_path_factory.mktemp("authorization_server") / "as.log"
-    process = subprocess.Popen([sys.executable, str(HERE / "oauth_authorization_server.py"), str(port)],
+    process = subprocess.Popen([sys.executable, str(AUTHORIZATION_SERVER), str(port)],
                                env={**os.environ, "AS_ACCESS_TTL_S": str(ACCESS_TTL_S)},
                                stdout=log.open("w"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

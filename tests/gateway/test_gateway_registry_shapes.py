@@ -4,14 +4,17 @@ and SSE. Before, `"type"` stopped the gateway (`unknown keys ['type']`) and VS C
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
 from mcp_chat_app.mcp_client.registry import load_registry
 
-from .gateway_processes import HERE, free_port, start_everything, start_weather_http, stop
+from tests.support.gateway_processes import TINY_SERVER, start_everything, start_weather_http
+from tests.support.processes import free_port, stop
 
-HOSTS = HERE / "host_configs"
+HOSTS = Path(__file__).resolve().parent / "host_configs"
 TOKEN = "shape-test-token"
 # host file -> {server: transport}, the disabled ones, and the keys a gateway has no use for
 SHAPES = {
@@ -51,7 +54,7 @@ def host_environment(request, monkeypatch, weather_http):
     if "sse" in transports.values():
         monkeypatch.setenv("EVERYTHING_SSE_PORT", request.getfixturevalue("everything_sse"))
     for name, value in {"WEATHER_HTTP_PORT": weather_http, "WEATHER_MCP_TOKEN": TOKEN,
-                        "MCP_INPUT_WEATHER_TOKEN": TOKEN, "TINY_SERVER": str(HERE / "tiny_mcp_server.py")}.items():
+                        "MCP_INPUT_WEATHER_TOKEN": TOKEN, "TINY_SERVER": TINY_SERVER["args"][0]}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("TINY_GREETING", raising=False)
 

@@ -2,7 +2,6 @@
 with one more option, `--replay-dir DIR`, beside its own (`--transport http --port N`, ...):
 
     python -m tests.support.weather_server_replaying --replay-dir tests/fixtures/open_meteo [weather-mcp options]
-    python tests/support/weather_server_replaying.py --replay-dir tests/fixtures/open_meteo [weather-mcp options]
 """
 
 from __future__ import annotations
@@ -10,12 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tests.support.open_meteo_replay import replay_transport
 from weather_mcp_server import cli
-
-if __package__:
-    from tests.support.open_meteo_replay import replay_transport
-else:  # run as a file: its folder is the first on sys.path
-    from open_meteo_replay import replay_transport
 
 
 def main(argv: list[str] | None = None) -> None:

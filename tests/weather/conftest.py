@@ -5,18 +5,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from mcp import Client, StdioServerParameters
+
+from tests.support.processes import free_port, stop, wait_http
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "open_meteo"
@@ -63,12 +62,6 @@ def stdio_client(env: dict[str, str], command: list[str] | None = None, **option
     return Client(params, read_timeout_seconds=60, **options)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def running_http_server(
     env: dict[str, str], *args: str, command: list[str] | None = None,
@@ -83,16 +76,12 @@ def running_http_server(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    url = f"http://127.0.0.1:{port}/mcp"
     try:
-        _wait_for_port(port, process)
-        yield process, f"http://127.0.0.1:{port}/mcp"
+        wait_http(url, process, timeout=SERVER_START_TIMEOUT_S)
+        yield process, url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 @pytest.fixture(scope="module")
@@ -100,19 +89,6 @@ def http_server() -> Iterator[str]:
     """`weather-mcp --transport http` on a free port, replaying the recorded payloads; yields its /mcp URL."""
     with running_http_server(server_env(), command=replaying(FIXTURES)) as (_, url):
         yield url
-
-
-def _wait_for_port(port: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited early: {process.stderr.read().decode(errors='replace')}")
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1.0)
-            return
-        except httpx.TransportError:
-            time.sleep(0.2)
-    raise TimeoutError(f"server did not listen on port {port} within {SERVER_START_TIMEOUT_S} s")
 
 
 @pytest.fixture(params=["stdio", "http"])

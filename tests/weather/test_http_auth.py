@@ -15,7 +15,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.weather.conftest import REPO, free_port, running_http_server, server_env
+from tests.support.processes import free_port
+from tests.weather.conftest import REPO, running_http_server, server_env
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}

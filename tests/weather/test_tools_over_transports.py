@@ -252,7 +252,7 @@ async def test_hours_and_parts_of_a_day(connect) -> None:
     assert [(h["time"], h["day"], h["hour"]) for h in hour] == [("2026-07-21T15:00", 1, 15)]
     assert hour[0]["temperature"] == hourly("shanghai", "temperature_2m", 1, 15)
     assert hour[0]["precipitation_probability"] == hourly("shanghai", "precipitation_probability", 1, 15)
-    assert three.content[0].text.startswith(f"上海明天（7月21日 周二）15:00：")
+    assert three.content[0].text.startswith("上海明天（7月21日 周二）15:00：")
     assert f"{hour[0]['temperature']:g}°C" in three.content[0].text
     assert [h["temperature"] for h in one.structured_content["hours"]] == [hour[0]["temperature"]]
     assert one.structured_content["part"] is None

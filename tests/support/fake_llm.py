@@ -11,7 +11,7 @@ cannot share one queue): a user message starting with "weather:" gets a call to
 the question its request quotes). `GET /_requests` returns the request bodies received since the
 last script, and their Authorization and X-Request-Timeout headers, so tests can check what the gateway sent. Streaming (`"stream": true`) is supported.
 
-Run: python tests/gateway/fake_llm.py PORT
+Run: python tests/support/fake_llm.py PORT
 """
 
 import asyncio
@@ -142,7 +142,7 @@ async def set_script(request: Request) -> Response:
 
 
 async def get_requests(request: Request) -> Response:
-    return JSONResponse({"requests": _requests, "headers": _headers, "unused_replies": len(_replies),
+    return JSONResponse({"requests": _requests, "headers": _headers,
                          "finished_streams": _finished_streams["count"], "closed_streams": _closed_streams})
 
 

@@ -1,6 +1,6 @@
 """A tiny MCP server for the gateway tests: predictable tools on a second server.
 
-Run as ``python tests/gateway/tiny_mcp_server.py`` (stdio) or with ``--http PORT``.
+Run as ``python tests/support/tiny_mcp_server.py`` (stdio) or with ``--http PORT``.
 """
 
 import asyncio

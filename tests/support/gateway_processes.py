@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from tests.support.processes import free_port, stop, wait_http
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -24,34 +24,6 @@ WEATHER_SERVER = {"command": "python", "args": ["-m", "weather_mcp_server"],
 EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31"
 EVERYTHING_DIR = Path(sys.prefix) / "server-everything"
 EVERYTHING_BIN = EVERYTHING_DIR / "node_modules" / ".bin" / "mcp-server-everything"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_http(url: str, process: subprocess.Popen, log: Path, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"process exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            httpx.get(url, timeout=1)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{url} did not come up:\n{log.read_text()[-3000:]}")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def everything_server() -> Path:
@@ -85,7 +57,7 @@ def start_weather_http(port: int, log: Path, **env: str) -> subprocess.Popen:
 
 
 def start_tiny_http(port: int, log: Path) -> subprocess.Popen:
-    """tests/gateway/tiny_mcp_server.py over streamable HTTP at http://127.0.0.1:PORT/mcp."""
+    """tests/support/tiny_mcp_server.py over streamable HTTP at http://127.0.0.1:PORT/mcp."""
     process = subprocess.Popen([sys.executable, str(HERE / "tiny_mcp_server.py"), "--http", str(port)],
                                stdout=log.open("a"), stderr=subprocess.STDOUT)
     wait_http(f"http://127.0.0.1:{port}/mcp", process, log)
@@ -93,7 +65,7 @@ def start_tiny_http(port: int, log: Path) -> subprocess.Popen:
 
 
 class FakeLlm:
-    """The scripted OpenAI-compatible server (tests/gateway/fake_llm.py) in its own process."""
+    """The scripted OpenAI-compatible server (tests/support/fake_llm.py) in its own process."""
 
     def __init__(self, log_dir: Path) -> None:
         self.port = free_port()

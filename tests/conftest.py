@@ -1,0 +1,21 @@
+"""Fixtures for every test folder: the scripted LLM (tests/support/fake_llm.py) in its own process."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.gateway_processes import FakeLlm
+
+# Inherited by every server a test starts: idle OpenMP threads then sleep instead of spinning on a shared CPU.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+@pytest.fixture(scope="module")
+def fake_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeLlm]:
+    """One scripted LLM per test module; each test scripts its replies with `fake_llm.script(...)`."""
+    llm = FakeLlm(tmp_path_factory.mktemp("fake_llm"))
+    yield llm
+    llm.stop()
