@@ -3,29 +3,47 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dotenv import load_dotenv
 
 # configs/ sits next to the package in the repository (an editable install keeps it there).
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+# A wheel carries copies of the repository's configs/ here (setup.py's build step); there is no checkout then.
+PACKAGED_CONFIG_DIR = Path(__file__).resolve().parent / "default_configs"
+
+
+def config_file(name: str) -> Path:
+    """Config file `name` from ./configs/ of the working directory, else the checkout's configs/, else the
+    wheel's defaults. One found nowhere (user_tokens.json before the first token) is to be written in the first
+    of ./configs/ and the checkout's configs/ that exists (else ./configs/), never among the packaged defaults."""
+    user_dirs = (Path.cwd() / "configs", CONFIG_DIR)
+    for directory in (*user_dirs, PACKAGED_CONFIG_DIR):
+        if (directory / name).is_file():
+            return directory / name
+    return next((directory for directory in user_dirs if directory.is_dir()), user_dirs[0]) / name
+
+
+def _config_path(env_name: str, file_name: str) -> Path:
+    return Path(os.environ[env_name]) if os.environ.get(env_name) else config_file(file_name)
 
 
 @dataclass(frozen=True)
 class GatewayConfig:
     """Everything `create_app` needs; build it with `from_env()` or by hand in tests."""
 
-    servers_config: Path = CONFIG_DIR / "mcp_servers.json"
-    models_config: Path = CONFIG_DIR / "models.json"
-    assistant_config: Path = CONFIG_DIR / "assistant.json"  # the assistant's name, purpose, writer examples
+    servers_config: Path = field(default_factory=lambda: config_file("mcp_servers.json"))
+    models_config: Path = field(default_factory=lambda: config_file("models.json"))
+    # the assistant's name, purpose, writer examples
+    assistant_config: Path = field(default_factory=lambda: config_file("assistant.json"))
     profile: str = "local"
     base_url_override: str | None = None
     model_override: str | None = None
     data_dir: Path = Path("data")
     admin_token: str | None = None
     auth: str = "auto"  # user tokens: on, off, or auto = on when `host` is beyond loopback
-    tokens_file: Path = CONFIG_DIR / "user_tokens.json"
+    tokens_file: Path = field(default_factory=lambda: config_file("user_tokens.json"))
     max_body_bytes: int = 256 * 1024  # an 8000-character message, even \u-escaped, fits
     max_tool_rounds: int = 5
     history_token_budget: int = 1200
@@ -43,16 +61,16 @@ class GatewayConfig:
         load_dotenv()
         env = os.environ
         config = cls(
-            servers_config=Path(env.get("MCP_CHAT_SERVERS_CONFIG", cls.servers_config)),
-            models_config=Path(env.get("MCP_CHAT_MODELS_CONFIG", cls.models_config)),
-            assistant_config=Path(env.get("MCP_CHAT_ASSISTANT_CONFIG", cls.assistant_config)),
+            servers_config=_config_path("MCP_CHAT_SERVERS_CONFIG", "mcp_servers.json"),
+            models_config=_config_path("MCP_CHAT_MODELS_CONFIG", "models.json"),
+            assistant_config=_config_path("MCP_CHAT_ASSISTANT_CONFIG", "assistant.json"),
             profile=env.get("MCP_CHAT_PROFILE", cls.profile),
             base_url_override=env.get("MCP_CHAT_BASE_URL") or None,
             model_override=env.get("MCP_CHAT_MODEL") or None,
             data_dir=Path(env.get("MCP_CHAT_DATA_DIR", cls.data_dir)),
             admin_token=env.get("MCP_CHAT_ADMIN_TOKEN") or None,
             auth=env.get("MCP_CHAT_AUTH", cls.auth),
-            tokens_file=Path(env.get("MCP_CHAT_TOKENS_FILE", cls.tokens_file)),
+            tokens_file=_config_path("MCP_CHAT_TOKENS_FILE", "user_tokens.json"),
             max_body_bytes=int(env.get("MCP_CHAT_MAX_BODY_BYTES", cls.max_body_bytes)),
             max_tool_rounds=int(env.get("MCP_CHAT_MAX_TOOL_ROUNDS", cls.max_tool_rounds)),
             history_token_budget=int(env.get("MCP_CHAT_HISTORY_TOKENS", cls.history_token_budget)),

@@ -62,14 +62,14 @@ def load_library(name: str) -> ctypes.CDLL | None:
     if compiler is None:
         log.warning("no gcc: the %s kernel is unavailable", name)
         return None
-    library = kernel_cache_dir() / f"{name}-{_build_key(source)}.so"
-    if not library.is_file():
-        try:
+    try:  # a missing source (an install without the package's .c/.h files) fails here too
+        library = kernel_cache_dir() / f"{name}-{_build_key(source)}.so"
+        if not library.is_file():
             _compile(compiler, source, library)
-        except (OSError, subprocess.SubprocessError) as error:
-            stderr = getattr(error, "stderr", "") or ""
-            log.warning("could not build the %s kernel (%s) %s", name, error, stderr[-500:])
-            return None
+    except (OSError, subprocess.SubprocessError) as error:
+        stderr = " ".join((getattr(error, "stderr", "") or "").split())  # one line in the log
+        log.warning("could not build the %s kernel, its torch path runs instead (%s) %s", name, error, stderr[-500:])
+        return None
     try:
         return ctypes.CDLL(str(library))
     except OSError as error:  # e.g. a library it links against is missing
