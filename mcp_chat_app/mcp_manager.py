@@ -19,7 +19,7 @@ from mcp_chat_app.elicitation import Asker, current_asker
 from mcp_chat_app.server_connection import ServerConnection, ServerUnavailable
 from mcp_chat_app.server_oauth import OAuthSettings
 from mcp_chat_app.server_registry import Registry, ServerSpec
-from mcp_chat_app.tool_results import ToolOutcome, failed_outcome, outcome_from_result
+from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome, outcome_from_result
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")

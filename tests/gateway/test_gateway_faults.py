@@ -14,7 +14,7 @@ import pytest
 
 from mcp_chat_app.mcp_manager import McpManager, ToolRequest
 from mcp_chat_app.server_registry import parse_server_spec
-from mcp_chat_app.tool_results import ToolOutcome
+from mcp_chat_app.mcp_client.results import ToolOutcome
 
 from .gateway_processes import HERE, TINY_SERVER, GatewayProcess, free_port, start_tiny_http, stop
 

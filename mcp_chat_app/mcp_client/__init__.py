@@ -1,0 +1,1 @@
+"""The MCP side of the gateway: the servers, their connections, and what their tools return."""
