@@ -262,7 +262,7 @@ def test_measurements_are_recognised():
     assert states_measurements("北京今天22°C", VOCABULARY) and states_measurements("wind 10 km/h", VOCABULARY)
     assert states_measurements("湿度50%", VOCABULARY) and states_measurements("气温15度", VOCABULARY)
     assert not states_measurements("你好！2+2=4。", VOCABULARY) and not states_measurements("", VOCABULARY)
-    assert not states_measurements("12 mmol", VOCABULARY)  # a unit of letters ends as a word
+    assert not states_measurements("12 mmol", VOCABULARY)  # a unit of letters ends as a word ("mm")
 
 
 def test_media_served_from_a_relative_data_dir(tmp_path, monkeypatch):

@@ -38,7 +38,7 @@ FULLY_SERVED = ("zh", "en")
 def detect(text: str, vocabulary: Vocabulary) -> str:
     """The language code of `text`: by script for zh, ja, ko, ru, ar; by common words among Latin ones.
 
-    Shares, not presence: an English answer may quote "北京", a Chinese one a unit or "UV".
+    Shares, not presence: an English answer may quote "北京", a Chinese one a unit or an abbreviation.
     """
     kana, han, hangul = len(_KANA.findall(text)), len(_HAN.findall(text)), len(_HANGUL.findall(text))
     latin = len(_LATIN.findall(text))

@@ -14,7 +14,7 @@ from typing import Any
 class Vocabulary:
     """One domain's words; the empty vocabulary knows none (a gateway for any MCP server)."""
 
-    units: tuple[str, ...] = ()  # written right after a figure, they make it a measurement ("12 °C")
+    units: tuple[str, ...] = ()  # written right after a figure, they make it a measurement ("12 kg")
     unit_signs: tuple[str, ...] = ()  # signs that end a figure, not a clock's minutes ("两点12.7" and a sign)
     comparatives: tuple[str, ...] = ()  # the domain's "more" words
     lesser_comparatives: tuple[str, ...] = ()  # the domain's "less" words: the winner is named second
@@ -30,7 +30,7 @@ class Vocabulary:
         """A figure followed by a unit; None when the domain has no units."""
         if not self.units:
             return None
-        # A unit of Latin letters only must end as a word ("12 mm", not "12 mmol").
+        # A unit of Latin letters only must end as a word ("5 min", not "5 mint").
         units = "|".join(re.escape(unit) + (r"\b" if unit.isascii() and unit.isalpha() else "") for unit in self.units)
         return re.compile(rf"\d\s*({units})")
 
