@@ -35,6 +35,7 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm_client import ChatTurn, LlmClient, ModelToolCall
 from mcp_chat_app.mcp_client.arguments import decode_arguments, tidy_arguments, validation_error
+from mcp_chat_app.mcp_client.results import ToolOutcome
 from mcp_chat_app.mcp_manager import McpManager, ToolInfo, ToolRequest
 from mcp_chat_app.tool_call_parser import parse_tool_calls
 
@@ -252,7 +253,7 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
 
 
-def _already_made(outcomes: Any, plan: PlannedCall) -> bool:
+def _already_made(outcomes: tuple[ToolOutcome, ...], plan: PlannedCall) -> bool:
     request = plan.request
     return request is not None and any(
         (outcome.server, outcome.tool, outcome.arguments) == (request.server, request.tool, request.arguments)

@@ -134,7 +134,8 @@ def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert not conversation.is_follow_up("北京今天天气怎么样？")
     schema = {"properties": {"city": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]},
                              "cities": {"type": "array", "items": {"type": "string"}}}}
-    assert route_arguments.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema], "Current weather in New York")
+    assert route_arguments.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema],
+                                                "Current weather in New York")
     assert not route_arguments.states_its_arguments([{"city": "Paris"}], [schema], "What is the capital of France?")
     assert not route_arguments.states_its_arguments([{"cities": ["北京", "上海"]}], [schema], "北京和广州哪个冷")
     history = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "calls": [
@@ -146,11 +147,13 @@ def test_a_flag_the_question_does_not_name_is_dropped():
     schema = {"properties": {"city": {"type": "string"}, "fahrenheit": {
         "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
     turned_on = {"city": "Chicago", "fahrenheit": True}
-    assert route_arguments.without_unasked_flags(turned_on, schema, "What about Chicago?", VOCABULARY) == {"city": "Chicago"}
+    assert route_arguments.without_unasked_flags(turned_on, schema, "What about Chicago?", VOCABULARY) == {
+        "city": "Chicago"}
     for asked in ("Chicago in Fahrenheit please", "Chicago, in °F", "芝加哥现在多少华氏度"):
         assert route_arguments.without_unasked_flags(turned_on, schema, asked, VOCABULARY) == turned_on, asked
     off = {"city": "Chicago", "fahrenheit": False}
-    assert route_arguments.without_unasked_flags(off, schema, "What about Chicago?", VOCABULARY) == off  # only a flag turned on
+    # only a flag turned on
+    assert route_arguments.without_unasked_flags(off, schema, "What about Chicago?", VOCABULARY) == off
 
 
 def test_model_view_is_compact_structured_content():
@@ -289,4 +292,5 @@ def test_a_comparison_the_reply_makes_unasked_must_name_the_winner():
         "it says 'Seoul gets more rain than Tokyo', but the facts say: Tokyo gets more rain"]
     assert contradictions("Seoul gets less rain than Tokyo.", question, verdicts, VOCABULARY) == []
     assert contradictions("首尔比东京雨多。", question, verdicts, VOCABULARY) != []
-    assert contradictions("Seoul stays dry; Tokyo gets 0.6 mm.", question, verdicts, VOCABULARY) == []  # no comparison made
+    # no comparison made
+    assert contradictions("Seoul stays dry; Tokyo gets 0.6 mm.", question, verdicts, VOCABULARY) == []
