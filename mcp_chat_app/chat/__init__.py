@@ -1,1 +1,2 @@
-"""The chat pipeline: route → call → facts → write → verify → render (pipeline.py ties the stages together)."""
+"""The chat pipeline, one module per stage: route → call → facts → write → verify → compose (pipeline.py runs
+them in that order, on one frozen Turn)."""

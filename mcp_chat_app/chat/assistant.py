@@ -1,11 +1,14 @@
-"""Who the assistant is (its name and purpose) and the worked answers its writer follows: configuration
-(configs/assistant.json), so the gateway's code holds no domain text."""
+"""Who the assistant is (its name and purpose), the worked answers its writer follows, what it says with no tool
+connected, and its domain's vocabulary: configuration (configs/assistant.json), so the gateway's code holds no
+domain text."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from mcp_chat_app.chat.text.vocabulary import Vocabulary, vocabulary_from_json
 
 
 @dataclass(frozen=True)
@@ -20,16 +23,32 @@ class WriterExample:
 
 
 @dataclass(frozen=True)
+class NoTools:
+    """With no tool server connected: the rule the model gets, and the answer when it made up data anyway."""
+
+    rules: str
+    answer: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Assistant:
-    """The assistant's identity, in English and Chinese, and its writer's examples."""
+    """The assistant's identity, in English and Chinese, its writer's examples, and its domain's words."""
 
     name: dict[str, str]
     purpose: dict[str, str]
     writer_examples: tuple[WriterExample, ...]
+    no_tools: NoTools
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
 
     @property
     def example_names(self) -> set[str]:
         return {name for example in self.writer_examples for name in example.names}
+
+    @property
+    def identity(self) -> str:
+        """Who the assistant is, in both its names, so a Chinese reply uses the Chinese one."""
+        return (f"You are {self.name['en']} (in Chinese: {self.name['zh']}), {self.purpose['en']}. "
+                "You are not any other company's model or product.")
 
 
 def load_assistant(path: Path) -> Assistant:
@@ -41,6 +60,9 @@ def load_assistant(path: Path) -> Assistant:
             purpose={"en": data["purpose"]["en"], "zh": data["purpose"]["zh"]},
             writer_examples=tuple(WriterExample(e["question"], e["facts"], e["answer"], tuple(e.get("names", [])))
                                   for e in data.get("writer_examples", [])),
+            no_tools=NoTools(data["no_tools"]["rules"],
+                             {"en": data["no_tools"]["answer"]["en"], "zh": data["no_tools"]["answer"]["zh"]}),
+            vocabulary=vocabulary_from_json(data.get("vocabulary", {})),
         )
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"{path}: not a valid assistant configuration ({type(error).__name__}: {error})") from error

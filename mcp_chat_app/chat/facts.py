@@ -2,11 +2,11 @@
 
 From any MCP server: each result's text (a server that words its results in the asked locale gives the writer
 sentences in the user's language), every number in the data, the days its text names, and the failures. From
-servers that offer them (the weather server does), two conventions in `structuredContent`:
+servers that offer them, two conventions in `structuredContent`:
 - `notice`: a sentence the user must see (e.g. that the data is simulated); the gateway adds it to the reply,
   so it is cut from what the writer reads;
 - `verdicts`: conclusions the data decides (`topic`, `holds` or `winner`, `statement`, `keywords`), which the
-  reply must not contradict.
+  reply must not contradict; the one a question asks about is what its answer begins with (`lead`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_chat_app.chat import languages
-from mcp_chat_app.chat.day_words import day_words
-from mcp_chat_app.tool_results import ToolOutcome, data_view, essentials, leaves
+from mcp_chat_app.chat.call import Called
+from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.claims import is_yes_no_question
+from mcp_chat_app.chat.text.day_words import day_words
+from mcp_chat_app.chat.text.result_view import data_view, essentials, leaves
+from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.mcp_client.results import ToolOutcome
 
 _TOOL_ERROR_PREFIX = re.compile(r"^Error executing tool \w+: ")  # the MCP SDK's wrapper, noise to a reader
 # A minus right after a digit is a separator ("2026-11-30"), not a sign.
@@ -60,7 +64,7 @@ class Failure:
     message: str | None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Facts:
     """Everything the later stages need from the tool calls."""
 
@@ -71,6 +75,7 @@ class Facts:
     numbers_of_data: bool = False
     days: set[str] = field(default_factory=set)
     tool_names: set[str] = field(default_factory=set)
+    lead: str = ""  # what the answer must begin with: the verdict the question asks for ("" if none)
 
     @property
     def verdicts(self) -> list[dict[str, Any]]:
@@ -87,28 +92,57 @@ class Facts:
         return "\n".join(finding.text for finding in self.findings)
 
 
-def gather_facts(outcomes: list[ToolOutcome], question: str, language: str) -> Facts:
-    """The facts of a turn's tool calls, for a question in `language`."""
-    facts = Facts(numbers=numbers_in(question))
-    for outcome in outcomes:
-        facts.tool_names |= {outcome.tool, outcome.qualified_name}
+def gather_facts(turn: Turn, called: Called) -> Facts:
+    """The facts of the turn's tool calls; raises Cancelled if the turn was cancelled while they ran."""
+    if called.outcomes:
+        turn.cancellation.check()
+    findings: list[Finding] = []
+    failures: list[Failure] = []
+    notices: list[Notice] = []
+    numbers, numbers_of_data = numbers_in(turn.question), False
+    days: set[str] = set()
+    tool_names: set[str] = set()
+    for outcome in called.outcomes:
+        tool_names |= {outcome.tool, outcome.qualified_name}
         if outcome.is_error:
-            facts.failures.append(_failure(outcome, language))
+            failures.append(_failure(outcome, turn))
             continue
         notice = _notice(outcome)
-        if notice and notice not in facts.notices:
-            facts.notices.append(notice)
-        text, prose = _writer_text(outcome, notice)
-        readable = text if prose else _pairs(outcome)
+        if notice and notice not in notices:
+            notices.append(notice)
+        text, prose = _writer_text(outcome, notice, turn)
+        readable = text if prose else _pairs(outcome, turn)
         if outcome.images:  # the writer should know; the reader sees them
             text += f" ({len(outcome.images)} image(s) shown to the user beside the answer)"
-        facts.findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content),
-                                      readable))
+        findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content), readable))
         data_numbers = numbers_in(text) + numbers_in(str(outcome.structured_content))
-        facts.numbers += data_numbers + numbers_in(str(outcome.arguments))
-        facts.numbers_of_data = facts.numbers_of_data or bool(data_numbers)
-        facts.days |= day_words(text)
-    return facts
+        numbers += data_numbers + numbers_in(str(outcome.arguments))
+        numbers_of_data = numbers_of_data or bool(data_numbers)
+        days |= day_words(text)
+    verdicts = [verdict for finding in findings for verdict in finding.verdicts]
+    return Facts(findings, failures, notices, numbers, numbers_of_data, days, tool_names,
+                 _lead(verdicts, turn.question, turn.language, turn.earlier_question))
+
+
+def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str = "") -> list[dict[str, Any]]:
+    """The verdicts the question is about, by their keywords; a follow-up ("那明天呢？" after a yes/no question)
+    falls back on the earlier question's words."""
+    for text in (question, context):
+        lowered = text.lower()
+        matched = [v for v in verdicts if any(str(word).lower() in lowered for word in v["keywords"])]
+        if matched:
+            return matched
+    return []
+
+
+def _lead(verdicts: list[dict[str, Any]], question: str, language: str, context: str) -> str:
+    """The verdict a yes/no question or a comparison asks for, as the answer's first words."""
+    relevant = verdicts_about(question, verdicts, context)
+    yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
+    if yes_no and is_yes_no_question(question) and len({v["holds"] for v in yes_no}) == 1:
+        return languages.capitalized(yes_no[0]["statement"], language)
+    winners = [v for v in relevant if v.get("winner")]
+    return languages.capitalized(winners[0]["statement"], language) if winners else ""
 
 
 def numbers_in(text: str) -> list[float]:
@@ -121,21 +155,22 @@ def tool_error_text(text: str) -> str:
     return _TOOL_ERROR_PREFIX.sub("", text).strip()
 
 
-def _writer_text(outcome: ToolOutcome, notice: Notice | None) -> tuple[str, bool]:
+def _writer_text(outcome: ToolOutcome, notice: Notice | None, turn: Turn) -> tuple[str, bool]:
     """What the writer reads of a result, and whether it is the server's prose (else its data, trimmed)."""
     text = outcome.text.strip()
     prose = bool(text) and not text.startswith(("{", "[")) and len(text) <= _MAX_PROSE_CHARS
     if not prose:
-        text = data_view(outcome)
+        text = data_view(outcome, turn.vocabulary, turn.today)
     if notice is not None:
         text = text.replace(notice.text, "").strip()
     return text, prose
 
 
-def _pairs(outcome: ToolOutcome) -> str:
-    """A result's data as a reader can take it: "temperature_c 12.3, condition cloudy"."""
+def _pairs(outcome: ToolOutcome, turn: Turn) -> str:
+    """A result's data as a reader can take it: "price eur 12.3, state open"."""
     pairs = [f"{key.rsplit('.', 1)[-1].replace('_', ' ')} {value}" for key, value in leaves(essentials(
-        outcome.structured_content if outcome.structured_content is not None else outcome.text))]
+        outcome.structured_content if outcome.structured_content is not None else outcome.text, turn.vocabulary,
+        turn.today))]
     return ", ".join(pairs[:_MAX_PAIRS]) + ("." if pairs else "")
 
 
@@ -155,7 +190,7 @@ def _verdicts(content: Any) -> list[dict[str, Any]]:
             and isinstance(v.get("statement"), str) and (isinstance(v.get("holds"), bool) or "winner" in v)]
 
 
-def _failure(outcome: ToolOutcome, language: str) -> Failure:
+def _failure(outcome: ToolOutcome, turn: Turn) -> Failure:
     message = tool_error_text(outcome.text)
-    usable = outcome.reason == "tool_error" and message and languages.detect(message) == language
+    usable = outcome.reason == "tool_error" and message and languages.detect(message, turn.vocabulary) == turn.language
     return Failure(outcome.server, outcome.tool, outcome.reason, message if usable else None)

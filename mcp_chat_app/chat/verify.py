@@ -7,43 +7,52 @@ Each problem is said in words the writer can act on in its corrective retry.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from mcp_chat_app.chat import languages
-from mcp_chat_app.chat.clock import unsupported_clock_times, unsupported_times
-from mcp_chat_app.chat.day_words import SPAN_WORDS, day_words, segments, unsupported_days
-from mcp_chat_app.chat.facts import Facts, numbers_in
+from mcp_chat_app.chat.facts import Facts, numbers_in, verdicts_about
+from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.claims import (
+    in_english_instead,
+    is_output,
+    is_yes_no_question,
+    says_it_lacks,
+    states_measurements,
+    unusable,
+)
+from mcp_chat_app.chat.text.clock import unsupported_clock_times, unsupported_times
+from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_words, segments, unsupported_days
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
+from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.chat.write import Draft
 
-_DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|</?\|?tool|<\|im_|```|Tool results:|structured_content",
-                   re.IGNORECASE)
-_MEASUREMENT = re.compile(r"\d\s*(°|℃|℉|km/h|m/s|mm\b|毫米|%|度)")
+log = logging.getLogger(__name__)
+
 # The first clause of an answer carries its yes or no.
 _FIRST_CLAUSE = re.compile(r"^[^，。,.!！?？;；:：\n]*")
 _ZH_NEGATION = re.compile(r"[不没无别未否]")
 _EN_NEGATION = re.compile(r"\b(no|not|never|none|nothing|without|unlikely)\b|n't", re.IGNORECASE)
-_ZH_YES_NO = re.compile(r"[吗么嘛][？?\s]*$|会不会|要不要|是不是|有没有|需不需要|用不用|(.)不\1")
-_EN_YES_NO = re.compile(r"^\s*(will|is|are|does|do|did|should|shall|can|could|would|was|were|has|have|am|"
-                        r"need|must|may)\b", re.IGNORECASE)
 _BARE_YES_NO = re.compile(r"^\s*(是|会|要|需要|有|不|没|yes\b|no\b)", re.IGNORECASE)
 _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
-# Saying the data is missing ("Sorry, I don't have ..."), in the languages fully served.
-_REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据|信息|资料)|\b(sorry|unable|cannot|can't|don't have|"
-                      r"do not have|not available|no data)\b", re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
-# Terms a question may ask for by name ("PM2.5", "AQI", "UV"): a reply that gives one the facts lack made it up.
+# Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 _TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
 _PIECE = re.compile(r"[，。,.;；、\n]")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
-# Comparing two things, in the languages fully served; "less" and "少" put the winner second.
-_COMPARATIVE = re.compile(r"\b(more|less|fewer|than|warmer|colder|wetter|drier|hotter|cooler)\b|更|比|较")
-_LESS = re.compile(r"\b(less|fewer|drier)\b|少|低于")
+# Comparing two things, in the languages fully served (the domain adds its own words); "less" and "少" put the
+# winner second.
+_COMPARATIVES = ("more", "less", "fewer", "than", "更", "比", "较")
+_LESSER = ("less", "fewer", "少", "低于")
 _LATIN_WORD = re.compile(r"[a-z]{3,}")
 _CALENDAR_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                    "february", "march", "april", "june", "july", "august", "september", "october", "november",
-                   "december", "celsius", "fahrenheit"}
+                   "december"}
+# A figure, a time or a term the facts lack: what the question asks for is not in the facts.
+_LACKING_RULES = frozenset({"numbers", "times", "terms"})
 
 
 @dataclass(frozen=True)
@@ -54,17 +63,74 @@ class Problem:
     detail: str  # for the writer's corrective retry
 
 
-def check_reply(reply: str, question: str, language: str, facts: Facts, context: str = "",
+@dataclass(frozen=True)
+class Check:
+    """The verdict on a draft: the text to show (`accepted`), or why it cannot go out."""
+
+    accepted: str | None = None  # with the note before an English answer where one is needed
+    problems: tuple[Problem, ...] = ()
+    rules: frozenset[str] = frozenset()  # broken by this draft and the ones it replaced
+    may_retry: bool = False  # a first written draft: the writer gets one corrective retry
+    lacks_asked: bool = False  # the accepted answer must first say it lacks what the question asked for
+    fallback: str = ""  # an own answer rejected: "no_tools" (it made up data with none connected) or "cannot_answer"
+
+    @property
+    def reasons(self) -> list[str]:
+        return [problem.detail for problem in self.problems]
+
+    @property
+    def lacking(self) -> bool:
+        """Twice rejected for a figure, a time or a term the facts lack: the question asks for what they do not hold."""
+        return bool(self.rules & _LACKING_RULES)
+
+
+def verify(turn: Turn, facts: Facts, draft: Draft) -> Check:
+    """The check of a draft; a rejected one is announced (`rewrite`), since its tokens may have been streamed."""
+    if draft.kind == "own":
+        return _check_own(turn, draft)
+    if draft.kind != "written":
+        return Check()  # nothing written: the facts themselves are the answer
+    problems = check_reply(draft.text, turn.question, turn.language, facts, turn.vocabulary, turn.earlier_question,
+                           frozenset(turn.assistant.example_names))
+    accepted = _accepted(draft.text, problems, turn.language, turn.vocabulary)
+    if accepted is not None:
+        # "下午两点" answered with the day's figures: true, but not what was asked; the answer says so first.
+        return Check(accepted, lacks_asked=asks_beyond(turn.question, facts, turn.vocabulary)
+                     and not says_it_lacks(accepted))
+    log.info("answer %d rejected (%s): %r", draft.attempt, "; ".join(p.detail for p in problems), draft.text)
+    turn.emit("rewrite", {"problems": [problem.rule for problem in problems]})
+    return Check(problems=tuple(problems), rules=draft.rules_before | {problem.rule for problem in problems},
+                 may_retry=draft.attempt == 1)
+
+
+def _check_own(turn: Turn, draft: Draft) -> Check:
+    """The assistant's own answer (no tool result behind it) goes out unless it makes up data or cannot be read."""
+    vocabulary = turn.vocabulary
+    connected = draft.tools_offered or not turn.use_tools
+    problems = [Problem("language", "")] if unusable(draft.text, turn.language, vocabulary) else []
+    accepted = _accepted(draft.text, problems, turn.language, vocabulary)
+    if not connected and states_measurements(draft.text, vocabulary):
+        fallback = "no_tools"
+    elif accepted is None or (draft.tools_offered and states_measurements(accepted, vocabulary)):
+        # Figures with no tool behind them are made up.
+        fallback = "cannot_answer"
+    else:
+        return Check(accepted)
+    turn.emit("rewrite", {})
+    return Check(problems=tuple(problems), fallback=fallback)
+
+
+def check_reply(reply: str, question: str, language: str, facts: Facts, vocabulary: Vocabulary, context: str = "",
                 borrowed: frozenset[str] = frozenset()) -> list[Problem]:
     """Every problem of `reply` as an answer to `question` (`context`: the earlier question, for verdicts;
     `borrowed`: names from the writer's examples, which a reply must not bring in)."""
     if not reply.strip():
         return [Problem("empty", "the answer is empty")]
     problems = []
-    if _DUMP.search(reply) or any(name in reply for name in facts.tool_names if len(name) > 3):
+    if is_output(reply) or any(name in reply for name in facts.tool_names if len(name) > 3):
         problems.append(Problem("dump", "it contains tool output, a tool name, JSON, a link or an image: write "
                                         "plain sentences"))
-    if not languages.same_language(reply, language):
+    if not languages.same_language(reply, language, vocabulary):
         problems.append(Problem("language", f"it is not written in {languages.name(language)}"))
     invented = ungrounded_numbers(reply, facts.numbers)
     if invented:
@@ -75,36 +141,38 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, context:
         problems.append(Problem("days", f"it names {', '.join(days)}, which the facts are not about; name only "
                                         "the days the facts give"))
     known_text = f"{question}\n{facts.text}"
-    times = unsupported_times(reply, facts.text)  # asked for is not given
+    times = unsupported_times(reply, facts.text, vocabulary)  # asked for is not given
     if times:
         problems.append(Problem("times", f"it names {', '.join(times)}, a time of day the facts do not give; say "
                                          "what the facts cover instead"))
     names = sorted({name for name in [*_NAME.findall(reply), *(n for n in borrowed if n in reply)]
-                    if name.lower() not in _CALENDAR_WORDS and name.lower() not in known_text.lower()})
+                    if name.lower() not in _CALENDAR_WORDS | vocabulary.plain_words
+                    and name.lower() not in known_text.lower()})
     if names:
         problems.append(Problem("names", f"it names {', '.join(names)}, which the facts and the question do not"))
     missing = [term for term in _TERM.findall(question) if term in reply and term.lower() not in facts.text.lower()]
-    if missing and not _REFUSAL.search(reply):
+    if missing and not says_it_lacks(reply):
         problems.append(Problem("terms", f"it gives {', '.join(missing)}, which the facts do not contain: say that "
                                          "you do not have it"))
     repeated = _repeated_piece(reply)
     if repeated:
         problems.append(Problem("repetition", f"it repeats {repeated!r}: say each thing once"))
-    if facts.numbers_of_data and not numbers_in(reply) and _REFUSAL.search(reply):
+    if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):
         problems.append(Problem("refusal", "it says the information is missing, but the facts give figures: answer "
                                            "with them"))
     misplaced = misattributed(reply, facts.text, question)
     if misplaced:
         problems.append(Problem("attribution", f"it says {', '.join(misplaced)} of a day the facts do not say it of; "
                                                "give each day what the facts give it"))
-    problems += [Problem("verdict", detail) for detail in contradictions(reply, question, facts.verdicts, context)]
+    problems += [Problem("verdict", detail)
+                 for detail in contradictions(reply, question, facts.verdicts, vocabulary, context)]
     return problems
 
 
 def misattributed(reply: str, facts_text: str, question: str = "") -> list[str]:
-    """What the reply says of a day (or of every day) that the facts say only of other days: "周六有中雨" when the
-    rain is Sunday's, "moderate rain for the next 3 days" when only Thursday has it. Only the words and figures that
-    tell the facts' days apart are held to their day."""
+    """What the reply says of a day (or of every day) that the facts say only of other days: "周六有空" when only
+    Sunday is free, "busy for the next 3 days" when only Thursday is. Only the words and figures that tell the
+    facts' days apart are held to their day."""
     parts, general = segments(facts_text)
     if len({part.days for part in parts}) < 2:
         return []
@@ -133,16 +201,14 @@ def _tokens(text: str) -> set[str]:
     return pairs | set(_LATIN_WORD.findall(lowered)) | {f"{n:g}" for n in numbers_in(lowered)}
 
 
-def asks_beyond(question: str, facts: Facts) -> bool:
-    """Whether the question asks for a clock time or a named figure ("PM2.5") that the facts do not hold: an
-    answer from them must say it lacks that, whatever else it gives."""
-    times = unsupported_clock_times(question, facts.text)
+def asks_beyond(question: str, facts: Facts, vocabulary: Vocabulary) -> bool:
+    """Whether the question asks for a clock time or a named figure (an index, "CO2") that the facts do not hold:
+    an answer from them must say it lacks that, whatever else it gives."""
+    times = unsupported_clock_times(question, facts.text, vocabulary)
     terms = [term for term in _TERM.findall(question) if term.lower() not in facts.text.lower()]
     return bool(times or terms)
 
 
-def says_it_lacks(reply: str) -> bool:
-    return bool(_REFUSAL.search(reply))
 
 
 def _repeated_piece(reply: str) -> str | None:
@@ -157,37 +223,19 @@ def ungrounded_numbers(reply: str, known: list[float]) -> list[str]:
             if not any(abs(abs(number) - abs(value)) < 0.051 or round(value) == number for value in known)]
 
 
-def unusable(reply: str, language: str) -> bool:
-    """Empty, markup or JSON, or in another language: not a reply to show, whatever the data."""
-    return not reply.strip() or bool(_DUMP.search(reply)) or not languages.same_language(reply, language)
 
 
-def invents_measurements(reply: str) -> bool:
-    """Whether a reply with no data behind it states measurements (°C, km/h, mm, %)."""
-    return bool(_MEASUREMENT.search(reply))
 
 
-def is_yes_no_question(question: str) -> bool:
-    """A question answered by yes or no (会下雨吗, 冷不冷, Will it rain)."""
-    text = question.strip()
-    return bool(_ZH_YES_NO.search(text) or _EN_YES_NO.match(text))
 
 
-def relevant_verdicts(question: str, verdicts: list[dict[str, Any]], context: str = "") -> list[dict[str, Any]]:
-    """The verdicts the question is about, by their keywords; a follow-up ("要带伞吗？" after a forecast)
-    falls back on the earlier question's words."""
-    for text in (question, context):
-        lowered = text.lower()
-        matched = [v for v in verdicts if any(str(word).lower() in lowered for word in v["keywords"])]
-        if matched:
-            return matched
-    return []
 
 
-def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], context: str = "") -> list[str]:
+def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vocabulary: Vocabulary,
+                   context: str = "") -> list[str]:
     """How the reply goes against the data's verdicts: a wrong yes/no, or a wrong winner named first."""
     details = []
-    relevant = relevant_verdicts(question, verdicts, context)
+    relevant = verdicts_about(question, verdicts, context)
     yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
     if yes_no and is_yes_no_question(question) and len({v["holds"] for v in yes_no}) == 1:
         holds, statement = yes_no[0]["holds"], yes_no[0]["statement"]
@@ -203,22 +251,46 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], co
             if named is not None and verdict["winner"] not in named:
                 details.append(f"it names {named[0]} first, but the facts say: {verdict['statement']}; begin with "
                                "the place that wins")
-    # Any comparison the reply makes, asked for or not ("Seoul gets more rain than Tokyo"), must name the
-    # place the data says wins: the first one named, or the second one with "less".
+    # Any comparison the reply makes, asked for or not ("Lyon has more of it than Nice"), must name the place
+    # the data says wins: the first one named, or the second one with "less".
+    comparative, lesser = _comparatives(vocabulary.comparatives, vocabulary.lesser_comparatives)
     for verdict in verdicts:
         if not verdict.get("winner") or not isinstance(verdict.get("places"), list) or verdict in relevant:
             continue
         for clause in _CLAUSE_SPLIT.split(reply):
             lowered = clause.lower()
-            if not _COMPARATIVE.search(lowered) or not any(str(w).lower() in lowered for w in verdict["keywords"]):
+            if not comparative.search(lowered) or not any(str(w).lower() in lowered for w in verdict["keywords"]):
                 continue
             order = _named_in_order(clause, verdict["places"])
             if len(order) < 2:
                 continue
-            said = order[-1] if _LESS.search(lowered) else order[0]
+            said = order[-1] if lesser.search(lowered) else order[0]
             if verdict["winner"] not in said:
                 details.append(f"it says {clause.strip()!r}, but the facts say: {verdict['statement']}")
     return details
+
+
+@lru_cache(maxsize=8)
+def _comparatives(more: tuple[str, ...], less: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The patterns of comparing, and of comparing down, with the domain's words added to any domain's."""
+    return _words_pattern((*_COMPARATIVES[:4], *more, *_COMPARATIVES[4:])), _words_pattern((*_LESSER, *less))
+
+
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """Latin words as whole words, any others (Chinese) as they stand."""
+    latin = [re.escape(word) for word in words if word.isascii()]
+    others = [re.escape(word) for word in words if not word.isascii()]
+    return re.compile("|".join(([rf"\b({'|'.join(latin)})\b"] if latin else []) + others))
+
+
+def _accepted(reply: str, problems: list[Problem], language: str, vocabulary: Vocabulary) -> str | None:
+    """The reply to show, if any: one without problems, or an English one (with a note) to a question in a
+    language the assistant does not fully serve."""
+    if not problems:
+        return reply
+    if {p.rule for p in problems} == {"language"} and in_english_instead(reply, language, vocabulary):
+        return f"{languages.english_follows(language)} {reply}"
+    return None
 
 
 def _says_no(reply: str) -> bool:

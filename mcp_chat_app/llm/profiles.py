@@ -27,7 +27,7 @@ class Endpoint:
     max_tool_rounds: int | None = None  # overrides the gateway default for models that loop
     # "required": the first round must make one tool call or take the `answer_directly` escape. For small models
     # behind a constrained-decoding backend: no preamble before the call (the 1.5B model wrote 30 tokens of
-    # pseudo-XML first), and no invented weather instead of a call.
+    # pseudo-XML first), and no invented data instead of a call.
     tool_choice: str = "auto"
     # The endpoint takes vLLM's `structured_outputs` extension (llm_backend and vLLM do, OpenAI does not): the
     # writer's answer to a question with data is then constrained to quote at least one figure.

@@ -19,7 +19,7 @@ from mcp_chat_app.mcp_client.connection import ServerConnection, ServerUnavailab
 from mcp_chat_app.mcp_client.elicitation import Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
 from mcp_chat_app.mcp_client.registry import Registry, ServerSpec
-from mcp_chat_app.tool_results import ToolOutcome, failed_outcome, outcome_from_result
+from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome, outcome_from_result
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")

@@ -10,7 +10,7 @@ from typing import Any
 
 from mcp_chat_app.mcp_client.manager import ProgressCallback, ToolInfo, ToolRequest
 from mcp_chat_app.mcp_client.registry import ServerSpec
-from mcp_chat_app.tool_results import ToolImage, ToolOutcome
+from mcp_chat_app.mcp_client.results import ToolImage, ToolOutcome
 
 ToolHandler = Callable[[dict[str, Any]], Any]
 

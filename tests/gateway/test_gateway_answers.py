@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from mcp_chat_app.chat import writing
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.config import CONFIG_DIR
@@ -213,7 +212,7 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}}]}, {"content": "我是 MCP 天气助手。"})
     result = pipeline().run("你是谁？", [])
     system = fake_llm.requests()[1]["messages"][0]["content"]
-    assert system.startswith(writing.system_prompt(ASSISTANT)) and "MCP 天气助手" in system
+    assert system.startswith(ASSISTANT.identity) and "MCP 天气助手" in system
     assert "not any other company's model" in system and result.response == "我是 MCP 天气助手。"
 
 

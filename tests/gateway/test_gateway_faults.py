@@ -8,19 +8,17 @@ import os
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 
 from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
 from mcp_chat_app.mcp_client.registry import parse_server_spec
-from mcp_chat_app.tool_results import ToolOutcome
+from mcp_chat_app.mcp_client.results import ToolOutcome
 
-from tests.support.gateway_processes import TINY_SERVER, GatewayProcess, start_tiny_http
-from tests.support.processes import free_port, stop
+from tests.support.gateway_processes import HERE, TINY_SERVER, GatewayProcess, free_port, start_tiny_http, stop
 
-MISBEHAVING = str(Path(__file__).resolve().parent / "misbehaving_server.py")
+MISBEHAVING = str(HERE / "misbehaving_server.py")
 
 
 @pytest.fixture(scope="module")

@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from mcp_chat_app import prompts
-from mcp_chat_app.chat import writing
 from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.own_answer import own_answer_messages
 from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.chat.write_prompt import CITES_A_FIGURE
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
-from mcp_chat_app.llm.profiles import Endpoint
+from mcp_chat_app.mcp_client.results import ToolImage
 from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.tool_results import ToolImage
+from mcp_chat_app.llm.profiles import Endpoint
 
 from .mock_mcp_manager import MockMcpManager, ScriptedTool, ScriptedToolError
 
@@ -213,7 +214,7 @@ def test_unusable_answer_without_tools_gets_a_plain_chat_retry(make, fake_llm):
     result = orchestrator.run("写一首关于春天的诗", [])
     assert result.response == "春风吹绿了江南岸。" and manager.calls == []
     retry = fake_llm.requests()[2]
-    expected = writing.chat_messages(ASSISTANT, "写一首关于春天的诗", [], "zh")
+    expected = own_answer_messages(Turn.start("写一首关于春天的诗", [], ASSISTANT), tools_connected=True)
     assert "tools" not in retry and retry["messages"] == expected
 
 
@@ -343,7 +344,7 @@ def test_warm_up_sends_the_fixed_prompt_starts_a_turn_reuses(make, fake_llm):
     orchestrator.run("北京今天天气怎么样？", [])
     warm_router, warm_writer, router, writer = fake_llm.requests()
     assert warm_router["max_tokens"] == warm_writer["max_tokens"] == 1
-    assert warm_writer["structured_outputs"] == writer["structured_outputs"] == {"regex": prompts.CITES_A_FIGURE}
+    assert warm_writer["structured_outputs"] == writer["structured_outputs"] == {"regex": CITES_A_FIGURE}
     assert warm_router["messages"][0] == router["messages"][0] and warm_router["tools"] == router["tools"]
     examples = len(writer["messages"]) - 1  # all but the question
     assert warm_writer["messages"][:examples] == writer["messages"][:examples] and examples > 2

@@ -9,18 +9,25 @@ from pathlib import Path
 
 import pytest
 
-from mcp_chat_app.argument_validation import decode_arguments, tidy_arguments, validation_error
-from mcp_chat_app.chat import context, languages
-from mcp_chat_app.chat.day_words import day_words, glossed, unsupported_days
-from mcp_chat_app.chat.verify import contradictions, invents_measurements
+from mcp_chat_app.chat import conversation, route_arguments
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.route_prompt import openai_tools
+from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.claims import states_measurements
+from mcp_chat_app.chat.text.day_words import day_words, glossed, unsupported_days
+from mcp_chat_app.chat.text.result_view import model_view
+from mcp_chat_app.chat.verify import contradictions
+from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.history import SqliteHistoryStore, most_turns_within, trim_to_budget
-from mcp_chat_app.llm.profiles import load_roles
-from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
-from mcp_chat_app.mcp_client.manager import ToolInfo
-from mcp_chat_app.mcp_client.registry import Registry, load_registry, parse_server_spec
 from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.prompts import openai_tools
-from mcp_chat_app.tool_results import ToolOutcome, model_view
+from mcp_chat_app.mcp_client.manager import ToolInfo
+from mcp_chat_app.mcp_client.arguments import decode_arguments, tidy_arguments, validation_error
+from mcp_chat_app.mcp_client.results import ToolOutcome
+from mcp_chat_app.llm.profiles import load_roles
+from mcp_chat_app.mcp_client.registry import Registry, load_registry, parse_server_spec
+from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
+
+VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary  # the shipped (weather) assistant's
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
           "required": ["city"]}
@@ -104,7 +111,7 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
     ("Qwxzplk明天天气", "zh"), ("Beijing (北京) is at 12.3 °C.", "en"), ("北京的UV指数是0.8，PM2.5 good。", "zh"),
 ])
 def test_the_language_of_a_text(text, language):
-    assert languages.detect(text) == language
+    assert languages.detect(text, VOCABULARY) == language
 
 
 def test_day_words_are_named_and_spelled_out_for_the_router():
@@ -113,44 +120,49 @@ def test_day_words_are_named_and_spelled_out_for_the_router():
     assert day_words("When does the sun rise tomorrow? Sun 6 Dec") == {"tomorrow", "sunday"}
     assert day_words("未来一周天气，这周一直晴，星期天有雨，今晚") == {"本周", "周日", "今天"}
     tuesday = dt.date(2026, 12, 1)
-    assert glossed("桂林大后天天气如何", tuesday) == "桂林大后天天气如何\n\n(大后天 = 3 days from today)"
-    assert glossed("下周一呢", tuesday).endswith("(下周一 = 6 days from today)")
-    assert glossed("What was it yesterday?", tuesday).endswith("(yesterday = 1 day before today)")
-    assert glossed("今天热吗", tuesday) == "今天热吗"
+    assert glossed("桂林大后天天气如何", tuesday, VOCABULARY) == "桂林大后天天气如何\n\n(大后天 = 3 days from today)"
+    assert glossed("下周一呢", tuesday, VOCABULARY).endswith("(下周一 = 6 days from today)")
+    assert glossed("What was it yesterday?", tuesday, VOCABULARY).endswith("(yesterday = 1 day before today)")
+    assert glossed("今天热吗", tuesday, VOCABULARY) == "今天热吗"
     # With an hour, today is said too: asked in the evening about 14:00, a model moved to tomorrow.
-    assert glossed("今天下午两点上海多少度？", tuesday).endswith("(今天 = day 0; 下午两点 = 14:00)")
+    assert glossed("今天下午两点上海多少度？", tuesday, VOCABULARY).endswith("(今天 = day 0; 下午两点 = 14:00)")
     assert unsupported_days("杭州周末不错，明天下雨", day_words("杭州周六（12月5日）；周日（12月6日）")) == ["明天"]
 
 
 def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
-    assert context.is_follow_up("那后天呢？") and context.is_follow_up("What about Chicago?")
-    assert not context.is_follow_up("北京今天天气怎么样？")
+    assert conversation.is_follow_up("那后天呢？") and conversation.is_follow_up("What about Chicago?")
+    assert not conversation.is_follow_up("北京今天天气怎么样？")
     schema = {"properties": {"city": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]},
                              "cities": {"type": "array", "items": {"type": "string"}}}}
-    assert context.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema], "Current weather in New York")
-    assert not context.states_its_arguments([{"city": "Paris"}], [schema], "What is the capital of France?")
-    assert not context.states_its_arguments([{"cities": ["北京", "上海"]}], [schema], "北京和广州哪个冷")
+    assert route_arguments.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema],
+                                                "Current weather in New York")
+    assert not route_arguments.states_its_arguments([{"city": "Paris"}], [schema], "What is the capital of France?")
+    assert not route_arguments.states_its_arguments([{"cities": ["北京", "上海"]}], [schema], "北京和广州哪个冷")
     history = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "calls": [
         {"tool": "w__f", "arguments": {"city": "杭州"}}]}]
-    assert context.earlier_calls(history) == 'w__f {"city":"杭州"}' and context.earlier_question(history) == "q"
+    assert conversation.earlier_calls(history) == 'w__f {"city":"杭州"}' and conversation.earlier_question(history) == "q"
 
 
 def test_a_flag_the_question_does_not_name_is_dropped():
     schema = {"properties": {"city": {"type": "string"}, "fahrenheit": {
         "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
     turned_on = {"city": "Chicago", "fahrenheit": True}
-    assert context.without_unasked_flags(turned_on, schema, "What about Chicago?") == {"city": "Chicago"}
+    assert route_arguments.without_unasked_flags(turned_on, schema, "What about Chicago?", VOCABULARY) == {
+        "city": "Chicago"}
     for asked in ("Chicago in Fahrenheit please", "Chicago, in °F", "芝加哥现在多少华氏度"):
-        assert context.without_unasked_flags(turned_on, schema, asked) == turned_on, asked
+        assert route_arguments.without_unasked_flags(turned_on, schema, asked, VOCABULARY) == turned_on, asked
     off = {"city": "Chicago", "fahrenheit": False}
-    assert context.without_unasked_flags(off, schema, "What about Chicago?") == off  # only a flag turned on
+    # only a flag turned on
+    assert route_arguments.without_unasked_flags(off, schema, "What about Chicago?", VOCABULARY) == off
 
 
 def test_model_view_is_compact_structured_content():
     outcome = ToolOutcome("w", "t", {}, structured_content={"a": 1.23456, "b": None, "c": list(range(50))})
-    assert json.loads(model_view(outcome)) == {"a": 1.2, "c": list(range(10))}
-    assert json.loads(model_view(ToolOutcome("w", "t", {}, text='{"x": 2}'))) == {"x": 2}
-    assert json.loads(model_view(ToolOutcome("w", "t", {}, is_error=True, text="boom"))) == {"error": "boom"}
+    today = dt.date.today()
+    assert json.loads(model_view(outcome, VOCABULARY, today)) == {"a": 1.2, "c": list(range(10))}
+    assert json.loads(model_view(ToolOutcome("w", "t", {}, text='{"x": 2}'), VOCABULARY, today)) == {"x": 2}
+    assert json.loads(model_view(ToolOutcome("w", "t", {}, is_error=True, text="boom"), VOCABULARY, today)) == {
+        "error": "boom"}
 
 
 def test_registry_reads_claude_desktop_format_and_our_keys(tmp_path: Path, monkeypatch):
@@ -241,7 +253,8 @@ def test_model_view_marks_the_days_of_the_coming_week():
     today = dt.date.today()
     dates = [(today + dt.timedelta(days=offset)) for offset in (0, 1, 2, 3, 7)]
     days = [{"date": date.isoformat()} for date in dates]
-    view = json.loads(model_view(ToolOutcome("w", "forecast", {}, structured_content={"days": days})))
+    view = json.loads(model_view(ToolOutcome("w", "forecast", {}, structured_content={"days": days}), VOCABULARY,
+                                 today))
     assert [day["date"] for day in view["days"]] == [
         f"{dates[0].isoformat()} (today)", f"{dates[1].isoformat()} (tomorrow)",
         f"{dates[2].isoformat()} (day after tomorrow)", f"{dates[3].isoformat()} ({dates[3].strftime('%A')})",
@@ -249,9 +262,10 @@ def test_model_view_marks_the_days_of_the_coming_week():
 
 
 def test_measurements_are_recognised():
-    assert invents_measurements("北京今天22°C") and invents_measurements("wind 10 km/h")
-    assert invents_measurements("湿度50%") and invents_measurements("气温15度")
-    assert not invents_measurements("你好！2+2=4。") and not invents_measurements("")
+    assert states_measurements("北京今天22°C", VOCABULARY) and states_measurements("wind 10 km/h", VOCABULARY)
+    assert states_measurements("湿度50%", VOCABULARY) and states_measurements("气温15度", VOCABULARY)
+    assert not states_measurements("你好！2+2=4。", VOCABULARY) and not states_measurements("", VOCABULARY)
+    assert not states_measurements("12 mmol", VOCABULARY)  # a unit of letters ends as a word ("mm")
 
 
 def test_media_served_from_a_relative_data_dir(tmp_path, monkeypatch):
@@ -274,8 +288,9 @@ def test_a_comparison_the_reply_makes_unasked_must_name_the_winner():
     verdicts = [{"topic": "wetter", "winner": "Tokyo", "places": places, "statement": "Tokyo gets more rain",
                  "keywords": ["wet", "rain", "雨"]}]
     question = "Compare Tokyo and Seoul weather tomorrow"  # asks for no verdict
-    assert contradictions("Seoul gets more rain than Tokyo.", question, verdicts) == [
+    assert contradictions("Seoul gets more rain than Tokyo.", question, verdicts, VOCABULARY) == [
         "it says 'Seoul gets more rain than Tokyo', but the facts say: Tokyo gets more rain"]
-    assert contradictions("Seoul gets less rain than Tokyo.", question, verdicts) == []
-    assert contradictions("首尔比东京雨多。", question, verdicts) != []
-    assert contradictions("Seoul stays dry; Tokyo gets 0.6 mm.", question, verdicts) == []  # no comparison made
+    assert contradictions("Seoul gets less rain than Tokyo.", question, verdicts, VOCABULARY) == []
+    assert contradictions("首尔比东京雨多。", question, verdicts, VOCABULARY) != []
+    # no comparison made
+    assert contradictions("Seoul stays dry; Tokyo gets 0.6 mm.", question, verdicts, VOCABULARY) == []

@@ -1,5 +1,5 @@
-"""Prompts. The router's system prompt and tool list stay byte-identical across requests and come
-first, so the backend's prefix cache reuses them; everything per-request comes after."""
+"""The router's prompt: its system prompt and tool list stay byte-identical across requests and come first, so
+the backend's prefix cache reuses them; everything per-request (the question, glossed) comes after."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import datetime as dt
 import json
 from typing import Any
 
+from mcp_chat_app.chat.text.day_words import glossed
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.mcp_client.manager import ToolInfo
 
 ROUTER_PROMPT = (
@@ -24,13 +26,6 @@ PROMPT_JSON_RULES = (
     "Otherwise reply with the answer as plain text."
 )
 
-# What the writer must produce when the tool results hold figures: a first sentence with an ASCII digit in its
-# first 120 characters. Only "at least one digit" let a model that had finished ("不会。") pad its answer with a
-# code block to get one; barred from ending the sentence, it goes on with the figure instead ("不会，降雨概率只有
-# 22%。"). After 120 characters without one the answer is free again, so a reply with no figure to give (a poem
-# after a needless tool call) cannot run on forever.
-CITES_A_FIGURE = r"(?:[^0-9。！？.!?]{0,120}[0-9]|[^0-9。！？.!?]{120})[\s\S]*"
-
 TOOL_RESULTS_HEADER = "Tool results:"
 
 # Offered beside the real tools when a call is forced, so a question that needs no tool still has a way out.
@@ -43,21 +38,30 @@ NO_TOOL_SPEC = {
 }
 
 
-def today() -> str:
+def date_line(today: dt.date) -> str:
     """The date line of the router prompt (changes once a day, so the prefix cache stays warm)."""
-    date = dt.date.today()
-    return f"{date.strftime('%A')} {date.isoformat()}"  # the weekday, for "this weekend" and "on Friday"
+    return f"{today.strftime('%A')} {today.isoformat()}"  # the weekday, for "this weekend" and "on Friday"
 
 
-def router_system_prompt(identity: str, tools: list[ToolInfo], tool_mode: str, server_notes: dict[str, str]) -> str:
+def router_system_prompt(identity: str, tools: list[ToolInfo], tool_mode: str, server_notes: dict[str, str],
+                         today: dt.date) -> str:
     """The router's system prompt: who the assistant is, each server's own usage notes (MCP `instructions`) and,
     in prompt-JSON mode, the tool list."""
-    prompt = ROUTER_PROMPT.format(identity=identity, today=today())
+    prompt = ROUTER_PROMPT.format(identity=identity, today=date_line(today))
     if server_notes:
         prompt += SERVER_NOTES_HEADER + "".join(f"\n[{name}]\n{notes}" for name, notes in server_notes.items())
     if tool_mode == "prompt_json":
         prompt += PROMPT_JSON_RULES.format(tool_lines="\n".join(_tool_line(tool) for tool in tools))
     return prompt
+
+
+def router_messages(system: str, history: list[dict[str, str]], question: str, today: dt.date,
+                    vocabulary: Vocabulary, earlier_calls: str = "") -> list[dict[str, Any]]:
+    """The router's conversation: the byte-stable system prompt first, the earlier calls with the question."""
+    asked = glossed(question, today, vocabulary)
+    if earlier_calls:
+        asked += f"\n\n(What this question does not say, it takes from the previous request: {earlier_calls})"
+    return [{"role": "system", "content": system}, *history, {"role": "user", "content": asked}]
 
 
 def openai_tools(tools: list[ToolInfo]) -> list[dict[str, Any]]:
@@ -97,7 +101,7 @@ def _slim_schema(schema: Any) -> Any:
         (kept,) = [option for option in options if option != {"type": "null"}]
         slim = {**{k: v for k, v in slim.items() if k != "anyOf"}, **kept}
         if isinstance(kept.get("type"), str):
-            # Kept nullable: asked for "above 30", a small model wants `"max_temp": null`, and made to write a
+            # Kept nullable: asked for "above 30", a small model wants `"max": null`, and made to write a
             # number there it wrote 30.
             slim["type"] = [kept["type"], "null"]
     if "default" in slim and slim["default"] is None:

@@ -6,12 +6,13 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from mcp_chat_app.chat.clock import hour_glosses
+from mcp_chat_app.chat.text.clock import hour_glosses
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_WEEKDAY = "一二三四五六日天"
 _ZH = re.compile(
     r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|周末|本周|这周|这个星期|下周[一二三四五六日天]?"
-    r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天气" is "a week's weather"
+    r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
 _EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _EN = re.compile(
@@ -30,12 +31,12 @@ _ZH_OFFSETS = {"今天": 0, "明天": 1, "后天": 2, "大后天": 3, "昨天": 
 _EN_OFFSETS = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": -1}
 
 
-def glossed(question: str, today: date) -> str:
+def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
     """The question with its day words spelled out as distances from today ("明天 = 1 day from today") and its
     clock times on the 24-hour clock ("下午三点 = 15:00"), which a small model turns into a tool's arguments far
     more reliably than the words themselves."""
     notes = []
-    hours = hour_glosses(question)
+    hours = hour_glosses(question, vocabulary)
     for word in sorted(day_words(question)):
         offset = _offset(word, today)
         if offset is not None and offset != 0:
@@ -92,7 +93,7 @@ def segments(text: str) -> tuple[list[Segment], str]:
     parts, general, cursor = [], [], 0
     for index, (start, end, words) in enumerate(found):
         limit = found[index + 1][0] if index + 1 < len(found) else len(text)
-        # Days named in brackets ("会下雨（周日）") are a remark on what stands before them: up to the bracket's end.
+        # Days named in brackets ("有空（周日）") are a remark on what stands before them: up to the bracket's end.
         ends = _BRACKET_END if start and text[start - 1] in "（(" else _SEGMENT_END
         stop = ends.search(text, end, limit)
         finish = stop.start() if stop else limit

@@ -1,4 +1,5 @@
-"""The writer's prompts: the answer from the facts (with worked examples), its corrective retry, and plain chat.
+"""The writer's prompts: the answer from the facts (with worked examples), its corrective retry, and the
+constraint on its first sentence.
 
 The system prompt and the examples come first and never change, so the backend's prefix cache keeps them; the
 question, the facts and the language come last.
@@ -6,10 +7,9 @@ question, the facts and the language come last.
 
 from __future__ import annotations
 
-from mcp_chat_app.chat import languages
 from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.facts import Facts
-from mcp_chat_app.chat.verify import Problem
+from mcp_chat_app.chat.text import languages
 
 Messages = list[dict[str, str]]
 
@@ -23,25 +23,21 @@ WRITER_RULES = (
     "say of each day only what the facts say of that day; do not mention tools, data sources or notices."
 )
 
-NO_TOOLS_RULES = (
-    "No data tools are connected right now, so you cannot look up the weather or any live data. If the question "
-    "needs such data, say that you cannot look it up right now. Never make up figures."
-)
-
-
-def system_prompt(assistant: Assistant) -> str:
-    """Who the assistant is, in both its names, so a Chinese reply uses the Chinese one."""
-    return (f"You are {assistant.name['en']} (in Chinese: {assistant.name['zh']}), {assistant.purpose['en']}. "
-            "You are not any other company's model or product.")
+# What the writer must produce when the tool results hold figures: a first sentence with an ASCII digit in its
+# first 120 characters. Only "at least one digit" let a model that had finished ("不会。") pad its answer with a
+# code block to get one; barred from ending the sentence, it goes on with the figure instead ("不会，可能性只有
+# 22%。"). After 120 characters without one the answer is free again, so a reply with no figure to give (a poem
+# after a needless tool call) cannot run on forever.
+CITES_A_FIGURE = r"(?:[^0-9。！？.!?]{0,120}[0-9]|[^0-9。！？.!?]{120})[\s\S]*"
 
 
 def writer_messages(assistant: Assistant, question: str, facts: Facts, language: str, earlier: str = "",
                     lead: str = "") -> Messages:
     """The writer's conversation: its rules, the worked examples, then this question with its facts (and the
     verdict the answer begins with, when the question asks for one)."""
-    messages = [{"role": "system", "content": f"{system_prompt(assistant)} {WRITER_RULES}"}]
+    messages = [{"role": "system", "content": f"{assistant.identity} {WRITER_RULES}"}]
     for example in assistant.writer_examples:
-        example_language = languages.detect(example.question)
+        example_language = languages.detect(example.question, assistant.vocabulary)
         messages.append({"role": "user", "content": _writer_request(example.question, example.facts,
                                                                     example_language, "", "")})
         messages.append({"role": "assistant", "content": example.answer})
@@ -55,20 +51,11 @@ def fixed_part(assistant: Assistant) -> int:
     return 1 + 2 * len(assistant.writer_examples)
 
 
-def retry_messages(messages: Messages, draft: str, problems: list[Problem]) -> Messages:
+def retry_messages(messages: Messages, draft: str, reasons: list[str]) -> Messages:
     """The same conversation with the failed draft and what is wrong with it."""
-    reasons = "; ".join(problem.detail for problem in problems)
     return [*messages, {"role": "assistant", "content": draft},
-            {"role": "user", "content": f"That answer cannot be used: {reasons}. Write it again, following the "
-                                        "rules and using only the facts."}]
-
-
-def chat_messages(assistant: Assistant, question: str, history: Messages, language: str,
-                  tools_connected: bool = True) -> Messages:
-    """A question that needs no tool (or cannot have one): the assistant answers as itself."""
-    rules = "Answer briefly." if tools_connected else NO_TOOLS_RULES
-    system = f"{system_prompt(assistant)} {rules} Answer in {languages.name(language)}."
-    return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
+            {"role": "user", "content": f"That answer cannot be used: {'; '.join(reasons)}. Write it again, "
+                                        "following the rules and using only the facts."}]
 
 
 def facts_text(facts: Facts) -> str:

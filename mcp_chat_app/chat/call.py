@@ -1,0 +1,63 @@
+"""Call: the routed tool calls made on the MCP servers, their results kept (images stored for the page), and what
+the router reads of each, should it route again (auto profiles)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from mcp_chat_app.chat.route import PlannedCall, Routed, error_view
+from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.result_view import model_view
+from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome
+from mcp_chat_app.mcp_client.manager import McpManager
+from mcp_chat_app.media_store import MediaStore
+
+
+@dataclass(frozen=True)
+class Called:
+    """Every call of the turn so far, and what the router reads of the latest round's (one per planned call)."""
+
+    outcomes: tuple[ToolOutcome, ...] = ()
+    images: tuple[dict[str, str], ...] = ()
+    views: tuple[str, ...] = ()
+    repaired: frozenset[str] = frozenset()  # tools whose invalid call was handed back once to be repaired
+    tools_ms: float = 0.0
+
+
+def call(turn: Turn, manager: McpManager, media: MediaStore, routed: Routed, before: Called = Called()) -> Called:
+    """Make the routed calls (all at once); a call refused before it ran is handed back to an auto router once, to
+    repair, and otherwise kept as a failure."""
+    if not routed.calls:
+        return before
+    requests = [plan.request for plan in routed.calls if plan.request is not None]
+    for request in requests:
+        turn.emit("tool_call", {"server": request.server, "tool": request.tool, "arguments": request.arguments})
+    started = time.perf_counter()
+    # Progress (a long search sends it) goes out as SSE `progress` events to a listening client.
+    on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
+    results = iter(manager.call_tools(requests, locale=languages.locale(turn.language), units=turn.units,
+                                      on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker)
+                   if requests else [])
+    called = replace(before, views=(), tools_ms=before.tools_ms + (time.perf_counter() - started) * 1000)
+    for plan in routed.calls:
+        if plan.request is None and routed.continues and plan.name not in called.repaired:
+            called = replace(called, views=(*called.views, error_view(plan)), repaired=called.repaired | {plan.name})
+            continue
+        outcome = next(results) if plan.request is not None else _refused(plan)
+        called = _kept(turn, media, called, outcome)
+    return called
+
+
+def _refused(plan: PlannedCall) -> ToolOutcome:
+    server, _, tool = plan.name.partition("__")
+    return failed_outcome(server, tool or server, plan.arguments, plan.error or "", reason="invalid_call")
+
+
+def _kept(turn: Turn, media: MediaStore, called: Called, outcome: ToolOutcome) -> Called:
+    images = tuple({"url": f"/media/{media.save(image.data, image.mime)}", "alt": image.alt, "mime": image.mime}
+                   for image in outcome.images)
+    turn.emit("tool_result", {**outcome.to_json(), "images": list(images)})
+    return replace(called, outcomes=(*called.outcomes, outcome), images=(*called.images, *images),
+                   views=(*called.views, model_view(outcome, turn.vocabulary, turn.today)))

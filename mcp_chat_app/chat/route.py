@@ -1,0 +1,315 @@
+"""Route: the tool calls a question needs, planned and validated, or, when it needs none, the assistant's own answer.
+
+A `required` profile (small models behind a constrained-decoding backend) makes one forced round: calls of one
+tool, or the `answer_directly` escape. It first asks with the question alone, since a small model copies
+whatever earlier calls it is shown; only when the question follows on from the last one, or the calls carry
+text the question does not (a place made up for "那后天呢？"), is it asked again with the earlier calls. Calls
+whose arguments nothing before them explains are set aside: the assistant's own answer decides, and they are
+made only if it states measurements (the question needed data after all). An `auto` profile sees the
+conversation and goes round by round: each round's calls are made by the call stage, and the next round reads
+their results, until the model answers or the rounds run out.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from mcp_chat_app.chat import conversation
+from mcp_chat_app.chat.assistant import Assistant
+from mcp_chat_app.chat.own_answer import own_answer
+from mcp_chat_app.chat.route_arguments import states_its_arguments, without_unasked_flags
+from mcp_chat_app.chat.route_prompt import (
+    NO_TOOL,
+    NO_TOOL_SPEC,
+    dump_arguments,
+    openai_tools,
+    router_messages,
+    router_system_prompt,
+    tool_results_message,
+)
+from mcp_chat_app.chat.text.claims import in_english_instead, states_measurements, unusable
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
+from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.llm.client import ChatTurn, LlmClient, ModelToolCall
+from mcp_chat_app.mcp_client.arguments import decode_arguments, tidy_arguments, validation_error
+from mcp_chat_app.mcp_client.results import ToolOutcome
+from mcp_chat_app.mcp_client.manager import McpManager, ToolInfo, ToolRequest
+from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
+
+if TYPE_CHECKING:  # the auto rounds read what the previous round's calls returned
+    from mcp_chat_app.chat.call import Called
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """A model tool call after resolution and validation: either a request or an error to feed back."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    request: ToolRequest | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Routed:
+    """What routing decided: the calls to make now, or the answer (the router's, or the assistant's own)."""
+
+    tools: tuple[ToolInfo, ...] = ()  # those offered
+    calls: tuple[PlannedCall, ...] = ()
+    answer: str = ""  # the router's text beside results (the writer's first draft), or the own answer
+    own_answer: bool = False  # `answer` is the answer itself: no tool result is behind it
+    continues: bool = False  # auto: the router reads these calls' results in another round
+    conversation: tuple[dict[str, Any], ...] = ()  # auto: the router's messages before `reply`
+    reply: ChatTurn | None = None  # auto: the router's reply that asked for `calls`
+    rounds: int = 0
+    llm_ms: float = 0.0
+
+
+class Router:
+    """The router model, the servers' usage notes, and the writer model (for the assistant's own answer)."""
+
+    def __init__(self, manager: McpManager, client: LlmClient, writer: LlmClient, assistant: Assistant,
+                 max_rounds: int) -> None:
+        self.manager = manager
+        self.client = client
+        self.writer = writer
+        self.assistant = assistant
+        self.max_rounds = client.endpoint.max_tool_rounds or max_rounds
+
+    @property
+    def forced(self) -> bool:
+        return self.client.endpoint.tool_choice == "required" and self.client.endpoint.tool_mode == "native"
+
+    @property
+    def hybrid(self) -> bool:
+        """Whether a different model writes the answer than the one that picks the tools."""
+        return self.client.endpoint != self.writer.endpoint
+
+    def messages(self, tools: list[ToolInfo], history: list[dict[str, str]], question: str, today: dt.date,
+                 vocabulary: Vocabulary, earlier_calls: str = "") -> list[dict[str, Any]]:
+        """The router's conversation: the byte-stable system prompt first, the earlier calls with the question."""
+        system = router_system_prompt(self.assistant.identity, tools, self.client.endpoint.tool_mode,
+                                      self.manager.instructions(), today)
+        return router_messages(system, history, question, today, vocabulary, earlier_calls)
+
+    def tool_specs(self, tools: list[ToolInfo]) -> list[dict[str, Any]] | None:
+        """The native `tools` parameter as the first round sends it (the escape added when forced)."""
+        if self.client.endpoint.tool_mode != "native" or not tools:
+            return None
+        specs = openai_tools(tools)
+        return [*specs, NO_TOOL_SPEC] if self.forced else specs
+
+
+def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | None = None,
+          called: Called | None = None) -> Routed:
+    """The calls the question needs, or its answer; `previous` and `called`: the auto round before, and what its
+    calls returned."""
+    if previous is not None:
+        return _next_round(turn, router, previous, called)
+    if not tools:
+        return _own(turn, router, Routed(), tools_connected=not turn.use_tools)
+    if router.forced:
+        return _forced(turn, router, tools)
+    messages = router.messages(tools, turn.plain_history, turn.question, turn.today, turn.vocabulary,
+                               turn.earlier_calls)
+    return _round(turn, router, Routed(tools=tuple(tools), conversation=tuple(messages)), None)
+
+
+def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
+    by_name = {tool.qualified_name: tool for tool in tools}
+    specs = router.tool_specs(tools) or []
+    first = _forced_call(turn, router, router.messages(tools, [], turn.question, turn.today, turn.vocabulary), specs)
+    llm_ms = first.duration_ms
+    calls = _real_calls(first)
+    stated = _states_its_arguments(calls, by_name, turn.question)
+    if calls and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
+        again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
+                                                           turn.vocabulary, turn.earlier_calls), specs)
+        llm_ms += again.duration_ms
+        calls = _real_calls(again)
+    elif calls and not stated:
+        # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
+        # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
+        set_aside = tuple(_plan(call, by_name, turn) for call in calls)
+        own = _own(turn, router, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms), tools_connected=True)
+        if not (states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn)):
+            return own
+        # Figures with no tool behind them are made up: the question needed data, so the calls are made.
+        turn.emit("rewrite", {})
+        return replace(own, calls=set_aside, answer="", own_answer=False)
+    routed = Routed(tools=tuple(tools), calls=tuple(_plan(call, by_name, turn) for call in calls), rounds=1,
+                    llm_ms=llm_ms)
+    return routed if routed.calls else _own(turn, router, routed, tools_connected=True)
+
+
+def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) -> Routed:
+    """One auto round: the router's reply, as calls to make or as its answer."""
+    native = router.client.endpoint.tool_mode == "native"
+    tools = list(routed.tools)
+    by_name = {tool.qualified_name: tool for tool in tools}
+    specs = router.tool_specs(tools)
+    outcomes = called.outcomes if called else ()
+    messages = list(routed.conversation)
+    # Only a native-mode reply can be streamed as it comes: in prompt-JSON mode it may be a call.
+    sink = turn.token_sink if native and not router.hybrid else None
+    reply = router.client.chat(messages, tools=specs, on_token=sink, cancellation=turn.cancellation)
+    routed = replace(routed, rounds=routed.rounds + 1, llm_ms=routed.llm_ms + reply.duration_ms)
+    calls = reply.tool_calls or _calls_in_text(reply.content, by_name)
+    if not calls and specs and not outcomes and (
+            states_measurements(reply.content, turn.vocabulary) or unusable(reply.content, turn.language,
+                                                                            turn.vocabulary)):
+        # Figures before any tool ran are made up, and garbage is no answer: make the model pick a tool (or the
+        # escape) instead.
+        turn.emit("rewrite", {})
+        forced = _forced_call(turn, router, messages, [*specs, NO_TOOL_SPEC])
+        routed = replace(routed, llm_ms=routed.llm_ms + forced.duration_ms)
+        calls = _real_calls(forced)
+    if not calls:
+        return _answered(turn, router, routed, reply.content, bool(outcomes))
+    planned = tuple(_plan(call, by_name, turn) for call in calls)
+    if all(_already_made(outcomes, plan) for plan in planned):
+        return routed  # small models often repeat a call instead of answering: answer from what we have
+    return replace(routed, calls=planned, continues=True, conversation=tuple(messages), reply=reply)
+
+
+def _next_round(turn: Turn, router: Router, previous: Routed, called: Called | None) -> Routed:
+    """After an auto round's calls: another round that reads their results, unless the rounds have run out."""
+    routed = Routed(tools=previous.tools, rounds=previous.rounds, llm_ms=previous.llm_ms)
+    has_results = bool(called and called.outcomes)
+    if previous.rounds >= router.max_rounds:
+        return routed if has_results else _own(turn, router, routed, tools_connected=True)
+    native = router.client.endpoint.tool_mode == "native"
+    messages = _fed_back(list(previous.conversation), previous.reply, previous.calls, called.views if called else (),
+                         native)
+    return _round(turn, router, replace(routed, conversation=tuple(messages)), called)
+
+
+def _answered(turn: Turn, router: Router, routed: Routed, draft: str, has_results: bool) -> Routed:
+    """The router answered in text: beside results, the writer's first draft (when it is the same model, which
+    streamed it); with none, the answer itself if it is usable, else the assistant's own."""
+    if has_results:
+        return replace(routed, answer="" if router.hybrid else draft)
+    if draft and not router.hybrid and not unusable(draft, turn.language, turn.vocabulary) \
+            and not states_measurements(draft, turn.vocabulary):
+        return replace(routed, answer=draft, own_answer=True)
+    return _own(turn, router, routed, tools_connected=True, restart=bool(draft))
+
+
+def _own(turn: Turn, router: Router, routed: Routed, tools_connected: bool, restart: bool = False) -> Routed:
+    """The assistant's own answer; `restart`: the router's answer was streamed and is replaced."""
+    if restart:
+        turn.emit("rewrite", {})
+    reply = own_answer(turn, router.writer, tools_connected)
+    return replace(routed, answer=reply.content.strip(), own_answer=True, llm_ms=routed.llm_ms + reply.duration_ms)
+
+
+def _shown(answer: str, turn: Turn) -> bool:
+    """Whether an own answer would be shown: readable, in the user's language or, failing that, in English."""
+    return not unusable(answer, turn.language, turn.vocabulary) or \
+        in_english_instead(answer, turn.language, turn.vocabulary)
+
+
+def _states_its_arguments(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], question: str) -> bool:
+    planned = [(_decode_or_empty(call.arguments), _resolve(call.name, by_name)) for call in calls]
+    return states_its_arguments([arguments for arguments, _ in planned],
+                                [tool.input_schema if tool else {} for _, tool in planned], question)
+
+
+def _forced_call(turn: Turn, router: Router, messages: list[dict[str, Any]], specs: list[dict[str, Any]]) -> ChatTurn:
+    """Calls of one tool only: the same request for each place asked about; under `required`, small models
+    otherwise go on calling every tool."""
+    return router.client.chat(messages, tools=specs, tool_choice="required", parallel_tool_calls=True,
+                              calls_of_one_tool=True, cancellation=turn.cancellation)
+
+
+def _calls_in_text(content: str, by_name: dict[str, ToolInfo]) -> list[ModelToolCall]:
+    """Tool calls written as JSON text, accepted only when every name is a known tool."""
+    parsed = parse_tool_calls(content)
+    if not parsed or any(_resolve(call.name, by_name) is None for call in parsed):
+        return []
+    return [ModelToolCall(f"call_{i}", call.name, dump_arguments(call.arguments)
+                          if isinstance(call.arguments, dict) else str(call.arguments))
+            for i, call in enumerate(parsed)]
+
+
+def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
+    tool = _resolve(call.name, by_name)
+    if tool is None:
+        known = ", ".join(by_name)
+        return PlannedCall(call.id, call.name, {}, error=f"unknown tool {call.name!r}; available: {known}")
+    try:
+        arguments = tidy_arguments(decode_arguments(call.arguments), tool.input_schema)
+        arguments = without_unasked_flags(arguments, tool.input_schema, turn.asked, turn.vocabulary)
+    except ValueError as error:
+        return PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
+    problem = validation_error(arguments, tool.input_schema)
+    if problem is None:
+        return PlannedCall(call.id, tool.qualified_name, arguments,
+                           request=ToolRequest(tool.server, tool.name, arguments))
+    return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
+
+
+def _already_made(outcomes: tuple[ToolOutcome, ...], plan: PlannedCall) -> bool:
+    request = plan.request
+    return request is not None and any(
+        (outcome.server, outcome.tool, outcome.arguments) == (request.server, request.tool, request.arguments)
+        for outcome in outcomes
+    )
+
+
+def _fed_back(messages: list[dict[str, Any]], reply: ChatTurn | None, planned: tuple[PlannedCall, ...],
+              views: tuple[str, ...], native: bool) -> list[dict[str, Any]]:
+    """The router's conversation with its calls and what they returned, as its next round reads them."""
+    if native:
+        messages.append({
+            "role": "assistant",
+            "content": (reply.content if reply else "") or None,
+            "tool_calls": [
+                {"id": plan.call_id, "type": "function",
+                 "function": {"name": plan.name, "arguments": dump_arguments(plan.arguments)}}
+                for plan in planned
+            ],
+        })
+        for plan, view in zip(planned, views):
+            messages.append({"role": "tool", "tool_call_id": plan.call_id, "content": view})
+    else:
+        messages.append({"role": "assistant", "content": reply.content if reply else ""})
+        messages.append({"role": "user", "content": tool_results_message(
+            [(plan.name, view) for plan, view in zip(planned, views)])})
+    return messages
+
+
+def _decode_or_empty(arguments: str) -> dict[str, Any]:
+    """A call's arguments, or {} when they are not a JSON object (the plan then reports the error)."""
+    try:
+        return decode_arguments(arguments)
+    except ValueError:
+        return {}
+
+
+def _real_calls(forced: ChatTurn) -> list[ModelToolCall]:
+    """The distinct calls of a forced turn's first tool, unless it took the escape."""
+    kept: list[ModelToolCall] = []
+    for call in forced.tool_calls:
+        if call.name == NO_TOOL or call.name != forced.tool_calls[0].name:
+            break
+        if all(call.arguments != earlier.arguments for earlier in kept):
+            kept.append(call)
+    return kept
+
+
+def _resolve(name: str, by_name: dict[str, ToolInfo]) -> ToolInfo | None:
+    """`server__tool`, or a bare tool name when exactly one server has it."""
+    if name in by_name:
+        return by_name[name]
+    matches = [tool for tool in by_name.values() if tool.name == name]
+    return matches[0] if len(matches) == 1 else None
+
+
+def error_view(plan: PlannedCall) -> str:
+    """What the router reads of a call refused before it ran, so it can repair it."""
+    return json.dumps({"error": f"{plan.error}. Call the tool again with corrected arguments."}, ensure_ascii=False)

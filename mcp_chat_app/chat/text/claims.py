@@ -1,0 +1,50 @@
+"""What a text is or claims, whoever reads it (the router's own answer, a written one, a question): tool output
+instead of sentences, measurements, a refusal, a yes/no question. No decision is made here."""
+
+from __future__ import annotations
+
+import re
+
+from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
+
+_DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|</?\|?tool|<\|im_|```|Tool results:|structured_content",
+                   re.IGNORECASE)
+# Saying the data is missing ("Sorry, I don't have ..."), in the languages fully served.
+_REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据|信息|资料)|\b(sorry|unable|cannot|can't|don't have|"
+                      r"do not have|not available|no data)\b", re.IGNORECASE)
+_ZH_YES_NO = re.compile(r"[吗么嘛][？?\s]*$|会不会|要不要|是不是|有没有|需不需要|用不用|(.)不\1")
+_EN_YES_NO = re.compile(r"^\s*(will|is|are|does|do|did|should|shall|can|could|would|was|were|has|have|am|"
+                        r"need|must|may)\b", re.IGNORECASE)
+
+
+def is_output(text: str) -> bool:
+    """Tool output, JSON, a link, markup or an image: not what a person writes."""
+    return bool(_DUMP.search(text))
+
+
+def unusable(reply: str, language: str, vocabulary: Vocabulary) -> bool:
+    """Empty, markup or JSON, or in another language: not a reply to show, whatever the data."""
+    return not reply.strip() or is_output(reply) or not languages.same_language(reply, language, vocabulary)
+
+
+def in_english_instead(reply: str, language: str, vocabulary: Vocabulary) -> bool:
+    """An English reply to a question in a language the assistant does not fully serve: shown, with a note."""
+    return language not in languages.FULLY_SERVED and bool(reply.strip()) \
+        and languages.detect(reply, vocabulary) == "en"
+
+
+def states_measurements(reply: str, vocabulary: Vocabulary) -> bool:
+    """Whether the text states measurements (a figure with one of the domain's units)."""
+    return vocabulary.measurement is not None and bool(vocabulary.measurement.search(reply))
+
+
+def says_it_lacks(reply: str) -> bool:
+    """Whether the reply says the information is missing."""
+    return bool(_REFUSAL.search(reply))
+
+
+def is_yes_no_question(question: str) -> bool:
+    """A question answered by yes or no (会不会, 是不是, Will it ...)."""
+    text = question.strip()
+    return bool(_ZH_YES_NO.search(text) or _EN_YES_NO.match(text))

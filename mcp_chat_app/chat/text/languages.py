@@ -1,0 +1,105 @@
+"""Which language a text is in, by script and, for Latin text, by common words (those of any question, and the
+domain's own, from the assistant's vocabulary); what to call it in prompts.
+
+Chinese and English are fully served (a server that words its results in both serves them). Other languages are
+answered in their own language when the model manages it, else in English with a note (see compose.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
+
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_ARABIC = re.compile(r"[\u0600-\u06ff]")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_WORD = re.compile(r"[a-zà-ÿ']+")
+
+# A few words each language uses in almost every question, and English does not (the domain adds its own).
+_LATIN_MARKERS = {
+    "fr": {"le", "la", "les", "est", "quel", "quelle", "il", "fait", "demain", "aujourd'hui", "à", "du", "des", "va"},
+    "de": {"der", "die", "das", "ist", "wie", "wird", "morgen", "heute", "es", "in", "und"},
+    "es": {"el", "la", "los", "qué", "que", "mañana", "hace", "hoy", "va", "en", "cómo"},
+    "it": {"il", "che", "domani", "fa", "oggi", "com'è", "come", "della"},
+    "pt": {"o", "que", "amanhã", "hoje", "vai", "como", "está", "em"},
+}
+_ENGLISH_MARKERS = {"the", "is", "what", "will", "in", "tomorrow", "today", "it", "how", "and", "which", "are", "of",
+                    "for", "to", "me", "a", "be", "at", "on", "do", "does", "should"}
+
+NAMES = {"zh": "Chinese", "en": "English", "ja": "Japanese", "ko": "Korean", "fr": "French", "de": "German",
+         "es": "Spanish", "it": "Italian", "pt": "Portuguese", "ru": "Russian", "ar": "Arabic"}
+FULLY_SERVED = ("zh", "en")
+
+
+def detect(text: str, vocabulary: Vocabulary) -> str:
+    """The language code of `text`: by script for zh, ja, ko, ru, ar; by common words among Latin ones.
+
+    Shares, not presence: an English answer may quote "北京", a Chinese one a unit or an abbreviation.
+    """
+    kana, han, hangul = len(_KANA.findall(text)), len(_HAN.findall(text)), len(_HANGUL.findall(text))
+    latin = len(_LATIN.findall(text))
+    if kana and kana + han >= 0.3 * (kana + han + latin):
+        return "ja"
+    if hangul and hangul >= 0.3 * (hangul + latin):
+        return "ko"
+    if han and han >= 0.3 * (han + latin):
+        return "zh"
+    if len(_CYRILLIC.findall(text)) > latin:
+        return "ru"
+    if len(_ARABIC.findall(text)) > latin:
+        return "ar"
+    return _latin_language(text, vocabulary.language_words)
+
+
+def _latin_language(text: str, domain_words: dict[str, frozenset[str]]) -> str:
+    words = _WORD.findall(text.lower())
+    english_markers = _ENGLISH_MARKERS | domain_words.get("en", frozenset())
+    english = sum(word in english_markers for word in words)
+    best, hits = max(((code, sum(word in markers | domain_words.get(code, frozenset()) for word in words))
+                      for code, markers in _LATIN_MARKERS.items()), key=lambda pair: pair[1])
+    # Accented letters are a strong sign on their own; short English questions share a few words with others.
+    accents = len(re.findall(r"[à-ÿ]", text.lower()))
+    return best if hits > english or (accents and hits >= english) else "en"
+
+
+def name(code: str) -> str:
+    """The English name of a language code, as a prompt says it ("Answer in Chinese")."""
+    return NAMES.get(code, "English")
+
+
+def locale(code: str) -> str:
+    """The locale a tool call asks for: servers word their results in it when they can."""
+    return {"zh": "zh-CN", "en": "en"}.get(code, code)
+
+
+def same_language(reply: str, expected: str, vocabulary: Vocabulary) -> bool:
+    """Whether `reply` is written in `expected` (a Japanese reply needs kana, not only kanji)."""
+    return detect(reply, vocabulary) == expected
+
+
+def capitalized(statement: str, language: str) -> str:
+    """The statement, stripped, with a capital first letter where the language has capitals."""
+    text = statement.strip()
+    return text if language == "zh" else text[:1].upper() + text[1:]
+
+
+# Said when a question is in a language the assistant cannot yet answer in: the answer follows in English.
+_ENGLISH_FOLLOWS = {
+    "ja": "（日本語でうまくお答えできないため、英語でお答えします。）",
+    "ko": "(한국어로 답변드리기 어려워 영어로 답변드립니다.)",
+    "fr": "(Je ne peux pas encore répondre en français ; voici la réponse en anglais.)",
+    "de": "(Ich kann noch nicht auf Deutsch antworten; hier ist die Antwort auf Englisch.)",
+    "es": "(Todavía no puedo responder en español; aquí está la respuesta en inglés.)",
+    "it": "(Non posso ancora rispondere in italiano; ecco la risposta in inglese.)",
+    "pt": "(Ainda não consigo responder em português; segue a resposta em inglês.)",
+    "ru": "(Пока я не могу ответить по-русски, поэтому отвечаю по-английски.)",
+}
+
+
+def english_follows(language: str) -> str:
+    """The note before an English answer to a question in another language."""
+    return _ENGLISH_FOLLOWS.get(language, "(I cannot answer in your language yet, so here is the answer in English.)")

@@ -1,0 +1,74 @@
+"""One chat request, as every stage reads it: the question, the conversation before it, the language, the day,
+the assistant it is asked of, the user's settings, and where its events go. Built once; no stage changes it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_chat_app.cancellation import Cancellation
+from mcp_chat_app.chat import conversation
+from mcp_chat_app.chat.assistant import Assistant
+from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
+from mcp_chat_app.mcp_client.elicitation import Asker
+
+EventSink = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A question in flight, with what its stages need to know about it."""
+
+    question: str
+    history: list[dict[str, Any]]  # the earlier turns as stored (an answer keeps its calls)
+    assistant: Assistant
+    language: str
+    today: dt.date
+    use_tools: bool = True
+    units: str | None = None  # the user's unit system ("imperial"), for the servers that honour `_meta.units`
+    emit: EventSink = lambda event, data: None
+    streaming: bool = False  # someone listens to the events as they come
+    cancellation: Cancellation = field(default_factory=Cancellation)
+    asker: Asker | None = None  # relays the servers' questions to the user (a streaming request only)
+    started: float = field(default_factory=time.perf_counter)
+
+    @classmethod
+    def start(cls, question: str, history: list[dict[str, Any]], assistant: Assistant, use_tools: bool = True,
+              emit: EventSink | None = None, cancellation: Cancellation | None = None, asker: Asker | None = None,
+              units: str | None = None) -> Turn:
+        return cls(question, history, assistant, languages.detect(question, assistant.vocabulary), dt.date.today(),
+                   use_tools, units, emit or (lambda event, data: None), emit is not None,
+                   cancellation or Cancellation(), asker)
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        return self.assistant.vocabulary
+
+    @property
+    def plain_history(self) -> list[dict[str, str]]:
+        return conversation.plain_turns(self.history)
+
+    @property
+    def earlier_question(self) -> str:
+        return conversation.earlier_question(self.history)
+
+    @property
+    def earlier_calls(self) -> str:
+        return conversation.earlier_calls(self.history)
+
+    @property
+    def asked(self) -> str:
+        """The question and the one before it, as written: what a call's flags may come from."""
+        return f"{self.earlier_question}\n{self.question}"
+
+    @property
+    def token_sink(self) -> Callable[[str], None] | None:
+        """Streaming is only worth its per-chunk cost when someone listens to the tokens."""
+        return self._on_token if self.streaming else None
+
+    def _on_token(self, token: str) -> None:
+        self.emit("token", {"text": token})
