@@ -150,9 +150,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)
 
-        if relation == "between" and temp2 is None:
-            raise InvalidArgument(pick("'between' needs temp2, the upper temperature", "'between' 需要 temp2（较高的温度）"))
-        low, high = {"above": (temp, None), "below": (None, temp), "between": (temp, temp2)}[relation]
+        low, high = _search_range(relation, temp, temp2)
         result = await service.cities_by_temperature(to_celsius(low, system), to_celsius(high, system), day, measure,
                                                      progress)
         result = convert(result, system)
@@ -180,6 +178,16 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
 def _units(fahrenheit: bool, ctx: Context) -> UnitSystem:
     """Imperial when the call asks for Fahrenheit, else the client's standing preference (`_meta.units`)."""
     return preferred("imperial" if fahrenheit else None, ctx.request_context.meta)
+
+
+def _search_range(relation: str, temp: float, temp2: float | None) -> tuple[float | None, float | None]:
+    """The searched bounds. A second bound is never dropped: with 'above' or 'below' it closes the range (a model
+    wrote "above 20 and below 28" as `above`, 20, 28), unless it merely repeats the first."""
+    if temp2 is not None and (relation == "between" or temp2 != temp):
+        return temp, temp2  # the service puts an upside-down pair the right way up
+    if relation == "between":
+        raise InvalidArgument(pick("'between' needs temp2, the other bound", "'between' 需要 temp2（另一个温度）"))
+    return (temp, None) if relation == "above" else (None, temp)
 
 
 def _query(day: int | str, days: int, hours: list[int] | str | None) -> DayQuery:
