@@ -55,7 +55,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
     async def get_current_weather(
         ctx: Context, city: City, place: AskedPlace, fahrenheit: Fahrenheit = False,
     ) -> Annotated[CallToolResult, CurrentWeather]:
-        """Weather right now in one city (现在, 气温, 湿度, 热吗): temperature, feels-like, humidity, wind, conditions, today's low/high."""
+        """Weather now in one city (现在, 气温, 湿度, 热吗): temperature, humidity, wind, pressure, visibility, dew point, UV, low/high."""
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
         result = convert(await service.current(city), _units(fahrenheit, ctx))
@@ -71,7 +71,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         hours: Hours = None,
         fahrenheit: Fahrenheit = False,
     ) -> Annotated[CallToolResult, Forecast]:
-        """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with sunrise and sunset."""
+        """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with UV, sunrise and sunset."""
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
         result = await service.forecast(city, _query(day, days, hours))
@@ -103,7 +103,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         day: Annotated[DayOffset, Field(description="0 = today 今天, 1 = tomorrow 明天, -1 = yesterday 昨天")] = 0,
         hours: Hours = None,
     ) -> Annotated[CallToolResult, AirQuality]:
-        """Air quality in one city (空气质量, PM2.5, AQI, 雾霾): pollutants, China/US/European AQI, now, for a day or hours."""
+        """Air quality in one city (空气质量, PM2.5, AQI, 雾霾, 花粉): pollutants, pollen, China/US/European AQI, now, for a day or hours."""
         # One day a call (no `days`): each argument costs a small router's prompt on every request.
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)

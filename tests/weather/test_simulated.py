@@ -6,6 +6,9 @@ import math
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+import pytest
+
+from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.domain.service import describe_day
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
@@ -230,3 +233,36 @@ def test_pollen_only_in_europe_in_its_season_and_where_it_grows() -> None:
     assert afternoon > night  # released by day
     assert pollen("Moscow", 4) == pollen("Moscow", 4)
 
+
+@pytest.mark.anyio
+async def test_new_quantities_over_mcp_are_labelled_simulated_with_units() -> None:
+    """Over a real client and server process: each new field comes with its unit, in both unit systems, and
+    pollen only in Europe."""
+    async with stdio_client(server_env("simulated")) as client:
+        metric = await client.call_tool("get_current_weather", {"city": "Oslo"})
+        imperial = await client.call_tool("get_current_weather", {"city": "Oslo", "fahrenheit": True})
+        if imperial.structured_content["time"] != metric.structured_content["time"]:  # a quarter hour passed
+            metric = await client.call_tool("get_current_weather", {"city": "Oslo"})
+        hours = await client.call_tool("get_forecast", {"city": "Oslo", "day": 1, "hours": [3, 13]})
+        oslo = await client.call_tool("get_air_quality", {"city": "Oslo", "day": 1})
+        tokyo = await client.call_tool("get_air_quality", {"city": "Tokyo", "day": 1})
+    m, i = metric.structured_content, imperial.structured_content
+    assert m["source"] == "simulated" and m["notice"]
+    assert {k: m["units"][k] for k in ("pressure", "visibility", "dew_point")} == {
+        "pressure": "hPa", "visibility": "m", "dew_point": "°C"}
+    assert {k: i["units"][k] for k in ("pressure", "visibility", "dew_point")} == {
+        "pressure": "inHg", "visibility": "mi", "dew_point": "°F"}
+    assert i["dew_point"] == round(m["dew_point"] * 9 / 5 + 32, 1) and m["dew_point"] <= m["temperature"]
+    assert i["pressure"] == round(m["pressure"] / 33.8639, 2) and 960 <= m["pressure"] <= 1050
+    assert i["visibility"] == round(m["visibility"] / 1609.344, 2) and m["visibility"] > 0
+    assert f"pressure {m['pressure']:g} hPa" in metric.content[0].text
+    assert f"dew point {i['dew_point']:g}°F" in imperial.content[0].text
+    night, day = hours.structured_content["hours"]
+    for record in (night, day):
+        assert all(isinstance(record[k], float) for k in ("pressure", "visibility", "dew_point", "uv_index"))
+    assert night["uv_index"] == 0
+    (europe,), (asia,) = oslo.structured_content["days"], tokyo.structured_content["days"]
+    assert all(isinstance(europe[name], float) for name in pollen("London", 1))
+    assert oslo.structured_content["units"]["birch_pollen"] == "grains/m³"
+    assert all(asia[name] is None for name in pollen("London", 1))
+    assert "pollen" in oslo.content[0].text and "pollen" not in tokyo.content[0].text
