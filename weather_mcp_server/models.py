@@ -67,6 +67,9 @@ class CurrentWeather(PlaceResult):
     snowfall: float
     cloud_cover: float | None = None
     uv_index: float | None = None
+    pressure: float | None = Field(None, description="Sea-level pressure")
+    visibility: float | None = None
+    dew_point: float | None = None
     is_day: bool
     today_min: float = Field(description="Today's low at the place")
     today_max: float = Field(description="Today's high at the place")
@@ -102,6 +105,10 @@ class HourRecord(Day):
     precipitation_probability: float | None = None
     cloud_cover: float | None = None
     wind_speed: float | None = None
+    uv_index: float | None = None
+    pressure: float | None = Field(None, description="Sea-level pressure")
+    visibility: float | None = None
+    dew_point: float | None = None
     is_day: bool | None = None
 
 
@@ -196,6 +203,17 @@ class Pollutants(BaseModel):
     carbon_monoxide: float | None = None
 
 
+class Pollen(BaseModel):
+    """Pollen in grains/m³: Europe only (the air-quality API's CAMS European model), null elsewhere."""
+
+    alder_pollen: float | None = None
+    birch_pollen: float | None = None
+    grass_pollen: float | None = None
+    mugwort_pollen: float | None = None
+    olive_pollen: float | None = None
+    ragweed_pollen: float | None = None
+
+
 class ChinaAqi(BaseModel):
     """China's AQI, computed by this server from the concentrations with HJ 633-2012's breakpoints."""
 
@@ -208,7 +226,7 @@ class ChinaAqi(BaseModel):
                                                           "means, O3's highest 8-hour mean)")
 
 
-class AirReading(Pollutants):
+class AirReading(Pollen, Pollutants):
     """The air at one time: now, or an hour of the forecast."""
 
     time: str = Field(description="Local time (ISO 8601)")
@@ -217,8 +235,9 @@ class AirReading(Pollutants):
     china_aqi: ChinaAqi | None = None
 
 
-class AirQualityDay(Day, Pollutants):
-    """A day's air: 24-hour mean concentrations (ozone: the highest 8-hour mean), the indices' daily highs."""
+class AirQualityDay(Day, Pollen, Pollutants):
+    """A day's air: 24-hour mean concentrations and pollen (ozone: the highest 8-hour mean), the indices' daily
+    highs."""
 
     european_aqi_max: float | None = None
     us_aqi_max: float | None = None

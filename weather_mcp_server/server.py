@@ -20,6 +20,7 @@ from weather_mcp_server.resources import add_resources
 from weather_mcp_server.sources.open_meteo import OpenMeteoClient
 from weather_mcp_server.sources.provider import WeatherProvider
 from weather_mcp_server.tools import add_tools
+from weather_mcp_server.unknown_arguments import refuse_unknown_arguments
 
 
 def create_server(
@@ -55,6 +56,7 @@ def create_server(
         **server_auth_options(HttpAuthSettings.from_env()),  # only HTTP asks for it: a token or OAuth (http_auth.py)
     )
     add_tools(server, service, places)
+    refuse_unknown_arguments(server)
     add_resources(server, gazetteer, service)
     add_prompts(server)
     return server

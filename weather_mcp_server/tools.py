@@ -55,7 +55,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
     async def get_current_weather(
         ctx: Context, city: City, place: AskedPlace, fahrenheit: Fahrenheit = False,
     ) -> Annotated[CallToolResult, CurrentWeather]:
-        """Weather right now in one city (现在, 气温, 湿度, 热吗): temperature, feels-like, humidity, wind, conditions, today's low/high."""
+        """Weather now in one city (现在, 气温, 湿度, 热吗): temperature, humidity, wind, pressure, visibility, dew point, UV, low/high."""
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
         result = convert(await service.current(city), _units(fahrenheit, ctx))
@@ -71,7 +71,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         hours: Hours = None,
         fahrenheit: Fahrenheit = False,
     ) -> Annotated[CallToolResult, Forecast]:
-        """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with sunrise and sunset."""
+        """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with UV, sunrise and sunset."""
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
         result = await service.forecast(city, _query(day, days, hours))
@@ -103,7 +103,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         day: Annotated[DayOffset, Field(description="0 = today 今天, 1 = tomorrow 明天, -1 = yesterday 昨天")] = 0,
         hours: Hours = None,
     ) -> Annotated[CallToolResult, AirQuality]:
-        """Air quality in one city (空气质量, PM2.5, AQI, 雾霾): pollutants, China/US/European AQI, now, for a day or hours."""
+        """Air quality in one city (空气质量, PM2.5, AQI, 雾霾, 花粉): pollutants, pollen, China/US/European AQI, now, for a day or hours."""
         # One day a call (no `days`): each argument costs a small router's prompt on every request.
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
@@ -150,9 +150,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)
 
-        if relation == "between" and temp2 is None:
-            raise InvalidArgument(pick("'between' needs temp2, the upper temperature", "'between' 需要 temp2（较高的温度）"))
-        low, high = {"above": (temp, None), "below": (None, temp), "between": (temp, temp2)}[relation]
+        low, high = _search_range(relation, temp, temp2)
         result = await service.cities_by_temperature(to_celsius(low, system), to_celsius(high, system), day, measure,
                                                      progress)
         result = convert(result, system)
@@ -180,6 +178,16 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
 def _units(fahrenheit: bool, ctx: Context) -> UnitSystem:
     """Imperial when the call asks for Fahrenheit, else the client's standing preference (`_meta.units`)."""
     return preferred("imperial" if fahrenheit else None, ctx.request_context.meta)
+
+
+def _search_range(relation: str, temp: float, temp2: float | None) -> tuple[float | None, float | None]:
+    """The searched bounds. A second bound is never dropped: with 'above' or 'below' it closes the range (a model
+    wrote "above 20 and below 28" as `above`, 20, 28), unless it merely repeats the first."""
+    if temp2 is not None and (relation == "between" or temp2 != temp):
+        return temp, temp2  # the service puts an upside-down pair the right way up
+    if relation == "between":
+        raise InvalidArgument(pick("'between' needs temp2, the other bound", "'between' 需要 temp2（另一个温度）"))
+    return (temp, None) if relation == "above" else (None, temp)
 
 
 def _query(day: int | str, days: int, hours: list[int] | str | None) -> DayQuery:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+import pytest
+
+from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.domain.service import describe_day
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
+from weather_mcp_server.sources.simulated_air import simulated_air_quality
 
 
 def forecast(lat: float, lon: float, tz: str, when: datetime) -> dict:
@@ -170,3 +175,94 @@ def test_a_day_is_called_sleet_only_when_its_rain_counts_as_rain() -> None:
     assert describe_day(day(0.4, 1.2), 0, 71) == "Slight snowfall"
     assert describe_day(day(1.0, 1.2), 0, 71) == "Rain and snow"
     assert describe_day(day(3.0, 0.0), 0, 61) == "Slight rain"
+
+
+def test_pressure_visibility_and_dew_point_are_plausible() -> None:
+    """The dew point is the hour's (never above the temperature, equal in saturated air); pressure stays in the
+    range of weather maps and drifts without jumps, midnight included, lower on wet days; falling rain and snow
+    shorten the view, snow more."""
+    for place in PLACES:
+        for month in (1, 4, 7, 10):
+            days = days_of(place, month, count=16)
+            hours = [h for d in days for h in d["hours"]]
+            for h in hours:
+                assert h["dew_point_2m"] <= h["temperature_2m"], h
+                assert h["relative_humidity_2m"] < 100 or h["dew_point_2m"] == h["temperature_2m"], h
+                assert 960 <= h["pressure_msl"] <= 1050 and 50 <= h["visibility"] <= 60000, h
+                if h["precipitation"] > 0 and h["temperature_2m"] <= -0.5:  # all snow
+                    assert h["visibility"] < 6000, h
+                elif h["precipitation"] > 0:
+                    assert h["visibility"] < 20000, h
+            pressures = [h["pressure_msl"] for h in hours]
+            assert max(abs(a - b) for a, b in zip(pressures, pressures[1:])) < 2.5, (place, month)
+    wet, dry = [], []
+    for place in PLACES:
+        for month in range(1, 13):
+            for day in days_of(place, month, count=16):
+                (wet if day["precipitation_sum"] > 0 else dry).append(day["hours"][12]["pressure_msl"])
+    assert sum(wet) / len(wet) < sum(dry) / len(dry) - 3
+
+
+def test_dew_point_is_magnus_s() -> None:
+    """Spot values of the Magnus formula: 20 °C at 50 % is 9.3 °C; 0 °C at 80 % is -3.2 °C."""
+    lat, lon, tz = PLACES["London"]
+    payload = forecast(lat, lon, tz, datetime(2026, 4, 10, 9, tzinfo=ZoneInfo(tz)))["hourly"]
+    for t, rh, td in zip(payload["temperature_2m"], payload["relative_humidity_2m"], payload["dew_point_2m"],
+                         strict=True):
+        gamma = math.log(rh / 100) + 17.62 * t / (243.12 + t)
+        assert abs(td - 243.12 * gamma / (17.62 - gamma)) <= 0.051
+
+
+def pollen(place: str, month: int, day: int = 15) -> dict[str, list]:
+    lat, lon, tz = PLACES[place]
+    hourly = simulated_air_quality(lat, lon, tz, days=5, now=datetime(2026, month, day, 9, tzinfo=ZoneInfo(tz)))[
+        "hourly"]
+    return {name: hourly[name] for name in hourly if name.endswith("_pollen")}
+
+
+def test_pollen_only_in_europe_in_its_season_and_where_it_grows() -> None:
+    assert set(pollen("London", 4)) == {"alder_pollen", "birch_pollen", "grass_pollen", "mugwort_pollen",
+                                        "olive_pollen", "ragweed_pollen"}
+    for place in ("Beijing", "Sydney", "Chicago", "Cairo", "Singapore"):  # no pollen data: null, never 0
+        assert all(v is None for series in pollen(place, 5).values() for v in series), place
+    assert max(pollen("London", 4)["birch_pollen"]) > 20 and max(pollen("London", 6)["grass_pollen"]) > 10
+    assert all(v == 0 for series in pollen("London", 12).values() for v in series)  # out of season: 0, not null
+    assert max(pollen("Madrid", 5)["olive_pollen"]) > 20 and max(pollen("London", 5)["olive_pollen"]) == 0
+    london = pollen("London", 6)["grass_pollen"]
+    night, afternoon = sum(london[i * 24 + 2] for i in range(5)), sum(london[i * 24 + 14] for i in range(5))
+    assert afternoon > night  # released by day
+    assert pollen("Moscow", 4) == pollen("Moscow", 4)
+
+
+@pytest.mark.anyio
+async def test_new_quantities_over_mcp_are_labelled_simulated_with_units() -> None:
+    """Over a real client and server process: each new field comes with its unit, in both unit systems, and
+    pollen only in Europe."""
+    async with stdio_client(server_env("simulated")) as client:
+        metric = await client.call_tool("get_current_weather", {"city": "Oslo"})
+        imperial = await client.call_tool("get_current_weather", {"city": "Oslo", "fahrenheit": True})
+        if imperial.structured_content["time"] != metric.structured_content["time"]:  # a quarter hour passed
+            metric = await client.call_tool("get_current_weather", {"city": "Oslo"})
+        hours = await client.call_tool("get_forecast", {"city": "Oslo", "day": 1, "hours": [3, 13]})
+        oslo = await client.call_tool("get_air_quality", {"city": "Oslo", "day": 1})
+        tokyo = await client.call_tool("get_air_quality", {"city": "Tokyo", "day": 1})
+    m, i = metric.structured_content, imperial.structured_content
+    assert m["source"] == "simulated" and m["notice"]
+    assert {k: m["units"][k] for k in ("pressure", "visibility", "dew_point")} == {
+        "pressure": "hPa", "visibility": "m", "dew_point": "°C"}
+    assert {k: i["units"][k] for k in ("pressure", "visibility", "dew_point")} == {
+        "pressure": "inHg", "visibility": "mi", "dew_point": "°F"}
+    assert i["dew_point"] == round(m["dew_point"] * 9 / 5 + 32, 1) and m["dew_point"] <= m["temperature"]
+    assert i["pressure"] == round(m["pressure"] / 33.8639, 2) and 960 <= m["pressure"] <= 1050
+    assert i["visibility"] == round(m["visibility"] / 1609.344, 2) and m["visibility"] > 0
+    assert f"pressure {m['pressure']:g} hPa" in metric.content[0].text
+    assert f"dew point {i['dew_point']:g}°F" in imperial.content[0].text
+    night, day = hours.structured_content["hours"]
+    for record in (night, day):
+        assert all(isinstance(record[k], float) for k in ("pressure", "visibility", "dew_point", "uv_index"))
+    assert night["uv_index"] == 0
+    (europe,), (asia,) = oslo.structured_content["days"], tokyo.structured_content["days"]
+    assert all(isinstance(europe[name], float) for name in pollen("London", 1))
+    assert oslo.structured_content["units"]["birch_pollen"] == "grains/m³"
+    assert all(asia[name] is None for name in pollen("London", 1))
+    assert "pollen" in oslo.content[0].text and "pollen" not in tokyo.content[0].text

@@ -337,3 +337,76 @@ async def test_imperial_units_per_call(connect) -> None:
     assert [c["location"]["english_name"] for c in search.structured_content["matches"]] == [
         c["location"]["english_name"] for c in celsius.structured_content["matches"]]
     assert search.structured_content["min_temp"] == 86.0
+
+
+POLLEN = ("alder_pollen", "birch_pollen", "grass_pollen", "mugwort_pollen", "olive_pollen", "ragweed_pollen")
+
+
+async def test_pressure_visibility_dew_point_and_uv_with_their_units(connect) -> None:
+    async with connect() as client:
+        now = await call(client, "get_current_weather", {"city": "London"})
+        zh = await call(client, "get_current_weather", {"city": "伦敦"}, meta={"locale": "zh-CN"})
+        hours = await call(client, "get_forecast", {"city": "London", "day": 1, "hours": [9, 15]})
+        afternoon = await call(client, "get_forecast", {"city": "London", "day": 1, "hours": "afternoon"})
+    data, recorded = now.structured_content, recording("london")["current"]
+    assert (data["pressure"], data["visibility"], data["dew_point"]) == (
+        recorded["pressure_msl"], recorded["visibility"], recorded["dew_point_2m"])
+    assert {k: data["units"][k] for k in ("pressure", "visibility", "dew_point")} == {
+        "pressure": "hPa", "visibility": "m", "dew_point": "°C"}
+    clause = (f"pressure {data['pressure']:g} hPa, visibility {round(data['visibility'] / 1000, 1):g} km, "
+              f"dew point {data['dew_point']:g}°C")
+    assert clause in now.content[0].text
+    assert f"气压{data['pressure']:g}百帕" in zh.content[0].text and f"露点{data['dew_point']:g}°C" in zh.content[0].text
+    for hour in hours.structured_content["hours"]:
+        for field, variable in (("pressure", "pressure_msl"), ("visibility", "visibility"),
+                                ("dew_point", "dew_point_2m"), ("uv_index", "uv_index")):
+            assert hour[field] == hourly("london", variable, 1, hour["hour"]), (field, hour["hour"])
+    assert hours.structured_content["units"]["pressure"] == "hPa"
+    uv = [h["uv_index"] for h in hours.structured_content["hours"]]
+    assert all(f"UV {value:g}" in hours.content[0].text for value in uv if value)
+    highest = max(hourly("london", "uv_index", 1, hour) for hour in range(12, 18))
+    assert highest > 0 and f"UV up to {highest:g}" in afternoon.content[0].text
+
+
+async def test_imperial_pressure_visibility_and_dew_point(connect) -> None:
+    async with connect() as client:
+        now = await call(client, "get_current_weather", {"city": "London", "fahrenheit": True})
+        hour = await call(client, "get_forecast", {"city": "London", "day": 1, "hours": [15]},
+                          meta={"units": "imperial"})
+    data, recorded = now.structured_content, recording("london")["current"]
+    assert data["dew_point"] == round(recorded["dew_point_2m"] * 9 / 5 + 32, 1)
+    assert data["pressure"] == round(recorded["pressure_msl"] / 33.8639, 2)
+    assert data["visibility"] == round(recorded["visibility"] / 1609.344, 2)
+    assert {k: data["units"][k] for k in ("pressure", "visibility", "dew_point")} == {
+        "pressure": "inHg", "visibility": "mi", "dew_point": "°F"}
+    assert (f"pressure {data['pressure']:g} inHg, visibility {data['visibility']:g} mi, "
+            f"dew point {data['dew_point']:g}°F") in now.content[0].text
+    (record,) = hour.structured_content["hours"]
+    assert record["dew_point"] == round(hourly("london", "dew_point_2m", 1, 15) * 9 / 5 + 32, 1)
+    assert record["visibility"] == round(hourly("london", "visibility", 1, 15) / 1609.344, 2)
+    assert record["uv_index"] == hourly("london", "uv_index", 1, 15)  # an index: no units to convert
+
+
+async def test_pollen_in_europe_and_null_elsewhere(connect) -> None:
+    async with connect() as client:
+        london = await call(client, "get_air_quality", {"city": "London"})
+        london_zh = await call(client, "get_air_quality", {"city": "London", "day": 1}, meta={"locale": "zh-CN"})
+        afternoon = await call(client, "get_air_quality", {"city": "London", "hours": "afternoon"})
+        beijing = await call(client, "get_air_quality", {"city": "Beijing"})
+        beijing_day = await call(client, "get_air_quality", {"city": "Beijing", "day": 1, "hours": [15]})
+    current, recorded = london.structured_content["current"], recording("london", "air_quality")["current"]
+    assert {name: current[name] for name in POLLEN} == {name: recorded[name] for name in POLLEN}
+    assert recorded["grass_pollen"] > 0  # the London recording is of a July morning
+    assert all(london.structured_content["units"][name] == "grains/m³" for name in POLLEN)
+    assert f"pollen: grass {recorded['grass_pollen']:g}" in london.content[0].text
+    (day,) = london_zh.structured_content["days"]
+    grass = [hourly("london", "grass_pollen", 1, h, "air_quality", past=3) for h in range(24)]
+    assert day["grass_pollen"] == round(sum(grass) / 24, 1) and f"禾草{day['grass_pollen']:g}" in london_zh.content[0].text
+    most = max(hourly("london", "grass_pollen", 0, h, "air_quality", past=3) for h in range(12, 18))
+    assert f"grass pollen up to {most:g} grains/m³" in afternoon.content[0].text
+    # Outside Europe the API has no pollen: null, never 0, and not a word of it.
+    readings = [beijing.structured_content["current"], *beijing.structured_content["days"],
+                *beijing_day.structured_content["days"], *beijing_day.structured_content["hours"]]
+    assert all(reading[name] is None for reading in readings for name in POLLEN)
+    assert beijing.structured_content["current"]["pm2_5"] is not None
+    assert "pollen" not in beijing.content[0].text + beijing_day.content[0].text

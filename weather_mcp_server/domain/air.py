@@ -1,5 +1,6 @@
-"""Air quality for the asked days and hours: the concentrations and the European and US indices as the air-quality
-API gives them, and China's AQI computed from the concentrations (china_aqi.py)."""
+"""Air quality for the asked days and hours: the concentrations, pollen (Europe only: null elsewhere, never filled
+in) and the European and US indices as the air-quality API gives them, and China's AQI computed from the
+concentrations (china_aqi.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ POLLUTANTS = ("pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "
 # The standard's names, and the factor to its units (CO in mg/m³; the API gives μg/m³).
 _STANDARD = {"pm2_5": ("PM2.5", 1.0), "pm10": ("PM10", 1.0), "ozone": ("O3", 1.0), "nitrogen_dioxide": ("NO2", 1.0),
              "sulphur_dioxide": ("SO2", 1.0), "carbon_monoxide": ("CO", 0.001)}
-UNITS = {name: "μg/m³" for name in POLLUTANTS}
+POLLEN = ("alder_pollen", "birch_pollen", "grass_pollen", "mugwort_pollen", "olive_pollen", "ragweed_pollen")
+UNITS = {**{name: "μg/m³" for name in POLLUTANTS}, **{name: "grains/m³" for name in POLLEN}}
 _OZONE_HOURS = 8  # O3's 8-hour mean, valid with at least 6 of its hours (HJ 633-2012)
 
 
@@ -57,6 +59,7 @@ def _reading(p: Payload, block: str, i: int | None) -> AirReading:
     return AirReading(
         time=p.text(block, "time", i),
         **values,
+        **{name: p.optional(block, name, i) for name in POLLEN},
         european_aqi=p.optional(block, "european_aqi", i),
         us_aqi=p.optional(block, "us_aqi", i),
         china_aqi=_china(index, "hourly"),
@@ -78,6 +81,7 @@ def _day(p: Payload, offset: int, today: date) -> AirQualityDay:
         date=day.isoformat(), weekday=weekday_name(day), day=offset,
         **means,
         ozone=ozone_8h_max,
+        **{name: _mean([p.optional("hourly", name, i) for i in hours]) for name in POLLEN},
         european_aqi_max=_highest(p, "european_aqi", hours),
         us_aqi_max=_highest(p, "us_aqi", hours),
         china_aqi=_china(index, "daily"),

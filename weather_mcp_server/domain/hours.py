@@ -76,5 +76,9 @@ def _record(p: Payload, i: int, today: date) -> HourRecord:
         precipitation_probability=p.optional("hourly", "precipitation_probability", i),
         cloud_cover=p.optional("hourly", "cloud_cover", i),
         wind_speed=p.optional("hourly", "wind_speed_10m", i),
+        uv_index=p.optional("hourly", "uv_index", i),
+        pressure=p.optional("hourly", "pressure_msl", i),
+        visibility=p.optional("hourly", "visibility", i),
+        dew_point=p.optional("hourly", "dew_point_2m", i),
         is_day=None if is_day is None else bool(is_day),
     )

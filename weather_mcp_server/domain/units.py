@@ -1,7 +1,8 @@
 """Units of a result: metric (Open-Meteo's default, in which the server works) or imperial, converted at the end.
 
 The server fetches and decides in metric (one cached answer for both systems, verdict thresholds stated once) and
-converts the finished result: °F = °C × 9/5 + 32, mph = km/h ÷ 1.609344, inch = mm ÷ 25.4 (snow: cm ÷ 2.54).
+converts the finished result: °F = °C × 9/5 + 32, mph = km/h ÷ 1.609344, inch = mm ÷ 25.4 (snow: cm ÷ 2.54),
+inHg = hPa ÷ 33.8639 and miles = m ÷ 1609.344 (visibility), as US forecasts give them.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ UNITS_META_KEY = "units"  # a client's standing preference, in the request's _me
 M = TypeVar("M", bound=BaseModel)
 
 _TEMPERATURES = {"temperature", "feels_like", "today_min", "today_max", "temp_min", "temp_max", "min_temp",
-                 "max_temp"}
+                 "max_temp", "dew_point"}
 _SPEEDS = {"wind_speed", "wind_gusts", "wind_speed_max"}
 _RAIN = {"precipitation", "precipitation_sum", "rain", "rain_sum"}
 _SNOW = {"snowfall", "snowfall_sum"}
-IMPERIAL_UNITS = {"temperature": "°F", "wind_speed": "mph", "precipitation": "inch", "snowfall": "inch"}
+HPA_PER_INHG = 33.8639
+M_PER_MILE = 1609.344
+IMPERIAL_UNITS = {"temperature": "°F", "wind_speed": "mph", "precipitation": "inch", "snowfall": "inch",
+                  "dew_point": "°F", "pressure": "inHg", "visibility": "mi"}
 
 
 def preferred(units: UnitSystem | None, meta: Mapping[str, Any] | None) -> UnitSystem:
@@ -63,4 +67,8 @@ def _convert(value: Any, key: str = "") -> Any:
         return round(value / 25.4, 2)
     if key in _SNOW:
         return round(value / 2.54, 2)
+    if key == "pressure":
+        return round(value / HPA_PER_INHG, 2)
+    if key == "visibility":
+        return round(value / M_PER_MILE, 2)
     return value

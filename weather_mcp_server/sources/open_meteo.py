@@ -17,7 +17,8 @@ log = logging.getLogger(__name__)
 
 CURRENT_VARIABLES = (
     "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation,snowfall,weather_code,"
-    "cloud_cover,wind_speed_10m,wind_direction_10m,wind_gusts_10m,uv_index,is_day"
+    "cloud_cover,wind_speed_10m,wind_direction_10m,wind_gusts_10m,uv_index,is_day,pressure_msl,visibility,"
+    "dew_point_2m"
 )
 DAILY_VARIABLES = (
     "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,rain_sum,snowfall_sum,"
@@ -26,10 +27,11 @@ DAILY_VARIABLES = (
 )
 HOURLY_VARIABLES = (
     "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation_probability,precipitation,rain,"
-    "snowfall,weather_code,cloud_cover,wind_speed_10m,is_day"
+    "snowfall,weather_code,cloud_cover,wind_speed_10m,is_day,uv_index,pressure_msl,visibility,dew_point_2m"
 )
 AIR_QUALITY_VARIABLES = (
-    "pm2_5,pm10,ozone,nitrogen_dioxide,sulphur_dioxide,carbon_monoxide,european_aqi,us_aqi"
+    "pm2_5,pm10,ozone,nitrogen_dioxide,sulphur_dioxide,carbon_monoxide,european_aqi,us_aqi,"
+    "alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen"  # pollen: Europe only
 )
 AIR_QUALITY_DAYS = 5  # what the CAMS global forecast covers (Europe's covers 4; the API pads with nulls)
 # The multi-city query only compares daily temperatures.

@@ -15,6 +15,9 @@ FIELD_UNITS = {
     "snowfall": (("daily", "snowfall_sum"),),
     "humidity": (("current", "relative_humidity_2m"),),
     "probability": (("daily", "precipitation_probability_max"),),
+    "pressure": (("current", "pressure_msl"), ("hourly", "pressure_msl")),
+    "visibility": (("current", "visibility"), ("hourly", "visibility")),
+    "dew_point": (("current", "dew_point_2m"), ("hourly", "dew_point_2m")),
 }
 DEFAULT_UNITS = {
     "temperature": "°C",
@@ -23,6 +26,9 @@ DEFAULT_UNITS = {
     "snowfall": "cm",
     "humidity": "%",
     "probability": "%",
+    "pressure": "hPa",
+    "visibility": "m",
+    "dew_point": "°C",
 }
 
 

@@ -5,7 +5,9 @@ whether it is tomorrow or yesterday. The hours are derived from the days and sta
 temperature runs continuously from each night's low to the afternoon's high; precipitation falls in one episode,
 as snow below about 0 °C, sleet (rain and snow) near it and rain above; weather codes follow the hour's
 precipitation or cloud cover; probabilities are high in wet hours and low in dry ones; the sun rises and sets
-when it does there (sun.py). The daily values are those of the hours: sums, highs, lows, the most severe code.
+when it does there (sun.py); the dew point follows temperature and humidity, visibility the rain, snow and damp
+air, and the pressure runs from day to day (low on wet days) with its twice-daily tide. The daily values are those
+of the hours: sums, highs, lows, the most severe code.
 """
 
 from __future__ import annotations
@@ -30,11 +32,11 @@ _UNITS = {
     "temperature_2m_max": "°C", "temperature_2m_min": "°C", "precipitation_sum": "mm", "rain_sum": "mm",
     "snowfall_sum": "cm", "precipitation_hours": "h", "precipitation_probability_max": "%",
     "wind_speed_10m_max": "km/h", "uv_index_max": "", "sunrise": "iso8601", "sunset": "iso8601",
-    "daylight_duration": "s",
+    "daylight_duration": "s", "pressure_msl": "hPa", "visibility": "m", "dew_point_2m": "°C",
 }
 _CURRENT_KEYS = ("temperature_2m", "apparent_temperature", "relative_humidity_2m", "precipitation", "snowfall",
                  "weather_code", "cloud_cover", "wind_speed_10m", "wind_direction_10m", "wind_gusts_10m", "uv_index",
-                 "is_day")
+                 "is_day", "pressure_msl", "visibility", "dew_point_2m")
 
 
 def simulated_forecast(latitude: float, longitude: float, timezone: str, days: int = 16, now: datetime | None = None,
@@ -109,6 +111,7 @@ class _DayStats:
     wind: float
     wind_direction: float
     chance: float  # the day's precipitation probability (its wet hours' peak)
+    pressure: float  # sea-level pressure at midday (hPa)
 
 
 def _day_stats(latitude: float, longitude: float, day: date) -> _DayStats:
@@ -132,6 +135,7 @@ def _day_stats(latitude: float, longitude: float, day: date) -> _DayStats:
         wind=normal.wind_kmh * (0.5 + rng.random()),
         wind_direction=360 * rng.random(),
         chance=60 + 35 * rng.random() if wet else 25 * rng.random() * (0.3 + cloud / 85),
+        pressure=_pressure(latitude, longitude, day, wet, cloud),
     )
 
 
@@ -167,6 +171,8 @@ def _simulate_hours(latitude: float, longitude: float, zone: ZoneInfo, day: date
     today = stats[day]
     before, after = stats[day - timedelta(days=1)], stats[day + timedelta(days=1)]
     rng = rng_for(latitude, longitude, day, "hours")
+    # Visibility has draws of its own: the other values do not depend on how many it takes.
+    haze = rng_for(latitude, longitude, day, "visibility")
     wet = range(today.start, today.start + today.duration) if today.total else range(0)
     weights = [math.sin(math.pi * (i + 0.5) / today.duration) for i in range(today.duration)]
     hours = []
@@ -198,6 +204,9 @@ def _simulate_hours(latitude: float, longitude: float, zone: ZoneInfo, day: date
             "wind_gusts_10m": round(wind * (1.4 + 0.4 * rng.random()), 1),
             "uv_index": _uv(height, cloud),
             "is_day": int(_daylight(sun, day, hour)),
+            "pressure_msl": _hour_pressure(hour, latitude, before, today, after),
+            "visibility": _visibility(haze, amount, snow_share, humidity, wind),
+            "dew_point_2m": _dew_point(temperature, humidity),
         })
     return hours
 
@@ -262,6 +271,43 @@ def _uv(sun_elevation: float, cloud: float) -> float:
     if sun_elevation <= 0:
         return 0.0
     return round(12.5 * math.sin(math.radians(sun_elevation)) ** 2.42 * (1 - 0.6 * cloud / 100), 1)
+
+
+def _pressure(latitude: float, longitude: float, day: date, wet: bool, cloud: float) -> float:
+    """The day's sea-level pressure: low under rain, high under clear skies (its own draws, as visibility's)."""
+    rng = rng_for(latitude, longitude, day, "pressure")
+    return 1013.0 + 8 * (0.5 - cloud / 100) - (7.0 if wet else 0.0) + rng.gauss(0.0, 4.0)
+
+
+def _hour_pressure(hour: int, latitude: float, before: _DayStats, today: _DayStats, after: _DayStats) -> float:
+    """From one midday's pressure to the next without a jump, with the twice-daily tide (highs near 10:00 and
+    22:00, strongest in the tropics)."""
+    if hour < 12:
+        trend = before.pressure + (today.pressure - before.pressure) * (hour + 12) / 24
+    else:
+        trend = today.pressure + (after.pressure - today.pressure) * (hour - 12) / 24
+    tide = 1.2 * math.cos(math.radians(latitude)) * math.cos(2 * math.pi * (hour - 10) / 12)
+    return round(trend + tide, 1)
+
+
+def _visibility(rng: random.Random, amount: float, snow_share: float, humidity: float, wind: float) -> float:
+    """Metres: shortened by falling rain and more by snow, by mist and fog in damp still air, long in dry air."""
+    if amount > 0:
+        rain, snow = 20000 / (1 + 1.5 * amount), 6000 / (1 + 2.0 * amount)
+        metres = rain + (snow - rain) * snow_share
+    elif humidity >= 97 and wind < 10:
+        metres = 100 + 800 * rng.random()
+    elif humidity >= 90:
+        metres = 1000 + 4000 * rng.random()
+    else:
+        metres = (10000 + 40000 * (1 - humidity / 100)) * (0.9 + 0.2 * rng.random())
+    return float(round(metres, -1))
+
+
+def _dew_point(temperature: float, humidity: float) -> float:
+    """Magnus's formula: the temperature at which the hour's air would be saturated."""
+    gamma = math.log(max(humidity, 1.0) / 100) + 17.62 * temperature / (243.12 + temperature)
+    return round(243.12 * gamma / (17.62 - gamma), 1)
 
 
 def _daylight(sun: SunDay, day: date, hour: int) -> bool:

@@ -5,7 +5,9 @@ Particles follow the region and season (the North China Plain and northern India
 and the Americas clean), build up at night and in the morning rush, thin out in the afternoon's deep mixing, and
 are blown away by wind and washed out by rain: the simulated weather's own wind and rain. Ozone is made by sunshine
 and peaks on summer afternoons; NO2 follows the rush hours. The European and US indices are computed from these
-concentrations with their agencies' breakpoints, as Open-Meteo does.
+concentrations with their agencies' breakpoints, as Open-Meteo does. Pollen (alder, birch, grass, mugwort, olive,
+ragweed) comes only inside the European model's domain, each kind in its season and where it grows, released by
+day and washed out by rain; elsewhere it is null, as the air-quality API gives it.
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ from weather_mcp_server.sources.climate import summer
 from weather_mcp_server.sources.simulated import HOURS, envelope, rng_for, simulated_forecast, zone_of
 from weather_mcp_server.sources.sun import elevation
 
+POLLEN = ("alder_pollen", "birch_pollen", "grass_pollen", "mugwort_pollen", "olive_pollen", "ragweed_pollen")
 VARIABLES = ("pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "carbon_monoxide", "european_aqi",
-             "us_aqi")
+             "us_aqi", *POLLEN)
 _UNITS = {"pm2_5": "μg/m³", "pm10": "μg/m³", "ozone": "μg/m³", "nitrogen_dioxide": "μg/m³",
-          "sulphur_dioxide": "μg/m³", "carbon_monoxide": "μg/m³", "european_aqi": "EAQI", "us_aqi": "USAQI"}
+          "sulphur_dioxide": "μg/m³", "carbon_monoxide": "μg/m³", "european_aqi": "EAQI", "us_aqi": "USAQI",
+          **{name: "grains/m³" for name in POLLEN}}
+# Each pollen's season in Europe: peak day of the year (at 45°N; later further north), spread (days), peak grains/m³.
+_SEASONS = {"alder_pollen": (50, 18, 80.0), "birch_pollen": (110, 14, 250.0), "grass_pollen": (165, 30, 60.0),
+            "mugwort_pollen": (225, 15, 25.0), "olive_pollen": (135, 15, 150.0), "ragweed_pollen": (245, 12, 40.0)}
 # European index (EEA bands as Open-Meteo scales them: 20 per band) and US EPA index: (concentration, index) steps.
 _EUROPEAN = {"pm2_5": (0, 10, 20, 25, 50, 75, 800), "pm10": (0, 20, 40, 50, 100, 150, 1200),
              "nitrogen_dioxide": (0, 40, 90, 120, 230, 340, 1000), "ozone": (0, 50, 100, 130, 240, 380, 800)}
@@ -96,7 +103,40 @@ def _hour(latitude: float, longitude: float, zone: ZoneInfo, day: date, hour: in
         "nitrogen_dioxide": round(no2, 1),
         "sulphur_dioxide": round(so2 * episode * mixing, 1),
         "carbon_monoxide": round(150 + 6 * pm25, 1),
+        **_pollen(latitude, longitude, day, hour, washed),
     }
+
+
+def _in_europe(latitude: float, longitude: float) -> bool:
+    """Europe, where the air-quality API has pollen: the CAMS European model's domain (30-72°N, 25°W-45°E) without
+    its North African edge."""
+    return 35 <= latitude <= 72 and -25 <= longitude <= 45
+
+
+def _pollen(latitude: float, longitude: float, day: date, hour: int, washed: bool) -> dict[str, float | None]:
+    """Each pollen in its season, released by day and washed out by rain; outside Europe null, as the API gives."""
+    if not _in_europe(latitude, longitude):
+        return dict.fromkeys(POLLEN)
+    rng = rng_for(latitude, longitude, day, "pollen")  # draws of its own: the pollutants stay as they were
+    released = (0.3 + max(0.0, math.sin(math.pi * (hour - 6) / 14))) * (0.2 if washed else 1.0)
+    values = {}
+    for name, (peak, spread, most) in _SEASONS.items():
+        days_off = day.timetuple().tm_yday - (peak + 2 * (latitude - 45))
+        grains = most * math.exp(-(days_off ** 2) / (2 * spread ** 2)) * _grows_here(name, latitude, longitude)
+        grains *= math.exp(rng.gauss(0.0, 0.5)) * released
+        values[name] = round(grains, 1) if grains >= 0.1 else 0.0
+    return values
+
+
+def _grows_here(name: str, latitude: float, longitude: float) -> float:
+    """Olive trees grow around the Mediterranean; ragweed is worst in the Pannonian basin; birch in the north."""
+    if name == "olive_pollen":
+        return 1.0 if latitude < 44 else 0.0
+    if name == "ragweed_pollen":
+        return 1.0 if 44 <= latitude <= 49 and 15 <= longitude <= 30 else 0.15
+    if name == "birch_pollen":
+        return 1.0 if latitude >= 45 else 0.2
+    return 1.0
 
 
 def _add_indices(hours: list[dict[str, Any]]) -> None:

@@ -1,19 +1,22 @@
 """How an air-quality result reads, in the call's language: the index and category first (China's AQI, which
 Chinese readers know, with its primary pollutant), then the concentrations by their usual short names, then the
-US and European indices."""
+US and European indices; pollen last, where the data has it (Europe)."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from weather_mcp_server.domain.days import calendar_words, label, short_label
-from weather_mcp_server.models import AirQuality, AirQualityDay, AirReading, ChinaAqi, Pollutants
+from weather_mcp_server.models import AirQuality, AirQualityDay, AirReading, ChinaAqi, Pollen, Pollutants
 from weather_mcp_server.wording.language import pick
 from weather_mcp_server.wording.weather import part_name, place_name, today_of, with_verdicts
 
 # The names a reader looks for ("PM2.5", "O3"), ASCII so a question's term matches.
 _SHORT = (("pm2_5", "PM2.5"), ("pm10", "PM10"), ("ozone", "O3"), ("nitrogen_dioxide", "NO2"),
           ("sulphur_dioxide", "SO2"), ("carbon_monoxide", "CO"))
+_POLLEN = (("alder_pollen", "alder", "桤木"), ("birch_pollen", "birch", "桦树"), ("grass_pollen", "grass", "禾草"),
+           ("mugwort_pollen", "mugwort", "艾蒿"), ("olive_pollen", "olive", "橄榄"), ("ragweed_pollen", "ragweed", "豚草"))
+_GRAINS = (" grains/m³", "粒/立方米")
 
 
 def air_quality_text(r: AirQuality) -> str:
@@ -49,18 +52,18 @@ def _hours(r: AirQuality, today: date) -> list[str]:
         rng = "" if not pm25 else pick(f", PM2.5 {min(pm25):g} to {max(pm25):g} μg/m³",
                                        f"，PM2.5 {min(pm25):g}~{max(pm25):g}微克/立方米")
         said.append(head + pick(f"at worst {worst.time[11:16]}, ", f"最差在{worst.time[11:16]}，")
-                    + _index(worst.china_aqi, worst.us_aqi, worst.european_aqi) + rng)
+                    + _index(worst.china_aqi, worst.us_aqi, worst.european_aqi) + rng + _most_pollen(hours))
     return said
 
 
 def _day(d: AirQualityDay, today: date) -> str:
     return (label(today, d.day) + pick(" (24-hour means): ", "（24小时平均）")
             + _index(d.china_aqi, d.us_aqi_max, d.european_aqi_max, daily=True) + pick(", ", "，")
-            + _concentrations(d))
+            + _concentrations(d) + _pollen(d))
 
 
 def _reading(r: AirReading, prefix: str) -> str:
-    return prefix + _index(r.china_aqi, r.us_aqi, r.european_aqi) + pick(", ", "，") + _concentrations(r)
+    return prefix + _index(r.china_aqi, r.us_aqi, r.european_aqi) + pick(", ", "，") + _concentrations(r) + _pollen(r)
 
 
 def _index(china: ChinaAqi | None, us: float | None, european: float | None, daily: bool = False) -> str:
@@ -82,6 +85,30 @@ def _concentrations(p: Pollutants) -> str:
     values = [(name, getattr(p, field)) for field, name in _SHORT if getattr(p, field) is not None]
     said = pick(", ", "、").join(f"{name} {value:g}" for name, value in values)
     return said + pick(" μg/m³", " 微克/立方米") if said else ""
+
+
+def _pollen(p: Pollen) -> str:
+    """The pollen there is, most first (none given outside Europe: nothing said); the kinds at 0 in a word."""
+    given = [(getattr(p, field), en, zh) for field, en, zh in _POLLEN if getattr(p, field) is not None]
+    if not given:
+        return ""
+    present = sorted((kind for kind in given if kind[0] > 0), key=lambda kind: -kind[0])
+    if not present:
+        return pick(f", pollen 0{_GRAINS[0]}", f"，花粉0{_GRAINS[1]}")
+    rest = pick(" (others 0)", "（其余为0）") if len(present) < len(given) else ""
+    return pick(", pollen: " + ", ".join(f"{en} {value:g}" for value, en, _ in present) + _GRAINS[0] + rest,
+                "，花粉：" + "、".join(f"{zh}{value:g}" for value, _, zh in present) + _GRAINS[1] + rest)
+
+
+def _most_pollen(hours: list[AirReading]) -> str:
+    """A part of the day's highest pollen, of the kind that reaches it."""
+    given = [(getattr(h, field), en, zh) for h in hours for field, en, zh in _POLLEN if getattr(h, field) is not None]
+    if not given:
+        return ""
+    value, en, zh = max(given, key=lambda kind: kind[0])
+    if not value:
+        return pick(f", pollen 0{_GRAINS[0]}", f"，花粉0{_GRAINS[1]}")
+    return pick(f", {en} pollen up to {value:g}{_GRAINS[0]}", f"，{zh}花粉最高{value:g}{_GRAINS[1]}")
 
 
 def _offset(reading: AirReading, today: date) -> int:

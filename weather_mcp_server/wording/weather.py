@@ -34,6 +34,7 @@ from weather_mcp_server.wording.language import current, pick
 
 
 _LISTED_CITIES = 10
+_ZH_UNITS = {"hPa": "百帕", "inHg": "英寸汞柱"}
 
 
 def is_chinese() -> bool:
@@ -64,13 +65,15 @@ def current_text(r: CurrentWeather) -> str:
     if is_chinese():
         facts = (f"{place_name(r.location)} 现在（{when}）："
                  f"{r.description}，{r.temperature:g}{t}，体感{r.feels_like:g}{t}，湿度{r.humidity:g}%，"
-                 f"风速{r.wind_speed:g} {wind}，降水{_amount(r.precipitation, r.units)}{_zh_uv(r.uv_index)}。"
+                 f"风速{r.wind_speed:g} {wind}，降水{_amount(r.precipitation, r.units)}{_zh_uv(r.uv_index)}"
+                 f"{_air_state(r.pressure, r.visibility, r.dew_point, r.units)}。"
                  f"今天{r.today_min:g}~{r.today_max:g}{t}。")
     else:
         facts = (f"{place_name(r.location)} now ({when}): "
                  f"{r.description}, {r.temperature:g}{t} (feels like {r.feels_like:g}{t}), humidity "
                  f"{r.humidity:g}%, wind {r.wind_speed:g} {wind}, precipitation {_amount(r.precipitation, r.units)}"
-                 f"{_en_uv(r.uv_index)}. Today {r.today_min:g} to {r.today_max:g}{t}.")
+                 f"{_en_uv(r.uv_index)}{_air_state(r.pressure, r.visibility, r.dew_point, r.units)}. Today "
+                 f"{r.today_min:g} to {r.today_max:g}{t}.")
     return with_verdicts(facts, _feel_and_rest(r.verdicts), r.notice)
 
 
@@ -278,10 +281,11 @@ def _hour(h: HourRecord, day: str, units: dict[str, str]) -> str:
     chance = "" if h.precipitation_probability is None or h.day < 0 else pick(
         f", {h.precipitation_probability:g}% chance of precipitation", f"，降水概率{h.precipitation_probability:g}%")
     speed = "" if h.wind_speed is None else pick(f", wind {h.wind_speed:g} {wind}", f"，风速{h.wind_speed:g} {wind}")
+    uv = pick(_en_uv(h.uv_index), _zh_uv(h.uv_index)) if h.uv_index else ""  # "UV 0" at night says nothing
     return pick(f"{day} {h.time[11:16]}: {h.description}, {h.temperature:g}{t}{feels}{chance}, "
-                f"{_fallen(h.precipitation, h.snowfall or 0, units)}{speed}",
+                f"{_fallen(h.precipitation, h.snowfall or 0, units)}{speed}{uv}",
                 f"{day}{h.time[11:16]}：{h.description}，{h.temperature:g}{t}{feels}{chance}，"
-                f"{_fallen(h.precipitation, h.snowfall or 0, units)}{speed}")
+                f"{_fallen(h.precipitation, h.snowfall or 0, units)}{speed}{uv}")
 
 
 def _part_of_day(hours: Sequence[HourRecord], day: Day, part: str, today: date, units: dict[str, str]) -> str:
@@ -298,15 +302,17 @@ def _part_of_day(hours: Sequence[HourRecord], day: Day, part: str, today: date, 
                                    f"，集中在{wet[0].time[11:16]}–{wet[-1].time[11:16]}")
     speeds = [h.wind_speed for h in hours if h.wind_speed is not None]
     speed = "" if not speeds else pick(f", wind up to {max(speeds):g} {wind}", f"，最大风速{max(speeds):g} {wind}")
+    uv_max = max((h.uv_index for h in hours if h.uv_index is not None), default=0)
+    uv = "" if not uv_max else pick(f", UV up to {uv_max:g}", f"，紫外线指数最高{uv_max:g}")
     start, end = hours[0].time[11:16], hours[-1].time[11:16]
     next_day = hours[-1].date != hours[0].date
     calendar = calendar_words(today_of(day.date))
     # The day's sunrise and sunset too: asked "几点日落" with a part of the day, a writer without them made one up.
     sun = _sun(day, False) if isinstance(day, ForecastDay) else ""
     return pick(f"{part_name(part, day.day, today)} ({calendar}, {start} to {end}{' the next day' if next_day else ''}): "
-                f"{weather}, {low:g} to {high:g}{t}{chance_text}, {fallen}{when}{speed}{sun}",
+                f"{weather}, {low:g} to {high:g}{t}{chance_text}, {fallen}{when}{speed}{uv}{sun}",
                 f"{part_name(part, day.day, today)}（{calendar} {start}至{'次日' if next_day else ''}{end}）："
-                f"{weather}，{low:g}~{high:g}{t}{chance_text}，{fallen}{when}{speed}{sun}")
+                f"{weather}，{low:g}~{high:g}{t}{chance_text}，{fallen}{when}{speed}{uv}{sun}")
 
 
 _PART_WORDS = {"morning": ("morning", "上午"), "noon": ("around noon", "中午"), "afternoon": ("afternoon", "下午"),
@@ -412,3 +418,26 @@ def _zh_uv(uv: float | None) -> str:
 def _en_uv(uv: float | None) -> str:
     return "" if uv is None else f", UV {uv:g}"
 
+
+def _air_state(pressure: float | None, visibility: float | None, dew_point: float | None,
+               units: dict[str, str]) -> str:
+    """One short clause for the rest of the current state: pressure, visibility, dew point (those given)."""
+    said = []
+    if pressure is not None:
+        unit = units.get("pressure", "hPa")
+        said.append(pick(f"pressure {pressure:g} {unit}", f"气压{pressure:g}{_ZH_UNITS.get(unit, unit)}"))
+    if visibility is not None:
+        said.append(pick(f"visibility {_distance(visibility, units)}", f"能见度{_distance(visibility, units)}"))
+    if dew_point is not None:
+        t = units.get("dew_point", units["temperature"])
+        said.append(pick(f"dew point {dew_point:g}{t}", f"露点{dew_point:g}{t}"))
+    return "".join(pick(f", {part}", f"，{part}") for part in said)
+
+
+def _distance(value: float, units: dict[str, str]) -> str:
+    """A visibility in the result's unit: miles, or metres (as kilometres from 1 km on, as people say it)."""
+    if units.get("visibility") == "mi":
+        return pick(f"{value:g} mi", f"{value:g}英里")
+    if value >= 1000:
+        return pick(f"{round(value / 1000, 1):g} km", f"{round(value / 1000, 1):g}公里")
+    return pick(f"{value:g} m", f"{value:g}米")
