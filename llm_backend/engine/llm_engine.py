@@ -155,6 +155,8 @@ class LLMEngine:
         for seq, num_tokens in batch.items:
             seq.num_computed_tokens += num_tokens
             self.block_manager.register_full_blocks(seq)
+        progress = [self._progress(seq) for seq, _ in batch.items
+                    if seq.params.report_progress and seq.num_output_tokens == 0]
         rows: list[int] = []
         sample_seqs: list[Sequence] = []
         drafted: list[tuple[Sequence, int]] = []  # a sequence with drafts and its first logits row
@@ -168,10 +170,10 @@ class LLMEngine:
                 rows.append(row)
                 sample_seqs.append(member)
             row += 1
-        outputs = []
+        outputs = progress
         if sample_seqs:
             sampled = self.sampler(logits[torch.tensor(rows, device=logits.device)], sample_seqs)
-            outputs = [self._append_token(seq, token) for seq, token in zip(sample_seqs, sampled)]
+            outputs += [self._append_token(seq, token) for seq, token in zip(sample_seqs, sampled)]
         return outputs + [self._verify_drafts(seq, logits[first:first + 1 + len(seq.draft_token_ids)])
                           for seq, first in drafted]
 
@@ -253,7 +255,14 @@ class LLMEngine:
             new_text=seq.detokenizer.take_new_text(seq.is_finished), finished=seq.is_finished,
             finish_reason=seq.finish_reason, stop_reason=seq.stop_reason,
             prompt_tokens=seq.num_prompt_tokens, completion_tokens=seq.num_output_tokens,
-            cached_tokens=seq.num_cached_tokens, logprobs=logprobs)
+            cached_tokens=seq.num_cached_tokens, logprobs=logprobs, prefilled_tokens=seq.num_prompt_tokens)
+
+    def _progress(self, seq: Sequence) -> RequestOutput:
+        """A prefill chunk's report: how much of the prompt is in the KV cache now."""
+        return RequestOutput(
+            request_id=seq.request_id, index=seq.index, new_token_ids=[], new_text="", finished=False,
+            finish_reason=None, stop_reason=None, prompt_tokens=seq.num_prompt_tokens, completion_tokens=0,
+            cached_tokens=seq.num_cached_tokens, prefilled_tokens=seq.num_computed_tokens, is_progress=True)
 
     def _accept(self, seq: Sequence, token_id: int) -> None:
         seq.token_ids.append(token_id)

@@ -8,7 +8,12 @@ from llm_backend.engine.sequence import TokenLogprob
 
 @dataclass
 class RequestOutput:
-    """New tokens and text of one choice (`index`) of a request since the previous step."""
+    """New tokens and text of one choice (`index`) of a request since the previous step.
+
+    With `SamplingParams.report_progress`, each prefill chunk is also reported, before the step's
+    token (if any): `is_progress`, no tokens, and `prefilled_tokens` of `prompt_tokens` now in the KV
+    cache (the prefix cache's hits included; the last such output has all of them).
+    """
 
     request_id: str
     index: int
@@ -21,6 +26,8 @@ class RequestOutput:
     completion_tokens: int
     cached_tokens: int
     logprobs: list[TokenLogprob] | None = None
+    prefilled_tokens: int = 0
+    is_progress: bool = False
 
 
 @dataclass

@@ -27,6 +27,7 @@ class SamplingParams:
     logprobs: int | None = None  # None: none; k >= 0: chosen token's logprob + top-k alternatives
     logit_bias: dict[int, float] = field(default_factory=dict)  # token id -> added to its logit
     include_stop_str_in_output: bool = False
+    report_progress: bool = False  # also report every prefill chunk (RequestOutput.is_progress)
 
     def validate(self) -> None:
         """Raise ValueError naming the offending parameter."""

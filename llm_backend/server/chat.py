@@ -170,6 +170,9 @@ async def _stream(state: ServerState, request_id: str, first: Any, outputs: Asyn
         for index in choices:
             yield chunk(index, {"role": "assistant", "content": ""})
         async for output in chain(first, outputs):
+            if output.is_progress:
+                yield sse.event({**base, "choices": [], "prefill": responses.prefill_progress(output), **extra})
+                continue
             choice = choices[output.index]
             choice.completion_tokens = output.completion_tokens
             prompt_tokens, cached_tokens = output.prompt_tokens, output.cached_tokens

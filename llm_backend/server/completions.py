@@ -83,6 +83,9 @@ async def _stream(state: ServerState, request_id: str, first: Any, outputs: Asyn
     prompt_tokens = cached_tokens = 0
     try:
         async for output in chain(first, outputs):
+            if output.is_progress:
+                yield sse.event({**base, **extra, "choices": [], "prefill": responses.prefill_progress(output)})
+                continue
             completion_tokens[output.index] = output.completion_tokens
             prompt_tokens, cached_tokens = output.prompt_tokens, output.cached_tokens
             offset = offsets.get(output.index, 0)

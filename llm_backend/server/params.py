@@ -24,7 +24,8 @@ def sampling_params(request: ChatCompletionRequest | CompletionRequest, prompt_t
         presence_penalty=request.presence_penalty, frequency_penalty=request.frequency_penalty,
         repetition_penalty=request.repetition_penalty, seed=request.seed, stop=stop,
         stop_token_ids=list(request.stop_token_ids or []), ignore_eos=request.ignore_eos,
-        n=request.n, logprobs=_logprobs(request), logit_bias=_logit_bias(request.logit_bias))
+        n=request.n, logprobs=_logprobs(request), logit_bias=_logit_bias(request.logit_bias),
+        report_progress=bool(request.stream and request.stream_options and request.stream_options.include_progress))
     try:
         params.validate()
     except ValueError as exc:

@@ -39,6 +39,8 @@ class _Part(BaseModel):
 
 class StreamOptions(_Request):
     include_usage: bool = False
+    # Extension: a `prefill` chunk (no choices) after each prefill chunk, so a slow prompt shows it is alive.
+    include_progress: bool = False
 
 
 class ToolCallFunction(_Part):

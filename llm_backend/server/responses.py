@@ -13,6 +13,11 @@ def usage(prompt_tokens: int, completion_tokens: int, cached_tokens: int) -> dic
             "prompt_tokens_details": {"cached_tokens": cached_tokens}}
 
 
+def prefill_progress(output: Any) -> dict:
+    """A progress output's `prefill` object: prompt tokens in the KV cache, of all, from the prefix cache."""
+    return {"done": output.prefilled_tokens, "total": output.prompt_tokens, "cached": output.cached_tokens}
+
+
 def envelope(request_id: str, object_name: str, model: str, created: int | None = None) -> dict:
     return {"id": request_id, "object": object_name, "created": created or int(time.time()),
             "model": model}

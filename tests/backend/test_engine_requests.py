@@ -98,6 +98,57 @@ def test_abort_frees_blocks_at_once(engine, prompt):
     engine.abort_request("b")  # unknown / finished ids are ignored
 
 
+CHUNK = 64  # tokens per prefill chunk in the tests below (sized in tokens, not time)
+
+
+def long_prompt(engine) -> list[int]:
+    return chat_prompt_ids(engine.tokenizer, " ".join(CHAT_PROMPTS * 4))
+
+
+def test_a_prefill_aborted_half_way_is_continued_by_its_retry(make_engine):
+    engine = make_engine(max_num_batched_tokens=CHUNK, chunk_seconds=None)
+    prompt = long_prompt(engine)
+    params = SamplingParams(max_tokens=1, temperature=0, report_progress=True)
+    chunks_cold = -(-len(prompt) // CHUNK)
+    assert chunks_cold >= 6
+    free_at_start = engine.block_manager.num_free_blocks
+    engine.add_request("first try", prompt, params)
+    for _ in range(chunks_cold // 2):
+        engine.step()
+    engine.abort_request("first try")
+    aborted_part = chunks_cold // 2 * CHUNK
+    report = engine.kv_cache_report()
+    assert engine.block_manager.num_free_blocks == free_at_start and report["problems"] == []
+    assert report["cached"] == aborted_part // engine.config.block_size  # kept, findable by their hashes
+
+    engine.add_request("retry", prompt, params)
+    outputs = run(engine)
+    progress = [o.prefilled_tokens for o in outputs if o.is_progress]
+    assert outputs[-1].cached_tokens == aborted_part and outputs[-1].finished
+    assert progress[0] == aborted_part + CHUNK and progress[-1] == len(prompt)
+    assert len(progress) == -(-(len(prompt) - aborted_part) // CHUNK)  # about half the cold run's chunks
+
+
+def test_prefill_chunks_are_reported_as_progress_only_when_asked(make_engine):
+    engine = make_engine(max_num_batched_tokens=CHUNK, chunk_seconds=None, enable_prefix_caching=False)
+    prompt = long_prompt(engine)
+    params = dict(max_tokens=4, temperature=0, ignore_eos=True)
+    engine.add_request("plain", prompt, SamplingParams(**params))
+    plain = run(engine)
+    engine.add_request("progress", prompt, SamplingParams(**params, report_progress=True))
+    outputs = run(engine)
+    progress = [o for o in outputs if o.is_progress]
+    assert not any(o.is_progress for o in plain)
+    assert [o.prefilled_tokens for o in progress] == [min(end, len(prompt))
+                                                      for end in range(CHUNK, len(prompt) + CHUNK, CHUNK)]
+    assert all(o.new_token_ids == [] and o.new_text == "" and not o.finished for o in progress)
+    assert all(o.prompt_tokens == len(prompt) and o.cached_tokens == 0 for o in progress)
+    assert outputs[:len(progress)] == progress  # every chunk is reported before the first token
+    tokens = outputs[len(progress):]
+    assert [(o.new_token_ids, o.finish_reason) for o in tokens] == [(o.new_token_ids, o.finish_reason)
+                                                                     for o in plain]
+
+
 def test_bad_requests_are_rejected_with_clear_errors(engine, prompt):
     with pytest.raises(ValueError, match="context"):
         engine.add_request("x", [1] * engine.max_model_len, SamplingParams())

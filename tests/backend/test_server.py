@@ -4,6 +4,7 @@ One server process on SmolLM2 serves the whole module.
 """
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -68,6 +69,48 @@ def test_chat_streaming_equals_non_streaming_and_ends_with_usage(client):
     finishes = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
     assert finishes == [whole.choices[0].finish_reason]
     assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == whole.usage.completion_tokens
+
+
+def numbered_list() -> str:
+    """A prompt of about 650 tokens: over two prefill chunks at the default budget of 512."""
+    return "Summarize the list: " + "; ".join(f"item {i} weighs {i * 7} grams" for i in range(56))
+
+
+def test_streams_report_prefill_progress_only_when_asked(base_url, client):
+    messages = [{"role": "user", "content": numbered_list()}]
+    total = httpx.post(f"{base_url}/tokenize", json={"messages": messages}).json()["count"]
+    request = dict(model=MODEL, messages=messages, max_tokens=4, temperature=0, stream=True)
+    asked = {"include_progress": True}
+
+    def progress(chunks: list) -> list[dict]:
+        """The `prefill` objects, checked to come before the first token, in chunks without choices."""
+        first_token = next(i for i, c in enumerate(chunks) if c.choices and c.choices[0].delta.content)
+        found = [(i, c) for i, c in enumerate(chunks) if (c.model_extra or {}).get("prefill")]
+        assert all(i < first_token and c.choices == [] for i, c in found)
+        return [c.model_extra["prefill"] for _, c in found]
+
+    cold = progress(list(client.chat.completions.create(**request, stream_options=asked)))
+    assert total > 512 and len(cold) >= 2 and cold[-1]["done"] == total
+    assert [p["done"] for p in cold] == sorted({p["done"] for p in cold})  # strictly increasing
+    # Only the chat template's system prompt may be cached from earlier tests.
+    assert all(p["total"] == total and p["cached"] == cold[0]["cached"] < 64 for p in cold)
+    warm = progress(list(client.chat.completions.create(**request, stream_options=asked)))
+    cached = (total - 1) // 16 * 16
+    assert warm == [{"done": total, "total": total, "cached": cached}]  # one chunk after the cached blocks
+    assert progress(list(client.chat.completions.create(**request))) == []
+    assert progress(list(client.chat.completions.create(**request, stream_options={"include_usage": True}))) == []
+
+
+def test_completion_progress_chunks_on_the_wire(base_url):
+    body = {"model": MODEL, "prompt": "The progress of a prefill", "max_tokens": 2, "temperature": 0, "stream": True,
+            "stream_options": {"include_progress": True, "include_usage": True}}
+    with httpx.stream("POST", f"{base_url}/v1/completions", json=body, timeout=120) as response:
+        events = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: {")]
+    progress = [e for e in events if "prefill" in e]
+    assert len(progress) >= 1 and events[:len(progress)] == progress
+    assert all(set(e) == {"id", "object", "created", "model", "choices", "usage", "prefill"} for e in progress)
+    assert all(e["object"] == "text_completion" and e["choices"] == [] and e["usage"] is None for e in progress)
+    assert progress[-1]["prefill"]["done"] == progress[-1]["prefill"]["total"] == events[-1]["usage"]["prompt_tokens"]
 
 
 def test_n_choices_and_seeded_sampling(client):
