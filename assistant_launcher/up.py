@@ -1,8 +1,9 @@
 """`mcp-chat up`: the whole assistant from one command.
 
 Pulls the model if it is missing (`llm-backend pull`), starts `llm-backend serve` and waits for its
-`/health`, starts the gateway (which launches the MCP servers of `configs/mcp_servers.json` itself),
-prints the URLs, and on Ctrl-C or SIGTERM stops everything: the gateway first (it closes its MCP
+`/health`, starts the gateway (which launches the MCP servers of `configs/mcp_servers.json` itself) and
+waits for its warm-up (the model reads the router's prompt once, so the first question does not wait for
+that), prints the URLs, and on Ctrl-C or SIGTERM stops everything: the gateway first (it closes its MCP
 sessions, which stop the server processes), then the backend (children.py). The backend is only ever a
 process here, never imported, so the launcher needs none of its dependencies to start a remote profile.
 The backend requires an API key, which the gateway sends: the profile's key variable (LOCAL_LLM_API_KEY)
@@ -18,8 +19,11 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
-from urllib.parse import urlparse
+from typing import Any
+
+import httpx
 
 from assistant_launcher.children import (
     Child, LaunchError, require_free_port, start_child, stop_all, supervise, wait_healthy,
@@ -27,7 +31,6 @@ from assistant_launcher.children import (
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.llm.profiles import Endpoint, load_roles
 
-_LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 _BACKEND_COMMAND = [sys.executable, "-m", "llm_backend.cli"]
 _BACKEND_KEY_ENV = "LLM_BACKEND_API_KEY"  # where `llm-backend serve` reads its --api-key from
 
@@ -43,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm-port", type=int, default=8000, help="port of the started llm-backend")
     parser.add_argument("--threads", type=int, help="CPU threads for the backend (default: all cores)")
     parser.add_argument("--startup-timeout", type=float, default=600.0,
-                        help="seconds to wait for each part to answer its health check")
+                        help="seconds to wait for each part to answer its health check, and for the warm-up to "
+                             "make progress (however long it takes in all)")
 
 
 def run_up(args: argparse.Namespace) -> int:
@@ -82,7 +86,7 @@ def _llm_environment(args: argparse.Namespace, config: GatewayConfig, log_dir: P
     if remote_url:
         return {"MCP_CHAT_BASE_URL": remote_url, **({"MCP_CHAT_MODEL": model} if model else {})}
     router = load_roles(config.models_config, config.profile).router
-    if urlparse(router.base_url).hostname not in _LOOPBACK_HOSTS:
+    if not router.on_loopback:
         print(f"profile {config.profile!r} uses {router.base_url}: no local backend started")
         return {}
     model = model or router.model
@@ -117,14 +121,45 @@ def _start_gateway(config: GatewayConfig, llm_env: dict[str, str], log_dir: Path
                    children: list[Child], stop: threading.Event) -> None:
     require_free_port(config.host, config.port, "the gateway")
     _install_signal_handlers(stop)
-    env = {**os.environ, **llm_env, "MCP_CHAT_HOST": config.host, "MCP_CHAT_PORT": str(config.port),
-           "MCP_CHAT_PROFILE": config.profile, "MCP_CHAT_WARM_UP": "1"}
+    env = {"MCP_CHAT_WARM_UP": "1", **os.environ, **llm_env, "MCP_CHAT_HOST": config.host,
+           "MCP_CHAT_PORT": str(config.port), "MCP_CHAT_PROFILE": config.profile}
     print(f"starting the gateway on {config.host}:{config.port} (MCP servers from {config.servers_config}) ...",
           flush=True)
     gateway = start_child("gateway", [sys.executable, "-m", "mcp_chat_app.cli", "serve"],
                           log_dir / "gateway.log", env)
     children.append(gateway)
     wait_healthy(gateway, f"{_local_url(config)}/health", timeout, stop)
+    _wait_warm(gateway, f"{_local_url(config)}/health", timeout, stop)
+
+
+def _wait_warm(gateway: Child, url: str, timeout: float, stop: threading.Event) -> None:
+    """Until the gateway's warm-up is over (ready or failed), printing its progress; fail when it makes none for
+    `timeout` s: a slow CPU may take minutes in all, and that is no reason to give up."""
+    shown = None
+    last_progress = time.monotonic()
+    while not stop.wait(0.5):
+        if not gateway.alive():
+            raise LaunchError(f"the gateway exited with status {gateway.process.returncode}; "
+                              f"its log ({gateway.log}) ends with:\n{gateway.log_tail()}")
+        warm_up = _warm_up_status(url)
+        if warm_up is not None and warm_up["state"] != "warming":
+            if warm_up["state"] == "failed":
+                print(f"warm-up failed ({warm_up['error']}): the first question reads the prompt instead", flush=True)
+            return
+        if warm_up is not None and warm_up != shown:
+            shown, last_progress = warm_up, time.monotonic()
+            progress = f": {warm_up['done']:,}/{warm_up['total']:,} tokens" if warm_up["total"] else " ..."
+            print(f"warming the model (tools){progress}", flush=True)
+        if time.monotonic() - last_progress > timeout:
+            raise LaunchError(f"the gateway's warm-up made no progress for {timeout:.0f} s; see {gateway.log}")
+
+
+def _warm_up_status(health_url: str) -> dict[str, Any] | None:
+    """The `warm_up` of the gateway's /health; None when it did not answer (asked again later)."""
+    try:
+        return httpx.get(health_url, timeout=5).json()["warm_up"]
+    except (httpx.HTTPError, ValueError, KeyError):
+        return None
 
 
 def _is_store_name(model: str) -> bool:

@@ -52,7 +52,8 @@ def ask(args: argparse.Namespace) -> int:
     from mcp_chat_app.gateway import build_gateway
     from mcp_chat_app.llm.client import LlmUnavailable
 
-    gateway = build_gateway(GatewayConfig.from_env(**_overrides(args)))
+    # One question: a warm-up would only read the same prompt prefix once more, first.
+    gateway = build_gateway(GatewayConfig.from_env(**_overrides(args), warm_up=False))
     try:
         result = gateway.pipeline.run(args.question, [], use_tools=not args.no_tools)
     except LlmUnavailable as error:

@@ -53,7 +53,9 @@ class GatewayConfig:
     public_url: str | None = None  # how browsers reach the gateway (OAuth callbacks); default http://127.0.0.1:PORT
     host: str = "127.0.0.1"
     port: int = 8081
-    warm_up: bool = False  # fill the LLM's prefix cache with the fixed prompts at start (`mcp-chat up` does)
+    # Fill the LLM's prefix cache with the fixed prompts at start and when the tools change (warm_up.py);
+    # None: when the router's endpoint is on loopback.
+    warm_up: bool | None = None
 
     @classmethod
     def from_env(cls, **overrides: object) -> "GatewayConfig":
@@ -80,7 +82,7 @@ class GatewayConfig:
             public_url=env.get("MCP_CHAT_PUBLIC_URL") or None,
             host=env.get("MCP_CHAT_HOST", cls.host),
             port=int(env.get("MCP_CHAT_PORT", cls.port)),
-            warm_up=env.get("MCP_CHAT_WARM_UP", "").lower() in ("1", "true", "yes"),
+            warm_up=_switch(env.get("MCP_CHAT_WARM_UP", "")),
         )
         return replace(config, **overrides)  # type: ignore[arg-type]
 
@@ -89,3 +91,10 @@ class GatewayConfig:
         """Where authorization servers send the browser back to (`GET /oauth/callback`)."""
         base = self.public_url or f"http://127.0.0.1:{self.port}"
         return f"{base.rstrip('/')}/oauth/callback"
+
+
+def _switch(value: str) -> bool | None:
+    """An on/off variable: None when unset (the default applies)."""
+    if not value:
+        return None
+    return value.lower() in ("1", "true", "yes", "on")

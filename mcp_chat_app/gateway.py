@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from dataclasses import dataclass
 
 from flask import current_app
@@ -13,13 +11,14 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
-from mcp_chat_app.llm.client import LlmClient, LlmUnavailable
-from mcp_chat_app.llm.profiles import load_roles
+from mcp_chat_app.llm.client import LlmClient
+from mcp_chat_app.llm.profiles import ModelRoles, load_roles
 from mcp_chat_app.mcp_client.elicitation import Elicitations
 from mcp_chat_app.mcp_client.manager import McpManager
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
 from mcp_chat_app.mcp_client.registry import load_registry
 from mcp_chat_app.media_store import MediaStore
+from mcp_chat_app.warm_up import WarmUp
 from mcp_chat_app.web.auth import AccessPolicy, auth_required
 
 EXTENSION_KEY = "mcp_chat_gateway"
@@ -40,9 +39,11 @@ class Gateway:
     pipeline: ChatPipeline
     access: AccessPolicy
     elicitations: Elicitations  # tools' questions waiting for their users
+    warm_up: WarmUp
 
     def close(self) -> None:
-        """Stop MCP sessions (and their server processes) and close the history store."""
+        """Stop the warm-up, MCP sessions (and their server processes), and close the history store."""
+        self.warm_up.close()
         self.manager.close()
         self.history.close()
 
@@ -69,8 +70,9 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         _warn_loudly(manager.warnings(), config)
     media_store = MediaStore(config.data_dir / "media")
     pipeline = ChatPipeline(manager, router, writer, media_store, assistant, config.max_tool_rounds)
-    if config.warm_up:
-        threading.Thread(target=_warm_up, args=(manager, pipeline), name="warm-up", daemon=True).start()
+    warm_up = WarmUp(manager, pipeline)
+    if _warms_up(config, roles):
+        warm_up.start()
     return Gateway(
         config=config,
         manager=manager,
@@ -81,7 +83,14 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         pipeline=pipeline,
         access=access,
         elicitations=Elicitations(config.elicitation_timeout_s),
+        warm_up=warm_up,
     )
+
+
+def _warms_up(config: GatewayConfig, roles: ModelRoles) -> bool:
+    """As configured; by default when the router runs on this machine, whose CPU may take minutes to read the
+    router's prompt cold (a remote endpoint is usually fast, and a warm-up there costs money)."""
+    return config.warm_up if config.warm_up is not None else roles.router.on_loopback
 
 
 def _warn_loudly(warnings: list[str], config: GatewayConfig) -> None:
@@ -90,13 +99,3 @@ def _warn_loudly(warnings: list[str], config: GatewayConfig) -> None:
         rule = "!" * 78
         log.warning("\n%s\n!! %s\n!! registry: %s\n%s", rule, warning, config.servers_config, rule)
 
-
-def _warm_up(manager: McpManager, pipeline: ChatPipeline, wait_s: float = 60.0) -> None:
-    """Once the servers have listed their tools (the router prompt includes them), warm the LLM's cache."""
-    deadline = time.monotonic() + wait_s
-    while not manager.tools() and time.monotonic() < deadline:
-        time.sleep(0.5)
-    try:
-        pipeline.warm_up()
-    except LlmUnavailable as error:  # the first request pays the prefill instead
-        log.warning("warm-up skipped: %s", error)

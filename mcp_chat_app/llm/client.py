@@ -1,9 +1,13 @@
 """The LLM side: one OpenAI-compatible endpoint through the `openai` SDK, streaming or not.
 
 Every request tells the server when this client gives up (`X-Request-Timeout`, the profile's `timeout_s`), so
-llm_backend stops working for a caller who is gone. On an endpoint with `cache_salt`, a call made on a user's
-behalf (`set_caller`) carries that user's salt: the server's prefix cache then never shows one user what
-another wrote, while the leading system messages (system prompt and tool list, no user data) stay shared.
+the server stops working for a caller who is gone. An endpoint with `prefill_progress` (llm_backend) instead
+streams every call with progress reports during its prefill: the call then has no deadline at all, only a
+longest silence (`timeout_s` between two bytes), so a slow CPU reading a long prompt is never cut off while it
+reports, and a stalled one is (LlmTimeout). The reports go to the context's listener (`set_progress_listener`).
+On an endpoint with `cache_salt`, a call made on a user's behalf (`set_caller`) carries that user's salt: the
+server's prefix cache then never shows one user what another wrote, while the leading system messages (system
+prompt and tool list, no user data) stay shared.
 """
 
 from __future__ import annotations
@@ -33,9 +37,31 @@ _caller: ContextVar[str | None] = ContextVar("llm_caller", default=None)
 _SALT_KEY = secrets.token_bytes(32)
 
 
+@dataclass(frozen=True)
+class PrefillProgress:
+    """How far the endpoint has read one call's prompt: `done` of `total` tokens are in its KV cache, `cached` of
+    them came from its prefix cache. `call` tells the calls of one listener apart (the completion's id)."""
+
+    call: str
+    done: int
+    total: int
+    cached: int
+
+
+ProgressListener = Callable[[PrefillProgress], None]
+# Who hears the prefill progress of the LLM calls made in this context (a streamed chat, the warm-up); None: no one.
+_progress_listener: ContextVar[ProgressListener | None] = ContextVar("llm_progress_listener", default=None)
+
+
 def set_caller(user: str | None) -> None:
     """LLM calls from here on in this context are made for `user` (see the module docstring)."""
     _caller.set(user)
+
+
+def set_progress_listener(listener: ProgressListener | None) -> None:
+    """LLM calls from here on in this context report their prefill progress to `listener` (on endpoints with
+    `prefill_progress`; it is called on the thread that reads the reply)."""
+    _progress_listener.set(listener)
 
 
 class LlmUnavailable(Exception):
@@ -43,7 +69,8 @@ class LlmUnavailable(Exception):
 
 
 class LlmTimeout(LlmUnavailable):
-    """The model endpoint took longer than the profile's `timeout_s` (HTTP 504 for our callers)."""
+    """The model endpoint took longer than the profile's `timeout_s`, or, with `prefill_progress`, sent nothing
+    for that long (HTTP 504 for our callers)."""
 
 
 class LlmPromptTooLong(LlmUnavailable):
@@ -73,15 +100,20 @@ class ChatTurn:
 
 
 class LlmClient:
-    """Talks to one endpoint; `on_token` turns on streaming so the caller can forward text as it comes."""
+    """Talks to one endpoint; `on_token` turns on streaming so the caller can forward text as it comes (an
+    endpoint with `prefill_progress` streams every call)."""
 
     def __init__(self, endpoint: Endpoint, hung_after_s: float = 120.0) -> None:
         self.endpoint = endpoint
         self.watch = LlmWatch(hung_after_s)  # sees every call at the HTTP layer: is the endpoint answering?
+        # `timeout_s` is, among others, httpx's read timeout: the longest wait for the next byte. With progress
+        # reports a silence that long is a stall, however long the call has run; without, a completion comes in
+        # one piece, so it is the longest call, and the server is told so.
+        headers = {} if endpoint.prefill_progress else {TIMEOUT_HEADER: f"{endpoint.timeout_s:g}"}
         self._client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
                                      timeout=endpoint.timeout_s, max_retries=0,
                                      http_client=openai.DefaultHttpxClient(transport=self.watch.transport()),
-                                     default_headers={TIMEOUT_HEADER: f"{endpoint.timeout_s:g}"})
+                                     default_headers=headers)
 
     def chat(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
              on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
@@ -112,12 +144,17 @@ class LlmClient:
             request["tool_choice"] = tool_choice
             if parallel_tool_calls is not None:
                 request["parallel_tool_calls"] = parallel_tool_calls
+        if self.endpoint.prefill_progress:
+            request["stream_options"] = {"include_progress": True}
+        streamed = (self.endpoint.prefill_progress or on_token is not None or calls_of_one_tool
+                    or cancellation is not None)
         started = time.perf_counter()
         try:
-            if on_token is None and not calls_of_one_tool and cancellation is None:
+            if not streamed:
                 turn = self._complete(request)
             else:
-                turn = self._stream(request, on_token or (lambda token: None), calls_of_one_tool, cancellation)
+                turn = self._stream(request, on_token or (lambda token: None), calls_of_one_tool, cancellation,
+                                    _progress_listener.get())
         except (openai.APIError, httpx.HTTPError) as error:
             if cancellation is not None and cancellation.cancelled:
                 raise Cancelled("the client went away during the LLM call") from error
@@ -153,8 +190,8 @@ class LlmClient:
             raise LlmBadResponse(f"LLM at {self.endpoint.base_url} sent non-text content")
         return ChatTurn(content=content, tool_calls=calls)
 
-    def _stream(self, request: dict[str, Any], on_token: Callable[[str], None],
-                calls_of_one_tool: bool = False, cancellation: Cancellation | None = None) -> ChatTurn:
+    def _stream(self, request: dict[str, Any], on_token: Callable[[str], None], calls_of_one_tool: bool,
+                cancellation: Cancellation | None, on_progress: ProgressListener | None) -> ChatTurn:
         content: list[str] = []
         calls: dict[int, ModelToolCall] = {}
         finish_reason = None
@@ -165,7 +202,10 @@ class LlmClient:
             stop_watching = cancellation.on_cancel(stream.close) if cancellation else (lambda: None)
             try:
                 for chunk in stream:
-                    if not chunk.choices:
+                    if not chunk.choices:  # a usage or progress report: no part of the answer
+                        progress = _prefill_progress(chunk)
+                        if progress is not None and on_progress is not None:
+                            on_progress(progress)
                         continue
                     answered = True
                     finish_reason = chunk.choices[0].finish_reason or finish_reason
@@ -246,8 +286,22 @@ def _close_late_stream(opened: Future) -> None:
         opened.result().close()
 
 
+def _prefill_progress(chunk: Any) -> PrefillProgress | None:
+    """The `prefill` report of a choice-less chunk (`{"done", "total", "cached"}`, kept by the SDK in
+    `model_extra`); None for any other chunk, or a report that is not whole numbers."""
+    report = (chunk.model_extra or {}).get("prefill")
+    if not isinstance(report, dict):
+        return None
+    numbers = [report.get(key, 0) for key in ("done", "total", "cached")]
+    if not all(isinstance(number, int) for number in numbers):
+        return None
+    return PrefillProgress(str(chunk.id), *numbers)
+
+
 def _mapped(error: Exception, endpoint: Endpoint) -> LlmUnavailable:
     """A failed call as our callers see it: 504 slow, 413 too long, 503 down or failing."""
+    if isinstance(error, openai.APITimeoutError) and endpoint.prefill_progress:
+        return LlmTimeout(f"LLM at {endpoint.base_url} sent nothing for {endpoint.timeout_s:g}s: it stalled")
     if isinstance(error, openai.APITimeoutError):
         return LlmTimeout(f"LLM at {endpoint.base_url} did not answer within {endpoint.timeout_s:g}s")
     if isinstance(error, openai.APIStatusError) and error.status_code == 413:

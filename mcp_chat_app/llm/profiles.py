@@ -7,9 +7,11 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 TOOL_MODES = ("native", "prompt_json")
 TOOL_CHOICES = ("auto", "required")
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,16 @@ class Endpoint:
     # The endpoint takes vLLM's `cache_salt` (llm_backend also `cache_shared_messages`): each user's prompts are
     # salted, so no user can probe another's through the prefix cache, while the system prompt stays shared.
     cache_salt: bool = False
+    # The endpoint reports its prefill as it goes (llm_backend's `stream_options.include_progress`): every call is
+    # then streamed, and `timeout_s` is the longest silence allowed, not the longest call (a slow CPU may take
+    # minutes to read a long prompt, and is not stalled while it reports progress).
+    prefill_progress: bool = False
     api_key_env: str = ""  # the variable `api_key` came from: `mcp-chat up` hands its backend the same key
+
+    @property
+    def on_loopback(self) -> bool:
+        """The endpoint is on this machine."""
+        return urlparse(self.base_url).hostname in LOOPBACK_HOSTS
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,7 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
         structured_outputs=bool(entry.get("structured_outputs", False)),
         max_written_records=entry.get("max_written_records"),
         cache_salt=bool(entry.get("cache_salt", False)),
+        prefill_progress=bool(entry.get("prefill_progress", False)),
         api_key_env=entry.get("api_key_env", ""),
     )
 

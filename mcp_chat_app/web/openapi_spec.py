@@ -21,8 +21,8 @@ _CONVERSATION_ID = {"type": "string", "pattern": f"^{CONVERSATION_PATTERN}$"}
 _TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN,
           "description": "one line"}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
-_EVENTS = ["tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval", "approval_closed",
-           "token", "rewrite", "done", "error"]
+_EVENTS = ["prefill", "tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval",
+           "approval_closed", "token", "rewrite", "done", "error"]
 _ADMIN = [{"bearerToken": []}]
 # User tokens are required only when the gateway is exposed beyond loopback (MCP_CHAT_AUTH).
 _USER_AUTH = [{}, {"bearerToken": []}]
@@ -212,8 +212,16 @@ _PATHS: dict[str, Any] = {
         "summary": "An image a tool returned (charts)",
         "parameters": [{"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}],
         "responses": {"200": {"description": "the image", "content": {"image/png": {}}}, **_errors(404)}}},
-    "/health": {"get": {"summary": "Whether the LLM answers, each MCP server's state, and start-up warnings",
-                        "responses": {"200": _json({"type": "object"}, "status ok or degraded")}}},
+    "/health": {"get": {"summary": "Whether the LLM answers, each MCP server's state, start-up warnings, and the "
+                                   "warm-up's progress",
+                        "responses": {"200": _json({"type": "object", "properties": {
+                            "status": {"type": "string", "enum": ["ok", "warming", "degraded"]},
+                            "warm_up": {"type": "object", "properties": {
+                                "state": {"type": "string", "enum": ["idle", "warming", "ready", "failed"]},
+                                "done": {"type": "integer"}, "total": {"type": "integer",
+                                "description": "prompt tokens the backend has read of the warm-up's prompts, of all "
+                                               "(0 from a backend that does not report its prefill)"},
+                                "error": {"type": ["string", "null"]}}}}}, "component states")}}},
     "/openapi.json": {"get": {"summary": "This document", "responses": {"200": _json({"type": "object"}, "OpenAPI")}}},
     "/": {"get": {"summary": "The web chat page (HTML; its script and stylesheet are under /static/)",
                   "responses": {"200": {"description": "the page", "content": {"text/html": {"schema": {"type": "string"}}}}}}},

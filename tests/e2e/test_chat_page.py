@@ -47,6 +47,25 @@ def gateway(fake_llm, tmp_path_factory):
     process.stop()
 
 
+# Every text the last answer's bubble had, in order: the prefill's percentages, then the answer.
+WATCH_BUBBLE = """
+window.bubbleTexts = [];
+new MutationObserver(() => {
+  const bubble = document.querySelector('.message.assistant:last-child .bubble');
+  if (bubble && bubble.textContent !== window.bubbleTexts.at(-1)) window.bubbleTexts.push(bubble.textContent);
+}).observe(document.getElementById('messages'), {childList: true, subtree: true, characterData: true});
+"""
+
+
+@pytest.fixture(scope="module")
+def reporting_gateway(fake_llm, tmp_path_factory):
+    """A gateway whose LLM reports its prefill (as llm_backend does)."""
+    process = GatewayProcess(tmp_path_factory.mktemp("chat_page_prefill"), {}, fake_llm.url,
+                             profile={"prefill_progress": True})
+    yield process
+    process.stop()
+
+
 @pytest.fixture(scope="module")
 def browser(gateway):
     driver = start_chromium("zh-CN")
@@ -328,3 +347,17 @@ def test_the_page_fits_a_phone_without_horizontal_scroll(browser, gateway, fake_
         assert _js(browser, "return document.documentElement.scrollWidth") <= 375
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_long_prefill_shows_its_progress_until_the_first_token(browser, reporting_gateway, fake_llm):
+    fake_llm.script({"prefill": {"total": 3000, "chunk_s": [0.4] * 4}, "content": "Oslo is calm today."})
+    _open_user(browser, reporting_gateway, "prefill_user")
+    _js(browser, WATCH_BUBBLE)
+    _send(browser, "How is Oslo?")
+    answer = _finished(browser)
+    texts = _js(browser, "return window.bubbleTexts")
+    reading = [text for text in texts if text.startswith("正在读取工具… ")]
+    assert reading == ["正在读取工具… 25%", "正在读取工具… 50%", "正在读取工具… 75%", "正在读取工具… 100%"], texts
+    after = texts[texts.index(reading[-1]) + 1]
+    assert after and "Oslo is calm today.".startswith(after), texts  # replaced by the answer's first token
+    assert answer.find_element(By.CLASS_NAME, "bubble").text == "Oslo is calm today."

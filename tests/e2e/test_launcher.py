@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -15,7 +16,7 @@ import httpx
 import psutil
 import pytest
 
-from tests.support.gateway_processes import REPO, WEATHER_SERVER
+from tests.support.gateway_processes import REPO, TINY_SERVER, WEATHER_SERVER
 from tests.support.processes import free_port
 
 TINY_MODEL = "smollm2-135m-instruct"
@@ -24,9 +25,10 @@ TINY_MODEL = "smollm2-135m-instruct"
 class UpProcess:
     """`python -m mcp_chat_app.cli up ...` with its own registry and data dir, output captured to a file."""
 
-    def __init__(self, work_dir: Path, *flags: str, port: int | None = None) -> None:
+    def __init__(self, work_dir: Path, *flags: str, port: int | None = None,
+                 servers: dict | None = None) -> None:
         registry = work_dir / "mcp_servers.json"
-        registry.write_text(json.dumps({"mcpServers": {"weather": WEATHER_SERVER}}))
+        registry.write_text(json.dumps({"mcpServers": servers or {"weather": WEATHER_SERVER}}))
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.output = work_dir / "up.out"
@@ -89,8 +91,8 @@ def _assert_all_gone(processes: list[psutil.Process], ports: list[int]) -> None:
 def launch(tmp_path: Path):
     started: list[UpProcess] = []
 
-    def start(*flags: str, port: int | None = None) -> UpProcess:
-        started.append(UpProcess(tmp_path, *flags, port=port))
+    def start(*flags: str, port: int | None = None, servers: dict | None = None) -> UpProcess:
+        started.append(UpProcess(tmp_path, *flags, port=port, servers=servers))
         return started[-1]
 
     yield start
@@ -100,16 +102,23 @@ def launch(tmp_path: Path):
 
 def test_up_with_a_local_model_serves_and_ctrl_c_stops_everything(launch):
     llm_port = free_port()
-    up = launch("--model", TINY_MODEL, "--llm-port", str(llm_port), "--threads", "1")
+    # The tiny MCP server: with the weather tools the router's prompt is longer in SmolLM2's tokens than the
+    # backend takes (--max-prompt-tokens 4096), so its warm-up could only fail.
+    up = launch("--model", TINY_MODEL, "--llm-port", str(llm_port), "--threads", "1", servers={"tiny": TINY_SERVER})
     up.wait_ready(timeout=420)
     children = up.descendants()
     commands = _command_lines(children)
     assert any("llm_backend.cli serve" in line and TINY_MODEL in line for line in commands), commands
-    assert any("-m weather_mcp_server" in line for line in commands), commands
+    assert any("tiny_mcp_server.py" in line for line in commands), commands
     health = httpx.get(f"{up.url}/health", timeout=30).json()
     assert health["status"] == "ok", health
     assert health["llm"][0]["base_url"] == f"http://127.0.0.1:{llm_port}/v1"
     assert f"Chat page:  {up.url}/" in up.text()
+    # "ready" only after the model has read the router's prompt, reporting as it went.
+    assert health["warm_up"]["state"] == "ready" and health["warm_up"]["done"] == health["warm_up"]["total"] > 300
+    warming = re.findall(r"^warming the model \(tools\): ([\d,]+)/([\d,]+) tokens$", up.text(), re.MULTILINE)
+    assert warming and up.text().index("warming the model") < up.text().index("ready."), up.text()
+    assert all(int(done.replace(",", "")) <= int(total.replace(",", "")) for done, total in warming)
     # The backend wants the key the launcher made for this run, and the gateway sends it.
     assert httpx.get(f"http://127.0.0.1:{llm_port}/v1/models", timeout=30).status_code == 401
     reply = httpx.post(f"{up.url}/chat/launcher_test", json={"message": "Hi", "use_tools": False}, timeout=300)
@@ -135,6 +144,26 @@ def test_up_with_a_remote_model_starts_no_backend_and_answers(launch, fake_llm):
     up.process.send_signal(signal.SIGTERM)
     assert up.process.wait(timeout=60) == 0
     _assert_all_gone(children, [up.port])
+
+
+def test_up_waits_for_a_warm_up_longer_than_its_timeout_while_it_progresses(launch, fake_llm):
+    # 15 s of reading in all, never 10 s without a report.
+    fake_llm.script({"prefill": {"total": 3000, "chunk_s": [2.5] * 6}, "content": "x"}, {"content": "x"})
+    up = launch("--llm-base-url", f"{fake_llm.url}/v1", "--model", "fake-model", "--startup-timeout", "10",
+                servers={"tiny": TINY_SERVER})
+    up.wait_ready(timeout=180)
+    assert "warming the model (tools): 2,500/3,000 tokens" in up.text()
+    assert up.text().index("2,500/3,000") < up.text().index("ready.")
+    assert up.interrupt() == 0
+
+
+def test_up_gives_up_on_a_warm_up_without_progress(launch, fake_llm):
+    fake_llm.script({"prefill": {"total": 3000, "chunk_s": [0.5, 120]}, "content": "x"})
+    up = launch("--llm-base-url", f"{fake_llm.url}/v1", "--model", "fake-model", "--startup-timeout", "10",
+                servers={"tiny": TINY_SERVER})
+    assert up.process.wait(timeout=180) == 1
+    assert "warming the model (tools): 1,500/3,000 tokens" in up.text()
+    assert "warm-up made no progress for 10 s" in up.text() and "ready." not in up.text()
 
 
 def test_up_refuses_a_port_that_is_taken(launch, fake_llm):

@@ -4,7 +4,10 @@ Tests queue replies with `POST /_script {"replies": [...]}`; each `/v1/chat/comp
 one. A reply is `{"content": "..."}`, `{"tool_calls": [{"name", "arguments"}]}` (arguments an object
 or raw text), `{"status": 500}`, or `{"raw": "..."}` (a 200 whose body is that text, not a completion);
 `"delay": seconds` in any reply holds it back that long; `"call_gap": seconds` pauses a stream inside
-each call, `"token_gap": seconds` between its content chunks (a long generation); `"finish_reason"` overrides the one sent. With `"auto": true` in the script, requests
+each call, `"token_gap": seconds` between its content chunks (a long generation); `"finish_reason"` overrides the one sent.
+`"prefill": {"total": N, "chunk_s": [s1, s2, ...]}` reads the prompt in chunks taking that long each (a long one is a
+stall); a stream asked for `stream_options.include_progress` gets llm_backend's report after each chunk, a
+choice-less chunk with `"prefill": {"done", "total", "cached"}`, its headers after the first, as llm_backend does. With `"auto": true` in the script, requests
 beyond the queued replies are answered by rule instead (for load tests, where concurrent users
 cannot share one queue): a user message starting with "weather:" gets a call to
 `weather__get_current_weather`, anything else the reply "echo: <the last user message>" (for the gateway's writer,
@@ -15,6 +18,7 @@ Run: python tests/support/fake_llm.py PORT
 """
 
 import asyncio
+import itertools
 import json
 import sys
 import time
@@ -32,6 +36,7 @@ _headers: list[dict[str, str | None]] = []
 _auto = {"on": False}
 _finished_streams = {"count": 0}  # streams sent to their end; one the client closed early never counts
 _closed_streams: list[float] = []  # when a client closed a stream before its end (time.time())
+_completion_ids = itertools.count()
 
 
 def _tool_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -63,9 +68,13 @@ def _completion(reply: dict[str, Any], model: str) -> dict[str, Any]:
     }
 
 
-async def _chunks(reply: dict[str, Any], model: str):
+async def _chunks(reply: dict[str, Any], model: str, reports: list[dict[str, int]]):
     finished = False
     try:
+        for report in reports:
+            then_s = report.pop("_then_s")
+            yield f"data: {json.dumps(report)}\n\n"
+            await asyncio.sleep(then_s)
         async for frame in _frames(reply, model):
             yield frame
         finished = True
@@ -119,14 +128,31 @@ async def chat_completions(request: Request) -> Response:
     return await _respond(reply, body)
 
 
+def _progress_reports(reply: dict[str, Any], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The prefill's progress chunks, each with how long the next chunk takes (`_then_s`); none when not asked."""
+    prefill = reply.get("prefill")
+    if not prefill or not (body.get("stream_options") or {}).get("include_progress"):
+        return []
+    total, seconds = prefill["total"], prefill["chunk_s"]
+    completion = f"chatcmpl-{next(_completion_ids)}"
+    return [{"id": completion, "object": "chat.completion.chunk", "created": int(time.time()), "model": body["model"],
+             "choices": [], "prefill": {"done": total * (index + 1) // len(seconds), "total": total, "cached": 0},
+             "_then_s": seconds[index + 1] if index + 1 < len(seconds) else 0}
+            for index in range(len(seconds))]
+
+
 async def _respond(reply: dict[str, Any], body: dict[str, Any]) -> Response:
     await asyncio.sleep(reply.get("delay", 0))
     if "raw" in reply:
         return Response(reply["raw"], media_type="application/json")
     if "status" in reply:
         return JSONResponse({"error": {"message": "scripted failure"}}, status_code=reply["status"])
+    reports = _progress_reports(reply, body)
+    prefill_s = reply.get("prefill", {}).get("chunk_s", [])
+    # Reporting, the headers go out after the first chunk; silent, after the whole prefill.
+    await asyncio.sleep(sum(prefill_s[:1] if reports else prefill_s))
     if body.get("stream"):
-        return StreamingResponse(_chunks(reply, body["model"]), media_type="text/event-stream")
+        return StreamingResponse(_chunks(reply, body["model"], reports), media_type="text/event-stream")
     return JSONResponse(_completion(reply, body["model"]))
 
 

@@ -123,6 +123,7 @@ class GatewayProcess:
             "MCP_CHAT_MODELS_CONFIG": str(models),
             "MCP_CHAT_PROFILE": "scripted",
             "MCP_CHAT_PORT": str(self.port),
+            "MCP_CHAT_WARM_UP": "0",  # on for a loopback LLM by default: it would take the tests' scripted replies
             **env,
         }
         self.process: subprocess.Popen | None = None

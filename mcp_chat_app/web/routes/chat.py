@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify, request
 from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
 from mcp_chat_app.gateway import Gateway, gateway
 from mcp_chat_app.history import most_turns_within, trim_to_budget
-from mcp_chat_app.llm.client import LlmUnavailable
+from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
 from mcp_chat_app.mcp_client.elicitation import Answer, Asker, Decision, InvalidAnswer, Kind, UnknownQuestion
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
@@ -67,6 +67,8 @@ def chat(user: str) -> Any:
             stop_watching()
 
     def work(emit: Emit) -> None:
+        # A long prefill (a cold prompt on a slow CPU) shows as it goes: `prefill` events until the first token.
+        set_progress_listener(lambda progress: emit("prefill", {"done": progress.done, "total": progress.total}))
         try:
             emit("done", _answer(resources, user, body, emit, cancellation))
         except Cancelled:

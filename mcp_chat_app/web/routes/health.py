@@ -25,8 +25,9 @@ def _llm_state(client: LlmClient) -> dict[str, Any]:
 
 @blueprint.get("/health")
 def health() -> Any:
-    """Component states; `status` is `ok` only when every LLM answers, every enabled registry entry is up, and no
-    warning stands (an unreadable registry, no usable server, a hung LLM)."""
+    """Component states; `status` is `ok` only when every LLM answers, every enabled registry entry is up, no
+    warning stands (an unreadable registry, no usable server, a hung LLM) and no warm-up is running (`warming`
+    then, with its progress in `warm_up`)."""
     resources = gateway()
     clients = [resources.router] if not resources.pipeline.is_hybrid() else [
         resources.router, resources.writer]
@@ -38,4 +39,6 @@ def health() -> Any:
         f"the LLM at {item['base_url']} has not answered for {item['silent_s']:g}s" for item in llm if item["hung"]]
     healthy = (all(item["reachable"] for item in llm) and not warnings
                and all(s["up"] for s in servers.values() if not s["disabled"]))
-    return jsonify({"status": "ok" if healthy else "degraded", "llm": llm, "servers": servers, "warnings": warnings})
+    warm_up = resources.warm_up.status()
+    status = "degraded" if not healthy else "warming" if warm_up["state"] == "warming" else "ok"
+    return jsonify({"status": status, "llm": llm, "servers": servers, "warnings": warnings, "warm_up": warm_up})

@@ -69,6 +69,11 @@ export function addAssistantMessage(container, hooks) {
     setText(value) { text = value; render(); },
     appendText(value) { text += value; render(); },
     setStreaming(on) { bubble.classList.toggle("streaming", on); },
+    // The model reading a long prompt (a cold start on a slow CPU): shown until the answer's first token.
+    showPrefill({ done, total }) {
+      if (text || !total) return;
+      bubble.replaceChildren(element("span", "prefill", t("prefill", Math.floor((100 * done) / total))));
+    },
     fail(message) {
       bubble.classList.add("failed");
       bubble.textContent = message;

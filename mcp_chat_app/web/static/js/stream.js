@@ -57,6 +57,7 @@ function closeQuestion(reply, event, data) {
 
 function applyEvent(reply, { event, data }, onError) {
   switch (event) {
+    case "prefill": reply.showPrefill(data); break;
     case "tool_call": reply.addToolCall(data); break;
     case "tool_result": reply.completeToolCall(data); break;
     case "progress": reply.showProgress(data); break;
