@@ -16,7 +16,7 @@ from tests.support.gateway_processes import REPO, GatewayProcess
 
 def test_concurrent_users_get_their_own_answers_and_intact_histories():
     # RSS is not judged here: ten seconds never leave the warm-up (the 5-minute run judges it).
-    run = subprocess.run([sys.executable, "bench/gateway_load.py", "--users", "8", "--duration", "10",
+    run = subprocess.run([sys.executable, "-m", "bench.gateway_load", "--users", "8", "--duration", "10",
                           "--warmup", "3", "--max-rss-growth", "10", "--json"],
                          cwd=REPO, capture_output=True, text=True, timeout=240)
     report = json.loads(run.stdout.strip().splitlines()[-1])
