@@ -3,14 +3,21 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # both ../shared/eval/ dev files
+    python -m bench.chat_eval                      # both sets: ../shared/eval/ (dev) and bench/dev2_* (dev2)
+    python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
 A file holds single questions (`{"query", ...}` per line) or conversations (`{"id", "turns": [...]}`); the turns
 of a conversation go to one user, in order. Each reply is scored twice: loosely by chat_eval_checks.py (the eight
 checks the eval began with) and strictly by chat_eval_rules.py (the nine rules of ../shared/eval/README.md).
-Prints the loose and strict rates per intent, the failures per rule, p50/p90 latency, and every strict failure
-with its reply.
+Prints, for each set on its own, the loose and strict rates per intent, the failures per rule, p50/p90 latency,
+and every strict failure with its reply.
+
+Sets: `dev` is the two files of ../shared/eval/ (the first set); `dev2` is bench/dev2_queries.jsonl and
+bench/dev2_dialogues.jsonl, written apart from the first (same fields and rules, plus `week: 1` with `weekday`:
+that weekday of the next calendar week, 下周三 / next Monday). dev2 is for measuring, not tuning: its strict
+failures are printed only with --failures (tune on it and it needs a third set). Files given as arguments make one
+set of their own.
 """
 
 from __future__ import annotations
@@ -33,6 +40,10 @@ from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
+DEV2_FILES = (REPO / "bench" / "dev2_queries.jsonl", REPO / "bench" / "dev2_dialogues.jsonl")
+# Named sets, each reported on its own; the second one's failures are listed only when asked for (--failures).
+SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES}
+HELD_APART = {"dev2"}
 
 
 @dataclass
@@ -204,8 +215,9 @@ def failures(outcomes: list[Outcome]) -> str:
     return "\n".join(lines) or "(none)"
 
 
-def report_markdown(outcomes: list[Outcome], model: str) -> str:
+def report_markdown(outcomes: list[Outcome], model: str, title: str | None = None) -> str:
     return "\n\n".join([
+        *([f"## {title}"] if title else []),
         f"Model `{model}`, {len(outcomes)} turns, weather server on simulated data.",
         markdown_table(intent_rows(outcomes), INTENT_HEADER),
         markdown_table(rule_rows(outcomes), RULE_HEADER),
@@ -213,10 +225,19 @@ def report_markdown(outcomes: list[Outcome], model: str) -> str:
     ]) + "\n"
 
 
+def load_set(files: list[Path], limit: int | None = None) -> list[dict[str, Any]]:
+    """The conversations of a set's files, the first `limit` of each file."""
+    return [d for path in files for d in load_dialogues(path)[:limit]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="*", type=Path, default=list(DEFAULT_FILES),
-                        help="JSONL questions or conversations (default: both dev files in ../shared/eval/)")
+    parser.add_argument("files", nargs="*", type=Path,
+                        help="JSONL questions or conversations, scored as one set (default: the sets of --set)")
+    parser.add_argument("--set", dest="sets", action="append", choices=sorted(SETS),
+                        help="a named set to run, each reported on its own; repeatable (default: dev, then dev2)")
+    parser.add_argument("--failures", action="store_true",
+                        help="also list the strict failures of a set held apart from tuning (dev2)")
     parser.add_argument("--gateway", default="http://127.0.0.1:8081", help="the running gateway")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per request")
     parser.add_argument("--limit", type=int, help="only the first N conversations of each file")
@@ -224,21 +245,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every reply with its scores to this file")
     args = parser.parse_args(argv)
 
-    dialogues = [d for path in args.files for d in load_dialogues(path)[: args.limit]]
-    outcomes = run_eval(dialogues, args.gateway, args.timeout)
-    if not outcomes:
+    if args.files and args.sets:
+        parser.error("give files or --set, not both")
+    runs = ([("files", list(args.files))] if args.files
+            else [(name, list(SETS[name])) for name in dict.fromkeys(args.sets or SETS)])
+    results = []
+    for name, files in runs:
+        if len(runs) > 1:
+            print(f"\n=== set {name}: {', '.join(path.name for path in files)}", flush=True)
+        outcomes = run_eval(load_set(files, args.limit), args.gateway, args.timeout)
+        if outcomes:
+            results.append((name, outcomes))
+    if not results:
         return 1
-    model = next((o.reply["model"] for o in outcomes if o.reply.get("model")), "unknown")
-    print(f"\nmodel {model}\n")
-    print(text_table(intent_rows(outcomes), INTENT_HEADER), end="\n\n")
-    print(text_table(rule_rows(outcomes), RULE_HEADER), end="\n\n")
-    print("\n".join(summary_lines(outcomes)))
-    print(f"\nstrict failures:\n{failures(outcomes)}")
+    model = next((o.reply["model"] for _, outcomes in results for o in outcomes if o.reply.get("model")), "unknown")
+    print(f"\nmodel {model}")
+    for name, outcomes in results:
+        print(f"\n=== set {name}\n" if len(runs) > 1 else "")
+        print(text_table(intent_rows(outcomes), INTENT_HEADER), end="\n\n")
+        print(text_table(rule_rows(outcomes), RULE_HEADER), end="\n\n")
+        print("\n".join(summary_lines(outcomes)))
+        if name in HELD_APART and not args.failures:
+            print(f"\nstrict failures: {sum(not o.strict for o in outcomes)} (held apart from tuning: --failures "
+                  "lists them)")
+        else:
+            print(f"\nstrict failures:\n{failures(outcomes)}")
     if args.markdown:
-        args.markdown.write_text(report_markdown(outcomes, model), encoding="utf-8")
+        args.markdown.write_text("\n".join(report_markdown(outcomes, model, f"Set {name}" if len(runs) > 1 else None)
+                                           for name, outcomes in results), encoding="utf-8")
     if args.json:
-        records = [{"dialogue": o.dialogue, "index": o.index, "query": o.turn, "reply": o.reply, "checks": o.checks,
-                    "rules": o.rules, "latency_s": round(o.latency_s, 3)} for o in outcomes]
+        records = [{"set": name, "dialogue": o.dialogue, "index": o.index, "query": o.turn, "reply": o.reply,
+                    "checks": o.checks, "rules": o.rules, "latency_s": round(o.latency_s, 3)}
+                   for name, outcomes in results for o in outcomes]
         args.json.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0
 

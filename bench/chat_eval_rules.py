@@ -38,7 +38,9 @@ _FEATURES = {"hourly", "sun", "aqi", "past"}
 _HOUR_FIELDS = ("temperature", "feels_like", "precipitation_probability", "precipitation")
 _SUN_WORDS = ((re.compile(r"rise|日出|天亮|sunrise", re.I), ("sunrise",)),
               (re.compile(r"set|日落|天黑|sunset", re.I), ("sunset",)))
-_AQI_WORDS = ((re.compile(r"pm\s*2\.?5|细颗粒", re.I), ("pm2_5",)), (re.compile(r"pm\s*10", re.I), ("pm10",)),
+_POLLEN_FIELDS = ("alder_pollen", "birch_pollen", "grass_pollen", "mugwort_pollen", "olive_pollen", "ragweed_pollen")
+_AQI_WORDS = ((re.compile(r"pollen|花粉", re.I), _POLLEN_FIELDS),
+              (re.compile(r"pm\s*2\.?5|细颗粒", re.I), ("pm2_5",)), (re.compile(r"pm\s*10", re.I), ("pm10",)),
               (re.compile(r"臭氧|ozone|\bo3\b", re.I), ("ozone",)),
               (re.compile(r"aqi|指数", re.I), ("china_aqi", "us_aqi", "european_aqi", "us_aqi_max", "european_aqi_max")))
 _AQI_FIELDS = ("pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "carbon_monoxide", "china_aqi",
@@ -161,6 +163,8 @@ def _asked_offsets(turn: dict[str, Any], today: dt.date) -> set[int] | None:
     if "day" in turn:
         return {turn["day"]}
     if "weekday" in turn:
+        if turn.get("week") == 1:  # 下周三, next Monday: that weekday of the next calendar week (weeks start Monday)
+            return {7 - today.weekday() + turn["weekday"]}
         return {(turn["weekday"] - today.weekday()) % 7}
     named = {offset for _, offset in _day_mentions(turn["query"], today)}
     if "days" in turn and len(named) == 1 and named <= set(range(turn["days"])):

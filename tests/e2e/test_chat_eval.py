@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench import chat_eval
+from bench import chat_eval, chat_eval_rules
 from bench.chat_eval_checks import fully_correct, haversine_km, reply_language, score
 from bench.chat_eval_rules import strict_score
 
@@ -256,6 +256,128 @@ def test_the_loose_checks_still_score_as_before():
                       "no_tool": None, "grounded": True, "language": True} and fully_correct(checks)
     assert score(query, _reply("广州明天最高 41 度。", good), image_ok=True)["grounded"] is False
     assert score(query, _reply("广州今天24.7度。", forecast(GUANGZHOU, WEEK[:1])), True)["days"] is False
+
+
+def test_rule_day_reads_week_1_as_that_weekday_of_the_next_calendar_week():
+    # WEEK's today is Tuesday 2026-12-01: "下周三" is Wednesday 9 December (offset 8), not tomorrow.
+    turn = {"query": "下周三广州天气怎么样？", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "weekday": 2,
+            "week": 1}
+    next_wednesday = [_day(8, "2026-12-09", "Wednesday", temp_min=11.0, temp_max=19.5)]
+    assert strict(turn, _reply("广州下周三11~19.5°C。", forecast(GUANGZHOU, next_wednesday)))["day"] is True
+    assert strict(turn, _reply("广州周三8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is False
+    this_week = {**turn, "query": "周三广州天气怎么样？"}
+    del this_week["week"]
+    assert strict(this_week, _reply("广州周三8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is True
+
+
+def test_rule_limits_pollen_needs_a_pollen_figure():
+    turn = {"query": "Is the pollen bad in London today?", "lang": "en", "intent": "aqi", "cities": [LONDON], "day": 0}
+    air = _call("get_air_quality", {"city": "London"}, {
+        "location": _location(LONDON), "source": "x",
+        "current": {"time": "2026-12-01T11:00", "pm2_5": 8.0, "birch_pollen": 23.0, "grass_pollen": 0.0},
+        "days": [{"date": "2026-12-01", "weekday": "Tuesday", "day": 0, "pm2_5": 9.1, "birch_pollen": 17.4}]})
+    assert strict(turn, _reply("Birch pollen is moderate in London: 23 grains/m³.", air))["limits"] is True
+    assert strict(turn, _reply("PM2.5 in London is 8 μg/m³.", air))["limits"] is False  # not pollen
+
+
+DEV2_INTENTS = set(chat_eval_rules.INTENT_TOOLS) | {"none", "limit"}  # the intents the rubric and the rules know
+DEV2_LABELS = {"query", "lang", "intent", "cities", "day", "weekday", "week", "days", "hour", "yesno", "judge",
+               "compare", "chart", "min_c", "max_c", "identity", "span", "units"}
+
+
+def _check_dev2_turn(turn: dict[str, Any]) -> None:
+    assert isinstance(turn["query"], str) and turn["query"].strip()
+    assert turn["lang"] in ("zh", "en") and turn["intent"] in DEV2_INTENTS, turn
+    assert set(turn) <= DEV2_LABELS, set(turn) - DEV2_LABELS
+    assert isinstance(turn["cities"], list)
+    for city in turn["cities"]:
+        assert isinstance(city["name"], str) and -90 <= city["lat"] <= 90 and -180 <= city["lon"] <= 180, city
+    intent = turn["intent"]
+    if intent in ("none", "limit", "temperature_range"):
+        assert turn["cities"] == [], turn
+    else:
+        assert turn["cities"], turn
+    if intent not in ("none", "limit"):  # every data question says which day(s) it is about
+        assert any(key in turn for key in ("day", "weekday", "days", "span")), turn
+    if "day" in turn:
+        assert isinstance(turn["day"], int) and -1 <= turn["day"] <= 15
+    if "weekday" in turn:
+        assert turn["weekday"] in range(7) and turn.get("week", 1) == 1
+    else:
+        assert "week" not in turn
+    if intent == "temperature_range":
+        assert "day" in turn and ("min_c" in turn or "max_c" in turn), turn
+        if "min_c" in turn and "max_c" in turn:
+            assert turn["min_c"] < turn["max_c"]
+    if intent == "chart":
+        assert turn["chart"] in ("temperature", "precipitation")
+    if intent == "hourly" and "hour" in turn:
+        assert turn["hour"] in range(24)
+    if intent == "past":
+        assert turn["day"] == -1
+    if intent == "compare":
+        spec = turn["compare"]
+        assert 2 <= len(turn["cities"]) <= 3 and len(spec["names"]) == len(turn["cities"]), turn
+        assert spec["dir"] in ("max", "min") and spec["metric"] in ("temperature", "temp_max", "temp_min",
+                                                                     "precipitation_sum")
+        assert all(names and all(isinstance(name, str) and name for name in names) for names in spec["names"])
+    assert turn.get("yesno") in (None, "rain", "snow") and turn.get("judge") in (None, "hot", "cold")
+    if "identity" in turn:
+        assert turn["identity"] is True and intent == "none"
+
+
+def test_the_second_dev_set_loads_and_every_turn_is_labelled():
+    """bench/dev2_*.jsonl through chat_eval's own loader: every line parses and carries what the rules need."""
+    queries_file, dialogues_file = chat_eval.SETS["dev2"]
+    for path in (queries_file, dialogues_file):
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        assert all(isinstance(json.loads(line), dict) for line in lines), path
+    queries = chat_eval.load_dialogues(queries_file)
+    dialogues = chat_eval.load_dialogues(dialogues_file)
+    assert len(queries) >= 60 and all(len(d["turns"]) == 1 and "turns" not in d["turns"][0] for d in queries)
+    assert len(dialogues) >= 10 and all(2 <= len(d["turns"]) <= 3 for d in dialogues)
+    assert len({d["id"] for d in dialogues}) == len(dialogues)
+    turns = [turn for dialogue in queries + dialogues for turn in dialogue["turns"]]
+    for turn in turns:
+        _check_dev2_turn(turn)
+    singles = [d["turns"][0] for d in queries]
+    assert abs(sum(t["lang"] == "zh" for t in singles) - sum(t["lang"] == "en" for t in singles)) <= len(singles) // 5
+    assert {t["intent"] for t in singles} == DEV2_INTENTS  # every intent asked at least once
+    assert len({t["query"] for t in singles}) == len(singles)  # no question twice
+    # a set of its own in the default run, after the first one
+    assert list(chat_eval.SETS) == ["dev", "dev2"] and chat_eval.load_set(list(chat_eval.SETS["dev2"])) == (
+        queries + dialogues)
+
+
+def test_each_set_gets_its_own_tables_and_the_held_apart_sets_failures_are_listed_only_when_asked(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture):
+    sets = {}
+    for name in ("dev", "dev2"):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(json.dumps({"query": f"{name} 你好", "lang": "zh", "intent": "none", "cities": []}) + "\n")
+        sets[name] = (path,)
+    monkeypatch.setattr(chat_eval, "SETS", sets)
+
+    def run_eval(dialogues, gateway_url, timeout_s):  # every reply calls a tool: a "none" question fails
+        reply = _reply("好的。", _call("get_forecast", {"city": "x"}, None, is_error=True))
+        return [chat_eval.Outcome(d["id"], 0, d["turns"][0], reply, score(d["turns"][0], reply, True),
+                                  strict(d["turns"][0], reply), 1.0) for d in dialogues]
+
+    monkeypatch.setattr(chat_eval, "run_eval", run_eval)
+    markdown = tmp_path / "eval.md"
+    assert chat_eval.main(["--markdown", str(markdown)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.index("=== set dev\n") < printed.index("=== set dev2\n")
+    assert "] dev 你好  [call]" in printed and "] dev2 你好" not in printed and "held apart from tuning" in printed
+    assert markdown.read_text().count("| none | 1 | 0/1 (0%) | 0/1 (0%) |") == 2 and "## Set dev2" in markdown.read_text()
+    assert chat_eval.main(["--set", "dev2", "--failures"]) == 0
+    printed = capsys.readouterr().out
+    assert "=== set" not in printed and "] dev2 你好  [call]" in printed
+
+
+def test_files_and_a_named_set_do_not_mix():
+    with pytest.raises(SystemExit):
+        chat_eval.main(["some.jsonl", "--set", "dev2"])
 
 
 def _tool_reply(name: str, arguments: dict) -> dict:
