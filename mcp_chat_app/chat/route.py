@@ -139,23 +139,23 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     first = _forced_call(turn, router, router.messages(tools, [], turn.question, turn.today, turn.vocabulary), specs)
     llm_ms = first.duration_ms
     calls = _real_calls(first)
-    stated = _states_its_arguments(calls, by_name, turn.question)
-    if calls and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
+    planned = _made(calls, by_name, turn)
+    stated = _states_its_arguments(planned, by_name, turn.question)
+    if planned and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
                                                            turn.vocabulary, turn.earlier_calls), specs)
         llm_ms += again.duration_ms
         calls = _real_calls(again)
-    elif calls and not stated:
+        planned = _made(calls, by_name, turn)
+    elif planned and not stated:
         # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
         # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
-        set_aside = tuple(_plan(call, by_name, turn) for call in calls)
         own = _own(turn, router, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms), tools_connected=True)
         if not (states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn)):
             return _not_looked_up(turn, own, restart=True) if needs_tool_data(turn.question, tools) else own
         # Figures with no tool behind them are made up: the question needed data, so the calls are made.
         turn.emit("rewrite", {})
-        return replace(own, calls=set_aside, answer="", own_answer=False)
-    planned = _made(calls, by_name, turn)
+        return replace(own, calls=planned, answer="", own_answer=False)
     if not planned and (calls or needs_tool_data(turn.question, tools)):
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
         # nobody named): asked once more, with the conversation and a note that a tool has the data; a second
@@ -188,7 +188,7 @@ def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) ->
     reply = router.client.chat(messages, tools=specs, on_token=sink, cancellation=turn.cancellation)
     routed = replace(routed, rounds=routed.rounds + 1, llm_ms=routed.llm_ms + reply.duration_ms)
     calls = reply.tool_calls or _calls_in_text(reply.content, by_name)
-    needs_data = not calls and bool(specs) and not outcomes and needs_tool_data(turn.question, tools)
+    needs_data = not calls and bool(specs) and routed.rounds == 1 and needs_tool_data(turn.question, tools)
     if not calls and specs and not outcomes and (
             needs_data or states_measurements(reply.content, turn.vocabulary)
             or unusable(reply.content, turn.language, turn.vocabulary)):
@@ -256,10 +256,10 @@ def _shown(answer: str, turn: Turn) -> bool:
         in_english_instead(answer, turn.language, turn.vocabulary)
 
 
-def _states_its_arguments(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], question: str) -> bool:
-    planned = [(_decode_or_empty(call.arguments), _resolve(call.name, by_name)) for call in calls]
-    return states_its_arguments([arguments for arguments, _ in planned],
-                                [tool.input_schema if tool else {} for _, tool in planned], question)
+def _states_its_arguments(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], question: str) -> bool:
+    tools = [_resolve(plan.name, by_name) for plan in planned]
+    return states_its_arguments([plan.arguments for plan in planned],
+                                [tool.input_schema if tool else {} for tool in tools], question)
 
 
 def _forced_call(turn: Turn, router: Router, messages: list[dict[str, Any]], specs: list[dict[str, Any]]) -> ChatTurn:
@@ -338,14 +338,6 @@ def _fed_back(messages: list[dict[str, Any]], reply: ChatTurn | None, planned: t
         messages.append({"role": "user", "content": tool_results_message(
             [(plan.name, view) for plan, view in zip(planned, views)])})
     return messages
-
-
-def _decode_or_empty(arguments: str) -> dict[str, Any]:
-    """A call's arguments, or {} when they are not a JSON object (the plan then reports the error)."""
-    try:
-        return decode_arguments(arguments)
-    except ValueError:
-        return {}
 
 
 def _real_calls(forced: ChatTurn) -> list[ModelToolCall]:

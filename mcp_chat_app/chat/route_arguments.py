@@ -124,7 +124,7 @@ def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: Ask
     value = arguments.get(name, schema["properties"][name].get("default"))
     if asked.weekday and "weekday" in forms:
         wanted: Any = asked.weekday
-    elif _day_offset(value, today) in asked.offsets:
+    elif _day_offset(value, today) in asked.offsets and (isinstance(value, int) or "offset" not in forms):
         return arguments
     elif "offset" in forms:
         wanted = asked.offset
