@@ -1,5 +1,5 @@
 """Who the assistant is (its name and purpose), the worked answers its writer follows, what it says with no tool
-connected, and its domain's vocabulary: configuration (configs/assistant.json), so the gateway's code holds no
+connected or when its tools could not be asked, and its domain's vocabulary: configuration (configs/assistant.json), so the gateway's code holds no
 domain text."""
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class Assistant:
     purpose: dict[str, str]
     writer_examples: tuple[WriterExample, ...]
     no_tools: NoTools
+    not_looked_up: dict[str, str]  # the answer to a question its tools answer when no call could be made
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
 
     @property
@@ -62,6 +63,7 @@ def load_assistant(path: Path) -> Assistant:
                                   for e in data.get("writer_examples", [])),
             no_tools=NoTools(data["no_tools"]["rules"],
                              {"en": data["no_tools"]["answer"]["en"], "zh": data["no_tools"]["answer"]["zh"]}),
+            not_looked_up={"en": data["not_looked_up"]["en"], "zh": data["not_looked_up"]["zh"]},
             vocabulary=vocabulary_from_json(data.get("vocabulary", {})),
         )
     except (OSError, ValueError, KeyError, TypeError) as error:

@@ -1,11 +1,52 @@
 """The assistant's own answer to a question no tool answers (or none can): its prompt and the writer model's
-call. The route stage asks for it, when the router picks no tool."""
+call, and whether a question is one the tools answer, so that no own answer guesses at it. The route stage asks
+for it, when the router picks no tool."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
+from mcp_chat_app.chat.route_arguments import takes_a_day
 from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.day_words import day_words
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
+from mcp_chat_app.mcp_client.manager import ToolInfo
+
+# The terms a tool's description lists in brackets ("Air quality (空气质量, PM2.5, AQI)"): what users ask it for.
+_BRACKETED = re.compile(r"[(（]([^()（）]+)[)）]")
+_TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
+
+
+def needs_tool_data(question: str, tools: Iterable[ToolInfo]) -> bool:
+    """Whether the tools answer the question: it names a day and a tool takes one ("周末会降温吗", "this week"),
+    or it says a term a tool's description lists ("空气质量", "AQI"). Such a question gets the data or an honest
+    "could not look it up", never an answer from memory."""
+    tools = list(tools)
+    if day_words(question) and any(takes_a_day(tool.input_schema) for tool in tools):
+        return True
+    asked = question.casefold()
+    return any(_said(term, asked) for tool in tools for term in _listed_terms(tool.description))
+
+
+def not_looked_up(turn: Turn) -> str:
+    """The answer when the tools answer the question but no call could be made for it."""
+    sentence = turn.assistant.not_looked_up
+    return sentence["zh"] if turn.language == "zh" else sentence["en"]
+
+
+def _listed_terms(description: str) -> list[str]:
+    first = description.strip().split("\n\n")[0]
+    return [term for group in _BRACKETED.findall(first) for term in _TERM_SEPARATORS.split(group.strip()) if term]
+
+
+def _said(term: str, asked: str) -> bool:
+    """A term in the question: Chinese as written, Latin as a word ("AQI", not inside "aquifer")."""
+    term = term.casefold()
+    if not term.isascii():
+        return term in asked
+    return len(term) > 2 and re.search(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", asked) is not None
 
 
 def own_answer_messages(turn: Turn, tools_connected: bool) -> list[dict[str, str]]:

@@ -14,14 +14,23 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import Assistant
-from mcp_chat_app.chat.own_answer import own_answer
-from mcp_chat_app.chat.route_arguments import states_its_arguments, without_unasked_flags
+from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer
+from mcp_chat_app.chat.route_arguments import (
+    UnnamedArgument,
+    states_its_arguments,
+    with_asked_day,
+    without_unasked_flags,
+    without_unasked_hours,
+    without_unnamed_places,
+)
 from mcp_chat_app.chat.route_prompt import (
+    ASKS_FOR_DATA,
     NO_TOOL,
     NO_TOOL_SPEC,
     dump_arguments,
@@ -31,6 +40,7 @@ from mcp_chat_app.chat.route_prompt import (
     tool_results_message,
 )
 from mcp_chat_app.chat.text.claims import in_english_instead, states_measurements, unusable
+from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, LlmClient, ModelToolCall
@@ -43,6 +53,9 @@ if TYPE_CHECKING:  # the auto rounds read what the previous round's calls return
     from mcp_chat_app.chat.call import Called
 
 
+log = logging.getLogger(__name__)
+
+
 @dataclass(frozen=True)
 class PlannedCall:
     """A model tool call after resolution and validation: either a request or an error to feed back."""
@@ -52,6 +65,7 @@ class PlannedCall:
     arguments: dict[str, Any]
     request: ToolRequest | None = None
     error: str | None = None
+    unnamed: bool = False  # refused: it needs places that neither the question nor the conversation names
 
 
 @dataclass(frozen=True)
@@ -90,11 +104,11 @@ class Router:
         return self.client.endpoint != self.writer.endpoint
 
     def messages(self, tools: list[ToolInfo], history: list[dict[str, str]], question: str, today: dt.date,
-                 vocabulary: Vocabulary, earlier_calls: str = "") -> list[dict[str, Any]]:
+                 vocabulary: Vocabulary, earlier_calls: str = "", note: str = "") -> list[dict[str, Any]]:
         """The router's conversation: the byte-stable system prompt first, the earlier calls with the question."""
         system = router_system_prompt(self.assistant.identity, tools, self.client.endpoint.tool_mode,
                                       self.manager.instructions(), today)
-        return router_messages(system, history, question, today, vocabulary, earlier_calls)
+        return router_messages(system, history, question, today, vocabulary, earlier_calls, note)
 
     def tool_specs(self, tools: list[ToolInfo]) -> list[dict[str, Any]] | None:
         """The native `tools` parameter as the first round sends it (the escape added when forced)."""
@@ -125,25 +139,40 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     first = _forced_call(turn, router, router.messages(tools, [], turn.question, turn.today, turn.vocabulary), specs)
     llm_ms = first.duration_ms
     calls = _real_calls(first)
-    stated = _states_its_arguments(calls, by_name, turn.question)
-    if calls and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
+    planned = _made(calls, by_name, turn)
+    stated = _states_its_arguments(planned, by_name, turn.question)
+    if planned and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
                                                            turn.vocabulary, turn.earlier_calls), specs)
         llm_ms += again.duration_ms
         calls = _real_calls(again)
-    elif calls and not stated:
+        planned = _made(calls, by_name, turn)
+    elif planned and not stated:
         # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
         # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
-        set_aside = tuple(_plan(call, by_name, turn) for call in calls)
         own = _own(turn, router, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms), tools_connected=True)
         if not (states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn)):
-            return own
+            return _not_looked_up(turn, own, restart=True) if needs_tool_data(turn.question, tools) else own
         # Figures with no tool behind them are made up: the question needed data, so the calls are made.
         turn.emit("rewrite", {})
-        return replace(own, calls=set_aside, answer="", own_answer=False)
-    routed = Routed(tools=tuple(tools), calls=tuple(_plan(call, by_name, turn) for call in calls), rounds=1,
-                    llm_ms=llm_ms)
+        return replace(own, calls=planned, answer="", own_answer=False)
+    if not planned and (calls or needs_tool_data(turn.question, tools)):
+        # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
+        # nobody named): asked once more, with the conversation and a note that a tool has the data; a second
+        # refusal is said as such, never answered from memory.
+        again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
+                                                           turn.vocabulary, turn.earlier_calls, ASKS_FOR_DATA), specs)
+        llm_ms += again.duration_ms
+        planned = _made(_real_calls(again), by_name, turn)
+        if not planned:
+            return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
+    routed = Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=llm_ms)
     return routed if routed.calls else _own(turn, router, routed, tools_connected=True)
+
+
+def _made(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:
+    """A forced round's calls as planned, less those that need places nobody named."""
+    return tuple(plan for plan in (_plan(call, by_name, turn) for call in calls) if not plan.unnamed)
 
 
 def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) -> Routed:
@@ -159,15 +188,21 @@ def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) ->
     reply = router.client.chat(messages, tools=specs, on_token=sink, cancellation=turn.cancellation)
     routed = replace(routed, rounds=routed.rounds + 1, llm_ms=routed.llm_ms + reply.duration_ms)
     calls = reply.tool_calls or _calls_in_text(reply.content, by_name)
+    needs_data = not calls and bool(specs) and routed.rounds == 1 and needs_tool_data(turn.question, tools)
     if not calls and specs and not outcomes and (
-            states_measurements(reply.content, turn.vocabulary) or unusable(reply.content, turn.language,
-                                                                            turn.vocabulary)):
-        # Figures before any tool ran are made up, and garbage is no answer: make the model pick a tool (or the
-        # escape) instead.
+            needs_data or states_measurements(reply.content, turn.vocabulary)
+            or unusable(reply.content, turn.language, turn.vocabulary)):
+        # Figures before any tool ran are made up, garbage is no answer, and a question the tools answer
+        # ("will it cool down this week") is not answered from memory: the model picks a tool (or the escape)
+        # instead, told so in the last case; a second refusal then is said as such.
         turn.emit("rewrite", {})
-        forced = _forced_call(turn, router, messages, [*specs, NO_TOOL_SPEC])
+        asked = [*messages[:-1], {**messages[-1], "content": f"{messages[-1]['content']}{ASKS_FOR_DATA}"}] \
+            if needs_data else messages
+        forced = _forced_call(turn, router, asked, [*specs, NO_TOOL_SPEC])
         routed = replace(routed, llm_ms=routed.llm_ms + forced.duration_ms)
         calls = _real_calls(forced)
+        if not calls and needs_data:
+            return _not_looked_up(turn, routed)
     if not calls:
         return _answered(turn, router, routed, reply.content, bool(outcomes))
     planned = tuple(_plan(call, by_name, turn) for call in calls)
@@ -207,16 +242,24 @@ def _own(turn: Turn, router: Router, routed: Routed, tools_connected: bool, rest
     return replace(routed, answer=reply.content.strip(), own_answer=True, llm_ms=routed.llm_ms + reply.duration_ms)
 
 
+def _not_looked_up(turn: Turn, routed: Routed, restart: bool = False) -> Routed:
+    """The answer to a question the tools answer when no call could be made for it: said so, not guessed."""
+    log.info("no call made for a question the tools answer: %r", turn.question)
+    if restart:
+        turn.emit("rewrite", {})
+    return replace(routed, calls=(), answer=not_looked_up(turn), own_answer=True)
+
+
 def _shown(answer: str, turn: Turn) -> bool:
     """Whether an own answer would be shown: readable, in the user's language or, failing that, in English."""
     return not unusable(answer, turn.language, turn.vocabulary) or \
         in_english_instead(answer, turn.language, turn.vocabulary)
 
 
-def _states_its_arguments(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], question: str) -> bool:
-    planned = [(_decode_or_empty(call.arguments), _resolve(call.name, by_name)) for call in calls]
-    return states_its_arguments([arguments for arguments, _ in planned],
-                                [tool.input_schema if tool else {} for _, tool in planned], question)
+def _states_its_arguments(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], question: str) -> bool:
+    tools = [_resolve(plan.name, by_name) for plan in planned]
+    return states_its_arguments([plan.arguments for plan in planned],
+                                [tool.input_schema if tool else {} for tool in tools], question)
 
 
 def _forced_call(turn: Turn, router: Router, messages: list[dict[str, Any]], specs: list[dict[str, Any]]) -> ChatTurn:
@@ -241,9 +284,17 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
     if tool is None:
         known = ", ".join(by_name)
         return PlannedCall(call.id, call.name, {}, error=f"unknown tool {call.name!r}; available: {known}")
+    schema = tool.input_schema
     try:
-        arguments = tidy_arguments(decode_arguments(call.arguments), tool.input_schema)
-        arguments = without_unasked_flags(arguments, tool.input_schema, turn.asked, turn.vocabulary)
+        arguments = tidy_arguments(decode_arguments(call.arguments), schema)
+        arguments = without_unasked_flags(arguments, schema, turn.asked, turn.vocabulary)
+        arguments = without_unnamed_places(arguments, schema, _said(turn), turn.vocabulary)
+        arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
+                                          else turn.question, turn.vocabulary)
+        arguments = with_asked_day(arguments, schema, asked_day(turn.question, turn.today), turn.today)
+    except UnnamedArgument as error:
+        log.info("call of %s not made: %s", tool.qualified_name, error)
+        return PlannedCall(call.id, tool.qualified_name, {}, error=str(error), unnamed=True)
     except ValueError as error:
         return PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
     problem = validation_error(arguments, tool.input_schema)
@@ -251,6 +302,12 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
         return PlannedCall(call.id, tool.qualified_name, arguments,
                            request=ToolRequest(tool.server, tool.name, arguments))
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
+
+
+def _said(turn: Turn) -> str:
+    """Everything the user and the assistant said before and in this question, and the calls behind it: where a
+    call's places may come from."""
+    return "\n".join([*(message["content"] for message in turn.plain_history), turn.earlier_calls, turn.question])
 
 
 def _already_made(outcomes: tuple[ToolOutcome, ...], plan: PlannedCall) -> bool:
@@ -281,14 +338,6 @@ def _fed_back(messages: list[dict[str, Any]], reply: ChatTurn | None, planned: t
         messages.append({"role": "user", "content": tool_results_message(
             [(plan.name, view) for plan, view in zip(planned, views)])})
     return messages
-
-
-def _decode_or_empty(arguments: str) -> dict[str, Any]:
-    """A call's arguments, or {} when they are not a JSON object (the plan then reports the error)."""
-    try:
-        return decode_arguments(arguments)
-    except ValueError:
-        return {}
 
 
 def _real_calls(forced: ChatTurn) -> list[ModelToolCall]:

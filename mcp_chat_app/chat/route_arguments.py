@@ -1,14 +1,29 @@
 """Clean-ups of the router's arguments the schema cannot express: which free-text arguments the question states
-(a small model fills what a follow-up leaves out with something made up), and flags it turned on unasked."""
+(a small model fills what a follow-up leaves out with something made up), flags it turned on unasked, places
+nobody named, hours of the day the question does not mention, and a day other than the asked one. Which argument
+is a place, an hour or a day is read from the tool's schema; each change is logged."""
 
 from __future__ import annotations
 
+import datetime as dt
+import logging
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
+from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
+
+log = logging.getLogger(__name__)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
+
+
+class UnnamedArgument(ValueError):
+    """A call that cannot be made as is: it needs values (places) that neither the question nor the conversation
+    names."""
 
 
 def states_its_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[dict[str, Any]],
@@ -43,6 +58,135 @@ def without_unasked_flags(arguments: dict[str, Any], schema: dict[str, Any], que
                    for term in terms):
             del kept[name]
     return kept
+
+
+def without_unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], said: str,
+                           vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments less the places (an argument or list item the schema calls one of the vocabulary's
+    `place_words`) that the question and the conversation (`said`) never name: "周三北京冷吗" became a
+    comparison of 北京 with 上海. A list keeps its named items, and all of them when none is named (they may be
+    translations: "北京" for "Beijing"); below its `minItems`, the call is not made (UnnamedArgument). An
+    optional place is dropped; a required one is left to the router's own check of made-up arguments."""
+    asked = said.casefold()
+    kept = dict(arguments)
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        spec = properties.get(name, {})
+        if isinstance(value, list) and _is_place(name, spec.get("items", {}), vocabulary, spec):
+            named = [item for item in value if not isinstance(item, str) or _mentioned(item, asked)]
+            if not named or len(named) == len(value):
+                continue
+            unnamed = [item for item in value if item not in named]
+            if len(named) < spec.get("minItems", 0):
+                raise UnnamedArgument(f"{name}: {', '.join(map(str, unnamed))} not named in the question; "
+                                      f"call a tool for the {len(named)} named")
+            log.info("dropped %s %r: not named in the question or the conversation", name, unnamed)
+            kept[name] = named
+        elif isinstance(value, str) and name not in schema.get("required", ()) \
+                and _is_place(name, spec, vocabulary) and not _mentioned(value, asked):
+            log.info("dropped %s=%r: not named in the question or the conversation", name, value)
+            del kept[name]
+    return kept
+
+
+def without_unasked_hours(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                          vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments less an optional time of day (hours by the clock, a part of the day: the schema says
+    "hour" or "clock") when the question mentions none: asked about a whole day, a model added `night`, and the
+    answer spoke of the night only. The question mentions one by a clock time, a part of the day (clock.py), or
+    a value or term the argument's own schema gives ("night", 今晚)."""
+    kept = dict(arguments)
+    for name, value in arguments.items():
+        spec = schema.get("properties", {}).get(name, {})
+        if value is None or name in schema.get("required", ()) or not _is_hours(name, spec):
+            continue
+        if any(clock_times(question, vocabulary)) or any(parts_of_day(question, vocabulary)):
+            return kept
+        terms = [*_enum_values(spec), *re.findall(r"[\u3400-\u9fff]{2,}", spec.get("description", ""))]
+        if not any(_mentioned(term, question.casefold()) for term in terms if isinstance(term, str)):
+            log.info("dropped %s=%r: the question names no time of day", name, value)
+            del kept[name]
+    return kept
+
+
+def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None,
+                   today: dt.date) -> dict[str, Any]:
+    """The arguments with the day the question asks about, when its one day argument (an offset from today, a
+    weekday or a date, as the schema allows) says another: "周三" became Thursday. A weekday asked for is passed
+    as the weekday where the schema takes one, so the tool counts it from the place's own date (past midnight
+    there, the gateway's date is the day before); any other day as an offset, the tool's own "today" being the
+    place's. Offsets the question's words are read as are counted from `today`, the gateway's date."""
+    days = [name for name, spec in schema.get("properties", {}).items() if _day_forms(spec)]
+    if asked is None or len(days) != 1:
+        return arguments
+    (name,) = days
+    forms = _day_forms(schema["properties"][name])
+    value = arguments.get(name, schema["properties"][name].get("default"))
+    if asked.weekday and "weekday" in forms:
+        wanted: Any = asked.weekday
+    elif _day_offset(value, today) in asked.offsets and (isinstance(value, int) or "offset" not in forms):
+        return arguments
+    elif "offset" in forms:
+        wanted = asked.offset
+    elif "date" in forms:
+        wanted = (today + dt.timedelta(days=asked.offset)).isoformat()
+    else:
+        return arguments
+    if value == wanted:
+        return arguments
+    log.info("%s=%r replaced by %r: the question asks about %s", name, value, wanted, asked.word)
+    return {**arguments, name: wanted}
+
+
+def takes_a_day(schema: dict[str, Any]) -> bool:
+    """Whether a tool has an argument for the day (an offset from today, a weekday or a date)."""
+    return any(_day_forms(spec) for spec in schema.get("properties", {}).values())
+
+
+def _day_forms(spec: dict[str, Any]) -> set[str]:
+    """How an argument names a day: "offset" (an integer from today), "weekday" (an enum of weekdays), "date"
+    (YYYY-MM-DD); none for any other argument."""
+    forms = set()
+    for option in spec.get("anyOf", [spec]):
+        if option.get("type") == "integer" and "today" in spec.get("description", "").casefold():
+            forms.add("offset")
+        elif set(option.get("enum", ())) & set(WEEKDAYS):
+            forms.add("weekday")
+        elif option.get("type") == "string" and (option.get("format") == "date"
+                                                 or _DATE.pattern in option.get("pattern", "")):
+            forms.add("date")
+    return forms
+
+
+def _day_offset(value: Any, today: dt.date) -> int | None:
+    """The distance from today of a day argument's value (None for a value that names no single day)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value in WEEKDAYS:
+        return (WEEKDAYS.index(value) - today.weekday()) % 7
+    if isinstance(value, str) and _DATE.match(value):
+        try:
+            return (dt.date.fromisoformat(value) - today).days
+        except ValueError:
+            return None
+    return None
+
+
+def _is_place(name: str, spec: dict[str, Any], vocabulary: Vocabulary, outer: dict[str, Any] | None = None) -> bool:
+    """Whether the schema calls a free-text argument a place: its name or description (or its list's) holds one
+    of the vocabulary's place words."""
+    if not _free_text(spec) or not vocabulary.place_words:
+        return False
+    text = " ".join([name.replace("_", " "), spec.get("description", ""), (outer or {}).get("description", "")])
+    return any(_mentioned(word, text.casefold()) for word in vocabulary.place_words)
+
+
+def _is_hours(name: str, spec: dict[str, Any]) -> bool:
+    return bool(_HOUR_WORDS.search(f"{name} {spec.get('description', '')}"))
+
+
+def _enum_values(spec: dict[str, Any]) -> list[Any]:
+    return [value for option in spec.get("anyOf", [spec]) for value in option.get("enum", ())]
 
 
 def _mentioned(value: str, asked: str) -> bool:

@@ -28,6 +28,9 @@ PROMPT_JSON_RULES = (
 
 TOOL_RESULTS_HEADER = "Tool results:"
 
+# After the question, when the router called no tool for a question the tools answer, and is asked once more.
+ASKS_FOR_DATA = "\n\n(A tool provides the data this question asks about: call it; do not answer from memory.)"
+
 # Offered beside the real tools when a call is forced, so a question that needs no tool still has a way out.
 NO_TOOL = "answer_directly"
 NO_TOOL_SPEC = {
@@ -56,11 +59,13 @@ def router_system_prompt(identity: str, tools: list[ToolInfo], tool_mode: str, s
 
 
 def router_messages(system: str, history: list[dict[str, str]], question: str, today: dt.date,
-                    vocabulary: Vocabulary, earlier_calls: str = "") -> list[dict[str, Any]]:
-    """The router's conversation: the byte-stable system prompt first, the earlier calls with the question."""
+                    vocabulary: Vocabulary, earlier_calls: str = "", note: str = "") -> list[dict[str, Any]]:
+    """The router's conversation: the byte-stable system prompt first, the earlier calls and a `note` (such as
+    ASKS_FOR_DATA) with the question."""
     asked = glossed(question, today, vocabulary)
     if earlier_calls:
         asked += f"\n\n(What this question does not say, it takes from the previous request: {earlier_calls})"
+    asked += note
     return [{"role": "system", "content": system}, *history, {"role": "user", "content": asked}]
 
 

@@ -32,6 +32,7 @@ CLOCK_ASSISTANT = {
     "writer_examples": [],
     "no_tools": {"rules": "No tools are connected right now, so you cannot look up anything live.",
                  "answer": {"en": "Sorry, no service is connected right now.", "zh": "抱歉，现在没有连接任何服务。"}},
+    "not_looked_up": {"en": "Sorry, I could not look that up.", "zh": "抱歉，我没能查到。"},
 }
 
 

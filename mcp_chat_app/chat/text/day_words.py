@@ -14,7 +14,7 @@ _ZH = re.compile(
     r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|周末|本周|这周|这个星期|下周[一二三四五六日天]?"
     r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
-_EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _EN = re.compile(
     r"\b(?:(?:the\s+)?day\s+after\s+tomorrow|tomorrow|today|tonight|this\s+(?:morning|afternoon|evening)|"
     r"yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
@@ -22,6 +22,9 @@ _EN = re.compile(
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)",
     re.IGNORECASE,
 )
+# "this coming Friday", "next Monday": weekdays counted another way than a bare "Friday".
+_EN_RELATIVE = re.compile(rf"\b(this\s+coming|coming|next|this)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
+_ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
             "昨日": "昨天", "这周": "本周", "这个星期": "本周"}
 _EN_SAME = {"tonight": "today", "this morning": "today", "this afternoon": "today", "this evening": "today"}
@@ -37,8 +40,7 @@ def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
     more reliably than the words themselves."""
     notes = []
     hours = hour_glosses(question, vocabulary)
-    for word in sorted(day_words(question)):
-        offset = _offset(word, today)
+    for word, offset in sorted(day_references(question, today).items()):
         if offset is not None and offset != 0:
             distance = f"{abs(offset)} day{'s' if abs(offset) != 1 else ''} {'from' if offset > 0 else 'before'}"
             notes.append(f"{word} = {distance} today")
@@ -49,6 +51,70 @@ def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
     return f"{question}\n\n({'; '.join(notes)})" if notes else question
 
 
+@dataclass(frozen=True)
+class AskedDay:
+    """The one day a question asks about: its distance from today (`offset`, `also` any other reading of the
+    words), and the weekday to pass as such when the words name the coming one, today included ("周三",
+    "Friday"): a tool that takes a weekday counts it from the place's own date, which may not be the gateway's."""
+
+    word: str
+    offset: int
+    also: frozenset[int] = frozenset()
+    weekday: str | None = None
+
+    @property
+    def offsets(self) -> frozenset[int]:
+        return self.also | {self.offset}
+
+
+def asked_day(question: str, today: date) -> AskedDay | None:
+    """The single day the question names, if it names exactly one (none for a span such as 周末 or "this week",
+    for two days, or for words with no fixed distance)."""
+    references = day_references(question, today)
+    if len(references) != 1:
+        return None
+    ((word, offset),) = references.items()
+    if offset is None or word in SPAN_WORDS:
+        return None
+    if word.startswith("next "):  # the coming one is often meant too
+        coming = (WEEKDAYS.index(word.split()[-1]) - today.weekday() - 1) % 7 + 1
+        return AskedDay(word, offset, also=frozenset({coming}))
+    if word.startswith(("coming ", "this coming ")):
+        return AskedDay(word, offset, weekday=word.split()[-1] if offset < 7 else None)
+    return AskedDay(word, offset, weekday=_coming_weekday(word))
+
+
+def day_references(question: str, today: date) -> dict[str, int | None]:
+    """The days a question names, each with its distance from today (None: not one day, or no fixed distance).
+    "next Monday" is Monday of next week, as 下周一; "this coming Friday" the first Friday after today."""
+    references = {word: _offset(word, today) for word in day_words(question)}
+    if _ZH_THIS_WEEK.search(question):  # 这周五: 周五, not the whole week
+        references.pop("本周", None)
+        for match in _ZH_THIS_WEEK.finditer(question):
+            word = _zh_canonical(f"周{match[1]}")
+            references[word] = _offset(word, today)
+    for match in _EN_RELATIVE.finditer(question):
+        prefix, weekday = re.sub(r"\s+", " ", match[1].lower()), match[2].lower()
+        references.pop(weekday, None)
+        gap = (WEEKDAYS.index(weekday) - today.weekday()) % 7
+        if prefix == "this":
+            references[weekday] = gap
+        elif prefix == "next":
+            references[f"next {weekday}"] = gap + 7 if today.weekday() <= WEEKDAYS.index(weekday) else gap
+        else:
+            references[f"{prefix} {weekday}"] = gap or 7
+    return references
+
+
+def _coming_weekday(word: str) -> str | None:
+    """The English weekday of 周三 or "wednesday" (the coming one, today included); None for any other word."""
+    if word in WEEKDAYS:
+        return word
+    if len(word) == 2 and word.startswith("周") and word[-1] in _ZH_WEEKDAY:
+        return WEEKDAYS[min(_ZH_WEEKDAY.index(word[-1]), 6)]
+    return None
+
+
 def _offset(word: str, today: date) -> int | None:
     if word in _ZH_OFFSETS or word in _EN_OFFSETS:
         return _ZH_OFFSETS.get(word, _EN_OFFSETS.get(word))
@@ -56,8 +122,8 @@ def _offset(word: str, today: date) -> int | None:
     if weekday >= 0:
         offset = (min(weekday, 6) - today.weekday()) % 7
         return offset + 7 if word.startswith("下周") and today.weekday() <= min(weekday, 6) else offset
-    if word in _EN_WEEKDAYS:
-        return (_EN_WEEKDAYS.index(word) - today.weekday()) % 7
+    if word in WEEKDAYS:
+        return (WEEKDAYS.index(word) - today.weekday()) % 7
     return None
 
 
@@ -123,7 +189,7 @@ def _covered(day: str, facts_days: set[str]) -> bool:
     if day in facts_days:
         return True
     weekdays = {d for d in facts_days if d.startswith(("周", "下周")) and len(d) >= 2 and d[-1] in _ZH_WEEKDAY}
-    english_days = {d for d in facts_days if d in _EN_WEEKDAYS}
+    english_days = {d for d in facts_days if d in WEEKDAYS}
     if day == "周末":
         return bool({"周六", "周日", "下周六", "下周日"} & facts_days)
     if day == "weekend":
@@ -150,7 +216,7 @@ def _zh_canonical(word: str) -> str:
 def _en_canonical(word: str) -> str:
     word = re.sub(r"\s+", " ", word.lower()).removeprefix("the ")
     word = _EN_SAME.get(word, word)
-    for weekday in _EN_WEEKDAYS:
+    for weekday in WEEKDAYS:
         if word[:3] == weekday[:3]:
             return weekday
     return word

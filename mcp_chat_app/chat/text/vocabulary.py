@@ -1,6 +1,6 @@
 """The domain's words that the gateway's text checks need (configs/assistant.json `vocabulary`): the units that
 make a figure a measurement, the comparatives of the domain, words that are no names, the data fields a model
-never quotes, and the domain words that tell languages apart. The code holds only words of any domain."""
+never quotes, the domain words that tell languages apart, and the words that make a tool argument a place. The code holds only words of any domain."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ class Vocabulary:
     label_fields: tuple[str, ...] = ()  # an object with the first (a string) and any marker is shown as these
     label_markers: tuple[str, ...] = ()
     language_words: dict[str, frozenset[str]] = field(default_factory=dict)  # per language code
+    place_words: tuple[str, ...] = ()  # in a tool argument's name or description, they make it a place
 
     @cached_property
     def measurement(self) -> re.Pattern[str] | None:
@@ -49,4 +50,5 @@ def vocabulary_from_json(data: dict[str, Any]) -> Vocabulary:
         label_fields=tuple(label.get("fields", ())),
         label_markers=tuple(label.get("markers", ())),
         language_words={code: frozenset(words) for code, words in data.get("language_words", {}).items()},
+        place_words=tuple(word.casefold() for word in data.get("place_words", ())),
     )

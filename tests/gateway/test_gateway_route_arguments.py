@@ -1,0 +1,249 @@
+"""Arguments come from the question: places nobody named, hours the question does not mention and a day other
+than the asked one, against the weather server's own schemas; and a question the tools answer is never answered
+from memory. Pure functions first, then the gateway process over HTTP with the real weather server (simulated
+data) and the scripted LLM."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import pytest
+
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.own_answer import needs_tool_data
+from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.chat.route_arguments import (
+    UnnamedArgument,
+    with_asked_day,
+    without_unasked_hours,
+    without_unnamed_places,
+)
+from mcp_chat_app.chat.route_prompt import ASKS_FOR_DATA
+from mcp_chat_app.chat.text.day_words import asked_day, glossed
+from mcp_chat_app.config import CONFIG_DIR
+from mcp_chat_app.llm.client import LlmClient
+from mcp_chat_app.llm.profiles import Endpoint
+from mcp_chat_app.mcp_client.manager import ToolInfo
+from mcp_chat_app.media_store import MediaStore
+
+from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
+
+from .mock_mcp_manager import MockMcpManager, ScriptedTool
+
+ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
+VOCABULARY = ASSISTANT.vocabulary
+CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Paris, FR'", "type": "string"}
+DAY = {"anyOf": [{"maximum": 366, "minimum": -366, "type": "integer"},
+                 {"enum": ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend"],
+                  "type": "string"}, {"pattern": "^\\d{4}-\\d{2}-\\d{2}$", "type": "string"}],
+       "default": 0, "description": "The (first) day: 0 = today 今天, 1 = tomorrow 明天; or a weekday 'saturday' 周六 "
+       "(the next one), 'weekend' 周末, or 'YYYY-MM-DD'"}
+HOURS = {"anyOf": [{"items": {"type": "integer"}, "type": "array"},
+                   {"enum": ["morning", "noon", "afternoon", "evening", "night"], "type": "string"}, {"type": "null"}],
+         "default": None, "description": "24-hour clock [15] (下午三点), or morning 早上, noon 中午, afternoon 下午, "
+         "evening 傍晚, night 今晚"}
+COMPARE = {"properties": {"cities": {"description": "The places to compare", "items": CITY, "minItems": 2,
+                                     "maxItems": 5, "type": "array"}, "day": DAY}, "required": ["cities"]}
+FORECAST = {"properties": {"city": CITY, "day": DAY, "days": {"default": 1, "type": "integer",
+                                                             "description": "How many days from that day on"},
+                           "hours": HOURS}, "required": ["city"]}
+AIR = {"properties": {"city": CITY, "day": {"default": 0, "type": "integer", "description": "0 = today, 1 = tomorrow"}},
+       "required": ["city"]}
+TUESDAY = dt.date(2026, 12, 1)
+NOT_LOOKED_UP_ZH = ASSISTANT.not_looked_up["zh"]
+
+
+def test_a_place_nobody_named_is_dropped_and_a_comparison_of_one_is_not_made(caplog):
+    caplog.set_level(logging.INFO, "mcp_chat_app.chat.route_arguments")
+    with pytest.raises(UnnamedArgument, match="上海 not named"):
+        without_unnamed_places({"cities": ["北京", "上海"], "day": 2}, COMPARE, "周三北京会下雨吗", VOCABULARY)
+    three = {"cities": ["北京", "上海", "广州"]}
+    assert without_unnamed_places(three, COMPARE, "北京和广州哪个冷", VOCABULARY) == {"cities": ["北京", "广州"]}
+    assert "dropped cities ['上海']" in caplog.text
+    # Named in the conversation: kept; none named as written (translations): all kept.
+    said = "上海今天多少度？\n上海现在12°C。\n北京呢，哪个冷？"
+    assert without_unnamed_places(three, COMPARE, said, VOCABULARY) == {"cities": ["北京", "上海"]}
+    assert without_unnamed_places({"cities": ["北京", "上海"]}, COMPARE, "Compare Beijing and Shanghai",
+                                  VOCABULARY) == {"cities": ["北京", "上海"]}
+    # A required single place is the router's own check (re-asked with the conversation, or set aside).
+    assert without_unnamed_places({"city": "北京"}, FORECAST, "要带伞吗？", VOCABULARY) == {"city": "北京"}
+    # A vocabulary with no place words (another domain) knows no places.
+    assert without_unnamed_places(three, COMPARE, "哪个冷", type(VOCABULARY)()) == three
+
+
+@pytest.mark.parametrize("question, kept", [
+    ("北京明天天气怎么样？", False), ("How is Beijing tomorrow?", False), ("北京周三会下雨吗", False),
+    ("北京今晚会下雨吗", True), ("北京明天晚上冷吗", True), ("北京明天下午三点多少度", True),
+    ("Beijing tomorrow night?", True), ("Will it rain in Oslo in the evening?", True), ("14:00 in Oslo?", True),
+])
+def test_hours_the_question_does_not_mention_are_dropped(question, kept, caplog):
+    caplog.set_level(logging.INFO, "mcp_chat_app.chat.route_arguments")
+    arguments = {"city": "北京", "day": 1, "hours": "night"}
+    expected = arguments if kept else {"city": "北京", "day": 1}
+    assert without_unasked_hours(arguments, FORECAST, question, VOCABULARY) == expected
+    assert ("dropped hours='night'" in caplog.text) is not kept
+
+
+def test_the_asked_day_replaces_another(caplog):
+    caplog.set_level(logging.INFO, "mcp_chat_app.chat.route_arguments")
+    wednesday = asked_day("周三北京会下雨吗", TUESDAY)
+    assert (wednesday.offset, wednesday.weekday) == (1, "wednesday")
+    # A weekday reaches a tool that takes one as the weekday: the tool counts it from the place's date.
+    for wrong in (2, 1, "thursday", "2026-12-02"):
+        assert with_asked_day({"city": "北京", "day": wrong}, FORECAST, wednesday, TUESDAY)["day"] == "wednesday"
+    assert "day=2 replaced by 'wednesday': the question asks about 周三" in caplog.text
+    # A tool with offsets only gets the offset; one already right is left as it is.
+    assert with_asked_day({"city": "北京", "day": 3}, AIR, wednesday, TUESDAY) == {"city": "北京", "day": 1}
+    assert with_asked_day({"city": "北京", "day": 1}, AIR, wednesday, TUESDAY) == {"city": "北京", "day": 1}
+    # A day left out is today's: asked about tomorrow, it is added.
+    assert with_asked_day({"city": "北京"}, FORECAST, asked_day("北京明天冷吗", TUESDAY), TUESDAY) == {
+        "city": "北京", "day": 1}
+    # No single day asked (none, a span, two days): nothing to correct.
+    for question in ("北京冷吗", "北京周末冷吗", "北京明天和后天冷吗", "Oslo this week?"):
+        assert asked_day(question, TUESDAY) is None, question
+
+
+@pytest.mark.parametrize("question, today, offset, weekday, also", [
+    ("下周三北京冷吗", TUESDAY, 8, None, set()),
+    ("这周五呢", TUESDAY, 3, "friday", set()),
+    ("Oslo next Monday?", TUESDAY, 6, None, {6}),
+    ("Oslo next Friday?", dt.date(2026, 11, 30), 11, None, {4}),  # asked on a Monday: next week's, or this one
+    ("Oslo this coming Friday?", dt.date(2026, 12, 4), 7, None, set()),  # asked on a Friday: a week on
+    ("Oslo this coming Friday?", TUESDAY, 3, "friday", set()),
+    ("Oslo on Friday?", dt.date(2026, 12, 4), 0, "friday", set()),
+    ("周二呢", TUESDAY, 0, "tuesday", set()),
+])
+def test_relative_weekdays_are_counted_as_people_mean_them(question, today, offset, weekday, also):
+    asked = asked_day(question, today)
+    assert (asked.offset, asked.weekday, set(asked.also - {asked.offset})) == (offset, weekday, also - {offset})
+
+
+def test_relative_weekdays_are_glossed_for_the_router():
+    monday = dt.date(2026, 11, 30)
+    assert glossed("Oslo next Monday?", monday, VOCABULARY).endswith("(next monday = 7 days from today)")
+    assert glossed("下周三北京冷吗", TUESDAY, VOCABULARY).endswith("(下周三 = 8 days from today)")
+
+
+@pytest.mark.parametrize("utc_now, beijing_date", [
+    (dt.datetime(2026, 12, 1, 15, 30), dt.date(2026, 12, 1)),  # 23:30 in Beijing: the same date as UTC
+    (dt.datetime(2026, 12, 1, 16, 30), dt.date(2026, 12, 2)),  # 00:30 in Beijing: a day ahead of UTC
+])
+def test_around_midnight_at_the_place_the_tool_counts_the_asked_day_from_its_own_date(utc_now, beijing_date):
+    """The gateway's date (UTC here) may be the day before the place's. Tomorrow is passed as 1 and a weekday as
+    the weekday: the weather server counts both from Beijing's own today, so each is Beijing's."""
+    gateway_today = utc_now.date()
+    tomorrow = with_asked_day({"city": "北京", "day": (beijing_date + dt.timedelta(days=1)).isoformat()}, FORECAST,
+                              asked_day("北京明天会下雨吗", gateway_today), gateway_today)
+    assert tomorrow["day"] == 1
+    wednesday = with_asked_day({"city": "北京", "day": 1}, FORECAST, asked_day("北京周三会下雨吗", gateway_today),
+                               gateway_today)
+    assert wednesday["day"] == "wednesday"  # at 00:30 on Wednesday in Beijing: its today, not tomorrow
+
+
+def test_a_question_the_tools_answer_is_told_apart():
+    tools = [ToolInfo("weather", "get_forecast", "Forecast in one city for days (明天, 周末), hours (今晚).", FORECAST),
+             ToolInfo("weather", "get_air_quality", "Air quality in one city (空气质量, PM2.5, AQI).", AIR)]
+    assert needs_tool_data("周末会降温吗", tools) and needs_tool_data("will it cool down this week", tools)
+    assert needs_tool_data("北京的AQI高吗", tools) and needs_tool_data("上海空气质量好吗", tools)
+    assert not needs_tool_data("What is the capital of France?", tools) and not needs_tool_data("你好", tools)
+    # Day words alone need a tool that takes a day.
+    assert not needs_tool_data("周末会降温吗", [ToolInfo("w", "now", "Now in one city.", {"properties": {"city": CITY}})])
+
+
+@pytest.fixture(scope="module")
+def gateway(fake_llm, tmp_path_factory):
+    process = GatewayProcess(tmp_path_factory.mktemp("gateway"), {"weather": WEATHER_SERVER}, fake_llm.url)
+    yield process
+    process.stop()
+
+
+def call(name, **arguments):
+    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
+
+
+def test_over_http_the_corrected_arguments_reach_the_weather_server(gateway, fake_llm):
+    """A comparison with a place nobody named goes back to the router; its next call, on the wrong day and with a
+    part of the day nobody asked about, reaches the real weather server on the asked weekday, all day."""
+    fake_llm.script(call("compare_weather", cities=["北京", "上海"], day=2),
+                    call("get_precipitation", city="北京", day=2, hours="night"),
+                    {"content": "北京周三的情况如上。"})
+    body = gateway.chat("ann", {"message": "周三北京会下雨吗"}).json()
+    (made,) = body["tool_calls"]
+    assert (made["tool"], made["arguments"], made["is_error"]) == (
+        "get_precipitation", {"city": "北京", "day": "wednesday"}, False)
+    assert "周三" in made["text"] and "夜" not in made["text"]
+    fed_back = [m["content"] for m in fake_llm.requests()[1]["messages"] if m["role"] == "tool"]
+    assert len(fed_back) == 1 and "上海 not named in the question" in fed_back[0]
+    log = (gateway.work_dir / "gateway.log").read_text(encoding="utf-8")
+    assert "day=2 replaced by 'wednesday'" in log and "dropped hours='night'" in log
+
+
+def test_over_http_a_question_with_no_call_is_asked_again_then_gets_the_data(gateway, fake_llm):
+    fake_llm.script({"content": "周末可能会降温。"}, call("get_forecast", city="北京", day="weekend", days=2),
+                    {"content": "北京周末的预报如上。"})
+    body = gateway.chat("bob", {"message": "北京周末会降温吗"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "北京", "day": "weekend", "days": 2})]
+    again = fake_llm.requests()[1]
+    assert again["tool_choice"] == "required" and again["messages"][-1]["content"].endswith(ASKS_FOR_DATA)
+    assert "可能会降温" not in body["response"]
+
+
+def test_over_http_a_question_with_no_call_twice_is_said_to_be_not_looked_up(gateway, fake_llm):
+    fake_llm.script({"content": "周末可能会降温。"}, {"tool_calls": [{"name": "answer_directly", "arguments": {}}]})
+    body = gateway.chat("cat", {"message": "周末会降温吗"}).json()
+    assert body["tool_calls"] == [] and body["response"] == NOT_LOOKED_UP_ZH
+    sent = fake_llm.requests()
+    assert len(sent) == 2, [m["messages"][-1]["content"] for m in sent]  # no own answer was asked for
+
+
+@pytest.fixture()
+def forced(fake_llm, tmp_path):
+    """A `required` profile (as the local one) with a forecast tool that takes a day, against scripted tools."""
+    endpoint = Endpoint("test", f"{fake_llm.url}/v1", "fake-model", "k", tool_choice="required")
+    client = LlmClient(endpoint)
+    forecast = ScriptedTool("weather", "get_forecast", lambda a: {"city": a["city"], "low_c": 3.5, "high_c": 9.5},
+                            FORECAST, "Forecast in one city for days (明天, 周末).")
+    compare = ScriptedTool("weather", "compare_weather", lambda a: {"cities": a["cities"]}, COMPARE,
+                           "Which of two or more named places is warmer.")
+    manager = MockMcpManager([forecast, compare])
+    return ChatPipeline(manager, client, client, MediaStore(tmp_path / "media"), ASSISTANT), manager
+
+
+ESCAPE = {"tool_calls": [{"name": "answer_directly", "arguments": {}}]}
+
+
+def test_a_forced_escape_for_a_question_the_tools_answer_is_asked_again_with_the_conversation(forced, fake_llm):
+    pipeline, manager = forced
+    history = [{"role": "user", "content": "杭州今天冷吗"},
+               {"role": "assistant", "content": "杭州今天3.5~9.5°C。",
+                "calls": [{"tool": "weather__get_forecast", "arguments": {"city": "杭州"}}]}]
+    fake_llm.script(ESCAPE, call("get_forecast", city="杭州", day="weekend", days=2), {"content": "杭州周末3.5~9.5°C。"})
+    result = pipeline.run("周末会降温吗", history)
+    assert [c.arguments for c in manager.calls] == [{"city": "杭州", "day": "weekend", "days": 2}]
+    again = fake_llm.requests()[1]["messages"]
+    assert again[1:3] == [{"role": "user", "content": "杭州今天冷吗"},
+                          {"role": "assistant", "content": "杭州今天3.5~9.5°C。"}]
+    assert again[-1]["content"] == ("周末会降温吗\n\n(What this question does not say, it takes from the previous "
+                                    'request: weather__get_forecast {"city":"杭州"})' + ASKS_FOR_DATA)
+    assert result.response == "杭州周末3.5~9.5°C。"
+
+
+def test_a_forced_escape_twice_is_said_to_be_not_looked_up_never_guessed(forced, fake_llm):
+    pipeline, manager = forced
+    fake_llm.script(ESCAPE, ESCAPE, {"content": "周末可能会降温。"})
+    result = pipeline.run("周末会降温吗", [])
+    assert manager.calls == [] and result.response == NOT_LOOKED_UP_ZH and len(fake_llm.requests()) == 2
+    # A question no tool answers still gets the assistant's own answer, asked once.
+    fake_llm.script(ESCAPE, {"content": "你好！"})
+    assert pipeline.run("你好", []).response == "你好！" and len(fake_llm.requests()) == 2
+
+
+def test_a_forced_comparison_with_a_place_nobody_named_is_asked_again(forced, fake_llm):
+    pipeline, manager = forced
+    fake_llm.script(call("compare_weather", cities=["北京", "上海"], day=2),
+                    call("get_forecast", city="北京", day=2, hours="night"), {"content": "北京周三3.5~9.5°C。"})
+    pipeline.run("周三北京会下雨吗", [])
+    assert [(c.tool, c.arguments) for c in manager.calls] == [("get_forecast", {"city": "北京", "day": "wednesday"})]
+    assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(ASKS_FOR_DATA)
