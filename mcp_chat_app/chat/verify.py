@@ -160,7 +160,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                                                "give each day what the facts give it"))
     problems += [Problem("verdict", detail)
                  for detail in contradictions(reply, question, facts.verdicts, vocabulary, context)]
-    comparing = _comparatives(vocabulary.comparatives, vocabulary.lesser_comparatives)[0]
+    comparing = comparison_patterns(vocabulary.comparatives, vocabulary.lesser_comparatives)[0]
     problems += [Problem("consistency", detail)
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing)]
     return problems
@@ -251,7 +251,7 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
                                "the place that wins")
     # Any comparison the reply makes, asked for or not ("Lyon has more of it than Nice"), must name the place
     # the data says wins: the first one named, or the second one with "less".
-    comparative, lesser = _comparatives(vocabulary.comparatives, vocabulary.lesser_comparatives)
+    comparative, lesser = comparison_patterns(vocabulary.comparatives, vocabulary.lesser_comparatives)
     for verdict in verdicts:
         if not verdict.get("winner") or not isinstance(verdict.get("places"), list) or verdict in relevant:
             continue
@@ -269,7 +269,7 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
 
 
 @lru_cache(maxsize=8)
-def _comparatives(more: tuple[str, ...], less: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def comparison_patterns(more: tuple[str, ...], less: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The patterns of comparing, and of comparing down, with the domain's words added to any domain's."""
     return _words_pattern((*_COMPARATIVES[:4], *more, *_COMPARATIVES[4:])), _words_pattern((*_LESSER, *less))
 
