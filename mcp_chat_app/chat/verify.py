@@ -162,7 +162,8 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                  for detail in contradictions(reply, question, facts.verdicts, vocabulary, context)]
     comparing = comparison_patterns(vocabulary.comparatives, vocabulary.lesser_comparatives)[0]
     problems += [Problem("consistency", detail)
-                 for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing)]
+                 for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
+                                               len(facts.findings) == 1)]
     return problems
 
 

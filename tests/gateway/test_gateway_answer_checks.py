@@ -72,6 +72,12 @@ def test_a_no_beside_a_yes_for_part_of_the_day_is_a_contradiction():
                 [rain(True, "rain is expected")]) == []  # two parts of the day, each its own
     assert told("不会下雨，降水概率只有15%。", "北京今天会下雨吗？", "北京今天：多云，降水概率15%。不会下雨。",
                 [rain(False, "不会下雨")]) == []
+    # Two results (two places): a yes for one and a no for the other is no contradiction.
+    comparing = comparison_patterns(VOCABULARY.comparatives, VOCABULARY.lesser_comparatives)[0]
+    assert inconsistencies("Seoul will not see rain, but Tokyo will have rain.", "Will it rain in Seoul or Tokyo?",
+                           "Seoul: clear. Tokyo: showers.", [rain(False, "no rain is expected"), rain(True, "rain is expected")],
+                           VOCABULARY, comparing,
+                           one_result=False) == []
 
 
 def test_a_verdict_word_is_held_to_the_figures_beside_it():
@@ -92,6 +98,7 @@ def test_the_day_words_are_the_asked_day_and_the_facts_labels():
     assert told("后天（周六）有小雨。", "北京后天天气", ZH_DAYS, []) == [
         "it labels 后天 as 周六, which the facts do not: name the days as the facts name them"]
     assert told("后天（周五）有小雨，降水概率80%。", "北京周五天气", ZH_DAYS, []) == []
+    assert told("周一多云。", "北京下周一天气", "北京：下周一 多云。", []) == []
 
 
 def forecast(days: list[dict[str, Any]], text: str, **extra: Any) -> ToolOutcome:

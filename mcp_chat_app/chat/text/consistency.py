@@ -32,16 +32,18 @@ class Claim:
 
 
 def inconsistencies(reply: str, question: str, facts_text: str, verdicts: list[dict[str, Any]],
-                    vocabulary: Vocabulary, comparing: re.Pattern[str]) -> list[str]:
+                    vocabulary: Vocabulary, comparing: re.Pattern[str], one_result: bool = True) -> list[str]:
     """How the reply contradicts itself or the verdicts, each said for the writer's retry (`comparing`: a clause
-    that compares places says more or less, not yes or no)."""
+    that compares places says more or less, not yes or no). Its clauses are held to each other only when one
+    result decided the topic (`one_result`): a yes and a no may be said of two places."""
     labels = [part.days for part in segments(facts_text)[0]]
     details = []
     for topic, words in vocabulary.claim_topics.items():
         about = [v for v in verdicts if v.get("topic") == topic and isinstance(v.get("holds"), bool)]
         keywords = tuple(str(word) for v in about for word in v["keywords"]) + words
         said = claims(reply, keywords, vocabulary, comparing)
-        details += _against_each_other(said)
+        if about and one_result:
+            details += _against_each_other(said)
         if about and len({v["holds"] for v in about}) == 1:
             details += _against_verdicts(said, about, labels)
     details += _days_against_question(reply, question, labels)
@@ -128,7 +130,9 @@ def _labels_against_facts(reply: str, labels: list[frozenset[str]]) -> list[str]
 
 
 def _same_days(days: frozenset[str], labels: list[frozenset[str]]) -> frozenset[str]:
-    """The days with every name the facts give them together ("后天（12月4日 周五）")."""
+    """The days with every name the facts give them together ("后天（12月4日 周五）"); 周一 may be said of 下周一."""
+    days = days | {day[1:] for day in days if day.startswith("下周") and len(day) == 3} \
+        | {f"下{day}" for day in days if day.startswith("周") and len(day) == 2}
     return days.union(*(label for label in labels if label & days))
 
 
