@@ -28,13 +28,13 @@ def compose(turn: Turn, facts: Facts, draft: Draft, check: Check) -> Reply:
     if check.accepted is not None:
         text = check.accepted
         if check.lacks_asked:
-            text = f"{lacking_sentence(turn.language)}{'' if turn.language == 'zh' else ' '}{text}"
+            text = f"{lacking_sentence(turn.language, facts.missing)}{'' if turn.language == 'zh' else ' '}{text}"
         return _reply(text, "model", facts)
     if draft.kind == "own":
         own = turn.assistant.no_tools.answer if check.fallback == "no_tools" else None
         return _reply(say(turn.language, own["en"], own["zh"]) if own else cannot_answer(turn.language), "composed",
                       facts)
-    composed = from_facts(facts, turn.language, check.lacking)
+    composed = from_facts(facts, turn.language)
     turn.emit("token", {"text": composed})
     return _reply(composed, "composed", facts)
 
@@ -50,10 +50,10 @@ def say(language: str, en: str, zh: str) -> str:
     return zh if language == "zh" else en
 
 
-def from_facts(facts: Facts, language: str, lacking: bool = False) -> str:
-    """The facts themselves as the answer: the verdict asked about first, then what each call found. `lacking`:
-    the question asks for something the facts do not hold (a written answer kept making it up), said first."""
-    parts = [lacking_sentence(language)] if lacking else []
+def from_facts(facts: Facts, language: str) -> str:
+    """The facts themselves as the answer: the verdict asked about first, then what each call found; what the
+    question asks for that no result holds is said first, and only that."""
+    parts = [lacking_sentence(language, facts.missing)] if facts.missing else []
     if facts.lead:
         parts.append(_sentence(facts.lead, language))
     parts += [languages.capitalized(finding.readable, language) for finding in facts.findings]
@@ -62,10 +62,10 @@ def from_facts(facts: Facts, language: str, lacking: bool = False) -> str:
     return answer if language in languages.FULLY_SERVED else f"{languages.english_follows(language)} {answer}"
 
 
-def lacking_sentence(language: str) -> str:
-    """Said before the facts when the question asked for more than they hold."""
-    return say(language, "Sorry, I don't have that exact information. Here is what I have:",
-               "抱歉，问题里问的具体数据我查不到。以下是我查到的：")
+def lacking_sentence(language: str, missing: tuple[str, ...]) -> str:
+    """Said before the facts when the question asked for more than they hold: what they lack, as it was asked."""
+    return say(language, f"Sorry, the data I have does not include {', '.join(missing)}. Here is what it says:",
+               f"抱歉，我查到的数据里没有{'、'.join(missing)}。以下是我查到的：")
 
 
 def failures_only(facts: Facts, language: str) -> str:

@@ -7,6 +7,10 @@ servers that offer them, two conventions in `structuredContent`:
   so it is cut from what the writer reads;
 - `verdicts`: conclusions the data decides (`topic`, `holds` or `winner`, `statement`, `keywords`), which the
   reply must not contradict; the one a question asks about is what its answer begins with (`lead`).
+
+A quantity the question asks for by name (the vocabulary's `quantities`) that a result holds but its text leaves
+out is added to what the writer reads, with its values; what no result holds is `missing`, and only that is
+said to be lacking.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from typing import Any
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import is_yes_no_question
+from mcp_chat_app.chat.text.clock import unsupported_clock_times
 from mcp_chat_app.chat.text.day_words import day_words
-from mcp_chat_app.chat.text.result_view import data_view, essentials, leaves
+from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
+from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.results import ToolOutcome
 
@@ -29,6 +35,8 @@ _NUMBER = re.compile(r"(?<![\d.])[-−]?\d+(?:\.\d+)?")
 _MAX_PROSE_CHARS = 2000  # a server's text longer than this is a dump, not a summary
 _MAX_PAIRS = 12
 _RECORD_SEPARATOR = re.compile(r"；|; ")
+# Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
+TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,8 @@ class Facts:
     days: set[str] = field(default_factory=set)
     tool_names: set[str] = field(default_factory=set)
     lead: str = ""  # what the answer must begin with: the verdict the question asks for ("" if none)
+    asked: tuple[Quantity, ...] = ()  # the quantities the question names
+    missing: tuple[str, ...] = ()  # what the question asks for (as it words it) that no result holds
 
     @property
     def verdicts(self) -> list[dict[str, Any]]:
@@ -102,6 +112,7 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
     numbers, numbers_of_data = numbers_in(turn.question), False
     days: set[str] = set()
     tool_names: set[str] = set()
+    asked = asked_quantities(turn.question, turn.vocabulary)
     for outcome in called.outcomes:
         tool_names |= {outcome.tool, outcome.qualified_name}
         if outcome.is_error:
@@ -112,6 +123,9 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
             notices.append(notice)
         text, prose = _writer_text(outcome, notice, turn)
         readable = text if prose else _pairs(outcome, turn)
+        unsaid = _unsaid(outcome, text, asked, turn)
+        if unsaid:
+            text, readable = f"{text}\n{unsaid}", f"{readable} {unsaid}."
         if outcome.images:  # the writer should know; the reader sees them
             text += f" ({len(outcome.images)} image(s) shown to the user beside the answer)"
         findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content), readable))
@@ -120,8 +134,32 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
         numbers_of_data = numbers_of_data or bool(data_numbers)
         days |= day_words(text)
     verdicts = [verdict for finding in findings for verdict in finding.verdicts]
+    held = [q for q in asked if any(holds(o.structured_content, q) or q.named_in(o.text)
+                                    for o in called.outcomes if not o.is_error)]
     return Facts(findings, failures, notices, numbers, numbers_of_data, days, tool_names,
-                 _lead(verdicts, turn.question, turn.language, turn.earlier_question))
+                 _lead(verdicts, turn.question, turn.language, turn.earlier_question), tuple(asked),
+                 _missing(turn, asked, held, "\n".join(f.text for f in findings)))
+
+
+def _unsaid(outcome: ToolOutcome, text: str, asked: list[Quantity], turn: Turn) -> str:
+    """The values of the asked quantities the result holds but `text` does not speak of."""
+    unsaid = [q for q in asked if holds(outcome.structured_content, q) and not q.named_in(text)]
+    if not unsaid:
+        return ""
+    return field_values(outcome.structured_content, lambda key: any(field_matches(key, q.field) for q in unsaid),
+                        turn.today)
+
+
+def _missing(turn: Turn, asked: list[Quantity], held: list[Quantity], text: str) -> tuple[str, ...]:
+    """What the question names that no result holds: a quantity, a term ("CO2"), a clock time ("下午三点")."""
+    lacking = [q.word for q in asked if q not in held]
+    lacking += [term for term in TERM.findall(turn.question) if term.lower() not in text.lower()
+                and not any(q.named_in(term) for q in held)]
+    lacking += unsupported_clock_times(turn.question, text, turn.vocabulary)
+    once: dict[str, str] = {}
+    for word in lacking:
+        once.setdefault(word.lower(), word)
+    return tuple(once.values())
 
 
 def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str = "") -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 """The check a reply must pass before anyone sees it: every number, name and time of day from the data, the
-facts' days only, the verdicts' yes/no and winners, the user's language, a refusal only where the facts do not
-answer, and nothing a person would not write (tool names, JSON, URLs, markdown images).
+facts' days only, the verdicts' yes/no and winners, one story (no clause against another, the verdicts or the
+asked day), the user's language, a refusal only where the facts do not answer (nor of a quantity they hold), and
+nothing a person would not write (tool names, JSON, URLs, markdown images).
 
 Each problem is said in words the writer can act on in its corrective retry.
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mcp_chat_app.chat.facts import Facts, numbers_in, verdicts_about
+from mcp_chat_app.chat.facts import TERM, Facts, numbers_in, verdicts_about
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import (
     in_english_instead,
@@ -23,7 +24,8 @@ from mcp_chat_app.chat.text.claims import (
     states_measurements,
     unusable,
 )
-from mcp_chat_app.chat.text.clock import unsupported_clock_times, unsupported_times
+from mcp_chat_app.chat.text.clock import unsupported_times
+from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_words, segments, unsupported_days
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
@@ -33,13 +35,9 @@ log = logging.getLogger(__name__)
 
 # The first clause of an answer carries its yes or no.
 _FIRST_CLAUSE = re.compile(r"^[^，。,.!！?？;；:：\n]*")
-_ZH_NEGATION = re.compile(r"[不没无别未否]")
-_EN_NEGATION = re.compile(r"\b(no|not|never|none|nothing|without|unlikely)\b|n't", re.IGNORECASE)
 _BARE_YES_NO = re.compile(r"^\s*(是|会|要|需要|有|不|没|yes\b|no\b)", re.IGNORECASE)
 _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
-# Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
-_TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
 _PIECE = re.compile(r"[，。,.;；、\n]")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
@@ -51,15 +49,13 @@ _LATIN_WORD = re.compile(r"[a-z]{3,}")
 _CALENDAR_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                    "february", "march", "april", "june", "july", "august", "september", "october", "november",
                    "december"}
-# A figure, a time or a term the facts lack: what the question asks for is not in the facts.
-_LACKING_RULES = frozenset({"numbers", "times", "terms"})
 
 
 @dataclass(frozen=True)
 class Problem:
     """One reason a reply cannot go out."""
 
-    rule: str  # empty, dump, language, numbers, days, verdict
+    rule: str  # empty, dump, language, numbers, days, verdict, consistency, refusal, ...
     detail: str  # for the writer's corrective retry
 
 
@@ -71,17 +67,12 @@ class Check:
     problems: tuple[Problem, ...] = ()
     rules: frozenset[str] = frozenset()  # broken by this draft and the ones it replaced
     may_retry: bool = False  # a first written draft: the writer gets one corrective retry
-    lacks_asked: bool = False  # the accepted answer must first say it lacks what the question asked for
+    lacks_asked: bool = False  # the accepted answer must first say it lacks what the question asked for (missing)
     fallback: str = ""  # an own answer rejected: "no_tools" (it made up data with none connected) or "cannot_answer"
 
     @property
     def reasons(self) -> list[str]:
         return [problem.detail for problem in self.problems]
-
-    @property
-    def lacking(self) -> bool:
-        """Twice rejected for a figure, a time or a term the facts lack: the question asks for what they do not hold."""
-        return bool(self.rules & _LACKING_RULES)
 
 
 def verify(turn: Turn, facts: Facts, draft: Draft) -> Check:
@@ -95,8 +86,7 @@ def verify(turn: Turn, facts: Facts, draft: Draft) -> Check:
     accepted = _accepted(draft.text, problems, turn.language, turn.vocabulary)
     if accepted is not None:
         # "下午两点" answered with the day's figures: true, but not what was asked; the answer says so first.
-        return Check(accepted, lacks_asked=asks_beyond(turn.question, facts, turn.vocabulary)
-                     and not says_it_lacks(accepted))
+        return Check(accepted, lacks_asked=bool(facts.missing) and not says_it_lacks(accepted))
     log.info("answer %d rejected (%s): %r", draft.attempt, "; ".join(p.detail for p in problems), draft.text)
     turn.emit("rewrite", {"problems": [problem.rule for problem in problems]})
     return Check(problems=tuple(problems), rules=draft.rules_before | {problem.rule for problem in problems},
@@ -150,7 +140,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                     and name.lower() not in known_text.lower()})
     if names:
         problems.append(Problem("names", f"it names {', '.join(names)}, which the facts and the question do not"))
-    missing = [term for term in _TERM.findall(question) if term in reply and term.lower() not in facts.text.lower()]
+    missing = [term for term in TERM.findall(question) if term in reply and term.lower() not in facts.text.lower()]
     if missing and not says_it_lacks(reply):
         problems.append(Problem("terms", f"it gives {', '.join(missing)}, which the facts do not contain: say that "
                                          "you do not have it"))
@@ -160,13 +150,32 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):
         problems.append(Problem("refusal", "it says the information is missing, but the facts give figures: answer "
                                            "with them"))
+    denied = denied_quantities(reply, facts)
+    if denied:
+        problems.append(Problem("refusal", f"it says {', '.join(denied)} is not available, but the facts give it: "
+                                           "quote it"))
     misplaced = misattributed(reply, facts.text, question)
     if misplaced:
         problems.append(Problem("attribution", f"it says {', '.join(misplaced)} of a day the facts do not say it of; "
                                                "give each day what the facts give it"))
     problems += [Problem("verdict", detail)
                  for detail in contradictions(reply, question, facts.verdicts, vocabulary, context)]
+    comparing = comparison_patterns(vocabulary.comparatives, vocabulary.lesser_comparatives)[0]
+    problems += [Problem("consistency", detail)
+                 for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
+                                               len(facts.findings) == 1)]
     return problems
+
+
+def denied_quantities(reply: str, facts: Facts) -> list[str]:
+    """The asked quantities the facts hold that the reply says it does not have: by name ("no UV data"), or all
+    of them when it says something is missing and nothing asked for is."""
+    held = [q for q in facts.asked if q.word not in facts.missing]
+    refusals = [clause for clause in _CLAUSE_SPLIT.split(reply) if says_it_lacks(clause)]
+    if not held or not refusals:
+        return []
+    named = [q.word for q in held if any(q.named_in(clause) for clause in refusals)]
+    return named or ([q.word for q in held] if not facts.missing else [])
 
 
 def misattributed(reply: str, facts_text: str, question: str = "") -> list[str]:
@@ -201,16 +210,6 @@ def _tokens(text: str) -> set[str]:
     return pairs | set(_LATIN_WORD.findall(lowered)) | {f"{n:g}" for n in numbers_in(lowered)}
 
 
-def asks_beyond(question: str, facts: Facts, vocabulary: Vocabulary) -> bool:
-    """Whether the question asks for a clock time or a named figure (an index, "CO2") that the facts do not hold:
-    an answer from them must say it lacks that, whatever else it gives."""
-    times = unsupported_clock_times(question, facts.text, vocabulary)
-    terms = [term for term in _TERM.findall(question) if term.lower() not in facts.text.lower()]
-    return bool(times or terms)
-
-
-
-
 def _repeated_piece(reply: str) -> str | None:
     """A clause said three times or more: a model looping."""
     pieces = [piece.strip() for piece in _PIECE.split(reply) if len(piece.strip()) >= 4]
@@ -242,7 +241,7 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
         first = _FIRST_SENTENCE.match(reply.strip())[0].lower()
         if not _BARE_YES_NO.match(first) and not any(str(w).lower() in first for v in yes_no for w in v["keywords"]):
             details.append(f"it does not begin with the answer; the facts say: {statement}; begin with that")
-        elif _says_no(reply) == holds:
+        elif _says_no(reply, vocabulary) == holds:
             details.append(f"it answers {'no' if holds else 'yes'}, but the facts say: {statement}; begin with "
                            "that answer")
     for verdict in relevant:
@@ -253,7 +252,7 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
                                "the place that wins")
     # Any comparison the reply makes, asked for or not ("Lyon has more of it than Nice"), must name the place
     # the data says wins: the first one named, or the second one with "less".
-    comparative, lesser = _comparatives(vocabulary.comparatives, vocabulary.lesser_comparatives)
+    comparative, lesser = comparison_patterns(vocabulary.comparatives, vocabulary.lesser_comparatives)
     for verdict in verdicts:
         if not verdict.get("winner") or not isinstance(verdict.get("places"), list) or verdict in relevant:
             continue
@@ -271,7 +270,7 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
 
 
 @lru_cache(maxsize=8)
-def _comparatives(more: tuple[str, ...], less: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def comparison_patterns(more: tuple[str, ...], less: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The patterns of comparing, and of comparing down, with the domain's words added to any domain's."""
     return _words_pattern((*_COMPARATIVES[:4], *more, *_COMPARATIVES[4:])), _words_pattern((*_LESSER, *less))
 
@@ -293,9 +292,9 @@ def _accepted(reply: str, problems: list[Problem], language: str, vocabulary: Vo
     return None
 
 
-def _says_no(reply: str) -> bool:
+def _says_no(reply: str, vocabulary: Vocabulary) -> bool:
     clause = _FIRST_CLAUSE.match(reply.strip())[0]
-    return bool(_ZH_NEGATION.search(clause) or _EN_NEGATION.search(clause))
+    return bool(vocabulary.negation and vocabulary.negation.search(clause))
 
 
 def _named_in_order(text: str, places: list[Any]) -> list[list[str]]:

@@ -74,9 +74,9 @@ def test_a_made_up_figure_gets_one_retry_then_the_facts_themselves(pipeline, fak
     retry = fake_llm.requests()[2]["messages"]
     assert retry[-2] == {"role": "assistant", "content": "Berlin tomorrow: 99°C."}
     assert "it gives 99, which the facts do not contain" in retry[-1]["content"]
-    # Twice made up, so the facts are the answer, opened by saying the question asked for more than they hold.
+    # Twice made up, so the facts are the answer; they hold all the question asks for, so nothing is said lacking.
     assert result.answer_source == "composed" and "98" not in result.response
-    assert result.response == f"Sorry, I don't have that exact information. Here is what I have: {text}\n\n{NOTICE_EN}"
+    assert result.response == f"{text}\n\n{NOTICE_EN}"
 
 
 def test_a_yes_or_no_must_agree_with_the_verdict(pipeline, fake_llm, weather):
@@ -219,7 +219,7 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
 def test_an_hour_the_facts_lack_is_said_to_be_lacking(pipeline, fake_llm):
     fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
     result = pipeline().run("北京明天下午三点多少度？", [])
-    # The day's figures may answer, but not as the hour's: the answer first says it lacks the hour.
-    assert result.response.startswith("抱歉，问题里问的具体数据我查不到。以下是我查到的：北京明天天气不错。")
+    # The day's figures may answer, but not as the hour's: the answer first says it lacks the hour, and only that.
+    assert result.response.startswith("抱歉，我查到的数据里没有下午三点。以下是我查到的：北京明天天气不错。")
     fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
     assert pipeline().run("北京明天天气怎么样？", []).response.startswith("北京明天天气不错。")

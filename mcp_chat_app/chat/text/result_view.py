@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -18,6 +18,8 @@ _MAX_MODEL_CHARS = 1500
 _MAX_SUMMARY_CHARS = 700  # a server's text summary longer than this is not a summary
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NEAR_DAYS = ("today", "tomorrow", "day after tomorrow")
+_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2})?")
+_MAX_FIELD_VALUES = 16
 
 
 def _label(value: dict[str, Any], vocabulary: Vocabulary) -> str | None:
@@ -32,8 +34,7 @@ def essentials(value: Any, vocabulary: Vocabulary, today: dt.date) -> Any:
     """Structured content trimmed to what an answer quotes: no hidden fields, no nulls, labelled objects as one
     string, floats to one decimal (whole ones as ints), long lists cut, today/tomorrow marked."""
     if isinstance(value, float):
-        rounded = round(value, 1)
-        return int(rounded) if rounded.is_integer() else rounded
+        return _rounded(value)
     if isinstance(value, dict):
         label = _label(value, vocabulary)
         if label is not None:
@@ -67,6 +68,46 @@ def leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
             yield from leaves(item, prefix)
     elif value not in (None, ""):
         yield prefix, value
+
+
+def field_values(content: Any, picked: Callable[[str], bool], today: dt.date) -> str:
+    """The values of the fields `picked` chooses (by name), each after the day or hour of its record, with its
+    unit where the content gives one (`units`): "uv index max: 2026-12-02 (today) 0.4, 2026-12-03 (tomorrow) 0.5".
+    For a field an answer must quote that the server's text, or the trimmed view, leaves out."""
+    found: dict[str, list[str]] = {}
+    units = content.get("units") if isinstance(content, dict) else None
+    records = {key: item for key, item in content.items() if item is not units} if units else content
+    for key, when, value in _records(records, picked, "", today):
+        unit = units.get(key) if isinstance(units, dict) and isinstance(units.get(key), str) else ""
+        shown = _rounded(value) if isinstance(value, float) else value
+        if isinstance(shown, str) and _ISO_TIME.match(shown) and shown[:10] in when:
+            shown = shown[11:]  # a time of the record's own day ("sunrise 07:55")
+        found.setdefault(key, []).append(f"{when} {shown}{' ' if unit[:1].isalpha() else ''}{unit}".strip())
+    return "; ".join(f"{key.replace('_', ' ')}: {', '.join(values[:_MAX_FIELD_VALUES])}"
+                     for key, values in found.items())
+
+
+def _records(value: Any, picked: Callable[[str], bool], when: str, today: dt.date) -> Iterator[tuple[str, str, Any]]:
+    """(field, the day or hour of its record, value) for every picked field with a value."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _records(item, picked, when, today)
+    elif isinstance(value, dict):
+        # A record's own time ("time" of an hour, "date" of a day), else its first date.
+        times = sorted((key not in ("time", "date"), key != "time", item) for key, item in value.items()
+                       if isinstance(item, str) and _ISO_TIME.match(item))
+        if times:
+            when = _with_relative_day(times[0][2].replace("T", " "), today)
+        for key, item in value.items():
+            if isinstance(item, (dict, list)):
+                yield from _records(item, picked, when, today)
+            elif item is not None and item != "" and picked(key):
+                yield key, when, item
+
+
+def _rounded(value: float) -> float | int:
+    rounded = round(value, 1)
+    return int(rounded) if rounded.is_integer() else rounded
 
 
 def model_view(outcome: ToolOutcome, vocabulary: Vocabulary, today: dt.date) -> str:

@@ -25,6 +25,15 @@ class Vocabulary:
     label_markers: tuple[str, ...] = ()
     language_words: dict[str, frozenset[str]] = field(default_factory=dict)  # per language code
     place_words: tuple[str, ...] = ()  # in a tool argument's name or description, they make it a place
+    negations: tuple[str, ...] = ()  # words that make a clause say no ("not", "不"), every language's
+    low_chances: tuple[str, ...] = ()  # words that make a clause on a topic a no too ("unlikely", "概率低")
+    exceptions: tuple[str, ...] = ()  # a clause with one speaks of days other than it names ("until", "其他")
+    # Verdict topics whose yes or no every clause of a reply is held to, with the words (beside the verdict's
+    # keywords) a reply says it with; a matter of degree ("not cold" beside "cool mornings") is left out.
+    claim_topics: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Quantities a question asks for by name: a part of the data's field names ("uv_index" of "uv_index_max")
+    # and the words each language asks for it with.
+    quantities: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @cached_property
     def measurement(self) -> re.Pattern[str] | None:
@@ -34,6 +43,36 @@ class Vocabulary:
         # A unit of Latin letters only must end as a word ("5 min", not "5 mint").
         units = "|".join(re.escape(unit) + (r"\b" if unit.isascii() and unit.isalpha() else "") for unit in self.units)
         return re.compile(rf"\d\s*({units})")
+
+    @cached_property
+    def negation(self) -> re.Pattern[str] | None:
+        """Any of the negations; None when the vocabulary has none."""
+        return words_pattern(self.negations)
+
+    @cached_property
+    def low_chance(self) -> re.Pattern[str] | None:
+        return words_pattern(self.negations + self.low_chances)
+
+    @cached_property
+    def exception(self) -> re.Pattern[str] | None:
+        return words_pattern(self.exceptions)
+
+
+def words_pattern(words: tuple[str, ...], whole: bool = True) -> re.Pattern[str] | None:
+    """Any of the words, case-insensitive; one of Latin letters and digits must stand as a word of its own ("no",
+    not "now"; "ab" in "AB型"), or only begin one when not `whole` ("run" of "running", not of "rerun"); any
+    other (Chinese, "n't") wherever it is. None for no words."""
+    if not words:
+        return None
+    end = r"(?![a-z0-9])" if whole else ""
+    alternatives = [rf"(?<![a-z0-9]){re.escape(word)}{end}" if word[:1].isascii() and word[:1].isalnum()
+                    else re.escape(word) for word in sorted(words, key=len, reverse=True)]
+    return re.compile("|".join(alternatives), re.IGNORECASE)
+
+
+def _per_language(words: dict[str, list[str]]) -> tuple[str, ...]:
+    """`{"en": [...], "zh": [...]}` as one tuple: a text may mix languages."""
+    return tuple(word for language_words in words.values() for word in language_words)
 
 
 def vocabulary_from_json(data: dict[str, Any]) -> Vocabulary:
@@ -51,4 +90,9 @@ def vocabulary_from_json(data: dict[str, Any]) -> Vocabulary:
         label_markers=tuple(label.get("markers", ())),
         language_words={code: frozenset(words) for code, words in data.get("language_words", {}).items()},
         place_words=tuple(word.casefold() for word in data.get("place_words", ())),
+        negations=_per_language(data.get("negations", {})),
+        low_chances=_per_language(data.get("low_chances", {})),
+        exceptions=_per_language(data.get("exceptions", {})),
+        claim_topics={topic: _per_language(words) for topic, words in data.get("claim_topics", {}).items()},
+        quantities={part: _per_language(words) for part, words in data.get("quantities", {}).items()},
     )

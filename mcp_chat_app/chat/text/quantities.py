@@ -1,0 +1,46 @@
+"""The quantities a question asks for by name (the vocabulary's `quantities`: "UV", "紫外线" for the fields named
+`uv_index...`), and whether a tool result holds one: a field whose name has that part, with a value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_chat_app.chat.text.result_view import leaves
+from mcp_chat_app.chat.text.vocabulary import Vocabulary, words_pattern
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A quantity a question asks for: the word it uses, the part of a field name it stands for, and all its
+    words (any language), by which a text is seen to speak of it."""
+
+    word: str
+    field: str
+    words: tuple[str, ...]
+
+    def named_in(self, text: str) -> bool:
+        """Whether the text speaks of it, by one of its words or its field name ("uv_index" in a JSON view)."""
+        pattern = words_pattern((*self.words, self.field))
+        return bool(pattern and pattern.search(text))
+
+
+def asked_quantities(question: str, vocabulary: Vocabulary) -> list[Quantity]:
+    """The quantities the question names, each with the word it uses for it."""
+    asked = []
+    for field, words in vocabulary.quantities.items():
+        pattern = words_pattern(words)
+        match = pattern.search(question) if pattern else None
+        if match:
+            asked.append(Quantity(match[0], field, words))
+    return asked
+
+
+def field_matches(key: str, field: str) -> bool:
+    """Whether a data field (its last name, "uv_index_max", "birch_pollen") is one of the quantity's."""
+    return f"_{field}_" in f"_{key.rsplit('.', 1)[-1]}_"
+
+
+def holds(content: Any, quantity: Quantity) -> bool:
+    """Whether structured content has a value for the quantity (a null is no value)."""
+    return any(field_matches(key, quantity.field) for key, _ in leaves(content))

@@ -1,0 +1,190 @@
+"""One reply, one story, and "I don't have that" only for what no result has (issue 23, items 3 and 4): each check
+with a reply it rejects and one it accepts, then over HTTP with the weather server (simulated) and the scripted
+LLM: a contradicting draft is rejected and the answer that goes out is consistent; a UV question is answered with
+the figure the forecast holds."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.call import Called
+from mcp_chat_app.chat.compose import from_facts
+from mcp_chat_app.chat.facts import Facts, gather_facts
+from mcp_chat_app.chat.text.consistency import inconsistencies
+from mcp_chat_app.chat.text.quantities import asked_quantities
+from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.chat.verify import check_reply, comparison_patterns
+from mcp_chat_app.config import CONFIG_DIR
+from mcp_chat_app.mcp_client.results import ToolOutcome
+
+from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
+
+ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
+VOCABULARY = ASSISTANT.vocabulary
+RAIN = ["rain", "shower", "wet", "drizzle", "雨", "降水"]
+WEEK = ("Berlin, next 7 days (Wed 2 Dec – Tue 8 Dec): today Partly cloudy, 1.3 to 7.6°C (15% chance of rain); "
+        "tomorrow Mainly clear, -0.1 to 7.9°C (11% chance of rain); Sun 6 Dec Slight rain, 1.3 to 7°C (73% chance "
+        "of rain), 3.8 mm. Rain is expected (Sun 6 Dec), no snow is expected.")
+ZH_DAYS = "北京未来3天：今天 局部多云，-6.1~2.2°C；明天 晴，-4.7~6.4°C；后天（12月4日 周五）小雨，-9.7~0.6°C（降水概率80%）。"
+
+
+def rain(holds: bool, statement: str) -> dict[str, Any]:
+    return {"topic": "rain", "holds": holds, "statement": statement, "keywords": RAIN}
+
+
+def told(reply: str, question: str, facts: str, verdicts: list[dict[str, Any]]) -> list[str]:
+    comparing = comparison_patterns(VOCABULARY.comparatives, VOCABULARY.lesser_comparatives)[0]
+    return inconsistencies(reply, question, facts, verdicts, VOCABULARY, comparing)
+
+
+WET_SUNDAY = [rain(True, "rain is expected (Sun 6 Dec)")]
+DRY = [rain(False, "no rain is expected")]
+
+
+def test_a_yes_lead_and_a_no_for_every_day_are_one_reply_too_many():
+    question = "Will it rain in Berlin this week?"
+    assert told("Yes, rain is expected on Sunday; no precipitation in the next 7 days.", question, WEEK,
+                WET_SUNDAY) == [
+        "it says 'rain is expected on Sunday' and also 'no precipitation in the next 7 days': say one thing of "
+        "each day",
+        "it says 'no precipitation in the next 7 days', but the facts say: rain is expected (Sun 6 Dec)"]
+    assert told("Yes, rain on Monday.", question, WEEK, WET_SUNDAY) == [
+        "it says 'rain on Monday', but the facts say: rain is expected (Sun 6 Dec)"]
+    # A no for the other days, a figure quoted, a low chance: one story.
+    assert told("Yes, rain is expected on Sunday (73%); the other days stay dry.", question, WEEK, WET_SUNDAY) == []
+    assert told("Rain on Sunday; today only a 15% chance of rain.", question, WEEK, WET_SUNDAY) == []
+    assert told("会下雨（周日）；今天降雨可能性很小。", "北京这周会下雨吗？", "北京：周日 小雨。会下雨（周日）。",
+                [rain(True, "会下雨（周日）")]) == []
+    assert told("会下雨（周一、周二）；未来7天没有降水。", "北京这周会下雨吗？", "北京：周一 小雨；周二 小雨。",
+                [rain(True, "会下雨（周一、周二）")])[0] == (
+        "it says '会下雨（周一、周二）' and also '未来7天没有降水': say one thing of each day")
+
+
+def test_a_no_beside_a_yes_for_part_of_the_day_is_a_contradiction():
+    assert told("不会下雨，今天下午有雨。", "北京今天会下雨吗？", "北京今天：多云。不会下雨。",
+                [rain(False, "不会下雨")]) == ["it says '今天下午有雨' and also '不会下雨': say one thing of each day",
+                                             "it says '今天下午有雨', but the facts say: 不会下雨"]
+    assert told("No rain this morning; showers this afternoon.", "Will it rain today?", "Berlin today: showers.",
+                [rain(True, "rain is expected")]) == []  # two parts of the day, each its own
+    assert told("不会下雨，降水概率只有15%。", "北京今天会下雨吗？", "北京今天：多云，降水概率15%。不会下雨。",
+                [rain(False, "不会下雨")]) == []
+    # Two results (two places): a yes for one and a no for the other is no contradiction.
+    comparing = comparison_patterns(VOCABULARY.comparatives, VOCABULARY.lesser_comparatives)[0]
+    assert inconsistencies("Seoul will not see rain, but Tokyo will have rain.", "Will it rain in Seoul or Tokyo?",
+                           "Seoul: clear. Tokyo: showers.", [rain(False, "no rain is expected"), rain(True, "rain is expected")],
+                           VOCABULARY, comparing,
+                           one_result=False) == []
+
+
+def test_a_verdict_word_is_held_to_the_figures_beside_it():
+    assert told("No rain on Sunday, precipitation 3.8 mm.", "Will it rain on Sunday?", WEEK, WET_SUNDAY) == [
+        "it says 'No rain on Sunday', but the facts say: rain is expected (Sun 6 Dec)"]
+    assert told("Rain on Sunday: 3.8 mm, a 73% chance.", "Will it rain on Sunday?", WEEK, WET_SUNDAY) == []
+
+
+def test_the_day_words_are_the_asked_day_and_the_facts_labels():
+    assert told("It will rain tomorrow afternoon.", "Will it rain in Berlin today?", WEEK, DRY) == [
+        "it says 'It will rain tomorrow afternoon', but the facts say: no rain is expected",
+        "it speaks of tomorrow, but the question asks about today: answer for the day asked"]
+    assert told("Tomorrow will be mainly clear, -0.1 to 7.9°C.", "Berlin today?", WEEK, []) == [
+        "it speaks of tomorrow, but the question asks about today: answer for the day asked"]
+    assert told("Today partly cloudy; tomorrow mainly clear.", "Berlin today?", WEEK, []) == []
+    assert told("Tokyo will be clear tomorrow.", "Tokyoの明日の天気は？", WEEK, []) == []  # another language's words
+    # A day is named as the facts name it: 后天 is 周五 here.
+    assert told("后天（周六）有小雨。", "北京后天天气", ZH_DAYS, []) == [
+        "it labels 后天 as 周六, which the facts do not: name the days as the facts name them"]
+    assert told("后天（周五）有小雨，降水概率80%。", "北京周五天气", ZH_DAYS, []) == []
+    assert told("周一多云。", "北京下周一天气", "北京：下周一 多云。", []) == []
+
+
+def forecast(days: list[dict[str, Any]], text: str, **extra: Any) -> ToolOutcome:
+    return ToolOutcome("weather", "get_forecast", {"city": "Berlin"}, text=text,
+                       structured_content={"units": {"temperature": "°C"}, "days": days, **extra})
+
+
+def facts_of(question: str, *outcomes: ToolOutcome) -> tuple[Turn, Facts]:
+    turn = Turn.start(question, [], ASSISTANT)
+    return turn, gather_facts(turn, Called(outcomes=outcomes))
+
+
+def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_only_when_none_does():
+    assert [(q.word, q.field) for q in asked_quantities("明天紫外线和气压怎么样？", VOCABULARY)] == [
+        ("紫外线", "uv_index"), ("气压", "pressure")]
+    today = dt.date.today()
+    days = [{"date": (today + dt.timedelta(days=n)).isoformat(), "temp_max": 7.6 + n, "uv_index_max": 0.4 + n,
+             "birch_pollen": None} for n in range(2)]
+    text = "Berlin: today 7.6°C; tomorrow 8.6°C."
+    _, facts = facts_of("What's the UV index in Berlin tomorrow?", forecast(days, text))
+    # The server's text leaves the UV out; the writer reads it with each day, and nothing is missing.
+    (finding,) = facts.findings
+    assert finding.text == f"{text}\nuv index max: {today.isoformat()} (today) 0.4, " \
+                           f"{(today + dt.timedelta(days=1)).isoformat()} (tomorrow) 1.4"
+    assert facts.missing == () and 1.4 in facts.numbers
+    # A null is no value: pollen is missing, and only pollen.
+    _, facts = facts_of("Berlin pollen and UV tomorrow?", forecast(days, text))
+    assert facts.missing == ("pollen",)
+    assert from_facts(facts, "en").startswith("Sorry, the data I have does not include pollen. Here is what it says:")
+    _, facts = facts_of("Berlin tomorrow?", forecast(days, text))
+    assert facts.missing == () and facts.findings[0].text == text and not from_facts(facts, "en").startswith("Sorry")
+
+
+def test_saying_a_held_quantity_is_not_available_fails_the_check():
+    today = dt.date.today().isoformat()
+    question = "What's the UV index in Berlin today?"
+    turn, facts = facts_of(question, forecast([{"date": today, "uv_index_max": 2.3}], "Berlin today: sunny."))
+    problems = check_reply("Sorry, the UV index is not available.", question, "en", facts, VOCABULARY)
+    assert "it says UV is not available, but the facts give it: quote it" in [p.detail for p in problems]
+    # Sorry first, then the very data: still a refusal of what is there.
+    assert "refusal" in {p.rule for p in check_reply("Sorry, I can't find the specific data. The UV index today is "
+                                                     "2.3.", question, "en", facts, VOCABULARY)}
+    assert check_reply("The UV index in Berlin today is 2.3.", question, "en", facts, VOCABULARY) == []
+    # What is really missing may be said to be.
+    question = "UV and pollen in Berlin today?"
+    turn, facts = facts_of(question, forecast([{"date": today, "uv_index_max": 2.3}], "Berlin today: sunny."))
+    assert check_reply("UV 2.3 today; sorry, I have no pollen data.", question, "en", facts, VOCABULARY) == []
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory, fake_llm):
+    process = GatewayProcess(tmp_path_factory.mktemp("answer_checks"), {"weather": WEATHER_SERVER}, fake_llm.url)
+    yield process
+    process.stop()
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
+
+
+def test_a_contradicting_draft_is_rejected_and_the_answer_tells_one_story(gateway, fake_llm):
+    fake_llm.script(call("get_forecast", city="Berlin", day=0), {"content": "Berlin today."})
+    (made,) = gateway.chat("ada", {"message": "Will it rain in Berlin today?"}).json()["tool_calls"]
+    (verdict,) = [v for v in made["structured_content"]["verdicts"] if v["topic"] == "rain"]
+    consistent = "Rain is expected in Berlin today." if verdict["holds"] else "No rain is expected in Berlin today."
+    fake_llm.script(call("get_forecast", city="Berlin", day=0),
+                    {"content": "No rain in Berlin today, but rain this afternoon."}, {"content": consistent})
+    reply = gateway.chat("ada", {"message": "Will it rain in Berlin today?"}).json()
+    assert reply["answer_source"] == "model" and reply["response"].startswith(consistent)
+    retry = fake_llm.requests()[2]["messages"]
+    assert retry[-2] == {"role": "assistant", "content": "No rain in Berlin today, but rain this afternoon."}
+    assert "say one thing of each day" in retry[-1]["content"]
+
+
+def test_a_uv_question_is_answered_with_the_figure_the_forecast_holds(gateway, fake_llm):
+    fake_llm.script(call("get_forecast", city="Berlin", day=1),
+                    {"content": "Sorry, the UV index for Berlin tomorrow is not available."},
+                    {"content": "placeholder"})
+    first = gateway.chat("bob", {"message": "What is the UV index in Berlin tomorrow?"}).json()
+    uv = first["tool_calls"][0]["structured_content"]["days"][0]["uv_index_max"]
+    retry = fake_llm.requests()[2]["messages"]
+    # The forecast's text has no UV; the writer is shown the field, and told the refusal cannot be used.
+    assert f"(tomorrow) {uv:g}" in retry[-3]["content"] and "uv index max" in retry[-3]["content"]
+    assert "it says UV is not available, but the facts give it: quote it" in retry[-1]["content"]
+    fake_llm.script(call("get_forecast", city="Berlin", day=1),
+                    {"content": f"The UV index in Berlin tomorrow is {uv:g}, low."})
+    reply = gateway.chat("bob", {"message": "What is the UV index in Berlin tomorrow?"}).json()
+    assert reply["answer_source"] == "model" and "Sorry" not in reply["response"]
+    assert reply["response"].startswith(f"The UV index in Berlin tomorrow is {uv:g}")
