@@ -15,9 +15,10 @@ class ServeOptions:
     api_key: str | None = None
     insecure: bool = False  # serve beyond loopback without a key, knowingly
     debug_endpoints: bool = False  # /debug/kv_cache
-    # The work one request may ask for, in prompt tokens (a 413 above it). Its prefill is the cost that no
-    # chunking takes off the caller: on a CPU 4,096 tokens already take Qwen2.5-1.5B ~30-40 s.
-    max_prompt_tokens: int = 4096
+    # The work one request may ask for, in prompt tokens (a 413 above it): on a CPU 8,192 uncached tokens take
+    # Qwen2.5-1.5B a minute or more. Not less: a tool-using router's fixed prompt alone is ~3,900 tokens (the
+    # weather server's seven tools), and a follow-up adds the conversation to it.
+    max_prompt_tokens: int = 8192
 
     def check(self) -> None:
         """Refuse settings that would expose the model to the network unguarded; raises ValueError."""

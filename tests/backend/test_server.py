@@ -175,8 +175,8 @@ def test_client_disconnect_mid_stream_frees_blocks(base_url):
      400, "context_length_exceeded"),
     ({"model": MODEL, "messages": [{"role": "user", "content": "word " * 3000}]},
      400, "context_length_exceeded"),
-    # Over --max-prompt-tokens (4096 by default): a 413 before any other work, whatever the context.
-    ({"model": MODEL, "messages": [{"role": "user", "content": "word " * 5000}]}, 413, "prompt_too_long"),
+    # Over --max-prompt-tokens (8192 by default): a 413 before any other work, whatever the context.
+    ({"model": MODEL, "messages": [{"role": "user", "content": "word " * 9000}]}, 413, "prompt_too_long"),
 ])
 def test_bad_chat_requests_get_openai_errors(base_url, body, status, code):
     response = httpx.post(f"{base_url}/v1/chat/completions", json=body)

@@ -102,8 +102,8 @@ def launch(tmp_path: Path):
 
 def test_up_with_a_local_model_serves_and_ctrl_c_stops_everything(launch):
     llm_port = free_port()
-    # The tiny MCP server: with the weather tools the router's prompt is longer in SmolLM2's tokens than the
-    # backend takes (--max-prompt-tokens 4096), so its warm-up could only fail.
+    # The tiny MCP server: with the weather tools the router's prompt is thousands of SmolLM2's tokens, and the
+    # warm-up would spend minutes on a prompt this test does not need.
     up = launch("--model", TINY_MODEL, "--llm-port", str(llm_port), "--threads", "1", servers={"tiny": TINY_SERVER})
     up.wait_ready(timeout=420)
     children = up.descendants()
