@@ -83,6 +83,10 @@ def failure_sentence(failure: Failure, language: str) -> str:
     if failure.reason == "unavailable":
         return say(language, f"Sorry, the {failure.server} service cannot be reached right now; please try again "
                              "later.", f"抱歉，{failure.server} 服务现在连接不上，请稍后再试。")
+    if failure.reason == "invalid_answer":
+        return say(language, f"Sorry, the answer of {failure.tool} ({failure.server}) did not match its own schema, "
+                             "so I could not use it.",
+                   f"抱歉，{failure.server} 的 {failure.tool} 返回的结果不符合它自己声明的格式，无法使用。")
     if failure.reason == "timeout":
         return say(language, f"Sorry, the {failure.server} service did not answer in time; please try again later.",
                    f"抱歉，{failure.server} 服务没有及时响应，请稍后再试。")

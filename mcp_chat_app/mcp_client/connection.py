@@ -48,6 +48,10 @@ _HTTP_TIMEOUT_S, _HTTP_READ_TIMEOUT_S = 30.0, 300.0
 # Errors that mean the session itself is gone (process died, HTTP server dropped), not that a tool failed.
 _TRANSPORT_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError,
                      httpx2.TransportError)
+# How the SDK says a result broke its tool's declared outputSchema (it checks every result): a plain RuntimeError,
+# told apart from its other RuntimeErrors only by these words of `ClientSession.validate_tool_result`.
+_OUTPUT_SCHEMA_ERRORS = ("Invalid structured content returned by tool ",
+                         " has an output schema but did not return structured content", "Invalid schema for tool ")
 _LIST_CHANGED = {
     "notifications/tools/list_changed",
     "notifications/resources/list_changed",
@@ -90,6 +94,10 @@ _current_call: ContextVar[_Call | None] = ContextVar("mcp_call", default=None)
 
 class ServerUnavailable(Exception):
     """The server cannot take calls right now (down, restarting, or the session just broke)."""
+
+
+class InvalidToolAnswer(Exception):
+    """The server's result broke its own tool's outputSchema (the session is fine; only this answer is unusable)."""
 
 
 def resolve_command(command: str) -> str:
@@ -171,7 +179,8 @@ class ServerConnection:
                         meta: dict[str, Any] | None = None,
                         on_progress: ProgressFnT | None = None) -> CallToolResult:
         """Call a tool on the live session (`meta` goes out as the request's `_meta`; `on_progress` gets the
-        server's progress notifications for it); ServerUnavailable if the session is down or breaks."""
+        server's progress notifications for it); ServerUnavailable if the session is down or breaks, InvalidToolAnswer
+        if the result breaks the tool's outputSchema."""
         if not self._ready.is_set():
             self._retry_now.set()  # a caller is waiting: skip what is left of the backoff
         if not await self.wait_ready(timeout) or self._client is None:
@@ -197,6 +206,10 @@ class ServerConnection:
         except _TRANSPORT_ERRORS as error:
             self._mark_lost(f"transport error: {error!r}")
             raise ServerUnavailable(f"server {self.spec.name!r} dropped the connection") from error
+        except RuntimeError as error:
+            if not any(words in str(error) for words in _OUTPUT_SCHEMA_ERRORS):
+                raise
+            raise InvalidToolAnswer(str(error)) from error
 
     def _mark_lost(self, reason: str) -> None:
         if self._ready.is_set():

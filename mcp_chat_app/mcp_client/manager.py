@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from mcp import MCPError
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled
-from mcp_chat_app.mcp_client.connection import ServerConnection, ServerUnavailable
+from mcp_chat_app.mcp_client.connection import InvalidToolAnswer, ServerConnection, ServerUnavailable
 from mcp_chat_app.mcp_client.elicitation import Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
 from mcp_chat_app.mcp_client.registry import Registry, ServerSpec
@@ -264,6 +264,16 @@ class McpManager:
 
     async def _call(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
                     on_progress: ProgressCallback | None) -> ToolOutcome:
+        try:
+            return await self._approved_call(index, request, meta, on_progress)
+        except Exception:  # boundary: whatever breaks one call is that call's failure, never the turn's
+            logger.exception("tool %s on %s failed unexpectedly", request.tool, request.server)
+            return failed_outcome(request.server, request.tool, request.arguments,
+                                  f"tool {request.tool!r} on {request.server!r} failed unexpectedly",
+                                  reason="unexpected_error")
+
+    async def _approved_call(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
+                             on_progress: ProgressCallback | None) -> ToolOutcome:
         if not await self._approved(request):
             return failed_outcome(request.server, request.tool, request.arguments,
                                   "the user did not allow this call", reason="denied")
@@ -319,6 +329,9 @@ class McpManager:
             message, reason = f"tool {request.tool!r} on {server!r} timed out after {timeout:g}s", "timeout"
         except MCPError as error:
             message, reason = f"tool {request.tool!r} on {server!r} failed: {error.message}", "protocol_error"
+        except InvalidToolAnswer as error:
+            logger.warning("tool %s on %s: %s", request.tool, server, error)  # the detail is the operator's
+            message, reason = "the server's answer did not match its own schema", "invalid_answer"
         return failed_outcome(server, request.tool, request.arguments, message, reason)
 
 

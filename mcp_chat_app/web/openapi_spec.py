@@ -59,7 +59,9 @@ _SCHEMAS: dict[str, Any] = {
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
         "duration_ms": {"type": "number"}, "reason": {"type": "string", "description": "why a call failed: "
                                                       "tool_error, unavailable, timeout, protocol_error, "
-                                                      "invalid_call, denied (the user did not allow it)"}}},
+                                                      "invalid_answer (the result broke the tool's own "
+                                                      "outputSchema), unexpected_error, invalid_call, denied (the "
+                                                      "user did not allow it)"}}},
     "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
                "`response`", "properties": {"server": {"type": "string"},
                                              "kind": {"type": "string", "enum": ["simulated", "notice"]},

@@ -1,5 +1,6 @@
-"""MCP servers that crash, hang, or speak garbage: each call gets a clear error within its timeout,
-the gateway keeps serving, and a crashed server is restarted for the next call. An HTTP server down
+"""MCP servers that crash, hang, speak garbage or break their own output schema: each call gets a clear error
+within its timeout, the other calls of a turn go on, the gateway keeps serving, and a crashed server is restarted
+for the next call. An HTTP server down
 at start-up is picked up later; a gateway killed mid-request loses no stored history."""
 
 from __future__ import annotations
@@ -109,6 +110,35 @@ def test_a_garbage_line_inside_a_session_is_skipped(manager):
     assert not after.is_error and _status(manager, "tiny")["up"]
 
 
+def test_an_answer_that_breaks_its_own_output_schema_fails_only_that_call(manager, caplog):
+    bad, good = manager.call_tools([ToolRequest("tiny", "off_schema_reading", {}),
+                                    ToolRequest("tiny", "echo", {"text": "fine"})])
+    assert bad.is_error and bad.reason == "invalid_answer"
+    assert bad.text == "the server's answer did not match its own schema"
+    assert not good.is_error and good.text == "fine"
+    assert "7 is not of type 'string'" in caplog.text  # the SDK's detail is for the operator, in the log
+
+
+class _FaultyAsker:
+    """Asks before every call, and breaks (a bug of the gateway's own) when asked about `add`."""
+
+    confirm_every_call = True
+
+    async def approve(self, server: str, tool: str, arguments: dict) -> bool:
+        if tool == "add":
+            raise ValueError("the approval relay broke")
+        return True
+
+
+def test_an_unexpected_error_in_one_call_fails_only_that_call(manager, caplog):
+    broken, fine = manager.call_tools([ToolRequest("tiny", "add", {"a": 1, "b": 1}),
+                                       ToolRequest("tiny", "echo", {"text": "fine"})], asker=_FaultyAsker())
+    assert broken.is_error and broken.reason == "unexpected_error"
+    assert broken.text == "tool 'add' on 'tiny' failed unexpectedly"
+    assert not fine.is_error and fine.text == "fine"
+    assert "the approval relay broke" in caplog.text
+
+
 # --- the whole gateway process --------------------------------------------------------------------------
 
 def test_an_http_server_down_at_start_up_is_reported_then_picked_up(fake_llm, tmp_path):
@@ -155,6 +185,29 @@ def test_history_survives_a_gateway_killed_mid_request(fake_llm, tmp_path):
         fake_llm.script({"content": "answer 3"})
         gateway.chat("ivan", {"message": "question 3", "use_tools": False})
         assert len(gateway.get("/chat/ivan/history").json()["messages"]) == 8
+    finally:
+        gateway.stop()
+
+
+def test_a_turn_with_an_answer_off_its_own_schema_answers_with_the_other_call(fake_llm, tmp_path):
+    gateway = GatewayProcess(tmp_path / "gateway", {"tiny": TINY_SERVER}, fake_llm.url)
+    try:
+        fake_llm.script({"tool_calls": [{"name": "tiny__off_schema_reading", "arguments": {}},
+                                        {"name": "tiny__echo", "arguments": {"text": "The door is locked."}}]},
+                        # Both drafts name a tool, so the gateway composes the answer from the facts itself.
+                        {"content": "tiny__echo says so."}, {"content": "tiny__echo says so."})
+        reply = gateway.chat("kim", {"message": "read the meter, and is the door locked?"})
+        assert reply.status_code == 200
+        body = reply.json()
+        assert [(c["tool"], c["is_error"], c["reason"], c["text"]) for c in body["tool_calls"]] == [
+            ("off_schema_reading", True, "invalid_answer", "the server's answer did not match its own schema"),
+            ("echo", False, "", "The door is locked.")]
+        assert body["answer_source"] == "composed"
+        assert body["response"] == ("The door is locked. Sorry, the answer of off_schema_reading (tiny) did not match "
+                                    "its own schema, so I could not use it.")
+        # The SDK's detail is in the gateway's log, not in what the user gets.
+        assert "7 is not of type 'string'" not in reply.text
+        assert "7 is not of type 'string'" in (tmp_path / "gateway" / "gateway.log").read_text()
     finally:
         gateway.stop()
 

@@ -192,7 +192,7 @@ def test_tool_output_cannot_take_over_the_model_or_the_gateway(gateway, fake_llm
         assert {tool["function"]["name"] for tool in request.get("tools", [])} <= {
             "tiny__add", "tiny__echo", "tiny__sleep_then_echo", "tiny__sleep_then_record", "tiny__sleep_then_touch",
             "tiny__crash", "tiny__noisy_echo", "tiny__read_note", "tiny__enable_shout", "tiny__env_value",
-            "tiny__choose_size", "answer_directly"}
+            "tiny__choose_size", "tiny__off_schema_reading", "answer_directly"}
     note = next(m for m in sent[1]["messages"] if m["role"] == "tool")
     assert INJECTION_MARK in note["content"]  # delivered, but in the tool's slot, as its data
     # The gateway's policies held: the excluded tool and the bad arguments never reached the server.

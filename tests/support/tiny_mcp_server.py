@@ -13,7 +13,7 @@ from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel
+from pydantic import BaseModel, WithJsonSchema
 
 server = MCPServer("tiny")
 
@@ -78,6 +78,17 @@ def env_value(name: str) -> str:
 def always_fails(reason: str = "boom") -> str:
     """Raise an error, to test how tool failures are reported."""
     raise RuntimeError(f"tiny tool failed: {reason}")
+
+
+class Reading(BaseModel):
+    # The schema the tool publishes promises a string; this server's own check (pydantic) takes the number.
+    value: Annotated[int, WithJsonSchema({"type": "string"})]
+
+
+@server.tool()
+def off_schema_reading() -> Reading:
+    """Return structured content that breaks the tool's own outputSchema (a number where it promises a string)."""
+    return Reading(value=7)
 
 
 @server.tool()
