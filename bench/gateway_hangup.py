@@ -3,7 +3,7 @@ time until llm_backend has no running request and counts one more abort (its loo
 
 Needs the whole system running (`make run`, or `llm-backend serve` and `mcp-chat serve`). Prints one table:
 
-    python -m bench.gateway_hangup --gateway http://127.0.0.1:8080 --backend http://127.0.0.1:8000
+    python -m bench.gateway_hangup --gateway http://127.0.0.1:8081 --backend http://127.0.0.1:8000
 """
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def hang_up(gateway: str, metrics_url: str, body: dict, after_s: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gateway", default="http://127.0.0.1:8080")
+    parser.add_argument("--gateway", default="http://127.0.0.1:8081")
     parser.add_argument("--backend", default="http://127.0.0.1:8000")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
