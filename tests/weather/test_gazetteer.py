@@ -66,9 +66,19 @@ def test_population_ranking_and_country_qualifier(gazetteer: Gazetteer) -> None:
     assert gazetteer.lookup("Cambridge, GB").country_code == "GB"
     assert gazetteer.lookup("Pékin").english_name == "Beijing"  # an alias of a metropolis beats a small town
     assert gazetteer.lookup("Paris, France").country_code == "FR"
-    assert gazetteer.lookup("Portland, Oregon").country_code == "US"  # a region is not a country: ignored
+    assert gazetteer.lookup("Portland, Oregon").country_code == "US"  # a region, not a country (see below)
     assert gazetteer.lookup("北京, 中国").english_name == "Beijing"
     assert gazetteer.lookup("Paris, Japan") is None
+
+
+def test_a_us_state_after_the_name_picks_the_place_in_it(gazetteer: Gazetteer) -> None:
+    # "Portland, Maine" was Portland, Oregon (the larger), and "Springfield, Illinois" an ambiguity error.
+    maine, oregon = gazetteer.lookup("Portland, Maine"), gazetteer.lookup("Portland, Oregon")
+    assert (round(maine.latitude), round(oregon.latitude)) == (44, 46) and maine.longitude > -71 > oregon.longitude
+    assert round(gazetteer.lookup("Springfield, Illinois").latitude, 1) == 39.8
+    assert round(gazetteer.lookup("springfield, missouri").latitude, 1) == 37.2
+    with pytest.raises(AmbiguousPlace):  # a region the index does not know (India's) narrows nothing
+        gazetteer.lookup("Kochi, Kerala")
 
 
 def test_ambiguous_name_lists_candidates(gazetteer: Gazetteer) -> None:

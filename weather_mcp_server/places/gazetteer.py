@@ -38,16 +38,21 @@ class Gazetteer:
         return self.to_location(choose(query, candidates), query)
 
     def candidates(self, query: str) -> list[Candidate]:
-        """Every place the name may mean, filtered by a trailing country ('Paris, FR', 'Paris, France')."""
+        """Every place the name may mean, filtered by a trailing country ('Paris, FR', 'Paris, France') or a region
+        the index knows ('Portland, Maine'); another qualifier ('Kochi, Kerala') narrows nothing."""
         index = self._index()
         name, qualifier = split_qualifier(query)
         key = normalize(name)
         found = index.get(key) or (index.get(key.removesuffix("市")) if key.endswith("市") else None) or {}
         country = self.country_code(qualifier) if qualifier else None
-        return [c for c in found.values() if country is None or c.country_code == country]
+        places = [c for c in found.values() if country is None or c.country_code == country]
+        if qualifier and country is None:
+            in_region = [c for c in places if c.region and normalize(c.region) == normalize(qualifier)]
+            places = in_region or places
+        return places
 
     def country_code(self, qualifier: str) -> str | None:
-        """The ISO code a qualifier names ('fr', 'France'); None for others ('Oregon', '广东'): those are ignored."""
+        """The ISO code a qualifier names ('fr', 'France'); None for others ('Oregon', '广东')."""
         self._index()
         wanted = normalize(qualifier)
         return next(
