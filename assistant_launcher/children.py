@@ -39,6 +39,12 @@ class Child:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def check_running(self) -> None:
+        """Raise LaunchError, with the end of its log, if the child has exited."""
+        if not self.alive():
+            raise LaunchError(f"{self.name} exited with status {self.process.returncode}; "
+                              f"its log ({self.log}) ends with:\n{self.log_tail()}")
+
     def log_tail(self) -> str:
         text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
         return text[-_LOG_TAIL_CHARS:]
@@ -56,9 +62,7 @@ def wait_healthy(child: Child, url: str, timeout: float, stop: threading.Event) 
     """Poll `url` until it answers; fail early, with the child's log, if the child exits."""
     deadline = time.monotonic() + timeout
     while not stop.is_set():
-        if not child.alive():
-            raise LaunchError(f"{child.name} exited with status {child.process.returncode}; "
-                              f"its log ({child.log}) ends with:\n{child.log_tail()}")
+        child.check_running()
         try:
             if httpx.get(url, timeout=2).status_code < 500:
                 return

@@ -138,9 +138,7 @@ def _wait_warm(gateway: Child, url: str, timeout: float, stop: threading.Event) 
     shown = None
     last_progress = time.monotonic()
     while not stop.wait(0.5):
-        if not gateway.alive():
-            raise LaunchError(f"the gateway exited with status {gateway.process.returncode}; "
-                              f"its log ({gateway.log}) ends with:\n{gateway.log_tail()}")
+        gateway.check_running()
         warm_up = _warm_up_status(url)
         if warm_up is not None and warm_up["state"] != "warming":
             if warm_up["state"] == "failed":
