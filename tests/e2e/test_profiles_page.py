@@ -11,7 +11,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from tests.support.gateway_processes import FakeLlm, GatewayProcess
+from tests.support.gateway_processes import GatewayProcess
 
 from .conftest import start_chromium
 
@@ -19,19 +19,12 @@ SCREENSHOT = "/tmp/profiles_page.png"
 
 
 @pytest.fixture(scope="module")
-def second_llm(tmp_path_factory):
-    llm = FakeLlm(tmp_path_factory.mktemp("fake_llm_beta"))
-    yield llm
-    llm.stop()
-
-
-@pytest.fixture(scope="module")
-def gateway(fake_llm, second_llm, tmp_path_factory):
+def gateway(fake_llm, second_fake_llm, tmp_path_factory):
     work_dir = tmp_path_factory.mktemp("gateway_profiles_page")
     models = work_dir / "models.json"
     models.write_text(json.dumps({"profiles": {
         "alpha": {"base_url": f"{fake_llm.url}/v1", "model": "alpha-model"},
-        "beta": {"base_url": f"{second_llm.url}/v1", "model": "beta-model"},
+        "beta": {"base_url": f"{second_fake_llm.url}/v1", "model": "beta-model"},
         "cloud": {"base_url": "https://api.example.invalid/v1", "model": "cloud-model",
                   "api_key_env": "PROFILES_PAGE_CLOUD_KEY"},
     }}))
@@ -66,9 +59,9 @@ def _picker(driver) -> Select:
 
 
 def test_the_picker_switches_the_conversations_model_and_each_chat_shows_its_own(browser, gateway, fake_llm,
-                                                                                 second_llm):
+                                                                                 second_fake_llm):
     fake_llm.script(*[{"content": f"Alpha says hi ({n})."} for n in range(3)])
-    second_llm.script(*[{"content": f"Beta says hi ({n})."} for n in range(3)])
+    second_fake_llm.script(*[{"content": f"Beta says hi ({n})."} for n in range(3)])
     browser.get(gateway.url)
     browser.execute_script("localStorage.setItem('mcp-chat.user', 'picker')")
     browser.get(gateway.url)
@@ -85,7 +78,7 @@ def test_the_picker_switches_the_conversations_model_and_each_chat_shows_its_own
     _picker(browser).select_by_value("beta")
     assert "beta-model" in _ask(browser, "Hello, beta")
     assert "beta-model" in _ask(browser, "Still beta?")  # the conversation keeps it
-    assert [request["model"] for request in second_llm.requests()] == ["beta-model", "beta-model"]
+    assert [request["model"] for request in second_fake_llm.requests()] == ["beta-model", "beta-model"]
     assert [request["model"] for request in fake_llm.requests()] == ["alpha-model"]
     assert gateway.get("/chat/picker/conversations/default").json()["profile"] == "beta"
     browser.save_screenshot(SCREENSHOT)

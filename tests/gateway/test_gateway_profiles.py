@@ -36,17 +36,10 @@ def _models(alpha_url: str, beta_url: str, with_beta: bool = True) -> dict:
 
 
 @pytest.fixture(scope="module")
-def second_llm(tmp_path_factory):
-    llm = FakeLlm(tmp_path_factory.mktemp("fake_llm_beta"))
-    yield llm
-    llm.stop()
-
-
-@pytest.fixture(scope="module")
-def gateway(fake_llm, second_llm, tmp_path_factory):
+def gateway(fake_llm, second_fake_llm, tmp_path_factory):
     work_dir = tmp_path_factory.mktemp("gateway_profiles")
     models = work_dir / "models.json"
-    models.write_text(json.dumps(_models(fake_llm.url, second_llm.url)))
+    models.write_text(json.dumps(_models(fake_llm.url, second_fake_llm.url)))
     process = GatewayProcess(work_dir, {}, fake_llm.url, MCP_CHAT_MODELS_CONFIG=str(models),
                              MCP_CHAT_PROFILE="alpha", PROFILES_TEST_ALPHA_KEY=ALPHA_KEY, PROFILES_TEST_CLOUD_KEY="")
     yield process
@@ -60,9 +53,9 @@ def alpha(fake_llm):
 
 
 @pytest.fixture
-def beta(second_llm):
-    second_llm.script(*[{"content": f"beta answer {n}"} for n in range(4)])
-    return second_llm
+def beta(second_fake_llm):
+    second_fake_llm.script(*[{"content": f"beta answer {n}"} for n in range(4)])
+    return second_fake_llm
 
 
 def _turn(gateway: GatewayProcess, user: str, conversation: str, **body) -> httpx.Response:
@@ -168,12 +161,12 @@ def test_health_watches_the_llms_of_the_profiles_in_use(gateway, alpha, beta):
     assert {item["model"] for item in llm} == {"alpha-model", "beta-model"} and all(i["reachable"] for i in llm)
 
 
-def test_a_stored_profile_gone_from_the_configuration_is_a_conflict(gateway, fake_llm, second_llm):
+def test_a_stored_profile_gone_from_the_configuration_is_a_conflict(gateway, fake_llm, second_fake_llm):
     conversation = _new_conversation(gateway, "vic")
-    second_llm.script({"content": "beta answer"})
+    second_fake_llm.script({"content": "beta answer"})
     assert _turn(gateway, "vic", conversation, profile="beta").status_code == 200
     models = gateway.work_dir / "models.json"
-    models.write_text(json.dumps(_models(fake_llm.url, second_llm.url, with_beta=False)))
+    models.write_text(json.dumps(_models(fake_llm.url, second_fake_llm.url, with_beta=False)))
     gateway.restart()
     reply = _turn(gateway, "vic", conversation)
     assert reply.status_code == 409 and reply.json()["error"]["code"] == "unknown_profile"
