@@ -4,7 +4,7 @@
 import { USER_PATTERN, session, userJson } from "./api.js";
 import { conversationList } from "./conversations.js";
 import { t, translatePage } from "./i18n.js";
-import { loadProfiles, pickedProfile, showProfile } from "./profiles.js";
+import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
 import { addAssistantMessage, element } from "./reply.js";
 import { streamChat } from "./stream.js";
 
@@ -217,7 +217,7 @@ async function run(reply, body) {
     const outcome = await streamChat(body, reply, controller.signal, scrollToEnd,
       (message) => setBanner("request", message));
     if (outcome === "stopped") reply.markStopped();
-    else if (body.profile) showProfile(body.profile); // the gateway stored the switch with the answer
+    else if (body.profile) profileKept(body.profile); // the gateway stored the switch with the answer
     setBanner("request", null);
   } catch (error) {
     const message = error instanceof TypeError ? t("gatewayDown") : error.message;

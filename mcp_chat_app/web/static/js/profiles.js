@@ -32,10 +32,16 @@ export async function loadProfiles() {
   }
 }
 
-// The profile of the conversation just opened, or the one a turn just switched it to.
+// The profile of the conversation just opened.
 export function showProfile(profile) {
   state.current = profile || null;
   select();
+}
+
+// The profile a turn just switched the conversation to (the menu stays as it is: a pick made meanwhile still goes
+// out with the next message).
+export function profileKept(profile) {
+  state.current = profile;
 }
 
 // What a turn sends: the picked profile when it is not the conversation's already, else nothing.
