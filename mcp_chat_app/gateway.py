@@ -11,7 +11,6 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
-from mcp_chat_app.llm.client import LlmClient
 from mcp_chat_app.llm.profiles import ModelRoles, load_every_profile, load_roles
 from mcp_chat_app.mcp_client.elicitation import Elicitations
 from mcp_chat_app.mcp_client.manager import McpManager
@@ -33,8 +32,6 @@ class Gateway:
 
     config: GatewayConfig
     manager: McpManager
-    router: LlmClient
-    writer: LlmClient
     history: HistoryStore
     media: MediaStore
     pipeline: ChatPipeline  # the default profile's
@@ -73,17 +70,13 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         config.profile, {**load_every_profile(config.models_config), config.profile: roles},  # with its overrides
         lambda router, writer: ChatPipeline(manager, router, writer, media_store, assistant, config.max_tool_rounds),
         config.llm_hung_after_s)
-    # The default profile's clients first: /health lists them first, and the warm-up fills their cache.
-    router, writer = pipelines.client(roles.router), pipelines.client(roles.writer)
-    pipeline = pipelines.pipeline(config.profile)
+    pipeline = pipelines.pipeline(config.profile)  # first: /health lists the default profile's LLMs first
     warm_up = WarmUp(manager, pipeline)
     if _warms_up(config, roles):
         warm_up.start()
     return Gateway(
         config=config,
         manager=manager,
-        router=router,
-        writer=writer,
         history=history or SqliteHistoryStore(config.data_dir / "history.sqlite3"),
         media=media_store,
         pipeline=pipeline,

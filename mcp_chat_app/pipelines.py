@@ -66,11 +66,6 @@ class Pipelines:
         if reason is not None:
             raise UnavailableProfile(profile, reason)
 
-    def client(self, endpoint: Endpoint) -> LlmClient:
-        """The one client of `endpoint`, created on first use."""
-        with self._lock:
-            return self._client(endpoint)
-
     def pipeline(self, profile: str) -> ChatPipeline:
         """The pipeline of a valid profile (`check` first), created on first use."""
         with self._lock:
