@@ -6,15 +6,14 @@ Real processes: the gateway, the scripted LLM and an MCP server with annotated t
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.support.gateway_processes import HERE, GatewayProcess
+from tests.support.gateway_processes import ANNOTATED_SERVER as ANNOTATED
+from tests.support.gateway_processes import GatewayProcess
 
-ANNOTATED = {"command": sys.executable, "args": [str(HERE / "annotated_mcp_server.py")], "timeout": 5}
 ALL_FOR_ONE = ["once", "conversation", "always"]
 
 
