@@ -292,7 +292,8 @@ class McpManager:
         if asker is None:
             return not confirms
         connection = self._connections.get(request.server)
-        hints = connection.hints(request.tool, confirms) if connection is not None else ToolHints(server_confirms=confirms)
+        hints = (connection.hints(request.tool, confirms) if connection is not None
+                 else ToolHints(server_confirms=confirms))
         return await asker.approve(request.server, request.tool, request.arguments, hints)
 
     async def _call_with_fallback(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,

@@ -97,6 +97,7 @@ def test_remember_buttons_and_the_list_of_remembered_approvals(browser, gateway,
     _wait(browser, lambda: _rules(browser) == ["None: each call is decided by its defaults."])
     assert gateway.get("/chat/page_user/approvals/policy").json()["rules"] == []
     _ask(browser, fake_llm, "write", tmp_path / "three", 4)
-    _wait(browser, lambda: len(_cards(browser)) == 3 and _cards(browser))[-1].find_element(By.CLASS_NAME, "deny").click()
+    card = _wait(browser, lambda: len(_cards(browser)) == 3 and _cards(browser))[-1]
+    card.find_element(By.CLASS_NAME, "deny").click()
     _finished(browser, 4)
     assert not (tmp_path / "three").exists()
