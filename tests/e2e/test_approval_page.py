@@ -38,8 +38,8 @@ def _wait(driver, condition, timeout: float = 60):
 
 def _ask(driver, fake_llm, tool: str, path, count: int) -> None:
     """Send a message the model answers by calling `tool`; wait for the `count`th answer's card or its end."""
-    fake_llm.script({"tool_calls": [{"name": f"notes__{tool}", "arguments": {"path": str(path)}}]},
-                    {"content": f"Done with {tool}."})
+    done = {"content": f"Done with {tool}."}  # twice: the answer check may have it written again
+    fake_llm.script({"tool_calls": [{"name": f"notes__{tool}", "arguments": {"path": str(path)}}]}, done, done)
     driver.find_element(By.ID, "message").send_keys(f"{tool} the file", Keys.ENTER)
     _wait(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, ".message.assistant")) == count)
 
@@ -83,12 +83,12 @@ def test_remember_buttons_and_the_list_of_remembered_approvals(browser, gateway,
     assert "may delete or overwrite data" in card.text
     assert [button.text for button in card.find_elements(By.CSS_SELECTOR, ".choice")] == [
         "Allow once", "Always allow", "Deny", "Always deny"]
+    browser.save_screenshot(SCREENSHOT)  # the open card's buttons beside the remembered allow
     card.find_element(By.CLASS_NAME, "deny-always").click()
     _finished(browser, 3)
     assert "Always denied" in card.text and (tmp_path / "one").exists()
     _wait(browser, lambda: len(_rules(browser)) == 2)
     assert _rules(browser) == ["notes · erase\nalways denied\n✕", "notes · write\nallowed in Main chat\n✕"]
-    browser.save_screenshot(SCREENSHOT)
 
     # Revoking one, then all: the list and the gateway agree, and the tool is asked about again.
     browser.find_elements(By.CSS_SELECTOR, ".approval-rule-revoke")[0].click()

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from mcp_chat_app.mcp_client.approval_policy import Rule, ToolHints, verdict
 from tests.support.gateway_processes import ANNOTATED_SERVER as ANNOTATED
 from tests.support.gateway_processes import GatewayProcess
 
@@ -198,3 +199,23 @@ def test_a_decision_with_an_unknown_remember_is_refused_and_the_card_stays_open(
         (400, "bad_request"), (400, "bad_request"), (200, None)]
     assert events["replies"][2].json() == {"id": events["approval"]["id"], "decision": "deny", "delivered": True}
     assert events["tool_result"]["reason"] == "denied" and _rules(gateway, "jay") == []
+
+
+READ_ONLY, PLAIN, DESTRUCTIVE = ToolHints(read_only=True), ToolHints(), ToolHints(destructive=True)
+ALLOW_HERE, ALLOW_ALWAYS = Rule("s", "t", "allow", "c1", 0.0), Rule("s", "t", "allow", None, 0.0)
+DENY_HERE, DENY_ALWAYS = Rule("s", "t", "deny", "c1", 0.0), Rule("s", "t", "deny", None, 0.0)
+
+
+@pytest.mark.parametrize(("hints", "rules", "every_call", "expected"), [
+    (READ_ONLY, [], False, "allow"), (PLAIN, [], False, "ask"), (DESTRUCTIVE, [], False, "ask"),
+    (ToolHints(read_only=True, server_confirms=True), [], False, "ask"),
+    (ToolHints(read_only=True, destructive=True), [], False, "ask"),  # contradictory hints: the careful one wins
+    (PLAIN, [ALLOW_HERE], False, "allow"), (DESTRUCTIVE, [ALLOW_HERE], False, "ask"),
+    (DESTRUCTIVE, [ALLOW_ALWAYS], False, "allow"), (ToolHints(server_confirms=True), [ALLOW_ALWAYS], False, "allow"),
+    (READ_ONLY, [ALLOW_ALWAYS], True, "ask"), (READ_ONLY, [DENY_HERE], False, "deny"),
+    (PLAIN, [ALLOW_HERE, DENY_ALWAYS], False, "deny"), (PLAIN, [DENY_ALWAYS], True, "deny"),
+])
+def test_the_verdict_table(hints, rules, every_call, expected):
+    """The precedence in one place: a kept deny, then `confirm_tools`, then kept allows (a destructive tool's only
+    when always), then the defaults from the hints and the registry."""
+    assert verdict(hints, rules, every_call) == expected
