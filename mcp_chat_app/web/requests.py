@@ -18,6 +18,7 @@ USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
 CONVERSATION_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 MAX_MESSAGE_CHARS = 8000
 MAX_TITLE_CHARS = 100
+MAX_ATTACHMENTS = 3  # resources attached to one message (each is cut to chat/attachments.py's size)
 _USER_ID = re.compile(USER_PATTERN)
 _CONVERSATION_ID = re.compile(CONVERSATION_PATTERN)
 # C0 controls and DEL, except tab and line breaks that people really type.
@@ -33,6 +34,14 @@ UNIT_SYSTEMS = ("metric", "imperial")
 
 
 @dataclass(frozen=True)
+class ResourceRef:
+    """A resource attached to a message: which server, which URI (GET /resources lists them)."""
+
+    server: str
+    uri: str
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     """A validated `POST /chat/<user>` body."""
 
@@ -43,6 +52,7 @@ class ChatRequest:
     confirm_tools: bool = False  # ask the (streaming) user before every tool call
     regenerate: bool = False  # answer again in place of the conversation's last answer
     units: str | None = None  # the user's standing preference, passed to the tools (`_meta.units`)
+    attachments: tuple[ResourceRef, ...] = ()
 
 
 def checked_user(user: str) -> str:
@@ -98,7 +108,7 @@ def _checked_text(name: str, value: str) -> str:
 
 def chat_request(raw: bytes) -> ChatRequest:
     """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "conversation"?: id,
-    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial"}`."""
+    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "attachments"?: [{server, uri}]}`."""
     body = json_object(raw)
     message = body.get("message")
     if not isinstance(message, str) or not message.strip():
@@ -111,7 +121,23 @@ def chat_request(raw: bytes) -> ChatRequest:
     if units not in (None, *UNIT_SYSTEMS):
         raise GatewayError(400, "bad_request", f"'units' must be one of {', '.join(UNIT_SYSTEMS)}")
     return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), conversation,
-                       _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units)
+                       _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units,
+                       _attachments(body.get("attachments", [])))
+
+
+def _attachments(value: Any) -> tuple[ResourceRef, ...]:
+    """`[{"server": str, "uri": str}, ...]`, at most MAX_ATTACHMENTS, each once."""
+    if not isinstance(value, list) or len(value) > MAX_ATTACHMENTS:
+        raise GatewayError(400, "bad_request", f"'attachments' must be a list of at most {MAX_ATTACHMENTS} objects")
+    refs = []
+    for item in value:
+        if not isinstance(item, dict) or set(item) != {"server", "uri"} or \
+                not all(isinstance(item[key], str) and item[key] for key in ("server", "uri")):
+            raise GatewayError(400, "bad_request", "each attachment must be {\"server\": str, \"uri\": str}")
+        ref = ResourceRef(_checked_text("server", item["server"]), _checked_text("uri", item["uri"]))
+        if ref not in refs:
+            refs.append(ref)
+    return tuple(refs)
 
 
 def conversation_title(raw: bytes, required: bool) -> str:
