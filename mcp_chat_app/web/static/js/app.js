@@ -5,6 +5,7 @@ import { USER_PATTERN, session, userJson } from "./api.js";
 import { conversationList } from "./conversations.js";
 import { t, translatePage } from "./i18n.js";
 import { addAssistantMessage, element } from "./reply.js";
+import { resourcePicker } from "./resources.js";
 import { streamChat } from "./stream.js";
 
 const HEALTH_INTERVAL_MS = 15000;
@@ -19,6 +20,8 @@ const ui = {
   sidebar: $("sidebar"), toggleChats: $("toggle-chats"), lightbox: $("lightbox"),
 };
 
+const picker = resourcePicker({ button: $("attach"), dialog: $("resource-picker"), list: $("resource-list"),
+  chips: $("attached") });
 let busy = false;
 let controller = null; // aborts the answer in flight (the stop button)
 
@@ -243,7 +246,7 @@ async function submit() {
   ui.message.value = "";
   growComposer();
   addUserMessage(text);
-  await run(newReply(text), requestBody(text));
+  await run(newReply(text), { ...requestBody(text), attachments: picker.take() });
 }
 
 async function regenerate(old, question) {

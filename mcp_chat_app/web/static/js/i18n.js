@@ -59,6 +59,11 @@ const STRINGS = {
     historyFailed: "Could not load the chat: {0}",
     requestFailed: "The request failed (HTTP {0})",
     tokenPrompt: "API token for {0} (mcp-chat token {0})",
+    attachTitle: "Attach a resource",
+    attachAdd: "Attach",
+    attachRemove: "Remove {0}",
+    attachLoading: "Loading…",
+    attachNone: "No server offers resources",
   },
   zh: {
     title: "天气助手",
@@ -119,6 +124,11 @@ const STRINGS = {
     historyFailed: "无法加载对话：{0}",
     requestFailed: "请求失败（HTTP {0}）",
     tokenPrompt: "{0} 的 API 令牌（mcp-chat token {0}）",
+    attachTitle: "附加资源",
+    attachAdd: "附加",
+    attachRemove: "移除 {0}",
+    attachLoading: "加载中…",
+    attachNone: "没有服务提供资源",
   },
 };
 
