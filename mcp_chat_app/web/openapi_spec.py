@@ -61,8 +61,8 @@ _SCHEMAS: dict[str, Any] = {
                         f"than {MAX_ATTACHED_CHARS} characters is cut, with a note saying so; an unknown server or "
                         "URI is a 404, a server down a 503", "items": {
                             "type": "object", "required": ["server", "uri"], "additionalProperties": False,
-                            "properties": {"server": {"type": "string", "minLength": 1},
-                                           "uri": {"type": "string", "minLength": 1}}}}}},
+                            "properties": {key: {"type": "string", "minLength": 1, "pattern": MESSAGE_PATTERN}
+                                           for key in ("server", "uri")}}}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
