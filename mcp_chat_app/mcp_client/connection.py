@@ -53,6 +53,7 @@ _BACKOFF_MAX_S = 30.0
 _CONNECT_TIMEOUT_S = 30.0
 _HEALTH_TIMEOUT_S = 5.0
 _RELISTEN_DELAY_S = 1.0
+_MAX_SUBSCRIPTIONS = 32  # resource URIs one session subscribes to (and keeps the last read of)
 # The SDK's own HTTP defaults: a long read timeout, because a server may hold a response stream open.
 _HTTP_TIMEOUT_S, _HTTP_READ_TIMEOUT_S = 30.0, 300.0
 # Errors that mean the session itself is gone (process died, HTTP server dropped), not that a tool failed.
@@ -214,7 +215,7 @@ class ServerConnection:
         """Read `uri` on the live session (errors as `call_tool`'s; the server's refusal is an MCPError). With
         `subscribe`, a server that supports `resources/subscribe` is subscribed to it, and the read is kept until
         the server says it changed (`notifications/resources/updated`): later reads of it cost no round trip."""
-        if uri in self._kept_reads:
+        if uri in self._kept_reads and self._ready.is_set():
             return self._kept_reads[uri]
         client = await self._live_client(timeout)
         async with asyncio.timeout(timeout), self._session_errors():
@@ -232,10 +233,16 @@ class ServerConnection:
         capability = client.server_capabilities.resources
         if not (capability and capability.subscribe) or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return False
+        if uri not in self._subscribed and len(self._subscribed) >= _MAX_SUBSCRIPTIONS:
+            return False  # what is kept stays bounded: past this, reads are simply made each time
         if uri not in self._subscribed:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # deprecated only for 2026-07-28 sessions
-                await client.subscribe_resource(uri)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # deprecated only for 2026-07-28 sessions
+                    await client.subscribe_resource(uri)
+            except MCPError as error:  # refused: the read is still made, just not kept
+                logger.info("MCP server %s: no subscription to %s (%s)", self.spec.name, uri, error.message)
+                return False
             self._subscribed.add(uri)
         return True
 
