@@ -8,6 +8,7 @@ from mcp_chat_app.history import DEFAULT_CONVERSATION
 from mcp_chat_app.web.requests import (
     CONVERSATION_PATTERN,
     MAX_MESSAGE_CHARS,
+    MAX_PROFILE_CHARS,
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
     TITLE_PATTERN,
@@ -62,7 +63,13 @@ _SCHEMAS: dict[str, Any] = {
                         "URI is a 404, a server down a 503", "items": {
                             "type": "object", "required": ["server", "uri"], "additionalProperties": False,
                             "properties": {key: {"type": "string", "minLength": 1, "pattern": MESSAGE_PATTERN}
-                                           for key in ("server", "uri")}}}}},
+                                           for key in ("server", "uri")}}},
+        "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS,
+                    "description": "the model profile (GET /profiles) for this turn; stored as the conversation's "
+                                   "once answered, and used by its later turns that send none (without one ever: "
+                                   "the gateway's default). 400 `unknown_profile` (the message lists the known "
+                                   "ones) or `profile_unavailable` (with the reason); 409 when the conversation's "
+                                   "stored profile is gone or unavailable, 503 when the default is unavailable"}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
@@ -86,7 +93,8 @@ _SCHEMAS: dict[str, Any] = {
         "notices": {"type": "array", "items": {"$ref": "#/components/schemas/Notice"}},
         "answer_source": {"type": "string", "enum": ["model", "composed"],
                           "description": "a model's checked answer, or one composed from the tool data"},
-        "conversation": {"type": "string", "description": "the conversation the turn was stored in"}}},
+        "conversation": {"type": "string", "description": "the conversation the turn was stored in"},
+        "profile": {"type": "string", "description": "the model profile that answered"}}},
     "ChatEvent": {"type": "object", "description": "one SSE event; `data` is JSON (`done` carries a ChatResponse)",
                   "required": ["event", "data"], "properties": {
                       "event": {"type": "string",
@@ -101,7 +109,21 @@ _SCHEMAS: dict[str, Any] = {
     "Conversation": {"type": "object", "properties": {
         "id": _CONVERSATION_ID, "title": {"type": "string", "description": "\"\" until one is given"},
         "turns": {"type": "integer", "description": "stored messages (a question and its answer are two)"},
-        "created_at": {"type": "number"}, "updated_at": {"type": "number", "description": "Unix seconds"}}},
+        "created_at": {"type": "number"}, "updated_at": {"type": "number", "description": "Unix seconds"},
+        "profile": {"type": ["string", "null"], "description": "the model profile its turns use; null until a turn "
+                    "picks one (the gateway's default)"}}},
+    "ProfileEndpoint": {"type": "object", "properties": {
+        "model": {"type": "string"}, "host": {"type": "string", "description": "host[:port] of the base URL"}}},
+    "Profile": {"type": "object", "required": ["name", "default", "available", "reason"], "properties": {
+        "name": {"type": "string"},
+        "model": {"type": "string", "description": "the model that writes the answers"},
+        "host": {"type": "string", "description": "host[:port] of its base URL (no key, no path)"},
+        "router": {"$ref": "#/components/schemas/ProfileEndpoint", "description": "hybrid profiles only"},
+        "writer": {"$ref": "#/components/schemas/ProfileEndpoint", "description": "hybrid profiles only"},
+        "default": {"type": "boolean", "description": "the gateway's default (MCP_CHAT_PROFILE)"},
+        "available": {"type": "boolean"},
+        "reason": {"type": ["string", "null"],
+                   "description": "why it is unavailable, e.g. `OPENAI_API_KEY is not set`"}}},
     "ConversationTitle": {"type": "object", "properties": {"title": _TITLE}},
     "ConversationRename": {"type": "object", "required": ["title"], "properties": {"title": _TITLE}},
     "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
@@ -154,7 +176,7 @@ _PATHS: dict[str, Any] = {
         "responses": {"200": {"description": "the answer (JSON), or an SSE stream when stream=true",
                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}},
                                           "text/event-stream": {"schema": {"$ref": "#/components/schemas/ChatEvent"}}}},
-                      **_errors(400, 401, 403, 404, 413, 415, 500, 502, 503, 504)}}},
+                      **_errors(400, 401, 403, 404, 409, 413, 415, 500, 502, 503, 504)}}},
     "/chat/{user}/history": {
         "get": {"summary": "The default conversation's turns", "parameters": [_USER], "security": _USER_AUTH,
                 "responses": {"200": _json({"$ref": "#/components/schemas/History"}, "oldest first"),
@@ -209,6 +231,12 @@ _PATHS: dict[str, Any] = {
                    "parameters": [_USER, _CONVERSATION], "security": _USER_AUTH,
                    "responses": {"200": _json({"type": "object"}, "how many turns were deleted"),
                                  **_errors(400, 401, 403, 404)}}},
+    "/profiles": {"get": {
+        "summary": "The model profiles a conversation may pick (`profile` in POST /chat/{user}), without secrets",
+        "responses": {"200": _json({"type": "object", "properties": {
+            "default": {"type": "string"},
+            "profiles": {"type": "array", "items": {"$ref": "#/components/schemas/Profile"}}}},
+            "in the configuration's order")}}},
     "/servers": {
         "get": {"summary": "The MCP server registry with each server's state", "security": _USER_AUTH,
                 "responses": {"200": _json({"type": "object"}, "servers"), **_errors(401)}},

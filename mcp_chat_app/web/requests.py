@@ -18,6 +18,7 @@ USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
 CONVERSATION_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 MAX_MESSAGE_CHARS = 8000
 MAX_TITLE_CHARS = 100
+MAX_PROFILE_CHARS = 64
 MAX_ATTACHMENTS = 3  # resources attached to one message (each is cut to chat/attachments.py's size)
 _USER_ID = re.compile(USER_PATTERN)
 _CONVERSATION_ID = re.compile(CONVERSATION_PATTERN)
@@ -52,6 +53,7 @@ class ChatRequest:
     confirm_tools: bool = False  # ask the (streaming) user before every tool call
     regenerate: bool = False  # answer again in place of the conversation's last answer
     units: str | None = None  # the user's standing preference, passed to the tools (`_meta.units`)
+    profile: str | None = None  # the model profile for this turn and the conversation's next ones
     attachments: tuple[ResourceRef, ...] = ()
 
 
@@ -108,7 +110,8 @@ def _checked_text(name: str, value: str) -> str:
 
 def chat_request(raw: bytes) -> ChatRequest:
     """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "conversation"?: id,
-    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "attachments"?: [{server, uri}]}`."""
+    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "profile"?: str,
+    "attachments"?: [{server, uri}]}`."""
     body = json_object(raw)
     message = body.get("message")
     if not isinstance(message, str) or not message.strip():
@@ -120,8 +123,12 @@ def chat_request(raw: bytes) -> ChatRequest:
     units = body.get("units")
     if units not in (None, *UNIT_SYSTEMS):
         raise GatewayError(400, "bad_request", f"'units' must be one of {', '.join(UNIT_SYSTEMS)}")
+    profile = body.get("profile")
+    if profile is not None and (not isinstance(profile, str) or not 0 < len(profile) <= MAX_PROFILE_CHARS):
+        raise GatewayError(400, "bad_request", f"'profile' must be a profile name (1-{MAX_PROFILE_CHARS} characters)")
     return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), conversation,
                        _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units,
+                       None if profile is None else _checked_text("profile", profile),
                        _attachments(body.get("attachments", [])))
 
 

@@ -17,6 +17,7 @@ from mcp_chat_app.mcp_client.elicitation import Answer, Asker, Decision, Invalid
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
 from mcp_chat_app.web.routes.body import authorized_user, json_body
+from mcp_chat_app.web.routes.profiles import turn_profile
 from mcp_chat_app.web.routes.resources import read_resource
 from mcp_chat_app.web.sse import Emit, event_stream
 
@@ -24,8 +25,8 @@ logger = logging.getLogger(__name__)
 blueprint = Blueprint("chat", __name__)
 
 
-def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None, cancellation: Cancellation,
-            attachments: tuple[Attachment, ...]) -> dict[str, Any]:
+def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit: Emit | None,
+            cancellation: Cancellation, attachments: tuple[Attachment, ...]) -> dict[str, Any]:
     budget = resources.config.history_token_budget
     stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
     if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
@@ -34,9 +35,9 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
     # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes).
     asker: Asker | None = (resources.elicitations.asker(user, emit, body.confirm_tools)
                            if emit is not None else None)
-    result = resources.pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit,
-                                    cancellation=cancellation, asker=asker, units=body.units,
-                                    attachments=attachments)
+    pipeline = resources.pipelines.pipeline(profile)
+    result = pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit, cancellation=cancellation,
+                          asker=asker, units=body.units, attachments=attachments)
     # Saved only after a full answer that can still be delivered: a failed request, or one whose client went
     # away, leaves the history as it was (a follow-up must not build on a reply the user never saw). The answer
     # keeps its calls: a follow-up question inherits their places and days.
@@ -45,8 +46,9 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
     resources.history.append(user, [{"role": "user", "content": body.message},
                                     {"role": "assistant", "content": result.response, "calls": result.calls,
                                      "notices": reply["notices"], "images": reply["images"]}],
-                             conversation=body.conversation, replace_last=body.regenerate)
-    return {**reply, "conversation": body.conversation}
+                             conversation=body.conversation, replace_last=body.regenerate,
+                             profile=body.profile)  # a profile the request picked stays the conversation's
+    return {**reply, "conversation": body.conversation, "profile": profile}
 
 
 @blueprint.post("/chat/<user>")
@@ -55,8 +57,10 @@ def chat(user: str) -> Any:
     user = authorized_user(user)
     body = chat_request(json_body())
     resources = gateway()
-    if resources.history.conversation(user, body.conversation) is None:
+    conversation = resources.history.conversation(user, body.conversation)
+    if conversation is None:
         raise GatewayError(404, "unknown_conversation", f"{user!r} has no conversation {body.conversation!r}")
+    profile = turn_profile(resources.pipelines, body.profile, conversation)
     # Read before the turn starts, so a bad one is this request's HTTP error; subscribed where the server can,
     # so attaching it again next turn costs no read until it changes.
     attachments = tuple(Attachment.of(read_resource(ref.server, ref.uri, subscribe=True)) for ref in body.attachments)
@@ -65,7 +69,7 @@ def chat(user: str) -> Any:
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body, None, cancellation, attachments))
+            return jsonify(_answer(resources, user, body, profile, None, cancellation, attachments))
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -76,7 +80,7 @@ def chat(user: str) -> Any:
         # A long prefill (a cold prompt on a slow CPU) shows as it goes: `prefill` events until the first token.
         set_progress_listener(lambda progress: emit("prefill", {"done": progress.done, "total": progress.total}))
         try:
-            emit("done", _answer(resources, user, body, emit, cancellation, attachments))
+            emit("done", _answer(resources, user, body, profile, emit, cancellation, attachments))
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:

@@ -4,6 +4,7 @@
 import { USER_PATTERN, session, userJson } from "./api.js";
 import { conversationList } from "./conversations.js";
 import { t, translatePage } from "./i18n.js";
+import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
 import { addAssistantMessage, element } from "./reply.js";
 import { resourcePicker } from "./resources.js";
 import { streamChat } from "./stream.js";
@@ -112,8 +113,9 @@ async function openConversation(id) {
   ui.toggleChats.setAttribute("aria-expanded", "false");
   clearMessages();
   try {
-    const { messages } = await userJson(`/conversations/${encodeURIComponent(id)}`, { cache: "no-store" });
+    const { messages, profile } = await userJson(`/conversations/${encodeURIComponent(id)}`, { cache: "no-store" });
     if (generation !== loadGeneration) return; // switched again meanwhile
+    showProfile(profile);
     let last = null;
     for (const message of messages) {
       if (message.role === "user") {
@@ -218,6 +220,7 @@ async function run(reply, body) {
     const outcome = await streamChat(body, reply, controller.signal, scrollToEnd,
       (message) => setBanner("request", message));
     if (outcome === "stopped") reply.markStopped();
+    else if (body.profile) profileKept(body.profile); // the gateway stored the switch with the answer
     setBanner("request", null);
   } catch (error) {
     const message = error instanceof TypeError ? t("gatewayDown") : error.message;
@@ -237,7 +240,7 @@ async function run(reply, body) {
 
 function requestBody(message) {
   return { message, use_tools: ui.useTools.checked, confirm_tools: ui.confirmTools.checked,
-    conversation: session.conversation };
+    conversation: session.conversation, profile: pickedProfile() };
 }
 
 async function submit() {
@@ -305,5 +308,6 @@ for (const example of document.querySelectorAll(".example")) {
 ui.userInput.value = session.user;
 rememberUser(session.user);
 loadUser();
+loadProfiles();
 checkHealth();
 setInterval(checkHealth, HEALTH_INTERVAL_MS);

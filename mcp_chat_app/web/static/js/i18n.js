@@ -64,6 +64,9 @@ const STRINGS = {
     attachRemove: "Remove {0}",
     attachLoading: "Loading…",
     attachNone: "No server offers resources",
+    model: "Model",
+    modelTitle: "The model that answers in this chat; a change applies from the next message",
+    unavailable: "unavailable",
   },
   zh: {
     title: "天气助手",
@@ -129,6 +132,9 @@ const STRINGS = {
     attachRemove: "移除 {0}",
     attachLoading: "加载中…",
     attachNone: "没有服务提供资源",
+    model: "模型",
+    modelTitle: "本对话使用的模型；更改从下一条消息起生效",
+    unavailable: "不可用",
   },
 };
 
