@@ -13,10 +13,12 @@ from mcp_chat_app.web.requests import (
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
     TITLE_PATTERN,
+    MAX_ATTACHMENTS,
     TOOL_NAME_PATTERN,
     UNIT_SYSTEMS,
     USER_PATTERN,
 )
+from mcp_chat_app.chat.attachments import MAX_ATTACHED_CHARS
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{USER_PATTERN}$"}}
@@ -59,6 +61,13 @@ _SCHEMAS: dict[str, Any] = {
         "regenerate": {"type": "boolean", "default": False,
                        "description": "answer again: the conversation's last question and answer are left out of "
                                       "the model's context and replaced by this turn once it is answered"},
+        "attachments": {"type": "array", "maxItems": MAX_ATTACHMENTS, "description": "resources (GET /resources) "
+                        "the gateway reads and gives the writer as the user's, not as tool results; a text longer "
+                        f"than {MAX_ATTACHED_CHARS} characters is cut, with a note saying so; an unknown server or "
+                        "URI is a 404, a server down a 503", "items": {
+                            "type": "object", "required": ["server", "uri"], "additionalProperties": False,
+                            "properties": {key: {"type": "string", "minLength": 1, "pattern": MESSAGE_PATTERN}
+                                           for key in ("server", "uri")}}},
         "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS,
                     "description": "the model profile (GET /profiles) for this turn; stored as the conversation's "
                                    "once answered, and used by its later turns that send none (without one ever: "
@@ -142,6 +151,18 @@ _SCHEMAS: dict[str, Any] = {
                         "items": {"$ref": "#/components/schemas/Notice"}},
             "images": {"type": "array", "description": "on an answer: its images (charts), when it had any",
                        "items": {"type": "object"}}}}}}},
+    "ResourceEntry": {"type": "object", "description": "a resource (`uri`) or a template (`uriTemplate`, RFC 6570: "
+                      "the client fills its {variables})", "properties": {
+                          "server": {"type": "string"}, "name": {"type": "string"}, "uri": {"type": "string"},
+                          "uriTemplate": {"type": "string"}, "mimeType": {"type": ["string", "null"]},
+                          "description": {"type": "string"}}},
+    "ResourceRead": {"type": "object", "properties": {
+        "server": {"type": "string"}, "uri": {"type": "string"},
+        "contents": {"type": "array", "items": {"type": "object", "properties": {
+            "uri": {"type": "string"}, "mimeType": {"type": ["string", "null"]},
+            "text": {"type": "string", "description": "a text part"},
+            "blob": {"type": "string", "contentEncoding": "base64", "description": "a binary part, base64"},
+            "size": {"type": "integer", "description": "a binary part's bytes"}}}}}},
     "ServerEntry": {"type": "object", "required": ["name"], "description": "an mcp_servers.json entry plus its name",
                     "properties": {"name": {"type": "string"}, "command": {"type": "string"},
                                    "args": {"type": "array", "items": {"type": "string"}},
@@ -155,6 +176,9 @@ _SCHEMAS: dict[str, Any] = {
                                    "excluded_tools": {"type": "array", "items": {"type": "string"}},
                                    "confirm": {"type": "boolean", "default": False,
                                                "description": "ask the chat's user before each call of its tools"},
+                                   "resource_tool": {"type": "boolean", "default": False,
+                                                     "description": "offer the router `gateway__read_resource` "
+                                                                    "for this server's resources"},
                                    "oauth": {"oneOf": [{"type": "boolean"}, {"type": "object", "properties": {
                                        "scope": {"type": "string"}}}]}}},
 }
@@ -274,6 +298,19 @@ _PATHS: dict[str, Any] = {
         "parameters": [{"name": "state", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
                        *({"name": key, "in": "query", "schema": {"type": "string"}} for key in ("code", "iss", "error"))],
         "responses": {"200": _json({"type": "object"}, "the code reached the waiting flow"), **_errors(400, 404)}}},
+    "/resources": {"get": {
+        "summary": "Every connected server's MCP resources and resource templates", "security": _USER_AUTH,
+        "responses": {"200": _json({"type": "object", "properties": {
+            "resources": {"type": "array", "items": {"$ref": "#/components/schemas/ResourceEntry"}},
+            "templates": {"type": "array", "items": {"$ref": "#/components/schemas/ResourceEntry"}}}},
+            "resources and templates"), **_errors(401)}}},
+    "/resources/read": {"get": {
+        "summary": "Read one resource (a template's URI filled in); binary parts come base64 in the JSON",
+        "security": _USER_AUTH,
+        "parameters": [{"name": key, "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}}
+                       for key in ("server", "uri")],
+        "responses": {"200": _json({"$ref": "#/components/schemas/ResourceRead"}, "the resource's contents"),
+                      **_errors(400, 401, 404, 503, 504)}}},
     "/tools": {"get": {"summary": "Every exposed tool, named server__tool", "security": _USER_AUTH,
                        "responses": {"200": _json({"type": "object"}, "tools"), **_errors(401)}}},
     "/media/{media_id}": {"get": {

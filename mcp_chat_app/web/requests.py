@@ -22,6 +22,7 @@ MAX_TITLE_CHARS = 100
 MAX_PROFILE_CHARS = 64
 # A server's or tool's name as a policy rule keys it: MCP's tool-name alphabet (server names are a subset).
 TOOL_NAME_PATTERN = r"[A-Za-z0-9_.-]{1,128}"
+MAX_ATTACHMENTS = 3  # resources attached to one message (each is cut to chat/attachments.py's size)
 _USER_ID = re.compile(USER_PATTERN)
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _CONVERSATION_ID = re.compile(CONVERSATION_PATTERN)
@@ -38,6 +39,14 @@ UNIT_SYSTEMS = ("metric", "imperial")
 
 
 @dataclass(frozen=True)
+class ResourceRef:
+    """A resource attached to a message: which server, which URI (GET /resources lists them)."""
+
+    server: str
+    uri: str
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     """A validated `POST /chat/<user>` body."""
 
@@ -49,6 +58,7 @@ class ChatRequest:
     regenerate: bool = False  # answer again in place of the conversation's last answer
     units: str | None = None  # the user's standing preference, passed to the tools (`_meta.units`)
     profile: str | None = None  # the model profile for this turn and the conversation's next ones
+    attachments: tuple[ResourceRef, ...] = ()
 
 
 def checked_user(user: str) -> str:
@@ -111,7 +121,8 @@ def _checked_text(name: str, value: str) -> str:
 
 def chat_request(raw: bytes) -> ChatRequest:
     """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "conversation"?: id,
-    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "profile"?: str}`."""
+    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "profile"?: str,
+    "attachments"?: [{server, uri}]}`."""
     body = json_object(raw)
     message = body.get("message")
     if not isinstance(message, str) or not message.strip():
@@ -128,7 +139,23 @@ def chat_request(raw: bytes) -> ChatRequest:
         raise GatewayError(400, "bad_request", f"'profile' must be a profile name (1-{MAX_PROFILE_CHARS} characters)")
     return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), conversation,
                        _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units,
-                       None if profile is None else _checked_text("profile", profile))
+                       None if profile is None else _checked_text("profile", profile),
+                       _attachments(body.get("attachments", [])))
+
+
+def _attachments(value: Any) -> tuple[ResourceRef, ...]:
+    """`[{"server": str, "uri": str}, ...]`, at most MAX_ATTACHMENTS, each once."""
+    if not isinstance(value, list) or len(value) > MAX_ATTACHMENTS:
+        raise GatewayError(400, "bad_request", f"'attachments' must be a list of at most {MAX_ATTACHMENTS} objects")
+    refs = []
+    for item in value:
+        if not isinstance(item, dict) or set(item) != {"server", "uri"} or \
+                not all(isinstance(item[key], str) and item[key] for key in ("server", "uri")):
+            raise GatewayError(400, "bad_request", "each attachment must be {\"server\": str, \"uri\": str}")
+        ref = ResourceRef(_checked_text("server", item["server"]), _checked_text("uri", item["uri"]))
+        if ref not in refs:
+            refs.append(ref)
+    return tuple(refs)
 
 
 def conversation_title(raw: bytes, required: bool) -> str:

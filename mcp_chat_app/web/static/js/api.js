@@ -8,9 +8,15 @@ function tokenKey(user) {
   return `mcp-chat.token.${user}`;
 }
 
+const userPath = (path) => `/chat/${encodeURIComponent(session.user)}${path}`;
+
 // `path` under /chat/<user>; JSON bodies are sent as JSON.
-export async function userFetch(path, options = {}) {
-  const base = `/chat/${encodeURIComponent(session.user)}${path}`;
+export function userFetch(path, options = {}) {
+  return gatewayFetch(userPath(path), options);
+}
+
+// Any gateway route, with the user's token (the read routes, such as /resources, take it too).
+export async function gatewayFetch(base, options = {}) {
   const send = () => {
     const headers = { ...(options.headers || {}) };
     const token = localStorage.getItem(tokenKey(session.user));
@@ -36,8 +42,13 @@ export function errorMessage(body, status) {
 }
 
 // The JSON of a user route, or an Error with the gateway's message.
-export async function userJson(path, options = {}) {
-  const response = await userFetch(path, options);
+export function userJson(path, options = {}) {
+  return gatewayJson(userPath(path), options);
+}
+
+// The JSON of any gateway route, or an Error with the gateway's message.
+export async function gatewayJson(url, options = {}) {
+  const response = await gatewayFetch(url, options);
   const body = await response.json().catch(() => null);
   if (!response.ok) throw new Error(errorMessage(body, response.status));
   return body;

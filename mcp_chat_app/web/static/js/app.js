@@ -7,6 +7,7 @@ import { conversationList } from "./conversations.js";
 import { t, translatePage } from "./i18n.js";
 import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
 import { addAssistantMessage, element } from "./reply.js";
+import { resourcePicker } from "./resources.js";
 import { streamChat } from "./stream.js";
 
 const HEALTH_INTERVAL_MS = 15000;
@@ -21,6 +22,8 @@ const ui = {
   sidebar: $("sidebar"), toggleChats: $("toggle-chats"), lightbox: $("lightbox"),
 };
 
+const picker = resourcePicker({ button: $("attach"), dialog: $("resource-picker"), list: $("resource-list"),
+  chips: $("attached") });
 let busy = false;
 let controller = null; // aborts the answer in flight (the stop button)
 
@@ -248,7 +251,7 @@ async function submit() {
   ui.message.value = "";
   growComposer();
   addUserMessage(text);
-  await run(newReply(text), requestBody(text));
+  await run(newReply(text), { ...requestBody(text), attachments: picker.take() });
 }
 
 async function regenerate(old, question) {
