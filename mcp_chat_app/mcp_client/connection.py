@@ -16,7 +16,8 @@ import shutil
 import sys
 import time
 import warnings
-from contextlib import AsyncExitStack
+from collections.abc import Iterator
+from contextlib import AsyncExitStack, contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -29,11 +30,13 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.dispatcher import ProgressFnT
-from mcp_types import CONNECTION_CLOSED, CallToolResult, ElicitRequestFormParams, ElicitResult, Tool
+from mcp_types import (CONNECTION_CLOSED, CallToolResult, ElicitRequestFormParams, ElicitResult, GetPromptResult,
+                       Prompt, Tool)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_chat_app.mcp_client.elicitation import CANCELLED, Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings, ServerAuthorization
+from mcp_chat_app.mcp_client.prompts import check_arguments, find_prompt
 from mcp_chat_app.mcp_client.registry import ServerSpec
 
 logger = logging.getLogger(__name__)
@@ -119,7 +122,7 @@ class ServerConnection:
         self.tools: list[Tool] = []
         self.instructions = ""  # the server's own usage notes (initialize result), shown to the router
         self.resources: list[str] = []
-        self.prompts: list[str] = []
+        self.prompts: list[Prompt] = []  # as listed (`prompts/list`), refreshed on list changes
         self.last_error: str | None = None
         self.restarts = 0
         self.protocol_version: str | None = None  # negotiated on the live session
@@ -181,23 +184,47 @@ class ServerConnection:
         """Call a tool on the live session (`meta` goes out as the request's `_meta`; `on_progress` gets the
         server's progress notifications for it); ServerUnavailable if the session is down or breaks, InvalidToolAnswer
         if the result breaks the tool's outputSchema."""
+        client = await self._live_client(timeout)
+        try:
+            with self._drops_as_unavailable():
+                async with asyncio.timeout(timeout) as deadline:
+                    call = _Call(tool, current_asker.get(), deadline)
+                    _current_call.set(call)
+                    self._calls.add(call)
+                    try:
+                        return await client.call_tool(tool, arguments, progress_callback=on_progress, meta=meta)
+                    finally:
+                        self._calls.discard(call)
+        except RuntimeError as error:
+            if not any(words in str(error) for words in _OUTPUT_SCHEMA_ERRORS):
+                raise
+            raise InvalidToolAnswer(str(error)) from error
+
+    async def get_prompt(self, name: str, arguments: dict[str, str], timeout: float) -> GetPromptResult:
+        """MCP `prompts/get` on the live session, once `arguments` fit the prompt as listed: UnknownPrompt or
+        BadPromptArguments before anything is sent, ServerUnavailable as for tools, MCPError as the server says."""
+        client = await self._live_client(timeout)
+        check_arguments(self.spec.name, find_prompt(self.spec.name, self.prompts, name), arguments)
+        with self._drops_as_unavailable():
+            async with asyncio.timeout(timeout):
+                return await client.get_prompt(name, arguments)
+
+    async def _live_client(self, timeout: float) -> Client:
+        """The session's client, waiting up to `timeout` for a reconnect; ServerUnavailable if none comes."""
         if not self._ready.is_set():
             self._retry_now.set()  # a caller is waiting: skip what is left of the backoff
         if not await self.wait_ready(timeout) or self._client is None:
             reason = self.last_error or "no MCP handshake yet"
             raise ServerUnavailable(f"server {self.spec.name!r} is not connected: {reason}")
-        client = self._client
+        return self._client
+
+    @contextmanager
+    def _drops_as_unavailable(self) -> Iterator[None]:
+        """A request's failure that means the session is gone marks it lost and raises ServerUnavailable."""
         try:
-            async with asyncio.timeout(timeout) as deadline:
-                call = _Call(tool, current_asker.get(), deadline)
-                _current_call.set(call)
-                self._calls.add(call)
-                try:
-                    return await client.call_tool(tool, arguments, progress_callback=on_progress, meta=meta)
-                finally:
-                    self._calls.discard(call)
+            yield
         except TimeoutError:
-            raise  # TimeoutError is an OSError, but it means a slow tool, not a dead session
+            raise  # TimeoutError is an OSError, but it means a slow server, not a dead session
         except MCPError as error:
             if error.code == CONNECTION_CLOSED:
                 self._mark_lost(f"connection closed: {error.message}")
@@ -206,10 +233,6 @@ class ServerConnection:
         except _TRANSPORT_ERRORS as error:
             self._mark_lost(f"transport error: {error!r}")
             raise ServerUnavailable(f"server {self.spec.name!r} dropped the connection") from error
-        except RuntimeError as error:
-            if not any(words in str(error) for words in _OUTPUT_SCHEMA_ERRORS):
-                raise
-            raise InvalidToolAnswer(str(error)) from error
 
     def _mark_lost(self, reason: str) -> None:
         if self._ready.is_set():
@@ -350,7 +373,7 @@ class ServerConnection:
         if capabilities.resources:
             self.resources = [r.uri for r in await self._list_all(client.list_resources, "resources")]
         if capabilities.prompts:
-            self.prompts = [p.name for p in await self._list_all(client.list_prompts, "prompts")]
+            self.prompts = await self._list_all(client.list_prompts, "prompts")
 
     @staticmethod
     async def _list_all(list_page: Any, attribute: str) -> list[Any]:

@@ -4,6 +4,7 @@ conversation's history (the other conversations: routes/conversations.py)."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
@@ -13,9 +14,11 @@ from mcp_chat_app.gateway import Gateway, gateway
 from mcp_chat_app.history import most_turns_within, trim_to_budget
 from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
 from mcp_chat_app.mcp_client.elicitation import Answer, Asker, Decision, InvalidAnswer, Kind, UnknownQuestion
+from mcp_chat_app.mcp_client.prompts import RenderedPrompt
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
 from mcp_chat_app.web.routes.body import authorized_user, json_body
+from mcp_chat_app.web.routes.prompts import rendered_prompt
 from mcp_chat_app.web.sse import Emit, event_stream
 
 logger = logging.getLogger(__name__)
@@ -23,7 +26,7 @@ blueprint = Blueprint("chat", __name__)
 
 
 def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
-            cancellation: Cancellation) -> dict[str, Any]:
+            cancellation: Cancellation, prompt: RenderedPrompt | None = None) -> dict[str, Any]:
     budget = resources.config.history_token_budget
     stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
     if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
@@ -43,7 +46,7 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
                                     {"role": "assistant", "content": result.response, "calls": result.calls,
                                      "notices": reply["notices"], "images": reply["images"]}],
                              conversation=body.conversation, replace_last=body.regenerate)
-    return {**reply, "conversation": body.conversation}
+    return {**reply, "conversation": body.conversation, **({"prompt": prompt.to_json()} if prompt else {})}
 
 
 @blueprint.post("/chat/<user>")
@@ -54,12 +57,16 @@ def chat(user: str) -> Any:
     resources = gateway()
     if resources.history.conversation(user, body.conversation) is None:
         raise GatewayError(404, "unknown_conversation", f"{user!r} has no conversation {body.conversation!r}")
+    # A prompt is rendered before any answer starts, so its errors are plain HTTP errors even for a stream.
+    prompt = rendered_prompt(body.prompt) if body.prompt else None
+    if prompt is not None:
+        body = replace(body, message=prompt.text)
     # A client that hangs up cancels the work: the LLM generation is aborted and the tool calls are cancelled.
     cancellation = Cancellation()
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body, None, cancellation))
+            return jsonify(_answer(resources, user, body, None, cancellation, prompt))
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -70,7 +77,7 @@ def chat(user: str) -> Any:
         # A long prefill (a cold prompt on a slow CPU) shows as it goes: `prefill` events until the first token.
         set_progress_listener(lambda progress: emit("prefill", {"done": progress.done, "total": progress.total}))
         try:
-            emit("done", _answer(resources, user, body, emit, cancellation))
+            emit("done", _answer(resources, user, body, emit, cancellation, prompt))
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:
