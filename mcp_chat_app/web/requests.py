@@ -25,6 +25,8 @@ _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 _CONTROL_CHARACTERS = re.compile(f"[{_CONTROL}]")
 # The same rules for the OpenAPI document: no control character, at least one visible character.
 MESSAGE_PATTERN = f"^[^{_CONTROL}]*[^\\s{_CONTROL}][^{_CONTROL}]*$"
+# Any text without control characters (a prompt's server, name and argument values).
+TEXT_PATTERN = f"^[^{_CONTROL}]*$"
 # A title is one line: no line breaks either.
 TITLE_PATTERN = f"^[^{_CONTROL}\\n\\r]*[^\\s{_CONTROL}][^{_CONTROL}\\n\\r]*$"
 
