@@ -3,10 +3,14 @@ listed by GET /prompts, and answered as a chat turn (`prompt` in place of `messa
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
 
+PAGED_SERVER = {"command": "python", "args": [str(Path(__file__).parent / "paged_prompts_server.py")], "timeout": 5}
 # A server that exits at once: it stays down, and GET /prompts must say so rather than fail.
 BROKEN_SERVER = {"command": "python", "args": ["-c", "import sys; sys.exit('broken on purpose')"], "timeout": 2}
 PARIS_REPORT = {"server": "weather", "name": "weather_report", "arguments": {"city": "Paris", "language": "French"}}
@@ -16,7 +20,7 @@ PARIS_TEXT = "Write a short weather report for Paris in French."
 @pytest.fixture(scope="module")
 def gateway(fake_llm, tmp_path_factory):
     process = GatewayProcess(tmp_path_factory.mktemp("gateway_prompts"),
-                             {"weather": WEATHER_SERVER, "broken": BROKEN_SERVER}, fake_llm.url)
+                             {"weather": WEATHER_SERVER, "paged": PAGED_SERVER, "broken": BROKEN_SERVER}, fake_llm.url)
     yield process
     process.stop()
 
@@ -38,6 +42,20 @@ def test_the_weather_servers_prompts_are_listed_with_their_arguments(gateway):
     (down,) = body["unavailable"]
     assert down["server"] == "broken" and down["error"]
     assert not any(p["server"] == "broken" for p in body["prompts"])
+
+
+def _paged_prompts(gateway) -> list[str]:
+    return [p["name"] for p in gateway.get("/prompts").json()["prompts"] if p["server"] == "paged"]
+
+
+def test_every_page_is_listed_and_a_list_change_is_followed(gateway, fake_llm):
+    assert _paged_prompts(gateway) == ["first", "second", "third"]  # three pages of one
+    fake_llm.script({"tool_calls": [{"name": "paged__add_prompt", "arguments": {}}]}, {"content": "Added."})
+    assert gateway.chat("pat", {"message": "add the late prompt"}).json()["tool_calls"][0]["is_error"] is False
+    deadline = time.monotonic() + 10
+    while "late" not in _paged_prompts(gateway) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _paged_prompts(gateway) == ["first", "second", "third", "late"]
 
 
 def test_a_prompt_is_rendered_answered_and_stored_as_its_text(gateway, fake_llm):
