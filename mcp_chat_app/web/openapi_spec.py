@@ -8,6 +8,7 @@ from mcp_chat_app.history import DEFAULT_CONVERSATION
 from mcp_chat_app.web.requests import (
     CONVERSATION_PATTERN,
     MAX_MESSAGE_CHARS,
+    MAX_PROFILE_CHARS,
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
     TEXT_PATTERN,
@@ -56,7 +57,13 @@ _SCHEMAS: dict[str, Any] = {
                                          "registered with `confirm`; without a stream such calls are not made"},
         "regenerate": {"type": "boolean", "default": False,
                        "description": "answer again: the conversation's last question and answer are left out of "
-                                      "the model's context and replaced by this turn once it is answered"}}},
+                                      "the model's context and replaced by this turn once it is answered"},
+        "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS,
+                    "description": "the model profile (GET /profiles) for this turn; stored as the conversation's "
+                                   "once answered, and used by its later turns that send none (without one ever: "
+                                   "the gateway's default). 400 `unknown_profile` (the message lists the known "
+                                   "ones) or `profile_unavailable` (with the reason); 409 when the conversation's "
+                                   "stored profile is gone or unavailable, 503 when the default is unavailable"}}},
     "PromptRequest": {"type": "object", "required": ["server", "name"], "description": (
         "an MCP prompt (GET /prompts) answered in place of `message`: the gateway calls `prompts/get` and the "
         "text of its messages (text content and embedded text resources, in order, whatever their role) becomes "
@@ -100,6 +107,7 @@ _SCHEMAS: dict[str, Any] = {
         "answer_source": {"type": "string", "enum": ["model", "composed"],
                           "description": "a model's checked answer, or one composed from the tool data"},
         "conversation": {"type": "string", "description": "the conversation the turn was stored in"},
+        "profile": {"type": "string", "description": "the model profile that answered"},
         "prompt": {"type": "object", "description": "only for a `prompt` request: the text it was rendered to",
                    "properties": {"server": {"type": "string"}, "name": {"type": "string"},
                                   "text": {"type": "string"},
@@ -119,7 +127,21 @@ _SCHEMAS: dict[str, Any] = {
     "Conversation": {"type": "object", "properties": {
         "id": _CONVERSATION_ID, "title": {"type": "string", "description": "\"\" until one is given"},
         "turns": {"type": "integer", "description": "stored messages (a question and its answer are two)"},
-        "created_at": {"type": "number"}, "updated_at": {"type": "number", "description": "Unix seconds"}}},
+        "created_at": {"type": "number"}, "updated_at": {"type": "number", "description": "Unix seconds"},
+        "profile": {"type": ["string", "null"], "description": "the model profile its turns use; null until a turn "
+                    "picks one (the gateway's default)"}}},
+    "ProfileEndpoint": {"type": "object", "properties": {
+        "model": {"type": "string"}, "host": {"type": "string", "description": "host[:port] of the base URL"}}},
+    "Profile": {"type": "object", "required": ["name", "default", "available", "reason"], "properties": {
+        "name": {"type": "string"},
+        "model": {"type": "string", "description": "the model that writes the answers"},
+        "host": {"type": "string", "description": "host[:port] of its base URL (no key, no path)"},
+        "router": {"$ref": "#/components/schemas/ProfileEndpoint", "description": "hybrid profiles only"},
+        "writer": {"$ref": "#/components/schemas/ProfileEndpoint", "description": "hybrid profiles only"},
+        "default": {"type": "boolean", "description": "the gateway's default (MCP_CHAT_PROFILE)"},
+        "available": {"type": "boolean"},
+        "reason": {"type": ["string", "null"],
+                   "description": "why it is unavailable, e.g. `OPENAI_API_KEY is not set`"}}},
     "ConversationTitle": {"type": "object", "properties": {"title": _TITLE}},
     "ConversationRename": {"type": "object", "required": ["title"], "properties": {"title": _TITLE}},
     "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
@@ -157,7 +179,7 @@ _PATHS: dict[str, Any] = {
         "responses": {"200": {"description": "the answer (JSON), or an SSE stream when stream=true",
                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}},
                                           "text/event-stream": {"schema": {"$ref": "#/components/schemas/ChatEvent"}}}},
-                      **_errors(400, 401, 403, 404, 413, 415, 500, 502, 503, 504)}}},
+                      **_errors(400, 401, 403, 404, 409, 413, 415, 500, 502, 503, 504)}}},
     "/chat/{user}/history": {
         "get": {"summary": "The default conversation's turns", "parameters": [_USER], "security": _USER_AUTH,
                 "responses": {"200": _json({"$ref": "#/components/schemas/History"}, "oldest first"),
@@ -212,6 +234,12 @@ _PATHS: dict[str, Any] = {
                    "parameters": [_USER, _CONVERSATION], "security": _USER_AUTH,
                    "responses": {"200": _json({"type": "object"}, "how many turns were deleted"),
                                  **_errors(400, 401, 403, 404)}}},
+    "/profiles": {"get": {
+        "summary": "The model profiles a conversation may pick (`profile` in POST /chat/{user}), without secrets",
+        "responses": {"200": _json({"type": "object", "properties": {
+            "default": {"type": "string"},
+            "profiles": {"type": "array", "items": {"$ref": "#/components/schemas/Profile"}}}},
+            "in the configuration's order")}}},
     "/servers": {
         "get": {"summary": "The MCP server registry with each server's state", "security": _USER_AUTH,
                 "responses": {"200": _json({"type": "object"}, "servers"), **_errors(401)}},

@@ -18,6 +18,7 @@ USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
 CONVERSATION_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 MAX_MESSAGE_CHARS = 8000
 MAX_TITLE_CHARS = 100
+MAX_PROFILE_CHARS = 64
 _USER_ID = re.compile(USER_PATTERN)
 _CONVERSATION_ID = re.compile(CONVERSATION_PATTERN)
 # C0 controls and DEL, except tab and line breaks that people really type.
@@ -54,6 +55,7 @@ class ChatRequest:
     confirm_tools: bool = False  # ask the (streaming) user before every tool call
     regenerate: bool = False  # answer again in place of the conversation's last answer
     units: str | None = None  # the user's standing preference, passed to the tools (`_meta.units`)
+    profile: str | None = None  # the model profile for this turn and the conversation's next ones
     prompt: PromptRequest | None = None  # given instead of `message`, which the rendered prompt then becomes
 
 
@@ -110,8 +112,8 @@ def _checked_text(name: str, value: str) -> str:
 
 def chat_request(raw: bytes) -> ChatRequest:
     """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "conversation"?: id,
-    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial"}`, or `"prompt"` in place of
-    `"message"` (an MCP prompt to render and answer)."""
+    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "profile"?: str}`, or `"prompt"` in
+    place of `"message"` (an MCP prompt to render and answer)."""
     body = json_object(raw)
     prompt = prompt_request(body["prompt"]) if "prompt" in body else None
     if prompt is not None and "message" in body:
@@ -121,8 +123,12 @@ def chat_request(raw: bytes) -> ChatRequest:
     units = body.get("units")
     if units not in (None, *UNIT_SYSTEMS):
         raise GatewayError(400, "bad_request", f"'units' must be one of {', '.join(UNIT_SYSTEMS)}")
+    profile = body.get("profile")
+    if profile is not None and (not isinstance(profile, str) or not 0 < len(profile) <= MAX_PROFILE_CHARS):
+        raise GatewayError(400, "bad_request", f"'profile' must be a profile name (1-{MAX_PROFILE_CHARS} characters)")
     return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), conversation,
-                       _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units, prompt)
+                       _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units,
+                       None if profile is None else _checked_text("profile", profile), prompt)
 
 
 def checked_message(message: Any, name: str = "message") -> str:

@@ -18,6 +18,7 @@ from mcp_chat_app.mcp_client.prompts import RenderedPrompt
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
 from mcp_chat_app.web.routes.body import authorized_user, json_body
+from mcp_chat_app.web.routes.profiles import turn_profile
 from mcp_chat_app.web.routes.prompts import rendered_prompt
 from mcp_chat_app.web.sse import Emit, event_stream
 
@@ -25,7 +26,7 @@ logger = logging.getLogger(__name__)
 blueprint = Blueprint("chat", __name__)
 
 
-def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
+def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit: Emit | None,
             cancellation: Cancellation, prompt: RenderedPrompt | None = None) -> dict[str, Any]:
     budget = resources.config.history_token_budget
     stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
@@ -35,8 +36,9 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
     # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes).
     asker: Asker | None = (resources.elicitations.asker(user, emit, body.confirm_tools)
                            if emit is not None else None)
-    result = resources.pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit,
-                                    cancellation=cancellation, asker=asker, units=body.units)
+    pipeline = resources.pipelines.pipeline(profile)
+    result = pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit, cancellation=cancellation,
+                          asker=asker, units=body.units)
     # Saved only after a full answer that can still be delivered: a failed request, or one whose client went
     # away, leaves the history as it was (a follow-up must not build on a reply the user never saw). The answer
     # keeps its calls: a follow-up question inherits their places and days.
@@ -45,8 +47,10 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
     resources.history.append(user, [{"role": "user", "content": body.message},
                                     {"role": "assistant", "content": result.response, "calls": result.calls,
                                      "notices": reply["notices"], "images": reply["images"]}],
-                             conversation=body.conversation, replace_last=body.regenerate)
-    return {**reply, "conversation": body.conversation, **({"prompt": prompt.to_json()} if prompt else {})}
+                             conversation=body.conversation, replace_last=body.regenerate,
+                             profile=body.profile)  # a profile the request picked stays the conversation's
+    return {**reply, "conversation": body.conversation, "profile": profile,
+            **({"prompt": prompt.to_json()} if prompt else {})}
 
 
 @blueprint.post("/chat/<user>")
@@ -55,8 +59,10 @@ def chat(user: str) -> Any:
     user = authorized_user(user)
     body = chat_request(json_body())
     resources = gateway()
-    if resources.history.conversation(user, body.conversation) is None:
+    conversation = resources.history.conversation(user, body.conversation)
+    if conversation is None:
         raise GatewayError(404, "unknown_conversation", f"{user!r} has no conversation {body.conversation!r}")
+    profile = turn_profile(resources.pipelines, body.profile, conversation)
     # A prompt is rendered before any answer starts, so its errors are plain HTTP errors even for a stream.
     prompt = rendered_prompt(body.prompt) if body.prompt else None
     if prompt is not None:
@@ -66,7 +72,7 @@ def chat(user: str) -> Any:
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body, None, cancellation, prompt))
+            return jsonify(_answer(resources, user, body, profile, None, cancellation, prompt))
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -77,7 +83,7 @@ def chat(user: str) -> Any:
         # A long prefill (a cold prompt on a slow CPU) shows as it goes: `prefill` events until the first token.
         set_progress_listener(lambda progress: emit("prefill", {"done": progress.done, "total": progress.total}))
         try:
-            emit("done", _answer(resources, user, body, emit, cancellation, prompt))
+            emit("done", _answer(resources, user, body, profile, emit, cancellation, prompt))
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:

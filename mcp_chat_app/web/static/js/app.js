@@ -4,6 +4,7 @@
 import { USER_PATTERN, session, userJson } from "./api.js";
 import { conversationList } from "./conversations.js";
 import { t, translatePage } from "./i18n.js";
+import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
 import { promptLabel, promptPicker } from "./prompts.js";
 import { addAssistantMessage, element } from "./reply.js";
 import { streamChat } from "./stream.js";
@@ -111,8 +112,9 @@ async function openConversation(id) {
   ui.toggleChats.setAttribute("aria-expanded", "false");
   clearMessages();
   try {
-    const { messages } = await userJson(`/conversations/${encodeURIComponent(id)}`, { cache: "no-store" });
+    const { messages, profile } = await userJson(`/conversations/${encodeURIComponent(id)}`, { cache: "no-store" });
     if (generation !== loadGeneration) return; // switched again meanwhile
+    showProfile(profile);
     let last = null;
     for (const message of messages) {
       if (message.role === "user") {
@@ -219,6 +221,7 @@ async function run(reply, body) {
     const outcome = await streamChat(body, reply, controller.signal, scrollToEnd,
       (message) => setBanner("request", message));
     if (outcome === "stopped") reply.markStopped();
+    else if (body.profile) profileKept(body.profile); // the gateway stored the switch with the answer
     setBanner("request", null);
   } catch (error) {
     const message = error instanceof TypeError ? t("gatewayDown") : error.message;
@@ -238,7 +241,7 @@ async function run(reply, body) {
 
 function requestBody(question) {
   return { ...(typeof question === "string" ? { message: question } : question), use_tools: ui.useTools.checked,
-    confirm_tools: ui.confirmTools.checked, conversation: session.conversation };
+    confirm_tools: ui.confirmTools.checked, conversation: session.conversation, profile: pickedProfile() };
 }
 
 async function submit() {
@@ -317,5 +320,6 @@ promptPicker({ input: ui.message, opener: ui.prompts, panel: ui.promptPanel, sen
 ui.userInput.value = session.user;
 rememberUser(session.user);
 loadUser();
+loadProfiles();
 checkHealth();
 setInterval(checkHealth, HEALTH_INTERVAL_MS);

@@ -59,6 +59,9 @@ const STRINGS = {
     historyFailed: "Could not load the chat: {0}",
     requestFailed: "The request failed (HTTP {0})",
     tokenPrompt: "API token for {0} (mcp-chat token {0})",
+    model: "Model",
+    modelTitle: "The model that answers in this chat; a change applies from the next message",
+    unavailable: "unavailable",
   },
   zh: {
     title: "天气助手",
@@ -119,6 +122,9 @@ const STRINGS = {
     historyFailed: "无法加载对话：{0}",
     requestFailed: "请求失败（HTTP {0}）",
     tokenPrompt: "{0} 的 API 令牌（mcp-chat token {0}）",
+    model: "模型",
+    modelTitle: "本对话使用的模型；更改从下一条消息起生效",
+    unavailable: "不可用",
   },
 };
 
