@@ -4,28 +4,15 @@ the rendered prompt. Screenshots under artifacts/."""
 
 from __future__ import annotations
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.support.gateway_processes import REPO
 
-from .conftest import start_chromium
+from .conftest import wait_for
 
 ARTIFACTS = REPO / "artifacts"
 RENDERED_START = "Write a short weather report for Paris in French."
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = start_chromium("en-US")
-    yield driver
-    driver.quit()
-
-
-def _wait(driver, condition, timeout: float = 60):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition())
 
 
 def _items(browser) -> list[str]:
@@ -37,13 +24,13 @@ def test_slash_lists_the_prompts_and_a_filled_form_is_answered(browser, weather_
     browser.get(weather_gateway.url)
     browser.execute_script("localStorage.setItem('mcp-chat.user', 'prompt_user')")
     browser.get(weather_gateway.url)
-    _wait(browser, lambda: browser.find_element(By.ID, "welcome").is_displayed())
+    wait_for(browser, lambda: browser.find_element(By.ID, "welcome").is_displayed())
     message = browser.find_element(By.ID, "message")
 
     message.send_keys("/")
-    _wait(browser, lambda: set(_items(browser)) == {"/weather_report", "/trip_planning"})
+    wait_for(browser, lambda: set(_items(browser)) == {"/weather_report", "/trip_planning"})
     message.send_keys("trip")
-    _wait(browser, lambda: _items(browser) == ["/trip_planning"])
+    wait_for(browser, lambda: _items(browser) == ["/trip_planning"])
     message.send_keys(Keys.ESCAPE)
     assert not browser.find_element(By.ID, "prompt-panel").is_displayed()
 
@@ -51,11 +38,11 @@ def test_slash_lists_the_prompts_and_a_filled_form_is_answered(browser, weather_
     message.send_keys(Keys.CONTROL, "a")
     message.send_keys(Keys.BACKSPACE)
     message.send_keys("/wea")
-    _wait(browser, lambda: _items(browser) == ["/weather_report"])
+    wait_for(browser, lambda: _items(browser) == ["/weather_report"])
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "prompts_menu.png"))
     message.send_keys(Keys.ENTER)
-    form = _wait(browser, lambda: browser.find_element(By.CSS_SELECTOR, "#prompt-panel .prompt-form"))
+    form = wait_for(browser, lambda: browser.find_element(By.CSS_SELECTOR, "#prompt-panel .prompt-form"))
     assert not browser.find_elements(By.CSS_SELECTOR, ".message")  # nothing was sent yet
     city, language = form.find_elements(By.TAG_NAME, "input")
     assert city.get_attribute("name") == "city" and city.get_attribute("required") == "true"
@@ -67,7 +54,7 @@ def test_slash_lists_the_prompts_and_a_filled_form_is_answered(browser, weather_
 
     fake_llm.script({"content": "Paris : doux et sec, pas de pluie."})
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    _wait(browser, lambda: browser.find_element(By.CSS_SELECTOR, ".message.assistant .meta").text)
+    wait_for(browser, lambda: browser.find_element(By.CSS_SELECTOR, ".message.assistant .meta").text)
     question, answer = (b.text for b in browser.find_elements(By.CSS_SELECTOR, ".message .bubble"))
     # The user's bubble ends up with the rendered prompt, as the history keeps it; the model read that text.
     assert question.startswith(RENDERED_START) and answer == "Paris : doux et sec, pas de pluie."
@@ -81,10 +68,10 @@ def test_slash_lists_the_prompts_and_a_filled_form_is_answered(browser, weather_
 def test_the_prompts_button_opens_the_menu_and_a_missing_argument_is_refused(browser, weather_gateway):
     browser.get(weather_gateway.url)
     browser.find_element(By.ID, "prompts").click()
-    _wait(browser, lambda: set(_items(browser)) == {"/weather_report", "/trip_planning"})
+    wait_for(browser, lambda: set(_items(browser)) == {"/weather_report", "/trip_planning"})
     next(item for item in browser.find_elements(By.CSS_SELECTOR, ".prompt-item")
          if "/trip_planning" in item.text).click()
-    form = _wait(browser, lambda: browser.find_element(By.CSS_SELECTOR, "#prompt-panel .prompt-form"))
+    form = wait_for(browser, lambda: browser.find_element(By.CSS_SELECTOR, "#prompt-panel .prompt-form"))
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     # The required field stops the submit in the page itself: the form stays, nothing is asked.
     assert browser.find_element(By.CSS_SELECTOR, "#prompt-panel .prompt-form").is_displayed()
