@@ -11,6 +11,7 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
+from mcp_chat_app.history.approval_rules import SqliteApprovalRules
 from mcp_chat_app.llm.profiles import ModelRoles, load_every_profile, load_roles
 from mcp_chat_app.mcp_client.elicitation import Elicitations
 from mcp_chat_app.mcp_client.manager import McpManager
@@ -39,6 +40,7 @@ class Gateway:
     access: AccessPolicy
     elicitations: Elicitations  # tools' questions waiting for their users
     warm_up: WarmUp
+    approvals: SqliteApprovalRules  # the users' remembered approval decisions
 
     def close(self) -> None:
         """Stop the warm-up, MCP sessions (and their server processes), and close the history store."""
@@ -84,6 +86,7 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         access=access,
         elicitations=Elicitations(config.elicitation_timeout_s),
         warm_up=warm_up,
+        approvals=SqliteApprovalRules(config.data_dir / "approvals.sqlite3"),
     )
 
 

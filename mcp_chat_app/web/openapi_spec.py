@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_chat_app.history import DEFAULT_CONVERSATION
+from mcp_chat_app.mcp_client.approval_policy import DECISIONS, REMEMBER
 from mcp_chat_app.web.requests import (
     CONVERSATION_PATTERN,
     MAX_MESSAGE_CHARS,
@@ -13,6 +14,7 @@ from mcp_chat_app.web.requests import (
     MESSAGE_PATTERN,
     TEXT_PATTERN,
     TITLE_PATTERN,
+    TOOL_NAME_PATTERN,
     UNIT_SYSTEMS,
     USER_PATTERN,
 )
@@ -24,6 +26,7 @@ _TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "patte
           "description": "one line"}
 _TEXT = {"type": "string", "pattern": TEXT_PATTERN}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
+_TOOL_NAME = {"type": "string", "pattern": f"^{TOOL_NAME_PATTERN}$"}
 _EVENTS = ["prefill", "tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval",
            "approval_closed", "token", "rewrite", "done", "error"]
 _ADMIN = [{"bearerToken": []}]
@@ -53,8 +56,9 @@ _SCHEMAS: dict[str, Any] = {
                          "description": "the conversation whose history the answer follows and joins (404 if the "
                                         "user has none by that id)"},
         "confirm_tools": {"type": "boolean", "default": False,
-                          "description": "ask before every tool call (SSE `approval`), not only those of servers "
-                                         "registered with `confirm`; without a stream such calls are not made"},
+                          "description": "ask before every tool call (SSE `approval`) that the user's policy does "
+                                         "not deny, not only those it would ask about; without a stream such calls "
+                                         "are not made"},
         "regenerate": {"type": "boolean", "default": False,
                        "description": "answer again: the conversation's last question and answer are left out of "
                                       "the model's context and replaced by this turn once it is answered"},
@@ -123,7 +127,19 @@ _SCHEMAS: dict[str, Any] = {
         "content": {"type": "object", "description": "with accept: the form's fields, as the question's schema "
                     "says"}}},
     "ApprovalDecision": {"type": "object", "required": ["decision"], "properties": {
-        "decision": {"type": "string", "enum": ["approve", "deny"]}}},
+        "decision": {"type": "string", "enum": list(DECISIONS)},
+        "remember": {"type": "string", "enum": list(REMEMBER), "default": "once",
+                     "description": "keep the decision for this server's tool: for this conversation (`allow for "
+                                    "this conversation`) or always (per user); only the values the `approval` "
+                                    "event's `remember` offers (a destructive tool: not `conversation`), else 400 "
+                                    "bad_answer"}}},
+    "ApprovalRule": {"type": "object", "properties": {
+        "server": {"type": "string"}, "tool": {"type": "string"},
+        "decision": {"type": "string", "enum": ["allow", "deny"]},
+        "scope": {"type": "string", "enum": ["always", "conversation"]},
+        "conversation": {"type": ["string", "null"], "description": "with scope conversation: which one (the rule "
+                                                                   "is deleted with it)"},
+        "created_at": {"type": "number", "description": "Unix seconds"}}},
     "Conversation": {"type": "object", "properties": {
         "id": _CONVERSATION_ID, "title": {"type": "string", "description": "\"\" until one is given"},
         "turns": {"type": "integer", "description": "stored messages (a question and its answer are two)"},
@@ -205,8 +221,30 @@ _PATHS: dict[str, Any] = {
         "requestBody": {"required": True, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/ApprovalDecision"}}}},
         "responses": {"200": _json({"type": "object", "properties": {
-            "id": {"type": "string"}, "decision": {"type": "string"}, "delivered": {"type": "boolean"}}},
-            "the decision reached the waiting call"), **_errors(400, 401, 403, 404, 413, 415)}}},
+            "id": {"type": "string"}, "decision": {"type": "string"}, "remember": {"type": "string"},
+            "delivered": {"type": "boolean"}}},
+            "the decision reached the waiting call (`remember` only when kept)"),
+            **_errors(400, 401, 403, 404, 413, 415)}}},
+    "/chat/{user}/approvals/policy": {
+        "get": {"summary": "The user's remembered approval decisions, by server and tool", "parameters": [_USER],
+                "security": _USER_AUTH,
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "user": {"type": "string"}, "rules": {"type": "array", "items": {
+                        "$ref": "#/components/schemas/ApprovalRule"}}}}, "rules"), **_errors(400, 401, 403)}},
+        "delete": {"summary": "Forget all of the user's remembered approval decisions", "parameters": [_USER],
+                   "security": _USER_AUTH,
+                   "responses": {"200": _json({"type": "object", "properties": {
+                       "user": {"type": "string"}, "deleted": {"type": "integer"}}}, "how many rules went"),
+                       **_errors(400, 401, 403)}}},
+    "/chat/{user}/approvals/policy/{server}/{tool}": {"delete": {
+        "summary": "Forget the decisions remembered for one tool (with `conversation`: only that conversation's)",
+        "parameters": [_USER, {"name": "server", "in": "path", "required": True, "schema": _TOOL_NAME},
+                       {"name": "tool", "in": "path", "required": True, "schema": _TOOL_NAME},
+                       {"name": "conversation", "in": "query", "required": False, "schema": _CONVERSATION_ID}],
+        "security": _USER_AUTH,
+        "responses": {"200": _json({"type": "object", "properties": {
+            "user": {"type": "string"}, "server": {"type": "string"}, "tool": {"type": "string"},
+            "deleted": {"type": "integer"}}}, "how many rules went"), **_errors(400, 401, 403, 404)}}},
     "/chat/{user}/conversations": {
         "get": {"summary": "The user's conversations, the default one included, most recently used first",
                 "parameters": [_USER], "security": _USER_AUTH,

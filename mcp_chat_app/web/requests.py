@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_chat_app.history import DEFAULT_CONVERSATION
-from mcp_chat_app.mcp_client.elicitation import ACTIONS, DECISIONS, Answer, Decision
+from mcp_chat_app.mcp_client.approval_policy import DECISIONS, REMEMBER, UserDecision
+from mcp_chat_app.mcp_client.elicitation import ACTIONS, Answer
 from mcp_chat_app.web.errors import GatewayError
 
 USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
@@ -19,7 +20,10 @@ CONVERSATION_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 MAX_MESSAGE_CHARS = 8000
 MAX_TITLE_CHARS = 100
 MAX_PROFILE_CHARS = 64
+# A server's or tool's name as a policy rule keys it: MCP's tool-name alphabet (server names are a subset).
+TOOL_NAME_PATTERN = r"[A-Za-z0-9_.-]{1,128}"
 _USER_ID = re.compile(USER_PATTERN)
+_TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _CONVERSATION_ID = re.compile(CONVERSATION_PATTERN)
 # C0 controls and DEL, except tab and line breaks that people really type.
 _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
@@ -72,6 +76,13 @@ def checked_conversation(conversation: Any) -> str:
         raise GatewayError(400, "bad_conversation",
                            "a conversation id is 1-64 characters of letters, digits, '_' and '-'")
     return conversation
+
+
+def checked_tool_name(kind: str, name: str) -> str:
+    """A server or tool name from a path, or 400."""
+    if not _TOOL_NAME.fullmatch(name):
+        raise GatewayError(400, "bad_request", f"a {kind} name is 1-128 characters of letters, digits, '_', '.', '-'")
+    return name
 
 
 def json_object(raw: bytes) -> dict[str, Any]:
@@ -183,9 +194,13 @@ def elicitation_answer(raw: bytes) -> Answer:
     return Answer(action, content if action == "accept" else None)
 
 
-def approval_decision(raw: bytes) -> Decision:
-    """Parse a decision on a tool call the gateway asked about: `{"decision": "approve"|"deny"}`."""
-    decision = json_object(raw).get("decision")
+def approval_decision(raw: bytes) -> UserDecision:
+    """Parse a decision on a tool call the gateway asked about: `{"decision": "approve"|"deny",
+    "remember"?: "once"|"conversation"|"always"}` (without `remember`: this call only)."""
+    body = json_object(raw)
+    decision, remember = body.get("decision"), body.get("remember", "once")
     if decision not in DECISIONS:
         raise GatewayError(400, "bad_request", f"'decision' must be one of {', '.join(DECISIONS)}")
-    return decision
+    if remember not in REMEMBER:
+        raise GatewayError(400, "bad_request", f"'remember' must be one of {', '.join(REMEMBER)}")
+    return UserDecision(decision, remember)

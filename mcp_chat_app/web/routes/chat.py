@@ -13,7 +13,8 @@ from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
 from mcp_chat_app.gateway import Gateway, gateway
 from mcp_chat_app.history import most_turns_within, trim_to_budget
 from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
-from mcp_chat_app.mcp_client.elicitation import Answer, Asker, Decision, InvalidAnswer, Kind, UnknownQuestion
+from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, UserDecision
+from mcp_chat_app.mcp_client.elicitation import Answer, InvalidAnswer, Kind, UnknownQuestion
 from mcp_chat_app.mcp_client.prompts import RenderedPrompt
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
@@ -33,9 +34,10 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit
     if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
         stored = stored[:-2]  # the answer being replaced, and its question, are not the conversation before it
     history = trim_to_budget(stored, budget)
-    # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes).
-    asker: Asker | None = (resources.elicitations.asker(user, emit, body.confirm_tools)
-                           if emit is not None else None)
+    # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes);
+    # the user's remembered decisions hold either way.
+    policy = ApprovalPolicy(resources.approvals, user, body.conversation)
+    asker = resources.elicitations.asker(user, emit, body.confirm_tools, policy)
     pipeline = resources.pipelines.pipeline(profile)
     result = pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit, cancellation=cancellation,
                           asker=asker, units=body.units)
@@ -98,7 +100,7 @@ def chat(user: str) -> Any:
     return event_stream(work, on_close=cancellation.cancel)
 
 
-def _deliver(user: str, question_id: str, answer: Answer | Decision, kind: Kind) -> None:
+def _deliver(user: str, question_id: str, answer: Answer | UserDecision, kind: Kind) -> None:
     try:
         gateway().elicitations.answer(user, question_id, answer, kind)
     except UnknownQuestion as error:
@@ -120,11 +122,12 @@ def answer_elicitation(user: str, question_id: str) -> Response:
 
 @blueprint.post("/chat/<user>/approvals/<approval_id>")
 def decide_approval(user: str, approval_id: str) -> Response:
-    """Approve or deny the tool call the gateway asked about during this user's streaming chat (SSE `approval`)."""
+    """Approve or deny the tool call the gateway asked about during this user's streaming chat (SSE `approval`),
+    for this call only or, with `remember`, for the conversation or always."""
     user = authorized_user(user)
     decision = approval_decision(json_body())
     _deliver(user, approval_id, decision, "approval")
-    return jsonify({"id": approval_id, "decision": decision, "delivered": True})
+    return jsonify({"id": approval_id, **decision.to_json(), "delivered": True})
 
 
 @blueprint.get("/chat/<user>/history")

@@ -2,6 +2,7 @@
 // shows each tool call as a collapsible trace with live progress, asks the person what tools ask, draws charts
 // inline, keeps several conversations per user, and says in a banner when the LLM or an MCP server is down.
 import { USER_PATTERN, session, userJson } from "./api.js";
+import { refreshApprovalRules } from "./approvals.js";
 import { conversationList } from "./conversations.js";
 import { t, translatePage } from "./i18n.js";
 import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
@@ -108,6 +109,7 @@ async function openConversation(id) {
   session.conversation = id;
   localStorage.setItem(conversationKey(), id);
   conversations.render();
+  refreshApprovalRules(); // another user's, or a deleted conversation's went with it
   ui.sidebar.classList.remove("open");
   ui.toggleChats.setAttribute("aria-expanded", "false");
   clearMessages();
