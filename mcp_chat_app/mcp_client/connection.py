@@ -35,6 +35,8 @@ from mcp_types import (
     CallToolResult,
     ElicitRequestFormParams,
     ElicitResult,
+    GetPromptResult,
+    Prompt,
     ReadResourceResult,
     Resource,
     ResourceTemplate,
@@ -46,6 +48,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_chat_app.mcp_client.approval_policy import ToolHints
 from mcp_chat_app.mcp_client.elicitation import CANCELLED, Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings, ServerAuthorization
+from mcp_chat_app.mcp_client.prompts import check_arguments, find_prompt
 from mcp_chat_app.mcp_client.registry import ServerSpec
 
 logger = logging.getLogger(__name__)
@@ -133,7 +136,7 @@ class ServerConnection:
         self.instructions = ""  # the server's own usage notes (initialize result), shown to the router
         self.resources: list[Resource] = []
         self.templates: list[ResourceTemplate] = []
-        self.prompts: list[str] = []
+        self.prompts: list[Prompt] = []  # as listed (`prompts/list`), refreshed on list changes
         self.last_error: str | None = None
         self.restarts = 0
         self.protocol_version: str | None = None  # negotiated on the live session
@@ -236,6 +239,14 @@ class ServerConnection:
         if subscribed and self._updates.get(uri, 0) == updates:
             self._kept_reads[uri] = result
         return result
+
+    async def get_prompt(self, name: str, arguments: dict[str, str], timeout: float) -> GetPromptResult:
+        """MCP `prompts/get` on the live session, once `arguments` fit the prompt as listed: UnknownPrompt or
+        BadPromptArguments before anything is sent, ServerUnavailable as for tools, MCPError as the server says."""
+        client = await self._live_client(timeout)
+        check_arguments(self.spec.name, find_prompt(self.spec.name, self.prompts, name), arguments)
+        async with asyncio.timeout(timeout), self._session_errors():
+            return await client.get_prompt(name, arguments)
 
     async def _subscribe(self, client: Client, uri: str) -> bool:
         """Subscribe to `uri` once per session, where the server supports it on this protocol (`resources/subscribe`
@@ -426,7 +437,7 @@ class ServerConnection:
             except MCPError as error:  # templates are optional: a server may not answer `resources/templates/list`
                 logger.info("MCP server %s lists no resource templates: %s", self.spec.name, error.message)
         if capabilities.prompts:
-            self.prompts = [p.name for p in await self._list_all(client.list_prompts, "prompts")]
+            self.prompts = await self._list_all(client.list_prompts, "prompts")
 
     @staticmethod
     async def _list_all(list_page: Any, attribute: str) -> list[Any]:

@@ -20,6 +20,7 @@ from mcp_chat_app.mcp_client.connection import InvalidToolAnswer, ServerConnecti
 from mcp_chat_app.mcp_client.elicitation import Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
 from mcp_chat_app.mcp_client import resource_tool
+from mcp_chat_app.mcp_client.prompts import RenderedPrompt, UnknownPrompt, prompt_entry, render
 from mcp_chat_app.mcp_client.registry import Registry, ServerSpec
 from mcp_chat_app.mcp_client.resources import ResourceEntry, ResourceRead, UnknownServer
 from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome, outcome_from_result
@@ -129,7 +130,7 @@ class McpManager:
                 "protocol_version": connection.protocol_version if connection else None,
                 "tools": [tool.name for tool in connection.tools] if connection else [],
                 "resources": [resource.uri for resource in connection.resources] if connection else [],
-                "prompts": connection.prompts if connection else [],
+                "prompts": [prompt.name for prompt in connection.prompts] if connection else [],
                 "last_error": connection.last_error if connection else None,
                 "config_error": None,
                 "ignored_keys": list(spec.ignored_keys),
@@ -180,6 +181,27 @@ class McpManager:
         """Each live server's usage notes (MCP `instructions`), by server name; servers without notes are left out."""
         return {name: connection.instructions for name, connection in list(self._connections.items())
                 if connection.instructions and connection.tools}
+
+    def prompts(self) -> list[dict[str, Any]]:
+        """Every live server's prompts (`prompts/list`, all pages, refreshed on list changes), as GET /prompts
+        lists them."""
+        return [prompt_entry(name, prompt) for name, connection in list(self._connections.items())
+                if connection.up for prompt in connection.prompts]
+
+    def unavailable(self) -> dict[str, str]:
+        """The enabled servers that are not up now, with why."""
+        return {name: connection.last_error or "not connected yet"
+                for name, connection in list(self._connections.items()) if not connection.up}
+
+    def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> RenderedPrompt:
+        """Fetch (`prompts/get`) and render one prompt; UnknownPrompt, BadPromptArguments, ServerUnavailable,
+        TimeoutError (after the server's timeout) or the server's MCPError."""
+        connection = self._connections.get(server)
+        if connection is None:
+            raise UnknownPrompt("unknown_server", f"no enabled server named {server!r}")
+        timeout = connection.spec.timeout
+        result = self._run(connection.get_prompt(name, arguments, timeout), timeout=2 * timeout + 5)
+        return render(server, name, result)
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
                    on_progress: ProgressCallback | None = None,

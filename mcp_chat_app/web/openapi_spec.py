@@ -12,6 +12,7 @@ from mcp_chat_app.web.requests import (
     MAX_PROFILE_CHARS,
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
+    TEXT_PATTERN,
     TITLE_PATTERN,
     MAX_ATTACHMENTS,
     TOOL_NAME_PATTERN,
@@ -25,6 +26,7 @@ _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "str
 _CONVERSATION_ID = {"type": "string", "pattern": f"^{CONVERSATION_PATTERN}$"}
 _TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN,
           "description": "one line"}
+_TEXT = {"type": "string", "pattern": TEXT_PATTERN}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
 _TOOL_NAME = {"type": "string", "pattern": f"^{TOOL_NAME_PATTERN}$"}
 _EVENTS = ["prefill", "tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval",
@@ -45,8 +47,9 @@ def _errors(*statuses: int) -> dict[str, Any]:
 _SCHEMAS: dict[str, Any] = {
     "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {
         "code": {"type": "string"}, "message": {"type": "string"}}}}},
-    "ChatRequest": {"type": "object", "required": ["message"], "properties": {
+    "ChatRequest": {"type": "object", "oneOf": [{"required": ["message"]}, {"required": ["prompt"]}], "properties": {
         "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS, "pattern": MESSAGE_PATTERN},
+        "prompt": {"$ref": "#/components/schemas/PromptRequest"},
         "use_tools": {"type": "boolean", "default": True},
         "units": {"type": "string", "enum": list(UNIT_SYSTEMS),
                   "description": "the user's unit system, passed to the tools as `_meta.units` (default: metric)"},
@@ -74,6 +77,25 @@ _SCHEMAS: dict[str, Any] = {
                                    "the gateway's default). 400 `unknown_profile` (the message lists the known "
                                    "ones) or `profile_unavailable` (with the reason); 409 when the conversation's "
                                    "stored profile is gone or unavailable, 503 when the default is unavailable"}}},
+    "PromptRequest": {"type": "object", "required": ["server", "name"], "description": (
+        "an MCP prompt (GET /prompts) answered in place of `message`: the gateway calls `prompts/get` and the "
+        "text of its messages (text content and embedded text resources, in order, whatever their role) becomes "
+        "the user's turn and its history entry; images, audio, binary resources and resource links are left out "
+        "(`prompt.left_out` in the answer). 404 unknown_server / unknown_prompt; 400 bad_prompt_arguments (a "
+        "required argument missing or blank, or one the prompt does not declare), prompt_error (the server's own "
+        "error message); 503 server_unavailable; 504 server_timeout"), "properties": {
+        "server": {**_TEXT, "minLength": 1}, "name": {**_TEXT, "minLength": 1},
+        "arguments": {"type": "object", "propertyNames": _TEXT, "additionalProperties": _TEXT, "default": {}}}},
+    "PromptList": {"type": "object", "properties": {
+        "prompts": {"type": "array", "items": {"type": "object", "properties": {
+            "server": {"type": "string"}, "name": {"type": "string"}, "title": {"type": ["string", "null"]},
+            "description": {"type": ["string", "null"]},
+            "arguments": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"}, "description": {"type": ["string", "null"]},
+                "required": {"type": "boolean"}}}}}}},
+        "unavailable": {"type": "array", "description": "enabled servers that are down now, with why",
+                        "items": {"type": "object", "properties": {"server": {"type": "string"},
+                                                                   "error": {"type": "string"}}}}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
@@ -98,7 +120,12 @@ _SCHEMAS: dict[str, Any] = {
         "answer_source": {"type": "string", "enum": ["model", "composed"],
                           "description": "a model's checked answer, or one composed from the tool data"},
         "conversation": {"type": "string", "description": "the conversation the turn was stored in"},
-        "profile": {"type": "string", "description": "the model profile that answered"}}},
+        "profile": {"type": "string", "description": "the model profile that answered"},
+        "prompt": {"type": "object", "description": "only for a `prompt` request: the text it was rendered to",
+                   "properties": {"server": {"type": "string"}, "name": {"type": "string"},
+                                  "text": {"type": "string"},
+                                  "left_out": {"type": "array", "items": {"type": "string"},
+                                               "description": "content types not rendered (image, audio, ...)"}}}}},
     "ChatEvent": {"type": "object", "description": "one SSE event; `data` is JSON (`done` carries a ChatResponse)",
                   "required": ["event", "data"], "properties": {
                       "event": {"type": "string",
@@ -185,7 +212,7 @@ _SCHEMAS: dict[str, Any] = {
 
 _PATHS: dict[str, Any] = {
     "/chat/{user}": {"post": {
-        "summary": "Answer a message, calling MCP tools as needed",
+        "summary": "Answer a message (or an MCP prompt), calling MCP tools as needed",
         "parameters": [_USER], "security": _USER_AUTH,
         "requestBody": {"required": True, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/ChatRequest"}}}},
@@ -313,6 +340,10 @@ _PATHS: dict[str, Any] = {
                       **_errors(400, 401, 404, 503, 504)}}},
     "/tools": {"get": {"summary": "Every exposed tool, named server__tool", "security": _USER_AUTH,
                        "responses": {"200": _json({"type": "object"}, "tools"), **_errors(401)}}},
+    "/prompts": {"get": {"summary": "Every connected server's MCP prompts with their arguments",
+                         "security": _USER_AUTH,
+                         "responses": {"200": _json({"$ref": "#/components/schemas/PromptList"}, "prompts"),
+                                       **_errors(401)}}},
     "/media/{media_id}": {"get": {
         "summary": "An image a tool returned (charts)",
         "parameters": [{"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}],

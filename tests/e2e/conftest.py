@@ -34,6 +34,19 @@ def start_chromium(language: str, width: int = 1100, height: int = 1250) -> webd
     return driver
 
 
+def wait_for(driver: webdriver.Chrome, condition, timeout: float = 60):
+    """What `condition()` returns once it is truthy, polled every 0.1 s (TimeoutException after `timeout` s)."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for a test module, the page's words in English (a module may define its own)."""
+    driver = start_chromium("en-US")
+    yield driver
+    driver.quit()
+
+
 @pytest.fixture(scope="module")
 def english_browser():
     """One headless Chromium per module, the page's words in English."""

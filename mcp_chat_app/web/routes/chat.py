@@ -4,6 +4,7 @@ conversation's history (the other conversations: routes/conversations.py)."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
@@ -15,10 +16,12 @@ from mcp_chat_app.history import most_turns_within, trim_to_budget
 from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
 from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, UserDecision
 from mcp_chat_app.mcp_client.elicitation import Answer, InvalidAnswer, Kind, UnknownQuestion
+from mcp_chat_app.mcp_client.prompts import RenderedPrompt
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
 from mcp_chat_app.web.routes.body import authorized_user, json_body
 from mcp_chat_app.web.routes.profiles import turn_profile
+from mcp_chat_app.web.routes.prompts import rendered_prompt
 from mcp_chat_app.web.routes.resources import read_resource
 from mcp_chat_app.web.sse import Emit, event_stream
 
@@ -27,7 +30,8 @@ blueprint = Blueprint("chat", __name__)
 
 
 def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit: Emit | None,
-            cancellation: Cancellation, attachments: tuple[Attachment, ...]) -> dict[str, Any]:
+            cancellation: Cancellation, attachments: tuple[Attachment, ...],
+            prompt: RenderedPrompt | None = None) -> dict[str, Any]:
     budget = resources.config.history_token_budget
     stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
     if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
@@ -50,7 +54,8 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit
                                      "notices": reply["notices"], "images": reply["images"]}],
                              conversation=body.conversation, replace_last=body.regenerate,
                              profile=body.profile)  # a profile the request picked stays the conversation's
-    return {**reply, "conversation": body.conversation, "profile": profile}
+    return {**reply, "conversation": body.conversation, "profile": profile,
+            **({"prompt": prompt.to_json()} if prompt else {})}
 
 
 @blueprint.post("/chat/<user>")
@@ -63,6 +68,10 @@ def chat(user: str) -> Any:
     if conversation is None:
         raise GatewayError(404, "unknown_conversation", f"{user!r} has no conversation {body.conversation!r}")
     profile = turn_profile(resources.pipelines, body.profile, conversation)
+    # A prompt is rendered before any answer starts, so its errors are plain HTTP errors even for a stream.
+    prompt = rendered_prompt(body.prompt) if body.prompt else None
+    if prompt is not None:
+        body = replace(body, message=prompt.text)
     # Read before the turn starts, so a bad one is this request's HTTP error; subscribed where the server can,
     # so attaching it again next turn costs no read until it changes.
     attachments = tuple(Attachment.of(read_resource(ref.server, ref.uri, subscribe=True)) for ref in body.attachments)
@@ -71,7 +80,7 @@ def chat(user: str) -> Any:
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body, profile, None, cancellation, attachments))
+            return jsonify(_answer(resources, user, body, profile, None, cancellation, attachments, prompt))
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -82,7 +91,7 @@ def chat(user: str) -> Any:
         # A long prefill (a cold prompt on a slow CPU) shows as it goes: `prefill` events until the first token.
         set_progress_listener(lambda progress: emit("prefill", {"done": progress.done, "total": progress.total}))
         try:
-            emit("done", _answer(resources, user, body, profile, emit, cancellation, attachments))
+            emit("done", _answer(resources, user, body, profile, emit, cancellation, attachments, prompt))
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:

@@ -6,6 +6,7 @@ import { refreshApprovalRules } from "./approvals.js";
 import { conversationList } from "./conversations.js";
 import { t, translatePage } from "./i18n.js";
 import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
+import { promptLabel, promptPicker } from "./prompts.js";
 import { addAssistantMessage, element } from "./reply.js";
 import { resourcePicker } from "./resources.js";
 import { streamChat } from "./stream.js";
@@ -19,7 +20,8 @@ const ui = {
   userForm: $("user-form"), userInput: $("user-input"), knownUsers: $("known-users"),
   clearHistory: $("clear-history"), composer: $("composer"), message: $("message"), useTools: $("use-tools"),
   confirmTools: $("confirm-tools"), send: $("send"), stop: $("stop"), newChat: $("new-chat"),
-  sidebar: $("sidebar"), toggleChats: $("toggle-chats"), lightbox: $("lightbox"),
+  sidebar: $("sidebar"), toggleChats: $("toggle-chats"), lightbox: $("lightbox"), prompts: $("prompts"),
+  promptPanel: $("prompt-panel"),
 };
 
 const picker = resourcePicker({ button: $("attach"), dialog: $("resource-picker"), list: $("resource-list"),
@@ -178,11 +180,13 @@ function addUserMessage(text) {
   return wrapper;
 }
 
-function newReply(question) {
+// `question`: the message, or `{prompt}` (then regenerating renders the prompt again).
+function newReply(question, finished) {
   ui.welcome.hidden = true;
   const reply = addAssistantMessage(ui.messages, {
     enlarge: showChart,
     regenerate: () => regenerate(reply, question),
+    finished,
   });
   return reply;
 }
@@ -209,7 +213,7 @@ function setBusy(on) {
   busy = on;
   ui.send.hidden = on;
   ui.stop.hidden = !on;
-  for (const control of [ui.clearHistory, ui.userInput, ui.newChat]) control.disabled = on;
+  for (const control of [ui.clearHistory, ui.userInput, ui.newChat, ui.prompts]) control.disabled = on;
   ui.messages.classList.toggle("busy", on);
 }
 
@@ -240,9 +244,9 @@ async function run(reply, body) {
   }
 }
 
-function requestBody(message) {
-  return { message, use_tools: ui.useTools.checked, confirm_tools: ui.confirmTools.checked,
-    conversation: session.conversation, profile: pickedProfile() };
+function requestBody(question) {
+  return { ...(typeof question === "string" ? { message: question } : question), use_tools: ui.useTools.checked,
+    confirm_tools: ui.confirmTools.checked, conversation: session.conversation, profile: pickedProfile() };
 }
 
 async function submit() {
@@ -252,6 +256,15 @@ async function submit() {
   growComposer();
   addUserMessage(text);
   await run(newReply(text), { ...requestBody(text), attachments: picker.take() });
+}
+
+// An MCP prompt (prompts.js): the bubble shows what was chosen until the answer brings the rendered text.
+async function submitPrompt(prompt) {
+  if (busy) return;
+  growComposer();
+  const bubble = addUserMessage(promptLabel(prompt)).firstChild;
+  const finished = (result) => { if (result.prompt) bubble.textContent = result.prompt.text; };
+  await run(newReply({ prompt }, finished), requestBody({ prompt }));
 }
 
 async function regenerate(old, question) {
@@ -306,6 +319,8 @@ for (const example of document.querySelectorAll(".example")) {
     submit();
   });
 }
+
+promptPicker({ input: ui.message, opener: ui.prompts, panel: ui.promptPanel, send: submitPrompt });
 
 ui.userInput.value = session.user;
 rememberUser(session.user);

@@ -31,7 +31,7 @@ async function copyText(text) {
   }
 }
 
-// `hooks`: {enlarge(image), regenerate()}.
+// `hooks`: {enlarge(image), regenerate(), finished?(result)}.
 export function addAssistantMessage(container, hooks) {
   const wrapper = element("div", "message assistant");
   const trace = element("div", "trace");
@@ -157,6 +157,7 @@ export function addAssistantMessage(container, hooks) {
         meta.textContent = `${result.model} · ${seconds} s${composed}`;
       }
       addActions();
+      hooks.finished?.(result);
     },
   };
 }

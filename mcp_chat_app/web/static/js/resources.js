@@ -1,6 +1,6 @@
 // The "Attach" picker: the servers' MCP resources (GET /resources), a template's {variables} filled in a small
 // form; the chosen ones show as chips above the input and go with the next message as `attachments`.
-import { gatewayJson } from "./api.js";
+import { tokenJson } from "./api.js";
 import { t } from "./i18n.js";
 import { element } from "./reply.js";
 
@@ -76,7 +76,7 @@ export function resourcePicker({ button, dialog, list, chips }) {
     list.replaceChildren(element("li", "picker-empty", t("attachLoading")));
     dialog.showModal();
     try {
-      const { resources, templates } = await gatewayJson("/resources");
+      const { resources, templates } = await tokenJson("/resources");
       const items = [...resources.map((r) => resourceItem(r, choose)), ...templates.map((r) => templateItem(r, choose))];
       list.replaceChildren(...(items.length ? items : [element("li", "picker-empty", t("attachNone"))]));
     } catch (error) {
