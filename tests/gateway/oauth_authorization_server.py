@@ -13,6 +13,7 @@ Run: python tests/gateway/oauth_authorization_server.py PORT
 """
 
 import base64
+import math
 import os
 import secrets
 import sys
@@ -101,8 +102,10 @@ class Provider:
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
         issued["access"].append(access)
         issued["refresh"].append(refresh)
+        # Rounded up: a token lives at least the `expires_in` it is announced with (rounded down it could lapse a
+        # second early, and the client, still trusting it, would get a 401 and ask the person again).
         self.access_tokens[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                                 expires_at=int(time.time()) + ACCESS_TTL_S, resource=resource,
+                                                 expires_at=math.ceil(time.time()) + ACCESS_TTL_S, resource=resource,
                                                  subject=subject)
         self.refresh_tokens[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes,
                                                     resource=resource, subject=subject)

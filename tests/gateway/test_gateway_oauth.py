@@ -1,7 +1,7 @@
 """A remote MCP server behind OAuth 2.1, registered with the gateway like any url server (real processes over
 HTTP): the weather server as resource server (protected-resource metadata, token introspection), the local
 authorization server of oauth_authorization_server.py (registration, PKCE, 2-second access tokens, refresh), the
-gateway, and the test as the person who opens the authorization URL."""
+gateway, and the test as the person who opens the authorization URL (two users: test_gateway_oauth_users.py)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
+from cryptography.fernet import Fernet
 from mcp.client.auth import PKCEParameters
 
 from tests.support.gateway_processes import GatewayProcess, start_weather_http
 from tests.support.processes import free_port, stop, wait_http
 
-ADMIN_TOKEN = "oauth-admin-token"
 ACCESS_TTL_S = 2
 AUTHORIZATION_SERVER = Path(__file__).resolve().parent / "oauth_authorization_server.py"
 
@@ -64,7 +64,7 @@ def protected_weather(authorization_server, tmp_path_factory):
 def gateway(protected_weather, fake_llm, tmp_path_factory):
     process = GatewayProcess(tmp_path_factory.mktemp("oauth_gateway"),
                              {"secure": {"type": "http", "url": protected_weather, "timeout": 20}}, fake_llm.url,
-                             MCP_CHAT_ADMIN_TOKEN=ADMIN_TOKEN)
+                             MCP_CHAT_TOKEN_KEY=Fernet.generate_key().decode())
     yield process
     process.stop()
 
@@ -91,12 +91,10 @@ def test_the_resource_server_sends_clients_to_its_authorization_server(protected
     assert metadata["resource"] == protected_weather and metadata["authorization_servers"] == [authorization_server]
 
 
-def test_a_person_authorizes_once_then_tokens_are_refreshed(gateway, fake_llm, authorization_server, protected_weather):
+def test_a_user_authorizes_once_then_tokens_are_refreshed(gateway, fake_llm, authorization_server, protected_weather):
     pending = _poll(lambda: _secure(gateway), lambda row: row["needs_authorization"])
-    assert pending["needs_authorization"] and not pending["up"] and "needs authorization" in pending["last_error"]
-    assert httpx.get(f"{gateway.url}/servers/secure/authorization").status_code == 401  # admin only
-    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-    authorization_url = gateway.get("/servers/secure/authorization", headers=admin).json()["authorization_url"]
+    assert pending["needs_authorization"] and not pending["up"] and "each user authorizes" in pending["last_error"]
+    authorization_url = httpx.post(f"{gateway.url}/chat/olga/oauth/secure").json()["authorization_url"]
     query = parse_qs(urlparse(authorization_url).query)
     assert query["code_challenge_method"] == ["S256"] and len(query["code_challenge"][0]) == 43  # PKCE
     assert query["resource"] == [protected_weather] and query["scope"] == ["weather"]  # RFC 8707, from the metadata
@@ -105,11 +103,11 @@ def test_a_person_authorizes_once_then_tokens_are_refreshed(gateway, fake_llm, a
     assert redirect.status_code == 302 and redirect.headers["location"].startswith(f"{gateway.url}/oauth/callback?")
     assert httpx.get(f"{gateway.url}/oauth/callback", params={"state": "forged", "code": "x"}).status_code == 404
     callback = httpx.get(redirect.headers["location"])
-    assert callback.status_code == 200 and callback.json()["server"] == "secure"
-    assert _poll(lambda: _secure(gateway), lambda row: row["up"])["up"]
+    assert callback.status_code == 200 and callback.json()["server"] == "secure" and callback.json()["user"] == "olga"
+    assert _poll(lambda: _secure(gateway), lambda row: row["up"])["up"]  # olga's session listed the tools
     assert not _weather_via_chat(gateway, fake_llm, "Tokyo")["is_error"]
     stats = _stats(authorization_server)
-    assert (stats["registrations"], stats["consents"], stats["code_exchanges"]) == (1, 1, 1)
+    assert (stats["registrations"], stats["consents"], stats["code_exchanges"]) == (1, 1, 1)  # one registration
     time.sleep(ACCESS_TTL_S + 0.5)  # the access token has expired: the next request refreshes it first
     assert not _weather_via_chat(gateway, fake_llm, "Lima")["is_error"]
     after = _stats(authorization_server)
@@ -117,11 +115,11 @@ def test_a_person_authorizes_once_then_tokens_are_refreshed(gateway, fake_llm, a
 
 
 def test_a_restarted_gateway_refreshes_its_stored_token_without_asking(gateway, fake_llm, authorization_server):
-    tokens = gateway.work_dir / "data" / "oauth" / "secure.json"
+    tokens = gateway.work_dir / "data" / "oauth" / "secure" / "users" / "olga.fernet"
     assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
     refreshes = _stats(authorization_server)["refreshes"]
     gateway.restart()
-    assert _poll(lambda: _secure(gateway), lambda row: row["up"])["up"]
+    assert _poll(lambda: _secure(gateway), lambda row: row["up"])["up"]  # the stored catalog lists the tools
     assert not _weather_via_chat(gateway, fake_llm, "Cairo")["is_error"]
     stats = _stats(authorization_server)
     assert stats["consents"] == 1 and stats["registrations"] == 1 and stats["refreshes"] > refreshes
