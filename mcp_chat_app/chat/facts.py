@@ -45,7 +45,9 @@ class Notice:
 
     server: str
     text: str
-    kind: str  # "simulated" when the result says its data is simulated, "authorization" (where to sign in), else "notice"
+    # "simulated" when the result says its data is simulated, "authorization" (where the user signs in to the
+    # server), else "notice"
+    kind: str
 
     def to_json(self) -> dict[str, str]:
         return {"server": self.server, "kind": self.kind, "text": self.text}

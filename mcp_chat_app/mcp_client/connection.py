@@ -260,7 +260,8 @@ class ServerConnection:
         stored = self.authorization.storage.server_value("catalog") if self.authorization else None
         if stored:
             self.tools = [tool for tool in map(Tool.model_validate, stored["tools"]) if self.spec.exposes(tool.name)]
-            self.instructions, self.resources, self.prompts = stored["instructions"], stored["resources"], stored["prompts"]
+            self.instructions = stored["instructions"]
+            self.resources, self.prompts = stored["resources"], stored["prompts"]
         self.last_error = None if self.tools else (
             f"each user authorizes it: POST /chat/<user>/oauth/{self.spec.name}, or a first tool call")
         self._settled.set()

@@ -88,7 +88,8 @@ class EncryptedFileStore:
 
     def _path(self, name: str) -> Path:
         parts = name.split("/")
-        if any(part in ("", ".", "..") for part in parts):
+        # Folders must be plain names; the file's own name is safe once suffixed (a user may be called "..").
+        if any(part in ("", ".", "..") for part in parts[:-1]) or not parts[-1]:
             raise ValueError(f"not a document name: {name!r}")
         return self._directory.joinpath(*parts[:-1], parts[-1] + SUFFIX)
 

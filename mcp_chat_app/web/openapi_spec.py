@@ -71,7 +71,8 @@ _SCHEMAS: dict[str, Any] = {
                                                       "authorization_url)"}}},
     "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
                "`response`", "properties": {"server": {"type": "string"},
-                                             "kind": {"type": "string", "enum": ["simulated", "notice", "authorization"]},
+                                             "kind": {"type": "string",
+                                                      "enum": ["simulated", "notice", "authorization"]},
                                              "text": {"type": "string"}}},
     "ChatResponse": {"type": "object", "properties": {
         "response": {"type": "string"},

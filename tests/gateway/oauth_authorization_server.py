@@ -149,6 +149,7 @@ if __name__ == "__main__":
     routes = create_auth_routes(provider, issuer_url=issuer, client_registration_options=ClientRegistrationOptions(
         enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]))
     app = Starlette(routes=[*routes, Route("/introspect", introspect, methods=["POST"]),
-                            Route("/_stats", get_stats, methods=["GET"]), Route("/_issued", get_issued, methods=["GET"]),
+                            Route("/_stats", get_stats, methods=["GET"]),
+                            Route("/_issued", get_issued, methods=["GET"]),
                             Route("/_login", login, methods=["POST"])])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

@@ -26,10 +26,17 @@ def test_without_a_key_nothing_reaches_the_disk(tmp_path, caplog):
     assert store.read("srv") == {"client": {"client_id": "x"}} and list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("name", ["../escape", "srv//ann", "srv/."])
+@pytest.mark.parametrize("name", ["../escape", "srv//ann", "srv/", "srv/../ann"])
 def test_document_names_cannot_leave_the_directory(tmp_path, name):
     with pytest.raises(ValueError):
         open_secret_store(tmp_path, Fernet.generate_key().decode()).write(name, {})
+
+
+def test_a_user_named_dot_dot_stays_inside(tmp_path):
+    store = open_secret_store(tmp_path, Fernet.generate_key().decode())
+    store.write("srv/users/..", {"tokens": {}})
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()] == ["srv/users/...fernet"]
+    assert store.read("srv/users/..") == {"tokens": {}}
 
 
 def test_a_key_that_is_not_a_fernet_key_stops_the_start(tmp_path):
