@@ -11,6 +11,8 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -33,17 +35,26 @@ def _poll(read, until, timeout: float = 20.0):
     return value
 
 
-@pytest.fixture(scope="module")
-def authorization_server(tmp_path_factory):
+@contextmanager
+def running_authorization_server(log_dir: Path, access_ttl_s: int) -> Iterator[str]:
+    """oauth_authorization_server.py on a free port, its access tokens living `access_ttl_s`; yields its URL."""
     port = free_port()
-    log = tmp_path_factory.mktemp("authorization_server") / "as.log"
+    log = log_dir / "as.log"
     process = subprocess.Popen([sys.executable, str(AUTHORIZATION_SERVER), str(port)],
-                               env={**os.environ, "AS_ACCESS_TTL_S": str(ACCESS_TTL_S)},
+                               env={**os.environ, "AS_ACCESS_TTL_S": str(access_ttl_s)},
                                stdout=log.open("w"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    wait_http(f"{url}/_stats", process, log)
-    yield url
-    stop(process)
+    try:
+        wait_http(f"{url}/_stats", process, log)
+        yield url
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="module")
+def authorization_server(tmp_path_factory):
+    with running_authorization_server(tmp_path_factory.mktemp("authorization_server"), ACCESS_TTL_S) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

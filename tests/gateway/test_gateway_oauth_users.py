@@ -5,7 +5,6 @@ call acts as its own user, a user who has not authorized gets the link, never so
 
 from __future__ import annotations
 
-import os
 import stat
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import httpx
 import pytest
 from cryptography.fernet import Fernet
 
-from tests.gateway.test_gateway_oauth import AUTHORIZATION_SERVER, _poll
+from tests.gateway.test_gateway_oauth import _poll, running_authorization_server
 from tests.support.gateway_processes import GatewayProcess
 from tests.support.processes import free_port, stop, wait_http
 
@@ -25,15 +24,8 @@ TOKEN_KEY = Fernet.generate_key().decode()
 
 @pytest.fixture(scope="module")
 def authorization_server(tmp_path_factory):
-    port = free_port()
-    log = tmp_path_factory.mktemp("users_as") / "as.log"
-    process = subprocess.Popen([sys.executable, str(AUTHORIZATION_SERVER), str(port)],
-                               env={**os.environ, "AS_ACCESS_TTL_S": "60"}, stdout=log.open("w"),
-                               stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    wait_http(f"{url}/_stats", process, log)
-    yield url
-    stop(process)
+    with running_authorization_server(tmp_path_factory.mktemp("users_as"), access_ttl_s=60) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
