@@ -64,7 +64,7 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
     router = LlmClient(roles.router, config.llm_hung_after_s)
     writer = router if not roles.hybrid else LlmClient(roles.writer, config.llm_hung_after_s)
     if manager is None:
-        oauth = OAuthSettings(redirect_uri=config.oauth_callback_url,
+        oauth = OAuthSettings(redirect_uri=config.oauth_callback_url, idle_s=config.oauth_idle_s,
                               store=open_secret_store(config.data_dir / "oauth", config.token_key))
         manager = McpManager.from_registry(load_registry(config.servers_config), config.data_dir / "logs",
                                            config.health_interval_s, oauth)

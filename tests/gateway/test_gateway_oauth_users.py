@@ -59,6 +59,10 @@ def _consent(authorization_server: str, gateway: GatewayProcess, person: str, au
     return callback.json()
 
 
+def _server(gateway: GatewayProcess) -> dict:
+    return next(row for row in gateway.get("/servers").json()["servers"] if row["name"] == "ident")
+
+
 def _authorizations(gateway: GatewayProcess, user: str) -> dict:
     return {row["server"]: row for row in gateway.get(f"/chat/{user}/oauth").json()["servers"]}
 
@@ -77,8 +81,7 @@ def _subject(reply: dict) -> str | None:
 
 
 def test_each_user_acts_as_themselves_and_revokes_only_their_own(gateway, fake_llm, authorization_server):
-    row = _poll(lambda: next(r for r in gateway.get("/servers").json()["servers"] if r["name"] == "ident"),
-                lambda r: r["needs_authorization"])
+    row = _poll(lambda: _server(gateway), lambda r: r["needs_authorization"])
     assert row["needs_authorization"] and row["tools"] == []  # nobody has authorized: no tools known yet
     assert _authorizations(gateway, "alice")["ident"]["connected"] is False
 
@@ -132,6 +135,26 @@ def test_each_user_acts_as_themselves_and_revokes_only_their_own(gateway, fake_l
     assert again["reason"] == "needs_authorization"
     assert _subject(_whoami(gateway, fake_llm, "bob")) == "bob"
     assert httpx.delete(f"{gateway.url}/chat/carol/oauth/ident").json()["revoked"] is False
+
+
+def test_an_idle_session_closes_and_the_next_call_refreshes_without_asking(identity_server, fake_llm,
+                                                                           authorization_server, tmp_path):
+    idle = GatewayProcess(tmp_path, {"ident": {"type": "http", "url": identity_server, "timeout": 20}}, fake_llm.url,
+                          MCP_CHAT_TOKEN_KEY=TOKEN_KEY, MCP_CHAT_OAUTH_IDLE="2")
+    try:
+        _poll(lambda: _authorizations(idle, "dora"), lambda rows: "ident" in rows)
+        started = httpx.post(f"{idle.url}/chat/dora/oauth/ident").json()
+        _consent(authorization_server, idle, "dora", started["authorization_url"])
+        assert _poll(lambda: _server(idle), lambda r: r["up"])["up"]  # dora's session listed the tools
+        assert _subject(_whoami(idle, fake_llm, "dora")) == "dora"
+        closed = _poll(lambda: _authorizations(idle, "dora")["ident"], lambda r: not r["session_up"])
+        assert closed["connected"] and not closed["session_up"]  # the session went, the tokens stayed
+        stats = httpx.get(f"{authorization_server}/_stats").json()
+        assert _subject(_whoami(idle, fake_llm, "dora")) == "dora"  # a new session, from the stored refresh token
+        after = httpx.get(f"{authorization_server}/_stats").json()
+        assert after["consents"] == stats["consents"] and after["refreshes"] > stats["refreshes"]
+    finally:
+        idle.stop()
 
 
 def test_routes_refuse_what_is_not_a_per_user_oauth_server(gateway):
