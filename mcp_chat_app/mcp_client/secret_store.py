@@ -96,6 +96,8 @@ class EncryptedFileStore:
 
 def open_secret_store(directory: Path, key: str | None) -> SecretStore:
     """The encrypted store when a key is configured, else the in-memory one (with a warning)."""
+    for stale in sorted(directory.glob("*.json")):  # the shared flow's files, from before tokens were per user
+        logger.warning("%s holds OAuth tokens in plaintext and is no longer read: delete it", stale)
     if key:
         return EncryptedFileStore(directory, key)
     logger.warning("MCP_CHAT_TOKEN_KEY is not set: OAuth tokens of MCP servers are kept in memory only, and every "

@@ -29,9 +29,8 @@ class AuthorizationNeeded(Exception):
 
     def __init__(self, server: str, user: str | None, url: str | None) -> None:
         self.server, self.user, self.url = server, user, url
-        who = f"{user!r} authorizes" if user else "a signed-in user authorizes"
-        super().__init__(f"server {server!r} acts for each user: it is used once {who} it"
-                         + (f" at {url}" if url else ""))
+        super().__init__(f"To use {server}, authorize it for your account: {url}" if url else
+                         f"server {server!r} acts for each user, and this call is for no user")
 
 
 class UserSessions:

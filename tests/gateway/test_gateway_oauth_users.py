@@ -104,7 +104,8 @@ def test_each_user_acts_as_themselves_and_revokes_only_their_own(gateway, fake_l
     assert authorization["server"] == "ident" and "alice" not in str(done)
     [notice] = [n for n in done["notices"] if n["kind"] == "authorization"]
     assert authorization["authorization_url"] in notice["text"]
-    assert authorization["authorization_url"] in done["response"]
+    assert authorization["authorization_url"] in done["response"], done["response"]
+    assert "authorize it with the link below" in done["response"], done["response"]
     assert _authorizations(gateway, "bob")["ident"]["authorization_url"] == authorization["authorization_url"]
 
     assert _consent(authorization_server, gateway, "bob", authorization["authorization_url"])["user"] == "bob"

@@ -39,6 +39,12 @@ def test_a_user_named_dot_dot_stays_inside(tmp_path):
     assert store.read("srv/users/..") == {"tokens": {}}
 
 
+def test_a_plaintext_token_file_of_the_shared_flow_is_reported(tmp_path, caplog):
+    (tmp_path / "secure.json").write_text('{"tokens": {}}')
+    open_secret_store(tmp_path, Fernet.generate_key().decode())
+    assert "secure.json holds OAuth tokens in plaintext and is no longer read" in caplog.text
+
+
 def test_a_key_that_is_not_a_fernet_key_stops_the_start(tmp_path):
     with pytest.raises(ValueError, match="MCP_CHAT_TOKEN_KEY must be a Fernet key"):
         open_secret_store(tmp_path, "not-a-key")
