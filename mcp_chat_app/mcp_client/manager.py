@@ -206,7 +206,8 @@ class McpManager:
     def authorize(self, name: str, user: str) -> dict[str, Any] | None:
         """Start `user`'s OAuth flow for server `name` (or find it done): its state, or None when `name` is not
         a server that asks each user to authorize."""
-        return self._run(self._authorize(name, user), timeout=self._timeout_of(name) + 5)
+        # The user's session may take its timeout to settle, and as long again to come up.
+        return self._run(self._authorize(name, user), timeout=2 * self._timeout_of(name) + 5)
 
     def revoke_authorization(self, name: str, user: str) -> bool:
         """Close `user`'s session to server `name` and forget their tokens; False if they had none."""

@@ -27,8 +27,8 @@ current_user: ContextVar[str | None] = ContextVar("mcp_user", default=None)
 class AuthorizationNeeded(Exception):
     """The user has not authorized the gateway at this server yet; `url` is where they do (None: no user)."""
 
-    def __init__(self, server: str, user: str | None, url: str | None) -> None:
-        self.server, self.user, self.url = server, user, url
+    def __init__(self, server: str, url: str | None) -> None:
+        self.server, self.url = server, url
         super().__init__(f"To use {server}, authorize it for your account: {url}" if url else
                          f"server {server!r} acts for each user, and this call is for no user")
 
@@ -48,24 +48,23 @@ class UserSessions:
         """`user`'s live session to `shared`'s server; AuthorizationNeeded while that user has not authorized,
         ServerUnavailable when it does not come up."""
         if user is None:
-            raise AuthorizationNeeded(shared.spec.name, None, None)
+            raise AuthorizationNeeded(shared.spec.name, None)
         session = self._open(shared, user)
         await session.wait_settled(timeout)
         url = session.authorization.authorization_url if session.authorization else None
         if url is not None:
-            raise AuthorizationNeeded(shared.spec.name, user, url)
+            raise AuthorizationNeeded(shared.spec.name, url)
         if not session.up and not await session.wait_ready(timeout):
             raise ServerUnavailable(f"server {shared.spec.name!r} is not connected for {user!r}: "
                                     f"{session.last_error or 'no MCP handshake yet'}")
         return session
 
-    async def authorize(self, shared: ServerConnection, user: str, timeout: float) -> str | None:
-        """Start (or find) `user`'s flow: the authorization URL, or None when the user's session is up."""
+    async def authorize(self, shared: ServerConnection, user: str, timeout: float) -> None:
+        """Start (or find) `user`'s flow; `connections` then shows its URL, the session up, or why it is down."""
         try:
             await self.ready(shared, user, timeout)
-        except AuthorizationNeeded as needed:
-            return needed.url
-        return None
+        except (AuthorizationNeeded, ServerUnavailable):
+            pass
 
     def complete(self, state: str, code: str | None, iss: str | None,
                  error: str | None) -> tuple[str, str] | None:
@@ -81,7 +80,8 @@ class UserSessions:
         pending = session.authorization.authorization_url if session and session.authorization else None
         stored = OAuthStorage(self._oauth.store, shared.spec.name, user).user_value("tokens") is not None
         return {"server": shared.spec.name, "connected": stored and pending is None,
-                "session_up": bool(session and session.up), "authorization_url": pending}
+                "session_up": bool(session and session.up), "authorization_url": pending,
+                "last_error": session.last_error if session else None}
 
     async def revoke(self, server: str, user: str) -> bool:
         """Close `user`'s session to `server` and forget their tokens; False if they had none (nor a session)."""

@@ -45,7 +45,8 @@ _SCHEMAS: dict[str, Any] = {
     "UserAuthorization": {"type": "object", "properties": {
         "server": {"type": "string"}, "connected": {"type": "boolean", "description": "the user's tokens are stored"},
         "session_up": {"type": "boolean"}, "authorization_url": {"type": ["string", "null"],
-                                                                 "description": "while the user's flow waits"}}},
+                                                                 "description": "while the user's flow waits"},
+        "last_error": {"type": ["string", "null"], "description": "why the user's session is down"}}},
     "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {
         "code": {"type": "string"}, "message": {"type": "string"}}}}},
     "ChatRequest": {"type": "object", "required": ["message"], "properties": {
