@@ -10,6 +10,7 @@ from mcp_chat_app.chat.route import PlannedCall, Routed, error_view
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.result_view import model_view
 from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.llm.client import current_caller
 from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome
 from mcp_chat_app.mcp_client.manager import McpManager
 from mcp_chat_app.media_store import MediaStore
@@ -38,7 +39,8 @@ def call(turn: Turn, manager: McpManager, media: MediaStore, routed: Routed, bef
     # Progress (a long search sends it) goes out as SSE `progress` events to a listening client.
     on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
     results = iter(manager.call_tools(requests, locale=languages.locale(turn.language), units=turn.units,
-                                      on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker)
+                                      on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker,
+                                      user=current_caller())
                    if requests else [])
     called = replace(before, views=(), tools_ms=before.tools_ms + (time.perf_counter() - started) * 1000)
     for plan in routed.calls:
@@ -59,5 +61,7 @@ def _kept(turn: Turn, media: MediaStore, called: Called, outcome: ToolOutcome) -
     images = tuple({"url": f"/media/{media.save(image.data, image.mime)}", "alt": image.alt, "mime": image.mime}
                    for image in outcome.images)
     turn.emit("tool_result", {**outcome.to_json(), "images": list(images)})
+    if outcome.reason == "needs_authorization":  # the page offers the user the link to authorize the server
+        turn.emit("authorization", {"server": outcome.server, **outcome.structured_content})
     return replace(called, outcomes=(*called.outcomes, outcome), images=(*called.images, *images),
                    views=(*called.views, model_view(outcome, turn.vocabulary, turn.today)))
