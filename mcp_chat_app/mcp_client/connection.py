@@ -341,7 +341,9 @@ class ServerConnection:
         if stored:
             self.tools = [tool for tool in map(Tool.model_validate, stored["tools"]) if self.spec.exposes(tool.name)]
             self.instructions = stored["instructions"]
-            self.resources, self.prompts = stored["resources"], stored["prompts"]
+            self.resources = [Resource.model_validate(item) for item in stored.get("resources", [])]
+            self.templates = [ResourceTemplate.model_validate(item) for item in stored.get("templates", [])]
+            self.prompts = [Prompt.model_validate(item) for item in stored.get("prompts", [])]
         self.last_error = None if self.tools else (
             f"each user authorizes it: POST /chat/<user>/oauth/{self.spec.name}, or a first tool call")
         self._settled.set()
@@ -352,12 +354,15 @@ class ServerConnection:
         """Take the tools a user's session discovered (per-user servers list them before that user signs in);
         kept with the server's OAuth documents, so a restart lists them again."""
         self.tools, self.instructions = list(source.tools), source.instructions
-        self.resources, self.prompts = list(source.resources), list(source.prompts)
+        self.resources, self.templates = list(source.resources), list(source.templates)
+        self.prompts = list(source.prompts)
         self.protocol_version, self.last_error = source.protocol_version, None
         if self.authorization is not None:
+            def dumped(items: list[Any]) -> list[dict[str, Any]]:
+                return [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
             self.authorization.storage.set_server_value("catalog", {
-                "tools": [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in self.tools],
-                "instructions": self.instructions, "resources": self.resources, "prompts": self.prompts})
+                "tools": dumped(self.tools), "instructions": self.instructions, "resources": dumped(self.resources),
+                "templates": dumped(self.templates), "prompts": dumped(self.prompts)})
 
     def _waiting_on_person(self, waiting: bool) -> None:
         """The OAuth flow waits on a person: the connect deadline stops meanwhile (the consent has its own), and
