@@ -1,7 +1,8 @@
-"""Streaming benchmark: how long a streaming client waits for the first shown `token` of the answer, and for
-`done`, with the scripted LLM writing at a realistic pace (3 characters a chunk, 30 ms a chunk) and the weather
-server (simulated): an answer that passes its check, and one whose second sentence has a figure the data lacks
-(rejected, rewritten once). Both with the router's draft (an `auto` profile) and the writer's (`required`).
+"""Streaming benchmark: how long a streaming client waits for the first shown `token`, for the first token of
+the answer that stays (after any withdrawn draft), and for `done`, with the scripted LLM writing at a realistic
+pace (3 characters a chunk, 30 ms a chunk) and the weather server (simulated): an answer that passes its
+check, and one whose second sentence has a figure the data lacks (rejected, rewritten once). Both with the
+router's draft (an `auto` profile) and the writer's (`required`).
 
 Run from the repository root:  OMP_WAIT_POLICY=PASSIVE .venv/bin/python -m bench.stream_bench [--requests 15]
 Run it with another checkout's code first on the path (PYTHONPATH=<checkout>) to compare with it.
@@ -37,18 +38,25 @@ def drafts(gateway: GatewayProcess, llm: FakeLlm) -> tuple[str, str]:
     return good, f"It is {now['temperature']:g} °C in Tokyo right now. It feels like 4321 °C, so wear a coat."
 
 
-def timed_stream(url: str, user: str) -> tuple[float, float, str]:
-    """Milliseconds to the first `token` event and to `done`, and the answer."""
-    started, first, event = time.perf_counter(), None, ""
+def timed_stream(url: str, user: str) -> tuple[float, float, float, str]:
+    """Milliseconds to the first `token` event, to the first of the answer that stays (after the last
+    `rewrite`), and to `done`; and where the answer came from."""
+    started, event = time.perf_counter(), ""
+    first = kept = None
     with httpx.stream("POST", f"{url}/chat/{user}", json={"message": QUESTION, "stream": True}, timeout=60) as reply:
         for line in reply.iter_lines():
             if line.startswith("event: "):
                 event = line.removeprefix("event: ")
-                if event == "token" and first is None:
-                    first = (time.perf_counter() - started) * 1000
+                now = (time.perf_counter() - started) * 1000
+                if event == "token":
+                    first = now if first is None else first
+                    kept = now if kept is None else kept
+                elif event == "rewrite":
+                    kept = None
             elif line.startswith("data: ") and event == "done":
                 answer: dict[str, Any] = json.loads(line.removeprefix("data: "))
-                return first or float("nan"), (time.perf_counter() - started) * 1000, answer["answer_source"]
+                done = (time.perf_counter() - started) * 1000
+                return first or float("nan"), kept or float("nan"), done, answer["answer_source"]
     raise RuntimeError("the stream ended without done")
 
 
@@ -58,18 +66,19 @@ def bench(work_dir: Path, profile: str, count: int) -> list[str]:
     rows = []
     try:
         for case in ("passes", "fails once"):
-            firsts, dones = [], []
+            firsts, kepts, dones = [], [], []
             for index in range(count + 2):
                 good, bad = drafts(gateway, llm)
                 written = [good] if case == "passes" else [bad, good]
                 llm.script(CALL, *({"content": text, "token_gap": TOKEN_GAP_S} for text in written))
-                first, done, source = timed_stream(gateway.url, f"bench{index}")
+                first, kept, done, source = timed_stream(gateway.url, f"bench{index}")
                 assert source == "model", f"{case}: the answer was composed; the scripted draft must pass"
                 if index >= 2:  # warm-up
                     firsts.append(first)
+                    kepts.append(kept)
                     dones.append(done)
             rows.append(f"| {profile:<9} | {case:<10} | {statistics.median(firsts):18.0f} | "
-                        f"{statistics.median(dones):11.0f} |")
+                        f"{statistics.median(kepts):17.0f} | {statistics.median(dones):11.0f} |")
     finally:
         gateway.stop()
         llm.stop()
@@ -83,8 +92,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work_dir:
         rows = [line for profile in PROFILES for line in bench(Path(work_dir), profile, args.requests)]
     print(f"Streaming benchmark ({args.requests} requests each; {TOKEN_GAP_S * 1000:.0f} ms per 3-character chunk)\n")
-    print(f"| {'profile':<9} | {'draft':<10} | {'first token p50 ms':>18} | {'done p50 ms':>11} |")
-    print(f"|{'-' * 11}|{'-' * 12}|{'-' * 20}|{'-' * 13}|")
+    print(f"| {'profile':<9} | {'draft':<10} | {'first token p50 ms':>18} | {'kept token p50 ms':>17} | "
+          f"{'done p50 ms':>11} |")
+    print(f"|{'-' * 11}|{'-' * 12}|{'-' * 20}|{'-' * 19}|{'-' * 13}|")
     print("\n".join(rows))
 
 
