@@ -66,24 +66,16 @@ def test_a_new_text_withdraws_what_an_earlier_one_showed():
     assert [event for event, _ in events] == ["token", "rewrite"]
 
 
-@pytest.fixture(scope="module")
-def auto_gateway(tmp_path_factory, fake_llm):
-    process = GatewayProcess(tmp_path_factory.mktemp("stream_auto"), {"weather": WEATHER_SERVER}, fake_llm.url)
+# The router's draft (`auto`), and the writer's (`required`, as the shipped profiles are).
+PROFILES = {"auto": {}, "required": {"tool_choice": "required", "max_tool_rounds": 1}}
+
+
+@pytest.fixture(scope="module", params=list(PROFILES))
+def gateway(request, tmp_path_factory, fake_llm):
+    process = GatewayProcess(tmp_path_factory.mktemp(f"stream_{request.param}"), {"weather": WEATHER_SERVER},
+                             fake_llm.url, PROFILES[request.param])
     yield process
     process.stop()
-
-
-@pytest.fixture(scope="module")
-def forced_gateway(tmp_path_factory, fake_llm):
-    process = GatewayProcess(tmp_path_factory.mktemp("stream_forced"), {"weather": WEATHER_SERVER}, fake_llm.url,
-                             {"tool_choice": "required", "max_tool_rounds": 1})
-    yield process
-    process.stop()
-
-
-@pytest.fixture(params=["auto_gateway", "forced_gateway"])
-def gateway(request) -> GatewayProcess:
-    return request.getfixturevalue(request.param)
 
 
 CALL = {"tool_calls": [{"name": "weather__get_current_weather", "arguments": {"city": "Tokyo"}}]}
