@@ -64,6 +64,7 @@ class ChatPipeline:
                  assistant: Assistant, max_tool_rounds: int = 5) -> None:
         self.manager = manager
         self.media = media
+        # An auto router's answer beside results streams before the facts stage: it is checked with their facts.
         self.router = Router(manager, router, writer, assistant, max_tool_rounds,
                              lambda turn, called: passes_so_far(turn, gather_facts(turn, called)))
         self.writer = writer

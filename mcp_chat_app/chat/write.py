@@ -67,8 +67,8 @@ def _written(turn: Turn, writer: LlmClient, messages: list[dict[str, str]], fact
         # figure in the data is then what they go on with once they may not stop without one.
         regex = _literal(facts.lead) + (CITES_A_FIGURE if facts.numbers_of_data else r"[\s\S]*")
     # Everything before the question (rules and worked examples) holds no user data: shared across users.
-    return writer.chat(messages, on_token=turn.stream(passes_so_far(turn, facts)), regex=regex, shared=fixed_part(turn.assistant),
-                       cancellation=turn.cancellation)
+    return writer.chat(messages, on_token=turn.stream(passes_so_far(turn, facts)), regex=regex,
+                       shared=fixed_part(turn.assistant), cancellation=turn.cancellation)
 
 
 def _literal(text: str) -> str:
