@@ -5,10 +5,11 @@ for it, when the router picks no tool."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from mcp_chat_app.chat.route_arguments import takes_a_day
 from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.claims import states_measurements, unusable
 from mcp_chat_app.chat.text.day_words import day_words
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
@@ -58,6 +59,13 @@ def own_answer_messages(turn: Turn, tools_connected: bool) -> list[dict[str, str
 
 
 def own_answer(turn: Turn, writer: LlmClient, tools_connected: bool) -> ChatTurn:
-    """The writer's reply, streamed to whoever listens."""
-    return writer.chat(own_answer_messages(turn, tools_connected), on_token=turn.token_sink,
+    """The writer's reply, streamed to whoever listens as far as it passes the own answer's check."""
+    return writer.chat(own_answer_messages(turn, tools_connected), on_token=turn.stream(own_passes_so_far(turn)),
                        cancellation=turn.cancellation)
+
+
+def own_passes_so_far(turn: Turn) -> Callable[[str], bool]:
+    """Whether an own answer's text so far may be shown: what verify rejects an own answer for, readable text
+    in the user's language with no figures (none is behind it), holds of it."""
+    return lambda text: not unusable(text, turn.language, turn.vocabulary) \
+        and not states_measurements(text, turn.vocabulary)

@@ -17,7 +17,7 @@ from mcp_chat_app.chat.compose import Reply, compose
 from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
 from mcp_chat_app.chat.route import Routed, Router, route
 from mcp_chat_app.chat.turn import EventSink, Turn
-from mcp_chat_app.chat.verify import verify
+from mcp_chat_app.chat.verify import passes_so_far, verify
 from mcp_chat_app.chat.write import Draft, rewrite, write
 from mcp_chat_app.chat.write_prompt import CITES_A_FIGURE, writer_messages
 from mcp_chat_app.mcp_client.elicitation import Asker
@@ -65,7 +65,9 @@ class ChatPipeline:
                  assistant: Assistant, max_tool_rounds: int = 5) -> None:
         self.manager = manager
         self.media = media
-        self.router = Router(manager, router, writer, assistant, max_tool_rounds)
+        # An auto router's answer beside results streams before the facts stage: it is checked with their facts.
+        self.router = Router(manager, router, writer, assistant, max_tool_rounds,
+                             lambda turn, called: passes_so_far(turn, gather_facts(turn, called)))
         self.writer = writer
         self.assistant = assistant
 

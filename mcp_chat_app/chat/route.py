@@ -15,12 +15,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import Assistant
-from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer
+from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer, own_passes_so_far
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     states_its_arguments,
@@ -84,15 +85,18 @@ class Routed:
 
 
 class Router:
-    """The router model, the servers' usage notes, and the writer model (for the assistant's own answer)."""
+    """The router model, the servers' usage notes, the writer model (for the assistant's own answer), and the
+    check that the router's answer beside results passes as it streams (`draft_check`: the writer's, with the
+    facts of those results; given by the pipeline, since the facts come after routing)."""
 
     def __init__(self, manager: McpManager, client: LlmClient, writer: LlmClient, assistant: Assistant,
-                 max_rounds: int) -> None:
+                 max_rounds: int, draft_check: Callable[[Turn, Called], Callable[[str], bool]]) -> None:
         self.manager = manager
         self.client = client
         self.writer = writer
         self.assistant = assistant
         self.max_rounds = client.endpoint.max_tool_rounds or max_rounds
+        self.draft_check = draft_check
 
     @property
     def forced(self) -> bool:
@@ -154,7 +158,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         if not (states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn)):
             return _not_looked_up(turn, own, restart=True) if needs_tool_data(turn.question, tools) else own
         # Figures with no tool behind them are made up: the question needed data, so the calls are made.
-        turn.emit("rewrite", {})
+        turn.shown.discard()
         return replace(own, calls=planned, answer="", own_answer=False)
     if not planned and (calls or needs_tool_data(turn.question, tools)):
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
@@ -184,8 +188,10 @@ def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) ->
     outcomes = called.outcomes if called else ()
     messages = list(routed.conversation)
     # Only a native-mode reply can be streamed as it comes: in prompt-JSON mode it may be a call; nor one that
-    # has not read the user's attachments (only the writer reads them).
-    sink = turn.token_sink if native and not router.hybrid and not turn.attachments else None
+    # has not read the user's attachments (only the writer reads them). Beside results it is the first draft, and
+    # is shown as far as the writer's check passes it; before any, as an own answer.
+    sink = turn.stream(router.draft_check(turn, called) if called and outcomes else own_passes_so_far(turn)) \
+        if native and not router.hybrid and not turn.attachments else None
     reply = router.client.chat(messages, tools=specs, on_token=sink, cancellation=turn.cancellation)
     routed = replace(routed, rounds=routed.rounds + 1, llm_ms=routed.llm_ms + reply.duration_ms)
     calls = reply.tool_calls or _calls_in_text(reply.content, by_name)
@@ -196,7 +202,7 @@ def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) ->
         # Figures before any tool ran are made up, garbage is no answer, and a question the tools answer
         # ("will it cool down this week") is not answered from memory: the model picks a tool (or the escape)
         # instead, told so in the last case; a second refusal then is said as such.
-        turn.emit("rewrite", {})
+        turn.shown.discard()
         asked = [*messages[:-1], {**messages[-1], "content": f"{messages[-1]['content']}{ASKS_FOR_DATA}"}] \
             if needs_data else messages
         forced = _forced_call(turn, router, asked, [*specs, NO_TOOL_SPEC])
@@ -238,7 +244,7 @@ def _answered(turn: Turn, router: Router, routed: Routed, draft: str, has_result
 def _own(turn: Turn, router: Router, routed: Routed, tools_connected: bool, restart: bool = False) -> Routed:
     """The assistant's own answer; `restart`: the router's answer was streamed and is replaced."""
     if restart:
-        turn.emit("rewrite", {})
+        turn.shown.discard()
     if turn.attachments:
         return routed  # no tool result, but what the user attached: the writer answers from it
     reply = own_answer(turn, router.writer, tools_connected)
@@ -249,7 +255,7 @@ def _not_looked_up(turn: Turn, routed: Routed, restart: bool = False) -> Routed:
     """The answer to a question the tools answer when no call could be made for it: said so, not guessed."""
     log.info("no call made for a question the tools answer: %r", turn.question)
     if restart:
-        turn.emit("rewrite", {})
+        turn.shown.discard()
     return replace(routed, calls=(), answer=not_looked_up(turn), own_answer=True)
 
 

@@ -1,5 +1,6 @@
 """One chat request, as every stage reads it: the question, the conversation before it, the language, the day,
-the assistant it is asked of, the user's settings, and where its events go. Built once; no stage changes it."""
+the assistant it is asked of, the user's settings, and where its events go. Built once; no stage changes it
+(only what a streaming client has been shown of the answer moves on, through `shown`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.attachments import Attachment
+from mcp_chat_app.chat.release import Shown
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.mcp_client.elicitation import Asker
@@ -37,14 +39,16 @@ class Turn:
     asker: Asker | None = None  # relays the servers' questions to the user (a streaming request only)
     started: float = field(default_factory=time.perf_counter)
     attachments: tuple[Attachment, ...] = ()  # resources the user attached: the writer reads them
+    shown: Shown = field(default_factory=lambda: Shown(lambda event, data: None))  # the answer, as far as checked
 
     @classmethod
     def start(cls, question: str, history: list[dict[str, Any]], assistant: Assistant, use_tools: bool = True,
               emit: EventSink | None = None, cancellation: Cancellation | None = None, asker: Asker | None = None,
               units: str | None = None, attachments: tuple[Attachment, ...] = ()) -> Turn:
+        sink = emit or (lambda event, data: None)
         return cls(question, history, assistant, languages.detect(question, assistant.vocabulary), dt.date.today(),
-                   use_tools, units, emit or (lambda event, data: None), emit is not None,
-                   cancellation or Cancellation(), asker, attachments=attachments)
+                   use_tools, units, sink, emit is not None, cancellation or Cancellation(), asker,
+                   attachments=attachments, shown=Shown(sink))
 
     @property
     def vocabulary(self) -> Vocabulary:
@@ -67,10 +71,7 @@ class Turn:
         """The question and the one before it, as written: what a call's flags may come from."""
         return f"{self.earlier_question}\n{self.question}"
 
-    @property
-    def token_sink(self) -> Callable[[str], None] | None:
-        """Streaming is only worth its per-chunk cost when someone listens to the tokens."""
-        return self._on_token if self.streaming else None
-
-    def _on_token(self, token: str) -> None:
-        self.emit("token", {"text": token})
+    def stream(self, passes: Callable[[str], bool]) -> Callable[[str], None] | None:
+        """The sink for a model's new text, which the client is shown as far as `passes` (the check of the text
+        so far) lets it; None when nobody listens: streaming is only worth its per-chunk cost then."""
+        return self.shown.start(passes) if self.streaming else None

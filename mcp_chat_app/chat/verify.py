@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_chat_app.chat.facts import TERM, Facts, numbers_in, verdicts_about
 from mcp_chat_app.chat.text import languages
@@ -29,7 +30,9 @@ from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_words, segments, unsupported_days
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
-from mcp_chat_app.chat.write import Draft
+
+if TYPE_CHECKING:  # the writer streams its drafts through this check (write imports verify)
+    from mcp_chat_app.chat.write import Draft
 
 log = logging.getLogger(__name__)
 
@@ -76,19 +79,21 @@ class Check:
 
 
 def verify(turn: Turn, facts: Facts, draft: Draft) -> Check:
-    """The check of a draft; a rejected one is announced (`rewrite`), since its tokens may have been streamed."""
+    """The check of a draft; a streaming client is shown the rest of one that passes (release.py), and what it
+    was shown of a rejected one is withdrawn (`rewrite`)."""
     if draft.kind == "own":
         return _check_own(turn, draft)
     if draft.kind != "written":
-        return Check()  # nothing written: the facts themselves are the answer
-    problems = check_reply(draft.text, turn.question, turn.language, facts, turn.vocabulary, turn.earlier_question,
-                           frozenset(turn.assistant.example_names))
+        turn.shown.discard()  # nothing written: the facts themselves are the answer
+        return Check()
+    problems = _problems(turn, facts, draft.text)
     accepted = _accepted(draft.text, problems, turn.language, turn.vocabulary)
     if accepted is not None:
+        turn.shown.accept()
         # "下午两点" answered with the day's figures: true, but not what was asked; the answer says so first.
         return Check(accepted, lacks_asked=bool(facts.missing) and not says_it_lacks(accepted))
     log.info("answer %d rejected (%s): %r", draft.attempt, "; ".join(p.detail for p in problems), draft.text)
-    turn.emit("rewrite", {"problems": [problem.rule for problem in problems]})
+    turn.shown.discard([problem.rule for problem in problems])
     return Check(problems=tuple(problems), rules=draft.rules_before | {problem.rule for problem in problems},
                  may_retry=draft.attempt == 1)
 
@@ -105,9 +110,22 @@ def _check_own(turn: Turn, draft: Draft) -> Check:
         # Figures with no tool behind them are made up.
         fallback = "cannot_answer"
     else:
+        turn.shown.accept()
         return Check(accepted)
-    turn.emit("rewrite", {})
+    turn.shown.discard([problem.rule for problem in problems])
     return Check(problems=tuple(problems), fallback=fallback)
+
+
+def passes_so_far(turn: Turn, facts: Facts) -> Callable[[str], bool]:
+    """Whether a written draft's text so far may be shown: it breaks no rule of the check. Every rule applies to
+    a beginning but "empty": one it breaks there is broken for good, or mended only by what follows (then the
+    text waits for the whole check)."""
+    return lambda text: all(problem.rule == "empty" for problem in _problems(turn, facts, text))
+
+
+def _problems(turn: Turn, facts: Facts, text: str) -> list[Problem]:
+    return check_reply(text, turn.question, turn.language, facts, turn.vocabulary, turn.earlier_question,
+                       frozenset(turn.assistant.example_names))
 
 
 def check_reply(reply: str, question: str, language: str, facts: Facts, vocabulary: Vocabulary, context: str = "",

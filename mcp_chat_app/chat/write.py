@@ -11,6 +11,7 @@ from mcp_chat_app.chat.facts import Facts
 from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.chat.verify import passes_so_far
 from mcp_chat_app.chat.write_prompt import CITES_A_FIGURE, fixed_part, retry_messages, writer_messages
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
 
@@ -58,16 +59,16 @@ def rewrite(turn: Turn, writer: LlmClient, facts: Facts, draft: Draft, reasons: 
 
 
 def _written(turn: Turn, writer: LlmClient, messages: list[dict[str, str]], facts: Facts) -> ChatTurn:
-    """The writer's answer; a backend with constrained decoding is held to begin with the verdict and to cite a
-    figure in its first sentence."""
+    """The writer's answer, streamed as far as it passes the check; a backend with constrained decoding is held
+    to begin with the verdict and to cite a figure in its first sentence."""
     regex = None
     if writer.endpoint.structured_outputs and (facts.lead or facts.numbers_of_data):
         # A bare "yes" leaves out what the user needs (how much, how likely); small models write it often, and a
         # figure in the data is then what they go on with once they may not stop without one.
         regex = _literal(facts.lead) + (CITES_A_FIGURE if facts.numbers_of_data else r"[\s\S]*")
     # Everything before the question (rules and worked examples) holds no user data: shared across users.
-    return writer.chat(messages, on_token=turn.token_sink, regex=regex, shared=fixed_part(turn.assistant),
-                       cancellation=turn.cancellation)
+    return writer.chat(messages, on_token=turn.stream(passes_so_far(turn, facts)), regex=regex,
+                       shared=fixed_part(turn.assistant), cancellation=turn.cancellation)
 
 
 def _literal(text: str) -> str:

@@ -59,7 +59,9 @@ _SCHEMAS: dict[str, Any] = {
         "use_tools": {"type": "boolean", "default": True},
         "units": {"type": "string", "enum": list(UNIT_SYSTEMS),
                   "description": "the user's unit system, passed to the tools as `_meta.units` (default: metric)"},
-        "stream": {"type": "boolean", "default": False, "description": f"SSE events {', '.join(_EVENTS)}"},
+        "stream": {"type": "boolean", "default": False,
+                   "description": f"SSE events {', '.join(_EVENTS)}; a `token` is a piece of the answer that has "
+                                  "passed the check so far, a `rewrite` discards those of a draft that then failed"},
         "conversation": {**_CONVERSATION_ID, "default": DEFAULT_CONVERSATION,
                          "description": "the conversation whose history the answer follows and joins (404 if the "
                                         "user has none by that id)"},

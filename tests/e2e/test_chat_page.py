@@ -28,7 +28,7 @@ WIDE = ("Here is the table you asked for, with the weather of the whole day:\n\n
         "| Reykjavik | light drizzle | heavy showers | very windy | mostly clear |\n\n"
         "And one very long word for the narrow screen: "
         "Supercalifragilisticexpialidociousandthensomemorewithoutanybreaks")
-LONG_ANSWER = "Tomorrow looks calm in Oslo with light winds all day and clear skies through the evening hours."
+LONG_ANSWER = "Tomorrow looks calm in Oslo. Light winds blow all day. Clear skies stay through the evening hours."
 # Every text each progress line had, in order, so the test can see it advance while the search runs.
 WATCH_PROGRESS = """
 window.progressTexts = [];

@@ -18,9 +18,9 @@ from .conftest import start_chromium
 ARTIFACTS = REPO / "artifacts"
 
 QUESTION = "画出北京未来五天的温度曲线"
-ANSWER = "这是北京未来五天的温度曲线：气温整体平稳，详见下图。"
+ANSWER = "这是北京未来五天的温度曲线。气温整体平稳。变化不大。详见下图。"  # shown a checked sentence at a time
 
-# Records every text the answer bubble had, so the test can see it grow token by token.
+# Records every text the answer bubble had, so the test can see it grow piece by piece.
 WATCH_BUBBLE = """
 window.bubbleTexts = [];
 new MutationObserver((records) => {

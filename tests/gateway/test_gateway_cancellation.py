@@ -13,7 +13,8 @@ import pytest
 
 from tests.support.gateway_processes import TINY_SERVER, GatewayProcess
 
-LONG_REPLY = {"content": "word " * 120, "token_gap": 0.05}  # 200 chunks: ten seconds of generation
+# 200 chunks: ten seconds of generation, in sentences (a streaming client is shown each once it has passed).
+LONG_REPLY = {"content": "It goes on. " * 50, "token_gap": 0.05}
 
 
 @pytest.fixture(scope="module")

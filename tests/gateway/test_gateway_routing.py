@@ -315,6 +315,19 @@ def test_invented_measurements_before_any_tool_force_a_call(make, fake_llm):
     assert [c.arguments for c in manager.calls] == [{"city": "北京"}] and result.response == "北京现在12.3°C，多云。"
 
 
+
+def test_a_streaming_client_sees_neither_the_made_up_figures_nor_the_wrong_language(make, fake_llm):
+    orchestrator, _ = make()
+    fake_llm.script({"content": "北京今天22°C，晴朗。"}, call("weather__get_current_weather", city="北京"),
+                    {"content": "It is 12.3 °C. It is cloudy."}, {"content": "北京现在12.3°C，多云。"})
+    events = []
+    result = orchestrator.run("北京今天天气怎么样？", [], emit=lambda event, data: events.append((event, data)))
+    assert result.response == "北京现在12.3°C，多云。" and len(fake_llm.requests()) == 4  # both drafts were written
+    # Each rejected text was held from its first sentence on: nothing to withdraw, only the answer shown.
+    assert [event for event, _ in events] == ["tool_call", "tool_result", "token"]
+    assert "".join(data["text"] for event, data in events if event == "token") == result.response
+
+
 @pytest.mark.parametrize("bad_call, complaint", [
     ({"name": "weather__launch_rockets", "arguments": {"city": "Oslo"}}, "unknown tool 'weather__launch_rockets'"),
     ({"name": "weather__get_current_weather", "arguments": '{"city": "Oslo"'}, "not valid JSON"),

@@ -75,7 +75,7 @@ function applyEvent(reply, { event, data }, onError) {
       break;
     case "elicitation_closed": case "approval_closed": closeQuestion(reply, event, data); break;
     case "token": reply.appendText(data.text); break;
-    case "rewrite": reply.setText(""); break; // the first draft is replaced by a rewritten answer
+    case "rewrite": reply.setText(""); break; // a draft failed its whole check: the pieces it showed are withdrawn
     case "done": reply.finish(data); return "done";
     case "error": throw new Error(errorMessage(data, data.status));
     default: break;
