@@ -33,6 +33,8 @@ ConstraintFactory = Callable[[], TokenConstraint]
 # matmuls: on SmolLM2 (bf16, 2 cores) a 511-token chunk step took 0.30 s with no context and 1.38 s
 # after 4,600 tokens, where FLOPs alone predict 1.0 s.
 CHUNK_ATTENTION_SLOWDOWN = 2.4
+# How often a request waiting for its turn is told the engine is busy (progress with nothing prefilled yet).
+QUEUED_REPORT_S = 1.0
 
 
 def attention_cost_context(config: ModelConfig) -> int:
@@ -96,6 +98,7 @@ class LLMEngine:
         self._ttft_samples: list[float] = []
         self._draft_tokens_total = 0
         self._accepted_draft_tokens_total = 0
+        self._queued_reported_at = 0.0
 
     # ---- requests ---------------------------------------------------------------------
     def add_request(self, request_id: str, prompt_token_ids: list[int], params: SamplingParams,
@@ -156,7 +159,7 @@ class LLMEngine:
             seq.num_computed_tokens += num_tokens
             self.block_manager.register_full_blocks(seq)
         progress = [self._progress(seq) for seq, _ in batch.items
-                    if seq.params.report_progress and seq.num_output_tokens == 0]
+                    if seq.params.report_progress and seq.num_output_tokens == 0] + self._queued_progress()
         rows: list[int] = []
         sample_seqs: list[Sequence] = []
         drafted: list[tuple[Sequence, int]] = []  # a sequence with drafts and its first logits row
@@ -256,6 +259,16 @@ class LLMEngine:
             finish_reason=seq.finish_reason, stop_reason=seq.stop_reason,
             prompt_tokens=seq.num_prompt_tokens, completion_tokens=seq.num_output_tokens,
             cached_tokens=seq.num_cached_tokens, logprobs=logprobs, prefilled_tokens=seq.num_prompt_tokens)
+
+    def _queued_progress(self) -> list[RequestOutput]:
+        """Reports for the sequences still waiting, at most every QUEUED_REPORT_S: a request queued behind a long
+        prefill hears that the engine is working (a client that times out on silence would otherwise give up on
+        a live server), and what it reports is true: nothing of its prompt is in yet."""
+        now = time.monotonic()
+        if now - self._queued_reported_at < QUEUED_REPORT_S:
+            return []
+        self._queued_reported_at = now
+        return [self._progress(seq) for seq in self.scheduler.waiting if seq.params.report_progress]
 
     def _progress(self, seq: Sequence) -> RequestOutput:
         """A prefill chunk's report: how much of the prompt is in the KV cache now."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine_helpers import CHAT_PROMPTS, AllowList, chat_prompt_ids
+from llm_backend.engine import llm_engine
 from llm_backend.engine.sampling_params import SamplingParams
 
 
@@ -147,6 +148,21 @@ def test_prefill_chunks_are_reported_as_progress_only_when_asked(make_engine):
     tokens = outputs[len(progress):]
     assert [(o.new_token_ids, o.finish_reason) for o in tokens] == [(o.new_token_ids, o.finish_reason)
                                                                      for o in plain]
+
+
+def test_a_request_queued_behind_another_hears_that_the_engine_is_working(make_engine, monkeypatch):
+    monkeypatch.setattr(llm_engine, "QUEUED_REPORT_S", 0.0)  # every step, here
+    engine = make_engine(max_num_batched_tokens=CHUNK, chunk_seconds=None, max_num_seqs=1)
+    prompt = long_prompt(engine)
+    engine.add_request("first", prompt, SamplingParams(max_tokens=2, temperature=0))
+    engine.add_request("queued", prompt[:20], SamplingParams(max_tokens=2, temperature=0, report_progress=True))
+    outputs = run(engine)
+    queued = [o for o in outputs if o.request_id == "queued"]
+    first_done = max(i for i, o in enumerate(outputs) if o.request_id == "first")
+    waiting = [o for o in outputs[:first_done] if o.request_id == "queued"]
+    assert len(waiting) >= -(-len(prompt) // CHUNK) - 1  # one report per step of the other's prefill and decode
+    assert all(o.is_progress and o.prefilled_tokens == 0 and not o.new_token_ids for o in waiting)
+    assert queued[-1].finished and len([o for o in queued if o.new_token_ids]) >= 1
 
 
 def test_bad_requests_are_rejected_with_clear_errors(engine, prompt):
