@@ -3,7 +3,7 @@ written for small models: which tool answers which kind of question, and how to 
 the examples are made up."""
 
 INSTRUCTIONS = """\
-Weather tools (Open-Meteo). Cities may be written in English or Chinese. Pick the tool by what is asked:
+Weather tools (Open-Meteo), cities in any language. Pick the tool by what is asked:
 - now, today's temperature, humidity, wind, hot or cold (现在, 冷不冷) -> get_current_weather
 - days ahead or past, a weekday, the weekend, next week, hours, sunrise, sunset (未来几天, 下周, 日出) -> get_forecast
 - rain, snow, umbrella, also today or tonight (降水) -> get_precipitation
@@ -13,12 +13,12 @@ Weather tools (Open-Meteo). Cities may be written in English or Chinese. Pick th
 - which cities are above, below or between temperatures -> find_cities_by_temperature, relation from the user's words
 Name the day exactly: today 0, tomorrow 1, the day after tomorrow 2, 大后天 3, a weekday ("friday"), "weekend" or a
 date; days is how many days from there (1 = that day only, "the next three days" 3, "this week" 7). hours only for an
-hour or part of the day the user names. Questions that are not about weather need no tool.
+hour or part of the day the user names.
 Examples (question -> call):
 - "里昂明天天气怎么样" -> get_forecast {"city": "里昂", "day": 1}
 - "What's the high in Porto on Friday?" -> get_forecast {"city": "Porto", "day": "friday"}
 - "波尔图明天下午三点多少度" -> get_forecast {"city": "波尔图", "day": 1, "hours": [15]}
 - "波尔图今晚会下雨吗" -> get_precipitation {"city": "波尔图", "day": 0, "hours": "night"}
-- "画一下南宁未来五天的气温图" -> get_weather_chart {"city": "南宁", "kind": "temperature", "days": 5}
+- "画一下南宁未来五天的气温图" -> get_weather_chart {"city": "南宁", "days": 5}
 - "今天哪些城市低于5度" -> find_cities_by_temperature {"relation": "below", "temp": 5, "day": 0}
 - "后天15到20度之间的城市" -> find_cities_by_temperature {"relation": "between", "temp": 15, "temp2": 20, "day": 2}"""

@@ -101,7 +101,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         ctx: Context,
         city: City,
         place: AskedPlace,
-        day: DayOffset = 0,
+        day: Annotated[DayOffset, Field(description="0 = today, 1 = tomorrow, -1 = yesterday")] = 0,
         hours: Hours = None,
     ) -> Annotated[CallToolResult, AirQuality]:
         """Air quality in one city (空气质量, PM2.5, AQI, 雾霾, 花粉): pollutants, pollen, China/US/European AQI, now, for a day or hours."""
@@ -139,7 +139,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
             float | None,
             Field(ge=TEMPERATURE_RANGE[0], le=TEMPERATURE_RANGE[1], description="Y, for 'between' only"),
         ] = None,
-        day: DayOffset = 0,
+        day: Annotated[DayOffset, Field(description="0 = today, 1 = tomorrow")] = 0,
         measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
         fahrenheit: Annotated[bool, Field(description="true only if the bounds are in °F (Fahrenheit, 华氏)")] = False,
     ) -> Annotated[CallToolResult, TemperatureSearch]:
