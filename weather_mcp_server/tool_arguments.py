@@ -22,8 +22,8 @@ IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 DayOffset = Annotated[int, Field(ge=-366, le=366)]
 DayArg = Annotated[
     DayOffset | Weekday | IsoDate,
-    Field(description="The (first) day: 0 = today, 1 = tomorrow, -1 = yesterday; or a weekday 'saturday' (the next "
-          "one), 'weekend', or 'YYYY-MM-DD'"),
+    Field(description="The (first) day: an offset from today (-1 = yesterday), a weekday (the next one), 'weekend' "
+          "or 'YYYY-MM-DD'"),
 ]
 DayCount = Annotated[
     int, Field(ge=1, le=366, description="How many days from that day on: 1 = that day only, 7 = a week"),

@@ -12,7 +12,7 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.mcp_client.manager import ToolInfo
 
 ROUTER_PROMPT = (
-    "{identity} You have tools. Today is {today}. Call a tool whenever the question needs data a tool provides; "
+    "{identity} Today is {today}. Call a tool whenever the question needs data a tool provides; "
     "never guess such data. If no tool fits, answer directly, in the user's language."
 )
 
