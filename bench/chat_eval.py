@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # both sets: ../shared/eval/ (dev) and bench/dev2_* (dev2)
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_*, bench/dev3_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -16,8 +16,9 @@ and every strict failure with its reply.
 Sets: `dev` is the two files of ../shared/eval/ (the first set); `dev2` is bench/dev2_queries.jsonl and
 bench/dev2_dialogues.jsonl, written apart from the first (same fields and rules, plus `week: 1` with `weekday`:
 that weekday of the next calendar week, 下周三 / next Monday). dev2 is for measuring, not tuning: its strict
-failures are printed only with --failures (tune on it and it needs a third set). Files given as arguments make one
-set of their own.
+failures are printed only with --failures (tune on it and it needs a third set). dev2 was tuned on once (its place
+failures), so `dev3` (bench/dev3_*) was written apart from both, before any tuning on dev2: it is the held-apart set
+now. Files given as arguments make one set of their own.
 """
 
 from __future__ import annotations
@@ -41,9 +42,10 @@ REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
 DEV2_FILES = (REPO / "bench" / "dev2_queries.jsonl", REPO / "bench" / "dev2_dialogues.jsonl")
-# Named sets, each reported on its own; the second one's failures are listed only when asked for (--failures).
-SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES}
-HELD_APART = {"dev2"}
+DEV3_FILES = (REPO / "bench" / "dev3_queries.jsonl", REPO / "bench" / "dev3_dialogues.jsonl")
+# Named sets, each reported on its own; a held-apart set's failures are listed only when asked for (--failures).
+SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES, "dev3": DEV3_FILES}
+HELD_APART = {"dev2", "dev3"}
 
 
 @dataclass
@@ -235,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", type=Path,
                         help="JSONL questions or conversations, scored as one set (default: the sets of --set)")
     parser.add_argument("--set", dest="sets", action="append", choices=sorted(SETS),
-                        help="a named set to run, each reported on its own; repeatable (default: dev, then dev2)")
+                        help="a named set to run, each reported on its own; repeatable (default: dev, dev2, dev3)")
     parser.add_argument("--failures", action="store_true",
                         help="also list the strict failures of a set held apart from tuning (dev2)")
     parser.add_argument("--gateway", default="http://127.0.0.1:8081", help="the running gateway")

@@ -14,22 +14,16 @@ from weather_mcp_server.places.resolver import MAX_QUERY_LENGTH
 # limits, and the SDK refuses anything outside them before a tool runs. Place names reach Open-Meteo only as
 # httpx query params, which are percent-encoded, never spliced into a URL. Days beyond the forecast are not
 # refused by the schema: the tool answers them with the forecast's limit, which a reader can use.
-City = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_QUERY_LENGTH,
-        description="City name in any language, e.g. 'Beijing', '北京', 'Paris, FR'",
-    ),
-]
+PlaceName = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_LENGTH)]
+City = Annotated[PlaceName, Field(description="City name in any language, e.g. 'Beijing', '北京', 'Paris, FR'")]
 IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 # One argument names the day, however the user did: an offset, a weekday or a date. (Separate arguments for
 # each let a 1.5B model write two that disagree, e.g. `"day": 0, "weekday": "monday"` for today.)
 DayOffset = Annotated[int, Field(ge=-366, le=366)]
 DayArg = Annotated[
     DayOffset | Weekday | IsoDate,
-    Field(description="The (first) day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天, 3 = 大后天, -1 = yesterday 昨天; "
-          "or a weekday 'saturday' 周六 (the next one), 'weekend' 周末, or 'YYYY-MM-DD'"),
+    Field(description="The (first) day: an offset from today (-1 = yesterday), a weekday (the next one), 'weekend' "
+          "or 'YYYY-MM-DD'"),
 ]
 DayCount = Annotated[
     int, Field(ge=1, le=366, description="How many days from that day on: 1 = that day only, 7 = a week"),

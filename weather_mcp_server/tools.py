@@ -26,6 +26,7 @@ from weather_mcp_server.places.resolver import PlaceResolver
 from weather_mcp_server.tool_arguments import (
     TEMPERATURE_RANGE,
     City,
+    PlaceName,
     DayArg,
     DayCount,
     DayOffset,
@@ -100,7 +101,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         ctx: Context,
         city: City,
         place: AskedPlace,
-        day: Annotated[DayOffset, Field(description="0 = today 今天, 1 = tomorrow 明天, -1 = yesterday 昨天")] = 0,
+        day: Annotated[DayOffset, Field(description="0 = today, 1 = tomorrow, -1 = yesterday")] = 0,
         hours: Hours = None,
     ) -> Annotated[CallToolResult, AirQuality]:
         """Air quality in one city (空气质量, PM2.5, AQI, 雾霾, 花粉): pollutants, pollen, China/US/European AQI, now, for a day or hours."""
@@ -113,7 +114,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
     @server.tool(title="Compare places", annotations=READ_ONLY)
     async def compare_weather(
         ctx: Context,
-        cities: Annotated[list[City], Field(min_length=2, max_length=5, description="The places to compare")],
+        cities: Annotated[list[PlaceName], Field(min_length=2, max_length=5, description="The places to compare")],
         day: DayArg = 0,
         days: DayCount = 1,
     ) -> Annotated[CallToolResult, Comparison]:
@@ -130,15 +131,15 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         # optional bounds it filled whichever came first ("below 5" as a lower bound of 5).
         relation: Annotated[
             Literal["above", "below", "between"],
-            Field(description="'above' for above / over / warmer than / X以上 / 超过 / 高于; 'below' for below / under / "
-                  "colder than / X以下 / 低于 / 零下 (零下 = below 0); 'between' for between X and Y / X到Y之间 / X以上Y以下"),
+            Field(description="'above' (over, warmer than, 以上, 超过, 高于), 'below' (under, colder than, 以下, "
+                  "低于, 零下 = below 0), 'between' (between X and Y, X到Y之间, X以上Y以下)"),
         ],
         temp: Annotated[float, Field(ge=TEMPERATURE_RANGE[0], le=TEMPERATURE_RANGE[1], description="X, in °C or °F")],
         temp2: Annotated[
             float | None,
             Field(ge=TEMPERATURE_RANGE[0], le=TEMPERATURE_RANGE[1], description="Y, for 'between' only"),
         ] = None,
-        day: Annotated[DayOffset, Field(description="The day: 0 = today 今天, 1 = tomorrow 明天, 2 = 后天")] = 0,
+        day: Annotated[DayOffset, Field(description="0 = today, 1 = tomorrow")] = 0,
         measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
         fahrenheit: Annotated[bool, Field(description="true only if the bounds are in °F (Fahrenheit, 华氏)")] = False,
     ) -> Annotated[CallToolResult, TemperatureSearch]:

@@ -12,10 +12,8 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.mcp_client.manager import ToolInfo
 
 ROUTER_PROMPT = (
-    "{identity} You have tools. Today is {today}. Call a tool whenever the question needs data a tool provides; "
-    "never guess such data. If no tool fits, answer directly. "
-    "Answer in the user's language, quote numbers from tool results with units, translate descriptions "
-    "faithfully, and say so plainly if a tool failed."
+    "{identity} Today is {today}. Call a tool whenever the question needs data a tool provides; "
+    "never guess such data. If no tool fits, answer directly, in the user's language."
 )
 
 SERVER_NOTES_HEADER = "\nNotes from the tool servers on using their tools:"
@@ -70,26 +68,35 @@ def router_messages(system: str, history: list[dict[str, str]], question: str, t
 
 
 def openai_tools(tools: list[ToolInfo]) -> list[dict[str, Any]]:
-    """The native `tools` parameter: compact descriptions (first line only), schemas without titles."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": tool.qualified_name,
-                "description": _first_line(tool.description),
-                "parameters": _slim_schema(tool.input_schema),
-            },
-        }
-        for tool in tools
-    ]
+    """The native `tools` parameter: compact descriptions (first line only), schemas without titles or bounds,
+    and an argument described only where it first appears (tools of one server repeat `city`, `day`...: the
+    same words four times cost hundreds of prompt tokens and taught the model nothing new)."""
+    described: set[tuple[str, str]] = set()
+    specs = []
+    for tool in tools:
+        parameters = _slim_schema(tool.input_schema)
+        for name, spec in parameters.get("properties", {}).items():
+            description = spec.get("description") if isinstance(spec, dict) else None
+            if isinstance(description, str):
+                if (name, description) in described:
+                    del spec["description"]
+                described.add((name, description))
+        specs.append({"type": "function", "function": {
+            "name": tool.qualified_name, "description": _first_line(tool.description), "parameters": parameters}})
+    return specs
 
 
 def _first_line(text: str) -> str:
     return text.strip().split("\n\n")[0].replace("\n", " ")
 
 
+# Limits the gateway checks against the server's own schema before a call (mcp_client/arguments.py); the model
+# never came near them, and they were a tenth of the tool list.
+_CHECKED_NOT_SHOWN = {"title", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems"}
+
+
 def _slim_schema(schema: Any) -> Any:
-    """The schema as the model reads it: no `title`s, and `anyOf [X, null]` as X with `type: [X, "null"]`, without
+    """The schema as the model reads it: no `title`s or bounds, and `anyOf [X, null]` as X with `type: [X, "null"]`, without
     the null default. Validation still uses the server's full schema."""
     if isinstance(schema, list):
         return [_slim_schema(item) for item in schema]
@@ -99,7 +106,7 @@ def _slim_schema(schema: Any) -> Any:
     for key, value in schema.items():
         if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
             slim[key] = {name: _slim_schema(item) for name, item in value.items()}  # names, not keywords
-        elif key != "title":
+        elif key not in _CHECKED_NOT_SHOWN:
             slim[key] = _slim_schema(value)
     options = slim.get("anyOf")
     if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:

@@ -249,6 +249,19 @@ def test_tool_schemas_are_slimmed_for_the_model_only():
     assert tool.input_schema["properties"]["min_temp"]["anyOf"]  # the server's schema is untouched
 
 
+def test_tool_list_drops_bounds_and_describes_a_repeated_argument_once():
+    day = {"type": "integer", "minimum": -7, "maximum": 16, "description": "0 = today"}
+    city = {"type": "string", "minLength": 1, "maxLength": 80, "description": "City name"}
+    first = ToolInfo("w", "forecast", "Forecast.", {"type": "object", "properties": {"city": city, "day": day}})
+    second = ToolInfo("w", "rain", "Rain.", {"type": "object", "properties": {
+        "city": city, "day": {**day, "description": "0 = today, -1 = yesterday"}}})
+    specs = openai_tools([first, second])
+    assert [spec["function"]["parameters"]["properties"] for spec in specs] == [
+        {"city": {"type": "string", "description": "City name"}, "day": {"type": "integer", "description": "0 = today"}},
+        {"city": {"type": "string"}, "day": {"type": "integer", "description": "0 = today, -1 = yesterday"}}]
+    assert second.input_schema["properties"]["city"]["description"] == "City name"  # the server's, untouched
+
+
 def test_model_view_marks_the_days_of_the_coming_week():
     today = dt.date.today()
     dates = [(today + dt.timedelta(days=offset)) for offset in (0, 1, 2, 3, 7)]

@@ -60,6 +60,18 @@ def test_chinese_query_keeps_chinese_display_name(gazetteer: Gazetteer) -> None:
     assert place.timezone == "Asia/Shanghai" and place.country == "China"
 
 
+@pytest.mark.parametrize(("query", "latitude", "longitude"), [
+    ("开普敦", -33.93, 18.42), ("温哥华", 49.25, -123.12), ("利马", -12.04, -77.03),  # geonames: 開普敦, 溫哥華, 利馬
+    ("丽江", 26.87, 100.22), ("大理市", 25.59, 100.23),  # geonames: 丽江市 (with "city"); 大理 (without)
+    ("紐約", 40.71, -74.01),  # a traditional query for a name we index in simplified (纽约)
+])
+def test_chinese_names_meet_across_scripts_and_the_city_suffix(gazetteer: Gazetteer, query: str, latitude: float,
+                                                             longitude: float) -> None:
+    place = gazetteer.lookup(query)
+    assert place is not None, query
+    assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 50
+
+
 def test_population_ranking_and_country_qualifier(gazetteer: Gazetteer) -> None:
     assert gazetteer.lookup("Paris").country_code == "FR"
     assert gazetteer.lookup("Paris, US").country_code == "US"

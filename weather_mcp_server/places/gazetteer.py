@@ -13,6 +13,7 @@ from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.names import (
     Candidate,
     choose,
+    chinese_keys,
     distance_km,
     has_cjk,
     is_indexed_script,
@@ -42,8 +43,8 @@ class Gazetteer:
         the index knows ('Portland, Maine'); another qualifier ('Kochi, Kerala') narrows nothing."""
         index = self._index()
         name, qualifier = split_qualifier(query)
-        key = normalize(name)
-        found = index.get(key) or (index.get(key.removesuffix("市")) if key.endswith("市") else None) or {}
+        keys = [normalize(name), *(chinese_keys(name) if has_cjk(name) else ())]
+        found = next((index[key] for key in keys if key in index), {})
         country = self.country_code(qualifier) if qualifier else None
         places = [c for c in found.values() if country is None or c.country_code == country]
         if qualifier and country is None:
@@ -124,6 +125,8 @@ class Gazetteer:
             for name in city.get("alternatenames") or ():
                 if is_indexed_script(name):
                     index[normalize(name)].setdefault(alias.key, alias)
+                    for key in chinese_keys(name) if has_cjk(name) else ():
+                        index[key].setdefault(alias.key, alias)
             index[normalize(city["name"])][primary.key] = primary
         self._add_chinese_names(index)
         return dict(index)

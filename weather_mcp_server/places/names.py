@@ -8,6 +8,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from opencc import OpenCC
+
 from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.wording.language import pick
 
@@ -68,6 +70,19 @@ def normalize(name: str) -> str:
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     text = _DROPPED.sub("", text)
     return _SEPARATORS.sub(" ", text).strip()
+
+
+_TO_SIMPLIFIED = OpenCC("t2s")
+
+
+def chinese_keys(name: str) -> set[str]:
+    """The keys a Chinese name is also found by: in simplified characters (geonames has many names only in
+    traditional ones, 開普敦 for Cape Town) and without the "city" suffix (it has 丽江市; users write 丽江)."""
+    simplified = normalize(_TO_SIMPLIFIED.convert(name))
+    keys = {simplified}
+    if simplified.endswith("市") and len(simplified) > 2:
+        keys.add(simplified.removesuffix("市"))
+    return keys
 
 
 def is_indexed_script(name: str) -> bool:
