@@ -337,10 +337,9 @@ ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *c
         const block_q4_Kx8 *x = w + b;
         __m256i sums[ROWS][2]; /* [activation row][half] */
         for (int r = 0; r < rows; r++) sums[r][0] = sums[r][1] = _mm256_setzero_si256();
-        for (int s = 0; s < 8; s++) {
-            const __m128i scales = _mm_loadl_epi64((const __m128i *)(x->scales + 8 * s));
-            for (int g = 0; g < 2; g++) {
-                const __m256i scale = row_words(scales, g, 0);
+        for (int g = 0; g < 2; g++) /* half by half: 16 registers hold one half's sums, not both */
+            for (int s = 0; s < 8; s++) {
+                const __m256i scale = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 0);
                 const __m256i p0 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 32 * g));
                 const __m256i p1 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 64 + 32 * g));
                 const __m256i q[4] = {_mm256_and_si256(p0, low4), _mm256_and_si256(p1, low4),
@@ -355,7 +354,6 @@ ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *c
                     sums[r][g] = _mm256_add_epi32(sums[r][g], _mm256_madd_epi16(t, scale));
                 }
             }
-        }
         __m256i mins[2][2]; /* [j][half]: int16 lanes 4r' + 2h + e, see block_q4_Kx8 */
         for (int j = 0; j < 2; j++)
             for (int g = 0; g < 2; g++)
@@ -395,12 +393,10 @@ ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *c
         const block_q6_Kx8 *x = w + b;
         __m256i sums[ROWS][2]; /* [activation row][half] */
         for (int r = 0; r < rows; r++) sums[r][0] = sums[r][1] = _mm256_setzero_si256();
-        for (int i = 0; i < 8; i++) { /* in memory order: sub-blocks s (low nibbles) and s + 8 (high nibbles) */
-            const int s = i / 2 + 4 * (i % 2), f = i % 2; /* low vectors 2s, 2s + 1, top vectors 2s % 8, + 1 */
-            const uint8_t *v = x->q[i / 2][0];
-            const __m128i scales_lo = _mm_loadl_epi64((const __m128i *)(x->scales + 8 * s));
-            const __m128i scales_hi = _mm_loadl_epi64((const __m128i *)(x->scales + 64 + 8 * s));
-            for (int g = 0; g < 2; g++) {
+        for (int g = 0; g < 2; g++)       /* half by half: 16 registers hold one half's sums, not both */
+            for (int i = 0; i < 8; i++) { /* in memory order: sub-blocks s (low nibbles) and s + 8 (high nibbles) */
+                const int s = i / 2 + 4 * (i % 2), f = i % 2; /* low vectors 2s, 2s + 1, top vectors 2s % 8, + 1 */
+                const uint8_t *v = x->q[i / 2][0];
                 const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(v + 128 * f + 32 * g));
                 const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(v + 128 * f + 64 + 32 * g));
                 const __m256i qh0 = _mm256_loadu_si256((const __m256i *)(v + 256 + 32 * g));
@@ -408,7 +404,8 @@ ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *c
                 const __m256i q[4] = {q6_quants(ql0, top_bits(qh0, f)), q6_quants(ql1, top_bits(qh1, f)),
                                       q6_quants(_mm256_srli_epi16(ql0, 4), top_bits(qh0, f + 2)),
                                       q6_quants(_mm256_srli_epi16(ql1, 4), top_bits(qh1, f + 2))};
-                const __m256i scale_lo = row_words(scales_lo, g, 1), scale_hi = row_words(scales_hi, g, 1);
+                const __m256i scale_lo = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 1);
+                const __m256i scale_hi = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 64 + 8 * s)), g, 1);
                 for (int r = 0; r < rows; r++) {
                     const int8_t *lo = a[r][b].qs + 16 * s, *hi = a[r][b].qs + 128 + 16 * s;
                     /* two maddubs of 2 products each: |pair| <= 4 * 63 * 127, an int16 */
@@ -420,7 +417,6 @@ ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *c
                                                                                _mm256_madd_epi16(m_hi, scale_hi)));
                 }
             }
-        }
         /* the quants are value + 32: minus 32 * sum over sub-blocks of scale * activation sum */
         __m256i pair_scales[4][2]; /* [j][half]: int16 e of lane 2r' + h: the scale of sub-block 8h + 2j + e */
         for (int j = 0; j < 4; j++) {
