@@ -32,6 +32,13 @@ typedef struct {
 
 static inline float fp16(uint16_t h) { return _cvtsh_ss(h); }
 
+static inline __m128i float8_to_bf16(__m256 v) { /* round to nearest even, as bf16.h's float_to_bf16 */
+    __m256i bits = _mm256_castps_si256(v);
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    bits = _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF))), 16);
+    return _mm_packus_epi32(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
+}
+
 /* Q4_K's 6-bit scale and min of sub-block j (0-7), packed in 12 bytes. */
 static inline void q4_K_scale_min(const uint8_t *s, int j, int *scale, int *min) {
     *scale = j < 4 ? s[j] & 63 : (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);

@@ -1,12 +1,19 @@
-/* Q4_K and Q6_K weights with 8 rows interleaved: repacked once at load time (AVX-512 only).
+/* Q4_K and Q6_K weights with 8 rows interleaved: repacked once at load time.
  *
- * The plain kernels (gguf_matmul.c) dot one weight row at a time, with 32-byte vectors: each
- * sub-block's integer scale costs a multiply per activation row, and the multiply pipes, not
- * memory, set the pace from about 2 activation rows on. Here a 64-byte vector holds 8
- * consecutive quants of each of 8 rows (int32 lane 2r + h: row r, quants 4h..4h+3 of the 8),
- * so one broadcast of 8 activation bytes serves 8 weight rows, and the 8 rows' sub-block scales
- * are applied as one vector: per 32 quants of 8 rows and an activation row, Q4_K takes 4
- * `vpdpbusd` and 1 `vpdpwssd` (the plain kernel: 16 multiplies).
+ * The plain kernels (gguf_matmul.c) dot one weight row at a time: each sub-block's integer scale
+ * costs a multiply per activation row, and every row's int32 lanes are summed across the vector
+ * once per super-block; the multiply and shuffle pipes, not memory, set the pace. Here the 8 rows'
+ * quants sit side by side, 8 consecutive quants of a row in each 64-bit lane, so one broadcast of
+ * 8 activation bytes serves 8 weight rows, the 8 rows' sub-block scales are applied as one vector,
+ * and each row's total ends up in its own lane:
+ *
+ * - AVX-512 (VNNI, VBMI): a 64-byte vector holds the 8 rows (int32 lane 2r + h: row r, quants
+ *   4h..4h+3 of the 8); per 32 quants of 8 rows and an activation row Q4_K takes 4 `vpdpbusd` and
+ *   1 `vpdpwssd` (the plain kernel: 16 multiplies);
+ * - AVX2 (llama.cpp's trick for its Q4_K 8x8 layout): a 32-byte vector holds rows 0-3 or 4-7 of
+ *   the same bytes; `vpmaddubsw` products stay int16 across a whole Q4_K sub-block (two for Q6_K,
+ *   whose quants are larger), then one `vpmaddwd` applies the 4 rows' scales: per 32 quants of 8
+ *   rows and an activation row, 8 + 2 multiplies (the plain kernel: 16), and no horizontal sums.
  *
  * Exact: the same quants, scales and mins, moved; the integer sums are the plain kernels' sums, and
  * their floats the same operations in the same order (see gguf_matmul.c): the same bits.
@@ -18,9 +25,9 @@
 #include "gguf_blocks.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
-#define INTERLEAVED 1
+#define X8_AVX512 1 /* the 64-byte kernels below; else the 32-byte ones */
 #else
-#define INTERLEAVED 0
+#define X8_AVX512 0
 #endif
 #define X8 0x100 /* type id | X8: a segment of rows interleaved by 8 */
 
@@ -106,7 +113,7 @@ void gguf_repack_x8(int64_t type, const uint8_t *blocks, int64_t rows, int64_t K
         }
 }
 
-#if INTERLEAVED
+#if X8_AVX512
 
 /* 8 activation bytes in every 64-bit lane: quants 4h..4h+3 meet int32 lane 2r + h. */
 static inline __m512i broadcast8(const void *p) {
@@ -301,5 +308,177 @@ static void dequantize_q6_Kx8_bf16(const block_q6_Kx8 *x, uint16_t *out, int64_t
     }
 }
 
-#endif /* INTERLEAVED */
+#else /* AVX2 */
+
+/* 8 activation bytes in every 64-bit lane: quants 4h..4h+3 meet int32 lane 2r + h of a half's 4 rows. */
+static inline __m256i broadcast8(const void *p) {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return _mm256_set1_epi64x(v);
+}
+
+/* Lanes 2r + h of rows 0-3 and of rows 4-7 -> lane r: row r's total (exact). */
+static inline __m256i row_totals_x8(__m256i rows03, __m256i rows47) {
+    return _mm256_permute4x64_epi64(_mm256_hadd_epi32(rows03, rows47), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+/* The int16 lanes of half g's rows (4g..4g+3), 4 each, from the 8 rows' bytes: `is_signed` widens as int8. */
+static inline __m256i row_words(__m128i bytes, int g, int is_signed) {
+    const __m128i spread = _mm_shuffle_epi8(bytes, g ? _mm_setr_epi8(4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7)
+                                                     : _mm_setr_epi8(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3));
+    return is_signed ? _mm256_cvtepi8_epi16(spread) : _mm256_cvtepu8_epi16(spread);
+}
+
+/* acc[r] (lane r') += the dot products of 8 weight rows r' with activation row r. */
+ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *const *a, int rows, __m256 *acc) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    for (int r = 0; r < rows; r++) acc[r] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        const block_q4_Kx8 *x = w + b;
+        __m256i sums[ROWS][2]; /* [activation row][half] */
+        for (int r = 0; r < rows; r++) sums[r][0] = sums[r][1] = _mm256_setzero_si256();
+        for (int g = 0; g < 2; g++) /* half by half: 16 registers hold one half's sums, not both */
+            for (int s = 0; s < 8; s++) {
+                const __m256i scale = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 0);
+                const __m256i p0 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 32 * g));
+                const __m256i p1 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 64 + 32 * g));
+                const __m256i q[4] = {_mm256_and_si256(p0, low4), _mm256_and_si256(p1, low4),
+                                      _mm256_and_si256(_mm256_srli_epi16(p0, 4), low4),
+                                      _mm256_and_si256(_mm256_srli_epi16(p1, 4), low4)};
+                for (int r = 0; r < rows; r++) {
+                    const int8_t *qa = a[r][b].qs + 32 * s;
+                    __m256i t = _mm256_maddubs_epi16(q[0], broadcast8(qa));
+                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[1], broadcast8(qa + 8)));
+                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[2], broadcast8(qa + 16)));
+                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[3], broadcast8(qa + 24))); /* |t| <= 8 * 15 * 127 */
+                    sums[r][g] = _mm256_add_epi32(sums[r][g], _mm256_madd_epi16(t, scale));
+                }
+            }
+        __m256i mins[2][2]; /* [j][half]: int16 lanes 4r' + 2h + e, see block_q4_Kx8 */
+        for (int j = 0; j < 2; j++)
+            for (int g = 0; g < 2; g++)
+                mins[j][g] = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(x->mins + 32 * j + 16 * g)));
+        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)x->d));
+        const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)x->dmin));
+        for (int r = 0; r < rows; r++) {
+            const act256 *y = a[r] + b;
+            const __m256i s0 = broadcast8(y->bsums32_x8), s1 = broadcast8(y->bsums32_x8 + 4);
+            const __m256i m03 = _mm256_add_epi32(_mm256_madd_epi16(mins[0][0], s0), _mm256_madd_epi16(mins[1][0], s1));
+            const __m256i m47 = _mm256_add_epi32(_mm256_madd_epi16(mins[0][1], s0), _mm256_madd_epi16(mins[1][1], s1));
+            const __m256 ad = _mm256_set1_ps(y->d); /* the plain kernel's order of float operations */
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(row_totals_x8(sums[r][0], sums[r][1])), _mm256_mul_ps(ad, d),
+                                     acc[r]);
+            acc[r] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(row_totals_x8(m03, m47)), _mm256_mul_ps(ad, dmin), acc[r]);
+        }
+    }
+}
+
+/* Bits 2f, 2f + 1 of each byte moved to bits 4, 5, the rest cleared. */
+ALWAYS_INLINE __m256i top_bits(__m256i qh, int f) {
+    const __m256i moved = f == 0 ? _mm256_slli_epi16(qh, 4) : f == 1 ? _mm256_slli_epi16(qh, 2)
+                        : f == 2 ? qh : _mm256_srli_epi16(qh, 2);
+    return _mm256_and_si256(moved, _mm256_set1_epi8(0x30));
+}
+
+/* (low & 0x0F) | top: a 6-bit quant per byte. */
+static inline __m256i q6_quants(__m256i low, __m256i top) {
+    return _mm256_or_si256(_mm256_and_si256(low, _mm256_set1_epi8(0x0F)), top);
+}
+
+ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *const *a, int rows, __m256 *acc) {
+    /* bytes r, 8 + r of 16: the scales of 2 consecutive sub-blocks for row r, side by side */
+    const __m128i pair_rows = _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    for (int r = 0; r < rows; r++) acc[r] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; b++) {
+        const block_q6_Kx8 *x = w + b;
+        __m256i sums[ROWS][2]; /* [activation row][half] */
+        for (int r = 0; r < rows; r++) sums[r][0] = sums[r][1] = _mm256_setzero_si256();
+        for (int g = 0; g < 2; g++)       /* half by half: 16 registers hold one half's sums, not both */
+            for (int i = 0; i < 8; i++) { /* in memory order: sub-blocks s (low nibbles) and s + 8 (high nibbles) */
+                const int s = i / 2 + 4 * (i % 2), f = i % 2; /* low vectors 2s, 2s + 1, top vectors 2s % 8, + 1 */
+                const uint8_t *v = x->q[i / 2][0];
+                const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(v + 128 * f + 32 * g));
+                const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(v + 128 * f + 64 + 32 * g));
+                const __m256i qh0 = _mm256_loadu_si256((const __m256i *)(v + 256 + 32 * g));
+                const __m256i qh1 = _mm256_loadu_si256((const __m256i *)(v + 320 + 32 * g));
+                const __m256i q[4] = {q6_quants(ql0, top_bits(qh0, f)), q6_quants(ql1, top_bits(qh1, f)),
+                                      q6_quants(_mm256_srli_epi16(ql0, 4), top_bits(qh0, f + 2)),
+                                      q6_quants(_mm256_srli_epi16(ql1, 4), top_bits(qh1, f + 2))};
+                const __m256i scale_lo = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 1);
+                const __m256i scale_hi = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 64 + 8 * s)), g, 1);
+                for (int r = 0; r < rows; r++) {
+                    const int8_t *lo = a[r][b].qs + 16 * s, *hi = a[r][b].qs + 128 + 16 * s;
+                    /* two maddubs of 2 products each: |pair| <= 4 * 63 * 127, an int16 */
+                    const __m256i m_lo = _mm256_add_epi16(_mm256_maddubs_epi16(q[0], broadcast8(lo)),
+                                                          _mm256_maddubs_epi16(q[1], broadcast8(lo + 8)));
+                    const __m256i m_hi = _mm256_add_epi16(_mm256_maddubs_epi16(q[2], broadcast8(hi)),
+                                                          _mm256_maddubs_epi16(q[3], broadcast8(hi + 8)));
+                    sums[r][g] = _mm256_add_epi32(sums[r][g], _mm256_add_epi32(_mm256_madd_epi16(m_lo, scale_lo),
+                                                                               _mm256_madd_epi16(m_hi, scale_hi)));
+                }
+            }
+        /* the quants are value + 32: minus 32 * sum over sub-blocks of scale * activation sum */
+        __m256i pair_scales[4][2]; /* [j][half]: int16 e of lane 2r' + h: the scale of sub-block 8h + 2j + e */
+        for (int j = 0; j < 4; j++) {
+            const __m128i first = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(x->scales + 16 * j)), pair_rows);
+            const __m128i second = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(x->scales + 64 + 16 * j)), pair_rows);
+            pair_scales[j][0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi16(first, second));
+            pair_scales[j][1] = _mm256_cvtepi8_epi16(_mm_unpackhi_epi16(first, second));
+        }
+        const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)x->d));
+        for (int r = 0; r < rows; r++) {
+            const act256 *y = a[r] + b;
+            __m256i offset[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+            for (int j = 0; j < 4; j++) {
+                const __m256i sums16 = broadcast8(y->bsums16_x8 + 4 * j);
+                for (int g = 0; g < 2; g++)
+                    offset[g] = _mm256_add_epi32(offset[g], _mm256_madd_epi16(pair_scales[j][g], sums16));
+            }
+            const __m256i total = row_totals_x8(_mm256_sub_epi32(sums[r][0], _mm256_slli_epi32(offset[0], 5)),
+                                                _mm256_sub_epi32(sums[r][1], _mm256_slli_epi32(offset[1], 5)));
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(total), _mm256_mul_ps(_mm256_set1_ps(y->d), d), acc[r]);
+        }
+    }
+}
+
+/* ---- dequantization to bf16 (long prefill chunks, where bf16 GEMM is native without AVX-512) ---- */
+
+/* 8 quants (bytes; int8 if `is_signed`) * scale - offset as bf16, at out. */
+static inline void store_8(__m128i q, int is_signed, float scale, float offset, uint16_t *out) {
+    const __m256 v = _mm256_cvtepi32_ps(is_signed ? _mm256_cvtepi8_epi32(q) : _mm256_cvtepu8_epi32(q));
+    const __m256 y = _mm256_sub_ps(_mm256_mul_ps(v, _mm256_set1_ps(scale)), _mm256_set1_ps(offset)); /* as gguf */
+    _mm_storeu_si128((__m128i *)out, float8_to_bf16(y));
+}
+
+/* One super-block of 8 rows -> out[r * K + v], v < 256. */
+static void dequantize_q4_Kx8_bf16(const block_q4_Kx8 *x, uint16_t *out, int64_t K) {
+    const __m128i low4 = _mm_set1_epi8(0x0F);
+    for (int s = 0; s < 8; s++)
+        for (int r = 0; r < 8; r++) {
+            const float scale = fp16(x->d[r]) * (float)x->scales[8 * s + r];
+            const float offset = fp16(x->dmin[r]) * (float)x->mins[32 * (s % 4 / 2) + 4 * r + 2 * (s / 4) + s % 2];
+            for (int p = 0; p < 2; p++) {
+                const __m128i packed = _mm_loadl_epi64((const __m128i *)(x->qs + 128 * s + 64 * p + 8 * r));
+                store_8(_mm_and_si128(packed, low4), 0, scale, offset, out + r * K + 32 * s + 8 * p);
+                store_8(_mm_and_si128(_mm_srli_epi16(packed, 4), low4), 0, scale, offset, out + r * K + 32 * s + 16 + 8 * p);
+            }
+        }
+}
+
+static void dequantize_q6_Kx8_bf16(const block_q6_Kx8 *x, uint16_t *out, int64_t K) {
+    for (int t = 0; t < 32; t++) { /* quants 8t..8t+7: sub-block t / 2 */
+        const int k = t % 16, m = t % 8; /* low vector k, top vector m (see block_q6_Kx8) */
+        const uint8_t *v = x->q[k % 8 / 2][0];
+        for (int r = 0; r < 8; r++) {
+            const __m128i ql = _mm_loadl_epi64((const __m128i *)(v + 64 * (k % 2 + 2 * (k / 8)) + 8 * r));
+            const __m128i qh = _mm_loadl_epi64((const __m128i *)(v + 64 * (4 + m % 2) + 8 * r));
+            const __m128i low = _mm_and_si128(t < 16 ? ql : _mm_srli_epi16(ql, 4), _mm_set1_epi8(0x0F));
+            const __m128i top = _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(qh, 2 * (t / 8)), _mm_set1_epi8(3)), 4);
+            const __m128i q = _mm_sub_epi8(_mm_or_si128(low, top), _mm_set1_epi8(32));
+            store_8(q, 1, fp16(x->d[r]) * (float)x->scales[8 * (t / 2) + r], 0.0f, out + r * K + 8 * t);
+        }
+    }
+}
+
+#endif /* X8_AVX512 */
 #endif

@@ -11,9 +11,9 @@
  * `vpmaddubsw` + `vpmaddwd` with plain AVX2); the K-quants' 6-/8-bit sub-block scales are applied
  * in integers too, and floats only appear once per block.
  *
- * With AVX-512, Q4_K and Q6_K weights are repacked at load time with 8 rows interleaved
- * (gguf_interleaved.h), which takes far fewer multiplies per activation row; the plain kernels
- * below serve the other types, the rows left over, and CPUs with AVX2 only.
+ * Q4_K and Q6_K weights are repacked at load time with 8 rows interleaved (gguf_interleaved.h,
+ * AVX-512 and AVX2 kernels), which takes far fewer multiplies per activation row and no horizontal
+ * sums; the plain kernels below serve the other types and the rows left over.
  *
  * Each weight row (or group of 8) is unpacked once for up to ROWS activation rows; threads take
  * the output rows in chunks as they free up, so a thread the OS preempts delays the step by one
@@ -396,13 +396,18 @@ static void dot_any_rows(int64_t type, const uint8_t *w, int64_t nb, const void 
     }
 }
 
-#if INTERLEAVED
 ALWAYS_INLINE void dot_rows_x8(int64_t type, const uint8_t *w, int64_t nb, const act256 *const *a, int rows,
                                __m256 *out) {
+#if X8_AVX512
     __m512 acc[ROWS];
+#else
+    __m256 *acc = out;
+#endif
     if (type == (Q4_K | X8)) dot_q4_Kx8((const block_q4_Kx8 *)w, nb, a, rows, acc);
     else dot_q6_Kx8((const block_q6_Kx8 *)w, nb, a, rows, acc);
+#if X8_AVX512
     for (int r = 0; r < rows; r++) out[r] = row_values(acc[r]);
+#endif
 }
 
 /* out[r]: the 8 rows' dot products with activation row r. */
@@ -415,7 +420,6 @@ static void dot_any_rows_x8(int64_t type, const uint8_t *w, int64_t nb, const ac
     default: dot_rows_x8(type, w, nb, a, 4, out); break;
     }
 }
-#endif
 
 static inline void store(void *out, int bf16, int64_t index, float value) {
     if (bf16) ((uint16_t *)out)[index] = float_to_bf16(value);
@@ -425,8 +429,8 @@ static inline void store(void *out, int bf16, int64_t index, float value) {
 /* 1 if the dot products use VNNI, 0 for the AVX2 form (so the caller can warn). */
 int gguf_kernel_vnni(void) { return VNNI; }
 
-/* 1 if Q4_K and Q6_K weights should be repacked with `gguf_repack_x8` (AVX-512 with VNNI and VBMI). */
-int gguf_kernel_interleaved(void) { return INTERLEAVED; }
+/* 1 if the kernels of the interleaved Q4_K / Q6_K rows are AVX-512's (with VNNI and VBMI), 0 for AVX2's. */
+int gguf_kernel_x8_avx512(void) { return X8_AVX512; }
 
 static inline int64_t unit_rows(int64_t type) { return type & X8 ? 8 : 1; } /* output rows a work unit makes */
 
@@ -473,7 +477,6 @@ void gguf_matmul(const void *x, int x_bf16, int64_t M, int64_t K, const int64_t 
                     const void *a[ROWS];
                     for (int r = 0; r < rows; r++)
                         a[r] = is_k_quant(type) ? (const void *)(q256 + (m + r) * row256) : (const void *)(q32 + (m + r) * row32);
-#if INTERLEAVED
                     if (type & X8) {
                         __m256 dots[ROWS];
                         dot_any_rows_x8(type, w, nb, (const act256 *const *)a, rows, dots);
@@ -484,7 +487,6 @@ void gguf_matmul(const void *x, int x_bf16, int64_t M, int64_t K, const int64_t 
                         }
                         continue;
                     }
-#endif
                     float dots[ROWS];
                     dot_any_rows(type, w, nb, a, rows, dots);
                     for (int r = 0; r < rows; r++) store(out, out_bf16, (m + r) * N + n, dots[r] + (bias ? bias[n] : 0.0f));
@@ -546,13 +548,6 @@ void gguf_dequantize_rows(int64_t type, const uint8_t *blocks, const int64_t *id
 
 /* ---- dequantization of whole weights to a scratch matrix (long prefill chunks), vectorized ---- */
 
-static inline __m128i float8_to_bf16(__m256 v) { /* round to nearest even, as float_to_bf16 */
-    __m256i bits = _mm256_castps_si256(v);
-    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
-    bits = _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF))), 16);
-    return _mm_packus_epi32(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
-}
-
 /* 32 values q (unsigned bytes) * scale - offset, the first 16 with scale[0] / offset[0], the rest [1]. */
 static inline void store_32(__m256i q, const float scale[2], const float offset[2], uint16_t *out) {
     for (int i = 0; i < 4; i++) {
@@ -601,7 +596,6 @@ static void dequantize_q6_K_bf16(const block_q6_K *b, uint16_t *out) {
 void gguf_dequantize_matrix(int64_t type, const uint8_t *blocks, int64_t rows, int64_t K, uint16_t *out,
                             int threads) {
     const int64_t values = block_values(type & ~X8), nb = K / values, size = block_bytes(type & ~X8);
-#if INTERLEAVED
     if (type & X8) {
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int64_t g = 0; g < rows / 8; g++)
@@ -613,7 +607,6 @@ void gguf_dequantize_matrix(int64_t type, const uint8_t *blocks, int64_t rows, i
             }
         return;
     }
-#endif
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t n = 0; n < rows; n++) {
         float y[256];

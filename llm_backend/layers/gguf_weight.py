@@ -3,7 +3,7 @@
 A Q4_K_M file is ~4.8 bits a weight: decode, which streams every weight once per step, reads
 a third of a bf16 copy's bytes. The C kernels (`gguf_matmul.c`) dot the blocks with int8-quantized
 activations, as llama.cpp does, so the model is exact to the file. Most weights are views of the
-memory-mapped file; on CPUs with AVX-512, Q4_K and Q6_K weights are instead repacked once, with
+memory-mapped file; Q4_K and Q6_K weights are instead repacked once, with
 8 rows interleaved (`gguf_interleaved.h`: the same bytes moved, so that one instruction serves
 8 weight rows), and the file's pages they came from are dropped, so memory stays one copy.
 
@@ -90,17 +90,13 @@ def gguf_kernels_available() -> bool:
         return False
     if not native_function("gguf_kernel_vnni", (), source="gguf_matmul", restype=ctypes.c_int)():
         log.warning("this CPU has no AVX-512 VNNI (or AVX-VNNI): the GGUF block kernels use AVX2, a slower path")
-    elif not interleaving_available():
-        log.warning("this CPU lacks AVX-512 (with VNNI and VBMI): Q4_K and Q6_K weights stay row by row, "
-                    "a slower path for batches")
     return True
 
 
-@cache
 def interleaving_available() -> bool:
-    """Whether Q4_K / Q6_K weights are repacked with 8 rows interleaved (AVX-512 with VNNI and VBMI)."""
-    flag = native_function("gguf_kernel_interleaved", (), source="gguf_matmul", restype=ctypes.c_int)
-    return flag is not None and bool(flag())
+    """Whether Q4_K / Q6_K weights are repacked with 8 rows interleaved: wherever the kernels build
+    (gguf_interleaved.h has AVX-512 and AVX2 kernels); a function so that the kernel bench can say no."""
+    return _matmul_kernel() is not None
 
 
 @dataclass

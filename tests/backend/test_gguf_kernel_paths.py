@@ -2,7 +2,8 @@
 
 The dot products are integer math, and the few float operations per super-block run in one order
 in every kernel (gguf_matmul.c), so the AVX2 build (`LLM_BACKEND_ISA=avx2`), this CPU's own build,
-and the AVX-512 build (VNNI dot products, Q4_K / Q6_K rows interleaved by 8) must agree bit for bit.
+and the AVX-512 build (VNNI dot products, 64-byte kernels of the Q4_K / Q6_K rows interleaved by 8;
+the AVX2 build has 32-byte ones) must agree bit for bit.
 A CPU without AVX-512 runs that build on the instruction emulation of tests/support/avx512_emulation.h,
 so the check runs on every machine; on an AVX-512 machine the native build is the real thing.
 Each build runs in its own process, since a process loads one build of a kernel.
@@ -61,12 +62,12 @@ def kernel_outputs() -> dict[str, torch.Tensor]:
 
 def run_build(build: str, out: Path) -> str:
     """Writes `kernel_outputs()` of one build to `out`; returns what the build says of itself."""
-    code = ("import sys, torch\n"
-            "from llm_backend.layers import gguf_weight\n"
+    code = ("import ctypes, torch\n"
+            "from llm_backend.layers.native import native_function\n"
             "from test_gguf_kernel_paths import kernel_outputs\n"
             f"torch.save(kernel_outputs(), {str(out)!r})\n"
-            "print(f'vnni={gguf_weight.native_function(\"gguf_kernel_vnni\", (), source=\"gguf_matmul\", "
-            "restype=__import__(\"ctypes\").c_int)()} interleaved={int(gguf_weight.interleaving_available())}')")
+            "flag = lambda name: native_function(f'gguf_kernel_{name}', (), source='gguf_matmul', restype=ctypes.c_int)()\n"
+            "print(' '.join(f'{name}={flag(name)}' for name in ('vnni', 'x8_avx512')))")
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'tests' / 'backend'}", **BUILDS[build]}
     result = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True,
                             timeout=600)
@@ -76,8 +77,8 @@ def run_build(build: str, out: Path) -> str:
 
 def test_every_build_gives_the_same_bits(tmp_path):
     said = {build: run_build(build, tmp_path / f"{build}.pt") for build in BUILDS}
-    assert said["avx2"] == "vnni=0 interleaved=0"
-    assert said["avx512-emulated"] == "vnni=1 interleaved=1"  # the AVX-512 code ran, not the AVX2 fallback
+    assert said["avx2"] == "vnni=0 x8_avx512=0"
+    assert said["avx512-emulated"] == "vnni=1 x8_avx512=1"  # the AVX-512 code ran, not the AVX2 kernels
     reference = torch.load(tmp_path / "avx2.pt")
     for build in ("native", "avx512-emulated"):
         outputs = torch.load(tmp_path / f"{build}.pt")
