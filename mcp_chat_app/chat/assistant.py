@@ -40,6 +40,9 @@ class Assistant:
     no_tools: NoTools
     not_looked_up: dict[str, str]  # the answer to a question its tools answer when no call could be made
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
+    # Models and products it must never claim to be: asked "你是ChatGPT吗？", the 1.5B model said "是的，我是来自
+    # OpenAI的GPT模型。" despite its system prompt.
+    other_assistants: tuple[str, ...] = ()
 
     @property
     def example_names(self) -> set[str]:
@@ -50,6 +53,18 @@ class Assistant:
         """Who the assistant is, in both its names, so a Chinese reply uses the Chinese one."""
         return (f"You are {self.name['en']} (in Chinese: {self.name['zh']}), {self.purpose['en']}. "
                 "You are not any other company's model or product.")
+
+    def claims_to_be_another(self, text: str) -> bool:
+        """Whether an answer names another company's model or product (even "not ChatGPT" puts the name in a
+        user's mind; its own name is the answer)."""
+        said = text.casefold()
+        return any(name.casefold() in said for name in self.other_assistants)
+
+    def introduction(self, language: str) -> str:
+        """Who it is and what it does, from its configuration, in the user's language (English for others)."""
+        if language == "zh":
+            return f"我是{self.name['zh']}，{self.purpose['zh']}。"
+        return f"I am {self.name['en']}, {self.purpose['en']}."
 
 
 def load_assistant(path: Path) -> Assistant:
@@ -65,6 +80,7 @@ def load_assistant(path: Path) -> Assistant:
                              {"en": data["no_tools"]["answer"]["en"], "zh": data["no_tools"]["answer"]["zh"]}),
             not_looked_up={"en": data["not_looked_up"]["en"], "zh": data["not_looked_up"]["zh"]},
             vocabulary=vocabulary_from_json(data.get("vocabulary", {})),
+            other_assistants=tuple(data.get("other_assistants", ())),
         )
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"{path}: not a valid assistant configuration ({type(error).__name__}: {error})") from error

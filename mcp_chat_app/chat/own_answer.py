@@ -68,4 +68,4 @@ def own_passes_so_far(turn: Turn) -> Callable[[str], bool]:
     """Whether an own answer's text so far may be shown: what verify rejects an own answer for, readable text
     in the user's language with no figures (none is behind it), holds of it."""
     return lambda text: not unusable(text, turn.language, turn.vocabulary) \
-        and not states_measurements(text, turn.vocabulary)
+        and not states_measurements(text, turn.vocabulary) and not turn.assistant.claims_to_be_another(text)

@@ -71,7 +71,9 @@ class Check:
     rules: frozenset[str] = frozenset()  # broken by this draft and the ones it replaced
     may_retry: bool = False  # a first written draft: the writer gets one corrective retry
     lacks_asked: bool = False  # the accepted answer must first say it lacks what the question asked for (missing)
-    fallback: str = ""  # an own answer rejected: "no_tools" (it made up data with none connected) or "cannot_answer"
+    # An own answer rejected: "no_tools" (it made up data with none connected), "cannot_answer", or "identity" (it
+    # claimed to be another company's model).
+    fallback: str = ""
 
     @property
     def reasons(self) -> list[str]:
@@ -104,7 +106,9 @@ def _check_own(turn: Turn, draft: Draft) -> Check:
     connected = draft.tools_offered or not turn.use_tools
     problems = [Problem("language", "")] if unusable(draft.text, turn.language, vocabulary) else []
     accepted = _accepted(draft.text, problems, turn.language, vocabulary)
-    if not connected and states_measurements(draft.text, vocabulary):
+    if turn.assistant.claims_to_be_another(draft.text):
+        fallback = "identity"
+    elif not connected and states_measurements(draft.text, vocabulary):
         fallback = "no_tools"
     elif accepted is None or (draft.tools_offered and states_measurements(accepted, vocabulary)):
         # Figures with no tool behind them are made up.

@@ -216,6 +216,17 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     assert "not any other company's model" in system and result.response == "我是 MCP 天气助手。"
 
 
+@pytest.mark.parametrize(("question", "claimed", "introduction"), [
+    ("你是ChatGPT吗？", "是的，我是来自OpenAI的GPT模型。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
+    ("Are you Claude?", "No, I'm not Claude, I'm a weather bot.", "I am MCP Weather Assistant, a private assistant"),
+])
+def test_an_own_answer_never_claims_another_identity(pipeline, fake_llm, question, claimed, introduction):
+    fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}}]}, {"content": claimed})
+    result = pipeline().run(question, [])
+    assert result.response.startswith(introduction) and result.answer_source == "composed"
+    assert not ASSISTANT.claims_to_be_another(result.response)
+
+
 def test_an_hour_the_facts_lack_is_said_to_be_lacking(pipeline, fake_llm):
     fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
     result = pipeline().run("北京明天下午三点多少度？", [])
