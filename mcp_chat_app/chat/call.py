@@ -1,4 +1,5 @@
-"""Call: the routed tool calls made on the MCP servers, their results kept (images stored for the page), and what
+"""Call: the routed tool calls made on the MCP servers, their results kept (images, audio and files stored for the
+page), and what
 the router reads of each, should it route again (auto profiles)."""
 
 from __future__ import annotations
@@ -6,6 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+from mcp_chat_app.chat.attachments import Attachment, stored_attachments
 from mcp_chat_app.chat.route import PlannedCall, Routed, error_view
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.result_view import model_view
@@ -21,6 +23,7 @@ class Called:
 
     outcomes: tuple[ToolOutcome, ...] = ()
     images: tuple[dict[str, str], ...] = ()
+    attachments: tuple[Attachment, ...] = ()  # audio, files and resource links (chat/attachments.py)
     views: tuple[str, ...] = ()
     repaired: frozenset[str] = frozenset()  # tools whose invalid call was handed back once to be repaired
     tools_ms: float = 0.0
@@ -58,6 +61,8 @@ def _refused(plan: PlannedCall) -> ToolOutcome:
 def _kept(turn: Turn, media: MediaStore, called: Called, outcome: ToolOutcome) -> Called:
     images = tuple({"url": f"/media/{media.save(image.data, image.mime)}", "alt": image.alt, "mime": image.mime}
                    for image in outcome.images)
-    turn.emit("tool_result", {**outcome.to_json(), "images": list(images)})
+    attachments = stored_attachments(outcome, media)
+    turn.emit("tool_result", {**outcome.to_json(), "images": list(images), "attachments": list(attachments)})
     return replace(called, outcomes=(*called.outcomes, outcome), images=(*called.images, *images),
+                   attachments=(*called.attachments, *attachments),
                    views=(*called.views, model_view(outcome, turn.vocabulary, turn.today)))

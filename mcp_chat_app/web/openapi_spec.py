@@ -20,6 +20,7 @@ _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "str
 _CONVERSATION_ID = {"type": "string", "pattern": f"^{CONVERSATION_PATTERN}$"}
 _TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN,
           "description": "one line"}
+_MEDIA_ID = {"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
 _EVENTS = ["prefill", "tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval",
            "approval_closed", "token", "rewrite", "done", "error"]
@@ -62,6 +63,15 @@ _SCHEMAS: dict[str, Any] = {
                                                       "invalid_answer (the result broke the tool's own "
                                                       "outputSchema), unexpected_error, invalid_call, denied (the "
                                                       "user did not allow it)"}}},
+    "Attachment": {"type": "object", "required": ["kind", "name", "server"], "properties": {
+        "kind": {"type": "string", "enum": ["audio", "file", "link"],
+                 "description": "audio (play `url`), file (an embedded binary resource: download `url`), or link "
+                                "(a resource_link: `uri`, readable from `server` with MCP resources/read)"},
+        "url": {"type": "string", "description": "audio and file: the stored copy under /media/"},
+        "uri": {"type": "string", "description": "link: the resource's URI"},
+        "name": {"type": "string", "description": "file: the download's file name; link: its title or name"},
+        "mime": {"type": "string"}, "description": {"type": "string", "description": "link: what it is"},
+        "server": {"type": "string", "description": "the MCP server whose tool returned it"}}},
     "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
                "`response`", "properties": {"server": {"type": "string"},
                                              "kind": {"type": "string", "enum": ["simulated", "notice"]},
@@ -71,6 +81,8 @@ _SCHEMAS: dict[str, Any] = {
         "tool_calls": {"type": "array", "items": {"$ref": "#/components/schemas/ToolCall"}},
         "images": {"type": "array", "items": {"type": "object", "properties": {
             "url": {"type": "string"}, "alt": {"type": "string"}, "mime": {"type": "string"}}}},
+        "attachments": {"type": "array", "items": {"$ref": "#/components/schemas/Attachment"},
+                        "description": "what the tools returned beside text and images, in order"},
         "timings": {"type": "object", "additionalProperties": {"type": "number"}},
         "model": {"type": "string"},
         "language": {"type": "string", "description": "the question's language code (zh, en, ja, ...)"},
@@ -103,7 +115,9 @@ _SCHEMAS: dict[str, Any] = {
             "notices": {"type": "array", "description": "on an answer: its notices, when it had any",
                         "items": {"$ref": "#/components/schemas/Notice"}},
             "images": {"type": "array", "description": "on an answer: its images (charts), when it had any",
-                       "items": {"type": "object"}}}}}}},
+                       "items": {"type": "object"}},
+            "attachments": {"type": "array", "description": "on an answer: its audio, files and links, when it had "
+                            "any", "items": {"$ref": "#/components/schemas/Attachment"}}}}}}},
     "ServerEntry": {"type": "object", "required": ["name"], "description": "an mcp_servers.json entry plus its name",
                     "properties": {"name": {"type": "string"}, "command": {"type": "string"},
                                    "args": {"type": "array", "items": {"type": "string"}},
@@ -211,9 +225,18 @@ _PATHS: dict[str, Any] = {
     "/tools": {"get": {"summary": "Every exposed tool, named server__tool", "security": _USER_AUTH,
                        "responses": {"200": _json({"type": "object"}, "tools"), **_errors(401)}}},
     "/media/{media_id}": {"get": {
-        "summary": "An image a tool returned (charts)",
-        "parameters": [{"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}],
-        "responses": {"200": {"description": "the image", "content": {"image/png": {}}}, **_errors(404)}}},
+        "summary": "An image (chart), audio clip or file a tool returned: images and audio in place, other types as "
+                   "a download",
+        "parameters": [_MEDIA_ID],
+        "responses": {"200": {"description": "the file, with its type", "content": {"image/png": {}, "audio/wav": {},
+                                                                                    "application/octet-stream": {}}},
+                      **_errors(404)}}},
+    "/media/{media_id}/{name}": {"get": {
+        "summary": "The same file as a download (Content-Disposition: attachment) named `name`",
+        "parameters": [_MEDIA_ID, {"name": "name", "in": "path", "required": True, "schema": {"type": "string"},
+                                   "description": "the file name to save it as (made safe)"}],
+        "responses": {"200": {"description": "the file, with its type",
+                              "content": {"application/octet-stream": {}}}, **_errors(404)}}},
     "/health": {"get": {"summary": "Whether the LLM answers, each MCP server's state, start-up warnings, and the "
                                    "warm-up's progress",
                         "responses": {"200": _json({"type": "object", "properties": {

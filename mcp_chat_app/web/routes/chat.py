@@ -10,7 +10,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
 from mcp_chat_app.gateway import Gateway, gateway
-from mcp_chat_app.history import most_turns_within, trim_to_budget
+from mcp_chat_app.history import SHOWN_KEYS, most_turns_within, trim_to_budget
 from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
 from mcp_chat_app.mcp_client.elicitation import Answer, Asker, Decision, InvalidAnswer, Kind, UnknownQuestion
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
@@ -41,7 +41,7 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
     reply = result.to_json()
     resources.history.append(user, [{"role": "user", "content": body.message},
                                     {"role": "assistant", "content": result.response, "calls": result.calls,
-                                     "notices": reply["notices"], "images": reply["images"]}],
+                                     **{key: reply[key] for key in SHOWN_KEYS}}],
                              conversation=body.conversation, replace_last=body.regenerate)
     return {**reply, "conversation": body.conversation}
 

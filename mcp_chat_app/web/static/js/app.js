@@ -117,7 +117,8 @@ async function openConversation(id) {
         last = message.content;
         addUserMessage(message.content);
       } else if (message.role === "assistant" && last !== null) {
-        newReply(last).finish({ response: message.content, notices: message.notices, images: message.images });
+        newReply(last).finish({ response: message.content, notices: message.notices, images: message.images,
+          attachments: message.attachments });
       }
     }
     markLastAnswer();

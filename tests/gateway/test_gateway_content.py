@@ -1,0 +1,115 @@
+"""Every content type a tool can return, through the gateway process over HTTP: resource links, binary embedded
+resources and audio from @modelcontextprotocol/server-everything (streamable HTTP) and the content server
+(tests/support/content_mcp_server.py, stdio), the scripted LLM choosing the call. Each reaches the JSON answer
+(`attachments`, beside `images`), the stored conversation and the media store, and the writer is told of it."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import sys
+
+import pytest
+
+from tests.support.gateway_processes import HERE, GatewayProcess, start_everything
+from tests.support.processes import free_port, stop
+
+NOTES = b"hello notes, compressed by the tool"
+
+
+@pytest.fixture(scope="module")
+def gateway(fake_llm, tmp_path_factory):
+    work = tmp_path_factory.mktemp("content")
+    port = free_port()
+    everything = start_everything("streamableHttp", port, work / "everything.log")
+    process = GatewayProcess(work, {
+        "everything": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"},
+        "content": {"command": sys.executable, "args": [str(HERE / "content_mcp_server.py")]},
+    }, fake_llm.url)
+    yield process
+    process.stop()
+    stop(everything)
+
+
+def ask(gateway, fake_llm, tool: str, arguments: dict, answer: str, user: str = "cora") -> dict:
+    fake_llm.script({"tool_calls": [{"name": tool, "arguments": arguments}]}, {"content": answer})
+    reply = gateway.chat(user, {"message": "Show me what the tool has.", "use_tools": True})
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    assert not any(call["is_error"] for call in body["tool_calls"]), body["tool_calls"]
+    return body
+
+
+def fed_to_model(fake_llm) -> str:
+    """What the model that writes the answer read of the result (this profile's writer is its router: the tool
+    message)."""
+    (fed,) = [m["content"] for m in fake_llm.requests()[-1]["messages"] if m["role"] == "tool"]
+    return fed
+
+
+def test_resource_links_reach_the_answer_and_the_writer(gateway, fake_llm):
+    body = ask(gateway, fake_llm, "everything__get-resource-links", {"count": 2}, "Here are the two resources.")
+    assert body["images"] == []
+    assert body["attachments"] == [
+        {"kind": "link", "uri": "demo://resource/dynamic/blob/1", "name": "Blob Resource 1", "mime": "text/plain",
+         "description": "Resource 1: plaintext resource", "server": "everything"},
+        {"kind": "link", "uri": "demo://resource/dynamic/text/2", "name": "Text Resource 2", "mime": "text/plain",
+         "description": "Resource 2: plaintext resource", "server": "everything"}]
+    assert ("a link to Blob Resource 1 (text/plain) and a link to Text Resource 2 (text/plain) shown to the user "
+            "beside the answer") in fed_to_model(fake_llm)
+    # A reopened conversation shows them again.
+    (_, answer) = gateway.get("/chat/cora/history").json()["messages"][-2:]
+    assert answer["attachments"] == body["attachments"]
+
+
+def test_an_embedded_binary_resource_is_a_download_with_its_name_and_type(gateway, fake_llm):
+    data = "data:text/plain;base64," + base64.b64encode(NOTES).decode()
+    body = ask(gateway, fake_llm, "everything__gzip-file-as-resource",
+               {"name": "notes.txt.gz", "data": data, "outputType": "resource"}, "The file is ready.")
+    (item,) = body["attachments"]
+    assert {key: item[key] for key in ("kind", "name", "mime", "server")} == {
+        "kind": "file", "name": "notes.txt.gz", "mime": "application/gzip", "server": "everything"}
+    assert item["url"].startswith("/media/") and item["url"].endswith("/notes.txt.gz")
+    download = gateway.get(item["url"])
+    assert download.status_code == 200 and download.headers["content-type"] == "application/gzip"
+    assert download.headers["content-disposition"] == "attachment; filename=notes.txt.gz"
+    assert gzip.decompress(download.content) == NOTES
+    assert "a file notes.txt.gz (application/gzip) shown to the user beside the answer" in fed_to_model(fake_llm)
+
+
+def test_a_blob_without_an_extension_gets_its_types_and_never_opens_in_place(gateway, fake_llm):
+    body = ask(gateway, fake_llm, "everything__get-resource-reference", {"resourceType": "Blob", "resourceId": 1},
+               "Here is resource one.")
+    (item,) = body["attachments"]
+    assert item["kind"] == "file" and item["name"] == "1.txt" and item["mime"] == "text/plain"
+    download = gateway.get(item["url"])
+    assert download.headers["content-disposition"] == "attachment; filename=1.txt"
+    assert download.text.startswith("Resource 1: This is a base64 blob")
+    # The bare media URL of a type a browser would render as a page still only downloads, and is sandboxed.
+    bare = gateway.get(item["url"].rsplit("/", 1)[0])
+    assert bare.status_code == 200 and bare.headers["content-disposition"].startswith("attachment")
+    assert bare.headers["content-security-policy"] == "sandbox" and bare.headers["x-content-type-options"] == "nosniff"
+    # The text beside it still reaches the writer, and the download does too.
+    facts = fed_to_model(fake_llm)
+    assert "Returning resource reference for Resource 1" in facts and "a file 1 (text/plain)" in facts
+
+
+def test_audio_is_stored_and_played_in_place(gateway, fake_llm):
+    body = ask(gateway, fake_llm, "content__play_chime", {"seconds": 0.2}, "Here is the chime.")
+    (item,) = body["attachments"]
+    assert {key: item[key] for key in ("kind", "name", "mime", "server")} == {
+        "kind": "audio", "name": "audio.wav", "mime": "audio/wav", "server": "content"}
+    clip = gateway.get(item["url"])
+    assert clip.status_code == 200 and clip.headers["content-type"].startswith("audio/")
+    assert "content-disposition" not in clip.headers or "inline" in clip.headers["content-disposition"]
+    assert clip.content[:4] == b"RIFF" and clip.content[8:12] == b"WAVE"
+    assert json.loads(fed_to_model(fake_llm)) == {
+        "result": "A 0.2 second chime.", "shown": "an audio clip (audio/wav) shown to the user beside the answer"}
+
+
+def test_unknown_media_is_404(gateway):
+    for path in ("/media/" + "0" * 32 + ".wav", "/media/not-an-id", "/media/" + "0" * 32 + ".txt/x.txt"):
+        reply = gateway.get(path)
+        assert reply.status_code == 404 and reply.json()["error"]["code"] == "unknown_media"
+
