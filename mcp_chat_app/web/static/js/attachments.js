@@ -37,7 +37,7 @@ function linkNode(item) {
   }
   Object.assign(node.dataset, { server: item.server, uri: item.uri });
   node.title = item.description || item.uri;
-  node.append(element("span", "attachment-name", `🔗 ${item.name}`), element("code", "attachment-uri", item.uri),
+  node.append(element("span", "attachment-name", `↗ ${item.name}`), element("code", "attachment-uri", item.uri),
     typeLabel(item.mime));
   return node;
 }

@@ -1,0 +1,73 @@
+"""The page shows every content type a tool returns (a resource link, a file to download, audio to play), and
+finds and exports conversations, in a real headless Chromium against the gateway with
+@modelcontextprotocol/server-everything (streamable HTTP), the content server and the scripted LLM. Screenshots:
+/tmp/content_page.png and /tmp/search_page.png."""
+
+from __future__ import annotations
+
+import base64
+import sys
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from tests.support.gateway_processes import HERE, GatewayProcess, start_everything
+from tests.support.processes import free_port, stop
+
+from .conftest import start_chromium
+from .test_chat_page import _finished, _js, _open_user, _send, _wait
+
+NOTES = "data:text/plain;base64," + base64.b64encode(b"notes for the page test").decode()
+
+
+@pytest.fixture(scope="module")
+def gateway(fake_llm, tmp_path_factory):
+    work = tmp_path_factory.mktemp("content_page")
+    port = free_port()
+    everything = start_everything("streamableHttp", port, work / "everything.log")
+    process = GatewayProcess(work, {
+        "everything": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"},
+        "content": {"command": sys.executable, "args": [str(HERE / "content_mcp_server.py")]},
+    }, fake_llm.url)
+    yield process
+    process.stop()
+    stop(everything)
+
+
+@pytest.fixture(scope="module")
+def browser(gateway):
+    driver = start_chromium("en-US")
+    driver.get(gateway.url)
+    yield driver
+    driver.quit()
+
+
+def _attachments(answer):
+    return answer.find_elements(By.CSS_SELECTOR, ".attachments .attachment")
+
+
+def test_a_reply_shows_a_link_a_download_and_audio(browser, gateway, fake_llm):
+    fake_llm.script({"tool_calls": [
+        {"name": "everything__get-resource-links", "arguments": {"count": 1}},
+        {"name": "everything__gzip-file-as-resource",
+         "arguments": {"name": "notes.txt.gz", "data": NOTES, "outputType": "resource"}},
+        {"name": "content__play_chime", "arguments": {"seconds": 0.5}}]},
+        {"content": "Here are the resource, the file and the chime you asked for."})
+    _open_user(browser, gateway, "content_user")
+    _send(browser, "Give me a resource, a file and a chime")
+    answer = _finished(browser)
+    link, download, audio = _attachments(answer)
+    assert "Blob Resource 1" in link.text and "demo://resource/dynamic/blob/1" in link.text
+    assert link.get_attribute("data-server") == "everything" and link.tag_name == "span"  # not a web address
+    assert download.tag_name == "a" and download.get_attribute("download") == "notes.txt.gz"
+    assert download.get_attribute("href").endswith("/notes.txt.gz") and "application/gzip" in download.text
+    player = audio.find_element(By.TAG_NAME, "audio")
+    # The browser read the stored clip's header: it is a real, playable WAV of the length the tool made.
+    _wait(browser, lambda: _js(browser, "return arguments[0].readyState", player) >= 1)
+    assert abs(_js(browser, "return arguments[0].duration", player) - 0.5) < 0.01
+    browser.save_screenshot("/tmp/content_page.png")
+    # A reopened conversation shows them again.
+    _open_user(browser, gateway, "content_user")
+    answer = _finished(browser)
+    assert [node.get_attribute("class") for node in _attachments(answer)] == [
+        "attachment link", "attachment file", "attachment audio"]
