@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mcp_chat_app.history.search import Match, install_index, search_messages
 from mcp_chat_app.history.store import (
     DEFAULT_CONVERSATION,
     MAX_CONVERSATIONS,
@@ -80,6 +81,7 @@ class SqliteHistoryStore:
             if "conversation" not in columns:  # a file from before conversations: its turns are the default one's
                 connection.execute("ALTER TABLE messages ADD COLUMN conversation TEXT NOT NULL DEFAULT 'default'")
             connection.executescript(_INDEXES)
+            self._indexed = install_index(connection)  # full-text search (history/search.py)
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -180,6 +182,10 @@ class SqliteHistoryStore:
                 return None
             return connection.execute("DELETE FROM messages WHERE user = ? AND conversation = ?",
                                       (user, conversation)).rowcount
+
+    def search(self, user: str, query: str) -> list[Match]:
+        with self._connection() as connection:
+            return search_messages(connection, user, query, self._indexed)
 
     def close(self) -> None:
         while True:

@@ -53,6 +53,10 @@ class HistoryStore(Protocol):
         """Remove a conversation and its turns (the default one is emptied and untitled instead); how many turns
         went, or None if there is no such conversation."""
 
+    def search(self, user: str, query: str) -> list[Any]:
+        """`user`'s messages holding every term of `query`, newest first: `{"conversation", "title", "role",
+        "snippet", "created_at"}` each (history/search.py)."""
+
     def close(self) -> None:
         """Release connections."""
 

@@ -7,7 +7,9 @@ from typing import Any
 from mcp_chat_app.history import DEFAULT_CONVERSATION
 from mcp_chat_app.web.requests import (
     CONVERSATION_PATTERN,
+    EXPORT_FORMATS,
     MAX_MESSAGE_CHARS,
+    MAX_QUERY_CHARS,
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
     TITLE_PATTERN,
@@ -199,6 +201,31 @@ _PATHS: dict[str, Any] = {
                    "parameters": [_USER, _CONVERSATION], "security": _USER_AUTH,
                    "responses": {"200": _json({"type": "object"}, "how many turns were deleted"),
                                  **_errors(400, 401, 403, 404)}}},
+    "/chat/{user}/search": {"get": {
+        "summary": "Full-text search over all of the user's messages (every term of q, case-insensitive; any "
+                   "script), newest first, at most 50",
+        "parameters": [_USER, {"name": "q", "in": "query", "required": True, "schema": {
+            "type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "pattern": TITLE_PATTERN}}],
+        "security": _USER_AUTH,
+        "responses": {"200": _json({"type": "object", "properties": {
+            "user": {"type": "string"}, "query": {"type": "string"}, "results": {"type": "array", "items": {
+                "type": "object", "properties": {
+                    "conversation": _CONVERSATION_ID, "title": {"type": "string"},
+                    "role": {"type": "string", "enum": ["user", "assistant"]},
+                    "snippet": {"type": "string", "description": "the message around its first match"},
+                    "created_at": {"type": "number", "description": "Unix seconds"}}}}}}, "matches"),
+            **_errors(400, 401, 403)}}},
+    "/chat/{user}/conversations/{conversation}/export": {"get": {
+        "summary": "One conversation as a file (Content-Disposition: attachment): Markdown or JSON, with its "
+                   "notices and absolute links to its charts, audio and files",
+        "parameters": [_USER, _CONVERSATION, {"name": "format", "in": "query", "schema": {
+            "type": "string", "enum": list(EXPORT_FORMATS), "default": EXPORT_FORMATS[0]}}],
+        "security": _USER_AUTH,
+        "responses": {"200": {"description": "the file", "content": {
+            "text/markdown": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/Conversation"},
+                                                      {"$ref": "#/components/schemas/History"}]}}}},
+            **_errors(400, 401, 403, 404)}}},
     "/servers": {
         "get": {"summary": "The MCP server registry with each server's state", "security": _USER_AUTH,
                 "responses": {"200": _json({"type": "object"}, "servers"), **_errors(401)}},
