@@ -35,11 +35,11 @@ def conversation_markdown(conversation: Conversation, messages: list[Message], b
         for notice in message.get("notices", []):  # the answer ends with them: shown as a quote instead
             text = text.replace(notice["text"], "")
         lines += [f"**Assistant:** {text.strip()}", ""]
-        lines += [f"> {notice['text']}" for notice in message.get("notices", [])]
-        lines += [f"![{image.get('alt') or 'chart'}]({image['url']})" for image in message.get("images", [])]
-        lines += [_attachment_line(item) for item in message.get("attachments", [])]
-        if lines[-1]:
-            lines.append("")
+        # Each kind its own block: a line right after a quote would join the quote.
+        for block in ([f"> {notice['text']}" for notice in message.get("notices", [])],
+                      [f"![{image.get('alt') or 'chart'}]({image['url']})" for image in message.get("images", [])],
+                      [_attachment_line(item) for item in message.get("attachments", [])]):
+            lines += [*block, ""] if block else []
     return "\n".join(lines)
 
 

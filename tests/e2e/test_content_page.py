@@ -71,3 +71,39 @@ def test_a_reply_shows_a_link_a_download_and_audio(browser, gateway, fake_llm):
     answer = _finished(browser)
     assert [node.get_attribute("class") for node in _attachments(answer)] == [
         "attachment link", "attachment file", "attachment audio"]
+
+
+def test_the_search_box_finds_messages_and_opens_their_chat_and_the_chat_exports(browser, gateway, fake_llm,
+                                                                                tmp_path):
+    _open_user(browser, gateway, "search_user")
+    fake_llm.script({"content": "Reykjavik will be windy, bring a warm coat."})
+    _send(browser, "What should I pack for Reykjavik?")
+    _finished(browser)
+    browser.find_element(By.ID, "new-chat").click()
+    _wait(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#conversation-list .conversation")) == 2)
+    fake_llm.script({"content": "Lisbon is mild and sunny."})
+    _send(browser, "And Lisbon?")
+    _finished(browser)
+    box = browser.find_element(By.CSS_SELECTOR, ".conversation-search")
+    box.send_keys("warm coat")
+    _wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ".search-result"))
+    (result,) = browser.find_elements(By.CSS_SELECTOR, ".search-result")
+    assert result.find_element(By.CLASS_NAME, "search-title").text == "Main chat"
+    assert [mark.text for mark in result.find_elements(By.TAG_NAME, "mark")] == ["warm", "coat"]
+    assert not browser.find_element(By.ID, "conversation-list").is_displayed()
+    browser.save_screenshot("/tmp/search_page.png")
+    result.find_element(By.CLASS_NAME, "search-open").click()
+    # The main chat is open again, the list is back, and the box is empty.
+    _wait(browser, lambda: "Reykjavik" in browser.find_element(By.ID, "messages").text)
+    assert browser.find_element(By.ID, "conversation-list").is_displayed() and box.get_attribute("value") == ""
+    box.send_keys("snowstorm")
+    _wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ".search-none"))
+    box.clear()
+    box.send_keys(" ")  # nothing to look for: the list again
+    _wait(browser, lambda: browser.find_element(By.ID, "conversation-list").is_displayed())
+    # Export: the file the gateway names lands in the download folder.
+    browser.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    browser.find_element(By.CSS_SELECTOR, ".export-md").click()
+    _wait(browser, lambda: (tmp_path / "Main_chat-default.md").exists())
+    text = (tmp_path / "Main_chat-default.md").read_text()
+    assert text.startswith("# Main chat") and "**You:** What should I pack for Reykjavik?" in text

@@ -85,7 +85,7 @@ def test_an_export_has_the_turns_notices_and_media_links(gateway, fake_llm):
     assert markdown.headers["content-disposition"] == 'attachment; filename="Charts__sounds-default.md"'
     text = markdown.text
     assert text.startswith("# Charts & sounds\n") and "**You:** 画出北京未来三天的温度曲线" in text
-    assert f"**Assistant:** 这是北京未来三天的温度曲线。\n\n> {notice['text']}\n![{image['alt']}]" \
+    assert f"**Assistant:** 这是北京未来三天的温度曲线。\n\n> {notice['text']}\n\n![{image['alt']}]" \
            f"({gateway.url}{image['url']})" in text
     assert f"- Audio: [audio.wav]({gateway.url}{audio['url']}) (audio/wav)" in text
     assert httpx.get(f"{gateway.url}{image['url']}").headers["content-type"] == "image/png"  # the links work

@@ -3,8 +3,10 @@
 // inline, keeps several conversations per user, and says in a banner when the LLM or an MCP server is down.
 import { USER_PATTERN, session, userJson } from "./api.js";
 import { conversationList } from "./conversations.js";
+import { exportButtons } from "./export.js";
 import { t, translatePage } from "./i18n.js";
 import { addAssistantMessage, element } from "./reply.js";
+import { conversationSearch } from "./search.js";
 import { streamChat } from "./stream.js";
 
 const HEALTH_INTERVAL_MS = 15000;
@@ -92,6 +94,11 @@ const conversations = conversationList({
   open: openConversation,
   failed: (message) => setBanner("request", message),
 });
+const search = conversationSearch(ui.newChat, $("conversation-list"), {
+  open: openConversation,
+  failed: (message) => setBanner("request", message),
+});
+exportButtons(ui.sidebar, { failed: (message) => setBanner("request", message) });
 
 function clearMessages() {
   ui.messages.replaceChildren(ui.welcome);
@@ -137,6 +144,7 @@ async function switchUser(user) {
   }
   setBanner("request", null);
   session.user = user;
+  search.clear();
   ui.userInput.value = user;
   rememberUser(user);
   await loadUser();

@@ -59,6 +59,10 @@ const STRINGS = {
     historyFailed: "Could not load the chat: {0}",
     requestFailed: "The request failed (HTTP {0})",
     tokenPrompt: "API token for {0} (mcp-chat token {0})",
+    searchChats: "Search chats",
+    noMatches: "No messages match",
+    export: "Export",
+    exportTitle: "Download this chat as {0}",
   },
   zh: {
     title: "天气助手",
@@ -119,6 +123,10 @@ const STRINGS = {
     historyFailed: "无法加载对话：{0}",
     requestFailed: "请求失败（HTTP {0}）",
     tokenPrompt: "{0} 的 API 令牌（mcp-chat token {0}）",
+    searchChats: "搜索对话",
+    noMatches: "没有匹配的消息",
+    export: "导出",
+    exportTitle: "以 {0} 格式下载这个对话",
   },
 };
 
