@@ -33,7 +33,7 @@ def get_media(media_id: str) -> Response:
     return _sent(media_id)
 
 
-@blueprint.get("/media/<media_id>/<name>")
+@blueprint.get("/media/<media_id>/<name>", merge_slashes=False)  # "//etc/passwd" is no name: 404, not a redirect
 def download_media(media_id: str, name: str) -> Response:
     """The stored file as a download named `name` (made safe: no path, no odd characters)."""
     return _sent(media_id, secure_filename(name) or media_id)
