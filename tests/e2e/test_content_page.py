@@ -6,13 +6,11 @@ finds and exports conversations, in a real headless Chromium against the gateway
 from __future__ import annotations
 
 import base64
-import sys
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.support.gateway_processes import HERE, GatewayProcess, start_everything
-from tests.support.processes import free_port, stop
+from tests.support.content_gateway import content_gateway
 
 from .conftest import start_chromium
 from .test_chat_page import _finished, _js, _open_user, _send, _wait
@@ -22,16 +20,8 @@ NOTES = "data:text/plain;base64," + base64.b64encode(b"notes for the page test")
 
 @pytest.fixture(scope="module")
 def gateway(fake_llm, tmp_path_factory):
-    work = tmp_path_factory.mktemp("content_page")
-    port = free_port()
-    everything = start_everything("streamableHttp", port, work / "everything.log")
-    process = GatewayProcess(work, {
-        "everything": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"},
-        "content": {"command": sys.executable, "args": [str(HERE / "content_mcp_server.py")]},
-    }, fake_llm.url)
-    yield process
-    process.stop()
-    stop(everything)
+    with content_gateway(tmp_path_factory.mktemp("content_page"), fake_llm.url) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")

@@ -8,28 +8,18 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import sys
 
 import pytest
 
-from tests.support.gateway_processes import HERE, GatewayProcess, start_everything
-from tests.support.processes import free_port, stop
+from tests.support.content_gateway import content_gateway
 
 NOTES = b"hello notes, compressed by the tool"
 
 
 @pytest.fixture(scope="module")
 def gateway(fake_llm, tmp_path_factory):
-    work = tmp_path_factory.mktemp("content")
-    port = free_port()
-    everything = start_everything("streamableHttp", port, work / "everything.log")
-    process = GatewayProcess(work, {
-        "everything": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"},
-        "content": {"command": sys.executable, "args": [str(HERE / "content_mcp_server.py")]},
-    }, fake_llm.url)
-    yield process
-    process.stop()
-    stop(everything)
+    with content_gateway(tmp_path_factory.mktemp("content"), fake_llm.url) as process:
+        yield process
 
 
 def ask(gateway, fake_llm, tool: str, arguments: dict, answer: str, user: str = "cora") -> dict:

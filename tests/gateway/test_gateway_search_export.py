@@ -5,7 +5,6 @@ the scripted LLM; and the index itself on an older history file and on an SQLite
 from __future__ import annotations
 
 import sqlite3
-import sys
 from pathlib import Path
 
 import httpx
@@ -14,14 +13,15 @@ import pytest
 from mcp_chat_app.history import SqliteHistoryStore
 from mcp_chat_app.history.search import search_messages
 
-from tests.support.gateway_processes import HERE, WEATHER_SERVER, GatewayProcess
+from tests.support.content_gateway import CONTENT_SERVER
+from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
 
 
 @pytest.fixture(scope="module")
 def gateway(fake_llm, tmp_path_factory):
     process = GatewayProcess(tmp_path_factory.mktemp("search"), {
         "weather": WEATHER_SERVER,
-        "content": {"command": sys.executable, "args": [str(HERE / "content_mcp_server.py")]}}, fake_llm.url)
+        "content": CONTENT_SERVER}, fake_llm.url)
     yield process
     process.stop()
 
@@ -124,7 +124,8 @@ def test_an_older_history_file_gets_its_messages_indexed(tmp_path: Path):
     assert [m["snippet"] for m in store.search("ola", "bergen")] == ["Is it windy in Bergen?"]
     store.close()
     with sqlite3.connect(path) as reopened:  # the index is kept, not rebuilt on every start
-        assert reopened.execute("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH 'windy'").fetchone() == (1,)
+        (count,) = reopened.execute("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH 'windy'").fetchone()
+        assert count == 1
 
 
 def test_without_fts5_the_same_messages_are_found(tmp_path: Path):
