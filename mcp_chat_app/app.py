@@ -9,7 +9,19 @@ from mcp_chat_app.gateway import EXTENSION_KEY, Gateway, build_gateway
 from mcp_chat_app.llm.client import set_caller
 from mcp_chat_app.web import page
 from mcp_chat_app.web.errors import register_error_handlers
-from mcp_chat_app.web.routes import chat, conversations, export, health, media, oauth, openapi, search, servers
+from mcp_chat_app.web.routes import (
+    approvals,
+    chat,
+    conversations,
+    export,
+    health,
+    media,
+    oauth,
+    openapi,
+    profiles,
+    search,
+    servers,
+)
 
 
 def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = None) -> Flask:
@@ -23,6 +35,7 @@ def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = No
     register_error_handlers(app)
     # The model's prompt cache is salted per user (llm/client.py): a route's <user> is whom its LLM calls are for.
     app.before_request(lambda: set_caller((request.view_args or {}).get("user")))
-    for blueprint_module in (chat, conversations, search, export, servers, oauth, media, health, openapi, page):
+    for blueprint_module in (chat, approvals, conversations, profiles, search, export, servers, oauth, media, health,
+                             openapi, page):
         app.register_blueprint(blueprint_module.blueprint)
     return app

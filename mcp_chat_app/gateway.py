@@ -11,13 +11,14 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.config import GatewayConfig
 from mcp_chat_app.history import HistoryStore, SqliteHistoryStore
-from mcp_chat_app.llm.client import LlmClient
-from mcp_chat_app.llm.profiles import ModelRoles, load_roles
+from mcp_chat_app.history.approval_rules import SqliteApprovalRules
+from mcp_chat_app.llm.profiles import ModelRoles, load_every_profile, load_roles
 from mcp_chat_app.mcp_client.elicitation import Elicitations
 from mcp_chat_app.mcp_client.manager import McpManager
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
 from mcp_chat_app.mcp_client.registry import load_registry
 from mcp_chat_app.media_store import MediaStore
+from mcp_chat_app.pipelines import Pipelines
 from mcp_chat_app.warm_up import WarmUp
 from mcp_chat_app.web.auth import AccessPolicy, auth_required
 
@@ -32,14 +33,14 @@ class Gateway:
 
     config: GatewayConfig
     manager: McpManager
-    router: LlmClient
-    writer: LlmClient
     history: HistoryStore
     media: MediaStore
-    pipeline: ChatPipeline
+    pipeline: ChatPipeline  # the default profile's
+    pipelines: Pipelines  # every profile's, the default's included; a conversation may pick one
     access: AccessPolicy
     elicitations: Elicitations  # tools' questions waiting for their users
     warm_up: WarmUp
+    approvals: SqliteApprovalRules  # the users' remembered approval decisions
 
     def close(self) -> None:
         """Stop the warm-up, MCP sessions (and their server processes), and close the history store."""
@@ -60,8 +61,6 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
     access = AccessPolicy(auth_required(config.auth, config.host), config.admin_token, config.tokens_file)
     roles = load_roles(config.models_config, config.profile, config.base_url_override, config.model_override)
     assistant = load_assistant(config.assistant_config)
-    router = LlmClient(roles.router, config.llm_hung_after_s)
-    writer = router if not roles.hybrid else LlmClient(roles.writer, config.llm_hung_after_s)
     if manager is None:
         oauth = OAuthSettings(redirect_uri=config.oauth_callback_url, token_dir=config.data_dir / "oauth")
         manager = McpManager.from_registry(load_registry(config.servers_config), config.data_dir / "logs",
@@ -69,21 +68,25 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
         manager.start()
         _warn_loudly(manager.warnings(), config)
     media_store = MediaStore(config.data_dir / "media")
-    pipeline = ChatPipeline(manager, router, writer, media_store, assistant, config.max_tool_rounds)
+    pipelines = Pipelines(
+        config.profile, {**load_every_profile(config.models_config), config.profile: roles},  # with its overrides
+        lambda router, writer: ChatPipeline(manager, router, writer, media_store, assistant, config.max_tool_rounds),
+        config.llm_hung_after_s)
+    pipeline = pipelines.pipeline(config.profile)  # first: /health lists the default profile's LLMs first
     warm_up = WarmUp(manager, pipeline)
     if _warms_up(config, roles):
         warm_up.start()
     return Gateway(
         config=config,
         manager=manager,
-        router=router,
-        writer=writer,
         history=history or SqliteHistoryStore(config.data_dir / "history.sqlite3"),
         media=media_store,
         pipeline=pipeline,
+        pipelines=pipelines,
         access=access,
         elicitations=Elicitations(config.elicitation_timeout_s),
         warm_up=warm_up,
+        approvals=SqliteApprovalRules(config.data_dir / "approvals.sqlite3"),
     )
 
 

@@ -19,3 +19,11 @@ def fake_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeLlm]:
     llm = FakeLlm(tmp_path_factory.mktemp("fake_llm"))
     yield llm
     llm.stop()
+
+
+@pytest.fixture(scope="module")
+def second_fake_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeLlm]:
+    """Another scripted LLM, for tests with two endpoints (a conversation's model profile)."""
+    llm = FakeLlm(tmp_path_factory.mktemp("second_fake_llm"))
+    yield llm
+    llm.stop()

@@ -71,10 +71,6 @@ class ChatPipeline:
         self.writer = writer
         self.assistant = assistant
 
-    def is_hybrid(self) -> bool:
-        """Whether a different model writes the answer than the one that picks the tools."""
-        return self.router.hybrid
-
     def run(self, question: str, history: list[dict[str, Any]], use_tools: bool = True,
             emit: EventSink | None = None, cancellation: Cancellation | None = None,
             asker: Asker | None = None, units: str | None = None) -> ChatResult:

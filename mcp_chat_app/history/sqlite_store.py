@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS conversations (
     title TEXT NOT NULL DEFAULT '',
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL,
+    profile TEXT,
     PRIMARY KEY (user, id)
 );
 """
@@ -48,7 +49,7 @@ CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages (user, conversat
 """
 # A conversation row with its turn count; the default conversation has a row once it is used or titled.
 _CONVERSATION_ROWS = """
-SELECT c.id, c.title, c.created_at, c.updated_at,
+SELECT c.id, c.title, c.created_at, c.updated_at, c.profile,
        (SELECT COUNT(*) FROM messages m WHERE m.user = c.user AND m.conversation = c.id) AS turns
 FROM conversations c WHERE c.user = ?
 """
@@ -80,6 +81,9 @@ class SqliteHistoryStore:
                 connection.execute("ALTER TABLE messages ADD COLUMN shown TEXT")
             if "conversation" not in columns:  # a file from before conversations: its turns are the default one's
                 connection.execute("ALTER TABLE messages ADD COLUMN conversation TEXT NOT NULL DEFAULT 'default'")
+            if "profile" not in {row[1] for row in connection.execute("PRAGMA table_info(conversations)")}:
+                # a file from before conversations kept their model profile: theirs is the gateway's default
+                connection.execute("ALTER TABLE conversations ADD COLUMN profile TEXT")
             connection.executescript(_INDEXES)
             self._indexed = install_index(connection)  # full-text search (history/search.py)
 
@@ -101,7 +105,7 @@ class SqliteHistoryStore:
                 connection.close()
 
     def append(self, user: str, messages: list[Message], conversation: str = DEFAULT_CONVERSATION,
-               replace_last: bool = False) -> None:
+               replace_last: bool = False, profile: str | None = None) -> None:
         now = time.time()
         with self._connection() as connection, connection:  # the inner `with`: one transaction
             if replace_last:
@@ -117,9 +121,10 @@ class SqliteHistoryStore:
                  for message in messages],
             )
             connection.execute(
-                "INSERT INTO conversations (user, id, created_at, updated_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (user, id) DO UPDATE SET updated_at = excluded.updated_at",
-                (user, conversation, now, now))
+                "INSERT INTO conversations (user, id, created_at, updated_at, profile) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (user, id) DO UPDATE SET updated_at = excluded.updated_at, "
+                "profile = COALESCE(excluded.profile, conversations.profile)",
+                (user, conversation, now, now, profile))
 
     def messages(self, user: str, last: int | None = None,
                  conversation: str = DEFAULT_CONVERSATION) -> list[Message]:
@@ -162,7 +167,8 @@ class SqliteHistoryStore:
                 raise TooManyConversations(user)
             connection.execute("INSERT INTO conversations (user, id, title, created_at, updated_at) "
                                "VALUES (?, ?, ?, ?, ?)", (user, conversation, title, now, now))
-        return {"id": conversation, "title": title, "turns": 0, "created_at": now, "updated_at": now}
+        return {"id": conversation, "title": title, "turns": 0, "created_at": now, "updated_at": now,
+                "profile": None}
 
     def rename_conversation(self, user: str, conversation: str, title: str) -> Conversation | None:
         with self._connection() as connection, connection:
@@ -200,9 +206,11 @@ def _json_or_null(value: object) -> str | None:
 
 
 def _conversation(row: tuple) -> Conversation:
-    conversation, title, created_at, updated_at, turns = row
-    return {"id": conversation, "title": title, "turns": turns, "created_at": created_at, "updated_at": updated_at}
+    conversation, title, created_at, updated_at, profile, turns = row
+    return {"id": conversation, "title": title, "turns": turns, "created_at": created_at, "updated_at": updated_at,
+            "profile": profile}
 
 
 def _unused_default() -> Conversation:
-    return {"id": DEFAULT_CONVERSATION, "title": "", "turns": 0, "created_at": 0.0, "updated_at": 0.0}
+    return {"id": DEFAULT_CONVERSATION, "title": "", "turns": 0, "created_at": 0.0, "updated_at": 0.0,
+            "profile": None}

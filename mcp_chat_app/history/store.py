@@ -10,7 +10,8 @@ from typing import Any, Protocol
 Message = dict[str, Any]
 # An answer's notice badges, images and attachments, kept so a reopened conversation shows them again.
 SHOWN_KEYS = ("notices", "images", "attachments")
-# `{"id", "title", "turns", "created_at", "updated_at"}` (times as Unix seconds; `title` "" until one is given).
+# `{"id", "title", "turns", "created_at", "updated_at", "profile"}` (times as Unix seconds; `title` "" until one is
+# given; `profile` the model profile its turns use, None until a turn picks one: the gateway's default).
 Conversation = dict[str, Any]
 
 # Every user has this conversation: the one a chat without a conversation id goes to.
@@ -26,9 +27,10 @@ class HistoryStore(Protocol):
     """Per-user conversations, each a list of turns, oldest first. `conversation` defaults to the default one."""
 
     def append(self, user: str, messages: list[Message], conversation: str = DEFAULT_CONVERSATION,
-               replace_last: bool = False) -> None:
+               replace_last: bool = False, profile: str | None = None) -> None:
         """Add turns atomically (a question and its answer land together or not at all); `replace_last` first
-        removes the conversation's last question and answer, in the same transaction (a regenerated answer)."""
+        removes the conversation's last question and answer, in the same transaction (a regenerated answer);
+        `profile`, when given, becomes the conversation's model profile in it too."""
 
     def messages(self, user: str, last: int | None = None,
                  conversation: str = DEFAULT_CONVERSATION) -> list[Message]:

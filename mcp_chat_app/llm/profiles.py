@@ -91,23 +91,51 @@ def _endpoint(name: str, entry: dict[str, Any]) -> Endpoint:
     )
 
 
-def load_roles(
-    path: Path, profile: str, base_url_override: str | None = None, model_override: str | None = None
-) -> ModelRoles:
-    """Resolve `profile` (a plain endpoint, or `{"router": ..., "writer": ...}` for hybrid)."""
-    profiles = json.loads(path.read_text(encoding="utf-8"))["profiles"]
+def _profiles(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))["profiles"]
+
+
+def _roles(profiles: dict[str, Any], profile: str) -> ModelRoles:
     if profile not in profiles:
         raise ValueError(f"unknown model profile {profile!r}; known: {sorted(profiles)}")
     entry = profiles[profile]
     if "router" in entry:
-        roles = ModelRoles(_endpoint(entry["router"], profiles[entry["router"]]),
-                           _endpoint(entry["writer"], profiles[entry["writer"]]))
-    else:
-        endpoint = _endpoint(profile, entry)
-        roles = ModelRoles(endpoint, endpoint)
+        return ModelRoles(_endpoint(entry["router"], profiles[entry["router"]]),
+                          _endpoint(entry["writer"], profiles[entry["writer"]]))
+    endpoint = _endpoint(profile, entry)
+    return ModelRoles(endpoint, endpoint)
+
+
+def load_roles(
+    path: Path, profile: str, base_url_override: str | None = None, model_override: str | None = None
+) -> ModelRoles:
+    """Resolve `profile` (a plain endpoint, or `{"router": ..., "writer": ...}` for hybrid)."""
+    roles = _roles(_profiles(path), profile)
     overrides = {k: v for k, v in (("base_url", base_url_override), ("model", model_override)) if v}
     if not overrides:
         return roles
     # The override (tests, one-off runs) points both roles at the same endpoint.
     router = replace(roles.router, **overrides)
     return ModelRoles(router, router)
+
+
+def load_every_profile(path: Path) -> dict[str, ModelRoles | str]:
+    """Every profile of the file, in its order: its roles, or what is wrong with its entry (a broken profile no
+    conversation uses must not keep the gateway from serving the others)."""
+    profiles = _profiles(path)
+    resolved: dict[str, ModelRoles | str] = {}
+    for name in profiles:
+        try:
+            resolved[name] = _roles(profiles, name)
+        except (KeyError, TypeError, ValueError) as error:
+            resolved[name] = f"its entry in {path.name} is invalid ({type(error).__name__}: {error})"
+    return resolved
+
+
+def missing_key(roles: ModelRoles) -> str | None:
+    """Why the profile cannot answer now: an endpoint beyond this machine whose key variable is not set (the SDK
+    would send a placeholder, and every call fail with 401). A local server takes any key, or none."""
+    for endpoint in (roles.router, roles.writer):
+        if endpoint.api_key_env and not endpoint.on_loopback and not os.environ.get(endpoint.api_key_env):
+            return f"{endpoint.api_key_env} is not set"
+    return None

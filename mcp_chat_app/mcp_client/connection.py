@@ -29,9 +29,10 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.dispatcher import ProgressFnT
-from mcp_types import CONNECTION_CLOSED, CallToolResult, ElicitRequestFormParams, ElicitResult, Tool
+from mcp_types import CONNECTION_CLOSED, CallToolResult, ElicitRequestFormParams, ElicitResult, Tool, ToolAnnotations
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_chat_app.mcp_client.approval_policy import ToolHints
 from mcp_chat_app.mcp_client.elicitation import CANCELLED, Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings, ServerAuthorization
 from mcp_chat_app.mcp_client.registry import ServerSpec
@@ -144,10 +145,18 @@ class ServerConnection:
 
     def is_repeatable(self, tool_name: str) -> bool:
         """Whether the server declares the tool read-only or idempotent (MCP annotations): safe to run twice."""
-        for tool in self.tools:
-            if tool.name == tool_name and tool.annotations is not None:
-                return bool(tool.annotations.read_only_hint or tool.annotations.idempotent_hint)
-        return False
+        annotations = self._annotations(tool_name)
+        return annotations is not None and bool(annotations.read_only_hint or annotations.idempotent_hint)
+
+    def hints(self, tool_name: str, server_confirms: bool) -> ToolHints:
+        """What the tool's MCP annotations declare, for the approval policy (an unknown tool declares nothing)."""
+        annotations = self._annotations(tool_name)
+        if annotations is None:
+            return ToolHints(server_confirms=server_confirms)
+        return ToolHints(bool(annotations.read_only_hint), bool(annotations.destructive_hint), server_confirms)
+
+    def _annotations(self, tool_name: str) -> ToolAnnotations | None:
+        return next((tool.annotations for tool in self.tools if tool.name == tool_name), None)
 
     def start(self) -> None:
         """Start the supervisor task on the running loop."""

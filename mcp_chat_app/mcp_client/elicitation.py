@@ -9,7 +9,8 @@ lists the places a name may mean).
 
 The same registry holds the gateway's own question before a call to a server registered with `"confirm": true`
 (or a request sent with `"confirm_tools": true`): an SSE `approval` event, answered with
-`POST /chat/<user>/approvals/<id>`; a call nobody approves in time is denied.
+`POST /chat/<user>/approvals/<id>`; a call nobody approves in time is denied. Whether a call is asked about at
+all is the user's approval policy's to say (approval_policy.py); a decision may be remembered there.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from typing import Any, Literal
 
 import jsonschema
 
+from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, ToolHints, UserDecision, offered
+
 Action = Literal["accept", "decline", "cancel"]
 ACTIONS: tuple[Action, ...] = ("accept", "decline", "cancel")
-Decision = Literal["approve", "deny"]
-DECISIONS: tuple[Decision, ...] = ("approve", "deny")
 Kind = Literal["elicitation", "approval"]
 Emit = Callable[[str, dict[str, Any]], None]
 
@@ -81,14 +82,16 @@ class Elicitations:
         self._lock = threading.Lock()
         self._open: dict[str, _Open] = {}
 
-    def asker(self, user: str, emit: Emit, confirm_every_call: bool = False) -> Asker:
-        """What one streaming chat request asks with: questions go to `emit` as `elicitation` and `approval`
-        events; `confirm_every_call` asks before every tool call, not only those of `confirm` servers."""
-        return Asker(self, user, emit, confirm_every_call)
+    def asker(self, user: str, emit: Emit | None, confirm_every_call: bool = False,
+              policy: ApprovalPolicy | None = None) -> Asker:
+        """What one chat request asks with: questions go to `emit` as `elicitation` and `approval` events (None:
+        a request that cannot ask); `confirm_every_call` asks before every tool call; `policy` decides which calls
+        are asked about (without one: only those of `confirm` servers)."""
+        return Asker(self, user, emit, confirm_every_call, policy)
 
-    def answer(self, user: str, question_id: str, answer: Answer | Decision, kind: Kind = "elicitation") -> None:
-        """Deliver the user's answer (an Answer to an elicitation, a Decision on an approval); UnknownQuestion or
-        InvalidAnswer (nothing is delivered then)."""
+    def answer(self, user: str, question_id: str, answer: Answer | UserDecision, kind: Kind = "elicitation") -> None:
+        """Deliver the user's answer (an Answer to an elicitation, a UserDecision on an approval); UnknownQuestion
+        or InvalidAnswer (nothing is delivered then)."""
         with self._lock:
             waiting = self._open.get(question_id)
             # Another user's question, or one of the other kind, is as unknown as none.
@@ -112,16 +115,20 @@ class Elicitations:
 
 
 class Asker:
-    """Asks one chat request's user; `ask` runs on the MCP manager's event loop."""
+    """Asks one chat request's user; `ask` and `approve` run on the MCP manager's event loop."""
 
-    def __init__(self, registry: Elicitations, user: str, emit: Emit, confirm_every_call: bool = False) -> None:
+    def __init__(self, registry: Elicitations, user: str, emit: Emit | None, confirm_every_call: bool = False,
+                 policy: ApprovalPolicy | None = None) -> None:
         self._registry = registry
         self._user = user
         self._emit = emit
         self.confirm_every_call = confirm_every_call
+        self._policy = policy
 
     async def ask(self, server: str, tool: str, message: str, schema: dict[str, Any]) -> Answer:
-        """The user's answer, or `cancel` when none comes within the registry's timeout."""
+        """The user's answer, or `cancel` when none comes within the registry's timeout (or nobody can answer)."""
+        if self._emit is None:
+            return CANCELLED
         question = Question(secrets.token_hex(8), server, tool, message, schema)
 
         def check(answer: Answer) -> None:
@@ -132,14 +139,33 @@ class Asker:
         self._emit("elicitation_closed", {"id": question.id, "action": answer.action})
         return answer
 
-    async def approve(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:
-        """Whether the user lets this call be made; no decision within the registry's timeout is a denial."""
+    async def approve(self, server: str, tool: str, arguments: dict[str, Any], hints: ToolHints) -> bool:
+        """Whether this call may be made: by the user's policy, or by asking them (no decision within the
+        registry's timeout is a denial)."""
+        asked_by_default = hints.server_confirms or self.confirm_every_call
+        # The rules are read (and written, below) on a worker thread: SQLite must not stall the MCP loop.
+        verdict = (await asyncio.to_thread(self._policy.verdict, server, tool, hints, self.confirm_every_call)
+                   if self._policy is not None else "ask" if asked_by_default else "allow")
+        if verdict != "ask":
+            return verdict == "allow"
+        if self._emit is None:  # nobody to ask (a plain JSON request): the calls asked about before are refused
+            return not asked_by_default
+        remember = offered(hints) if self._policy is not None else ("once",)
         question_id = secrets.token_hex(8)
         request = {"id": question_id, "server": server, "tool": tool, "arguments": arguments,
-                   "timeout_s": self._registry.timeout_s}
-        decision = await self._wait("approval", question_id, request, lambda decision: None, "timeout")
-        self._emit("approval_closed", {"id": question_id, "decision": decision})
-        return decision == "approve"
+                   "timeout_s": self._registry.timeout_s, "remember": list(remember),
+                   "read_only": hints.read_only, "destructive": hints.destructive}
+
+        def check(answer: UserDecision) -> None:
+            if answer.remember not in remember:
+                raise InvalidAnswer(f"'remember' must be one of {', '.join(remember)} for this call")
+
+        answer = await self._wait("approval", question_id, request, check, None)
+        if answer is not None and self._policy is not None:
+            await asyncio.to_thread(self._policy.remember, server, tool, answer)
+        self._emit("approval_closed", {"id": question_id, **(answer.to_json() if answer else
+                                                              {"decision": "timeout"})})
+        return answer is not None and answer.decision == "approve"
 
     async def _wait(self, kind: Kind, question_id: str, shown: dict[str, Any], check: Callable[[Any], None],
                     unanswered: Any) -> Any:

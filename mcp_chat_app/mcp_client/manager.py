@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from mcp import MCPError
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled
+from mcp_chat_app.mcp_client.approval_policy import ToolHints
 from mcp_chat_app.mcp_client.connection import InvalidToolAnswer, ServerConnection, ServerUnavailable
 from mcp_chat_app.mcp_client.elicitation import Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
@@ -283,13 +284,17 @@ class McpManager:
         return outcome
 
     async def _approved(self, request: ToolRequest) -> bool:
-        """A `confirm` server's call (or any, when the request asks so) waits for its user's approval; with no one
-        to ask (a plain JSON request, the CLI) it is not made."""
+        """Whether the call may be made: the request's asker decides (its user's policy, or the user asked); with
+        no asker (the CLI, the gateway's own calls) a `confirm` server's call is not made, any other is."""
         spec = self._specs.get(request.server)
+        confirms = spec is not None and spec.confirm
         asker = current_asker.get()
-        if not (spec is not None and spec.confirm or asker is not None and asker.confirm_every_call):
-            return True
-        return asker is not None and await asker.approve(request.server, request.tool, request.arguments)
+        if asker is None:
+            return not confirms
+        connection = self._connections.get(request.server)
+        hints = (connection.hints(request.tool, confirms) if connection is not None
+                 else ToolHints(server_confirms=confirms))
+        return await asker.approve(request.server, request.tool, request.arguments, hints)
 
     async def _call_with_fallback(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
                                   on_progress: ProgressCallback | None) -> ToolOutcome:

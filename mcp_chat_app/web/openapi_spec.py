@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_chat_app.history import DEFAULT_CONVERSATION
+from mcp_chat_app.mcp_client.approval_policy import DECISIONS, REMEMBER
 from mcp_chat_app.web.requests import (
     CONVERSATION_PATTERN,
     EXPORT_FORMATS,
     MAX_MESSAGE_CHARS,
     MAX_QUERY_CHARS,
+    MAX_PROFILE_CHARS,
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
     TITLE_PATTERN,
+    TOOL_NAME_PATTERN,
     UNIT_SYSTEMS,
     USER_PATTERN,
 )
@@ -24,6 +27,7 @@ _TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "patte
           "description": "one line"}
 _MEDIA_ID = {"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
+_TOOL_NAME = {"type": "string", "pattern": f"^{TOOL_NAME_PATTERN}$"}
 _EVENTS = ["prefill", "tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval",
            "approval_closed", "token", "rewrite", "done", "error"]
 _ADMIN = [{"bearerToken": []}]
@@ -52,11 +56,18 @@ _SCHEMAS: dict[str, Any] = {
                          "description": "the conversation whose history the answer follows and joins (404 if the "
                                         "user has none by that id)"},
         "confirm_tools": {"type": "boolean", "default": False,
-                          "description": "ask before every tool call (SSE `approval`), not only those of servers "
-                                         "registered with `confirm`; without a stream such calls are not made"},
+                          "description": "ask before every tool call (SSE `approval`) that the user's policy does "
+                                         "not deny, not only those it would ask about; without a stream such calls "
+                                         "are not made"},
         "regenerate": {"type": "boolean", "default": False,
                        "description": "answer again: the conversation's last question and answer are left out of "
-                                      "the model's context and replaced by this turn once it is answered"}}},
+                                      "the model's context and replaced by this turn once it is answered"},
+        "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS,
+                    "description": "the model profile (GET /profiles) for this turn; stored as the conversation's "
+                                   "once answered, and used by its later turns that send none (without one ever: "
+                                   "the gateway's default). 400 `unknown_profile` (the message lists the known "
+                                   "ones) or `profile_unavailable` (with the reason); 409 when the conversation's "
+                                   "stored profile is gone or unavailable, 503 when the default is unavailable"}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
@@ -91,7 +102,8 @@ _SCHEMAS: dict[str, Any] = {
         "notices": {"type": "array", "items": {"$ref": "#/components/schemas/Notice"}},
         "answer_source": {"type": "string", "enum": ["model", "composed"],
                           "description": "a model's checked answer, or one composed from the tool data"},
-        "conversation": {"type": "string", "description": "the conversation the turn was stored in"}}},
+        "conversation": {"type": "string", "description": "the conversation the turn was stored in"},
+        "profile": {"type": "string", "description": "the model profile that answered"}}},
     "ChatEvent": {"type": "object", "description": "one SSE event; `data` is JSON (`done` carries a ChatResponse)",
                   "required": ["event", "data"], "properties": {
                       "event": {"type": "string",
@@ -102,11 +114,37 @@ _SCHEMAS: dict[str, Any] = {
         "content": {"type": "object", "description": "with accept: the form's fields, as the question's schema "
                     "says"}}},
     "ApprovalDecision": {"type": "object", "required": ["decision"], "properties": {
-        "decision": {"type": "string", "enum": ["approve", "deny"]}}},
+        "decision": {"type": "string", "enum": list(DECISIONS)},
+        "remember": {"type": "string", "enum": list(REMEMBER), "default": "once",
+                     "description": "keep the decision for this server's tool: for this conversation (`allow for "
+                                    "this conversation`) or always (per user); only the values the `approval` "
+                                    "event's `remember` offers (a destructive tool: not `conversation`), else 400 "
+                                    "bad_answer"}}},
+    "ApprovalRule": {"type": "object", "properties": {
+        "server": {"type": "string"}, "tool": {"type": "string"},
+        "decision": {"type": "string", "enum": ["allow", "deny"]},
+        "scope": {"type": "string", "enum": ["always", "conversation"]},
+        "conversation": {"type": ["string", "null"], "description": "with scope conversation: which one (the rule "
+                                                                   "is deleted with it)"},
+        "created_at": {"type": "number", "description": "Unix seconds"}}},
     "Conversation": {"type": "object", "properties": {
         "id": _CONVERSATION_ID, "title": {"type": "string", "description": "\"\" until one is given"},
         "turns": {"type": "integer", "description": "stored messages (a question and its answer are two)"},
-        "created_at": {"type": "number"}, "updated_at": {"type": "number", "description": "Unix seconds"}}},
+        "created_at": {"type": "number"}, "updated_at": {"type": "number", "description": "Unix seconds"},
+        "profile": {"type": ["string", "null"], "description": "the model profile its turns use; null until a turn "
+                    "picks one (the gateway's default)"}}},
+    "ProfileEndpoint": {"type": "object", "properties": {
+        "model": {"type": "string"}, "host": {"type": "string", "description": "host[:port] of the base URL"}}},
+    "Profile": {"type": "object", "required": ["name", "default", "available", "reason"], "properties": {
+        "name": {"type": "string"},
+        "model": {"type": "string", "description": "the model that writes the answers"},
+        "host": {"type": "string", "description": "host[:port] of its base URL (no key, no path)"},
+        "router": {"$ref": "#/components/schemas/ProfileEndpoint", "description": "hybrid profiles only"},
+        "writer": {"$ref": "#/components/schemas/ProfileEndpoint", "description": "hybrid profiles only"},
+        "default": {"type": "boolean", "description": "the gateway's default (MCP_CHAT_PROFILE)"},
+        "available": {"type": "boolean"},
+        "reason": {"type": ["string", "null"],
+                   "description": "why it is unavailable, e.g. `OPENAI_API_KEY is not set`"}}},
     "ConversationTitle": {"type": "object", "properties": {"title": _TITLE}},
     "ConversationRename": {"type": "object", "required": ["title"], "properties": {"title": _TITLE}},
     "History": {"type": "object", "properties": {"user": {"type": "string"}, "messages": {
@@ -146,7 +184,7 @@ _PATHS: dict[str, Any] = {
         "responses": {"200": {"description": "the answer (JSON), or an SSE stream when stream=true",
                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatResponse"}},
                                           "text/event-stream": {"schema": {"$ref": "#/components/schemas/ChatEvent"}}}},
-                      **_errors(400, 401, 403, 404, 413, 415, 500, 502, 503, 504)}}},
+                      **_errors(400, 401, 403, 404, 409, 413, 415, 500, 502, 503, 504)}}},
     "/chat/{user}/history": {
         "get": {"summary": "The default conversation's turns", "parameters": [_USER], "security": _USER_AUTH,
                 "responses": {"200": _json({"$ref": "#/components/schemas/History"}, "oldest first"),
@@ -172,8 +210,30 @@ _PATHS: dict[str, Any] = {
         "requestBody": {"required": True, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/ApprovalDecision"}}}},
         "responses": {"200": _json({"type": "object", "properties": {
-            "id": {"type": "string"}, "decision": {"type": "string"}, "delivered": {"type": "boolean"}}},
-            "the decision reached the waiting call"), **_errors(400, 401, 403, 404, 413, 415)}}},
+            "id": {"type": "string"}, "decision": {"type": "string"}, "remember": {"type": "string"},
+            "delivered": {"type": "boolean"}}},
+            "the decision reached the waiting call (`remember` only when kept)"),
+            **_errors(400, 401, 403, 404, 413, 415)}}},
+    "/chat/{user}/approvals/policy": {
+        "get": {"summary": "The user's remembered approval decisions, by server and tool", "parameters": [_USER],
+                "security": _USER_AUTH,
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "user": {"type": "string"}, "rules": {"type": "array", "items": {
+                        "$ref": "#/components/schemas/ApprovalRule"}}}}, "rules"), **_errors(400, 401, 403)}},
+        "delete": {"summary": "Forget all of the user's remembered approval decisions", "parameters": [_USER],
+                   "security": _USER_AUTH,
+                   "responses": {"200": _json({"type": "object", "properties": {
+                       "user": {"type": "string"}, "deleted": {"type": "integer"}}}, "how many rules went"),
+                       **_errors(400, 401, 403)}}},
+    "/chat/{user}/approvals/policy/{server}/{tool}": {"delete": {
+        "summary": "Forget the decisions remembered for one tool (with `conversation`: only that conversation's)",
+        "parameters": [_USER, {"name": "server", "in": "path", "required": True, "schema": _TOOL_NAME},
+                       {"name": "tool", "in": "path", "required": True, "schema": _TOOL_NAME},
+                       {"name": "conversation", "in": "query", "required": False, "schema": _CONVERSATION_ID}],
+        "security": _USER_AUTH,
+        "responses": {"200": _json({"type": "object", "properties": {
+            "user": {"type": "string"}, "server": {"type": "string"}, "tool": {"type": "string"},
+            "deleted": {"type": "integer"}}}, "how many rules went"), **_errors(400, 401, 403, 404)}}},
     "/chat/{user}/conversations": {
         "get": {"summary": "The user's conversations, the default one included, most recently used first",
                 "parameters": [_USER], "security": _USER_AUTH,
@@ -226,6 +286,12 @@ _PATHS: dict[str, Any] = {
             "application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/Conversation"},
                                                       {"$ref": "#/components/schemas/History"}]}}}},
             **_errors(400, 401, 403, 404)}}},
+    "/profiles": {"get": {
+        "summary": "The model profiles a conversation may pick (`profile` in POST /chat/{user}), without secrets",
+        "responses": {"200": _json({"type": "object", "properties": {
+            "default": {"type": "string"},
+            "profiles": {"type": "array", "items": {"$ref": "#/components/schemas/Profile"}}}},
+            "in the configuration's order")}}},
     "/servers": {
         "get": {"summary": "The MCP server registry with each server's state", "security": _USER_AUTH,
                 "responses": {"200": _json({"type": "object"}, "servers"), **_errors(401)}},

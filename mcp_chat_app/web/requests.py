@@ -11,14 +11,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_chat_app.history import DEFAULT_CONVERSATION
-from mcp_chat_app.mcp_client.elicitation import ACTIONS, DECISIONS, Answer, Decision
+from mcp_chat_app.mcp_client.approval_policy import DECISIONS, REMEMBER, UserDecision
+from mcp_chat_app.mcp_client.elicitation import ACTIONS, Answer
 from mcp_chat_app.web.errors import GatewayError
 
 USER_PATTERN = r"[A-Za-z0-9_.@-]{1,64}"
 CONVERSATION_PATTERN = r"[A-Za-z0-9_-]{1,64}"
 MAX_MESSAGE_CHARS = 8000
 MAX_TITLE_CHARS = 100
+MAX_PROFILE_CHARS = 64
+# A server's or tool's name as a policy rule keys it: MCP's tool-name alphabet (server names are a subset).
+TOOL_NAME_PATTERN = r"[A-Za-z0-9_.-]{1,128}"
 _USER_ID = re.compile(USER_PATTERN)
+_TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _CONVERSATION_ID = re.compile(CONVERSATION_PATTERN)
 # C0 controls and DEL, except tab and line breaks that people really type.
 _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
@@ -43,6 +48,7 @@ class ChatRequest:
     confirm_tools: bool = False  # ask the (streaming) user before every tool call
     regenerate: bool = False  # answer again in place of the conversation's last answer
     units: str | None = None  # the user's standing preference, passed to the tools (`_meta.units`)
+    profile: str | None = None  # the model profile for this turn and the conversation's next ones
 
 
 def checked_user(user: str) -> str:
@@ -79,6 +85,13 @@ def export_format(value: str | None) -> str:
     if value not in EXPORT_FORMATS:
         raise GatewayError(400, "bad_format", f"format must be one of {', '.join(EXPORT_FORMATS)}")
     return value
+
+
+def checked_tool_name(kind: str, name: str) -> str:
+    """A server or tool name from a path, or 400."""
+    if not _TOOL_NAME.fullmatch(name):
+        raise GatewayError(400, "bad_request", f"a {kind} name is 1-128 characters of letters, digits, '_', '.', '-'")
+    return name
 
 
 def json_object(raw: bytes) -> dict[str, Any]:
@@ -119,7 +132,7 @@ def _checked_text(name: str, value: str) -> str:
 
 def chat_request(raw: bytes) -> ChatRequest:
     """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "conversation"?: id,
-    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial"}`."""
+    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "profile"?: str}`."""
     body = json_object(raw)
     message = body.get("message")
     if not isinstance(message, str) or not message.strip():
@@ -131,8 +144,12 @@ def chat_request(raw: bytes) -> ChatRequest:
     units = body.get("units")
     if units not in (None, *UNIT_SYSTEMS):
         raise GatewayError(400, "bad_request", f"'units' must be one of {', '.join(UNIT_SYSTEMS)}")
+    profile = body.get("profile")
+    if profile is not None and (not isinstance(profile, str) or not 0 < len(profile) <= MAX_PROFILE_CHARS):
+        raise GatewayError(400, "bad_request", f"'profile' must be a profile name (1-{MAX_PROFILE_CHARS} characters)")
     return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), conversation,
-                       _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units)
+                       _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units,
+                       None if profile is None else _checked_text("profile", profile))
 
 
 def conversation_title(raw: bytes, required: bool) -> str:
@@ -163,9 +180,13 @@ def elicitation_answer(raw: bytes) -> Answer:
     return Answer(action, content if action == "accept" else None)
 
 
-def approval_decision(raw: bytes) -> Decision:
-    """Parse a decision on a tool call the gateway asked about: `{"decision": "approve"|"deny"}`."""
-    decision = json_object(raw).get("decision")
+def approval_decision(raw: bytes) -> UserDecision:
+    """Parse a decision on a tool call the gateway asked about: `{"decision": "approve"|"deny",
+    "remember"?: "once"|"conversation"|"always"}` (without `remember`: this call only)."""
+    body = json_object(raw)
+    decision, remember = body.get("decision"), body.get("remember", "once")
     if decision not in DECISIONS:
         raise GatewayError(400, "bad_request", f"'decision' must be one of {', '.join(DECISIONS)}")
-    return decision
+    if remember not in REMEMBER:
+        raise GatewayError(400, "bad_request", f"'remember' must be one of {', '.join(REMEMBER)}")
+    return UserDecision(decision, remember)

@@ -72,13 +72,14 @@ def test_a_denied_call_is_not_made_and_the_answer_says_so(gateway, fake_llm, tmp
         "You did not allow the call to sleep_then_touch (guarded), so I did not look that up.")
 
 
-def test_servers_without_confirm_are_called_unasked_unless_the_request_asks(gateway, fake_llm, tmp_path):
-    fake_llm.script(_touch("free", tmp_path / "free"), {"content": "Done."})
+def test_read_only_tools_of_servers_without_confirm_are_called_unasked_unless_the_request_asks(gateway, fake_llm):
+    echo = {"tool_calls": [{"name": "free__sleep_then_echo", "arguments": {"text": "hi", "seconds": 0}}]}
+    fake_llm.script(echo, {"content": "Done."})
     events, _ = _chat_deciding(gateway, "jon", {"decision": "deny"})
-    assert "approval" not in dict(events) and (tmp_path / "free").exists()
-    fake_llm.script(_touch("free", tmp_path / "asked"), {"content": "Done."})
+    assert "approval" not in dict(events) and not dict(events)["tool_result"]["is_error"]
+    fake_llm.script(echo, {"content": "Done."})
     events, _ = _chat_deciding(gateway, "jon", {"decision": "deny"}, confirm_tools=True)
-    assert dict(events)["approval"]["server"] == "free" and not (tmp_path / "asked").exists()
+    assert dict(events)["approval"]["server"] == "free" and dict(events)["tool_result"]["reason"] == "denied"
 
 
 def test_without_a_stream_no_one_can_approve_so_the_call_is_not_made(gateway, fake_llm, tmp_path):

@@ -38,7 +38,7 @@ def _error(reply: httpx.Response) -> tuple[int, str]:
 
 def test_a_new_user_has_the_default_conversation_only(gateway):
     assert _listed(gateway, "newcomer") == [{"id": "default", "title": "", "turns": 0, "created_at": 0.0,
-                                             "updated_at": 0.0}]
+                                             "updated_at": 0.0, "profile": None}]
 
 
 def test_each_conversation_keeps_its_own_turns_and_the_model_sees_only_them(gateway, fake_llm):
@@ -102,7 +102,7 @@ def test_rename_and_delete(gateway, fake_llm):
         == "Main"
     assert httpx.delete(f"{gateway.url}/chat/eli/conversations/default").json()["deleted"] == 2
     assert _listed(gateway, "eli") == [{"id": "default", "title": "", "turns": 0, "created_at": 0.0,
-                                        "updated_at": 0.0}]
+                                        "updated_at": 0.0, "profile": None}]
 
 
 def test_bad_input_gets_a_precise_status(gateway):

@@ -124,7 +124,7 @@ class _FaultyAsker:
 
     confirm_every_call = True
 
-    async def approve(self, server: str, tool: str, arguments: dict) -> bool:
+    async def approve(self, server: str, tool: str, arguments: dict, hints: object) -> bool:
         if tool == "add":
             raise ValueError("the approval relay broke")
         return True

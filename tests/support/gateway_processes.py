@@ -18,6 +18,8 @@ from tests.support.processes import free_port, stop, wait_http
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 TINY_SERVER = {"command": "python", "args": [str(HERE / "tiny_mcp_server.py")], "timeout": 5}
+# Read-only, writing and destructive tools (MCP annotations), for the approval policy.
+ANNOTATED_SERVER = {"command": "python", "args": [str(HERE / "annotated_mcp_server.py")], "timeout": 5}
 WEATHER_SERVER = {"command": "python", "args": ["-m", "weather_mcp_server"],
                   "env": {"WEATHER_PROVIDER": "simulated"}, "timeout": 20}
 # The third-party reference server, as scripts/setup.sh installs it (same pin).

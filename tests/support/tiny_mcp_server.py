@@ -24,7 +24,7 @@ def add(a: int, b: int) -> dict:
     return {"sum": a + b}
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))  # read-only: the approval policy calls it unasked
 def echo(text: str) -> str:
     """Echo the text back."""
     return text
@@ -60,7 +60,7 @@ async def _ask_size(item: str) -> Elicit[SizeChoice]:
     return Elicit(f"Which size of {item}?", SizeChoice)
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 async def choose_size(item: str, size: Annotated[ElicitationResult[SizeChoice], Resolve(_ask_size)]) -> str:
     """Ask the user which size of the item they want (MCP elicitation), and say what they chose."""
     if isinstance(size, AcceptedElicitation):

@@ -12,28 +12,32 @@ from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
 from mcp_chat_app.gateway import Gateway, gateway
 from mcp_chat_app.history import SHOWN_KEYS, most_turns_within, trim_to_budget
 from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
-from mcp_chat_app.mcp_client.elicitation import Answer, Asker, Decision, InvalidAnswer, Kind, UnknownQuestion
+from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, UserDecision
+from mcp_chat_app.mcp_client.elicitation import Answer, InvalidAnswer, Kind, UnknownQuestion
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
 from mcp_chat_app.web.routes.body import authorized_user, json_body
+from mcp_chat_app.web.routes.profiles import turn_profile
 from mcp_chat_app.web.sse import Emit, event_stream
 
 logger = logging.getLogger(__name__)
 blueprint = Blueprint("chat", __name__)
 
 
-def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
+def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit: Emit | None,
             cancellation: Cancellation) -> dict[str, Any]:
     budget = resources.config.history_token_budget
     stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
     if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
         stored = stored[:-2]  # the answer being replaced, and its question, are not the conversation before it
     history = trim_to_budget(stored, budget)
-    # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes).
-    asker: Asker | None = (resources.elicitations.asker(user, emit, body.confirm_tools)
-                           if emit is not None else None)
-    result = resources.pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit,
-                                    cancellation=cancellation, asker=asker, units=body.units)
+    # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes);
+    # the user's remembered decisions hold either way.
+    policy = ApprovalPolicy(resources.approvals, user, body.conversation)
+    asker = resources.elicitations.asker(user, emit, body.confirm_tools, policy)
+    pipeline = resources.pipelines.pipeline(profile)
+    result = pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit, cancellation=cancellation,
+                          asker=asker, units=body.units)
     # Saved only after a full answer that can still be delivered: a failed request, or one whose client went
     # away, leaves the history as it was (a follow-up must not build on a reply the user never saw). The answer
     # keeps its calls: a follow-up question inherits their places and days.
@@ -42,8 +46,9 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, emit: Emit | None,
     resources.history.append(user, [{"role": "user", "content": body.message},
                                     {"role": "assistant", "content": result.response, "calls": result.calls,
                                      **{key: reply[key] for key in SHOWN_KEYS}}],
-                             conversation=body.conversation, replace_last=body.regenerate)
-    return {**reply, "conversation": body.conversation}
+                             conversation=body.conversation, replace_last=body.regenerate,
+                             profile=body.profile)  # a profile the request picked stays the conversation's
+    return {**reply, "conversation": body.conversation, "profile": profile}
 
 
 @blueprint.post("/chat/<user>")
@@ -52,14 +57,16 @@ def chat(user: str) -> Any:
     user = authorized_user(user)
     body = chat_request(json_body())
     resources = gateway()
-    if resources.history.conversation(user, body.conversation) is None:
+    conversation = resources.history.conversation(user, body.conversation)
+    if conversation is None:
         raise GatewayError(404, "unknown_conversation", f"{user!r} has no conversation {body.conversation!r}")
+    profile = turn_profile(resources.pipelines, body.profile, conversation)
     # A client that hangs up cancels the work: the LLM generation is aborted and the tool calls are cancelled.
     cancellation = Cancellation()
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body, None, cancellation))
+            return jsonify(_answer(resources, user, body, profile, None, cancellation))
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -70,7 +77,7 @@ def chat(user: str) -> Any:
         # A long prefill (a cold prompt on a slow CPU) shows as it goes: `prefill` events until the first token.
         set_progress_listener(lambda progress: emit("prefill", {"done": progress.done, "total": progress.total}))
         try:
-            emit("done", _answer(resources, user, body, emit, cancellation))
+            emit("done", _answer(resources, user, body, profile, emit, cancellation))
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:
@@ -85,7 +92,7 @@ def chat(user: str) -> Any:
     return event_stream(work, on_close=cancellation.cancel)
 
 
-def _deliver(user: str, question_id: str, answer: Answer | Decision, kind: Kind) -> None:
+def _deliver(user: str, question_id: str, answer: Answer | UserDecision, kind: Kind) -> None:
     try:
         gateway().elicitations.answer(user, question_id, answer, kind)
     except UnknownQuestion as error:
@@ -107,11 +114,12 @@ def answer_elicitation(user: str, question_id: str) -> Response:
 
 @blueprint.post("/chat/<user>/approvals/<approval_id>")
 def decide_approval(user: str, approval_id: str) -> Response:
-    """Approve or deny the tool call the gateway asked about during this user's streaming chat (SSE `approval`)."""
+    """Approve or deny the tool call the gateway asked about during this user's streaming chat (SSE `approval`),
+    for this call only or, with `remember`, for the conversation or always."""
     user = authorized_user(user)
     decision = approval_decision(json_body())
     _deliver(user, approval_id, decision, "approval")
-    return jsonify({"id": approval_id, "decision": decision, "delivered": True})
+    return jsonify({"id": approval_id, **decision.to_json(), "delivered": True})
 
 
 @blueprint.get("/chat/<user>/history")

@@ -61,4 +61,5 @@ def delete_conversation(user: str, conversation: str) -> Response:
     """Remove a conversation and its turns; the default one is emptied and loses its title instead."""
     user, conversation = authorized_user(user), checked_conversation(conversation)
     deleted = _found(user, conversation, gateway().history.delete_conversation(user, conversation))
+    gateway().approvals.revoke(user, conversation=conversation)  # its "allow for this conversation" ends with it
     return jsonify({"user": user, "id": conversation, "deleted": deleted})

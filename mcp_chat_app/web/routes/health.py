@@ -25,13 +25,12 @@ def _llm_state(client: LlmClient) -> dict[str, Any]:
 
 @blueprint.get("/health")
 def health() -> Any:
-    """Component states; `status` is `ok` only when every LLM answers, every enabled registry entry is up, no
+    """Component states; `status` is `ok` only when every LLM in use answers, every enabled registry entry is up, no
     warning stands (an unreadable registry, no usable server, a hung LLM) and no warm-up is running (`warming`
     then, with its progress in `warm_up`)."""
     resources = gateway()
-    clients = [resources.router] if not resources.pipeline.is_hybrid() else [
-        resources.router, resources.writer]
-    llm = [_llm_state(client) for client in clients]
+    # The default profile's LLMs, then those of the other profiles conversations have used since the start.
+    llm = [_llm_state(client) for client in resources.pipelines.clients()]
     servers = {row["name"]: {key: row[key] for key in ("up", "disabled", "protocol_version", "last_error",
                                                        "config_error")}
                for row in resources.manager.status()}

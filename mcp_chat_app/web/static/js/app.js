@@ -2,9 +2,11 @@
 // shows each tool call as a collapsible trace with live progress, asks the person what tools ask, draws charts
 // inline, keeps several conversations per user, and says in a banner when the LLM or an MCP server is down.
 import { USER_PATTERN, session, userJson } from "./api.js";
+import { refreshApprovalRules } from "./approvals.js";
 import { conversationList } from "./conversations.js";
 import { exportButtons } from "./export.js";
 import { t, translatePage } from "./i18n.js";
+import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
 import { addAssistantMessage, element } from "./reply.js";
 import { conversationSearch } from "./search.js";
 import { streamChat } from "./stream.js";
@@ -112,12 +114,14 @@ async function openConversation(id) {
   session.conversation = id;
   localStorage.setItem(conversationKey(), id);
   conversations.render();
+  refreshApprovalRules(); // another user's, or a deleted conversation's went with it
   ui.sidebar.classList.remove("open");
   ui.toggleChats.setAttribute("aria-expanded", "false");
   clearMessages();
   try {
-    const { messages } = await userJson(`/conversations/${encodeURIComponent(id)}`, { cache: "no-store" });
+    const { messages, profile } = await userJson(`/conversations/${encodeURIComponent(id)}`, { cache: "no-store" });
     if (generation !== loadGeneration) return; // switched again meanwhile
+    showProfile(profile);
     let last = null;
     for (const message of messages) {
       if (message.role === "user") {
@@ -224,6 +228,7 @@ async function run(reply, body) {
     const outcome = await streamChat(body, reply, controller.signal, scrollToEnd,
       (message) => setBanner("request", message));
     if (outcome === "stopped") reply.markStopped();
+    else if (body.profile) profileKept(body.profile); // the gateway stored the switch with the answer
     setBanner("request", null);
   } catch (error) {
     const message = error instanceof TypeError ? t("gatewayDown") : error.message;
@@ -243,7 +248,7 @@ async function run(reply, body) {
 
 function requestBody(message) {
   return { message, use_tools: ui.useTools.checked, confirm_tools: ui.confirmTools.checked,
-    conversation: session.conversation };
+    conversation: session.conversation, profile: pickedProfile() };
 }
 
 async function submit() {
@@ -311,5 +316,6 @@ for (const example of document.querySelectorAll(".example")) {
 ui.userInput.value = session.user;
 rememberUser(session.user);
 loadUser();
+loadProfiles();
 checkHealth();
 setInterval(checkHealth, HEALTH_INTERVAL_MS);

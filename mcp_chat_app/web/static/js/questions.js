@@ -86,15 +86,28 @@ export function elicitationCard(question, send) {
   return card;
 }
 
-// The approve/deny card for an `approval` event.
+// The card for an `approval` event: allow once, for this conversation or always, deny once or always (as far
+// as the event's `remember` offers: a destructive tool is never allowed only for the conversation).
 export function approvalCard(request, send) {
   const card = element("div", "question-card approval");
   card.dataset.id = request.id;
-  card.append(element("div", "question-title", t("approvalTitle", request.tool, request.server)),
-    element("pre", "question-arguments", JSON.stringify(request.arguments, null, 2)));
+  card.append(element("div", "question-title", t("approvalTitle", request.tool, request.server)));
+  if (request.destructive) card.append(element("div", "question-warning", t("destructiveNote")));
+  card.append(element("pre", "question-arguments", JSON.stringify(request.arguments, null, 2)));
+  const offered = new Set(request.remember || ["once"]);
+  const choices = [
+    ["approve", "once", "approveOnce", "choice primary approve"],
+    ["approve", "conversation", "approveConversation", "choice approve-conversation"],
+    ["approve", "always", "approveAlways", "choice approve-always"],
+    ["deny", "once", "deny", "choice ghost deny"],
+    ["deny", "always", "denyAlways", "choice ghost deny-always"],
+  ];
   const actions = element("div", "question-actions");
-  actions.append(button(t("approve"), "choice primary approve", () => send({ decision: "approve" })),
-    button(t("deny"), "choice ghost deny", () => send({ decision: "deny" })));
+  for (const [decision, remember, label, className] of choices) {
+    if (!offered.has(remember)) continue;
+    const body = remember === "once" ? { decision } : { decision, remember };
+    actions.append(button(t(label), className, () => send(body)));
+  }
   card.append(actions);
   return card;
 }

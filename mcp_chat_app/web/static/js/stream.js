@@ -45,13 +45,19 @@ function showCard(reply, makeCard, path, onError) {
 }
 
 const ACTION_WORDS = { decline: "decline", cancel: "cancel" };
-const DECISION_WORDS = { approve: "approved", deny: "denied", timeout: "timedOut" };
+const DECISION_WORDS = {
+  approve: "approved", deny: "denied", timeout: "timedOut", "approve-conversation": "approvedConversation",
+  "approve-always": "approvedAlways", "deny-always": "deniedAlways", "deny-conversation": "denied",
+};
 
 function closeQuestion(reply, event, data) {
   const card = reply.questionArea.querySelector(`[data-id="${CSS.escape(data.id)}"]`);
   if (!card) return;
   card.dataset.outcome = data.decision || data.action;
-  if (event === "approval_closed") closeCard(card, t(DECISION_WORDS[data.decision]));
+  if (event === "approval_closed") {
+    closeCard(card, t(DECISION_WORDS[data.remember ? `${data.decision}-${data.remember}` : data.decision]));
+    if (data.remember) document.dispatchEvent(new CustomEvent("approval-rules-changed"));
+  }
   else closeCard(card, data.action === "accept" ? t("answered", card.dataset.chosen) : t(ACTION_WORDS[data.action]));
 }
 
