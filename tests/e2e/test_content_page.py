@@ -5,7 +5,6 @@ finds and exports conversations, in a real headless Chromium against the gateway
 
 from __future__ import annotations
 
-import base64
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -14,9 +13,6 @@ from tests.support.content_gateway import content_gateway
 
 from .conftest import start_chromium
 from .test_chat_page import _finished, _js, _open_user, _send, _wait
-
-NOTES = "data:text/plain;base64," + base64.b64encode(b"notes for the page test").decode()
-
 
 @pytest.fixture(scope="module")
 def gateway(fake_llm, tmp_path_factory):
@@ -39,8 +35,8 @@ def _attachments(answer):
 def test_a_reply_shows_a_link_a_download_and_audio(browser, gateway, fake_llm):
     fake_llm.script({"tool_calls": [
         {"name": "everything__get-resource-links", "arguments": {"count": 1}},
-        {"name": "everything__gzip-file-as-resource",
-         "arguments": {"name": "notes.txt.gz", "data": NOTES, "outputType": "resource"}},
+        # Read-only tools (MCP annotations): called without an approval card.
+        {"name": "everything__get-resource-reference", "arguments": {"resourceType": "Blob", "resourceId": 2}},
         {"name": "content__play_chime", "arguments": {"seconds": 0.5}}]},
         {"content": "Here are the resource, the file and the chime you asked for."})
     _open_user(browser, gateway, "content_user")
@@ -49,8 +45,8 @@ def test_a_reply_shows_a_link_a_download_and_audio(browser, gateway, fake_llm):
     link, download, audio = _attachments(answer)
     assert "Blob Resource 1" in link.text and "demo://resource/dynamic/blob/1" in link.text
     assert link.get_attribute("data-server") == "everything" and link.tag_name == "span"  # not a web address
-    assert download.tag_name == "a" and download.get_attribute("download") == "notes.txt.gz"
-    assert download.get_attribute("href").endswith("/notes.txt.gz") and "application/gzip" in download.text
+    assert download.tag_name == "a" and download.get_attribute("download") == "2.txt"
+    assert download.get_attribute("href").endswith("/2.txt") and "text/plain" in download.text
     player = audio.find_element(By.TAG_NAME, "audio")
     # The browser read the stored clip's header: it is a real, playable WAV of the length the tool made.
     _wait(browser, lambda: _js(browser, "return arguments[0].readyState", player) >= 1)

@@ -11,6 +11,7 @@ import wave
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.utilities.types import Audio
+from mcp_types import ToolAnnotations
 
 server = MCPServer("content")
 RATE = 8000
@@ -29,7 +30,7 @@ def chime_wav(seconds: float) -> bytes:
     return buffer.getvalue()
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))  # called unasked (approval policy)
 def play_chime(seconds: float = 0.25) -> list:
     """A short chime, as audio."""
     return [f"A {seconds:g} second chime.", Audio(data=chime_wav(seconds), format="wav")]
