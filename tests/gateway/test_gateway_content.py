@@ -11,7 +11,16 @@ import json
 
 import pytest
 
-from tests.support.content_gateway import content_gateway
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.config import CONFIG_DIR
+from mcp_chat_app.llm.client import LlmClient
+from mcp_chat_app.llm.profiles import Endpoint
+from mcp_chat_app.mcp_client.manager import McpManager
+from mcp_chat_app.mcp_client.registry import parse_server_spec
+from mcp_chat_app.media_store import MediaStore
+
+from tests.support.content_gateway import CONTENT_SERVER, content_gateway
 
 NOTES = b"hello notes, compressed by the tool"
 
@@ -103,3 +112,21 @@ def test_unknown_media_is_404(gateway):
         reply = gateway.get(path)
         assert reply.status_code == 404 and reply.json()["error"]["code"] == "unknown_media"
 
+
+
+def test_a_writer_pass_reads_what_was_shown_among_the_facts(fake_llm, tmp_path):
+    """A forced-call profile (as the local one) answers in a writer pass over the facts: the audio is named there."""
+    manager = McpManager({"content": parse_server_spec("content", CONTENT_SERVER)}, tmp_path / "logs")
+    manager.start()
+    try:
+        client = LlmClient(Endpoint("test", f"{fake_llm.url}/v1", "fake-model", "k", tool_choice="required"))
+        pipeline = ChatPipeline(manager, client, client, MediaStore(tmp_path / "media"),
+                                load_assistant(CONFIG_DIR / "assistant.json"))
+        fake_llm.script({"tool_calls": [{"name": "content__play_chime", "arguments": {"seconds": 0.2}}]},
+                        {"content": "Here is the chime."})
+        result = pipeline.run("Play me a chime", [])
+    finally:
+        manager.close()
+    assert [item["kind"] for item in result.attachments] == ["audio"] and result.response == "Here is the chime."
+    facts = fake_llm.requests()[-1]["messages"][-1]["content"]
+    assert "A 0.2 second chime. (an audio clip (audio/wav) shown to the user beside the answer)" in facts
