@@ -1,30 +1,36 @@
-"""A result's audio, files and resource links as the caller gets them (`attachments`): audio and files stored in
-the media store and given a URL, links kept with their server so they can be read from it later."""
+"""Resources the user attached to a turn: read by the gateway before the turn, given to the writer as the user's
+own material (never as a tool result), each cut to a size a small model's context holds.
+
+A long one is cut with a note rather than refused (413): the user picked it from a list without seeing its size,
+and its beginning is usually what they mean.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-from urllib.parse import quote
+from dataclasses import dataclass
 
-from mcp_chat_app.media_store import MediaStore
-from mcp_chat_app.mcp_client.results import ToolFile, ToolOutcome
+from mcp_chat_app.mcp_client.resources import ResourceRead
 
-Attachment = dict[str, Any]
+MAX_ATTACHED_CHARS = 3000  # of each attachment's text: a few attachments leave the writer room for its rules
 
 
-def stored_attachments(outcome: ToolOutcome, media: MediaStore) -> tuple[Attachment, ...]:
-    """`{"kind": "audio"|"file", "url", "name", "mime", "server"}` for each stored file, then
-    `{"kind": "link", "uri", "name", "mime", "description", "server"}` for each link."""
-    files = tuple(_stored(item, outcome.server, media) for item in outcome.files)
-    links = tuple({"kind": "link", "uri": link.uri, "name": link.name, "mime": link.mime,
-                   "description": link.description, "server": outcome.server} for link in outcome.links)
-    return files + links
+@dataclass(frozen=True)
+class Attachment:
+    """An attached resource's text, as the writer reads it."""
 
+    server: str
+    uri: str
+    text: str  # cut to MAX_ATTACHED_CHARS, with a note where it was cut
 
-def _stored(item: ToolFile, server: str, media: MediaStore) -> Attachment:
-    media_id = media.save(item.data, item.mime)
-    extension = media_id[media_id.index("."):]
-    # The download name: the resource's own, with the type's extension when it has none ("1" -> "1.txt").
-    name = item.name if "." in item.name else f"{item.name or item.kind}{extension}"
-    url = f"/media/{media_id}" if item.kind == "audio" else f"/media/{media_id}/{quote(name)}"
-    return {"kind": item.kind, "url": url, "name": name, "mime": item.mime, "server": server}
+    @classmethod
+    def of(cls, read: ResourceRead) -> Attachment:
+        text = read.text
+        if len(text) > MAX_ATTACHED_CHARS:
+            text = f"{text[:MAX_ATTACHED_CHARS]}\n[cut here: the first {MAX_ATTACHED_CHARS} of {len(text)} characters]"
+        return cls(read.server, read.uri, text)
+
+    @property
+    def writer_text(self) -> str:
+        """Marked as the user's: a model takes unmarked text beside tool results for one more result."""
+        return f"Attached by the user (their own material, not a tool result), {self.uri} from {self.server}:\n" \
+               f"{self.text}\n(end of the attachment)"

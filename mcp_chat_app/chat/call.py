@@ -7,10 +7,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from mcp_chat_app.chat.attachments import Attachment, stored_attachments
 from mcp_chat_app.chat.route import PlannedCall, Routed, error_view
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.result_view import model_view
+from mcp_chat_app.chat.tool_media import MediaItem, stored_media
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome
 from mcp_chat_app.mcp_client.manager import McpManager
@@ -23,7 +23,7 @@ class Called:
 
     outcomes: tuple[ToolOutcome, ...] = ()
     images: tuple[dict[str, str], ...] = ()
-    attachments: tuple[Attachment, ...] = ()  # audio, files and resource links (chat/attachments.py)
+    media: tuple[MediaItem, ...] = ()  # audio, files and resource links (chat/tool_media.py)
     views: tuple[str, ...] = ()
     repaired: frozenset[str] = frozenset()  # tools whose invalid call was handed back once to be repaired
     tools_ms: float = 0.0
@@ -61,8 +61,8 @@ def _refused(plan: PlannedCall) -> ToolOutcome:
 def _kept(turn: Turn, media: MediaStore, called: Called, outcome: ToolOutcome) -> Called:
     images = tuple({"url": f"/media/{media.save(image.data, image.mime)}", "alt": image.alt, "mime": image.mime}
                    for image in outcome.images)
-    attachments = stored_attachments(outcome, media)
-    turn.emit("tool_result", {**outcome.to_json(), "images": list(images), "attachments": list(attachments)})
+    shown = stored_media(outcome, media)
+    turn.emit("tool_result", {**outcome.to_json(), "images": list(images), "media": list(shown)})
     return replace(called, outcomes=(*called.outcomes, outcome), images=(*called.images, *images),
-                   attachments=(*called.attachments, *attachments),
+                   media=(*called.media, *shown),
                    views=(*called.views, model_view(outcome, turn.vocabulary, turn.today)))

@@ -61,6 +61,7 @@ class Finding:
     text: str
     verdicts: list[dict[str, Any]]
     readable: str  # the text when the server wrote prose, else its data as "key value" pairs (for a reader)
+    attached: bool = False  # a resource the user attached (chat/attachments.py), not a tool result
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ class Facts:
     @property
     def records_listed(self) -> int:
         """The longest list a finding's text gives, as items separated by semicolons (one day or place each)."""
-        return max((len(_RECORD_SEPARATOR.split(f.text)) for f in self.findings), default=0)
+        return max((len(_RECORD_SEPARATOR.split(f.text)) for f in self.findings if not f.attached), default=0)
 
     @property
     def text(self) -> str:
@@ -135,6 +136,11 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
         numbers += data_numbers + numbers_in(str(outcome.arguments))
         numbers_of_data = numbers_of_data or bool(data_numbers)
         days |= day_words(text)
+    for attachment in turn.attachments:  # what the user gave: the answer may quote it, as it may a result
+        findings.append(Finding(attachment.server, "", attachment.writer_text, [],
+                                f"(you attached {attachment.uri})", attached=True))
+        numbers += numbers_in(attachment.text)
+        days |= day_words(attachment.text)
     verdicts = [verdict for finding in findings for verdict in finding.verdicts]
     held = [q for q in asked if any(holds(o.structured_content, q) or q.named_in(o.text)
                                     for o in called.outcomes if not o.is_error)]

@@ -11,11 +11,11 @@ from typing import Any
 
 from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat.assistant import Assistant
-from mcp_chat_app.chat.attachments import Attachment
 from mcp_chat_app.chat.call import Called, call
 from mcp_chat_app.chat.compose import Reply, compose
 from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
 from mcp_chat_app.chat.route import Routed, Router, route
+from mcp_chat_app.chat.tool_media import MediaItem
 from mcp_chat_app.chat.turn import EventSink, Turn
 from mcp_chat_app.chat.verify import verify
 from mcp_chat_app.chat.write import Draft, rewrite, write
@@ -36,7 +36,7 @@ class ChatResult:
     language: str
     tool_calls: list[ToolOutcome] = field(default_factory=list)
     images: list[dict[str, str]] = field(default_factory=list)
-    attachments: list[Attachment] = field(default_factory=list)  # audio, files and resource links
+    media: list[MediaItem] = field(default_factory=list)  # audio, files and resource links
     notices: list[Notice] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     answer_source: str = "model"  # "model" (the checked answer of a model) or "composed" (from the facts)
@@ -53,7 +53,7 @@ class ChatResult:
             "notices": [notice.to_json() for notice in self.notices],
             "tool_calls": [outcome.to_json() for outcome in self.tool_calls],
             "images": self.images,
-            "attachments": self.attachments,
+            "media": self.media,
             "timings": self.timings,
             "model": self.model,
             "answer_source": self.answer_source,
@@ -73,12 +73,14 @@ class ChatPipeline:
 
     def run(self, question: str, history: list[dict[str, Any]], use_tools: bool = True,
             emit: EventSink | None = None, cancellation: Cancellation | None = None,
-            asker: Asker | None = None, units: str | None = None) -> ChatResult:
+            asker: Asker | None = None, units: str | None = None,
+            attachments: tuple[Attachment, ...] = ()) -> ChatResult:
         """Answer `question` after the earlier turns; `emit` receives streaming events. Raises LlmUnavailable, and
         Cancelled once `cancellation` is set (the LLM stream and the tool calls in flight are stopped). `asker`
         relays a tool's questions to the user (MCP elicitation); without one they are cancelled. `units`
-        ("imperial") is the user's preference, passed to the tools."""
-        turn = Turn.start(question, history, self.assistant, use_tools, emit, cancellation, asker, units)
+        ("imperial") is the user's preference, passed to the tools; `attachments`, the resources the user attached,
+        go to the writer."""
+        turn = Turn.start(question, history, self.assistant, use_tools, emit, cancellation, asker, units, attachments)
         tools = self.manager.tools() if use_tools else []
         routed = route(turn, self.router, tools)
         called = call(turn, self.manager, self.media, routed)
@@ -117,5 +119,5 @@ class ChatPipeline:
         }
         return ChatResult(response=reply.text, model=self.writer.endpoint.model, language=turn.language,
                           tool_calls=list(called.outcomes), images=list(called.images),
-                          attachments=list(called.attachments), notices=facts.notices,
+                          media=list(called.media), notices=facts.notices,
                           timings=timings, answer_source=reply.source)

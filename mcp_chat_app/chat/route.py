@@ -183,8 +183,9 @@ def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) ->
     specs = router.tool_specs(tools)
     outcomes = called.outcomes if called else ()
     messages = list(routed.conversation)
-    # Only a native-mode reply can be streamed as it comes: in prompt-JSON mode it may be a call.
-    sink = turn.token_sink if native and not router.hybrid else None
+    # Only a native-mode reply can be streamed as it comes: in prompt-JSON mode it may be a call; nor one that
+    # has not read the user's attachments (only the writer reads them).
+    sink = turn.token_sink if native and not router.hybrid and not turn.attachments else None
     reply = router.client.chat(messages, tools=specs, on_token=sink, cancellation=turn.cancellation)
     routed = replace(routed, rounds=routed.rounds + 1, llm_ms=routed.llm_ms + reply.duration_ms)
     calls = reply.tool_calls or _calls_in_text(reply.content, by_name)
@@ -227,17 +228,19 @@ def _answered(turn: Turn, router: Router, routed: Routed, draft: str, has_result
     """The router answered in text: beside results, the writer's first draft (when it is the same model, which
     streamed it); with none, the answer itself if it is usable, else the assistant's own."""
     if has_results:
-        return replace(routed, answer="" if router.hybrid else draft)
-    if draft and not router.hybrid and not unusable(draft, turn.language, turn.vocabulary) \
+        return replace(routed, answer="" if router.hybrid or turn.attachments else draft)
+    if draft and not router.hybrid and not turn.attachments and not unusable(draft, turn.language, turn.vocabulary) \
             and not states_measurements(draft, turn.vocabulary):
         return replace(routed, answer=draft, own_answer=True)
-    return _own(turn, router, routed, tools_connected=True, restart=bool(draft))
+    return _own(turn, router, routed, tools_connected=True, restart=bool(draft) and not turn.attachments)
 
 
 def _own(turn: Turn, router: Router, routed: Routed, tools_connected: bool, restart: bool = False) -> Routed:
     """The assistant's own answer; `restart`: the router's answer was streamed and is replaced."""
     if restart:
         turn.emit("rewrite", {})
+    if turn.attachments:
+        return routed  # no tool result, but what the user attached: the writer answers from it
     reply = own_answer(turn, router.writer, tools_connected)
     return replace(routed, answer=reply.content.strip(), own_answer=True, llm_ms=routed.llm_ms + reply.duration_ms)
 

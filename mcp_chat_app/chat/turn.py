@@ -12,6 +12,7 @@ from typing import Any
 from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import Assistant
+from mcp_chat_app.chat.attachments import Attachment
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.mcp_client.elicitation import Asker
@@ -35,14 +36,15 @@ class Turn:
     cancellation: Cancellation = field(default_factory=Cancellation)
     asker: Asker | None = None  # relays the servers' questions to the user (a streaming request only)
     started: float = field(default_factory=time.perf_counter)
+    attachments: tuple[Attachment, ...] = ()  # resources the user attached: the writer reads them
 
     @classmethod
     def start(cls, question: str, history: list[dict[str, Any]], assistant: Assistant, use_tools: bool = True,
               emit: EventSink | None = None, cancellation: Cancellation | None = None, asker: Asker | None = None,
-              units: str | None = None) -> Turn:
+              units: str | None = None, attachments: tuple[Attachment, ...] = ()) -> Turn:
         return cls(question, history, assistant, languages.detect(question, assistant.vocabulary), dt.date.today(),
                    use_tools, units, emit or (lambda event, data: None), emit is not None,
-                   cancellation or Cancellation(), asker)
+                   cancellation or Cancellation(), asker, attachments=attachments)
 
     @property
     def vocabulary(self) -> Vocabulary:

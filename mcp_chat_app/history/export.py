@@ -16,7 +16,7 @@ def export_title(conversation: Conversation) -> str:
 def exported_messages(messages: list[Message], base_url: str) -> list[Message]:
     """The turns with every `/media/...` URL (images, audio, files) made absolute on `base_url`."""
     return [{**message, **{key: [_absolute(item, base_url) for item in message[key]]
-                           for key in ("images", "attachments") if key in message}} for message in messages]
+                           for key in ("images", "media") if key in message}} for message in messages]
 
 
 def conversation_json(conversation: Conversation, messages: list[Message], base_url: str) -> dict[str, Any]:
@@ -38,12 +38,12 @@ def conversation_markdown(conversation: Conversation, messages: list[Message], b
         # Each kind its own block: a line right after a quote would join the quote.
         for block in ([f"> {notice['text']}" for notice in message.get("notices", [])],
                       [f"![{image.get('alt') or 'chart'}]({image['url']})" for image in message.get("images", [])],
-                      [_attachment_line(item) for item in message.get("attachments", [])]):
+                      [_media_line(item) for item in message.get("media", [])]):
             lines += [*block, ""] if block else []
     return "\n".join(lines)
 
 
-def _attachment_line(item: dict[str, Any]) -> str:
+def _media_line(item: dict[str, Any]) -> str:
     kind = item.get("kind")
     if kind == "link":
         return f"- Link: {item['name']} `{item['uri']}` ({item.get('mime') or 'resource'}, from {item['server']})"

@@ -16,7 +16,8 @@ import shutil
 import sys
 import time
 import warnings
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -29,12 +30,25 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.dispatcher import ProgressFnT
-from mcp_types import CONNECTION_CLOSED, CallToolResult, ElicitRequestFormParams, ElicitResult, Tool, ToolAnnotations
+from mcp_types import (
+    CONNECTION_CLOSED,
+    CallToolResult,
+    ElicitRequestFormParams,
+    ElicitResult,
+    GetPromptResult,
+    Prompt,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    ToolAnnotations,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_chat_app.mcp_client.approval_policy import ToolHints
 from mcp_chat_app.mcp_client.elicitation import CANCELLED, Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings, ServerAuthorization
+from mcp_chat_app.mcp_client.prompts import check_arguments, find_prompt
 from mcp_chat_app.mcp_client.registry import ServerSpec
 
 logger = logging.getLogger(__name__)
@@ -44,6 +58,7 @@ _BACKOFF_MAX_S = 30.0
 _CONNECT_TIMEOUT_S = 30.0
 _HEALTH_TIMEOUT_S = 5.0
 _RELISTEN_DELAY_S = 1.0
+_MAX_SUBSCRIPTIONS = 32  # resource URIs one session subscribes to (and keeps the last read of)
 # The SDK's own HTTP defaults: a long read timeout, because a server may hold a response stream open.
 _HTTP_TIMEOUT_S, _HTTP_READ_TIMEOUT_S = 30.0, 300.0
 # Errors that mean the session itself is gone (process died, HTTP server dropped), not that a tool failed.
@@ -119,8 +134,9 @@ class ServerConnection:
         self.spec = spec
         self.tools: list[Tool] = []
         self.instructions = ""  # the server's own usage notes (initialize result), shown to the router
-        self.resources: list[str] = []
-        self.prompts: list[str] = []
+        self.resources: list[Resource] = []
+        self.templates: list[ResourceTemplate] = []
+        self.prompts: list[Prompt] = []  # as listed (`prompts/list`), refreshed on list changes
         self.last_error: str | None = None
         self.restarts = 0
         self.protocol_version: str | None = None  # negotiated on the live session
@@ -138,6 +154,9 @@ class ServerConnection:
         self._retry_now = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
         self._calls: set[_Call] = set()
+        self._subscribed: set[str] = set()  # resource URIs this session is subscribed to
+        self._kept_reads: dict[str, ReadResourceResult] = {}  # their last reads, until the server updates them
+        self._updates: dict[str, int] = {}  # how many updates of each URI the server has sent
 
     @property
     def up(self) -> bool:
@@ -190,14 +209,9 @@ class ServerConnection:
         """Call a tool on the live session (`meta` goes out as the request's `_meta`; `on_progress` gets the
         server's progress notifications for it); ServerUnavailable if the session is down or breaks, InvalidToolAnswer
         if the result breaks the tool's outputSchema."""
-        if not self._ready.is_set():
-            self._retry_now.set()  # a caller is waiting: skip what is left of the backoff
-        if not await self.wait_ready(timeout) or self._client is None:
-            reason = self.last_error or "no MCP handshake yet"
-            raise ServerUnavailable(f"server {self.spec.name!r} is not connected: {reason}")
-        client = self._client
+        client = await self._live_client(timeout)
         try:
-            async with asyncio.timeout(timeout) as deadline:
+            async with asyncio.timeout(timeout) as deadline, self._session_errors():
                 call = _Call(tool, current_asker.get(), deadline)
                 _current_call.set(call)
                 self._calls.add(call)
@@ -205,8 +219,70 @@ class ServerConnection:
                     return await client.call_tool(tool, arguments, progress_callback=on_progress, meta=meta)
                 finally:
                     self._calls.discard(call)
+        except RuntimeError as error:
+            if not any(words in str(error) for words in _OUTPUT_SCHEMA_ERRORS):
+                raise
+            raise InvalidToolAnswer(str(error)) from error
+
+    async def read_resource(self, uri: str, timeout: float, subscribe: bool = False) -> ReadResourceResult:
+        """Read `uri` on the live session (errors as `call_tool`'s; the server's refusal is an MCPError). With
+        `subscribe`, a server that supports `resources/subscribe` is subscribed to it, and the read is kept until
+        the server says it changed (`notifications/resources/updated`): later reads of it cost no round trip."""
+        if uri in self._kept_reads and self._ready.is_set():
+            return self._kept_reads[uri]
+        client = await self._live_client(timeout)
+        async with asyncio.timeout(timeout), self._session_errors():
+            subscribed = subscribe and await self._subscribe(client, uri)
+            updates = self._updates.get(uri, 0)
+            result = await client.read_resource(uri, cache_mode="bypass")  # what is kept is kept here, by uri
+        # Kept only if no update came while it was read (it may predate that update).
+        if subscribed and self._updates.get(uri, 0) == updates:
+            self._kept_reads[uri] = result
+        return result
+
+    async def get_prompt(self, name: str, arguments: dict[str, str], timeout: float) -> GetPromptResult:
+        """MCP `prompts/get` on the live session, once `arguments` fit the prompt as listed: UnknownPrompt or
+        BadPromptArguments before anything is sent, ServerUnavailable as for tools, MCPError as the server says."""
+        client = await self._live_client(timeout)
+        check_arguments(self.spec.name, find_prompt(self.spec.name, self.prompts, name), arguments)
+        async with asyncio.timeout(timeout), self._session_errors():
+            return await client.get_prompt(name, arguments)
+
+    async def _subscribe(self, client: Client, uri: str) -> bool:
+        """Subscribe to `uri` once per session, where the server supports it on this protocol (`resources/subscribe`
+        is handshake-era; 2026-07-28 has `subscriptions/listen`, not used here: its reads are never kept)."""
+        capability = client.server_capabilities.resources
+        if not (capability and capability.subscribe) or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return False
+        if uri not in self._subscribed and len(self._subscribed) >= _MAX_SUBSCRIPTIONS:
+            return False  # what is kept stays bounded: past this, reads are simply made each time
+        if uri not in self._subscribed:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # deprecated only for 2026-07-28 sessions
+                    await client.subscribe_resource(uri)
+            except MCPError as error:  # refused: the read is still made, just not kept
+                logger.info("MCP server %s: no subscription to %s (%s)", self.spec.name, uri, error.message)
+                return False
+            self._subscribed.add(uri)
+        return True
+
+    async def _live_client(self, timeout: float) -> Client:
+        """The session's client, waiting up to `timeout` for it to come up; ServerUnavailable if it does not."""
+        if not self._ready.is_set():
+            self._retry_now.set()  # a caller is waiting: skip what is left of the backoff
+        if not await self.wait_ready(timeout) or self._client is None:
+            reason = self.last_error or "no MCP handshake yet"
+            raise ServerUnavailable(f"server {self.spec.name!r} is not connected: {reason}")
+        return self._client
+
+    @asynccontextmanager
+    async def _session_errors(self) -> AsyncIterator[None]:
+        """A broken session as ServerUnavailable (and marked lost); a slow answer stays a TimeoutError."""
+        try:
+            yield
         except TimeoutError:
-            raise  # TimeoutError is an OSError, but it means a slow tool, not a dead session
+            raise  # TimeoutError is an OSError, but it means a slow server, not a dead session
         except MCPError as error:
             if error.code == CONNECTION_CLOSED:
                 self._mark_lost(f"connection closed: {error.message}")
@@ -215,10 +291,6 @@ class ServerConnection:
         except _TRANSPORT_ERRORS as error:
             self._mark_lost(f"transport error: {error!r}")
             raise ServerUnavailable(f"server {self.spec.name!r} dropped the connection") from error
-        except RuntimeError as error:
-            if not any(words in str(error) for words in _OUTPUT_SCHEMA_ERRORS):
-                raise
-            raise InvalidToolAnswer(str(error)) from error
 
     def _mark_lost(self, reason: str) -> None:
         if self._ready.is_set():
@@ -263,6 +335,8 @@ class ServerConnection:
 
     async def _run_session(self) -> None:
         self._lost.clear()
+        self._subscribed.clear()  # a new session has no subscriptions, so nothing kept is known to be current
+        self._kept_reads.clear()
         async with AsyncExitStack() as resources:
             client = Client(self._transport(resources), mode="auto", message_handler=self._on_message,
                             elicitation_callback=self._on_elicitation)
@@ -357,9 +431,13 @@ class ServerConnection:
         tools = await self._list_all(client.list_tools, "tools") if capabilities.tools else []
         self.tools = [tool for tool in tools if self.spec.exposes(tool.name)]
         if capabilities.resources:
-            self.resources = [r.uri for r in await self._list_all(client.list_resources, "resources")]
+            self.resources = await self._list_all(client.list_resources, "resources")
+            try:
+                self.templates = await self._list_all(client.list_resource_templates, "resource_templates")
+            except MCPError as error:  # templates are optional: a server may not answer `resources/templates/list`
+                logger.info("MCP server %s lists no resource templates: %s", self.spec.name, error.message)
         if capabilities.prompts:
-            self.prompts = [p.name for p in await self._list_all(client.list_prompts, "prompts")]
+            self.prompts = await self._list_all(client.list_prompts, "prompts")
 
     @staticmethod
     async def _list_all(list_page: Any, attribute: str) -> list[Any]:
@@ -390,8 +468,13 @@ class ServerConnection:
         return ElicitResult(action=answer.action, content=answer.content)
 
     async def _on_message(self, message: Any) -> None:
-        if getattr(message, "method", None) in _LIST_CHANGED:
+        method = getattr(message, "method", None)
+        if method in _LIST_CHANGED:
             self._refresh_wanted.set()
+        elif method == "notifications/resources/updated":
+            uri = str(message.params.uri)
+            self._kept_reads.pop(uri, None)  # the next read asks the server again
+            self._updates[uri] = self._updates.get(uri, 0) + 1
 
     def _transport(self, resources: AsyncExitStack) -> Any:
         """The transport for `Client`; what it needs (log file, HTTP client) closes with `resources`."""

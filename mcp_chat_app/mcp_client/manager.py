@@ -19,7 +19,10 @@ from mcp_chat_app.mcp_client.approval_policy import ToolHints
 from mcp_chat_app.mcp_client.connection import InvalidToolAnswer, ServerConnection, ServerUnavailable
 from mcp_chat_app.mcp_client.elicitation import Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
+from mcp_chat_app.mcp_client import resource_tool
+from mcp_chat_app.mcp_client.prompts import RenderedPrompt, UnknownPrompt, prompt_entry, render
 from mcp_chat_app.mcp_client.registry import Registry, ServerSpec
+from mcp_chat_app.mcp_client.resources import ResourceEntry, ResourceRead, UnknownServer
 from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome, outcome_from_result
 
 logger = logging.getLogger(__name__)
@@ -126,8 +129,8 @@ class McpManager:
                 "up": bool(connection and connection.up),
                 "protocol_version": connection.protocol_version if connection else None,
                 "tools": [tool.name for tool in connection.tools] if connection else [],
-                "resources": connection.resources if connection else [],
-                "prompts": connection.prompts if connection else [],
+                "resources": [resource.uri for resource in connection.resources] if connection else [],
+                "prompts": [prompt.name for prompt in connection.prompts] if connection else [],
                 "last_error": connection.last_error if connection else None,
                 "config_error": None,
                 "ignored_keys": list(spec.ignored_keys),
@@ -157,12 +160,48 @@ class McpManager:
         for name, connection in list(self._connections.items()):
             for tool in connection.tools:
                 found.append(ToolInfo(name, tool.name, tool.description or "", dict(tool.input_schema)))
+        offered = self._resources_for_tool()
+        if offered:
+            servers = sorted({entry.server for entry in offered})
+            found.append(ToolInfo(resource_tool.SERVER, resource_tool.NAME, resource_tool.description(offered),
+                                  resource_tool.input_schema(servers)))
         return found
+
+    def resources(self) -> list[ResourceEntry]:
+        """Every live server's resources, then its resource templates, in a stable order."""
+        return [ResourceEntry.of(name, item) for name, connection in list(self._connections.items()) if connection.up
+                for item in (*connection.resources, *connection.templates)]
+
+    def read_resource(self, server: str, uri: str, subscribe: bool = False) -> ResourceRead:
+        """Read `uri` of `server` (`subscribe`: keep it subscribed, see `ServerConnection.read_resource`). Raises
+        UnknownServer, ServerUnavailable, TimeoutError, or MCPError with the server's refusal."""
+        return self._run(self._read(server, uri, subscribe), timeout=self._timeout_of(server) + 5)
 
     def instructions(self) -> dict[str, str]:
         """Each live server's usage notes (MCP `instructions`), by server name; servers without notes are left out."""
         return {name: connection.instructions for name, connection in list(self._connections.items())
                 if connection.instructions and connection.tools}
+
+    def prompts(self) -> list[dict[str, Any]]:
+        """Every live server's prompts (`prompts/list`, all pages, refreshed on list changes), as GET /prompts
+        lists them."""
+        return [prompt_entry(name, prompt) for name, connection in list(self._connections.items())
+                if connection.up for prompt in connection.prompts]
+
+    def unavailable(self) -> dict[str, str]:
+        """The enabled servers that are not up now, with why."""
+        return {name: connection.last_error or "not connected yet"
+                for name, connection in list(self._connections.items()) if not connection.up}
+
+    def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> RenderedPrompt:
+        """Fetch (`prompts/get`) and render one prompt; UnknownPrompt, BadPromptArguments, ServerUnavailable,
+        TimeoutError (after the server's timeout) or the server's MCPError."""
+        connection = self._connections.get(server)
+        if connection is None:
+            raise UnknownPrompt("unknown_server", f"no enabled server named {server!r}")
+        timeout = connection.spec.timeout
+        result = self._run(connection.get_prompt(name, arguments, timeout), timeout=2 * timeout + 5)
+        return render(server, name, result)
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
                    on_progress: ProgressCallback | None = None,
@@ -311,10 +350,41 @@ class McpManager:
         except ServerUnavailable as error:
             return failed_outcome(spec.fallback, request.tool, request.arguments, str(error))
 
+    def _resources_for_tool(self) -> list[ResourceEntry]:
+        """What `read_resource` offers: the resources of the servers that opt in (none if a server is named like
+        the tool's namespace)."""
+        if resource_tool.SERVER in self._specs:
+            return []
+        return [entry for entry in self.resources() if self._specs[entry.server].resource_tool]
+
+    async def _read(self, server: str, uri: str, subscribe: bool = False) -> ResourceRead:
+        connection = self._connections.get(server)
+        if connection is None:
+            raise UnknownServer(f"no server named {server!r} is registered and enabled")
+        return ResourceRead.of(server, uri, await connection.read_resource(uri, connection.spec.timeout, subscribe))
+
+    async def _read_as_call(self, request: ToolRequest) -> ToolOutcome:
+        """A `read_resource` call: the read as its result, or why it failed."""
+        server, uri = request.arguments.get("server"), request.arguments.get("uri")
+        if server not in {entry.server for entry in self._resources_for_tool()} or not isinstance(uri, str):
+            message, reason = f"{resource_tool.NAME} reads only the resources it lists", "invalid_call"
+        else:
+            try:
+                return resource_tool.outcome(request.arguments, await self._read(server, uri))
+            except (UnknownServer, ServerUnavailable) as error:
+                message, reason = str(error), "unavailable"
+            except TimeoutError:
+                message, reason = f"reading {uri!r} on {server!r} timed out", "timeout"
+            except MCPError as error:
+                message, reason = f"{server!r} could not read {uri!r}: {error.message}", "tool_error"
+        return failed_outcome(request.server, request.tool, request.arguments, message, reason)
+
     async def _call_on(self, server: str, request: ToolRequest, meta: dict[str, Any] | None,
                        on_progress: Any) -> ToolOutcome:
         """Call on one server; after a dropped session, wait for the automatic restart and, when the tool is
         declared read-only or idempotent, retry once (anything else may already have had its effect)."""
+        if server == resource_tool.SERVER and server not in self._connections:
+            return await self._read_as_call(request)
         connection = self._connections.get(server)
         if connection is None:
             raise ServerUnavailable(f"server {server!r} is not registered or disabled")

@@ -27,7 +27,7 @@ _TRANSPORT_OF_TYPE = {"stdio": "stdio", "http": "http", "streamable-http": "http
                       "streamable_http": "http", "sse": "sse"}
 _HONOURED_KEYS = {
     "type", "transportType", "command", "args", "env", "envFile", "cwd", "url", "headers", "description",
-    "disabled", "timeout", "fallback", "allowed_tools", "excluded_tools", "oauth", "confirm",
+    "disabled", "timeout", "fallback", "allowed_tools", "excluded_tools", "oauth", "confirm", "resource_tool",
 }
 # Keys of other hosts that a gateway has no use for, with what the log line tells the operator.
 _HOST_ONLY_KEYS = {
@@ -62,6 +62,8 @@ class ServerSpec:
     oauth_scope: str | None = None
     # Ask the chat's user before each call of this server's tools (a streaming client approves or denies it).
     confirm: bool = False
+    # Offer the router the gateway's `read_resource` tool for this server's resources (off: it grows the prompt).
+    resource_tool: bool = False
     ignored_keys: tuple[str, ...] = ()
 
     @property
@@ -176,7 +178,8 @@ def _parse_entry(name: str, entry: dict[str, Any], variables: Variables, ignored
     timeout = entry.get("timeout", 30.0)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= _MAX_TIMEOUT_S:
         raise ValueError(f"server {name!r}: 'timeout' must be a number of seconds in (0, {_MAX_TIMEOUT_S:g}]")
-    for key, kind in (("cwd", str), ("fallback", str), ("disabled", bool), ("description", str), ("confirm", bool)):
+    for key, kind in (("cwd", str), ("fallback", str), ("disabled", bool), ("description", str), ("confirm", bool),
+                      ("resource_tool", bool)):
         if entry.get(key) is not None and not isinstance(entry[key], kind):
             raise ValueError(f"server {name!r}: {key!r} must be a {kind.__name__}")
     env = _env_file(name, entry["envFile"], variables) if "envFile" in entry else {}
@@ -201,6 +204,7 @@ def _parse_entry(name: str, entry: dict[str, Any], variables: Variables, ignored
         oauth=oauth,
         oauth_scope=oauth_scope,
         confirm=bool(entry.get("confirm", False)),
+        resource_tool=bool(entry.get("resource_tool", False)),
         ignored_keys=ignored,
     )
 

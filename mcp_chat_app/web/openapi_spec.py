@@ -14,11 +14,14 @@ from mcp_chat_app.web.requests import (
     MAX_PROFILE_CHARS,
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
+    TEXT_PATTERN,
     TITLE_PATTERN,
+    MAX_ATTACHMENTS,
     TOOL_NAME_PATTERN,
     UNIT_SYSTEMS,
     USER_PATTERN,
 )
+from mcp_chat_app.chat.attachments import MAX_ATTACHED_CHARS
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "string", "pattern": f"^{USER_PATTERN}$"}}
@@ -26,6 +29,7 @@ _CONVERSATION_ID = {"type": "string", "pattern": f"^{CONVERSATION_PATTERN}$"}
 _TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN,
           "description": "one line"}
 _MEDIA_ID = {"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}
+_TEXT = {"type": "string", "pattern": TEXT_PATTERN}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
 _TOOL_NAME = {"type": "string", "pattern": f"^{TOOL_NAME_PATTERN}$"}
 _EVENTS = ["prefill", "tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval",
@@ -46,8 +50,9 @@ def _errors(*statuses: int) -> dict[str, Any]:
 _SCHEMAS: dict[str, Any] = {
     "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {
         "code": {"type": "string"}, "message": {"type": "string"}}}}},
-    "ChatRequest": {"type": "object", "required": ["message"], "properties": {
+    "ChatRequest": {"type": "object", "oneOf": [{"required": ["message"]}, {"required": ["prompt"]}], "properties": {
         "message": {"type": "string", "minLength": 1, "maxLength": MAX_MESSAGE_CHARS, "pattern": MESSAGE_PATTERN},
+        "prompt": {"$ref": "#/components/schemas/PromptRequest"},
         "use_tools": {"type": "boolean", "default": True},
         "units": {"type": "string", "enum": list(UNIT_SYSTEMS),
                   "description": "the user's unit system, passed to the tools as `_meta.units` (default: metric)"},
@@ -62,12 +67,38 @@ _SCHEMAS: dict[str, Any] = {
         "regenerate": {"type": "boolean", "default": False,
                        "description": "answer again: the conversation's last question and answer are left out of "
                                       "the model's context and replaced by this turn once it is answered"},
+        "attachments": {"type": "array", "maxItems": MAX_ATTACHMENTS, "description": "resources (GET /resources) "
+                        "the gateway reads and gives the writer as the user's, not as tool results; a text longer "
+                        f"than {MAX_ATTACHED_CHARS} characters is cut, with a note saying so; an unknown server or "
+                        "URI is a 404, a server down a 503", "items": {
+                            "type": "object", "required": ["server", "uri"], "additionalProperties": False,
+                            "properties": {key: {"type": "string", "minLength": 1, "pattern": MESSAGE_PATTERN}
+                                           for key in ("server", "uri")}}},
         "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS,
                     "description": "the model profile (GET /profiles) for this turn; stored as the conversation's "
                                    "once answered, and used by its later turns that send none (without one ever: "
                                    "the gateway's default). 400 `unknown_profile` (the message lists the known "
                                    "ones) or `profile_unavailable` (with the reason); 409 when the conversation's "
                                    "stored profile is gone or unavailable, 503 when the default is unavailable"}}},
+    "PromptRequest": {"type": "object", "required": ["server", "name"], "description": (
+        "an MCP prompt (GET /prompts) answered in place of `message`: the gateway calls `prompts/get` and the "
+        "text of its messages (text content and embedded text resources, in order, whatever their role) becomes "
+        "the user's turn and its history entry; images, audio, binary resources and resource links are left out "
+        "(`prompt.left_out` in the answer). 404 unknown_server / unknown_prompt; 400 bad_prompt_arguments (a "
+        "required argument missing or blank, or one the prompt does not declare), prompt_error (the server's own "
+        "error message); 503 server_unavailable; 504 server_timeout"), "properties": {
+        "server": {**_TEXT, "minLength": 1}, "name": {**_TEXT, "minLength": 1},
+        "arguments": {"type": "object", "propertyNames": _TEXT, "additionalProperties": _TEXT, "default": {}}}},
+    "PromptList": {"type": "object", "properties": {
+        "prompts": {"type": "array", "items": {"type": "object", "properties": {
+            "server": {"type": "string"}, "name": {"type": "string"}, "title": {"type": ["string", "null"]},
+            "description": {"type": ["string", "null"]},
+            "arguments": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"}, "description": {"type": ["string", "null"]},
+                "required": {"type": "boolean"}}}}}}},
+        "unavailable": {"type": "array", "description": "enabled servers that are down now, with why",
+                        "items": {"type": "object", "properties": {"server": {"type": "string"},
+                                                                   "error": {"type": "string"}}}}}},
     "ToolCall": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"}, "arguments": {"type": "object"},
         "is_error": {"type": "boolean"}, "structured_content": {}, "text": {"type": "string"},
@@ -76,10 +107,10 @@ _SCHEMAS: dict[str, Any] = {
                                                       "invalid_answer (the result broke the tool's own "
                                                       "outputSchema), unexpected_error, invalid_call, denied (the "
                                                       "user did not allow it)"}}},
-    "Attachment": {"type": "object", "required": ["kind", "name", "server"], "properties": {
+    "MediaItem": {"type": "object", "required": ["kind", "name", "server"], "properties": {
         "kind": {"type": "string", "enum": ["audio", "file", "link"],
                  "description": "audio (play `url`), file (an embedded binary resource: download `url`), or link "
-                                "(a resource_link: `uri`, readable from `server` with MCP resources/read)"},
+                                "(a resource_link: `uri`, readable from `server`: GET /resources/read)"},
         "url": {"type": "string", "description": "audio and file: the stored copy under /media/"},
         "uri": {"type": "string", "description": "link: the resource's URI"},
         "name": {"type": "string", "description": "file: the download's file name; link: its title or name"},
@@ -94,8 +125,8 @@ _SCHEMAS: dict[str, Any] = {
         "tool_calls": {"type": "array", "items": {"$ref": "#/components/schemas/ToolCall"}},
         "images": {"type": "array", "items": {"type": "object", "properties": {
             "url": {"type": "string"}, "alt": {"type": "string"}, "mime": {"type": "string"}}}},
-        "attachments": {"type": "array", "items": {"$ref": "#/components/schemas/Attachment"},
-                        "description": "what the tools returned beside text and images, in order"},
+        "media": {"type": "array", "items": {"$ref": "#/components/schemas/MediaItem"},
+                  "description": "what the tools returned beside text and images, in order"},
         "timings": {"type": "object", "additionalProperties": {"type": "number"}},
         "model": {"type": "string"},
         "language": {"type": "string", "description": "the question's language code (zh, en, ja, ...)"},
@@ -103,7 +134,12 @@ _SCHEMAS: dict[str, Any] = {
         "answer_source": {"type": "string", "enum": ["model", "composed"],
                           "description": "a model's checked answer, or one composed from the tool data"},
         "conversation": {"type": "string", "description": "the conversation the turn was stored in"},
-        "profile": {"type": "string", "description": "the model profile that answered"}}},
+        "profile": {"type": "string", "description": "the model profile that answered"},
+        "prompt": {"type": "object", "description": "only for a `prompt` request: the text it was rendered to",
+                   "properties": {"server": {"type": "string"}, "name": {"type": "string"},
+                                  "text": {"type": "string"},
+                                  "left_out": {"type": "array", "items": {"type": "string"},
+                                               "description": "content types not rendered (image, audio, ...)"}}}}},
     "ChatEvent": {"type": "object", "description": "one SSE event; `data` is JSON (`done` carries a ChatResponse)",
                   "required": ["event", "data"], "properties": {
                       "event": {"type": "string",
@@ -156,8 +192,20 @@ _SCHEMAS: dict[str, Any] = {
                         "items": {"$ref": "#/components/schemas/Notice"}},
             "images": {"type": "array", "description": "on an answer: its images (charts), when it had any",
                        "items": {"type": "object"}},
-            "attachments": {"type": "array", "description": "on an answer: its audio, files and links, when it had "
-                            "any", "items": {"$ref": "#/components/schemas/Attachment"}}}}}}},
+            "media": {"type": "array", "description": "on an answer: its audio, files and links, when it had any",
+                      "items": {"$ref": "#/components/schemas/MediaItem"}}}}}}},
+    "ResourceEntry": {"type": "object", "description": "a resource (`uri`) or a template (`uriTemplate`, RFC 6570: "
+                      "the client fills its {variables})", "properties": {
+                          "server": {"type": "string"}, "name": {"type": "string"}, "uri": {"type": "string"},
+                          "uriTemplate": {"type": "string"}, "mimeType": {"type": ["string", "null"]},
+                          "description": {"type": "string"}}},
+    "ResourceRead": {"type": "object", "properties": {
+        "server": {"type": "string"}, "uri": {"type": "string"},
+        "contents": {"type": "array", "items": {"type": "object", "properties": {
+            "uri": {"type": "string"}, "mimeType": {"type": ["string", "null"]},
+            "text": {"type": "string", "description": "a text part"},
+            "blob": {"type": "string", "contentEncoding": "base64", "description": "a binary part, base64"},
+            "size": {"type": "integer", "description": "a binary part's bytes"}}}}}},
     "ServerEntry": {"type": "object", "required": ["name"], "description": "an mcp_servers.json entry plus its name",
                     "properties": {"name": {"type": "string"}, "command": {"type": "string"},
                                    "args": {"type": "array", "items": {"type": "string"}},
@@ -171,13 +219,16 @@ _SCHEMAS: dict[str, Any] = {
                                    "excluded_tools": {"type": "array", "items": {"type": "string"}},
                                    "confirm": {"type": "boolean", "default": False,
                                                "description": "ask the chat's user before each call of its tools"},
+                                   "resource_tool": {"type": "boolean", "default": False,
+                                                     "description": "offer the router `gateway__read_resource` "
+                                                                    "for this server's resources"},
                                    "oauth": {"oneOf": [{"type": "boolean"}, {"type": "object", "properties": {
                                        "scope": {"type": "string"}}}]}}},
 }
 
 _PATHS: dict[str, Any] = {
     "/chat/{user}": {"post": {
-        "summary": "Answer a message, calling MCP tools as needed",
+        "summary": "Answer a message (or an MCP prompt), calling MCP tools as needed",
         "parameters": [_USER], "security": _USER_AUTH,
         "requestBody": {"required": True, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/ChatRequest"}}}},
@@ -315,8 +366,25 @@ _PATHS: dict[str, Any] = {
         "parameters": [{"name": "state", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
                        *({"name": key, "in": "query", "schema": {"type": "string"}} for key in ("code", "iss", "error"))],
         "responses": {"200": _json({"type": "object"}, "the code reached the waiting flow"), **_errors(400, 404)}}},
+    "/resources": {"get": {
+        "summary": "Every connected server's MCP resources and resource templates", "security": _USER_AUTH,
+        "responses": {"200": _json({"type": "object", "properties": {
+            "resources": {"type": "array", "items": {"$ref": "#/components/schemas/ResourceEntry"}},
+            "templates": {"type": "array", "items": {"$ref": "#/components/schemas/ResourceEntry"}}}},
+            "resources and templates"), **_errors(401)}}},
+    "/resources/read": {"get": {
+        "summary": "Read one resource (a template's URI filled in); binary parts come base64 in the JSON",
+        "security": _USER_AUTH,
+        "parameters": [{"name": key, "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}}
+                       for key in ("server", "uri")],
+        "responses": {"200": _json({"$ref": "#/components/schemas/ResourceRead"}, "the resource's contents"),
+                      **_errors(400, 401, 404, 503, 504)}}},
     "/tools": {"get": {"summary": "Every exposed tool, named server__tool", "security": _USER_AUTH,
                        "responses": {"200": _json({"type": "object"}, "tools"), **_errors(401)}}},
+    "/prompts": {"get": {"summary": "Every connected server's MCP prompts with their arguments",
+                         "security": _USER_AUTH,
+                         "responses": {"200": _json({"$ref": "#/components/schemas/PromptList"}, "prompts"),
+                                       **_errors(401)}}},
     "/media/{media_id}": {"get": {
         "summary": "An image (chart), audio clip or file a tool returned: images and audio in place, other types as "
                    "a download",

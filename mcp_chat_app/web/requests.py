@@ -22,6 +22,7 @@ MAX_TITLE_CHARS = 100
 MAX_PROFILE_CHARS = 64
 # A server's or tool's name as a policy rule keys it: MCP's tool-name alphabet (server names are a subset).
 TOOL_NAME_PATTERN = r"[A-Za-z0-9_.-]{1,128}"
+MAX_ATTACHMENTS = 3  # resources attached to one message (each is cut to chat/attachments.py's size)
 _USER_ID = re.compile(USER_PATTERN)
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _CONVERSATION_ID = re.compile(CONVERSATION_PATTERN)
@@ -30,11 +31,30 @@ _CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 _CONTROL_CHARACTERS = re.compile(f"[{_CONTROL}]")
 # The same rules for the OpenAPI document: no control character, at least one visible character.
 MESSAGE_PATTERN = f"^[^{_CONTROL}]*[^\\s{_CONTROL}][^{_CONTROL}]*$"
+# Any text without control characters (a prompt's server, name and argument values).
+TEXT_PATTERN = f"^[^{_CONTROL}]*$"
 # A title is one line: no line breaks either.
 TITLE_PATTERN = f"^[^{_CONTROL}\\n\\r]*[^\\s{_CONTROL}][^{_CONTROL}\\n\\r]*$"
 
 
 UNIT_SYSTEMS = ("metric", "imperial")
+
+
+@dataclass(frozen=True)
+class ResourceRef:
+    """A resource attached to a message: which server, which URI (GET /resources lists them)."""
+
+    server: str
+    uri: str
+
+
+@dataclass(frozen=True)
+class PromptRequest:
+    """An MCP prompt to answer in place of a typed message: `{"server", "name", "arguments"?: {str: str}}`."""
+
+    server: str
+    name: str
+    arguments: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -49,6 +69,8 @@ class ChatRequest:
     regenerate: bool = False  # answer again in place of the conversation's last answer
     units: str | None = None  # the user's standing preference, passed to the tools (`_meta.units`)
     profile: str | None = None  # the model profile for this turn and the conversation's next ones
+    attachments: tuple[ResourceRef, ...] = ()
+    prompt: PromptRequest | None = None  # given instead of `message`, which the rendered prompt then becomes
 
 
 def checked_user(user: str) -> str:
@@ -132,14 +154,13 @@ def _checked_text(name: str, value: str) -> str:
 
 def chat_request(raw: bytes) -> ChatRequest:
     """Parse a chat body: `{"message": str, "use_tools"?: bool, "stream"?: bool, "conversation"?: id,
-    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "profile"?: str}`."""
+    "confirm_tools"?: bool, "regenerate"?: bool, "units"?: "metric"|"imperial", "profile"?: str,
+    "attachments"?: [{server, uri}]}`, or `"prompt"` in place of `"message"` (an MCP prompt to render and answer)."""
     body = json_object(raw)
-    message = body.get("message")
-    if not isinstance(message, str) or not message.strip():
-        raise GatewayError(400, "bad_request", "'message' must be a non-empty string")
-    if len(message) > MAX_MESSAGE_CHARS:
-        raise GatewayError(400, "bad_request", f"'message' is longer than {MAX_MESSAGE_CHARS} characters")
-    message = _checked_text("message", message.strip())
+    prompt = prompt_request(body["prompt"]) if "prompt" in body else None
+    if prompt is not None and "message" in body:
+        raise GatewayError(400, "bad_request", "give either 'message' or 'prompt', not both")
+    message = "" if prompt is not None else checked_message(body.get("message"))
     conversation = checked_conversation(body.get("conversation", DEFAULT_CONVERSATION))
     units = body.get("units")
     if units not in (None, *UNIT_SYSTEMS):
@@ -149,7 +170,47 @@ def chat_request(raw: bytes) -> ChatRequest:
         raise GatewayError(400, "bad_request", f"'profile' must be a profile name (1-{MAX_PROFILE_CHARS} characters)")
     return ChatRequest(message, _flag(body, "use_tools", True), _flag(body, "stream", False), conversation,
                        _flag(body, "confirm_tools", False), _flag(body, "regenerate", False), units,
-                       None if profile is None else _checked_text("profile", profile))
+                       None if profile is None else _checked_text("profile", profile),
+                       _attachments(body.get("attachments", [])), prompt)
+
+
+def _attachments(value: Any) -> tuple[ResourceRef, ...]:
+    """`[{"server": str, "uri": str}, ...]`, at most MAX_ATTACHMENTS, each once."""
+    if not isinstance(value, list) or len(value) > MAX_ATTACHMENTS:
+        raise GatewayError(400, "bad_request", f"'attachments' must be a list of at most {MAX_ATTACHMENTS} objects")
+    refs = []
+    for item in value:
+        if not isinstance(item, dict) or set(item) != {"server", "uri"} or \
+                not all(isinstance(item[key], str) and item[key] for key in ("server", "uri")):
+            raise GatewayError(400, "bad_request", "each attachment must be {\"server\": str, \"uri\": str}")
+        ref = ResourceRef(_checked_text("server", item["server"]), _checked_text("uri", item["uri"]))
+        if ref not in refs:
+            refs.append(ref)
+    return tuple(refs)
+
+
+def checked_message(message: Any, name: str = "message") -> str:
+    """A message to answer (typed, or a prompt's rendered text): visible, bounded text without control characters."""
+    if not isinstance(message, str) or not message.strip():
+        raise GatewayError(400, "bad_request", f"'{name}' must be a non-empty string")
+    if len(message) > MAX_MESSAGE_CHARS:
+        raise GatewayError(400, "bad_request", f"'{name}' is longer than {MAX_MESSAGE_CHARS} characters")
+    return _checked_text(name, message.strip())
+
+
+def prompt_request(value: Any) -> PromptRequest:
+    """Parse `{"server": str, "name": str, "arguments"?: {str: str}}` (MCP prompt arguments are strings)."""
+    if not isinstance(value, dict):
+        raise GatewayError(400, "bad_request", "'prompt' must be an object with 'server' and 'name'")
+    server, name, arguments = value.get("server"), value.get("name"), value.get("arguments", {})
+    if not (isinstance(server, str) and server and isinstance(name, str) and name):
+        raise GatewayError(400, "bad_request", "'prompt' needs a non-empty 'server' and 'name'")
+    if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
+        raise GatewayError(400, "bad_request", "'prompt.arguments' must be an object of strings")
+    for key, text in arguments.items():
+        _checked_text("prompt.arguments", key)
+        _checked_text(f"prompt.arguments.{key}", text)
+    return PromptRequest(_checked_text("prompt.server", server), _checked_text("prompt.name", name), arguments)
 
 
 def conversation_title(raw: bytes, required: bool) -> str:

@@ -10,6 +10,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.support.gateway_processes import WEATHER_SERVER, FakeLlm, GatewayProcess
 
@@ -31,6 +32,32 @@ def start_chromium(language: str, width: int = 1100, height: int = 1250) -> webd
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
     return driver
+
+
+def wait_for(driver: webdriver.Chrome, condition, timeout: float = 60):
+    """What `condition()` returns once it is truthy, polled every 0.1 s (TimeoutException after `timeout` s)."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for a test module, the page's words in English (a module may define its own)."""
+    driver = start_chromium("en-US")
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def english_browser():
+    """One headless Chromium per module, the page's words in English."""
+    driver = start_chromium("en-US")
+    yield driver
+    driver.quit()
+
+
+def wait_until(driver: webdriver.Chrome, condition, timeout: float = 60):
+    """`condition()`'s first truthy value, polled every 0.1 s (a TimeoutException after `timeout`)."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition())
 
 
 @pytest.fixture(scope="module")

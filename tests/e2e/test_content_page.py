@@ -28,8 +28,8 @@ def browser(gateway):
     driver.quit()
 
 
-def _attachments(answer):
-    return answer.find_elements(By.CSS_SELECTOR, ".attachments .attachment")
+def _media(answer):
+    return answer.find_elements(By.CSS_SELECTOR, ".tool-media .media-item")
 
 
 def test_a_reply_shows_a_link_a_download_and_audio(browser, gateway, fake_llm):
@@ -42,9 +42,11 @@ def test_a_reply_shows_a_link_a_download_and_audio(browser, gateway, fake_llm):
     _open_user(browser, gateway, "content_user")
     _send(browser, "Give me a resource, a file and a chime")
     answer = _finished(browser)
-    link, download, audio = _attachments(answer)
+    link, download, audio = _media(answer)
     assert "Blob Resource 1" in link.text and "demo://resource/dynamic/blob/1" in link.text
-    assert link.get_attribute("data-server") == "everything" and link.tag_name == "span"  # not a web address
+    # Not a web address: read from its server through the gateway.
+    assert link.get_attribute("href") == \
+        f"{gateway.url}/resources/read?server=everything&uri=demo%3A%2F%2Fresource%2Fdynamic%2Fblob%2F1"
     assert download.tag_name == "a" and download.get_attribute("download") == "2.txt"
     assert download.get_attribute("href").endswith("/2.txt") and "text/plain" in download.text
     player = audio.find_element(By.TAG_NAME, "audio")
@@ -55,8 +57,8 @@ def test_a_reply_shows_a_link_a_download_and_audio(browser, gateway, fake_llm):
     # A reopened conversation shows them again.
     _open_user(browser, gateway, "content_user")
     answer = _finished(browser)
-    assert [node.get_attribute("class") for node in _attachments(answer)] == [
-        "attachment link", "attachment file", "attachment audio"]
+    assert [node.get_attribute("class") for node in _media(answer)] == [
+        "media-item link", "media-item file", "media-item audio"]
 
 
 def test_the_search_box_finds_messages_and_opens_their_chat_and_the_chat_exports(browser, gateway, fake_llm,

@@ -1,7 +1,7 @@
 """Every content type a tool can return, through the gateway process over HTTP: resource links, binary embedded
 resources and audio from @modelcontextprotocol/server-everything (streamable HTTP) and the content server
 (tests/support/content_mcp_server.py, stdio), the scripted LLM choosing the call. Each reaches the JSON answer
-(`attachments`, beside `images`), the stored conversation and the media store, and the writer is told of it."""
+(`media`, beside `images`), the stored conversation and the media store, and the writer is told of it."""
 
 from __future__ import annotations
 
@@ -50,23 +50,27 @@ def fed_to_model(fake_llm) -> str:
 def test_resource_links_reach_the_answer_and_the_writer(gateway, fake_llm):
     body = ask(gateway, fake_llm, "everything__get-resource-links", {"count": 2}, "Here are the two resources.")
     assert body["images"] == []
-    assert body["attachments"] == [
+    assert body["media"] == [
         {"kind": "link", "uri": "demo://resource/dynamic/blob/1", "name": "Blob Resource 1", "mime": "text/plain",
          "description": "Resource 1: plaintext resource", "server": "everything"},
         {"kind": "link", "uri": "demo://resource/dynamic/text/2", "name": "Text Resource 2", "mime": "text/plain",
          "description": "Resource 2: plaintext resource", "server": "everything"}]
     assert ("a link to Blob Resource 1 (text/plain) and a link to Text Resource 2 (text/plain) shown to the user "
             "beside the answer") in fed_to_model(fake_llm)
+    # A link's server and URI read it through the gateway.
+    link = body["media"][1]
+    read = gateway.get("/resources/read", params={"server": link["server"], "uri": link["uri"]})
+    assert read.status_code == 200 and read.json()["contents"][0]["text"].startswith("Resource 2: This is a plaintext")
     # A reopened conversation shows them again.
     (_, answer) = gateway.get("/chat/cora/history").json()["messages"][-2:]
-    assert answer["attachments"] == body["attachments"]
+    assert answer["media"] == body["media"]
 
 
 def test_an_embedded_binary_resource_is_a_download_with_its_name_and_type(gateway, fake_llm):
     data = "data:text/plain;base64," + base64.b64encode(NOTES).decode()
     body = ask(gateway, fake_llm, "everything__gzip-file-as-resource",
                {"name": "notes.txt.gz", "data": data, "outputType": "resource"}, "The file is ready.")
-    (item,) = body["attachments"]
+    (item,) = body["media"]
     assert {key: item[key] for key in ("kind", "name", "mime", "server")} == {
         "kind": "file", "name": "notes.txt.gz", "mime": "application/gzip", "server": "everything"}
     assert item["url"].startswith("/media/") and item["url"].endswith("/notes.txt.gz")
@@ -80,7 +84,7 @@ def test_an_embedded_binary_resource_is_a_download_with_its_name_and_type(gatewa
 def test_a_blob_without_an_extension_gets_its_types_and_never_opens_in_place(gateway, fake_llm):
     body = ask(gateway, fake_llm, "everything__get-resource-reference", {"resourceType": "Blob", "resourceId": 1},
                "Here is resource one.")
-    (item,) = body["attachments"]
+    (item,) = body["media"]
     assert item["kind"] == "file" and item["name"] == "1.txt" and item["mime"] == "text/plain"
     download = gateway.get(item["url"])
     assert download.headers["content-disposition"] == "attachment; filename=1.txt"
@@ -96,7 +100,7 @@ def test_a_blob_without_an_extension_gets_its_types_and_never_opens_in_place(gat
 
 def test_audio_is_stored_and_played_in_place(gateway, fake_llm):
     body = ask(gateway, fake_llm, "content__play_chime", {"seconds": 0.2}, "Here is the chime.")
-    (item,) = body["attachments"]
+    (item,) = body["media"]
     assert {key: item[key] for key in ("kind", "name", "mime", "server")} == {
         "kind": "audio", "name": "audio.wav", "mime": "audio/wav", "server": "content"}
     clip = gateway.get(item["url"])
@@ -127,6 +131,6 @@ def test_a_writer_pass_reads_what_was_shown_among_the_facts(fake_llm, tmp_path):
         result = pipeline.run("Play me a chime", [])
     finally:
         manager.close()
-    assert [item["kind"] for item in result.attachments] == ["audio"] and result.response == "Here is the chime."
+    assert [item["kind"] for item in result.media] == ["audio"] and result.response == "Here is the chime."
     facts = fake_llm.requests()[-1]["messages"][-1]["content"]
     assert "A 0.2 second chime. (an audio clip (audio/wav) shown to the user beside the answer)" in facts

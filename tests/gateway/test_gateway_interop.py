@@ -118,3 +118,16 @@ def test_a_handshake_era_question_reaches_the_asker(manager):
     assert question["schema"]["required"] == ["name"]
     (unasked,) = manager.call_tools([request])
     assert "User cancelled" in unasked.text and questions.pending() == 0
+
+
+def test_a_third_party_servers_prompts_list_and_render_on_every_transport(manager):
+    listed = {(p["server"], p["name"]): p for p in manager.prompts()}
+    for server in ("everything", "everything-sse", "everything-http"):
+        arguments = listed[server, "args-prompt"]["arguments"]
+        assert [(a["name"], a["required"]) for a in arguments] == [("city", True), ("state", False)]
+        assert manager.get_prompt(server, "args-prompt", {"city": "Oslo"}).text == "What's weather in Oslo?"
+    # An embedded text resource is part of the turn's text; a binary one is left out, and said so.
+    text = manager.get_prompt("everything", "resource-prompt", {"resourceType": "Text", "resourceId": "1"})
+    assert "Resource 1: This is a plaintext resource" in text.text and text.left_out == []
+    blob = manager.get_prompt("everything", "resource-prompt", {"resourceType": "Blob", "resourceId": "1"})
+    assert blob.text.startswith("This prompt includes the Blob resource") and blob.left_out == ["resource"]

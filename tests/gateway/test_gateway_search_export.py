@@ -76,7 +76,7 @@ def test_an_export_has_the_turns_notices_and_media_links(gateway, fake_llm):
                 {"name": "weather__get_weather_chart", "arguments": {"city": "北京", "days": 3, "kind": "temperature"}})
     chime = say(gateway, fake_llm, "erin", "Play a chime", "Here is the chime.", "default",
                 {"name": "content__play_chime", "arguments": {}})
-    (image,), (notice,), (audio,) = chart["images"], chart["notices"], chime["attachments"]
+    (image,), (notice,), (audio,) = chart["images"], chart["notices"], chime["media"]
     assert httpx.patch(f"{gateway.url}/chat/erin/conversations/default", json={"title": "Charts & sounds"}) \
         .status_code == 200
 
@@ -97,7 +97,7 @@ def test_an_export_has_the_turns_notices_and_media_links(gateway, fake_llm):
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user", "assistant"]
     assert body["messages"][1]["notices"] == [notice]
     assert body["messages"][1]["images"] == [{**image, "url": f"{gateway.url}{image['url']}"}]
-    assert body["messages"][3]["attachments"] == [{**audio, "url": f"{gateway.url}{audio['url']}"}]
+    assert body["messages"][3]["media"] == [{**audio, "url": f"{gateway.url}{audio['url']}"}]
     # Without a format: Markdown.
     assert gateway.get("/chat/erin/conversations/default/export").text.startswith("# Charts & sounds")
 

@@ -102,7 +102,7 @@ def test_tokens_are_read_again_when_the_file_changes(gateway, tokens_file):
 
 
 def test_deployment_routes_need_a_token_but_health_and_the_page_do_not(gateway, alice):
-    for path in ("/servers", "/tools"):
+    for path in ("/servers", "/tools", "/prompts"):
         assert gateway.get(path).status_code == 401
         assert gateway.get(path, headers=bearer(alice)).status_code == 200
     for path in ("/health", "/openapi.json", "/", "/static/js/app.js"):

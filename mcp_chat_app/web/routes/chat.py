@@ -4,20 +4,25 @@ conversation's history (the other conversations: routes/conversations.py)."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
+from mcp_chat_app.chat.attachments import Attachment
 from mcp_chat_app.gateway import Gateway, gateway
 from mcp_chat_app.history import SHOWN_KEYS, most_turns_within, trim_to_budget
 from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
 from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, UserDecision
 from mcp_chat_app.mcp_client.elicitation import Answer, InvalidAnswer, Kind, UnknownQuestion
+from mcp_chat_app.mcp_client.prompts import RenderedPrompt
 from mcp_chat_app.web.errors import GatewayError, error_body, llm_error_status
 from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_request, elicitation_answer
 from mcp_chat_app.web.routes.body import authorized_user, json_body
 from mcp_chat_app.web.routes.profiles import turn_profile
+from mcp_chat_app.web.routes.prompts import rendered_prompt
+from mcp_chat_app.web.routes.resources import read_resource
 from mcp_chat_app.web.sse import Emit, event_stream
 
 logger = logging.getLogger(__name__)
@@ -25,7 +30,8 @@ blueprint = Blueprint("chat", __name__)
 
 
 def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit: Emit | None,
-            cancellation: Cancellation) -> dict[str, Any]:
+            cancellation: Cancellation, attachments: tuple[Attachment, ...],
+            prompt: RenderedPrompt | None = None) -> dict[str, Any]:
     budget = resources.config.history_token_budget
     stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
     if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
@@ -37,7 +43,7 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit
     asker = resources.elicitations.asker(user, emit, body.confirm_tools, policy)
     pipeline = resources.pipelines.pipeline(profile)
     result = pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit, cancellation=cancellation,
-                          asker=asker, units=body.units)
+                          asker=asker, units=body.units, attachments=attachments)
     # Saved only after a full answer that can still be delivered: a failed request, or one whose client went
     # away, leaves the history as it was (a follow-up must not build on a reply the user never saw). The answer
     # keeps its calls: a follow-up question inherits their places and days.
@@ -48,7 +54,8 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit
                                      **{key: reply[key] for key in SHOWN_KEYS}}],
                              conversation=body.conversation, replace_last=body.regenerate,
                              profile=body.profile)  # a profile the request picked stays the conversation's
-    return {**reply, "conversation": body.conversation, "profile": profile}
+    return {**reply, "conversation": body.conversation, "profile": profile,
+            **({"prompt": prompt.to_json()} if prompt else {})}
 
 
 @blueprint.post("/chat/<user>")
@@ -61,12 +68,19 @@ def chat(user: str) -> Any:
     if conversation is None:
         raise GatewayError(404, "unknown_conversation", f"{user!r} has no conversation {body.conversation!r}")
     profile = turn_profile(resources.pipelines, body.profile, conversation)
+    # A prompt is rendered before any answer starts, so its errors are plain HTTP errors even for a stream.
+    prompt = rendered_prompt(body.prompt) if body.prompt else None
+    if prompt is not None:
+        body = replace(body, message=prompt.text)
+    # Read before the turn starts, so a bad one is this request's HTTP error; subscribed where the server can,
+    # so attaching it again next turn costs no read until it changes.
+    attachments = tuple(Attachment.of(read_resource(ref.server, ref.uri, subscribe=True)) for ref in body.attachments)
     # A client that hangs up cancels the work: the LLM generation is aborted and the tool calls are cancelled.
     cancellation = Cancellation()
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body, profile, None, cancellation))
+            return jsonify(_answer(resources, user, body, profile, None, cancellation, attachments, prompt))
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -77,7 +91,7 @@ def chat(user: str) -> Any:
         # A long prefill (a cold prompt on a slow CPU) shows as it goes: `prefill` events until the first token.
         set_progress_listener(lambda progress: emit("prefill", {"done": progress.done, "total": progress.total}))
         try:
-            emit("done", _answer(resources, user, body, profile, emit, cancellation))
+            emit("done", _answer(resources, user, body, profile, emit, cancellation, attachments, prompt))
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:

@@ -8,9 +8,8 @@ function tokenKey(user) {
   return `mcp-chat.token.${user}`;
 }
 
-// `path` under /chat/<user>; JSON bodies are sent as JSON.
-export async function userFetch(path, options = {}) {
-  const base = `/chat/${encodeURIComponent(session.user)}${path}`;
+// `url` with the user's token (asked for on a 401/403); JSON bodies are sent as JSON.
+export async function tokenFetch(url, options = {}) {
   const send = () => {
     const headers = { ...(options.headers || {}) };
     const token = localStorage.getItem(tokenKey(session.user));
@@ -20,7 +19,7 @@ export async function userFetch(path, options = {}) {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify(body);
     }
-    return fetch(base, { ...options, headers, body });
+    return fetch(url, { ...options, headers, body });
   };
   const response = await send();
   if (response.status !== 401 && response.status !== 403) return response;
@@ -30,15 +29,27 @@ export async function userFetch(path, options = {}) {
   return send();
 }
 
+const userUrl = (path) => `/chat/${encodeURIComponent(session.user)}${path}`;
+
+// `path` under /chat/<user>.
+export function userFetch(path, options = {}) {
+  return tokenFetch(userUrl(path), options);
+}
+
 // The gateway's error message and code, or the HTTP status.
 export function errorMessage(body, status) {
   return body?.error?.message ? `${body.error.message} (${body.error.code})` : t("requestFailed", status);
 }
 
-// The JSON of a user route, or an Error with the gateway's message.
-export async function userJson(path, options = {}) {
-  const response = await userFetch(path, options);
+// The JSON of a gateway route (`tokenFetch`), or an Error with the gateway's message.
+export async function tokenJson(url, options = {}) {
+  const response = await tokenFetch(url, options);
   const body = await response.json().catch(() => null);
   if (!response.ok) throw new Error(errorMessage(body, response.status));
   return body;
+}
+
+// The JSON of a user route.
+export function userJson(path, options = {}) {
+  return tokenJson(userUrl(path), options);
 }

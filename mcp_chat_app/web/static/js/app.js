@@ -7,7 +7,9 @@ import { conversationList } from "./conversations.js";
 import { exportButtons } from "./export.js";
 import { t, translatePage } from "./i18n.js";
 import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
+import { promptLabel, promptPicker } from "./prompts.js";
 import { addAssistantMessage, element } from "./reply.js";
+import { resourcePicker } from "./resources.js";
 import { conversationSearch } from "./search.js";
 import { streamChat } from "./stream.js";
 
@@ -20,9 +22,12 @@ const ui = {
   userForm: $("user-form"), userInput: $("user-input"), knownUsers: $("known-users"),
   clearHistory: $("clear-history"), composer: $("composer"), message: $("message"), useTools: $("use-tools"),
   confirmTools: $("confirm-tools"), send: $("send"), stop: $("stop"), newChat: $("new-chat"),
-  sidebar: $("sidebar"), toggleChats: $("toggle-chats"), lightbox: $("lightbox"),
+  sidebar: $("sidebar"), toggleChats: $("toggle-chats"), lightbox: $("lightbox"), prompts: $("prompts"),
+  promptPanel: $("prompt-panel"),
 };
 
+const picker = resourcePicker({ button: $("attach"), dialog: $("resource-picker"), list: $("resource-list"),
+  chips: $("attached") });
 let busy = false;
 let controller = null; // aborts the answer in flight (the stop button)
 
@@ -129,7 +134,7 @@ async function openConversation(id) {
         addUserMessage(message.content);
       } else if (message.role === "assistant" && last !== null) {
         newReply(last).finish({ response: message.content, notices: message.notices, images: message.images,
-          attachments: message.attachments });
+          media: message.media });
       }
     }
     markLastAnswer();
@@ -184,11 +189,13 @@ function addUserMessage(text) {
   return wrapper;
 }
 
-function newReply(question) {
+// `question`: the message, or `{prompt}` (then regenerating renders the prompt again).
+function newReply(question, finished) {
   ui.welcome.hidden = true;
   const reply = addAssistantMessage(ui.messages, {
     enlarge: showChart,
     regenerate: () => regenerate(reply, question),
+    finished,
   });
   return reply;
 }
@@ -215,7 +222,7 @@ function setBusy(on) {
   busy = on;
   ui.send.hidden = on;
   ui.stop.hidden = !on;
-  for (const control of [ui.clearHistory, ui.userInput, ui.newChat]) control.disabled = on;
+  for (const control of [ui.clearHistory, ui.userInput, ui.newChat, ui.prompts]) control.disabled = on;
   ui.messages.classList.toggle("busy", on);
 }
 
@@ -246,9 +253,9 @@ async function run(reply, body) {
   }
 }
 
-function requestBody(message) {
-  return { message, use_tools: ui.useTools.checked, confirm_tools: ui.confirmTools.checked,
-    conversation: session.conversation, profile: pickedProfile() };
+function requestBody(question) {
+  return { ...(typeof question === "string" ? { message: question } : question), use_tools: ui.useTools.checked,
+    confirm_tools: ui.confirmTools.checked, conversation: session.conversation, profile: pickedProfile() };
 }
 
 async function submit() {
@@ -257,7 +264,16 @@ async function submit() {
   ui.message.value = "";
   growComposer();
   addUserMessage(text);
-  await run(newReply(text), requestBody(text));
+  await run(newReply(text), { ...requestBody(text), attachments: picker.take() });
+}
+
+// An MCP prompt (prompts.js): the bubble shows what was chosen until the answer brings the rendered text.
+async function submitPrompt(prompt) {
+  if (busy) return;
+  growComposer();
+  const bubble = addUserMessage(promptLabel(prompt)).firstChild;
+  const finished = (result) => { if (result.prompt) bubble.textContent = result.prompt.text; };
+  await run(newReply({ prompt }, finished), requestBody({ prompt }));
 }
 
 async function regenerate(old, question) {
@@ -312,6 +328,8 @@ for (const example of document.querySelectorAll(".example")) {
     submit();
   });
 }
+
+promptPicker({ input: ui.message, opener: ui.prompts, panel: ui.promptPanel, send: submitPrompt });
 
 ui.userInput.value = session.user;
 rememberUser(session.user);

@@ -1,6 +1,6 @@
 // One assistant answer on the page: its tool trace (with live progress), the questions it asks, the streamed
 // Markdown text, charts, audio, files and links, notice badges, and the copy / regenerate actions.
-import { attachmentNode } from "./attachments.js";
+import { mediaNode } from "./tool_media.js";
 import { t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -32,23 +32,23 @@ async function copyText(text) {
   }
 }
 
-// `hooks`: {enlarge(image), regenerate()}.
+// `hooks`: {enlarge(image), regenerate(), finished?(result)}.
 export function addAssistantMessage(container, hooks) {
   const wrapper = element("div", "message assistant");
   const trace = element("div", "trace");
   const questions = element("div", "questions");
   const bubble = element("div", "bubble markdown");
   const images = element("div", "images");
-  const attachments = element("div", "attachments");
+  const media = element("div", "tool-media");
   const notices = element("div", "notices");
   const footer = element("div", "footer");
   const meta = element("span", "meta");
   const actions = element("span", "actions");
   footer.append(meta, actions);
-  wrapper.append(trace, questions, bubble, images, attachments, notices, footer);
+  wrapper.append(trace, questions, bubble, images, media, notices, footer);
   container.append(wrapper);
   const shownImages = new Set();
-  const shownAttachments = new Set();
+  const shownMedia = new Set();
   let text = "";
 
   const render = () => { bubble.innerHTML = renderMarkdown(text); };
@@ -126,15 +126,15 @@ export function addAssistantMessage(container, hooks) {
       item.append(element("span", "label", result.is_error ? t("error") : t("result")),
         element("pre", "tool-result", formatJson(shown)));
       this.addImages(result.images || []);
-      this.addAttachments(result.attachments || []);
+      this.addMedia(result.media || []);
     },
-    addAttachments(list) {
+    addMedia(list) {
       for (const item of list) {
         const key = item.url || `${item.server} ${item.uri}`;
-        const node = shownAttachments.has(key) ? null : attachmentNode(item);
+        const node = shownMedia.has(key) ? null : mediaNode(item);
         if (!node) continue;
-        shownAttachments.add(key);
-        attachments.append(node);
+        shownMedia.add(key);
+        media.append(node);
       }
     },
     addImages(list) {
@@ -164,13 +164,14 @@ export function addAssistantMessage(container, hooks) {
       }
       this.setText(answer.trim());
       this.addImages(result.images || []);
-      this.addAttachments(result.attachments || []);
+      this.addMedia(result.media || []);
       if (result.timings) {
         const seconds = ((result.timings.total_ms || 0) / 1000).toFixed(1);
         const composed = result.answer_source === "composed" ? ` · ${t("fromData")}` : "";
         meta.textContent = `${result.model} · ${seconds} s${composed}`;
       }
       addActions();
+      hooks.finished?.(result);
     },
   };
 }

@@ -1,0 +1,171 @@
+"""MCP resources through the gateway over HTTP: the list with templates, text and binary reads, their errors, a
+resource attached to a turn reaching the writer (and only it) marked as the user's, the opt-in `read_resource`
+tool, and a subscribed attachment kept until the server says it changed. The real weather server (a 2026-07-28
+session) and @modelcontextprotocol/server-everything (handshake era, which supports `resources/subscribe`) over
+stdio, and the scripted LLM."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+
+import pytest
+
+from mcp_chat_app.chat.attachments import MAX_ATTACHED_CHARS
+from mcp_chat_app.mcp_client.manager import McpManager
+from mcp_chat_app.mcp_client.registry import parse_server_spec
+
+from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess, everything_server
+
+ATTACHED = "Attached by the user (their own material, not a tool result)"
+TEXT_TEMPLATE = "demo://resource/dynamic/text/{resourceId}"
+
+
+@pytest.fixture(scope="module")
+def gateway(fake_llm, tmp_path_factory):
+    servers = {
+        "weather": WEATHER_SERVER,  # as shipped: no `resource_tool`
+        "everything": {"command": str(everything_server()), "args": ["stdio"], "resource_tool": True, "timeout": 20},
+        "broken": {"command": "python", "args": ["-c", "raise SystemExit(1)"], "timeout": 1},
+    }
+    process = GatewayProcess(tmp_path_factory.mktemp("resources"), servers, fake_llm.url)
+    yield process
+    process.stop()
+
+
+def read(gateway: GatewayProcess, server: str, uri: str):
+    return gateway.get("/resources/read", params={"server": server, "uri": uri})
+
+
+def test_every_servers_resources_and_templates_are_listed(gateway):
+    listed = gateway.get("/resources").json()
+    resources = {(r["server"], r["uri"]): r for r in listed["resources"]}
+    templates = {(t["server"], t["uriTemplate"]): t for t in listed["templates"]}
+    assert resources[("weather", "weather://cities")] == {
+        "server": "weather", "name": "Known cities", "uri": "weather://cities", "mimeType": "application/json",
+        "description": "The default city set of find_cities_by_temperature, with Chinese and English names."}
+    assert templates[("weather", "weather://forecast/{city}")]["mimeType"] == "application/json"
+    assert ("everything", "demo://resource/static/document/architecture.md") in resources
+    assert {("everything", TEXT_TEMPLATE), ("everything", "demo://resource/dynamic/blob/{resourceId}")} <= set(templates)
+    assert not any(server == "broken" for server, _ in [*resources, *templates])  # not connected: nothing listed
+
+
+def test_a_text_and_a_binary_resource_are_read(gateway):
+    forecast = read(gateway, "weather", "weather://forecast/Paris")
+    assert forecast.status_code == 200
+    (part,) = forecast.json()["contents"]
+    assert part["mimeType"] == "application/json"
+    assert json.loads(part["text"])["location"]["english_name"] == "Paris"
+    blob = read(gateway, "everything", "demo://resource/dynamic/blob/2").json()["contents"][0]
+    data = base64.b64decode(blob["blob"])
+    assert "text" not in blob and blob["size"] == len(data) and data.startswith(b"Resource 2: ")
+
+
+@pytest.mark.parametrize(("server", "uri", "status", "code", "words"), [
+    ("nobody", "weather://cities", 404, "unknown_server", "no server named 'nobody'"),
+    ("weather", "weather://nowhere", 404, "unknown_resource", "weather://nowhere"),
+    ("everything", "demo://nothing/here", 404, "unknown_resource", "demo://nothing/here"),
+    # The template matches, but the server refuses the value (an internal error, in its words).
+    ("everything", "demo://resource/dynamic/text/abc", 400, "resource_error", "Unknown resource"),
+    ("broken", "x://y", 503, "server_unavailable", "'broken' is not connected"),
+    ("weather", "", 400, "bad_request", "give both"),
+])
+def test_a_read_that_cannot_be_made_says_why(gateway, server, uri, status, code, words):
+    response = read(gateway, server, uri)
+    error = response.json()["error"]
+    assert (response.status_code, error["code"]) == (status, code) and words in error["message"], error
+
+
+def test_an_attachment_reaches_the_writer_marked_as_the_users_and_not_the_router(gateway, fake_llm):
+    fake_llm.script({"content": "Let me see."}, {"content": "Beijing is on the list."})
+    response = gateway.chat("ada", {"message": "Is Beijing on the list I attached?",
+                                    "attachments": [{"server": "weather", "uri": "weather://cities"}]})
+    assert response.status_code == 200, response.text
+    assert response.json()["response"] == "Beijing is on the list." and response.json()["tool_calls"] == []
+    router, writer = fake_llm.requests()
+    written = writer["messages"][-1]["content"]
+    assert f"Facts:\n{ATTACHED}, weather://cities from weather:\n[" in written
+    assert '"english_name": "Beijing"' in written and "(end of the attachment)" in written
+    assert not any("weather://cities" in str(message["content"]) for message in router["messages"])
+
+
+def test_a_long_attachment_is_cut_with_a_note(gateway, fake_llm):
+    uri = "demo://resource/static/document/features.md"
+    whole = read(gateway, "everything", uri).json()["contents"][0]["text"]
+    assert len(whole) > MAX_ATTACHED_CHARS  # else this test proves nothing
+    fake_llm.script({"content": "Let me see."}, {"content": "It describes the server's layout."})
+    response = gateway.chat("ada", {"message": "Summarise the document I attached",
+                                    "attachments": [{"server": "everything", "uri": uri}]})
+    assert response.status_code == 200, response.text
+    written = fake_llm.requests()[1]["messages"][-1]["content"]
+    assert whole[:MAX_ATTACHED_CHARS] in written and whole[MAX_ATTACHED_CHARS:][:200] not in written
+    assert f"[cut here: the first {MAX_ATTACHED_CHARS} of {len(whole)} characters]" in written
+
+
+@pytest.mark.parametrize(("attachments", "status", "code"), [
+    ([{"server": "weather", "uri": "weather://nowhere"}], 404, "unknown_resource"),
+    ([{"server": "nobody", "uri": "weather://cities"}], 404, "unknown_server"),
+    ([{"server": "weather"}], 400, "bad_request"),
+    ([{"server": "weather", "uri": f"weather://forecast/{n}"} for n in range(4)], 400, "bad_request"),
+])
+def test_a_bad_attachment_fails_the_request_before_any_model_call(gateway, fake_llm, attachments, status, code):
+    fake_llm.script()
+    response = gateway.chat("ada", {"message": "What does it say?", "attachments": attachments})
+    assert (response.status_code, response.json()["error"]["code"]) == (status, code)
+    assert fake_llm.requests() == []
+
+
+def test_read_resource_is_offered_for_opted_in_servers_and_its_result_is_a_fact(gateway, fake_llm):
+    tools = {tool["name"]: tool for tool in gateway.get("/tools").json()["tools"]}
+    offered = tools["gateway__read_resource"]
+    assert offered["input_schema"]["properties"]["server"]["enum"] == ["everything"]  # weather did not opt in
+    assert TEXT_TEMPLATE in offered["description"] and "weather://" not in offered["description"]
+    fake_llm.script({"tool_calls": [{"name": "gateway__read_resource",
+                                     "arguments": {"server": "everything", "uri": "demo://resource/dynamic/text/7"}}]},
+                    {"content": "Resource 7 is a plaintext resource."})
+    answer = gateway.chat("ada", {"message": "Read resource 7 of everything"}).json()
+    (made,) = answer["tool_calls"]
+    assert (made["server"], made["tool"], made["is_error"]) == ("gateway", "read_resource", False)
+    assert made["text"].startswith("Resource 7: This is a plaintext resource created at ")
+    fed_back = fake_llm.requests()[1]["messages"][-1]
+    assert fed_back["role"] == "tool" and "Resource 7: This is a plaintext resource" in fed_back["content"]
+    assert answer["response"] == "Resource 7 is a plaintext resource."
+
+
+def test_a_read_resource_call_the_server_refuses_is_a_failed_call(gateway, fake_llm):
+    fake_llm.script({"tool_calls": [{"name": "gateway__read_resource",
+                                     "arguments": {"server": "everything", "uri": "demo://nothing/here"}}]},
+                    {"content": "I could not read it."})
+    (made,) = gateway.chat("ada", {"message": "Read demo://nothing/here"}).json()["tool_calls"]
+    assert made["is_error"] and made["reason"] == "tool_error" and "demo://nothing/here" in made["text"]
+
+
+def test_the_shipped_weather_entry_adds_no_tool_to_the_router(tmp_path):
+    """Our weather server lists a resource and a template; without `resource_tool` the router's tools (and so
+    its prompt) stay the server's own."""
+    manager = McpManager({"weather": parse_server_spec("weather", WEATHER_SERVER)}, tmp_path)
+    manager.start()
+    try:
+        assert manager.resources() and all(tool.server == "weather" for tool in manager.tools())
+    finally:
+        manager.close()
+
+
+def test_a_subscribed_attachment_is_kept_until_the_server_updates_it(gateway, fake_llm):
+    uri = "demo://resource/dynamic/text/3"  # its text carries the time it was made, to the second
+    fake_llm.script({"content": "Let me see."}, {"content": "It is resource 3."})
+    assert gateway.chat("ada", {"message": "What is this?",
+                                "attachments": [{"server": "everything", "uri": uri}]}).status_code == 200
+    attached = fake_llm.requests()[1]["messages"][-1]["content"]
+    time.sleep(1.1)  # a fresh read would now carry another time
+    kept = read(gateway, "everything", uri).json()["contents"][0]["text"]
+    assert kept in attached
+    # The server sends `notifications/resources/updated` for its subscriptions once this tool is called.
+    fake_llm.script({"tool_calls": [{"name": "everything__toggle-subscriber-updates", "arguments": {}}]},
+                    {"content": "Done."})
+    assert gateway.chat("ada", {"message": "Turn on updates"}).status_code == 200
+    deadline = time.monotonic() + 15
+    while read(gateway, "everything", uri).json()["contents"][0]["text"] == kept:
+        assert time.monotonic() < deadline, "the update never made the read fresh"
+        time.sleep(0.2)
