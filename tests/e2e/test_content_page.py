@@ -5,27 +5,18 @@ finds and exports conversations, in a real headless Chromium against the gateway
 
 from __future__ import annotations
 
-
 import pytest
 from selenium.webdriver.common.by import By
 
 from tests.support.content_gateway import content_gateway
 
-from .conftest import start_chromium
 from .test_chat_page import _finished, _js, _open_user, _send, _wait
+
 
 @pytest.fixture(scope="module")
 def gateway(fake_llm, tmp_path_factory):
     with content_gateway(tmp_path_factory.mktemp("content_page"), fake_llm.url) as process:
         yield process
-
-
-@pytest.fixture(scope="module")
-def browser(gateway):
-    driver = start_chromium("en-US")
-    driver.get(gateway.url)
-    yield driver
-    driver.quit()
 
 
 def _media(answer):
