@@ -50,6 +50,8 @@ class GatewayConfig:
     health_interval_s: float = 10.0
     llm_hung_after_s: float = 120.0  # /health calls the LLM hung after this long waiting without a byte back
     elicitation_timeout_s: float = 300.0  # a tool's question to the user is cancelled after this long unanswered
+    token_key: str | None = None  # Fernet key for the OAuth tokens at rest; None: they stay in memory
+    oauth_idle_s: float = 1800.0  # a user's session to an OAuth server closes after this long without calls
     public_url: str | None = None  # how browsers reach the gateway (OAuth callbacks); default http://127.0.0.1:PORT
     host: str = "127.0.0.1"
     port: int = 8081
@@ -79,6 +81,8 @@ class GatewayConfig:
             health_interval_s=float(env.get("MCP_CHAT_HEALTH_INTERVAL", cls.health_interval_s)),
             llm_hung_after_s=float(env.get("MCP_CHAT_LLM_HUNG_AFTER", cls.llm_hung_after_s)),
             elicitation_timeout_s=float(env.get("MCP_CHAT_ELICITATION_TIMEOUT", cls.elicitation_timeout_s)),
+            token_key=env.get("MCP_CHAT_TOKEN_KEY") or None,
+            oauth_idle_s=float(env.get("MCP_CHAT_OAUTH_IDLE", cls.oauth_idle_s)),
             public_url=env.get("MCP_CHAT_PUBLIC_URL") or None,
             host=env.get("MCP_CHAT_HOST", cls.host),
             port=int(env.get("MCP_CHAT_PORT", cls.port)),

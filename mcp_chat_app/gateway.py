@@ -17,6 +17,7 @@ from mcp_chat_app.mcp_client.elicitation import Elicitations
 from mcp_chat_app.mcp_client.manager import McpManager
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
 from mcp_chat_app.mcp_client.registry import load_registry
+from mcp_chat_app.mcp_client.secret_store import open_secret_store
 from mcp_chat_app.media_store import MediaStore
 from mcp_chat_app.pipelines import Pipelines
 from mcp_chat_app.warm_up import WarmUp
@@ -62,7 +63,8 @@ def build_gateway(config: GatewayConfig, manager: McpManager | None = None,
     roles = load_roles(config.models_config, config.profile, config.base_url_override, config.model_override)
     assistant = load_assistant(config.assistant_config)
     if manager is None:
-        oauth = OAuthSettings(redirect_uri=config.oauth_callback_url, token_dir=config.data_dir / "oauth")
+        oauth = OAuthSettings(redirect_uri=config.oauth_callback_url, idle_s=config.oauth_idle_s,
+                              store=open_secret_store(config.data_dir / "oauth", config.token_key))
         manager = McpManager.from_registry(load_registry(config.servers_config), config.data_dir / "logs",
                                            config.health_interval_s, oauth)
         manager.start()

@@ -12,6 +12,7 @@ from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.result_view import model_view
 from mcp_chat_app.chat.tool_media import MediaItem, stored_media
 from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.llm.client import current_caller
 from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome
 from mcp_chat_app.mcp_client.manager import McpManager
 from mcp_chat_app.media_store import MediaStore
@@ -41,7 +42,8 @@ def call(turn: Turn, manager: McpManager, media: MediaStore, routed: Routed, bef
     # Progress (a long search sends it) goes out as SSE `progress` events to a listening client.
     on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
     results = iter(manager.call_tools(requests, locale=languages.locale(turn.language), units=turn.units,
-                                      on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker)
+                                      on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker,
+                                      user=current_caller())
                    if requests else [])
     called = replace(before, views=(), tools_ms=before.tools_ms + (time.perf_counter() - started) * 1000)
     for plan in routed.calls:
@@ -63,6 +65,8 @@ def _kept(turn: Turn, media: MediaStore, called: Called, outcome: ToolOutcome) -
                    for image in outcome.images)
     shown = stored_media(outcome, media)
     turn.emit("tool_result", {**outcome.to_json(), "images": list(images), "media": list(shown)})
+    if outcome.reason == "needs_authorization":  # the page offers the user the link to authorize the server
+        turn.emit("authorization", {"server": outcome.server, **outcome.structured_content})
     return replace(called, outcomes=(*called.outcomes, outcome), images=(*called.images, *images),
                    media=(*called.media, *shown),
                    views=(*called.views, model_view(outcome, turn.vocabulary, turn.today)))

@@ -87,6 +87,9 @@ def failure_sentence(failure: Failure, language: str) -> str:
         return say(language, f"Sorry, the answer of {failure.tool} ({failure.server}) did not match its own schema, "
                              "so I could not use it.",
                    f"抱歉，{failure.server} 的 {failure.tool} 返回的结果不符合它自己声明的格式，无法使用。")
+    if failure.reason == "needs_authorization":  # the link is the reply's `authorization` notice
+        return say(language, f"The {failure.server} service works on your own account: authorize it with the link "
+                             "below, then ask again.", f"{failure.server} 服务使用您自己的账户：请先用下面的链接授权，然后再问一次。")
     if failure.reason == "timeout":
         return say(language, f"Sorry, the {failure.server} service did not answer in time; please try again later.",
                    f"抱歉，{failure.server} 服务没有及时响应，请稍后再试。")

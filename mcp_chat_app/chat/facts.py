@@ -46,7 +46,9 @@ class Notice:
 
     server: str
     text: str
-    kind: str  # "simulated" when the result says its data is simulated, else "notice"
+    # "simulated" when the result says its data is simulated, "authorization" (where the user signs in to the
+    # server), else "notice"
+    kind: str
 
     def to_json(self) -> dict[str, str]:
         return {"server": self.server, "kind": self.kind, "text": self.text}
@@ -119,6 +121,9 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
         tool_names |= {outcome.tool, outcome.qualified_name}
         if outcome.is_error:
             failures.append(_failure(outcome, turn))
+            if outcome.reason == "needs_authorization" and (notice := Notice(outcome.server, outcome.text,
+                                                                              "authorization")) not in notices:
+                notices.append(notice)  # the reply says where to authorize
             continue
         notice = _notice(outcome)
         if notice and notice not in notices:

@@ -58,6 +58,11 @@ def set_caller(user: str | None) -> None:
     _caller.set(user)
 
 
+def current_caller() -> str | None:
+    """The user this context's request is for (the tool calls act as them on per-user OAuth servers)."""
+    return _caller.get()
+
+
 def set_progress_listener(listener: ProgressListener | None) -> None:
     """LLM calls from here on in this context report their prefill progress to `listener` (on endpoints with
     `prefill_progress`; it is called on the thread that reads the reply)."""

@@ -16,7 +16,7 @@ import shutil
 import sys
 import time
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -130,8 +130,11 @@ class ServerConnection:
     """Keeps one server's session alive and exposes its tools, resources and prompts."""
 
     def __init__(self, spec: ServerSpec, log_dir: Path, health_interval_s: float,
-                 oauth: OAuthSettings | None = None) -> None:
+                 oauth: OAuthSettings | None = None, user: str | None = None,
+                 on_discovered: Callable[[ServerConnection], None] | None = None) -> None:
+        """`user`: this is that user's own session (OAuth as them); `on_discovered` hears each fresh tool list."""
         self.spec = spec
+        self.user = user
         self.tools: list[Tool] = []
         self.instructions = ""  # the server's own usage notes (initialize result), shown to the router
         self.resources: list[Resource] = []
@@ -142,7 +145,11 @@ class ServerConnection:
         self.protocol_version: str | None = None  # negotiated on the live session
         self.authorization: ServerAuthorization | None = None  # OAuth, for url servers that may answer 401
         if oauth is not None and spec.uses_oauth:
-            self.authorization = ServerAuthorization(spec, oauth, self._waiting_on_person)
+            self.authorization = ServerAuthorization(spec, oauth, self._waiting_on_person, user)
+        # The shared session found that the server asks each user to authorize: it stops, each user's session
+        # (user_sessions.py) makes that user's calls, and this one keeps the catalog they discover.
+        self.per_user = False
+        self._on_discovered = on_discovered
         self._connect_scope: anyio.CancelScope | None = None  # bounds the handshake, lifted once up
         self._log_dir = log_dir
         self._health_interval_s = health_interval_s
@@ -160,7 +167,8 @@ class ServerConnection:
 
     @property
     def up(self) -> bool:
-        return self._ready.is_set()
+        """Calls can be made: the session is live, or (per user) the tools are known."""
+        return self._ready.is_set() or (self.per_user and bool(self.tools))
 
     def is_repeatable(self, tool_name: str) -> bool:
         """Whether the server declares the tool read-only or idempotent (MCP annotations): safe to run twice."""
@@ -309,6 +317,9 @@ class ServerConnection:
                 raise
             except Exception as error:  # boundary: any failure of one server must not stop the gateway
                 self.last_error = _describe(error)
+                if self.authorization is not None and self.authorization.each_user_signs_in:
+                    self._become_per_user()
+                    return
                 logger.warning("MCP server %s failed: %s", self.spec.name, self.last_error)
             self._settled.set()
             self._ready.clear()
@@ -324,11 +335,35 @@ class ServerConnection:
             backoff = min(backoff * 2, _BACKOFF_MAX_S)
             self.restarts += 1
 
+    def _become_per_user(self) -> None:
+        self.per_user = True
+        stored = self.authorization.storage.server_value("catalog") if self.authorization else None
+        if stored:
+            self.tools = [tool for tool in map(Tool.model_validate, stored["tools"]) if self.spec.exposes(tool.name)]
+            self.instructions = stored["instructions"]
+            self.resources, self.prompts = stored["resources"], stored["prompts"]
+        self.last_error = None if self.tools else (
+            f"each user authorizes it: POST /chat/<user>/oauth/{self.spec.name}, or a first tool call")
+        self._settled.set()
+        logger.info("MCP server %s asks each user to authorize: calls go through per-user sessions (%d tools known)",
+                    self.spec.name, len(self.tools))
+
+    def adopt_catalog(self, source: ServerConnection) -> None:
+        """Take the tools a user's session discovered (per-user servers list them before that user signs in);
+        kept with the server's OAuth documents, so a restart lists them again."""
+        self.tools, self.instructions = list(source.tools), source.instructions
+        self.resources, self.prompts = list(source.resources), list(source.prompts)
+        self.protocol_version, self.last_error = source.protocol_version, None
+        if self.authorization is not None:
+            self.authorization.storage.set_server_value("catalog", {
+                "tools": [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in self.tools],
+                "instructions": self.instructions, "resources": self.resources, "prompts": self.prompts})
+
     def _waiting_on_person(self, waiting: bool) -> None:
         """The OAuth flow waits on a person: the connect deadline stops meanwhile (the consent has its own), and
         start-up need not wait for it."""
         if waiting:
-            self.last_error = f"needs authorization: an admin opens GET /servers/{self.spec.name}/authorization"
+            self.last_error = f"needs authorization by {self.user}: POST /chat/{self.user}/oauth/{self.spec.name}"
             self._settled.set()
         if self._connect_scope is not None:
             self._connect_scope.deadline = math.inf if waiting else anyio.current_time() + _CONNECT_TIMEOUT_S
@@ -438,6 +473,8 @@ class ServerConnection:
                 logger.info("MCP server %s lists no resource templates: %s", self.spec.name, error.message)
         if capabilities.prompts:
             self.prompts = await self._list_all(client.list_prompts, "prompts")
+        if self._on_discovered is not None:
+            self._on_discovered(self)
 
     @staticmethod
     async def _list_all(list_page: Any, attribute: str) -> list[Any]:

@@ -24,6 +24,7 @@ from mcp_chat_app.mcp_client.prompts import RenderedPrompt, UnknownPrompt, promp
 from mcp_chat_app.mcp_client.registry import Registry, ServerSpec
 from mcp_chat_app.mcp_client.resources import ResourceEntry, ResourceRead, UnknownServer
 from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome, outcome_from_result
+from mcp_chat_app.mcp_client.user_sessions import AuthorizationNeeded, UserSessions, current_user, needs_authorization
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -89,6 +90,8 @@ class McpManager:
         self._health_interval_s = health_interval_s
         self._oauth = oauth
         self._connections: dict[str, ServerConnection] = {}
+        # Servers that ask each user to authorize are called through that user's own session.
+        self._user_sessions = UserSessions(oauth, log_dir, health_interval_s) if oauth else None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-manager", daemon=True)
 
@@ -120,7 +123,6 @@ class McpManager:
         rows = []
         for spec in list(self._specs.values()):
             connection = self._connections.get(spec.name)
-            authorization = connection.authorization if connection else None
             rows.append({
                 "name": spec.name,
                 "transport": spec.transport,
@@ -134,7 +136,7 @@ class McpManager:
                 "last_error": connection.last_error if connection else None,
                 "config_error": None,
                 "ignored_keys": list(spec.ignored_keys),
-                "needs_authorization": bool(authorization and authorization.authorization_url),
+                "needs_authorization": bool(connection and connection.per_user),  # each user authorizes
                 "restarts": connection.restarts if connection else 0,
                 "fallback": spec.fallback,
             })
@@ -204,8 +206,8 @@ class McpManager:
         return render(server, name, result)
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
-                   on_progress: ProgressCallback | None = None,
-                   cancellation: Cancellation | None = None, asker: Asker | None = None) -> list[ToolOutcome]:
+                   on_progress: ProgressCallback | None = None, cancellation: Cancellation | None = None,
+                   asker: Asker | None = None, user: str | None = None) -> list[ToolOutcome]:
         """Run the calls concurrently (each with its server's timeout); results keep the request order.
 
         `locale` ("zh-CN", "en") goes to the servers as the request's `_meta.locale`: servers that word their
@@ -216,10 +218,12 @@ class McpManager:
         into the manager (queue the update, e.g. as an SSE event); an exception it raises is logged and does
         not affect the call. A `cancellation` cancels the calls still running (the MCP client tells their
         servers) and raises Cancelled. An `asker` relays the servers' questions (elicitation) to the user; without
-        one they are answered `cancel`."""
+        one they are answered `cancel`. `user`: whom the calls are for; a server that asks each user to authorize
+        acts as that user (without one, its calls fail with `needs_authorization`)."""
         longest = max((self._timeout_of(request.server) for request in requests), default=0)
         meta = {key: value for key, value in ((LOCALE_META_KEY, locale), (UNITS_META_KEY, units)) if value} or None
-        future = asyncio.run_coroutine_threadsafe(self._call_all(requests, meta, on_progress, asker), self._loop)
+        future = asyncio.run_coroutine_threadsafe(self._call_all(requests, meta, on_progress, asker, user),
+                                                  self._loop)
         stop_watching = cancellation.on_cancel(future.cancel) if cancellation else (lambda: None)
         # Each call keeps its own timeout; a person answering a question stops it, so only then is this open.
         bound = None if asker else 2 * longest + 10
@@ -234,14 +238,23 @@ class McpManager:
         """Register (or replace) a server at runtime; True when it came up within `wait_s`."""
         return self._run(self._add(spec, wait_s), timeout=wait_s + 35)
 
-    def authorization_url(self, name: str) -> str | None:
-        """Where a person authorizes the gateway for server `name`, while its OAuth flow waits for one."""
-        connection = self._connections.get(name)
-        return connection.authorization.authorization_url if connection and connection.authorization else None
+    def authorizations(self, user: str) -> list[dict[str, Any]]:
+        """The servers that ask each user to authorize, with whether `user` has (and their pending URL)."""
+        return self._run(self._authorizations(user), timeout=5)
+
+    def authorize(self, name: str, user: str) -> dict[str, Any] | None:
+        """Start `user`'s OAuth flow for server `name` (or find it done): its state, or None when `name` is not
+        a server that asks each user to authorize."""
+        # The user's session may take its timeout to settle, and as long again to come up.
+        return self._run(self._authorize(name, user), timeout=2 * self._timeout_of(name) + 5)
+
+    def revoke_authorization(self, name: str, user: str) -> bool:
+        """Close `user`'s session to server `name` and forget their tokens; False if they had none."""
+        return self._run(self._revoke(name, user), timeout=35)
 
     def complete_authorization(self, state: str, code: str | None, iss: str | None = None,
-                               error: str | None = None) -> str | None:
-        """Deliver an OAuth callback to the flow that issued `state`; the server's name, or None if none did."""
+                               error: str | None = None) -> tuple[str, str] | None:
+        """Deliver an OAuth callback to the flow that issued `state`: (server, user), or None if none did."""
         return self._run(self._complete_authorization(state, code, iss, error), timeout=5)
 
     def remove_server(self, name: str) -> bool:
@@ -264,6 +277,8 @@ class McpManager:
         await asyncio.gather(*(c.wait_settled(wait_s) for c in self._connections.values()))
 
     async def _stop_all(self) -> None:
+        if self._user_sessions is not None:
+            await self._user_sessions.close()
         await asyncio.gather(*(c.stop() for c in self._connections.values()))
         self._connections.clear()
 
@@ -287,18 +302,40 @@ class McpManager:
         connection = self._connections.pop(name, None)
         if connection is not None:
             await connection.stop()
+        if self._user_sessions is not None:
+            await self._user_sessions.close(name)
         return (self._specs.pop(name, None) or self._rejected.pop(name, None)) is not None
 
+    def _per_user(self, name: str) -> ServerConnection | None:
+        """The shared connection of `name` when it asks each user to authorize (only OAuth servers can)."""
+        connection = self._connections.get(name)
+        return connection if connection is not None and connection.per_user else None
+
+    async def _authorizations(self, user: str) -> list[dict[str, Any]]:
+        if self._user_sessions is None:
+            return []
+        return [self._user_sessions.connections(connection, user) for connection in self._connections.values()
+                if connection.per_user]
+
+    async def _authorize(self, name: str, user: str) -> dict[str, Any] | None:
+        connection = self._per_user(name)
+        if connection is None or self._user_sessions is None:
+            return None
+        await self._user_sessions.authorize(connection, user, connection.spec.timeout)
+        return self._user_sessions.connections(connection, user)
+
+    async def _revoke(self, name: str, user: str) -> bool:
+        return self._user_sessions is not None and await self._user_sessions.revoke(name, user)
+
     async def _complete_authorization(self, state: str, code: str | None, iss: str | None,
-                                      error: str | None) -> str | None:
-        for name, connection in self._connections.items():
-            if connection.authorization is not None and connection.authorization.complete(state, code, iss, error):
-                return name
-        return None
+                                      error: str | None) -> tuple[str, str] | None:
+        return self._user_sessions.complete(state, code, iss, error) if self._user_sessions else None
 
     async def _call_all(self, requests: list[ToolRequest], meta: dict[str, Any] | None,
-                        on_progress: ProgressCallback | None, asker: Asker | None) -> list[ToolOutcome]:
+                        on_progress: ProgressCallback | None, asker: Asker | None,
+                        user: str | None) -> list[ToolOutcome]:
         current_asker.set(asker)  # this task's calls (gathered below, in copies of its context) ask through it
+        current_user.set(user)  # ... and act as this user on servers that ask each user to authorize
         return list(await asyncio.gather(*(self._call(index, request, meta, on_progress)
                                            for index, request in enumerate(requests))))
 
@@ -388,6 +425,11 @@ class McpManager:
         connection = self._connections.get(server)
         if connection is None:
             raise ServerUnavailable(f"server {server!r} is not registered or disabled")
+        if (shared := self._per_user(server)) is not None and self._user_sessions is not None:
+            try:
+                connection = await self._user_sessions.ready(shared, current_user.get(), shared.spec.timeout)
+            except AuthorizationNeeded as needed:
+                return needs_authorization(needed, request.tool, request.arguments)
         timeout = connection.spec.timeout
         # Only a session that was up and then broke is worth a second try (it is being restarted).
         attempts = 2 if connection.up and connection.is_repeatable(request.tool) else 1

@@ -31,9 +31,10 @@ _TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "patte
 _MEDIA_ID = {"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}
 _TEXT = {"type": "string", "pattern": TEXT_PATTERN}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
+_SERVER = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
 _TOOL_NAME = {"type": "string", "pattern": f"^{TOOL_NAME_PATTERN}$"}
 _EVENTS = ["prefill", "tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval",
-           "approval_closed", "token", "rewrite", "done", "error"]
+           "approval_closed", "authorization", "token", "rewrite", "done", "error"]
 _ADMIN = [{"bearerToken": []}]
 # User tokens are required only when the gateway is exposed beyond loopback (MCP_CHAT_AUTH).
 _USER_AUTH = [{}, {"bearerToken": []}]
@@ -48,6 +49,11 @@ def _errors(*statuses: int) -> dict[str, Any]:
 
 
 _SCHEMAS: dict[str, Any] = {
+    "UserAuthorization": {"type": "object", "properties": {
+        "server": {"type": "string"}, "connected": {"type": "boolean", "description": "the user's tokens are stored"},
+        "session_up": {"type": "boolean"}, "authorization_url": {"type": ["string", "null"],
+                                                                 "description": "while the user's flow waits"},
+        "last_error": {"type": ["string", "null"], "description": "why the user's session is down"}}},
     "Error": {"type": "object", "properties": {"error": {"type": "object", "properties": {
         "code": {"type": "string"}, "message": {"type": "string"}}}}},
     "ChatRequest": {"type": "object", "oneOf": [{"required": ["message"]}, {"required": ["prompt"]}], "properties": {
@@ -106,7 +112,9 @@ _SCHEMAS: dict[str, Any] = {
                                                       "tool_error, unavailable, timeout, protocol_error, "
                                                       "invalid_answer (the result broke the tool's own "
                                                       "outputSchema), unexpected_error, invalid_call, denied (the "
-                                                      "user did not allow it)"}}},
+                                                      "user did not allow it), needs_authorization (the user "
+                                                      "authorizes the server first: structured_content."
+                                                      "authorization_url)"}}},
     "MediaItem": {"type": "object", "required": ["kind", "name", "server"], "properties": {
         "kind": {"type": "string", "enum": ["audio", "file", "link"],
                  "description": "audio (play `url`), file (an embedded binary resource: download `url`), or link "
@@ -118,7 +126,8 @@ _SCHEMAS: dict[str, Any] = {
         "server": {"type": "string", "description": "the MCP server whose tool returned it"}}},
     "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
                "`response`", "properties": {"server": {"type": "string"},
-                                             "kind": {"type": "string", "enum": ["simulated", "notice"]},
+                                             "kind": {"type": "string",
+                                                      "enum": ["simulated", "notice", "authorization"]},
                                              "text": {"type": "string"}}},
     "ChatResponse": {"type": "object", "properties": {
         "response": {"type": "string"},
@@ -354,15 +363,24 @@ _PATHS: dict[str, Any] = {
         "summary": "Unregister an MCP server (admin)", "security": _ADMIN,
         "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
         "responses": {"200": _json({"type": "object"}, "removed"), **_errors(401, 403, 404)}}},
-    "/servers/{name}/authorization": {"get": {
-        "summary": "Where to authorize the gateway for an OAuth-protected server (admin)", "security": _ADMIN,
-        "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
-        "responses": {"200": _json({"type": "object", "properties": {"server": {"type": "string"},
-                                                                     "authorization_url": {"type": "string"}}},
-                                   "the authorization URL to open in a browser"),
-                      **_errors(401, 403, 404)}}},
+    "/chat/{user}/oauth": {"get": {
+        "summary": "The servers that ask each user to authorize (OAuth), and whether this user has",
+        "parameters": [_USER], "security": _USER_AUTH,
+        "responses": {"200": _json({"type": "object", "properties": {"user": {"type": "string"}, "servers": {
+            "type": "array", "items": {"$ref": "#/components/schemas/UserAuthorization"}}}}, "authorizations"),
+            **_errors(400, 401, 403)}}},
+    "/chat/{user}/oauth/{name}": {
+        "post": {"summary": "Start this user's OAuth flow for a server: open `authorization_url` to consent (null "
+                            "once connected)", "parameters": [_USER, _SERVER], "security": _USER_AUTH,
+                 "responses": {"200": _json({"$ref": "#/components/schemas/UserAuthorization"}, "the flow's state"),
+                               **_errors(400, 401, 403, 404)}},
+        "delete": {"summary": "Revoke this user's authorization: close their session, forget their tokens",
+                   "parameters": [_USER, _SERVER], "security": _USER_AUTH,
+                   "responses": {"200": _json({"type": "object", "properties": {
+                       "user": {"type": "string"}, "server": {"type": "string"}, "revoked": {"type": "boolean"}}},
+                       "revoked (false: the user had not authorized it)"), **_errors(400, 401, 403)}}},
     "/oauth/callback": {"get": {
-        "summary": "The authorization server's redirect after a person authorized the gateway",
+        "summary": "The authorization server's redirect after a user authorized the gateway (for that user only)",
         "parameters": [{"name": "state", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
                        *({"name": key, "in": "query", "schema": {"type": "string"}} for key in ("code", "iss", "error"))],
         "responses": {"200": _json({"type": "object"}, "the code reached the waiting flow"), **_errors(400, 404)}}},

@@ -62,8 +62,9 @@ class MockMcpManager:
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
                    on_progress: ProgressCallback | None = None, cancellation: object = None,
-                   asker: object = None) -> list[ToolOutcome]:
-        """Scripted tools report no progress and ask nothing, so `on_progress` and `asker` are never used."""
+                   asker: object = None, user: str | None = None) -> list[ToolOutcome]:
+        """Scripted tools report no progress, ask nothing and need no one's OAuth, so `on_progress`, `asker` and
+        `user` are never used."""
         self.calls.extend(requests)
         self.locales.append(locale)
         with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:
@@ -75,11 +76,17 @@ class MockMcpManager:
     def remove_server(self, name: str) -> bool:
         return False
 
-    def authorization_url(self, name: str) -> str | None:
+    def authorizations(self, user: str) -> list[dict[str, Any]]:
+        return []
+
+    def authorize(self, name: str, user: str) -> dict[str, Any] | None:
         return None
 
+    def revoke_authorization(self, name: str, user: str) -> bool:
+        return False
+
     def complete_authorization(self, state: str, code: str | None, iss: str | None = None,
-                               error: str | None = None) -> str | None:
+                               error: str | None = None) -> tuple[str, str] | None:
         return None
 
     def _servers(self) -> list[str]:

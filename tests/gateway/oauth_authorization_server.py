@@ -2,15 +2,18 @@
 
 The protocol endpoints are the MCP SDK's authorization-server routes (metadata, dynamic client registration,
 `/authorize`, `/token` with PKCE checks and refresh), over the in-memory provider below. What a test needs on top:
-- `/authorize` consents at once (the test plays the person: it follows the redirect to the gateway's callback);
+- `/authorize` consents at once as the person signed in (`POST /_login {"subject"}`, default `tester`; the test
+  plays the person: it follows the redirect to the gateway's callback); tokens carry that subject (`sub`);
 - access tokens live `AS_ACCESS_TTL_S` seconds (default 2), so a test sees them expire and be refreshed;
 - `POST /introspect` (RFC 7662, HTTP Basic `weather-rs:rs-secret`) lets the weather server check tokens;
-- `GET /_stats` counts registrations, consents, code exchanges, refreshes and introspections.
+- `GET /_stats` counts registrations, consents, code exchanges, refreshes and introspections;
+- `GET /_issued` lists every access and refresh token issued (to check none is stored in plaintext).
 
 Run: python tests/gateway/oauth_authorization_server.py PORT
 """
 
 import base64
+import math
 import os
 import secrets
 import sys
@@ -36,6 +39,7 @@ from starlette.routing import Route
 SCOPE = "weather"
 RESOURCE_SERVER_CREDENTIALS = "weather-rs:rs-secret"
 ACCESS_TTL_S = int(os.environ.get("AS_ACCESS_TTL_S", "2"))
+signed_in = {"subject": "tester"}  # the person at the browser: who consents
 stats = {"registrations": 0, "consents": 0, "code_exchanges": 0, "refreshes": 0, "introspections": 0}
 
 
@@ -62,7 +66,7 @@ class Provider:
             code=code, scopes=params.scopes or [SCOPE], expires_at=time.time() + 300, client_id=client.client_id,
             code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource,
-            subject="tester")
+            subject=signed_in["subject"])
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
     async def load_authorization_code(self, client: OAuthClientInformationFull, code: str) -> AuthorizationCode | None:
@@ -73,7 +77,7 @@ class Provider:
                                           code: AuthorizationCode) -> OAuthToken:
         stats["code_exchanges"] += 1
         del self.codes[code.code]
-        return self._issue(client.client_id, code.scopes, code.resource)
+        return self._issue(client.client_id, code.scopes, code.resource, code.subject)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, token: str) -> RefreshToken | None:
         found = self.refresh_tokens.get(token)
@@ -83,7 +87,8 @@ class Provider:
                                      scopes: list[str]) -> OAuthToken:
         stats["refreshes"] += 1
         del self.refresh_tokens[refresh_token.token]  # rotated: each refresh token works once
-        return self._issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource)
+        return self._issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource,
+                           refresh_token.subject)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access_tokens.get(token)
@@ -93,17 +98,22 @@ class Provider:
         self.access_tokens.pop(token.token, None)
         self.refresh_tokens.pop(token.token, None)
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        issued["access"].append(access)
+        issued["refresh"].append(refresh)
+        # Rounded up: a token lives at least the `expires_in` it is announced with (rounded down it could lapse a
+        # second early, and the client, still trusting it, would get a 401 and ask the person again).
         self.access_tokens[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                                 expires_at=int(time.time()) + ACCESS_TTL_S, resource=resource,
-                                                 subject="tester")
+                                                 expires_at=math.ceil(time.time()) + ACCESS_TTL_S, resource=resource,
+                                                 subject=subject)
         self.refresh_tokens[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes,
-                                                    resource=resource, subject="tester")
+                                                    resource=resource, subject=subject)
         return OAuthToken(access_token=access, expires_in=ACCESS_TTL_S, scope=" ".join(scopes), refresh_token=refresh)
 
 
 provider = Provider()
+issued: dict[str, list[str]] = {"access": [], "refresh": []}
 
 
 async def introspect(request: Request) -> Response:
@@ -122,6 +132,15 @@ async def get_stats(request: Request) -> Response:
     return JSONResponse(stats)
 
 
+async def get_issued(request: Request) -> Response:
+    return JSONResponse(issued)
+
+
+async def login(request: Request) -> Response:
+    signed_in["subject"] = str((await request.json())["subject"])
+    return JSONResponse(signed_in)
+
+
 if __name__ == "__main__":
     port = int(sys.argv[1])
     ISSUER = f"http://127.0.0.1:{port}"
@@ -130,5 +149,7 @@ if __name__ == "__main__":
     routes = create_auth_routes(provider, issuer_url=issuer, client_registration_options=ClientRegistrationOptions(
         enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]))
     app = Starlette(routes=[*routes, Route("/introspect", introspect, methods=["POST"]),
-                            Route("/_stats", get_stats, methods=["GET"])])
+                            Route("/_stats", get_stats, methods=["GET"]),
+                            Route("/_issued", get_issued, methods=["GET"]),
+                            Route("/_login", login, methods=["POST"])])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

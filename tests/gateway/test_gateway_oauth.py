@@ -1,7 +1,7 @@
 """A remote MCP server behind OAuth 2.1, registered with the gateway like any url server (real processes over
 HTTP): the weather server as resource server (protected-resource metadata, token introspection), the local
 authorization server of oauth_authorization_server.py (registration, PKCE, 2-second access tokens, refresh), the
-gateway, and the test as the person who opens the authorization URL."""
+gateway, and the test as the person who opens the authorization URL (two users: test_gateway_oauth_users.py)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,19 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
+from cryptography.fernet import Fernet
 from mcp.client.auth import PKCEParameters
 
 from tests.support.gateway_processes import GatewayProcess, start_weather_http
 from tests.support.processes import free_port, stop, wait_http
 
-ADMIN_TOKEN = "oauth-admin-token"
 ACCESS_TTL_S = 2
 AUTHORIZATION_SERVER = Path(__file__).resolve().parent / "oauth_authorization_server.py"
 
@@ -33,17 +35,26 @@ def _poll(read, until, timeout: float = 20.0):
     return value
 
 
-@pytest.fixture(scope="module")
-def authorization_server(tmp_path_factory):
+@contextmanager
+def running_authorization_server(log_dir: Path, access_ttl_s: int) -> Iterator[str]:
+    """oauth_authorization_server.py on a free port, its access tokens living `access_ttl_s`; yields its URL."""
     port = free_port()
-    log = tmp_path_factory.mktemp("authorization_server") / "as.log"
+    log = log_dir / "as.log"
     process = subprocess.Popen([sys.executable, str(AUTHORIZATION_SERVER), str(port)],
-                               env={**os.environ, "AS_ACCESS_TTL_S": str(ACCESS_TTL_S)},
+                               env={**os.environ, "AS_ACCESS_TTL_S": str(access_ttl_s)},
                                stdout=log.open("w"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    wait_http(f"{url}/_stats", process, log)
-    yield url
-    stop(process)
+    try:
+        wait_http(f"{url}/_stats", process, log)
+        yield url
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="module")
+def authorization_server(tmp_path_factory):
+    with running_authorization_server(tmp_path_factory.mktemp("authorization_server"), ACCESS_TTL_S) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +75,7 @@ def protected_weather(authorization_server, tmp_path_factory):
 def gateway(protected_weather, fake_llm, tmp_path_factory):
     process = GatewayProcess(tmp_path_factory.mktemp("oauth_gateway"),
                              {"secure": {"type": "http", "url": protected_weather, "timeout": 20}}, fake_llm.url,
-                             MCP_CHAT_ADMIN_TOKEN=ADMIN_TOKEN)
+                             MCP_CHAT_TOKEN_KEY=Fernet.generate_key().decode())
     yield process
     process.stop()
 
@@ -91,12 +102,10 @@ def test_the_resource_server_sends_clients_to_its_authorization_server(protected
     assert metadata["resource"] == protected_weather and metadata["authorization_servers"] == [authorization_server]
 
 
-def test_a_person_authorizes_once_then_tokens_are_refreshed(gateway, fake_llm, authorization_server, protected_weather):
+def test_a_user_authorizes_once_then_tokens_are_refreshed(gateway, fake_llm, authorization_server, protected_weather):
     pending = _poll(lambda: _secure(gateway), lambda row: row["needs_authorization"])
-    assert pending["needs_authorization"] and not pending["up"] and "needs authorization" in pending["last_error"]
-    assert httpx.get(f"{gateway.url}/servers/secure/authorization").status_code == 401  # admin only
-    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-    authorization_url = gateway.get("/servers/secure/authorization", headers=admin).json()["authorization_url"]
+    assert pending["needs_authorization"] and not pending["up"] and "each user authorizes" in pending["last_error"]
+    authorization_url = httpx.post(f"{gateway.url}/chat/olga/oauth/secure").json()["authorization_url"]
     query = parse_qs(urlparse(authorization_url).query)
     assert query["code_challenge_method"] == ["S256"] and len(query["code_challenge"][0]) == 43  # PKCE
     assert query["resource"] == [protected_weather] and query["scope"] == ["weather"]  # RFC 8707, from the metadata
@@ -105,11 +114,11 @@ def test_a_person_authorizes_once_then_tokens_are_refreshed(gateway, fake_llm, a
     assert redirect.status_code == 302 and redirect.headers["location"].startswith(f"{gateway.url}/oauth/callback?")
     assert httpx.get(f"{gateway.url}/oauth/callback", params={"state": "forged", "code": "x"}).status_code == 404
     callback = httpx.get(redirect.headers["location"])
-    assert callback.status_code == 200 and callback.json()["server"] == "secure"
-    assert _poll(lambda: _secure(gateway), lambda row: row["up"])["up"]
+    assert callback.status_code == 200 and callback.json()["server"] == "secure" and callback.json()["user"] == "olga"
+    assert _poll(lambda: _secure(gateway), lambda row: row["up"])["up"]  # olga's session listed the tools
     assert not _weather_via_chat(gateway, fake_llm, "Tokyo")["is_error"]
     stats = _stats(authorization_server)
-    assert (stats["registrations"], stats["consents"], stats["code_exchanges"]) == (1, 1, 1)
+    assert (stats["registrations"], stats["consents"], stats["code_exchanges"]) == (1, 1, 1)  # one registration
     time.sleep(ACCESS_TTL_S + 0.5)  # the access token has expired: the next request refreshes it first
     assert not _weather_via_chat(gateway, fake_llm, "Lima")["is_error"]
     after = _stats(authorization_server)
@@ -117,11 +126,11 @@ def test_a_person_authorizes_once_then_tokens_are_refreshed(gateway, fake_llm, a
 
 
 def test_a_restarted_gateway_refreshes_its_stored_token_without_asking(gateway, fake_llm, authorization_server):
-    tokens = gateway.work_dir / "data" / "oauth" / "secure.json"
+    tokens = gateway.work_dir / "data" / "oauth" / "secure" / "users" / "olga.fernet"
     assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
     refreshes = _stats(authorization_server)["refreshes"]
     gateway.restart()
-    assert _poll(lambda: _secure(gateway), lambda row: row["up"])["up"]
+    assert _poll(lambda: _secure(gateway), lambda row: row["up"])["up"]  # the stored catalog lists the tools
     assert not _weather_via_chat(gateway, fake_llm, "Cairo")["is_error"]
     stats = _stats(authorization_server)
     assert stats["consents"] == 1 and stats["registrations"] == 1 and stats["refreshes"] > refreshes

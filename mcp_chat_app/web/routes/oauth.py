@@ -1,4 +1,5 @@
-"""OAuth for remote MCP servers: the admin fetches the authorization URL, the browser comes back to the callback."""
+"""OAuth for remote MCP servers, per user: a user lists, starts and revokes their own authorizations; the browser
+comes back to the callback, which completes the flow of the user who started it."""
 
 from __future__ import annotations
 
@@ -8,31 +9,48 @@ from flask import Blueprint, jsonify, request
 
 from mcp_chat_app.gateway import gateway
 from mcp_chat_app.web.errors import GatewayError
+from mcp_chat_app.web.routes.body import authorized_user
 
 blueprint = Blueprint("oauth", __name__)
 
 
-@blueprint.get("/servers/<name>/authorization")
-def authorization(name: str) -> Any:
-    """Where to authorize the gateway for server `name` (admin only: whoever signs in there, every user's
-    calls to that server act as them)."""
-    gateway().access.check_admin(request.headers.get("Authorization"))
-    url = gateway().manager.authorization_url(name)
-    if url is None:
-        raise GatewayError(404, "no_authorization_pending", f"server {name!r} is not waiting for an authorization")
-    return jsonify({"server": name, "authorization_url": url})
+@blueprint.get("/chat/<user>/oauth")
+def authorizations(user: str) -> Any:
+    """The servers that ask each user to authorize, and whether this user has."""
+    user = authorized_user(user)
+    return jsonify({"user": user, "servers": gateway().manager.authorizations(user)})
+
+
+@blueprint.post("/chat/<user>/oauth/<name>")
+def authorize(user: str, name: str) -> Any:
+    """Start this user's OAuth flow for server `name`: `authorization_url` is where they consent (null once
+    connected)."""
+    user = authorized_user(user)
+    state = gateway().manager.authorize(name, user)
+    if state is None:
+        raise GatewayError(404, "unknown_server", f"no server {name!r} that asks each user to authorize")
+    return jsonify({"user": user, **state})
+
+
+@blueprint.delete("/chat/<user>/oauth/<name>")
+def revoke(user: str, name: str) -> Any:
+    """Close this user's session to server `name` and forget their tokens (other users keep theirs)."""
+    user = authorized_user(user)
+    return jsonify({"user": user, "server": name, "revoked": gateway().manager.revoke_authorization(name, user)})
 
 
 @blueprint.get("/oauth/callback")
 def callback() -> Any:
     """The authorization server's redirect (`code` and `state`, or `error`); open, as a browser follows it. The
-    `state` must be one a waiting flow issued, and the SDK checks it again before the code is exchanged."""
+    `state` must be one a waiting flow issued (it names the user who started it), and the SDK checks it again
+    before the code is exchanged."""
     state = request.args.get("state")
     if not state:
         raise GatewayError(400, "bad_request", "the callback needs the 'state' the authorization URL carried")
-    server = gateway().manager.complete_authorization(state, request.args.get("code"), request.args.get("iss"),
-                                                      request.args.get("error"))
-    if server is None:
+    completed = gateway().manager.complete_authorization(state, request.args.get("code"), request.args.get("iss"),
+                                                         request.args.get("error"))
+    if completed is None:
         raise GatewayError(404, "unknown_state", "no authorization is waiting for this state (it may have expired)")
-    return jsonify({"server": server, "received": True,
+    server, user = completed
+    return jsonify({"server": server, "user": user, "received": True,
                     "message": "Authorization received; the gateway finishes the connection. You may close this tab."})

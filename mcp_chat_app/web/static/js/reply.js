@@ -32,6 +32,23 @@ async function copyText(text) {
   }
 }
 
+// A server this user has not authorized yet: its notice links to where they sign in (a new tab; the gateway's
+// callback finishes the connection, and the question can be asked again).
+function authorizationBadge(text) {
+  const badge = element("div", "notice");
+  const found = text.match(/https?:\/\/\S+/);
+  if (!found) {
+    badge.textContent = text;
+    return badge;
+  }
+  const link = element("a", "", found[0]);
+  link.href = found[0];
+  link.target = "_blank";
+  link.rel = "noopener noreferrer";
+  badge.append(text.slice(0, found.index), link, text.slice(found.index + found[0].length));
+  return badge;
+}
+
 // `hooks`: {enlarge(image), regenerate(), finished?(result)}.
 export function addAssistantMessage(container, hooks) {
   const wrapper = element("div", "message assistant");
@@ -158,7 +175,7 @@ export function addAssistantMessage(container, hooks) {
       let answer = result.response;
       for (const notice of result.notices || []) {
         answer = answer.replace(notice.text, "");
-        const badge = element("div", "notice", notice.text);
+        const badge = notice.kind === "authorization" ? authorizationBadge(notice.text) : element("div", "notice", notice.text);
         badge.dataset.kind = notice.kind;
         notices.append(badge);
       }
