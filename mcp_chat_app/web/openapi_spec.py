@@ -80,7 +80,7 @@ _SCHEMAS: dict[str, Any] = {
                             "type": "object", "required": ["server", "uri"], "additionalProperties": False,
                             "properties": {key: {"type": "string", "minLength": 1, "pattern": MESSAGE_PATTERN}
                                            for key in ("server", "uri")}}},
-        "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS,
+        "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS, "pattern": TEXT_PATTERN,
                     "description": "the model profile (GET /profiles) for this turn; stored as the conversation's "
                                    "once answered, and used by its later turns that send none (without one ever: "
                                    "the gateway's default). 400 `unknown_profile` (the message lists the known "
