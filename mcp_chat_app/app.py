@@ -9,8 +9,20 @@ from mcp_chat_app.gateway import EXTENSION_KEY, Gateway, build_gateway
 from mcp_chat_app.llm.client import set_caller
 from mcp_chat_app.web import page
 from mcp_chat_app.web.errors import register_error_handlers
-from mcp_chat_app.web.routes import (approvals, chat, conversations, health, media, oauth, openapi, profiles, prompts,
-                                  servers)
+from mcp_chat_app.web.routes import (
+    approvals,
+    chat,
+    conversations,
+    export,
+    health,
+    media,
+    oauth,
+    openapi,
+    profiles,
+    prompts,
+    search,
+    servers,
+)
 from mcp_chat_app.web.routes import resources as resource_routes  # `resources` below is the gateway's
 
 
@@ -25,7 +37,7 @@ def create_app(config: GatewayConfig | None = None, gateway: Gateway | None = No
     register_error_handlers(app)
     # The model's prompt cache is salted per user (llm/client.py): a route's <user> is whom its LLM calls are for.
     app.before_request(lambda: set_caller((request.view_args or {}).get("user")))
-    for blueprint_module in (chat, approvals, conversations, profiles, servers, prompts, resource_routes, oauth, media,
-                             health, openapi, page):
+    for blueprint_module in (chat, approvals, conversations, profiles, search, export, servers, prompts,
+                             resource_routes, oauth, media, health, openapi, page):
         app.register_blueprint(blueprint_module.blueprint)
     return app

@@ -1,4 +1,5 @@
-"""Call: the routed tool calls made on the MCP servers, their results kept (images stored for the page), and what
+"""Call: the routed tool calls made on the MCP servers, their results kept (images, audio and files stored for the
+page), and what
 the router reads of each, should it route again (auto profiles)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from dataclasses import dataclass, replace
 from mcp_chat_app.chat.route import PlannedCall, Routed, error_view
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.result_view import model_view
+from mcp_chat_app.chat.tool_media import MediaItem, stored_media
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import current_caller
 from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome
@@ -22,6 +24,7 @@ class Called:
 
     outcomes: tuple[ToolOutcome, ...] = ()
     images: tuple[dict[str, str], ...] = ()
+    media: tuple[MediaItem, ...] = ()  # audio, files and resource links (chat/tool_media.py)
     views: tuple[str, ...] = ()
     repaired: frozenset[str] = frozenset()  # tools whose invalid call was handed back once to be repaired
     tools_ms: float = 0.0
@@ -60,8 +63,10 @@ def _refused(plan: PlannedCall) -> ToolOutcome:
 def _kept(turn: Turn, media: MediaStore, called: Called, outcome: ToolOutcome) -> Called:
     images = tuple({"url": f"/media/{media.save(image.data, image.mime)}", "alt": image.alt, "mime": image.mime}
                    for image in outcome.images)
-    turn.emit("tool_result", {**outcome.to_json(), "images": list(images)})
+    shown = stored_media(outcome, media)
+    turn.emit("tool_result", {**outcome.to_json(), "images": list(images), "media": list(shown)})
     if outcome.reason == "needs_authorization":  # the page offers the user the link to authorize the server
         turn.emit("authorization", {"server": outcome.server, **outcome.structured_content})
     return replace(called, outcomes=(*called.outcomes, outcome), images=(*called.images, *images),
+                   media=(*called.media, *shown),
                    views=(*called.views, model_view(outcome, turn.vocabulary, turn.today)))

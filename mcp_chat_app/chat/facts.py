@@ -26,6 +26,7 @@ from mcp_chat_app.chat.text.clock import unsupported_clock_times
 from mcp_chat_app.chat.text.day_words import day_words
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
 from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves
+from mcp_chat_app.chat.text.shown import shown_beside
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.results import ToolOutcome
 
@@ -132,8 +133,9 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
         unsaid = _unsaid(outcome, text, asked, turn)
         if unsaid:
             text, readable = f"{text}\n{unsaid}", f"{readable} {unsaid}."
-        if outcome.images:  # the writer should know; the reader sees them
-            text += f" ({len(outcome.images)} image(s) shown to the user beside the answer)"
+        shown = shown_beside(outcome)
+        if shown:  # the writer should know; the reader sees them
+            text += f" ({shown})"
         findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content), readable))
         data_numbers = numbers_in(text) + numbers_in(str(outcome.structured_content))
         numbers += data_numbers + numbers_in(str(outcome.arguments))

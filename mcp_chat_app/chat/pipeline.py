@@ -11,11 +11,11 @@ from typing import Any
 
 from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat.assistant import Assistant
-from mcp_chat_app.chat.attachments import Attachment
 from mcp_chat_app.chat.call import Called, call
 from mcp_chat_app.chat.compose import Reply, compose
 from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
 from mcp_chat_app.chat.route import Routed, Router, route
+from mcp_chat_app.chat.tool_media import MediaItem
 from mcp_chat_app.chat.turn import EventSink, Turn
 from mcp_chat_app.chat.verify import passes_so_far, verify
 from mcp_chat_app.chat.write import Draft, rewrite, write
@@ -36,6 +36,7 @@ class ChatResult:
     language: str
     tool_calls: list[ToolOutcome] = field(default_factory=list)
     images: list[dict[str, str]] = field(default_factory=list)
+    media: list[MediaItem] = field(default_factory=list)  # audio, files and resource links
     notices: list[Notice] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     answer_source: str = "model"  # "model" (the checked answer of a model) or "composed" (from the facts)
@@ -52,6 +53,7 @@ class ChatResult:
             "notices": [notice.to_json() for notice in self.notices],
             "tool_calls": [outcome.to_json() for outcome in self.tool_calls],
             "images": self.images,
+            "media": self.media,
             "timings": self.timings,
             "model": self.model,
             "answer_source": self.answer_source,
@@ -118,5 +120,6 @@ class ChatPipeline:
             "rounds": routed.rounds,
         }
         return ChatResult(response=reply.text, model=self.writer.endpoint.model, language=turn.language,
-                          tool_calls=list(called.outcomes), images=list(called.images), notices=facts.notices,
+                          tool_calls=list(called.outcomes), images=list(called.images),
+                          media=list(called.media), notices=facts.notices,
                           timings=timings, answer_source=reply.source)

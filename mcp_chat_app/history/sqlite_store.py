@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mcp_chat_app.history.search import Match, install_index, search_messages
 from mcp_chat_app.history.store import (
     DEFAULT_CONVERSATION,
     MAX_CONVERSATIONS,
@@ -84,6 +85,7 @@ class SqliteHistoryStore:
                 # a file from before conversations kept their model profile: theirs is the gateway's default
                 connection.execute("ALTER TABLE conversations ADD COLUMN profile TEXT")
             connection.executescript(_INDEXES)
+            self._indexed = install_index(connection)  # full-text search (history/search.py)
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
@@ -186,6 +188,10 @@ class SqliteHistoryStore:
                 return None
             return connection.execute("DELETE FROM messages WHERE user = ? AND conversation = ?",
                                       (user, conversation)).rowcount
+
+    def search(self, user: str, query: str) -> list[Match]:
+        with self._connection() as connection:
+            return search_messages(connection, user, query, self._indexed)
 
     def close(self) -> None:
         while True:

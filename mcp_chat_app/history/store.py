@@ -8,8 +8,8 @@ from typing import Any, Protocol
 # `{"role", "content"}`, and on an answer `"calls"`: the tool calls behind it (`{"tool", "arguments"}`), which
 # follow-up questions inherit their places and days from; and what the page showed beside it (SHOWN_KEYS).
 Message = dict[str, Any]
-# An answer's notice badges and images, kept so a reopened conversation shows them again.
-SHOWN_KEYS = ("notices", "images")
+# An answer's notice badges, images and other media, kept so a reopened conversation shows them again.
+SHOWN_KEYS = ("notices", "images", "media")
 # `{"id", "title", "turns", "created_at", "updated_at", "profile"}` (times as Unix seconds; `title` "" until one is
 # given; `profile` the model profile its turns use, None until a turn picks one: the gateway's default).
 Conversation = dict[str, Any]
@@ -54,6 +54,10 @@ class HistoryStore(Protocol):
     def delete_conversation(self, user: str, conversation: str) -> int | None:
         """Remove a conversation and its turns (the default one is emptied and untitled instead); how many turns
         went, or None if there is no such conversation."""
+
+    def search(self, user: str, query: str) -> list[Any]:
+        """`user`'s messages holding every term of `query`, newest first: `{"conversation", "title", "role",
+        "snippet", "created_at"}` each (history/search.py)."""
 
     def close(self) -> None:
         """Release connections."""

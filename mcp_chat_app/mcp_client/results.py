@@ -1,4 +1,4 @@
-"""What a tool call produced: its data, text and images, or why it failed."""
+"""What a tool call produced: its data, text, images, audio, files and resource links, or why it failed."""
 
 from __future__ import annotations
 
@@ -6,7 +6,15 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_types import CallToolResult, EmbeddedResource, ImageContent, TextContent
+from mcp_types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+)
 
 
 @dataclass
@@ -16,6 +24,27 @@ class ToolImage:
     mime: str
     data: bytes
     alt: str = ""
+
+
+@dataclass
+class ToolFile:
+    """Audio (`kind` "audio") or an embedded binary resource ("file") a tool returned; stored like an image, the
+    page plays or offers to download it."""
+
+    kind: str
+    mime: str
+    data: bytes
+    name: str = ""  # the resource's file name, from its URI ("" for audio)
+
+
+@dataclass
+class ToolLink:
+    """A resource a tool pointed to (`resource_link`): its server can read it by `uri` (resources/read)."""
+
+    uri: str
+    name: str
+    mime: str = ""
+    description: str = ""
 
 
 @dataclass
@@ -29,6 +58,8 @@ class ToolOutcome:
     structured_content: Any = None
     text: str = ""
     images: list[ToolImage] = field(default_factory=list)
+    files: list[ToolFile] = field(default_factory=list)
+    links: list[ToolLink] = field(default_factory=list)
     duration_ms: float = 0.0
     # Why a call failed: "tool_error" (the server answered with an error, in its own words), "unavailable"
     # (the server could not be reached), "timeout", "protocol_error", "invalid_call" (the model's call was
@@ -62,9 +93,11 @@ def failed_outcome(server: str, tool: str, arguments: dict[str, Any], message: s
 
 
 def outcome_from_result(server: str, tool: str, arguments: dict[str, Any], result: CallToolResult) -> ToolOutcome:
-    """Split an MCP result into structured data, text and images."""
+    """Split an MCP result into structured data, text, images, audio and files, and resource links."""
     texts: list[str] = []
     images: list[ToolImage] = []
+    files: list[ToolFile] = []
+    links: list[ToolLink] = []
     # A tool that describes its image for people who cannot see it (ours: `alt_text`) gives the image its alt text.
     structured = result.structured_content
     described = structured.get("alt_text") if isinstance(structured, dict) else None
@@ -74,7 +107,15 @@ def outcome_from_result(server: str, tool: str, arguments: dict[str, Any], resul
             texts.append(block.text)
         elif isinstance(block, ImageContent):
             images.append(ToolImage(mime=block.mime_type, data=base64.b64decode(block.data), alt=alt))
-        elif isinstance(block, EmbeddedResource) and hasattr(block.resource, "text"):
+        elif isinstance(block, AudioContent):
+            files.append(ToolFile("audio", block.mime_type, base64.b64decode(block.data)))
+        elif isinstance(block, ResourceLink):
+            links.append(ToolLink(block.uri, block.title or block.name, block.mime_type or "", block.description or ""))
+        elif isinstance(block, EmbeddedResource) and isinstance(block.resource, BlobResourceContents):
+            mime = block.resource.mime_type or "application/octet-stream"
+            kind = "audio" if mime.startswith("audio/") else "file"
+            files.append(ToolFile(kind, mime, base64.b64decode(block.resource.blob), _file_name(block.resource.uri)))
+        elif isinstance(block, EmbeddedResource):
             texts.append(block.resource.text)
     return ToolOutcome(
         server=server,
@@ -84,5 +125,12 @@ def outcome_from_result(server: str, tool: str, arguments: dict[str, Any], resul
         structured_content=result.structured_content,
         text="\n".join(texts),
         images=images,
+        files=files,
+        links=links,
         reason="tool_error" if result.is_error else "",
     )
+
+
+def _file_name(uri: str) -> str:
+    """The last segment of a resource URI ("demo://resource/session/report.gz" -> "report.gz")."""
+    return uri.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]

@@ -8,7 +8,9 @@ from mcp_chat_app.history import DEFAULT_CONVERSATION
 from mcp_chat_app.mcp_client.approval_policy import DECISIONS, REMEMBER
 from mcp_chat_app.web.requests import (
     CONVERSATION_PATTERN,
+    EXPORT_FORMATS,
     MAX_MESSAGE_CHARS,
+    MAX_QUERY_CHARS,
     MAX_PROFILE_CHARS,
     MAX_TITLE_CHARS,
     MESSAGE_PATTERN,
@@ -26,6 +28,7 @@ _USER = {"name": "user", "in": "path", "required": True, "schema": {"type": "str
 _CONVERSATION_ID = {"type": "string", "pattern": f"^{CONVERSATION_PATTERN}$"}
 _TITLE = {"type": "string", "minLength": 1, "maxLength": MAX_TITLE_CHARS, "pattern": TITLE_PATTERN,
           "description": "one line"}
+_MEDIA_ID = {"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}
 _TEXT = {"type": "string", "pattern": TEXT_PATTERN}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
 _SERVER = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
@@ -79,7 +82,7 @@ _SCHEMAS: dict[str, Any] = {
                             "type": "object", "required": ["server", "uri"], "additionalProperties": False,
                             "properties": {key: {"type": "string", "minLength": 1, "pattern": MESSAGE_PATTERN}
                                            for key in ("server", "uri")}}},
-        "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS,
+        "profile": {"type": "string", "minLength": 1, "maxLength": MAX_PROFILE_CHARS, "pattern": TEXT_PATTERN,
                     "description": "the model profile (GET /profiles) for this turn; stored as the conversation's "
                                    "once answered, and used by its later turns that send none (without one ever: "
                                    "the gateway's default). 400 `unknown_profile` (the message lists the known "
@@ -114,6 +117,15 @@ _SCHEMAS: dict[str, Any] = {
                                                       "user did not allow it), needs_authorization (the user "
                                                       "authorizes the server first: structured_content."
                                                       "authorization_url)"}}},
+    "MediaItem": {"type": "object", "required": ["kind", "name", "server"], "properties": {
+        "kind": {"type": "string", "enum": ["audio", "file", "link"],
+                 "description": "audio (play `url`), file (an embedded binary resource: download `url`), or link "
+                                "(a resource_link: `uri`, readable from `server`: GET /resources/read)"},
+        "url": {"type": "string", "description": "audio and file: the stored copy under /media/"},
+        "uri": {"type": "string", "description": "link: the resource's URI"},
+        "name": {"type": "string", "description": "file: the download's file name; link: its title or name"},
+        "mime": {"type": "string"}, "description": {"type": "string", "description": "link: what it is"},
+        "server": {"type": "string", "description": "the MCP server whose tool returned it"}}},
     "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
                "`response`", "properties": {"server": {"type": "string"},
                                              "kind": {"type": "string",
@@ -124,6 +136,8 @@ _SCHEMAS: dict[str, Any] = {
         "tool_calls": {"type": "array", "items": {"$ref": "#/components/schemas/ToolCall"}},
         "images": {"type": "array", "items": {"type": "object", "properties": {
             "url": {"type": "string"}, "alt": {"type": "string"}, "mime": {"type": "string"}}}},
+        "media": {"type": "array", "items": {"$ref": "#/components/schemas/MediaItem"},
+                  "description": "what the tools returned beside text and images, in order"},
         "timings": {"type": "object", "additionalProperties": {"type": "number"}},
         "model": {"type": "string"},
         "language": {"type": "string", "description": "the question's language code (zh, en, ja, ...)"},
@@ -188,7 +202,9 @@ _SCHEMAS: dict[str, Any] = {
             "notices": {"type": "array", "description": "on an answer: its notices, when it had any",
                         "items": {"$ref": "#/components/schemas/Notice"}},
             "images": {"type": "array", "description": "on an answer: its images (charts), when it had any",
-                       "items": {"type": "object"}}}}}}},
+                       "items": {"type": "object"}},
+            "media": {"type": "array", "description": "on an answer: its audio, files and links, when it had any",
+                      "items": {"$ref": "#/components/schemas/MediaItem"}}}}}}},
     "ResourceEntry": {"type": "object", "description": "a resource (`uri`) or a template (`uriTemplate`, RFC 6570: "
                       "the client fills its {variables})", "properties": {
                           "server": {"type": "string"}, "name": {"type": "string"}, "uri": {"type": "string"},
@@ -307,6 +323,31 @@ _PATHS: dict[str, Any] = {
                    "parameters": [_USER, _CONVERSATION], "security": _USER_AUTH,
                    "responses": {"200": _json({"type": "object"}, "how many turns were deleted"),
                                  **_errors(400, 401, 403, 404)}}},
+    "/chat/{user}/search": {"get": {
+        "summary": "Full-text search over all of the user's messages (every term of q, case-insensitive; any "
+                   "script), newest first, at most 50",
+        "parameters": [_USER, {"name": "q", "in": "query", "required": True, "schema": {
+            "type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "pattern": TITLE_PATTERN}}],
+        "security": _USER_AUTH,
+        "responses": {"200": _json({"type": "object", "properties": {
+            "user": {"type": "string"}, "query": {"type": "string"}, "results": {"type": "array", "items": {
+                "type": "object", "properties": {
+                    "conversation": _CONVERSATION_ID, "title": {"type": "string"},
+                    "role": {"type": "string", "enum": ["user", "assistant"]},
+                    "snippet": {"type": "string", "description": "the message around its first match"},
+                    "created_at": {"type": "number", "description": "Unix seconds"}}}}}}, "matches"),
+            **_errors(400, 401, 403)}}},
+    "/chat/{user}/conversations/{conversation}/export": {"get": {
+        "summary": "One conversation as a file (Content-Disposition: attachment): Markdown or JSON, with its "
+                   "notices and absolute links to its charts, audio and files",
+        "parameters": [_USER, _CONVERSATION, {"name": "format", "in": "query", "schema": {
+            "type": "string", "enum": list(EXPORT_FORMATS), "default": EXPORT_FORMATS[0]}}],
+        "security": _USER_AUTH,
+        "responses": {"200": {"description": "the file", "content": {
+            "text/markdown": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"allOf": [{"$ref": "#/components/schemas/Conversation"},
+                                                      {"$ref": "#/components/schemas/History"}]}}}},
+            **_errors(400, 401, 403, 404)}}},
     "/profiles": {"get": {
         "summary": "The model profiles a conversation may pick (`profile` in POST /chat/{user}), without secrets",
         "responses": {"200": _json({"type": "object", "properties": {
@@ -365,9 +406,18 @@ _PATHS: dict[str, Any] = {
                          "responses": {"200": _json({"$ref": "#/components/schemas/PromptList"}, "prompts"),
                                        **_errors(401)}}},
     "/media/{media_id}": {"get": {
-        "summary": "An image a tool returned (charts)",
-        "parameters": [{"name": "media_id", "in": "path", "required": True, "schema": {"type": "string"}}],
-        "responses": {"200": {"description": "the image", "content": {"image/png": {}}}, **_errors(404)}}},
+        "summary": "An image (chart), audio clip or file a tool returned: images and audio in place, other types as "
+                   "a download",
+        "parameters": [_MEDIA_ID],
+        "responses": {"200": {"description": "the file, with its type", "content": {"image/png": {}, "audio/wav": {},
+                                                                                    "application/octet-stream": {}}},
+                      **_errors(404)}}},
+    "/media/{media_id}/{name}": {"get": {
+        "summary": "The same file as a download (Content-Disposition: attachment) named `name`",
+        "parameters": [_MEDIA_ID, {"name": "name", "in": "path", "required": True, "schema": {"type": "string"},
+                                   "description": "the file name to save it as (made safe)"}],
+        "responses": {"200": {"description": "the file, with its type",
+                              "content": {"application/octet-stream": {}}}, **_errors(404)}}},
     "/health": {"get": {"summary": "Whether the LLM answers, each MCP server's state, start-up warnings, and the "
                                    "warm-up's progress",
                         "responses": {"200": _json({"type": "object", "properties": {

@@ -88,6 +88,27 @@ def checked_conversation(conversation: Any) -> str:
     return conversation
 
 
+MAX_QUERY_CHARS = 200
+EXPORT_FORMATS = ("md", "json")
+
+
+def search_query(query: str | None) -> str:
+    """The `q` of a search, or 400: one line of 1-200 characters with something to look for."""
+    if query is None or not query.strip() or len(query) > MAX_QUERY_CHARS or _CONTROL_CHARACTERS.search(query) \
+            or "\n" in query or "\r" in query:
+        raise GatewayError(400, "bad_query", f"q must be one line of 1-{MAX_QUERY_CHARS} characters, not all spaces")
+    return query.strip()
+
+
+def export_format(value: str | None) -> str:
+    """The `format` of an export (default md), or 400."""
+    if value is None:
+        return EXPORT_FORMATS[0]
+    if value not in EXPORT_FORMATS:
+        raise GatewayError(400, "bad_format", f"format must be one of {', '.join(EXPORT_FORMATS)}")
+    return value
+
+
 def checked_tool_name(kind: str, name: str) -> str:
     """A server or tool name from a path, or 400."""
     if not _TOOL_NAME.fullmatch(name):

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from mcp_chat_app.chat.text.shown import shown_beside
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.mcp_client.results import ToolOutcome
 
@@ -117,12 +118,13 @@ def model_view(outcome: ToolOutcome, vocabulary: Vocabulary, today: dt.date) -> 
     if outcome.is_error:
         payload: Any = {"error": outcome.text or "the tool failed"}
     elif outcome.structured_content is not None and 0 < len(outcome.text) <= _MAX_SUMMARY_CHARS:
-        images = f" ({len(outcome.images)} image(s) shown to the user)" if outcome.images else ""
-        return _with_relative_day(outcome.text, today) + images
+        shown = shown_beside(outcome)
+        return _with_relative_day(outcome.text, today) + (f" ({shown})" if shown else "")
     else:
         payload = _data(outcome, vocabulary, today)
-    if outcome.images:
-        payload = {"result": payload, "images": f"{len(outcome.images)} image(s) shown to the user"}
+    shown = shown_beside(outcome)
+    if shown:
+        payload = {"result": payload, "shown": shown}
     rendered = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     return rendered[:_MAX_MODEL_CHARS]
 

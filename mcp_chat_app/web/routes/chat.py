@@ -12,7 +12,7 @@ from flask import Blueprint, Response, jsonify, request
 from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
 from mcp_chat_app.chat.attachments import Attachment
 from mcp_chat_app.gateway import Gateway, gateway
-from mcp_chat_app.history import most_turns_within, trim_to_budget
+from mcp_chat_app.history import SHOWN_KEYS, most_turns_within, trim_to_budget
 from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
 from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, UserDecision
 from mcp_chat_app.mcp_client.elicitation import Answer, InvalidAnswer, Kind, UnknownQuestion
@@ -51,7 +51,7 @@ def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit
     reply = result.to_json()
     resources.history.append(user, [{"role": "user", "content": body.message},
                                     {"role": "assistant", "content": result.response, "calls": result.calls,
-                                     "notices": reply["notices"], "images": reply["images"]}],
+                                     **{key: reply[key] for key in SHOWN_KEYS}}],
                              conversation=body.conversation, replace_last=body.regenerate,
                              profile=body.profile)  # a profile the request picked stays the conversation's
     return {**reply, "conversation": body.conversation, "profile": profile,

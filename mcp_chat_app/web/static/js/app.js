@@ -4,11 +4,13 @@
 import { USER_PATTERN, session, userJson } from "./api.js";
 import { refreshApprovalRules } from "./approvals.js";
 import { conversationList } from "./conversations.js";
+import { exportButtons } from "./export.js";
 import { t, translatePage } from "./i18n.js";
 import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
 import { promptLabel, promptPicker } from "./prompts.js";
 import { addAssistantMessage, element } from "./reply.js";
 import { resourcePicker } from "./resources.js";
+import { conversationSearch } from "./search.js";
 import { streamChat } from "./stream.js";
 
 const HEALTH_INTERVAL_MS = 15000;
@@ -99,6 +101,11 @@ const conversations = conversationList({
   open: openConversation,
   failed: (message) => setBanner("request", message),
 });
+const search = conversationSearch(ui.newChat, $("conversation-list"), {
+  open: openConversation,
+  failed: (message) => setBanner("request", message),
+});
+exportButtons(ui.sidebar, { failed: (message) => setBanner("request", message) });
 
 function clearMessages() {
   ui.messages.replaceChildren(ui.welcome);
@@ -126,7 +133,8 @@ async function openConversation(id) {
         last = message.content;
         addUserMessage(message.content);
       } else if (message.role === "assistant" && last !== null) {
-        newReply(last).finish({ response: message.content, notices: message.notices, images: message.images });
+        newReply(last).finish({ response: message.content, notices: message.notices, images: message.images,
+          media: message.media });
       }
     }
     markLastAnswer();
@@ -145,6 +153,7 @@ async function switchUser(user) {
   }
   setBanner("request", null);
   session.user = user;
+  search.clear();
   ui.userInput.value = user;
   rememberUser(user);
   await loadUser();

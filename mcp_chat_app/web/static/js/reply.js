@@ -1,5 +1,6 @@
 // One assistant answer on the page: its tool trace (with live progress), the questions it asks, the streamed
-// Markdown text, charts, notice badges, and the copy / regenerate actions.
+// Markdown text, charts, audio, files and links, notice badges, and the copy / regenerate actions.
+import { mediaNode } from "./tool_media.js";
 import { t } from "./i18n.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -55,14 +56,16 @@ export function addAssistantMessage(container, hooks) {
   const questions = element("div", "questions");
   const bubble = element("div", "bubble markdown");
   const images = element("div", "images");
+  const media = element("div", "tool-media");
   const notices = element("div", "notices");
   const footer = element("div", "footer");
   const meta = element("span", "meta");
   const actions = element("span", "actions");
   footer.append(meta, actions);
-  wrapper.append(trace, questions, bubble, images, notices, footer);
+  wrapper.append(trace, questions, bubble, images, media, notices, footer);
   container.append(wrapper);
   const shownImages = new Set();
+  const shownMedia = new Set();
   let text = "";
 
   const render = () => { bubble.innerHTML = renderMarkdown(text); };
@@ -140,6 +143,16 @@ export function addAssistantMessage(container, hooks) {
       item.append(element("span", "label", result.is_error ? t("error") : t("result")),
         element("pre", "tool-result", formatJson(shown)));
       this.addImages(result.images || []);
+      this.addMedia(result.media || []);
+    },
+    addMedia(list) {
+      for (const item of list) {
+        const key = item.url || `${item.server} ${item.uri}`;
+        const node = shownMedia.has(key) ? null : mediaNode(item);
+        if (!node) continue;
+        shownMedia.add(key);
+        media.append(node);
+      }
     },
     addImages(list) {
       for (const image of list) {
@@ -168,6 +181,7 @@ export function addAssistantMessage(container, hooks) {
       }
       this.setText(answer.trim());
       this.addImages(result.images || []);
+      this.addMedia(result.media || []);
       if (result.timings) {
         const seconds = ((result.timings.total_ms || 0) / 1000).toFixed(1);
         const composed = result.answer_source === "composed" ? ` · ${t("fromData")}` : "";
