@@ -47,18 +47,6 @@ def browser():
     driver.quit()
 
 
-@pytest.fixture(scope="module")
-def english_browser():
-    """One headless Chromium per module, the page's words in English."""
-    driver = start_chromium("en-US")
-    yield driver
-    driver.quit()
-
-
-def wait_until(driver: webdriver.Chrome, condition, timeout: float = 60):
-    """`condition()`'s first truthy value, polled every 0.1 s (a TimeoutException after `timeout`)."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition())
-
 
 @pytest.fixture(scope="module")
 def weather_gateway(fake_llm: FakeLlm, tmp_path_factory: pytest.TempPathFactory):

@@ -9,11 +9,11 @@ import json
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
 from tests.support.gateway_processes import GatewayProcess
 
-from .conftest import start_chromium
+from .conftest import wait_for
 
 SCREENSHOT = "/tmp/profiles_page.png"
 
@@ -34,22 +34,13 @@ def gateway(fake_llm, second_fake_llm, tmp_path_factory):
     process.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    driver = start_chromium("en-US")
-    yield driver
-    driver.quit()
-
-
-def _wait(driver, condition, timeout: float = 60):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition())
 
 
 def _ask(driver, text: str) -> str:
     """Send `text`; the new answer's meta line (which names the model) once it is done."""
     before = len(driver.find_elements(By.CSS_SELECTOR, ".message.assistant"))
     driver.find_element(By.ID, "message").send_keys(text, Keys.ENTER)
-    _wait(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, ".message.assistant .meta")) > before
+    wait_for(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, ".message.assistant .meta")) > before
           and driver.find_elements(By.CSS_SELECTOR, ".message.assistant .meta")[-1].text)
     return driver.find_elements(By.CSS_SELECTOR, ".message.assistant .meta")[-1].text
 
@@ -65,7 +56,7 @@ def test_the_picker_switches_the_conversations_model_and_each_chat_shows_its_own
     browser.get(gateway.url)
     browser.execute_script("localStorage.setItem('mcp-chat.user', 'picker')")
     browser.get(gateway.url)
-    _wait(browser, lambda: len(_picker(browser).options) == 3 and browser.find_element(By.ID, "profile").is_displayed())
+    wait_for(browser, lambda: len(_picker(browser).options) == 3 and browser.find_element(By.ID, "profile").is_displayed())
     options = {option.get_attribute("value"): option for option in _picker(browser).options}
     assert list(options) == ["alpha", "beta", "cloud"]
     assert options["cloud"].get_attribute("disabled") and not options["beta"].get_attribute("disabled")
@@ -85,8 +76,8 @@ def test_the_picker_switches_the_conversations_model_and_each_chat_shows_its_own
 
     # A new chat starts on the default; reopening the first shows its own profile again.
     browser.find_element(By.ID, "new-chat").click()
-    _wait(browser, lambda: browser.find_element(By.ID, "welcome").is_displayed()
+    wait_for(browser, lambda: browser.find_element(By.ID, "welcome").is_displayed()
           and _picker(browser).first_selected_option.get_attribute("value") == "alpha")
     browser.find_element(By.CSS_SELECTOR, '.conversation[data-id="default"] .conversation-open').click()
-    _wait(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, ".message.assistant")) == 3)
+    wait_for(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, ".message.assistant")) == 3)
     assert _picker(browser).first_selected_option.get_attribute("value") == "beta"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from selenium.webdriver.common.by import By
 
-from tests.e2e.conftest import wait_until
+from tests.e2e.conftest import wait_for
 
 SCREENSHOT = "/tmp/resources_page.png"  # looked at by a person: the picker open over the chosen chips
 ATTACHED = "Attached by the user (their own material, not a tool result)"
@@ -13,13 +13,13 @@ ATTACHED = "Attached by the user (their own material, not a tool result)"
 
 def _open_picker(browser):
     browser.find_element(By.ID, "attach").click()
-    wait_until(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#resource-list .picker-item"))
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#resource-list .picker-item"))
     return {item.find_element(By.CSS_SELECTOR, ".picker-uri").text: item
             for item in browser.find_elements(By.CSS_SELECTOR, "#resource-list .picker-item")}
 
 
-def test_resources_are_attached_from_the_picker_and_reach_the_writer(english_browser, weather_gateway, fake_llm):
-    browser = english_browser
+def test_resources_are_attached_from_the_picker_and_reach_the_writer(browser, weather_gateway, fake_llm):
+    browser = browser
     browser.get(weather_gateway.url)
     items = _open_picker(browser)
     assert set(items) == {"weather://cities", "weather://forecast/{city}"}
@@ -37,7 +37,7 @@ def test_resources_are_attached_from_the_picker_and_reach_the_writer(english_bro
     fake_llm.script({"content": "Let me see."}, {"content": "Paris is one of the cities you attached."})
     browser.find_element(By.ID, "message").send_keys("Is Paris on my list?")
     browser.find_element(By.ID, "send").click()
-    wait_until(browser, lambda: "Paris is one of the cities" in browser.find_element(By.ID, "messages").text)
+    wait_for(browser, lambda: "Paris is one of the cities" in browser.find_element(By.ID, "messages").text)
     assert not browser.find_element(By.ID, "attached").is_displayed()  # the chips went with the message
     written = fake_llm.requests()[1]["messages"][-1]["content"]
     assert f"{ATTACHED}, weather://cities from weather:" in written
