@@ -1,8 +1,8 @@
 """The gateway's own `read_resource` tool: the router reads a server's resource like any tool's result.
 
 Offered only for servers whose registry entry opts in with `"resource_tool": true` and that list resources or
-templates: every tool is part of the router's prompt, which is kept small (our weather server lists a resource and
-a template, and its tools already give the same data).
+templates: every tool is part of the router's prompt, which is kept small (a server whose tools already give the
+data its resources hold gains nothing from it).
 """
 
 from __future__ import annotations
