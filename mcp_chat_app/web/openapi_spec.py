@@ -434,14 +434,20 @@ _PATHS: dict[str, Any] = {
 }
 
 
-def openapi_document() -> dict[str, Any]:
-    """The whole OpenAPI document."""
+def openapi_document(profiles: list[str] | None = None) -> dict[str, Any]:
+    """The whole OpenAPI document; with this gateway's `profiles`, the chat request's `profile` lists them (any
+    other name is refused, so a client can read the choice from the schema)."""
+    schemas = _SCHEMAS
+    if profiles:
+        chat = _SCHEMAS["ChatRequest"]
+        profile = {**chat["properties"]["profile"], "enum": profiles}
+        schemas = {**_SCHEMAS, "ChatRequest": {**chat, "properties": {**chat["properties"], "profile": profile}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "mcp-chat gateway", "version": "0.1.0",
                  "description": "Natural-language chat over MCP tools, with an OpenAI-compatible LLM."},
         "paths": _PATHS,
-        "components": {"schemas": _SCHEMAS, "securitySchemes": {"bearerToken": {
+        "components": {"schemas": schemas, "securitySchemes": {"bearerToken": {
             "type": "http", "scheme": "bearer",
             "description": "a user's token (mcp-chat token USER) or the admin token (MCP_CHAT_ADMIN_TOKEN)"}}},
     }

@@ -326,9 +326,10 @@ def _check_dev2_turn(turn: dict[str, Any]) -> None:
         assert turn["identity"] is True and intent == "none"
 
 
-def test_the_second_dev_set_loads_and_every_turn_is_labelled():
-    """bench/dev2_*.jsonl through chat_eval's own loader: every line parses and carries what the rules need."""
-    queries_file, dialogues_file = chat_eval.SETS["dev2"]
+@pytest.mark.parametrize("name", ["dev2", "dev3"])
+def test_the_sets_written_apart_load_and_every_turn_is_labelled(name: str):
+    """bench/dev2_* and dev3_* through chat_eval's own loader: every line parses and carries what the rules need."""
+    queries_file, dialogues_file = chat_eval.SETS[name]
     for path in (queries_file, dialogues_file):
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         assert all(isinstance(json.loads(line), dict) for line in lines), path
@@ -344,9 +345,9 @@ def test_the_second_dev_set_loads_and_every_turn_is_labelled():
     assert abs(sum(t["lang"] == "zh" for t in singles) - sum(t["lang"] == "en" for t in singles)) <= len(singles) // 5
     assert {t["intent"] for t in singles} == DEV2_INTENTS  # every intent asked at least once
     assert len({t["query"] for t in singles}) == len(singles)  # no question twice
-    # a set of its own in the default run, after the first one
-    assert list(chat_eval.SETS) == ["dev", "dev2"] and chat_eval.load_set(list(chat_eval.SETS["dev2"])) == (
-        queries + dialogues)
+    # a set of its own in the default run, after the first one, and held apart from tuning
+    assert list(chat_eval.SETS) == ["dev", "dev2", "dev3"] and name in chat_eval.HELD_APART
+    assert chat_eval.load_set(list(chat_eval.SETS[name])) == queries + dialogues
 
 
 def test_each_set_gets_its_own_tables_and_the_held_apart_sets_failures_are_listed_only_when_asked(
