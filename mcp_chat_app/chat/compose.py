@@ -30,9 +30,9 @@ def compose(turn: Turn, facts: Facts, draft: Draft, check: Check) -> Reply:
         if check.lacks_asked:
             text = f"{lacking_sentence(turn.language, facts.missing)}{'' if turn.language == 'zh' else ' '}{text}"
         return _reply(text, "model", facts)
-    if draft.kind == "own" and check.fallback == "identity":
-        return _reply(turn.assistant.introduction(turn.language), "composed", facts)
     if draft.kind == "own":
+        if check.fallback == "identity":
+            return _reply(turn.assistant.introduction(turn.language), "composed", facts)
         own = turn.assistant.no_tools.answer if check.fallback == "no_tools" else None
         return _reply(say(turn.language, own["en"], own["zh"]) if own else cannot_answer(turn.language), "composed",
                       facts)

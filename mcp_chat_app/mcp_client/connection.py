@@ -75,6 +75,11 @@ _LIST_CHANGED = {
 }
 
 
+def _dumped(items: list[Any]) -> list[dict[str, Any]]:
+    """MCP models as the OAuth catalog stores them (JSON)."""
+    return [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
+
+
 def _describe(error: BaseException) -> str:
     """The root cause in one line (anyio wraps transport failures in exception groups)."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
@@ -358,11 +363,9 @@ class ServerConnection:
         self.prompts = list(source.prompts)
         self.protocol_version, self.last_error = source.protocol_version, None
         if self.authorization is not None:
-            def dumped(items: list[Any]) -> list[dict[str, Any]]:
-                return [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
             self.authorization.storage.set_server_value("catalog", {
-                "tools": dumped(self.tools), "instructions": self.instructions, "resources": dumped(self.resources),
-                "templates": dumped(self.templates), "prompts": dumped(self.prompts)})
+                "tools": _dumped(self.tools), "instructions": self.instructions, "resources": _dumped(self.resources),
+                "templates": _dumped(self.templates), "prompts": _dumped(self.prompts)})
 
     def _waiting_on_person(self, waiting: bool) -> None:
         """The OAuth flow waits on a person: the connect deadline stops meanwhile (the consent has its own), and
