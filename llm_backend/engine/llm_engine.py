@@ -268,7 +268,8 @@ class LLMEngine:
         if now - self._queued_reported_at < QUEUED_REPORT_S:
             return []
         self._queued_reported_at = now
-        return [self._progress(seq) for seq in self.scheduler.waiting if seq.params.report_progress]
+        return [self._progress(seq) for seq in self.scheduler.waiting
+                if seq.params.report_progress and seq.num_output_tokens == 0]
 
     def _progress(self, seq: Sequence) -> RequestOutput:
         """A prefill chunk's report: how much of the prompt is in the KV cache now."""
