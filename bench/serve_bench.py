@@ -283,12 +283,13 @@ def compare(args: argparse.Namespace) -> None:
     with running_server(args.model, *our_server_flags(args)) as base_url:
         for concurrency in args.concurrency:
             rows += bench_server(f"{base_url}/v1", args.model, ours, args, bias, [concurrency])
-            if args.llama_cpp:  # -np slots = the concurrency, each with a 2,048-token context
-                with running_llama_server(gguf, threads, concurrency, 2048 * concurrency, free_port()) as url:
+            if args.llama_cpp:  # -np slots = the concurrency, each with a --slot-context-token context
+                with running_llama_server(gguf, threads, concurrency, args.slot_context * concurrency,
+                                          free_port()) as url:
                     rows += bench_server(url, args.model, f"llama-server (GGUF, -np {concurrency})", args, bias,
                                          [concurrency])
                     memory.append(server_memory(f"llama-server -np {concurrency}", url))
-        prefix_row = prefix_ttft(f"{base_url}/v1", args.model, args)
+        prefix_row = prefix_ttft(f"{base_url}/v1", args.model, args) if args.prefix_trials else None
         memory.insert(0, server_memory("llm_backend (ours)", base_url))
     if args.hf:
         rows += bench_hf_generate(args.model, args)
@@ -300,9 +301,10 @@ def compare(args: argparse.Namespace) -> None:
         print(markdown_table(DECODE_HEADER, [batch1_decode(args)]))
     print("\n### Server memory after the run\n")
     print(markdown_table(["server", "RSS GB", "peak RSS GB"], memory))
-    print("\n### Shared prefix TTFT (ours)\n")
-    print(markdown_table([f"cold TTFT ms ({args.prefix_words}-word prefix)", "warm TTFT ms", "warm / cold"],
-                         [prefix_row]))
+    if prefix_row:
+        print("\n### Shared prefix TTFT (ours)\n")
+        print(markdown_table([f"cold TTFT ms ({args.prefix_words}-word prefix)", "warm TTFT ms", "warm / cold"],
+                             [prefix_row]))
 
 
 def server_decode(args: argparse.Namespace) -> None:
@@ -341,7 +343,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--input-words", type=int, default=100)
     parser.add_argument("--prefix-words", type=int, default=1000)
-    parser.add_argument("--prefix-trials", type=int, default=3)
+    parser.add_argument("--prefix-trials", type=int, default=3, help="0 skips the shared-prefix TTFT test")
+    parser.add_argument("--slot-context", type=int, default=2048,
+                        help="llama-server context per slot (tokens); raise it for long --input-words")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--no-llama-cpp", dest="llama_cpp", action="store_false")
     parser.add_argument("--no-hf", dest="hf", action="store_false")
