@@ -14,7 +14,7 @@ import time
 from typing import Any, Literal
 
 from mcp_chat_app.chat.pipeline import ChatPipeline
-from mcp_chat_app.llm.client import PrefillProgress, set_progress_listener
+from mcp_chat_app.llm.client import LlmUnreachable, PrefillProgress, set_progress_listener
 from mcp_chat_app.mcp_client.manager import McpManager
 
 State = Literal["idle", "warming", "ready", "failed"]
@@ -24,16 +24,19 @@ log = logging.getLogger(__name__)
 
 class WarmUp:
     """idle (not started) → warming → ready, or failed (the first question then pays the prefill); back to warming
-    when the tools change. Thread-safe: one thread warms, /health reads."""
+    when the tools change, and, while the LLM cannot be reached (a backend started after the gateway, or still
+    loading), again and again with a growing pause. Thread-safe: one thread warms, /health reads."""
 
     def __init__(self, manager: McpManager, pipeline: ChatPipeline, poll_s: float = 2.0,
-                 tools_wait_s: float = 60.0) -> None:
+                 tools_wait_s: float = 60.0, retry_s: tuple[float, float] = (2.0, 60.0)) -> None:
         """`poll_s`: how often the tool list is compared with the warmed one; `tools_wait_s`: how long the first
-        warm-up waits for the servers to list their tools (the router's prompt includes them)."""
+        warm-up waits for the servers to list their tools (the router's prompt includes them); `retry_s`: the first
+        and the longest pause before warming again after the LLM could not be reached."""
         self._manager = manager
         self._pipeline = pipeline
         self._poll_s = poll_s
         self._tools_wait_s = tools_wait_s
+        self._retry_s = retry_s
         self._lock = threading.Lock()
         self._state: State = "idle"
         self._error: str | None = None
@@ -61,15 +64,18 @@ class WarmUp:
         deadline = time.monotonic() + self._tools_wait_s
         while not self._manager.tools() and time.monotonic() < deadline and not self._closed.wait(0.5):
             pass
-        warmed = None
+        warmed, retry_at, pause = None, None, self._retry_s[0]
         while not self._closed.is_set():
             prompt_inputs = (self._manager.tools(), self._manager.instructions())
-            if prompt_inputs != warmed:
-                self._warm()
-                warmed = prompt_inputs  # a failed warm-up is not retried until the tools change again
-            self._closed.wait(self._poll_s)
+            if prompt_inputs != warmed or (retry_at is not None and time.monotonic() >= retry_at):
+                unreachable = self._warm()
+                warmed = prompt_inputs  # any other failure is not retried until the tools change again
+                retry_at = time.monotonic() + pause if unreachable else None
+                pause = min(2 * pause, self._retry_s[1]) if unreachable else self._retry_s[0]
+            self._closed.wait(min(self._poll_s, max(0.0, retry_at - time.monotonic())) if retry_at else self._poll_s)
 
-    def _warm(self) -> None:
+    def _warm(self) -> bool:
+        """Warm once; True if it failed because the LLM could not be reached (worth trying again unchanged)."""
         with self._lock:
             self._state, self._error, self._calls = "warming", None, {}
         try:
@@ -78,9 +84,10 @@ class WarmUp:
             log.warning("warm-up failed: %s", error)
             with self._lock:
                 self._state, self._error = "failed", f"{type(error).__name__}: {error}"
-            return
+            return isinstance(error, LlmUnreachable)  # a refusal, a timeout or garbage would come again
         with self._lock:
             self._state = "ready"
+        return False
 
     def _heard(self, progress: PrefillProgress) -> None:
         with self._lock:

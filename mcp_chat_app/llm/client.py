@@ -73,6 +73,10 @@ class LlmUnavailable(Exception):
     """The model endpoint cannot be reached or answered with a server error (HTTP 503 for our callers)."""
 
 
+class LlmUnreachable(LlmUnavailable):
+    """No answer at all (connection refused or reset) or a server error (5xx): may pass by itself (HTTP 503)."""
+
+
 class LlmTimeout(LlmUnavailable):
     """The model endpoint took longer than the profile's `timeout_s`, or, with `prefill_progress`, sent nothing
     for that long (HTTP 504 for our callers)."""
@@ -314,7 +318,7 @@ def _mapped(error: Exception, endpoint: Endpoint) -> LlmUnavailable:
                                 "history or ask a shorter question")
     if isinstance(error, openai.APIStatusError) and not isinstance(error, openai.InternalServerError):
         return LlmUnavailable(f"LLM at {endpoint.base_url} answered HTTP {error.status_code}")
-    return LlmUnavailable(f"LLM at {endpoint.base_url} unavailable: {error}")
+    return LlmUnreachable(f"LLM at {endpoint.base_url} unavailable: {error}")
 
 
 def _other_tool_started(calls: dict[int, ModelToolCall]) -> bool:

@@ -72,3 +72,18 @@ def test_a_new_tool_list_is_warmed_in_the_background(warming_gateway, fake_llm):
     # Chat goes on meanwhile and after.
     fake_llm.script({"content": "Hello there."})
     assert warming_gateway.chat("mia", {"message": "hi", "use_tools": False}).json()["response"] == "Hello there."
+
+
+def test_a_warm_up_the_llm_refused_with_a_server_error_is_tried_again_until_it_is_done(fake_llm, tmp_path):
+    # A backend started after the gateway, or still loading, answers 5xx (or nothing): the warm-up must not give up.
+    fake_llm.script({"status": 503}, ROUTER_WARM_UP, WRITER_WARM_UP)
+    process = GatewayProcess(tmp_path, {"tiny": TINY_SERVER}, fake_llm.url, profile={"prefill_progress": True},
+                             MCP_CHAT_WARM_UP="")
+    try:
+        seen = _health_until(process, lambda body: body["warm_up"]["state"] == "ready")
+        failed = [body["warm_up"] for body in seen if body["warm_up"]["state"] == "failed"]
+        assert failed and "503" in failed[0]["error"]
+        assert seen[-1]["warm_up"]["error"] is None
+        assert len(fake_llm.requests()) == 3  # the refused router call, then the router's and the writer's
+    finally:
+        process.stop()
