@@ -326,9 +326,13 @@ def _check_dev2_turn(turn: dict[str, Any]) -> None:
         assert turn["identity"] is True and intent == "none"
 
 
-@pytest.mark.parametrize("name", ["dev2", "dev3"])
+WRITTEN_APART = ["dev2", "dev3", "dev4"]  # the sets in bench/, in the order they were written
+
+
+@pytest.mark.parametrize("name", WRITTEN_APART)
 def test_the_sets_written_apart_load_and_every_turn_is_labelled(name: str):
-    """bench/dev2_* and dev3_* through chat_eval's own loader: every line parses and carries what the rules need."""
+    """bench/dev2_*, dev3_* and dev4_* through chat_eval's own loader: every line parses and carries what the rules
+    need, and no question is one of an earlier set's."""
     queries_file, dialogues_file = chat_eval.SETS[name]
     for path in (queries_file, dialogues_file):
         lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -336,7 +340,7 @@ def test_the_sets_written_apart_load_and_every_turn_is_labelled(name: str):
     queries = chat_eval.load_dialogues(queries_file)
     dialogues = chat_eval.load_dialogues(dialogues_file)
     assert len(queries) >= 60 and all(len(d["turns"]) == 1 and "turns" not in d["turns"][0] for d in queries)
-    assert len(dialogues) >= 10 and all(2 <= len(d["turns"]) <= 3 for d in dialogues)
+    assert len(dialogues) >= 10 and all(2 <= len(d["turns"]) <= 4 for d in dialogues)
     assert len({d["id"] for d in dialogues}) == len(dialogues)
     turns = [turn for dialogue in queries + dialogues for turn in dialogue["turns"]]
     for turn in turns:
@@ -345,8 +349,11 @@ def test_the_sets_written_apart_load_and_every_turn_is_labelled(name: str):
     assert abs(sum(t["lang"] == "zh" for t in singles) - sum(t["lang"] == "en" for t in singles)) <= len(singles) // 5
     assert {t["intent"] for t in singles} == DEV2_INTENTS  # every intent asked at least once
     assert len({t["query"] for t in singles}) == len(singles)  # no question twice
+    earlier = {t["query"] for before in WRITTEN_APART[:WRITTEN_APART.index(name)]
+               for d in chat_eval.load_set(list(chat_eval.SETS[before])) for t in d["turns"]}
+    assert not {t["query"] for t in turns} & earlier
     # a set of its own in the default run, after the first one, and held apart from tuning
-    assert list(chat_eval.SETS) == ["dev", "dev2", "dev3"] and name in chat_eval.HELD_APART
+    assert list(chat_eval.SETS) == ["dev", *WRITTEN_APART] and name in chat_eval.HELD_APART
     assert chat_eval.load_set(list(chat_eval.SETS[name])) == queries + dialogues
 
 
