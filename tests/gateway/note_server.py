@@ -1,6 +1,6 @@
 """A stdio MCP server with notes that change, for the gateway's resource subscriptions on 2026-07-28 sessions.
 
-`note://{day}` reads as that day's note and how many times it was read, so a test sees whether the gateway read it
+`note://{name}` reads as the note of that name and how many times it was read, so a test sees whether the gateway read it
 again; `set_note` changes one and publishes `notifications/resources/updated` to `subscriptions/listen` streams. Reads
 say they stay fresh for NOTE_TTL_MS (default an hour; 0: stale at once). `listen_streams` counts the open streams.
 
@@ -41,19 +41,19 @@ notes: dict[str, str] = {}
 reads: dict[str, int] = {}
 
 
-@server.resource("note://{day}", title="A day's note", mime_type="text/plain")
-def note(day: str) -> str:
-    """The note for the day."""
-    reads[day] = reads.get(day, 0) + 1
-    return f"{notes.get(day, 'nothing yet')} [read {reads[day]}]"
+@server.resource("note://{name}", title="A note", mime_type="text/plain")
+def note(name: str) -> str:
+    """The note of that name."""
+    reads[name] = reads.get(name, 0) + 1
+    return f"{notes.get(name, 'nothing yet')} [read {reads[name]}]"
 
 
 @server.tool()
-async def set_note(day: str, text: str, ctx: Context) -> str:
-    """Write the day's note and tell the subscribers it changed."""
-    notes[day] = text
-    await ctx.notify_resource_updated(f"note://{day}")
-    return f"noted for {day}"
+async def set_note(name: str, text: str, ctx: Context) -> str:
+    """Write the named note and tell the subscribers it changed."""
+    notes[name] = text
+    await ctx.notify_resource_updated(f"note://{name}")
+    return f"noted in {name}"
 
 
 @server.tool()

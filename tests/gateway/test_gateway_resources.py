@@ -176,18 +176,18 @@ def test_a_subscribed_attachment_is_kept_until_the_server_updates_it(gateway, fa
         time.sleep(0.2)
 
 
-def note(gateway: GatewayProcess, server: str, day: str) -> str:
-    return read(gateway, server, f"note://{day}").json()["contents"][0]["text"]
+def note(gateway: GatewayProcess, server: str, name: str) -> str:
+    return read(gateway, server, f"note://{name}").json()["contents"][0]["text"]
 
 
-def attach_note(gateway: GatewayProcess, fake_llm, server: str, day: str) -> str:
-    """Attach the day's note to a turn; what the writer read of it."""
+def attach_note(gateway: GatewayProcess, fake_llm, server: str, name: str) -> str:
+    """Attach the named note to a turn; what the writer read of it."""
     fake_llm.script({"content": "Let me see."}, {"content": "Noted."})
     response = gateway.chat("ada", {"message": "What does my note say?",
-                                    "attachments": [{"server": server, "uri": f"note://{day}"}]})
+                                    "attachments": [{"server": server, "uri": f"note://{name}"}]})
     assert response.status_code == 200, response.text
     written = fake_llm.requests()[1]["messages"][-1]["content"]
-    return written.split(f"note://{day} from {server}:\n")[1].split("\n")[0]
+    return written.split(f"note://{name} from {server}:\n")[1].split("\n")[0]
 
 
 def call_notes_tool(gateway: GatewayProcess, fake_llm, message: str, tool: str, arguments: dict) -> str:
@@ -201,24 +201,24 @@ def call_notes_tool(gateway: GatewayProcess, fake_llm, message: str, tool: str, 
 def test_an_attachment_on_a_2026_session_is_kept_until_the_server_updates_it(gateway, fake_llm):
     versions = {row["name"]: row["protocol_version"] for row in gateway.get("/servers").json()["servers"]}
     assert versions["notes"] == "2026-07-28"  # no resources/subscribe: the subscription is a subscriptions/listen
-    assert attach_note(gateway, fake_llm, "notes", "monday") == "nothing yet [read 1]"
-    assert note(gateway, "notes", "monday") == "nothing yet [read 1]"  # kept: not read again
-    assert attach_note(gateway, fake_llm, "notes", "tuesday") == "nothing yet [read 1]"
+    assert attach_note(gateway, fake_llm, "notes", "shopping") == "nothing yet [read 1]"
+    assert note(gateway, "notes", "shopping") == "nothing yet [read 1]"  # kept: not read again
+    assert attach_note(gateway, fake_llm, "notes", "work") == "nothing yet [read 1]"
     # A second URI widened the stream: the wider one replaced the first, which the server no longer holds.
     assert call_notes_tool(gateway, fake_llm, "How many streams are open?", "listen_streams", {}) == "1"
-    call_notes_tool(gateway, fake_llm, "Set the note for monday to buy milk", "set_note",
-                    {"day": "monday", "text": "buy milk"})
+    call_notes_tool(gateway, fake_llm, "Set the shopping note to buy milk", "set_note",
+                    {"name": "shopping", "text": "buy milk"})
     deadline = time.monotonic() + 15
-    while note(gateway, "notes", "monday").startswith("nothing yet"):
+    while note(gateway, "notes", "shopping").startswith("nothing yet"):
         assert time.monotonic() < deadline, "the update never made the read fresh"
         time.sleep(0.2)
     # The next turn reads the new text once and keeps it again; the other note was never read again.
-    attached = attach_note(gateway, fake_llm, "notes", "monday")
-    assert attached.startswith("buy milk [read ") and note(gateway, "notes", "monday") == attached
-    assert note(gateway, "notes", "tuesday") == "nothing yet [read 1]"
+    attached = attach_note(gateway, fake_llm, "notes", "shopping")
+    assert attached.startswith("buy milk [read ") and note(gateway, "notes", "shopping") == attached
+    assert note(gateway, "notes", "work") == "nothing yet [read 1]"
 
 
 def test_a_read_the_server_says_is_stale_at_once_is_not_kept(gateway, fake_llm):
     """2026-07-28 reads carry `ttlMs`; 0 means the copy is stale at once, subscribed or not."""
-    assert attach_note(gateway, fake_llm, "stale-notes", "monday") == "nothing yet [read 1]"
-    assert note(gateway, "stale-notes", "monday") == "nothing yet [read 2]"
+    assert attach_note(gateway, fake_llm, "stale-notes", "shopping") == "nothing yet [read 1]"
+    assert note(gateway, "stale-notes", "shopping") == "nothing yet [read 2]"
