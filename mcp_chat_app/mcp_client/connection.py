@@ -2,8 +2,9 @@
 
 The protocol version is negotiated (`mode="auto"`): `server/discover` at the SDK's newest revision, falling back to
 the `initialize` handshake for older servers. What differs by era is handled here: liveness is `ping` on
-handshake-era sessions and `server/discover` on 2026-07-28 ones (which have no ping), and list changes arrive as
-plain notifications on the former and through a `subscriptions/listen` stream on the latter.
+handshake-era sessions and `server/discover` on 2026-07-28 ones (which have no ping); list changes and resource
+updates arrive as plain notifications on the former (resources subscribed with `resources/subscribe`) and through a
+`subscriptions/listen` stream on the latter (`listen_stream.py`), where a kept read also lasts only its `ttlMs`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 import anyio
 import httpx2
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.caching import MAX_TTL_MS
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -47,6 +49,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_chat_app.mcp_client.approval_policy import ToolHints
 from mcp_chat_app.mcp_client.elicitation import CANCELLED, Asker, current_asker
+from mcp_chat_app.mcp_client.listen_stream import ListenStream
 from mcp_chat_app.mcp_client.oauth import OAuthSettings, ServerAuthorization
 from mcp_chat_app.mcp_client.prompts import check_arguments, find_prompt
 from mcp_chat_app.mcp_client.registry import ServerSpec
@@ -57,7 +60,6 @@ _BACKOFF_START_S = 0.2
 _BACKOFF_MAX_S = 30.0
 _CONNECT_TIMEOUT_S = 30.0
 _HEALTH_TIMEOUT_S = 5.0
-_RELISTEN_DELAY_S = 1.0
 _MAX_SUBSCRIPTIONS = 32  # resource URIs one session subscribes to (and keeps the last read of)
 # The SDK's own HTTP defaults: a long read timeout, because a server may hold a response stream open.
 _HTTP_TIMEOUT_S, _HTTP_READ_TIMEOUT_S = 30.0, 300.0
@@ -78,6 +80,15 @@ _LIST_CHANGED = {
 def _dumped(items: list[Any]) -> list[dict[str, Any]]:
     """MCP models as the OAuth catalog stores them (JSON)."""
     return [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
+
+
+def _kept_until(client: Client, result: ReadResourceResult) -> float | None:
+    """Until when (monotonic) a subscribed read may be served again: on handshake-era sessions until the server says
+    it changed; on 2026-07-28 ones also only for the `ttlMs` it came with (that revision's caching rule: 0 is stale at
+    once, so not kept; capped as the SDK caps it)."""
+    if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return math.inf
+    return time.monotonic() + min(result.ttl_ms, MAX_TTL_MS) / 1000 if result.ttl_ms > 0 else None
 
 
 def _describe(error: BaseException) -> str:
@@ -167,8 +178,10 @@ class ServerConnection:
         self._supervisor: asyncio.Task[None] | None = None
         self._calls: set[_Call] = set()
         self._subscribed: set[str] = set()  # resource URIs this session is subscribed to
-        self._kept_reads: dict[str, ReadResourceResult] = {}  # their last reads, until the server updates them
+        # Their last reads, with until when they may be served (`_kept_until`), unless the server updates them first.
+        self._kept_reads: dict[str, tuple[ReadResourceResult, float]] = {}
         self._updates: dict[str, int] = {}  # how many updates of each URI the server has sent
+        self._listen: ListenStream | None = None  # a live 2026-07-28 session's subscriptions/listen stream
 
     @property
     def up(self) -> bool:
@@ -239,18 +252,20 @@ class ServerConnection:
 
     async def read_resource(self, uri: str, timeout: float, subscribe: bool = False) -> ReadResourceResult:
         """Read `uri` on the live session (errors as `call_tool`'s; the server's refusal is an MCPError). With
-        `subscribe`, a server that supports `resources/subscribe` is subscribed to it, and the read is kept until
-        the server says it changed (`notifications/resources/updated`): later reads of it cost no round trip."""
-        if uri in self._kept_reads and self._ready.is_set():
-            return self._kept_reads[uri]
+        `subscribe`, a server that supports subscriptions is subscribed to it, and the read is kept until the server
+        says it changed (`notifications/resources/updated`; on 2026-07-28, no longer than its `ttlMs`): later reads of
+        it cost no round trip."""
+        kept = self._kept_reads.get(uri)
+        if kept is not None and self._ready.is_set() and time.monotonic() < kept[1]:
+            return kept[0]
         client = await self._live_client(timeout)
         async with asyncio.timeout(timeout), self._session_errors():
             subscribed = subscribe and await self._subscribe(client, uri)
             updates = self._updates.get(uri, 0)
             result = await client.read_resource(uri, cache_mode="bypass")  # what is kept is kept here, by uri
         # Kept only if no update came while it was read (it may predate that update).
-        if subscribed and self._updates.get(uri, 0) == updates:
-            self._kept_reads[uri] = result
+        if subscribed and self._updates.get(uri, 0) == updates and (until := _kept_until(client, result)) is not None:
+            self._kept_reads[uri] = (result, until)
         return result
 
     async def get_prompt(self, name: str, arguments: dict[str, str], timeout: float) -> GetPromptResult:
@@ -262,14 +277,19 @@ class ServerConnection:
             return await client.get_prompt(name, arguments)
 
     async def _subscribe(self, client: Client, uri: str) -> bool:
-        """Subscribe to `uri` once per session, where the server supports it on this protocol (`resources/subscribe`
-        is handshake-era; 2026-07-28 has `subscriptions/listen`, not used here: its reads are never kept)."""
+        """Subscribe to `uri` once per session where the server supports it: `resources/subscribe` on handshake-era
+        sessions, the session's `subscriptions/listen` stream on 2026-07-28 ones. False: the read is not kept."""
         capability = client.server_capabilities.resources
-        if not (capability and capability.subscribe) or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        if not (capability and capability.subscribe):
             return False
-        if uri not in self._subscribed and len(self._subscribed) >= _MAX_SUBSCRIPTIONS:
+        if uri in self._subscribed:
+            return True
+        if len(self._subscribed) >= _MAX_SUBSCRIPTIONS:
             return False  # what is kept stays bounded: past this, reads are simply made each time
-        if uri not in self._subscribed:
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            if self._listen is None or not await self._listen.subscribe(uri):
+                return False
+        else:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # deprecated only for 2026-07-28 sessions
@@ -277,7 +297,7 @@ class ServerConnection:
             except MCPError as error:  # refused: the read is still made, just not kept
                 logger.info("MCP server %s: no subscription to %s (%s)", self.spec.name, uri, error.message)
                 return False
-            self._subscribed.add(uri)
+        self._subscribed.add(uri)
         return True
 
     async def _live_client(self, timeout: float) -> Client:
@@ -408,13 +428,18 @@ class ServerConnection:
                 raise TimeoutError(f"no handshake within {_CONNECT_TIMEOUT_S:g}s")
 
     async def _watch(self, client: Client) -> None:
-        """Return when the session is lost; meanwhile answer list changes and run health checks."""
-        changes = self._change_filter(client) if client.protocol_version in MODERN_PROTOCOL_VERSIONS else {}
-        async with anyio.create_task_group() as tasks:
-            if changes:
-                tasks.start_soon(self._listen_for_changes, client, changes)
-            await self._watch_health(client)
-            tasks.cancel_scope.cancel()
+        """Return when the session is lost; meanwhile answer list changes and run health checks (on 2026-07-28,
+        with the session's listen stream, closed with it)."""
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            self._listen = ListenStream(client, self.spec.name, self._change_filter(client), self._not_covered)
+        try:
+            async with anyio.create_task_group() as tasks:
+                if self._listen is not None:
+                    tasks.start_soon(self._keep_listening, self._listen)
+                await self._watch_health(client)
+                tasks.cancel_scope.cancel()
+        finally:
+            self._listen = None
 
     @staticmethod
     def _change_filter(client: Client) -> dict[str, bool]:
@@ -423,21 +448,21 @@ class ServerConnection:
                      "prompts_list_changed": capabilities.prompts}
         return {key: True for key, capability in announced.items() if capability and capability.list_changed}
 
-    async def _listen_for_changes(self, client: Client, changes: dict[str, bool]) -> None:
-        """2026-07-28 servers send list changes only to a `subscriptions/listen` stream. Its events also reach
-        `_on_message`; a lost stream may have missed some, so the lists are fetched again and it is reopened."""
-        while True:
-            try:
-                async with client.listen(**changes) as subscription:
-                    async for _event in subscription:
-                        self._refresh_wanted.set()
-                return  # the server closed the stream on purpose
-            except SubscriptionLost:
-                self._refresh_wanted.set()
-            except (MCPError, ListenNotSupportedError, *_TRANSPORT_ERRORS) as error:
-                logger.info("MCP server %s: no change notifications (%s)", self.spec.name, _describe(error))
-                return
-            await asyncio.sleep(_RELISTEN_DELAY_S)
+    async def _keep_listening(self, stream: ListenStream) -> None:
+        """2026-07-28 servers send list changes and resource updates only to a `subscriptions/listen` stream; its
+        events reach `_on_message`."""
+        try:
+            await stream.run()
+        except (MCPError, SubscriptionLost, ListenNotSupportedError, *_TRANSPORT_ERRORS) as error:
+            logger.info("MCP server %s: no change notifications (%s)", self.spec.name, _describe(error))
+
+    def _not_covered(self, uris: frozenset[str]) -> None:
+        """The listen stream ended, so changes may have been missed: the lists are fetched again, and reads of
+        `uris` are no longer kept (the next subscribed read subscribes again)."""
+        self._refresh_wanted.set()
+        for uri in uris:
+            self._subscribed.discard(uri)
+            self._resource_changed(uri)
 
     async def _watch_health(self, client: Client) -> None:
         while not self._lost.is_set():
@@ -517,9 +542,11 @@ class ServerConnection:
         if method in _LIST_CHANGED:
             self._refresh_wanted.set()
         elif method == "notifications/resources/updated":
-            uri = str(message.params.uri)
-            self._kept_reads.pop(uri, None)  # the next read asks the server again
-            self._updates[uri] = self._updates.get(uri, 0) + 1
+            self._resource_changed(str(message.params.uri))
+
+    def _resource_changed(self, uri: str) -> None:
+        self._kept_reads.pop(uri, None)  # the next read asks the server again
+        self._updates[uri] = self._updates.get(uri, 0) + 1
 
     def _transport(self, resources: AsyncExitStack) -> Any:
         """The transport for `Client`; what it needs (log file, HTTP client) closes with `resources`."""

@@ -1,14 +1,16 @@
 """MCP resources through the gateway over HTTP: the list with templates, text and binary reads, their errors, a
 resource attached to a turn reaching the writer (and only it) marked as the user's, the opt-in `read_resource`
-tool, and a subscribed attachment kept until the server says it changed. The real weather server (a 2026-07-28
-session) and @modelcontextprotocol/server-everything (handshake era, which supports `resources/subscribe`) over
-stdio, and the scripted LLM."""
+tool, and a subscribed attachment kept until the server says it changed, in either protocol era. The real weather
+server (a 2026-07-28 session), @modelcontextprotocol/server-everything (handshake era, which supports
+`resources/subscribe`) and note_server.py (2026-07-28 notes that change, through `subscriptions/listen`) over stdio,
+and the scripted LLM."""
 
 from __future__ import annotations
 
 import base64
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,7 @@ from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess, ever
 
 ATTACHED = "Attached by the user (their own material, not a tool result)"
 TEXT_TEMPLATE = "demo://resource/dynamic/text/{resourceId}"
+NOTES = {"command": "python", "args": [str(Path(__file__).parent / "note_server.py")], "timeout": 5}
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +31,8 @@ def gateway(fake_llm, tmp_path_factory):
         "weather": WEATHER_SERVER,  # as shipped: no `resource_tool`
         "everything": {"command": str(everything_server()), "args": ["stdio"], "resource_tool": True, "timeout": 20},
         "broken": {"command": "python", "args": ["-c", "raise SystemExit(1)"], "timeout": 1},
+        "notes": NOTES,  # its reads stay fresh for an hour
+        "stale-notes": {**NOTES, "env": {"NOTE_TTL_MS": "0"}},  # its reads are stale at once
     }
     process = GatewayProcess(tmp_path_factory.mktemp("resources"), servers, fake_llm.url)
     yield process
@@ -169,3 +174,51 @@ def test_a_subscribed_attachment_is_kept_until_the_server_updates_it(gateway, fa
     while read(gateway, "everything", uri).json()["contents"][0]["text"] == kept:
         assert time.monotonic() < deadline, "the update never made the read fresh"
         time.sleep(0.2)
+
+
+def note(gateway: GatewayProcess, server: str, name: str) -> str:
+    return read(gateway, server, f"note://{name}").json()["contents"][0]["text"]
+
+
+def attach_note(gateway: GatewayProcess, fake_llm, server: str, name: str) -> str:
+    """Attach the named note to a turn; what the writer read of it."""
+    fake_llm.script({"content": "Let me see."}, {"content": "Noted."})
+    response = gateway.chat("ada", {"message": "What does my note say?",
+                                    "attachments": [{"server": server, "uri": f"note://{name}"}]})
+    assert response.status_code == 200, response.text
+    written = fake_llm.requests()[1]["messages"][-1]["content"]
+    return written.split(f"note://{name} from {server}:\n")[1].split("\n")[0]
+
+
+def call_notes_tool(gateway: GatewayProcess, fake_llm, message: str, tool: str, arguments: dict) -> str:
+    """A turn in which the router calls the notes server's `tool` (the question names its arguments); its text."""
+    fake_llm.script({"tool_calls": [{"name": f"notes__{tool}", "arguments": arguments}]}, {"content": "Done."})
+    (made,) = gateway.chat("ada", {"message": message}).json()["tool_calls"]
+    assert not made["is_error"], made
+    return made["text"]
+
+
+def test_an_attachment_on_a_2026_session_is_kept_until_the_server_updates_it(gateway, fake_llm):
+    versions = {row["name"]: row["protocol_version"] for row in gateway.get("/servers").json()["servers"]}
+    assert versions["notes"] == "2026-07-28"  # no resources/subscribe: the subscription is a subscriptions/listen
+    assert attach_note(gateway, fake_llm, "notes", "shopping") == "nothing yet [read 1]"
+    assert note(gateway, "notes", "shopping") == "nothing yet [read 1]"  # kept: not read again
+    assert attach_note(gateway, fake_llm, "notes", "work") == "nothing yet [read 1]"
+    # A second URI widened the stream: the wider one replaced the first, which the server no longer holds.
+    assert call_notes_tool(gateway, fake_llm, "How many streams are open?", "listen_streams", {}) == "1"
+    call_notes_tool(gateway, fake_llm, "Set the shopping note to buy milk", "set_note",
+                    {"name": "shopping", "text": "buy milk"})
+    deadline = time.monotonic() + 15
+    while note(gateway, "notes", "shopping").startswith("nothing yet"):
+        assert time.monotonic() < deadline, "the update never made the read fresh"
+        time.sleep(0.2)
+    # The next turn reads the new text once and keeps it again; the other note was never read again.
+    attached = attach_note(gateway, fake_llm, "notes", "shopping")
+    assert attached.startswith("buy milk [read ") and note(gateway, "notes", "shopping") == attached
+    assert note(gateway, "notes", "work") == "nothing yet [read 1]"
+
+
+def test_a_read_the_server_says_is_stale_at_once_is_not_kept(gateway, fake_llm):
+    """2026-07-28 reads carry `ttlMs`; 0 means the copy is stale at once, subscribed or not."""
+    assert attach_note(gateway, fake_llm, "stale-notes", "shopping") == "nothing yet [read 1]"
+    assert note(gateway, "stale-notes", "shopping") == "nothing yet [read 2]"
