@@ -112,6 +112,21 @@ export function approvalCard(request, send) {
   return card;
 }
 
+// The card for an `authorization` event: a server acts for each user, and this one has not connected it; the
+// link opens its sign-in page in a new tab (the gateway's callback completes the connection).
+export function authorizationCard(request) {
+  const card = element("div", "question-card authorization");
+  card.dataset.server = request.server;
+  card.append(element("div", "question-title", t("authorizationTitle", request.server)),
+    element("div", "question-message", t("authorizationMessage", request.server)));
+  const link = element("a", "choice primary sign-in", t("signIn"));
+  Object.assign(link, { href: request.authorization_url, target: "_blank", rel: "noopener noreferrer" });
+  const actions = element("div", "question-actions");
+  actions.append(link);
+  card.append(actions);
+  return card;
+}
+
 // A card once its question is closed: the buttons go, a line says what was decided.
 export function closeCard(card, outcome) {
   card.querySelector(".question-actions")?.remove();
