@@ -1,5 +1,6 @@
-// What a chat asks its person mid-answer: a tool's question (MCP elicitation: a form from its JSON schema) and
-// the gateway's "may I call this tool?" (approval). Each is a card in the answer; `send(body)` posts the reply.
+// What a chat asks its person mid-answer: a tool's question (MCP elicitation: a form from its JSON schema), the
+// gateway's "may I call this tool?" (approval) and "sign in there first" (authorization). Each is a card in the
+// answer; `send(body)` posts the reply.
 import { t } from "./i18n.js";
 
 function element(tag, className, text) {
