@@ -93,6 +93,9 @@ def test_each_user_connects_and_disconnects_their_own_servers(browser, gateway, 
     # Only the servers that ask each user to sign in; the weather server needs none.
     _wait(browser, lambda: _rows(browser) == {"ident": "disconnected", "ident2": "disconnected"})
     assert [button.text for button in section.find_elements(By.TAG_NAME, "button")] == ["Connect", "Connect"]
+    # ... and the banner does not call them down: nobody has signed in to ident2, yet it is not broken.
+    _wait(browser, lambda: browser.find_element(By.ID, "health").get_attribute("data-state") != "unknown")
+    assert "ident" not in browser.find_element(By.ID, "banner").get_attribute("textContent")
 
     # Alice connects ident from the section: only that one, only hers.
     _sign_in(browser, gateway, authorization_server, "alice", _button(browser, "ident").click)
@@ -113,6 +116,8 @@ def test_each_user_connects_and_disconnects_their_own_servers(browser, gateway, 
     pending = gateway.get("/chat/bob/oauth").json()["servers"]
     assert link.get_attribute("href") == next(row for row in pending if row["server"] == "ident")["authorization_url"]
     _wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ".message.assistant .copy"))  # the answer ended
+    badge = browser.find_element(By.CSS_SELECTOR, '.notice[data-kind="authorization"] a')  # kept with the answer
+    assert badge.text == "the sign-in page" and badge.get_attribute("href") == link.get_attribute("href")
     _sign_in(browser, gateway, authorization_server, "bob", link.click)
     _wait(browser, lambda: "Connected to ident: ask again to use it." in card.text)
     assert not card.find_elements(By.CSS_SELECTOR, "a.sign-in")

@@ -73,6 +73,7 @@ def _subject(reply: dict) -> str | None:
 def test_each_user_acts_as_themselves_and_revokes_only_their_own(gateway, fake_llm, authorization_server):
     row = _poll(lambda: _server(gateway), lambda r: r["needs_authorization"])
     assert row["needs_authorization"] and row["tools"] == []  # nobody has authorized: no tools known yet
+    assert gateway.get("/health").json()["servers"]["ident"]["needs_authorization"] is True
     assert _authorizations(gateway, "alice")["ident"]["connected"] is False
 
     # Alice connects from the page (nobody has yet, so no tool lists it).

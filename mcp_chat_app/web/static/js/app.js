@@ -54,11 +54,12 @@ function healthProblems(health) {
   }
   const servers = Object.entries(health.servers || {});
   for (const [name, server] of servers) {
-    if (!server.up && !server.disabled) {
+    // A server each user signs in to is not down: the sidebar's Connections says whether this user has.
+    if (!server.up && !server.disabled && !server.needs_authorization) {
       problems.push(t("serverDown", name, server.last_error ? ` (${server.last_error})` : ""));
     }
   }
-  if (!servers.some(([, server]) => server.up)) problems.push(t("noServers"));
+  if (!servers.some(([, server]) => server.up || server.needs_authorization)) problems.push(t("noServers"));
   return problems;
 }
 
