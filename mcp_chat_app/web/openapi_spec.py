@@ -422,6 +422,10 @@ _PATHS: dict[str, Any] = {
                                    "warm-up's progress",
                         "responses": {"200": _json({"type": "object", "properties": {
                             "status": {"type": "string", "enum": ["ok", "warming", "degraded"]},
+                            "servers": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+                                "up": {"type": "boolean"}, "disabled": {"type": "boolean"},
+                                "needs_authorization": {"type": "boolean", "description":
+                                    "each user signs in (OAuth): GET /chat/{user}/oauth says whether they have"}}}},
                             "warm_up": {"type": "object", "properties": {
                                 "state": {"type": "string", "enum": ["idle", "warming", "ready", "failed"]},
                                 "done": {"type": "integer"}, "total": {"type": "integer",

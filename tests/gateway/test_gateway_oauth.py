@@ -5,15 +5,9 @@ gateway, and the test as the person who opens the authorization URL (two users: 
 
 from __future__ import annotations
 
-import os
 import re
 import stat
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import httpx
@@ -22,10 +16,10 @@ from cryptography.fernet import Fernet
 from mcp.client.auth import PKCEParameters
 
 from tests.support.gateway_processes import GatewayProcess, start_weather_http
-from tests.support.processes import free_port, stop, wait_http
+from tests.support.oauth_processes import running_authorization_server
+from tests.support.processes import free_port, stop
 
 ACCESS_TTL_S = 2
-AUTHORIZATION_SERVER = Path(__file__).resolve().parent / "oauth_authorization_server.py"
 
 
 def _poll(read, until, timeout: float = 20.0):
@@ -33,22 +27,6 @@ def _poll(read, until, timeout: float = 20.0):
     while not until(value := read()) and time.monotonic() < deadline:
         time.sleep(0.1)
     return value
-
-
-@contextmanager
-def running_authorization_server(log_dir: Path, access_ttl_s: int) -> Iterator[str]:
-    """oauth_authorization_server.py on a free port, its access tokens living `access_ttl_s`; yields its URL."""
-    port = free_port()
-    log = log_dir / "as.log"
-    process = subprocess.Popen([sys.executable, str(AUTHORIZATION_SERVER), str(port)],
-                               env={**os.environ, "AS_ACCESS_TTL_S": str(access_ttl_s)},
-                               stdout=log.open("w"), stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(f"{url}/_stats", process, log)
-        yield url
-    finally:
-        stop(process)
 
 
 @pytest.fixture(scope="module")

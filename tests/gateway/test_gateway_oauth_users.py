@@ -6,19 +6,15 @@ call acts as its own user, a user who has not authorized gets the link, never so
 from __future__ import annotations
 
 import stat
-import subprocess
-import sys
-from pathlib import Path
 
 import httpx
 import pytest
 from cryptography.fernet import Fernet
 
-from tests.gateway.test_gateway_oauth import _poll, running_authorization_server
+from tests.gateway.test_gateway_oauth import _poll
 from tests.support.gateway_processes import GatewayProcess
-from tests.support.processes import free_port, stop, wait_http
+from tests.support.oauth_processes import running_authorization_server, running_identity_server
 
-IDENTITY_SERVER = Path(__file__).resolve().parent / "oauth_identity_server.py"
 TOKEN_KEY = Fernet.generate_key().decode()
 
 
@@ -30,14 +26,8 @@ def authorization_server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def identity_server(authorization_server, tmp_path_factory):
-    port = free_port()
-    log = tmp_path_factory.mktemp("identity") / "identity.log"
-    process = subprocess.Popen([sys.executable, str(IDENTITY_SERVER), str(port), authorization_server],
-                               cwd=Path(__file__).resolve().parents[2], stdout=log.open("w"), stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/mcp"
-    wait_http(url, process, log)
-    yield url
-    stop(process)
+    with running_identity_server(tmp_path_factory.mktemp("identity"), authorization_server) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +73,7 @@ def _subject(reply: dict) -> str | None:
 def test_each_user_acts_as_themselves_and_revokes_only_their_own(gateway, fake_llm, authorization_server):
     row = _poll(lambda: _server(gateway), lambda r: r["needs_authorization"])
     assert row["needs_authorization"] and row["tools"] == []  # nobody has authorized: no tools known yet
+    assert gateway.get("/health").json()["servers"]["ident"]["needs_authorization"] is True
     assert _authorizations(gateway, "alice")["ident"]["connected"] is False
 
     # Alice connects from the page (nobody has yet, so no tool lists it).

@@ -32,7 +32,7 @@ def health() -> Any:
     # The default profile's LLMs, then those of the other profiles conversations have used since the start.
     llm = [_llm_state(client) for client in resources.pipelines.clients()]
     servers = {row["name"]: {key: row[key] for key in ("up", "disabled", "protocol_version", "last_error",
-                                                       "config_error")}
+                                                       "config_error", "needs_authorization")}
                for row in resources.manager.status()}
     warnings = resources.manager.warnings() + [
         f"the LLM at {item['base_url']} has not answered for {item['silent_s']:g}s" for item in llm if item["hung"]]

@@ -3,6 +3,7 @@
 // inline, keeps several conversations per user, and says in a banner when the LLM or an MCP server is down.
 import { USER_PATTERN, session, userJson } from "./api.js";
 import { refreshApprovalRules } from "./approvals.js";
+import { loadConnections } from "./connections.js";
 import { conversationList } from "./conversations.js";
 import { exportButtons } from "./export.js";
 import { t, translatePage } from "./i18n.js";
@@ -53,11 +54,12 @@ function healthProblems(health) {
   }
   const servers = Object.entries(health.servers || {});
   for (const [name, server] of servers) {
-    if (!server.up && !server.disabled) {
+    // A server each user signs in to is not down: the sidebar's Connections says whether this user has.
+    if (!server.up && !server.disabled && !server.needs_authorization) {
       problems.push(t("serverDown", name, server.last_error ? ` (${server.last_error})` : ""));
     }
   }
-  if (!servers.some(([, server]) => server.up)) problems.push(t("noServers"));
+  if (!servers.some(([, server]) => server.up || server.needs_authorization)) problems.push(t("noServers"));
   return problems;
 }
 
@@ -161,6 +163,7 @@ async function switchUser(user) {
 
 async function loadUser() {
   const known = await conversations.refresh();
+  loadConnections(); // after the list, so a token the gateway asked for is not asked for twice at once
   const saved = localStorage.getItem(conversationKey());
   await openConversation(known.some((c) => c.id === saved) ? saved : "default");
 }

@@ -1,5 +1,6 @@
-// What a chat asks its person mid-answer: a tool's question (MCP elicitation: a form from its JSON schema) and
-// the gateway's "may I call this tool?" (approval). Each is a card in the answer; `send(body)` posts the reply.
+// What a chat asks its person mid-answer: a tool's question (MCP elicitation: a form from its JSON schema), the
+// gateway's "may I call this tool?" (approval) and "sign in there first" (authorization). Each is a card in the
+// answer; `send(body)` posts the reply.
 import { t } from "./i18n.js";
 
 function element(tag, className, text) {
@@ -108,6 +109,21 @@ export function approvalCard(request, send) {
     const body = remember === "once" ? { decision } : { decision, remember };
     actions.append(button(t(label), className, () => send(body)));
   }
+  card.append(actions);
+  return card;
+}
+
+// The card for an `authorization` event: a server acts for each user, and this one has not connected it; the
+// link opens its sign-in page in a new tab (the gateway's callback completes the connection).
+export function authorizationCard(request) {
+  const card = element("div", "question-card authorization");
+  card.dataset.server = request.server;
+  card.append(element("div", "question-title", t("authorizationTitle", request.server)),
+    element("div", "question-message", t("authorizationMessage", request.server)));
+  const link = element("a", "choice primary sign-in", t("signIn"));
+  Object.assign(link, { href: request.authorization_url, target: "_blank", rel: "noopener noreferrer" });
+  const actions = element("div", "question-actions");
+  actions.append(link);
   card.append(actions);
   return card;
 }

@@ -33,7 +33,8 @@ async function copyText(text) {
 }
 
 // A server this user has not authorized yet: its notice links to where they sign in (a new tab; the gateway's
-// callback finishes the connection, and the question can be asked again).
+// callback finishes the connection, and the question can be asked again). The link is named, not spelled out:
+// the URL is a long line of query parameters.
 function authorizationBadge(text) {
   const badge = element("div", "notice");
   const found = text.match(/https?:\/\/\S+/);
@@ -41,8 +42,9 @@ function authorizationBadge(text) {
     badge.textContent = text;
     return badge;
   }
-  const link = element("a", "", found[0]);
+  const link = element("a", "", t("signInPage"));
   link.href = found[0];
+  link.title = found[0];
   link.target = "_blank";
   link.rel = "noopener noreferrer";
   badge.append(text.slice(0, found.index), link, text.slice(found.index + found[0].length));

@@ -2,7 +2,8 @@
 // (the stop button) closes the stream, and the gateway then cancels the LLM and tool work and stores nothing.
 import { errorMessage, userFetch, userJson } from "./api.js";
 import { t } from "./i18n.js";
-import { approvalCard, closeCard, elicitationCard } from "./questions.js";
+import { watchConnection } from "./connections.js";
+import { approvalCard, authorizationCard, closeCard, elicitationCard } from "./questions.js";
 
 // Splits an SSE byte stream into {event, data} records; `data` is one JSON line per event.
 async function* readEvents(response) {
@@ -44,6 +45,14 @@ function showCard(reply, makeCard, path, onError) {
   card.querySelector("button")?.focus();
 }
 
+// A sign-in card per server and answer (each call to it says so); it closes once the user is connected there.
+function showAuthorization(reply, data) {
+  if (reply.questionArea.querySelector(`.authorization[data-server="${CSS.escape(data.server)}"]`)) return;
+  const card = authorizationCard(data);
+  reply.questionArea.append(card);
+  watchConnection(data.server, () => closeCard(card, t("authorizationDone", data.server)));
+}
+
 const ACTION_WORDS = { decline: "decline", cancel: "cancel" };
 const DECISION_WORDS = {
   approve: "approved", deny: "denied", timeout: "timedOut", "approve-conversation": "approvedConversation",
@@ -73,6 +82,7 @@ function applyEvent(reply, { event, data }, onError) {
     case "approval":
       showCard(reply, (send) => approvalCard(data, send), `/approvals/${encodeURIComponent(data.id)}`, onError);
       break;
+    case "authorization": showAuthorization(reply, data); break;
     case "elicitation_closed": case "approval_closed": closeQuestion(reply, event, data); break;
     case "token": reply.appendText(data.text); break;
     case "rewrite": reply.setText(""); break; // a draft failed its whole check: the pieces it showed are withdrawn
