@@ -5,8 +5,9 @@ the examples are made up."""
 INSTRUCTIONS = """\
 Weather tools (Open-Meteo), cities in any language. Pick the tool by what is asked:
 - now, today's temperature, humidity, wind, hot or cold (现在, 冷不冷) -> get_current_weather
-- days ahead or past, a weekday, the weekend, next week, hours, sunrise, sunset (未来几天, 下周, 日出) -> get_forecast
+- days ahead or past, a weekday, the weekend, next week, hours, sunrise, sunset, UV (未来几天, 下周, 日出) -> get_forecast
 - rain, snow, umbrella, also today or tonight (降水) -> get_precipitation
+- air quality, smog, haze, PM2.5, pollen (空气质量, 雾霾) -> get_air_quality
 - two or more named places compared -> compare_weather with all of them
 - chart, graph, plot (图) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
 - which cities are above, below or between temperatures -> find_cities_by_temperature, relation from the user's words

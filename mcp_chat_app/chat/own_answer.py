@@ -53,7 +53,9 @@ def _said(term: str, asked: str) -> bool:
 def own_answer_messages(turn: Turn, tools_connected: bool) -> list[dict[str, str]]:
     """The assistant answers as itself: briefly, or, with no tool server connected, never with made-up data."""
     assistant = turn.assistant
-    rules = "Answer briefly." if tools_connected else assistant.no_tools.rules
+    # Asked "what can you do?", a small model lists skills without saying who it is.
+    rules = ("Answer briefly; asked who you are or what you can do, begin with your name."
+             if tools_connected else assistant.no_tools.rules)
     system = f"{assistant.identity} {rules} Answer in {languages.name(turn.language)}."
     return [{"role": "system", "content": system}, *turn.plain_history, {"role": "user", "content": turn.question}]
 

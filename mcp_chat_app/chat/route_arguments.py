@@ -114,8 +114,8 @@ def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: Ask
     """The arguments with the day the question asks about, when its one day argument (an offset from today, a
     weekday or a date, as the schema allows) says another: "周三" became Thursday. A weekday asked for is passed
     as the weekday where the schema takes one, so the tool counts it from the place's own date (past midnight
-    there, the gateway's date is the day before); any other day as an offset, the tool's own "today" being the
-    place's. Offsets the question's words are read as are counted from `today`, the gateway's date."""
+    there, the gateway's date is the day before); another weekday ("下周二") as its date where the schema takes one
+    (the same in both calendars); any other day as an offset, the tool's own "today" being the place's. Offsets the question's words are read as are counted from `today`, the gateway's date."""
     days = [name for name, spec in schema.get("properties", {}).items() if _day_forms(spec)]
     if asked is None or len(days) != 1:
         return arguments
@@ -124,6 +124,9 @@ def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: Ask
     value = arguments.get(name, schema["properties"][name].get("default"))
     if asked.weekday and "weekday" in forms:
         wanted: Any = asked.weekday
+    elif asked.names_a_weekday and "date" in forms:  # "下周二": an offset would be counted from the place's today
+        offset = _day_offset(value, today)
+        wanted = (today + dt.timedelta(days=offset if offset in asked.offsets else asked.offset)).isoformat()
     elif _day_offset(value, today) in asked.offsets and (isinstance(value, int) or "offset" not in forms):
         return arguments
     elif "offset" in forms:

@@ -247,3 +247,21 @@ def test_a_forced_comparison_with_a_place_nobody_named_is_asked_again(forced, fa
     pipeline.run("周三北京会下雨吗", [])
     assert [(c.tool, c.arguments) for c in manager.calls] == [("get_forecast", {"city": "北京", "day": "wednesday"})]
     assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(ASKS_FOR_DATA)
+
+
+@pytest.mark.parametrize("utc_now", [dt.datetime(2026, 12, 2, 15, 30), dt.datetime(2026, 12, 2, 19, 8)])
+def test_next_weeks_weekday_is_passed_as_its_date_which_both_calendars_share(utc_now):
+    """"下周二" asked on Wednesday 2 December (UTC): 6 days from the gateway's date, but Guiyang may already be on
+    Thursday, where 6 days is Wednesday the 9th. Its date, the 8th, is Tuesday in both calendars."""
+    gateway_today = utc_now.date()
+    asked = asked_day("下周二去贵阳出差，那天天气怎么样？", gateway_today)
+    assert asked.offset == 6 and asked.weekday is None and asked.names_a_weekday
+    assert with_asked_day({"city": "贵阳", "day": 6}, FORECAST, asked, gateway_today)["day"] == "2026-12-08"
+    assert with_asked_day({"city": "贵阳", "day": "2026-12-08"}, FORECAST, asked, gateway_today)["day"] == "2026-12-08"
+    # "next Friday" has two readings: the one the router picked stays, as a date.
+    monday = dt.date(2026, 11, 30)
+    coming = with_asked_day({"city": "Oslo", "day": 4}, FORECAST, asked_day("Oslo next Friday?", monday), monday)
+    assert coming["day"] == "2026-12-04"
+    # A tool that takes offsets only still gets the offset; a relative day ("后天") stays an offset.
+    assert with_asked_day({"city": "北京", "day": 6}, AIR, asked, gateway_today)["day"] == 6
+    assert not asked_day("后天北京冷吗", gateway_today).names_a_weekday

@@ -66,6 +66,12 @@ class AskedDay:
     def offsets(self) -> frozenset[int]:
         return self.also | {self.offset}
 
+    @property
+    def names_a_weekday(self) -> bool:
+        """Whether the words name a weekday ("下周二", "next tuesday", "周三"): its date is the same in two calendars a
+        day apart (the gateway's and the place's) except across a week's edge, where an offset from today is not."""
+        return self.word.split()[-1] in WEEKDAYS or (self.word[:-1].endswith("周") and self.word[-1] in _ZH_WEEKDAY)
+
 
 def asked_day(question: str, today: date) -> AskedDay | None:
     """The single day the question names, if it names exactly one (none for a span such as 周末 or "this week",
