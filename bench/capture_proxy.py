@@ -10,10 +10,11 @@ ended. Capture the prompts of an eval run, then replay them in process (bench/sp
     python -m bench.chat_eval --set dev
     python -m bench.spec_decode_bench --requests prompts.jsonl --num-speculative-tokens 2 3
 
-A line: `{"at": ISO time, "request": the body, "status": HTTP status, "stream": bool, "usage": the response's
-usage or null (a stream has one only with stream_options.include_usage), "first_byte_s", "total_s": seconds from
-the request to the first and the last byte of the response, "complete": false when the client hung up first}`.
-A client that hangs up closes the upstream request too, so the backend stops generating as it would without us.
+A line: `{"at": ISO time of the request, "request": the body, "stream": bool, "status": the HTTP status (502: the
+upstream failed; null: the client hung up before it answered), "usage": the response's usage or null (a stream has
+one only with stream_options.include_usage), "first_byte_s", "total_s": seconds from the request to the first and
+the last byte of the response, "complete": false when the client hung up first}`. A client that hangs up closes
+the upstream request too, so the backend stops generating as it would without the proxy.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Awaitable
 from typing import Any
 
 import httpx
@@ -64,68 +66,78 @@ class CaptureProxy:
 
     async def _relay(self, scope: dict, receive: Any, send: Any) -> None:
         body = await _request_body(receive)
-        query = scope.get("query_string", b"")
-        url = self.upstream + scope["path"] + (f"?{query.decode('latin-1')}" if query else "")
+        path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")  # as sent, %-escapes kept
+        query = scope.get("query_string", b"").decode("latin-1")
         headers = [(name, value) for name, value in scope["headers"] if name.lower() not in _NOT_FORWARDED]
         # A Request of its own, not client.build_request: the client's default headers (Accept-Encoding: gzip
         # among them) would change what the backend sends back.
-        request = httpx.Request(scope["method"], url, headers=headers, content=body)
+        request = httpx.Request(scope["method"], self.upstream + path + (f"?{query}" if query else ""),
+                                headers=headers, content=body)
         record = _record_of(scope, body)
-        started = time.perf_counter()
+        relayed = _Relayed(time.perf_counter())
+        hangup = asyncio.ensure_future(_disconnected(receive))
+        try:
+            await _unless_hung_up(self._forward(request, send, relayed), hangup)
+        finally:
+            hangup.cancel()
+            self._append(record, relayed)
+
+    async def _forward(self, request: httpx.Request, send: Any, relayed: _Relayed) -> None:
+        """Send `request` upstream and its response back as it comes (`aiter_raw`: the bytes as sent, nothing
+        decoded); cancelled, it closes the upstream request, so the backend sees the hang-up."""
         try:
             response = await self.client.send(request, stream=True)
         except httpx.HTTPError as error:
+            relayed.status = 502
             await _send_whole(send, 502, {"error": {"message": f"capture proxy: upstream {self.upstream} failed: "
                                                                f"{type(error).__name__}: {error}",
                                                     "type": "upstream_error"}})
-            self._append(record, status=502, usage=None, first_byte_s=None, total_s=time.perf_counter() - started,
-                         complete=True)
+            relayed.complete = True
             return
-        relayed = _Relayed()
         try:
+            relayed.status = response.status_code
             await send({"type": "http.response.start", "status": response.status_code,
                         "headers": [(n, v) for n, v in response.headers.raw if n.lower() not in _NOT_RETURNED]})
-            pump = asyncio.ensure_future(_pump(response, send, relayed, started))
-            hangup = asyncio.ensure_future(_disconnected(receive))
-            try:
-                await asyncio.wait({pump, hangup}, return_when=asyncio.FIRST_COMPLETED)
-            finally:  # the client hung up (or we are cancelled): stop reading; the upstream request closes below
-                for task in (pump, hangup):
-                    task.cancel()
-                await asyncio.gather(pump, hangup, return_exceptions=True)
-            if not pump.cancelled():
-                pump.result()  # the upstream's error, if it broke off: uvicorn then drops the connection too
-                relayed.complete = True
+            async for chunk in response.aiter_raw():
+                if relayed.first_byte_s is None:
+                    relayed.first_byte_s = time.perf_counter() - relayed.started
+                relayed.body += chunk
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            relayed.complete = True
         finally:
             await response.aclose()
-            self._append(record, status=response.status_code, usage=_usage(bytes(relayed.body)),
-                         first_byte_s=relayed.first_byte_s, total_s=time.perf_counter() - started,
-                         complete=relayed.complete)
 
-    def _append(self, record: dict | None, **outcome: Any) -> None:
+    def _append(self, record: dict | None, relayed: _Relayed) -> None:
         if record is None:
             return
+        record.update(status=relayed.status, usage=_usage(bytes(relayed.body)), first_byte_s=relayed.first_byte_s,
+                      total_s=time.perf_counter() - relayed.started, complete=relayed.complete)
         with self.out.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({**record, **outcome}, ensure_ascii=False) + "\n")
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 @dataclass
 class _Relayed:
-    """What a response has passed on so far."""
+    """How far a response has been passed back."""
 
+    started: float  # time.perf_counter() once the request was read
+    status: int | None = None  # None: the client hung up before the upstream answered
     body: bytearray = field(default_factory=bytearray)
     first_byte_s: float | None = None
     complete: bool = False
 
 
-async def _pump(response: httpx.Response, send: Any, relayed: _Relayed, started: float) -> None:
-    """Pass the response body on as it comes (`aiter_raw`: the bytes as sent, nothing decoded)."""
-    async for chunk in response.aiter_raw():
-        if relayed.first_byte_s is None:
-            relayed.first_byte_s = time.perf_counter() - started
-        relayed.body += chunk
-        await send({"type": "http.response.body", "body": chunk, "more_body": True})
-    await send({"type": "http.response.body", "body": b"", "more_body": False})
+async def _unless_hung_up(work: Awaitable[None], hangup: asyncio.Future) -> None:
+    """Run `work` to its end, or until the client hangs up (`hangup` is done): then cancel it."""
+    task = asyncio.ensure_future(work)
+    try:
+        await asyncio.wait({task, hangup}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        task.cancel()  # nothing if it is done
+        await asyncio.gather(task, return_exceptions=True)
+    if not task.cancelled():
+        task.result()  # its error, e.g. the upstream broke off mid-stream: uvicorn then drops the connection too
 
 
 def _record_of(scope: dict, body: bytes) -> dict | None:

@@ -32,14 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pydantic
-
 from llm_backend.config import EngineConfig
 from llm_backend.engine.llm_engine import ConstraintFactory, LLMEngine
 from llm_backend.engine.sampling_params import SamplingParams
 from llm_backend.engine.sequence import CacheScope
 from llm_backend.server.chat_inputs import compile_grammar, render_prompt, reply_constraint
-from llm_backend.server.errors import OpenAIError
+from llm_backend.server.errors import OpenAIError, validate_request
 from llm_backend.server.metrics import ServerMetrics
 from llm_backend.server.options import ServeOptions
 from llm_backend.server.params import sampling_params
@@ -119,12 +117,12 @@ def captured_requests(path: Path) -> list[dict[str, Any]]:
 def to_case(state: ServerState, body: dict[str, Any], max_tokens: int | None) -> Case | str:
     """The engine inputs of one request body, through the server's own steps; or why it is skipped."""
     try:
-        req = ChatCompletionRequest.model_validate(body)
+        req = validate_request(ChatCompletionRequest, body)
         prompt = render_prompt(state, req)
         params = sampling_params(req, len(prompt.ids), state.max_model_len)
         factory = reply_constraint(state, req, compile_grammar(state, req, prompt))
-    except (pydantic.ValidationError, OpenAIError) as error:
-        return f"refused: {str(error).splitlines()[0]}"
+    except OpenAIError as error:
+        return f"refused: {error}"
     params = dataclasses.replace(params, temperature=0.0, report_progress=False,
                                  max_tokens=min(params.max_tokens, max_tokens or params.max_tokens))
     if params.max_tokens < 2:

@@ -17,7 +17,7 @@ REPORTS = ("Weather in Paris: 12°C, light rain, wind 14 km/h NW, humidity 81%. 
            "6 km/h S, humidity 55%.")
 WRITER = {"model": "smollm2-135m-instruct", "max_tokens": 40, "temperature": 0.7, "stream": True,
           "stream_options": {"include_progress": True}, "cache_salt": "user-1", "cache_shared_messages": 1,
-          "structured_outputs": {"regex": r"Weather in Paris: 12°C[\s\S]*"},
+          "structured_outputs": {"regex": r"Copied: Weather in Paris: 12°C[\s\S]*"},  # no reply starts so unasked
           "messages": [{"role": "system", "content": "Quote the reports exactly."},
                        {"role": "user", "content": f"{REPORTS}\nRepeat the two reports exactly."}]}
 TOOLS = [{"type": "function", "function": {
@@ -56,7 +56,7 @@ def test_replay_keeps_each_request_constraint_and_reports_identical_tokens_with_
     assert re.search(r"request 4 skipped: refused: .*no_such_tool", output)
     assert "request 5" not in output  # the backend's failures are not replayed
     # The regex the writer request carried holds its reply; the router's grammar makes it call the tool.
-    assert re.search(r"^\[1/2\] writer, \d+ prompt tokens: 'Weather in Paris: 12°C", output, re.M)
+    assert re.search(r"^\[1/2\] writer, \d+ prompt tokens: ['\"]Copied: Weather in Paris: 12°C", output, re.M)
     assert re.search(r"^\[2/2\] router, \d+ prompt tokens: .*get_current_weather", output, re.M)
     assert "NOT IDENTICAL" not in output
     rows = table_rows(output)
