@@ -264,9 +264,10 @@ def test_metrics_count_the_prompt_lookup_drafts_a_greedy_copy_makes(base_url, cl
     of them stand than were verified, nor than tokens were generated."""
     names = ("spec_decode_num_draft_tokens_total", "spec_decode_num_accepted_tokens_total", "generation_tokens_total")
     before = {name: metric(base_url, name) for name in names}
-    report = "Weather in Paris: 12°C, light rain, wind 14 km/h NW. Weather in Lyon: 15°C, sunny, wind 6 km/h S."
+    reports = ("Weather in Paris: 12°C, light rain, wind 14 km/h NW, humidity 81%. Weather in Lyon: 15°C, sunny, "
+               "wind 6 km/h S, humidity 55%.")
     client.chat.completions.create(model=MODEL, max_tokens=48, temperature=0, messages=[
-        {"role": "user", "content": f"{report}\nRepeat the two reports exactly.\n{report}"}])
+        {"role": "user", "content": f"{reports}\nRepeat the two reports exactly, then say which city is warmer."}])
     drafted, accepted, generated = (metric(base_url, name) - before[name] for name in names)
     assert drafted > 0
     assert 0 <= accepted <= drafted and accepted < generated
