@@ -1,4 +1,4 @@
-"""POST /v1/chat/completions: prompt rendering, grammar choice, and both response modes."""
+"""POST /v1/chat/completions: both response modes (chat_inputs.py makes the prompt and the grammar)."""
 from __future__ import annotations
 
 import asyncio
@@ -11,15 +11,14 @@ from starlette.responses import JSONResponse, Response
 
 from llm_backend.engine.sequence import CacheScope
 from llm_backend.server import responses, sse
-from llm_backend.server.chat_render import render_chat
-from llm_backend.server.errors import bad_request, parse_request_model
+from llm_backend.server.chat_inputs import compile_grammar, render_prompt, reply_constraint
+from llm_backend.server.errors import parse_request_model
 from llm_backend.server.generation import chain, first_output, run_request
 from llm_backend.server.lifetime import Deadline, within
 from llm_backend.server.params import sampling_params
 from llm_backend.server.protocol import ChatCompletionRequest
 from llm_backend.server.state import ServerState
 from llm_backend.structured.tool_parser import ToolCallParser
-from llm_backend.structured.tools import ToolChoice, ToolSpecError, resolve_tool_choice, validate_tools
 
 
 @dataclass
@@ -33,27 +32,17 @@ class _Choice:
     finish_reason: str | None = None
 
 
-@dataclass
-class _Prompt:
-    """A chat request rendered and tokenized, with its validated tools."""
-
-    ids: list[int]
-    tools: list[dict]
-    choice: ToolChoice
-    shared_tokens: int  # leading tokens of `cache_shared_messages`, cached across salts
-
-
 async def create_chat_completion(request: Request) -> Response:
     state: ServerState = request.app.state.server
     deadline = Deadline.of(request)
     req = await parse_request_model(request, ChatCompletionRequest)
     state.check_model(req.model)
     # Rendering and tokenizing a 4 MiB body takes seconds: off the event loop, which serves every stream.
-    prompt = await asyncio.to_thread(_render, state, req)
+    prompt = await asyncio.to_thread(render_prompt, state, req)
     params = sampling_params(req, len(prompt.ids), state.max_model_len)
     # Compiled only once the prompt is known to fit, and on a worker thread: a big schema takes seconds.
-    compiled = await within(deadline, asyncio.to_thread(_grammar, state, req, prompt))
-    factory = state.grammars.constraint_factory(compiled) if req.constrained_decoding else None
+    compiled = await within(deadline, asyncio.to_thread(compile_grammar, state, req, prompt))
+    factory = reply_constraint(state, req, compiled)
 
     request_id = f"chatcmpl-{uuid.uuid4().hex}"
     outputs = run_request(state, request, "/v1/chat/completions", request_id, prompt.ids, params, factory,
@@ -67,53 +56,6 @@ async def create_chat_completion(request: Request) -> Response:
         return JSONResponse(await _complete(state, request_id, first, outputs, choices))
     finally:
         await outputs.aclose()
-
-
-def _render(state: ServerState, req: ChatCompletionRequest) -> _Prompt:
-    """Validate the tools, render and tokenize the prompt, and check it against the token bound."""
-    try:
-        tools = validate_tools(req.tools or [])
-        choice = resolve_tool_choice(req.tool_choice, tools)
-    except ToolSpecError as exc:
-        raise bad_request(str(exc), param=exc.param) from exc
-    offered_tools = tools if choice.mode != "none" else None
-    ids = _tokens(state, render_chat(state.tokenizer, req.messages, offered_tools))
-    state.check_prompt_tokens(len(ids))
-    shared_tokens = 0
-    if req.cache_salt is not None and req.cache_shared_messages:
-        if req.cache_shared_messages >= len(req.messages):
-            raise bad_request("cache_shared_messages must be less than the number of messages: the last "
-                              "message is always the caller's.", param="cache_shared_messages")
-        shared = _tokens(state, render_chat(state.tokenizer, req.messages[:req.cache_shared_messages],
-                                            offered_tools, add_generation_prompt=False))
-        shared_tokens = _common_prefix_length(shared, ids)
-    return _Prompt(ids, tools, choice, shared_tokens)
-
-
-def _tokens(state: ServerState, text: str) -> list[int]:
-    return state.tokenizer.encode(text, add_special_tokens=False)
-
-
-def _common_prefix_length(a: list[int], b: list[int]) -> int:
-    """Leading tokens `a` and `b` share: a prefix rendered alone may end in a token that merges on."""
-    length = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        length += 1
-    return length
-
-
-def _grammar(state: ServerState, req: ChatCompletionRequest, prompt: _Prompt) -> Any:
-    """The compiled grammar the reply must follow (tools, regex or response_format); None for free text."""
-    try:
-        if prompt.choice.mode != "none":
-            return state.grammars.for_tools(prompt.tools, prompt.choice, req.parallel_tool_calls)
-        if req.structured_outputs is not None:
-            return state.grammars.for_regex(req.structured_outputs.regex)
-        return state.grammars.for_response_format(req.response_format)
-    except ToolSpecError as exc:
-        raise bad_request(str(exc), param=exc.param) from exc
 
 
 async def _complete(state: ServerState, request_id: str, first: Any, outputs: AsyncIterator[Any],

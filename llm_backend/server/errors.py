@@ -127,8 +127,13 @@ async def parse_json_body(request: Request) -> dict:
 
 async def parse_request_model(request: Request, model: type[pydantic.BaseModel]) -> Any:
     """The body validated as `model`, or a 400 naming the first offending field."""
+    return validate_request(model, await parse_json_body(request))
+
+
+def validate_request(model: type[pydantic.BaseModel], body: Any) -> Any:
+    """A parsed body validated as `model`, or a 400 naming the first offending field."""
     try:
-        return model.model_validate(await parse_json_body(request))
+        return model.model_validate(body)
     except pydantic.ValidationError as exc:
         raise from_validation_error(exc) from exc
 

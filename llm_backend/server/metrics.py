@@ -2,7 +2,7 @@
 
 Written by hand (the format is a few lines of text) rather than pulling in
 prometheus_client. Server-side measurements (TTFT as a client sees it, recent
-throughput, request outcomes) live in `ServerMetrics`; queue, KV-cache and token totals
+throughput, request outcomes) live in `ServerMetrics`; queue, KV-cache, token and draft totals
 come from the engine's stats.
 """
 from __future__ import annotations
@@ -75,6 +75,11 @@ def render_prometheus(server: ServerMetrics, engine_stats: Any, model: str) -> s
         ("generation_tokens_total", "counter", "Generated tokens.", engine_stats.generation_tokens_total),
         ("num_preemptions_total", "counter", "Sequences preempted for lack of KV blocks.",
          engine_stats.num_preemptions),
+        # vLLM's names: prompt-lookup drafts verified, and those that stood (their ratio is the acceptance rate).
+        ("spec_decode_num_draft_tokens_total", "counter", "Speculative draft tokens verified.",
+         engine_stats.draft_tokens_total),
+        ("spec_decode_num_accepted_tokens_total", "counter", "Speculative draft tokens accepted.",
+         engine_stats.accepted_draft_tokens_total),
         ("generation_tokens_per_second", "gauge",
          f"Generated tokens per second over the last {THROUGHPUT_WINDOW_S:.0f} s.",
          round(server.generation_tokens_per_second(), 3)),

@@ -257,3 +257,17 @@ def test_metrics_page_has_queue_cache_throughput_and_ttft(base_url, client):
     assert 'llm_backend_time_to_first_token_seconds_bucket{model_name="%s",le="+Inf"}' % MODEL in text
     assert metric(base_url, "time_to_first_token_seconds_count") == before + 1
     assert metric(base_url, "kv_cache_blocks_total") > 0
+
+
+def test_metrics_count_the_prompt_lookup_drafts_a_greedy_copy_makes(base_url, client):
+    """The server drafts 2 tokens by default: a greedy reply that copies its prompt verifies drafts, and no more
+    of them stand than were verified, nor than tokens were generated."""
+    names = ("spec_decode_num_draft_tokens_total", "spec_decode_num_accepted_tokens_total", "generation_tokens_total")
+    before = {name: metric(base_url, name) for name in names}
+    reports = ("Weather in Paris: 12°C, light rain, wind 14 km/h NW, humidity 81%. Weather in Lyon: 15°C, sunny, "
+               "wind 6 km/h S, humidity 55%.")
+    client.chat.completions.create(model=MODEL, max_tokens=48, temperature=0, messages=[
+        {"role": "user", "content": f"{reports}\nRepeat the two reports exactly, then say which city is warmer."}])
+    drafted, accepted, generated = (metric(base_url, name) - before[name] for name in names)
+    assert drafted > 0
+    assert 0 <= accepted <= drafted and accepted < generated
