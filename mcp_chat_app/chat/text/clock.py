@@ -52,8 +52,8 @@ def clock_times(text: str, vocabulary: Vocabulary) -> Iterator[ClockTime]:
         hour_text = match["h"] or match["hz"] or match["h12"]
         if match["hz"] == "一" and not (match["part"] or match["half"] or match["mz"] or "钟" in match[0]):
             continue
-        hour = _number(hour_text)
-        minute = _number(match["m"] or match["mz"] or "0") + (30 if match["half"] else 0)
+        hour = numeral(hour_text)
+        minute = numeral(match["m"] or match["mz"] or "0") + (30 if match["half"] else 0)
         if hour is None or hour > 24 or minute > 59:
             continue
         marker = (match["ap"] or match["ap2"] or "").lower().replace(".", "")
@@ -112,8 +112,8 @@ def _group(part: str) -> int:
     return next((i for i, words in enumerate(_SAME_TIME) if part in words or last in words), -1)
 
 
-def _number(text: str) -> int | None:
-    """An hour or minute in Arabic or Chinese numerals (十四, 二十三)."""
+def numeral(text: str) -> int | None:
+    """A whole number under 100 in Arabic or Chinese numerals (十四, 二十三): an hour, a minute, degrees."""
     if text.isdigit():
         return int(text)
     if "十" in text:
