@@ -25,12 +25,14 @@ from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_ans
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     states_its_arguments,
+    takes_hours,
     with_asked_day,
     without_unasked_flags,
     without_unasked_hours,
     without_unnamed_places,
 )
 from mcp_chat_app.chat.route_prompt import (
+    ASKS_FOR_AN_HOUR,
     ASKS_FOR_DATA,
     NO_TOOL,
     NO_TOOL_SPEC,
@@ -41,6 +43,7 @@ from mcp_chat_app.chat.route_prompt import (
     tool_results_message,
 )
 from mcp_chat_app.chat.text.claims import in_english_instead, states_measurements, unusable
+from mcp_chat_app.chat.text.clock import clock_times
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
@@ -170,8 +173,30 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         planned = _made(_real_calls(again), by_name, turn)
         if not planned:
             return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
+    if _hour_left_out(planned, by_name, turn):
+        history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
+        again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today,
+                                                           turn.vocabulary, earlier, ASKS_FOR_AN_HOUR), specs)
+        llm_ms += again.duration_ms
+        replanned = _made(_real_calls(again), by_name, turn)
+        if replanned and not _hour_left_out(replanned, by_name, turn):
+            planned = replanned
     routed = Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=llm_ms)
     return routed if routed.calls else _own(turn, router, routed, tools_connected=True)
+
+
+def _hour_left_out(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> bool:
+    """Whether the question names a clock time ("晚上九点") and the calls go to tools that take no hours, while
+    another offered tool does."""
+    if not planned or not any(clock_times(turn.question, turn.vocabulary)):
+        return False
+    return not any(_takes_hours(plan.name, by_name) for plan in planned) \
+        and any(_takes_hours(name, by_name) for name in by_name)
+
+
+def _takes_hours(name: str, by_name: dict[str, ToolInfo]) -> bool:
+    tool = _resolve(name, by_name)
+    return tool is not None and takes_hours(tool.input_schema)
 
 
 def _made(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:

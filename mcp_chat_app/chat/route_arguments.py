@@ -146,6 +146,11 @@ def takes_a_day(schema: dict[str, Any]) -> bool:
     return any(_day_forms(spec) for spec in schema.get("properties", {}).values())
 
 
+def takes_hours(schema: dict[str, Any]) -> bool:
+    """Whether a tool has an argument for the time of day (its name or description says "hour" or "clock")."""
+    return any(_is_hours(name, spec) for name, spec in schema.get("properties", {}).items())
+
+
 def _day_forms(spec: dict[str, Any]) -> set[str]:
     """How an argument names a day: "offset" (an integer from today), "weekday" (an enum of weekdays), "date"
     (YYYY-MM-DD); none for any other argument."""

@@ -28,6 +28,8 @@ TOOL_RESULTS_HEADER = "Tool results:"
 
 # After the question, when the router called no tool for a question the tools answer, and is asked once more.
 ASKS_FOR_DATA = "\n\n(A tool provides the data this question asks about: call it; do not answer from memory.)"
+# Asked about 21:00, a small model called a tool of the present moment, which has no hours.
+ASKS_FOR_AN_HOUR = "\n\n(The question asks about a time of day: call a tool that takes hours, with that hour.)"
 
 # Offered beside the real tools when a call is forced, so a question that needs no tool still has a way out.
 NO_TOOL = "answer_directly"

@@ -19,7 +19,7 @@ from mcp_chat_app.chat.route_arguments import (
     without_unasked_hours,
     without_unnamed_places,
 )
-from mcp_chat_app.chat.route_prompt import ASKS_FOR_DATA
+from mcp_chat_app.chat.route_prompt import ASKS_FOR_AN_HOUR, ASKS_FOR_DATA
 from mcp_chat_app.chat.text.day_words import asked_day, glossed
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
@@ -188,6 +188,35 @@ def test_over_http_a_question_with_no_call_is_asked_again_then_gets_the_data(gat
     again = fake_llm.requests()[1]
     assert again["tool_choice"] == "required" and again["messages"][-1]["content"].endswith(ASKS_FOR_DATA)
     assert "可能会降温" not in body["response"]
+
+
+@pytest.fixture(scope="module")
+def forced_gateway(fake_llm, tmp_path_factory):
+    """The default local profile's routing: one forced round."""
+    process = GatewayProcess(tmp_path_factory.mktemp("forced_gateway"), {"weather": WEATHER_SERVER}, fake_llm.url,
+                             profile={"tool_choice": "required", "max_tool_rounds": 1})
+    yield process
+    process.stop()
+
+
+def test_over_http_an_hour_asked_of_a_tool_without_hours_is_asked_again_for_one_with_them(forced_gateway, fake_llm):
+    """"晚上九点" routed to the weather now (no hours): asked again with a note, the forecast at 21:00 is called."""
+    gateway = forced_gateway
+    fake_llm.script(call("get_current_weather", city="合肥"), call("get_forecast", city="合肥", day=0, hours=[21]),
+                    {"content": "合肥今天21:00的预报如上。"})
+    body = gateway.chat("hal", {"message": "合肥今天晚上九点的气温"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "合肥", "day": 0, "hours": [21]})]
+    again = fake_llm.requests()[1]
+    assert again["tool_choice"] == "required" and again["messages"][-1]["content"].endswith(ASKS_FOR_AN_HOUR)
+    # Asked again in vain, the first call stands; a question with no clock time is not asked again.
+    fake_llm.script(call("get_current_weather", city="合肥"), call("get_current_weather", city="合肥"),
+                    {"content": "合肥现在的天气如上。"})
+    body = gateway.chat("ian", {"message": "合肥今天晚上九点的气温"}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather"]
+    fake_llm.script(call("get_current_weather", city="合肥"), {"content": "合肥现在的天气如上。"})
+    gateway.chat("jan", {"message": "合肥现在多少度"})
+    assert len(fake_llm.requests()) == 2
 
 
 def test_over_http_a_question_with_no_call_twice_is_said_to_be_not_looked_up(gateway, fake_llm):
