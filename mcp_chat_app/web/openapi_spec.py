@@ -193,7 +193,8 @@ _SCHEMAS: dict[str, Any] = {
         "decision": {"type": "string", "enum": list(RULE_DECISIONS)},
         "scope": {"type": "string", "enum": list(SCOPES)},
         "conversation": {**_CONVERSATION_ID, "description": "with scope conversation only: which one (default "
-                         f"`{DEFAULT_CONVERSATION}`; the rule is deleted with it)"}}},
+                         f"`{DEFAULT_CONVERSATION}`; the rule is deleted with it)"}},
+        "if": {"properties": {"scope": {"const": "always"}}}, "then": {"not": {"required": ["conversation"]}}},
     "ApprovalRule": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"},
         "decision": {"type": "string", "enum": ["allow", "deny"]},

@@ -104,7 +104,7 @@ def test_a_long_attachment_is_cut_with_a_note(gateway, fake_llm):
     whole = read(gateway, "everything", uri).json()["contents"][0]["text"]
     assert len(whole) > MAX_ATTACHED_CHARS  # else this test proves nothing
     fake_llm.script({"content": "Let me see."}, {"content": "It describes the server's layout."})
-    response = gateway.chat("ada", {"message": "Summarise the document I attached",
+    response = gateway.chat("abe", {"message": "Summarise the document I attached",
                                     "attachments": [{"server": "everything", "uri": uri}]})
     assert response.status_code == 200, response.text
     written = fake_llm.requests()[1]["messages"][-1]["content"]
@@ -204,7 +204,7 @@ def test_read_resource_is_offered_for_opted_in_servers_and_its_result_is_a_fact(
     fake_llm.script({"tool_calls": [{"name": "gateway__read_resource",
                                      "arguments": {"server": "everything", "uri": "demo://resource/dynamic/text/7"}}]},
                     {"content": "Resource 7 is a plaintext resource."})
-    answer = gateway.chat("ada", {"message": "Read resource 7 of everything"}).json()
+    answer = gateway.chat("ari", {"message": "Read resource 7 of everything"}).json()
     (made,) = answer["tool_calls"]
     assert (made["server"], made["tool"], made["is_error"]) == ("gateway", "read_resource", False)
     assert made["text"].startswith("Resource 7: This is a plaintext resource created at ")
@@ -217,7 +217,7 @@ def test_a_read_resource_call_the_server_refuses_is_a_failed_call(gateway, fake_
     fake_llm.script({"tool_calls": [{"name": "gateway__read_resource",
                                      "arguments": {"server": "everything", "uri": "demo://nothing/here"}}]},
                     {"content": "I could not read it."})
-    (made,) = gateway.chat("ada", {"message": "Read demo://nothing/here"}).json()["tool_calls"]
+    (made,) = gateway.chat("ari", {"message": "Read demo://nothing/here"}).json()["tool_calls"]
     assert made["is_error"] and made["reason"] == "tool_error" and "demo://nothing/here" in made["text"]
 
 
@@ -235,7 +235,7 @@ def test_the_shipped_weather_entry_adds_no_tool_to_the_router(tmp_path):
 def test_a_subscribed_attachment_is_kept_until_the_server_updates_it(gateway, fake_llm):
     uri = "demo://resource/dynamic/text/3"  # its text carries the time it was made, to the second
     fake_llm.script({"content": "Let me see."}, {"content": "It is resource 3."})
-    assert gateway.chat("ada", {"message": "What is this?",
+    assert gateway.chat("sue", {"message": "What is this?",
                                 "attachments": [{"server": "everything", "uri": uri}]}).status_code == 200
     attached = fake_llm.requests()[1]["messages"][-1]["content"]
     time.sleep(1.1)  # a fresh read would now carry another time
@@ -243,10 +243,12 @@ def test_a_subscribed_attachment_is_kept_until_the_server_updates_it(gateway, fa
     assert kept in attached
     # The server sends `notifications/resources/updated` for its subscriptions once this tool is called (not a
     # read-only one: a plain JSON request makes it once allowed).
-    assert gateway.keep_rule("ada", "everything", "toggle-subscriber-updates").status_code == 200
+    assert gateway.keep_rule("sue", "everything", "toggle-subscriber-updates").status_code == 200
     fake_llm.script({"tool_calls": [{"name": "everything__toggle-subscriber-updates", "arguments": {}}]},
                     {"content": "Done."})
-    assert gateway.chat("ada", {"message": "Turn on updates"}).status_code == 200
+    # In a conversation of its own: a turn after the attaching one would be given the attachment again.
+    assert gateway.chat("sue", {"message": "Turn on updates",
+                                "conversation": _new_conversation(gateway, "sue")}).status_code == 200
     deadline = time.monotonic() + 15
     while read(gateway, "everything", uri).json()["contents"][0]["text"] == kept:
         assert time.monotonic() < deadline, "the update never made the read fresh"
