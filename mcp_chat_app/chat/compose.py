@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcp_chat_app.chat.facts import Facts, Failure, Notice
+from mcp_chat_app.chat.facts import Facts, Failure
+from mcp_chat_app.chat.notices import Notice
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.chat.verify import Check

@@ -15,13 +15,12 @@ said to be lacking.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_chat_app.chat.attachments import Unread
 from mcp_chat_app.chat.call import Called
+from mcp_chat_app.chat.notices import Notice, approval_notice, result_notice, unread_notice
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import is_yes_no_question
 from mcp_chat_app.chat.text.clock import unsupported_clock_times
@@ -40,21 +39,6 @@ _MAX_PAIRS = 12
 _RECORD_SEPARATOR = re.compile(r"；|; ")
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A sentence a tool result asks to be shown to the user."""
-
-    server: str
-    text: str
-    # "simulated" when the result says its data is simulated, "authorization" (where the user signs in to the
-    # server), "approval" (a call not made for want of the user's approval), else "notice"
-    kind: str
-    details: dict[str, Any] = field(default_factory=dict)  # what a client acts on ("approval": tool, arguments, allow)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"server": self.server, "kind": self.kind, "text": self.text, **self.details}
 
 
 @dataclass(frozen=True)
@@ -127,11 +111,11 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
             if outcome.reason == "needs_authorization" and (notice := Notice(outcome.server, outcome.text,
                                                                               "authorization")) not in notices:
                 notices.append(notice)  # the reply says where to authorize
-            if outcome.reason == "needs_approval" and (notice := _approval_notice(outcome, turn.language)) \
+            if outcome.reason == "needs_approval" and (notice := approval_notice(outcome, turn.language)) \
                     not in notices:
                 notices.append(notice)  # ... and how to allow a call it could not ask about
             continue
-        notice = _notice(outcome)
+        notice = result_notice(outcome)
         if notice and notice not in notices:
             notices.append(notice)
         text, prose = _writer_text(outcome, notice, turn)
@@ -152,7 +136,7 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
                                 f"(you attached {attachment.uri})", attached=True))
         numbers += numbers_in(attachment.text)
         days |= day_words(attachment.text)
-    notices += [_unread_notice(unread, turn.language) for unread in turn.unread]
+    notices += [unread_notice(unread, turn.language) for unread in turn.unread]
     verdicts = [verdict for finding in findings for verdict in finding.verdicts]
     held = [q for q in asked if any(holds(o.structured_content, q) or q.named_in(o.text)
                                     for o in called.outcomes if not o.is_error)]
@@ -230,44 +214,6 @@ def _pairs(outcome: ToolOutcome, turn: Turn) -> str:
         outcome.structured_content if outcome.structured_content is not None else outcome.text, turn.vocabulary,
         turn.today))]
     return ", ".join(pairs[:_MAX_PAIRS]) + ("." if pairs else "")
-
-
-def _notice(outcome: ToolOutcome) -> Notice | None:
-    content = outcome.structured_content
-    if not isinstance(content, dict) or not isinstance(content.get("notice"), str) or not content["notice"].strip():
-        return None
-    kind = "simulated" if content.get("source") == "simulated" else "notice"
-    return Notice(outcome.server, content["notice"].strip(), kind)
-
-
-def _approval_notice(outcome: ToolOutcome, language: str) -> Notice:
-    """Which call was not made for want of the user's approval, with what, and how a client allows it."""
-    allow = (outcome.structured_content or {}).get("allow")
-    name = f"{outcome.tool} ({outcome.server})"
-    if allow is None:  # the request asked about every call: no kept decision lets it through
-        text = (f"{outcome.server} 的 {outcome.tool} 没有调用：这个请求要求每次调用前先问您（\"confirm_tools\": "
-                "true），而不带 \"stream\": true 的请求无法询问。请带 \"stream\": true 发送以逐个决定，或去掉 "
-                "\"confirm_tools\"。" if language == "zh" else
-                f"{name} was not run: this request asks before every call (\"confirm_tools\": true), and without "
-                "\"stream\": true it cannot ask you. Send it with \"stream\": true to decide each call, or without "
-                "\"confirm_tools\".")
-    else:
-        request = f"PUT {allow['path']} {json.dumps(allow['body'], ensure_ascii=False)}"
-        text = (f"{outcome.server} 的 {outcome.tool} 需要您先批准才能调用，而不带 \"stream\": true 的请求无法询问您。"
-                f"要允许它，请发送 {request}，然后再问一次。" if language == "zh" else
-                f"{name} needs your approval before it runs, and a request without \"stream\": true cannot ask you. "
-                f"To allow it, send {request}, then ask again.")
-    return Notice(outcome.server, text, "approval",
-                  {"tool": outcome.tool, "arguments": outcome.arguments, "allow": allow})
-
-
-def _unread_notice(unread: Unread, language: str) -> Notice:
-    """An earlier question's attachment this answer goes without, and why."""
-    text = (f"之前附加的 {unread.uri}（{unread.server}）无法重新读取，本次回答没有用到它：{unread.reason}"
-            if language == "zh" else
-            f"{unread.uri} ({unread.server}), attached earlier, could not be read again, so this answer does not use "
-            f"it: {unread.reason}")
-    return Notice(unread.server, text, "attachment", {"uri": unread.uri})
 
 
 def _verdicts(content: Any) -> list[dict[str, Any]]:

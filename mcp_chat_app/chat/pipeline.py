@@ -14,7 +14,8 @@ from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.attachments import Attachment, Unread
 from mcp_chat_app.chat.call import Called, call
 from mcp_chat_app.chat.compose import Reply, compose
-from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
+from mcp_chat_app.chat.facts import Facts, gather_facts
+from mcp_chat_app.chat.notices import Notice
 from mcp_chat_app.chat.route import Routed, Router, route
 from mcp_chat_app.chat.tool_media import MediaItem
 from mcp_chat_app.chat.turn import EventSink, Turn

@@ -2,8 +2,9 @@
 unasked, others asked, a `confirm` server's always asked), and what the user answers on the card can be remembered
 for the conversation or always (allow or deny), per user, listed and revoked at `/chat/<user>/approvals/policy`.
 A plain JSON request, which cannot be asked, does not make a call that needs asking: its reply says which and how
-to allow it, a rule a JSON client keeps with `PUT /chat/<user>/approvals/policy/<server>/<tool>`. Real processes: the gateway, the scripted LLM and an MCP server with annotated tools
-(tests/support/annotated_mcp_server.py), whose tools leave files behind, so each test sees what really ran."""
+to allow it, a rule a JSON client keeps with `PUT /chat/<user>/approvals/policy/<server>/<tool>`. Real processes:
+the gateway, the scripted LLM and an MCP server with annotated tools (tests/support/annotated_mcp_server.py), whose
+tools leave files behind, so each test sees what really ran."""
 
 from __future__ import annotations
 
