@@ -119,7 +119,7 @@ class ApprovalPolicy:
         body: dict[str, Any] = {"decision": "allow", "scope": allowed[0]}
         if allowed[0] == "conversation":
             body["conversation"] = self.conversation
-        user, server, tool = (quote(name, safe="") for name in (self.user, server, tool))
+        user, server, tool = (quote(name, safe="@") for name in (self.user, server, tool))
         return {"method": "PUT", "path": f"/chat/{user}/approvals/policy/{server}/{tool}", "body": body,
                 "scopes": list(allowed)}
 
