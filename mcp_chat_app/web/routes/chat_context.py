@@ -21,6 +21,8 @@ from mcp_chat_app.web.routes.resources import read_resource
 
 @dataclass(frozen=True)
 class TurnContext:
+    """What `turn_context` found for one request."""
+
     history: list[dict[str, Any]]  # the earlier turns that fit the budget, oldest first
     attachments: tuple[Attachment, ...]  # the question's own, then the earlier questions' (newest first)
     unread: tuple[Unread, ...]  # those read again that could not be
@@ -28,6 +30,8 @@ class TurnContext:
 
 
 def turn_context(resources: Gateway, user: str, body: ChatRequest) -> TurnContext:
+    """The history and attachments of this request's turn; the HTTP error of an attachment it brings that cannot
+    be read."""
     budget = resources.config.history_token_budget
     stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
     answered_again: list[dict[str, str]] = []
