@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcp_chat_app.chat.facts import Facts, Failure, Notice
+from mcp_chat_app.chat.facts import Facts, Failure
+from mcp_chat_app.chat.notices import Notice
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.chat.verify import Check
@@ -82,6 +83,9 @@ def failure_sentence(failure: Failure, language: str) -> str:
     if failure.reason == "denied":
         return say(language, f"You did not allow the call to {failure.tool} ({failure.server}), so I did not look "
                              "that up.", f"您没有允许调用 {failure.server} 的 {failure.tool}，所以没有查询这项数据。")
+    if failure.reason == "needs_approval":  # how to allow it is the reply's `approval` notice
+        return say(language, f"I did not run {failure.tool} ({failure.server}): it needs your approval first.",
+                   f"我没有调用 {failure.server} 的 {failure.tool}：它需要您先批准。")
     if failure.reason == "unavailable":
         return say(language, f"Sorry, the {failure.server} service cannot be reached right now; please try again "
                              "later.", f"抱歉，{failure.server} 服务现在连接不上，请稍后再试。")

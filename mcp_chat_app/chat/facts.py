@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_chat_app.chat.call import Called
+from mcp_chat_app.chat.notices import Notice, approval_notice, result_notice, unread_notice
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import is_yes_no_question
 from mcp_chat_app.chat.text.clock import unsupported_clock_times
@@ -38,20 +39,6 @@ _MAX_PAIRS = 12
 _RECORD_SEPARATOR = re.compile(r"；|; ")
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A sentence a tool result asks to be shown to the user."""
-
-    server: str
-    text: str
-    # "simulated" when the result says its data is simulated, "authorization" (where the user signs in to the
-    # server), else "notice"
-    kind: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"server": self.server, "kind": self.kind, "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -124,8 +111,11 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
             if outcome.reason == "needs_authorization" and (notice := Notice(outcome.server, outcome.text,
                                                                               "authorization")) not in notices:
                 notices.append(notice)  # the reply says where to authorize
+            if outcome.reason == "needs_approval" and (notice := approval_notice(outcome, turn.language)) \
+                    not in notices:
+                notices.append(notice)  # ... and how to allow a call it could not ask about
             continue
-        notice = _notice(outcome)
+        notice = result_notice(outcome)
         if notice and notice not in notices:
             notices.append(notice)
         text, prose = _writer_text(outcome, notice, turn)
@@ -146,6 +136,7 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
                                 f"(you attached {attachment.uri})", attached=True))
         numbers += numbers_in(attachment.text)
         days |= day_words(attachment.text)
+    notices += [unread_notice(unread, turn.language) for unread in turn.unread]
     verdicts = [verdict for finding in findings for verdict in finding.verdicts]
     held = [q for q in asked if any(holds(o.structured_content, q) or q.named_in(o.text)
                                     for o in called.outcomes if not o.is_error)]
@@ -223,14 +214,6 @@ def _pairs(outcome: ToolOutcome, turn: Turn) -> str:
         outcome.structured_content if outcome.structured_content is not None else outcome.text, turn.vocabulary,
         turn.today))]
     return ", ".join(pairs[:_MAX_PAIRS]) + ("." if pairs else "")
-
-
-def _notice(outcome: ToolOutcome) -> Notice | None:
-    content = outcome.structured_content
-    if not isinstance(content, dict) or not isinstance(content.get("notice"), str) or not content["notice"].strip():
-        return None
-    kind = "simulated" if content.get("source") == "simulated" else "notice"
-    return Notice(outcome.server, content["notice"].strip(), kind)
 
 
 def _verdicts(content: Any) -> list[dict[str, Any]]:

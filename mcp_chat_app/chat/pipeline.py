@@ -11,9 +11,11 @@ from typing import Any
 
 from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat.assistant import Assistant
+from mcp_chat_app.chat.attachments import Attachment, Unread
 from mcp_chat_app.chat.call import Called, call
 from mcp_chat_app.chat.compose import Reply, compose
-from mcp_chat_app.chat.facts import Facts, Notice, gather_facts
+from mcp_chat_app.chat.facts import Facts, gather_facts
+from mcp_chat_app.chat.notices import Notice
 from mcp_chat_app.chat.route import Routed, Router, route
 from mcp_chat_app.chat.tool_media import MediaItem
 from mcp_chat_app.chat.turn import EventSink, Turn
@@ -76,13 +78,14 @@ class ChatPipeline:
     def run(self, question: str, history: list[dict[str, Any]], use_tools: bool = True,
             emit: EventSink | None = None, cancellation: Cancellation | None = None,
             asker: Asker | None = None, units: str | None = None,
-            attachments: tuple[Attachment, ...] = ()) -> ChatResult:
+            attachments: tuple[Attachment, ...] = (), unread: tuple[Unread, ...] = ()) -> ChatResult:
         """Answer `question` after the earlier turns; `emit` receives streaming events. Raises LlmUnavailable, and
         Cancelled once `cancellation` is set (the LLM stream and the tool calls in flight are stopped). `asker`
         relays a tool's questions to the user (MCP elicitation); without one they are cancelled. `units`
         ("imperial") is the user's preference, passed to the tools; `attachments`, the resources the user attached,
-        go to the writer."""
-        turn = Turn.start(question, history, self.assistant, use_tools, emit, cancellation, asker, units, attachments)
+        go to the writer; `unread`, earlier ones that could not be read again, become notices."""
+        turn = Turn.start(question, history, self.assistant, use_tools, emit, cancellation, asker, units, attachments,
+                          unread)
         tools = self.manager.tools() if use_tools else []
         routed = route(turn, self.router, tools)
         called = call(turn, self.manager, self.media, routed)

@@ -277,10 +277,13 @@ def _own(turn: Turn, router: Router, routed: Routed, tools_connected: bool, rest
 
 
 def _not_looked_up(turn: Turn, routed: Routed, restart: bool = False) -> Routed:
-    """The answer to a question the tools answer when no call could be made for it: said so, not guessed."""
+    """The answer to a question the tools answer when no call could be made for it: said so, not guessed; with
+    attachments, the writer answers from them ("what does it say about Friday?" names a day, but asks the note)."""
     log.info("no call made for a question the tools answer: %r", turn.question)
     if restart:
         turn.shown.discard()
+    if turn.attachments:
+        return replace(routed, calls=(), answer="", own_answer=False)
     return replace(routed, calls=(), answer=not_looked_up(turn), own_answer=True)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from mcp_chat_app.cancellation import Cancellation
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import Assistant
-from mcp_chat_app.chat.attachments import Attachment
+from mcp_chat_app.chat.attachments import Attachment, Unread
 from mcp_chat_app.chat.release import Shown
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -39,16 +39,18 @@ class Turn:
     asker: Asker | None = None  # relays the servers' questions to the user (a streaming request only)
     started: float = field(default_factory=time.perf_counter)
     attachments: tuple[Attachment, ...] = ()  # resources the user attached: the writer reads them
+    unread: tuple[Unread, ...] = ()  # earlier questions' attachments that could not be read again (a notice each)
     shown: Shown = field(default_factory=lambda: Shown(lambda event, data: None))  # the answer, as far as checked
 
     @classmethod
     def start(cls, question: str, history: list[dict[str, Any]], assistant: Assistant, use_tools: bool = True,
               emit: EventSink | None = None, cancellation: Cancellation | None = None, asker: Asker | None = None,
-              units: str | None = None, attachments: tuple[Attachment, ...] = ()) -> Turn:
+              units: str | None = None, attachments: tuple[Attachment, ...] = (),
+              unread: tuple[Unread, ...] = ()) -> Turn:
         sink = emit or (lambda event, data: None)
         return cls(question, history, assistant, languages.detect(question, assistant.vocabulary), dt.date.today(),
                    use_tools, units, sink, emit is not None, cancellation or Cancellation(), asker,
-                   attachments=attachments, shown=Shown(sink))
+                   attachments=attachments, unread=unread, shown=Shown(sink))
 
     @property
     def vocabulary(self) -> Vocabulary:

@@ -63,6 +63,8 @@ def facts_text(facts: Facts) -> str:
     lines = [finding.text for finding in facts.findings]
     lines += [f"Not fetched: the user did not allow the call to {failure.tool} ({failure.server})"
               if failure.reason == "denied" else
+              f"Not fetched: {failure.tool} ({failure.server}) was not run, it needs the user's approval first"
+              if failure.reason == "needs_approval" else
               f"Could not be fetched from {failure.server}: {failure.message or failure.reason}"
               for failure in facts.failures]
     return "\n".join(lines)

@@ -52,12 +52,14 @@ class SqliteApprovalRules:
                                       (user, server, tool, conversation, _ALWAYS)).fetchall()
         return [_rule(row) for row in rows]
 
-    def remember(self, user: str, server: str, tool: str, decision: RuleDecision, conversation: str | None) -> None:
+    def remember(self, user: str, server: str, tool: str, decision: RuleDecision, conversation: str | None) -> Rule:
+        rule = Rule(server, tool, decision, conversation or None, time.time())
         with self._transaction() as connection:
             connection.execute("INSERT INTO approval_rules (user, server, tool, conversation, decision, created_at) "
                                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user, server, tool, conversation) DO UPDATE "
                                "SET decision = excluded.decision, created_at = excluded.created_at",
-                               (user, server, tool, conversation or _ALWAYS, decision, time.time()))
+                               (user, server, tool, conversation or _ALWAYS, decision, rule.created_at))
+        return rule
 
     def rules(self, user: str) -> list[Rule]:
         """All of `user`'s rules, by server and tool, the "always" one first."""

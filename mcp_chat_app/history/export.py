@@ -1,5 +1,6 @@
 """One conversation as a file to keep: JSON (the stored turns, media links made absolute) or Markdown (the turns
-as a person reads them, with their notices, charts, audio, files and links)."""
+as a person reads them, with the questions' attachments and the answers' notices, charts, audio, files and
+links)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ def conversation_markdown(conversation: Conversation, messages: list[Message], b
     for message in exported_messages(messages, base_url):
         if message["role"] == "user":
             lines += [f"**You:** {message['content']}", ""]
+            attached = [_attached_line(ref) for ref in message.get("attachments", [])]
+            lines += [*attached, ""] if attached else []
             continue
         text = message["content"]
         for notice in message.get("notices", []):  # the answer ends with them: shown as a quote instead
@@ -41,6 +44,10 @@ def conversation_markdown(conversation: Conversation, messages: list[Message], b
                       [_media_line(item) for item in message.get("media", [])]):
             lines += [*block, ""] if block else []
     return "\n".join(lines)
+
+
+def _attached_line(ref: dict[str, Any]) -> str:
+    return f"- Attached: `{ref['uri']}` ({ref.get('mime') or 'resource'}, from {ref['server']})"
 
 
 def _media_line(item: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mcp_chat_app.history.search import Match, install_index, search_messages
 from mcp_chat_app.history.store import (
+    ATTACHMENTS_KEY,
     DEFAULT_CONVERSATION,
     MAX_CONVERSATIONS,
     SHOWN_KEYS,
@@ -47,6 +48,9 @@ _INDEXES = """
 DROP INDEX IF EXISTS messages_by_user;
 CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages (user, conversation, id);
 """
+# What the `shown` column keeps of a message, as one JSON object: an answer's notices and media, a question's
+# attachments (a row from before any of them has NULL there, and reads as before).
+_SHOWN = (*SHOWN_KEYS, ATTACHMENTS_KEY)
 # A conversation row with its turn count; the default conversation has a row once it is used or titled.
 _CONVERSATION_ROWS = """
 SELECT c.id, c.title, c.created_at, c.updated_at, c.profile,
@@ -117,7 +121,7 @@ class SqliteHistoryStore:
                 "INSERT INTO messages (user, role, content, created_at, calls, conversation, shown) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(user, message["role"], message["content"], now, _json_or_null(message.get("calls")), conversation,
-                  _json_or_null({key: message[key] for key in SHOWN_KEYS if message.get(key)}))
+                  _json_or_null({key: message[key] for key in _SHOWN if message.get(key)}))
                  for message in messages],
             )
             connection.execute(

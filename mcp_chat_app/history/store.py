@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 # `{"role", "content"}`, and on an answer `"calls"`: the tool calls behind it (`{"tool", "arguments"}`), which
-# follow-up questions inherit their places and days from; and what the page showed beside it (SHOWN_KEYS).
+# follow-up questions inherit their places and days from; and what the page showed beside it (SHOWN_KEYS). On a
+# question, `"attachments"`: the resources attached to it (`{"server", "uri", "mime"?}`), read again for follow-ups.
 Message = dict[str, Any]
 # An answer's notice badges, images and other media, kept so a reopened conversation shows them again.
 SHOWN_KEYS = ("notices", "images", "media")
+ATTACHMENTS_KEY = "attachments"
 # `{"id", "title", "turns", "created_at", "updated_at", "profile"}` (times as Unix seconds; `title` "" until one is
 # given; `profile` the model profile its turns use, None until a turn picks one: the gateway's default).
 Conversation = dict[str, Any]

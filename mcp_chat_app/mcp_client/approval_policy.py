@@ -6,12 +6,18 @@ Defaults: a tool that declares `readOnlyHint` is called unasked, unless its serv
 conversation or always) overrides the default, with two limits: a remembered denial always wins, and a tool that
 declares `destructiveHint` is asked about unless it was allowed *always* (a conversation's allow does not
 cover it). A request sent with `"confirm_tools": true` asks before every call that is not denied.
+
+A call to ask about where nobody can be asked (a plain JSON request) is not made: its outcome (`needs_approval`) says
+how the client allows it, a kept decision set with `PUT /chat/<user>/approvals/policy/<server>/<tool>`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
+from urllib.parse import quote
+
+from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome
 
 Decision = Literal["approve", "deny"]
 DECISIONS: tuple[Decision, ...] = ("approve", "deny")
@@ -19,6 +25,11 @@ Remember = Literal["once", "conversation", "always"]
 REMEMBER: tuple[Remember, ...] = ("once", "conversation", "always")
 Verdict = Literal["allow", "ask", "deny"]
 RuleDecision = Literal["allow", "deny"]
+RULE_DECISIONS: tuple[RuleDecision, ...] = ("allow", "deny")
+Scope = Literal["conversation", "always"]
+SCOPES: tuple[Scope, ...] = ("conversation", "always")  # the narrower first
+# What a call that needed asking, where nobody could be asked, returns to the pipeline (the model reads it).
+NOT_RUN = "not run: this tool needs the user's approval"
 
 
 @dataclass(frozen=True)
@@ -64,13 +75,19 @@ class ApprovalRules(Protocol):
     def matching(self, user: str, server: str, tool: str, conversation: str) -> list[Rule]:
         """The rules of this tool that hold in `conversation`: its own and the "always" one."""
 
-    def remember(self, user: str, server: str, tool: str, decision: RuleDecision, conversation: str | None) -> None:
-        """Store (or replace) the rule of this scope."""
+    def remember(self, user: str, server: str, tool: str, decision: RuleDecision, conversation: str | None) -> Rule:
+        """Store (or replace) the rule of this scope; the rule as stored."""
 
 
 def offered(hints: ToolHints) -> tuple[Remember, ...]:
     """How long the card may offer to remember a decision: a destructive tool's allow never only per conversation."""
     return ("once", "always") if hints.destructive else REMEMBER
+
+
+def scopes(hints: ToolHints, decision: RuleDecision) -> tuple[Scope, ...]:
+    """The scopes a kept `decision` on this tool holds in: a destructive tool is allowed only always (a
+    conversation's allow would never be consulted); a denial holds in either."""
+    return tuple(scope for scope in SCOPES if decision == "deny" or scope in offered(hints))
 
 
 def verdict(hints: ToolHints, rules: list[Rule], ask_every_call: bool) -> Verdict:
@@ -96,8 +113,27 @@ class ApprovalPolicy:
     def verdict(self, server: str, tool: str, hints: ToolHints, ask_every_call: bool) -> Verdict:
         return verdict(hints, self.rules.matching(self.user, server, tool, self.conversation), ask_every_call)
 
+    def how_to_allow(self, server: str, tool: str, hints: ToolHints) -> dict[str, Any]:
+        """The request that allows this tool from now on, the narrowest scope that holds suggested first."""
+        allowed = scopes(hints, "allow")
+        body: dict[str, Any] = {"decision": "allow", "scope": allowed[0]}
+        if allowed[0] == "conversation":
+            body["conversation"] = self.conversation
+        user, server, tool = (quote(name, safe="@") for name in (self.user, server, tool))
+        return {"method": "PUT", "path": f"/chat/{user}/approvals/policy/{server}/{tool}", "body": body,
+                "scopes": list(allowed)}
+
     def remember(self, server: str, tool: str, answer: UserDecision) -> None:
         """Keep the card's decision for as long as the user said (`once`: not at all)."""
         if answer.remember != "once":
             self.rules.remember(self.user, server, tool, "allow" if answer.decision == "approve" else "deny",
                                 self.conversation if answer.remember == "conversation" else None)
+
+
+def needs_approval(server: str, tool: str, arguments: dict[str, Any], allow: dict[str, Any] | None) -> ToolOutcome:
+    """The outcome of a call that was not made because it needed the user's approval and nobody could be asked;
+    `structured_content.allow`: the request that allows it (None: no kept decision would, the request itself asks
+    about every call)."""
+    outcome = failed_outcome(server, tool, arguments, NOT_RUN, reason="needs_approval")
+    outcome.structured_content = {"allow": allow}
+    return outcome

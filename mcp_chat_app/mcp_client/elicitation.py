@@ -10,7 +10,8 @@ lists the places a name may mean).
 The same registry holds the gateway's own question before a call to a server registered with `"confirm": true`
 (or a request sent with `"confirm_tools": true`): an SSE `approval` event, answered with
 `POST /chat/<user>/approvals/<id>`; a call nobody approves in time is denied. Whether a call is asked about at
-all is the user's approval policy's to say (approval_policy.py); a decision may be remembered there.
+all is the user's approval policy's to say (approval_policy.py); a decision may be remembered there. A request
+that cannot ask does not make a call the policy would ask about (its verdict stays "ask").
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, Literal
 
 import jsonschema
 
-from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, ToolHints, UserDecision, offered
+from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, ToolHints, UserDecision, Verdict, offered
 
 Action = Literal["accept", "decline", "cancel"]
 ACTIONS: tuple[Action, ...] = ("accept", "decline", "cancel")
@@ -139,17 +140,16 @@ class Asker:
         self._emit("elicitation_closed", {"id": question.id, "action": answer.action})
         return answer
 
-    async def approve(self, server: str, tool: str, arguments: dict[str, Any], hints: ToolHints) -> bool:
-        """Whether this call may be made: by the user's policy, or by asking them (no decision within the
-        registry's timeout is a denial)."""
+    async def approve(self, server: str, tool: str, arguments: dict[str, Any], hints: ToolHints) -> Verdict:
+        """Whether this call may be made: "allow" or "deny" by the user's policy or by their answer (none within the
+        registry's timeout is a denial); "ask" when it must be asked about and nobody can be (a plain JSON
+        request): it is not made either."""
         asked_by_default = hints.server_confirms or self.confirm_every_call
         # The rules are read (and written, below) on a worker thread: SQLite must not stall the MCP loop.
         verdict = (await asyncio.to_thread(self._policy.verdict, server, tool, hints, self.confirm_every_call)
                    if self._policy is not None else "ask" if asked_by_default else "allow")
-        if verdict != "ask":
-            return verdict == "allow"
-        if self._emit is None:  # nobody to ask (a plain JSON request): the calls asked about before are refused
-            return not asked_by_default
+        if verdict != "ask" or self._emit is None:
+            return verdict
         remember = offered(hints) if self._policy is not None else ("once",)
         question_id = secrets.token_hex(8)
         request = {"id": question_id, "server": server, "tool": tool, "arguments": arguments,
@@ -165,7 +165,14 @@ class Asker:
             await asyncio.to_thread(self._policy.remember, server, tool, answer)
         self._emit("approval_closed", {"id": question_id, **(answer.to_json() if answer else
                                                               {"decision": "timeout"})})
-        return answer is not None and answer.decision == "approve"
+        return "allow" if answer is not None and answer.decision == "approve" else "deny"
+
+    def how_to_allow(self, server: str, tool: str, hints: ToolHints) -> dict[str, Any] | None:
+        """For a call that could not be asked about: the request that allows it next time; None where no kept
+        decision would (the request asks about every call) or the user has no policy."""
+        if self._policy is None or self.confirm_every_call:
+            return None
+        return self._policy.how_to_allow(server, tool, hints)
 
     async def _wait(self, kind: Kind, question_id: str, shown: dict[str, Any], check: Callable[[Any], None],
                     unanswered: Any) -> Any:

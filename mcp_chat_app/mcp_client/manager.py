@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from mcp import MCPError
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled
-from mcp_chat_app.mcp_client.approval_policy import ToolHints
+from mcp_chat_app.mcp_client.approval_policy import ToolHints, Verdict, needs_approval
 from mcp_chat_app.mcp_client.connection import InvalidToolAnswer, ServerConnection, ServerUnavailable
 from mcp_chat_app.mcp_client.elicitation import Asker, current_asker
 from mcp_chat_app.mcp_client.oauth import OAuthSettings
@@ -73,6 +73,10 @@ class ToolProgress:
 
 
 ProgressCallback = Callable[[ToolProgress], None]
+
+
+class UnknownTool(LookupError):
+    """A live server that does not offer a tool of this name (or the registry hides it)."""
 
 
 class McpManager:
@@ -168,6 +172,23 @@ class McpManager:
             found.append(ToolInfo(resource_tool.SERVER, resource_tool.NAME, resource_tool.description(offered),
                                   resource_tool.input_schema(servers)))
         return found
+
+    def tool_hints(self, server: str, tool: str) -> ToolHints | None:
+        """What the approval policy knows of one tool; None while its server has not listed its tools (down: any
+        name may be one of them). UnknownServer for a name no enabled server has, UnknownTool for a tool the
+        server's list lacks."""
+        if server == resource_tool.SERVER and server not in self._connections and self._resources_for_tool():
+            if tool != resource_tool.NAME:
+                raise UnknownTool(f"{server!r} has no tool {tool!r}")
+            return self._hints(server, tool)
+        connection = self._connections.get(server)
+        if connection is None:
+            raise UnknownServer(f"no server named {server!r} is registered and enabled")
+        if not connection.up and not connection.tools:
+            return None
+        if all(known.name != tool for known in connection.tools):
+            raise UnknownTool(f"{server!r} has no tool {tool!r}")
+        return self._hints(server, tool)
 
     def resources(self) -> list[ResourceEntry]:
         """Every live server's resources, then its resource templates, in a stable order."""
@@ -351,26 +372,42 @@ class McpManager:
 
     async def _approved_call(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
                              on_progress: ProgressCallback | None) -> ToolOutcome:
-        if not await self._approved(request):
-            return failed_outcome(request.server, request.tool, request.arguments,
-                                  "the user did not allow this call", reason="denied")
+        refused = await self._refusal(request)
+        if refused is not None:
+            return refused
         started = time.perf_counter()  # after the approval: a person's reading time is no tool time
         outcome = await self._call_with_fallback(index, request, meta, on_progress)
         outcome.duration_ms = (time.perf_counter() - started) * 1000
         return outcome
 
-    async def _approved(self, request: ToolRequest) -> bool:
-        """Whether the call may be made: the request's asker decides (its user's policy, or the user asked); with
-        no asker (the CLI, the gateway's own calls) a `confirm` server's call is not made, any other is."""
-        spec = self._specs.get(request.server)
-        confirms = spec is not None and spec.confirm
+    async def _refusal(self, request: ToolRequest) -> ToolOutcome | None:
+        """Why the call may not be made, or None: the request's asker decides (its user's policy, or the user
+        asked); with no asker (the CLI, the gateway's own calls) a `confirm` server's call is not made, any other
+        is."""
+        hints = self._hints(request.server, request.tool)
         asker = current_asker.get()
+        verdict: Verdict
         if asker is None:
-            return not confirms
-        connection = self._connections.get(request.server)
-        hints = (connection.hints(request.tool, confirms) if connection is not None
-                 else ToolHints(server_confirms=confirms))
-        return await asker.approve(request.server, request.tool, request.arguments, hints)
+            verdict = "deny" if hints.server_confirms else "allow"
+        else:
+            verdict = await asker.approve(request.server, request.tool, request.arguments, hints)
+        if verdict == "allow":
+            return None
+        if verdict == "deny" or asker is None:
+            return failed_outcome(request.server, request.tool, request.arguments,
+                                  "the user did not allow this call", reason="denied")
+        return needs_approval(request.server, request.tool, request.arguments,
+                              asker.how_to_allow(request.server, request.tool, hints))
+
+    def _hints(self, server: str, tool: str) -> ToolHints:
+        spec = self._specs.get(server)
+        confirms = spec is not None and spec.confirm
+        connection = self._connections.get(server)
+        if connection is not None:
+            return connection.hints(tool, confirms)
+        if server == resource_tool.SERVER:  # the gateway's own `read_resource`: it only reads
+            return ToolHints(read_only=True)
+        return ToolHints(server_confirms=confirms)
 
     async def _call_with_fallback(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
                                   on_progress: ProgressCallback | None) -> ToolOutcome:

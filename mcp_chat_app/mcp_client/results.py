@@ -63,9 +63,10 @@ class ToolOutcome:
     duration_ms: float = 0.0
     # Why a call failed: "tool_error" (the server answered with an error, in its own words), "unavailable"
     # (the server could not be reached), "timeout", "protocol_error", "invalid_call" (the model's call was
-    # refused before it reached a server), "denied" (the user did not allow it), or "needs_authorization" (the
-    # user has not authorized the gateway at that server yet: `structured_content.authorization_url`). Empty for a
-    # success.
+    # refused before it reached a server), "denied" (the user did not allow it), "needs_approval" (not made: it
+    # needed the user's approval and nobody could be asked; `structured_content.allow`), or "needs_authorization"
+    # (the user has not authorized the gateway at that server yet: `structured_content.authorization_url`). Empty
+    # for a success.
     reason: str = ""
 
     @property

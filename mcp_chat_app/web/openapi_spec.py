@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_chat_app.history import DEFAULT_CONVERSATION
-from mcp_chat_app.mcp_client.approval_policy import DECISIONS, REMEMBER
+from mcp_chat_app.mcp_client.approval_policy import DECISIONS, REMEMBER, RULE_DECISIONS, SCOPES
 from mcp_chat_app.web.requests import (
     CONVERSATION_PATTERN,
     EXPORT_FORMATS,
@@ -33,6 +33,8 @@ _TEXT = {"type": "string", "pattern": TEXT_PATTERN}
 _CONVERSATION = {"name": "conversation", "in": "path", "required": True, "schema": _CONVERSATION_ID}
 _SERVER = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
 _TOOL_NAME = {"type": "string", "pattern": f"^{TOOL_NAME_PATTERN}$"}
+_POLICY_SERVER = {"name": "server", "in": "path", "required": True, "schema": _TOOL_NAME}
+_POLICY_TOOL = {"name": "tool", "in": "path", "required": True, "schema": _TOOL_NAME}
 _EVENTS = ["prefill", "tool_call", "tool_result", "progress", "elicitation", "elicitation_closed", "approval",
            "approval_closed", "authorization", "token", "rewrite", "done", "error"]
 _ADMIN = [{"bearerToken": []}]
@@ -78,7 +80,10 @@ _SCHEMAS: dict[str, Any] = {
         "attachments": {"type": "array", "maxItems": MAX_ATTACHMENTS, "description": "resources (GET /resources) "
                         "the gateway reads and gives the writer as the user's, not as tool results; a text longer "
                         f"than {MAX_ATTACHED_CHARS} characters is cut, with a note saying so; an unknown server or "
-                        "URI is a 404, a server down a 503", "items": {
+                        "URI is a 404, a server down a 503. Stored with the question: later turns of the "
+                        "conversation are given the attachments of the earlier questions in their history again "
+                        f"(read again, newest first, {MAX_ATTACHMENTS} in all with their own; one that cannot be "
+                        "read is left out with an `attachment` notice)", "items": {
                             "type": "object", "required": ["server", "uri"], "additionalProperties": False,
                             "properties": {key: {"type": "string", "minLength": 1, "pattern": MESSAGE_PATTERN}
                                            for key in ("server", "uri")}}},
@@ -114,9 +119,11 @@ _SCHEMAS: dict[str, Any] = {
                                                       "tool_error, unavailable, timeout, protocol_error, "
                                                       "invalid_answer (the result broke the tool's own "
                                                       "outputSchema), unexpected_error, invalid_call, denied (the "
-                                                      "user did not allow it), needs_authorization (the user "
-                                                      "authorizes the server first: structured_content."
-                                                      "authorization_url)"}}},
+                                                      "user did not allow it), needs_approval (not run: it "
+                                                      "needed the user's approval and a JSON request cannot ask; "
+                                                      "structured_content.allow: how to allow it), "
+                                                      "needs_authorization (the user authorizes the server first: "
+                                                      "structured_content.authorization_url)"}}},
     "MediaItem": {"type": "object", "required": ["kind", "name", "server"], "properties": {
         "kind": {"type": "string", "enum": ["audio", "file", "link"],
                  "description": "audio (play `url`), file (an embedded binary resource: download `url`), or link "
@@ -126,11 +133,26 @@ _SCHEMAS: dict[str, Any] = {
         "name": {"type": "string", "description": "file: the download's file name; link: its title or name"},
         "mime": {"type": "string"}, "description": {"type": "string", "description": "link: what it is"},
         "server": {"type": "string", "description": "the MCP server whose tool returned it"}}},
-    "Notice": {"type": "object", "description": "a sentence a tool result asks the user to see; also the end of "
-               "`response`", "properties": {"server": {"type": "string"},
-                                             "kind": {"type": "string",
-                                                      "enum": ["simulated", "notice", "authorization"]},
-                                             "text": {"type": "string"}}},
+    "Notice": {"type": "object", "description": "a sentence the user must see (from a tool result, or the "
+               "gateway's about a call or an attachment); also the end of `response`", "properties": {
+                   "server": {"type": "string"},
+                   "kind": {"type": "string", "enum": ["simulated", "notice", "authorization", "approval",
+                                                       "attachment"],
+                            "description": "approval: a call not made for want of the user's approval (JSON "
+                                           "requests); attachment: an earlier turn's attachment that could not be "
+                                           "read again"},
+                   "text": {"type": "string"},
+                   "tool": {"type": "string", "description": "approval: the tool not run"},
+                   "arguments": {"type": "object", "description": "approval: the call's arguments"},
+                   "allow": {"oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/AllowRequest"}],
+                             "description": "approval: the request that allows the tool from now on (null when the "
+                                            "request asked about every call: `confirm_tools`)"},
+                   "uri": {"type": "string", "description": "attachment: the resource's URI"}}},
+    "AllowRequest": {"type": "object", "properties": {
+        "method": {"type": "string", "enum": ["PUT"]}, "path": {"type": "string"},
+        "body": {"$ref": "#/components/schemas/PolicyRule"},
+        "scopes": {"type": "array", "items": {"type": "string", "enum": list(SCOPES)},
+                   "description": "the scopes an allow holds in for this tool (a destructive one: only always)"}}},
     "ChatResponse": {"type": "object", "properties": {
         "response": {"type": "string"},
         "tool_calls": {"type": "array", "items": {"$ref": "#/components/schemas/ToolCall"}},
@@ -167,6 +189,12 @@ _SCHEMAS: dict[str, Any] = {
                                     "this conversation`) or always (per user); only the values the `approval` "
                                     "event's `remember` offers (a destructive tool: not `conversation`), else 400 "
                                     "bad_answer"}}},
+    "PolicyRule": {"type": "object", "required": ["decision", "scope"], "additionalProperties": False, "properties": {
+        "decision": {"type": "string", "enum": list(RULE_DECISIONS)},
+        "scope": {"type": "string", "enum": list(SCOPES)},
+        "conversation": {**_CONVERSATION_ID, "description": "with scope conversation only: which one (default "
+                         f"`{DEFAULT_CONVERSATION}`; the rule is deleted with it)"}},
+        "if": {"properties": {"scope": {"const": "always"}}}, "then": {"not": {"required": ["conversation"]}}},
     "ApprovalRule": {"type": "object", "properties": {
         "server": {"type": "string"}, "tool": {"type": "string"},
         "decision": {"type": "string", "enum": ["allow", "deny"]},
@@ -204,7 +232,12 @@ _SCHEMAS: dict[str, Any] = {
             "images": {"type": "array", "description": "on an answer: its images (charts), when it had any",
                        "items": {"type": "object"}},
             "media": {"type": "array", "description": "on an answer: its audio, files and links, when it had any",
-                      "items": {"$ref": "#/components/schemas/MediaItem"}}}}}}},
+                      "items": {"$ref": "#/components/schemas/MediaItem"}},
+            "attachments": {"type": "array", "description": "on a question: the resources attached to it, when it "
+                            "had any (a follow-up in the conversation is answered with them, read again)",
+                            "items": {"type": "object", "required": ["server", "uri"], "properties": {
+                                "server": {"type": "string"}, "uri": {"type": "string"},
+                                "mime": {"type": "string"}}}}}}}}},
     "ResourceEntry": {"type": "object", "description": "a resource (`uri`) or a template (`uriTemplate`, RFC 6570: "
                       "the client fills its {variables})", "properties": {
                           "server": {"type": "string"}, "name": {"type": "string"}, "uri": {"type": "string"},
@@ -287,10 +320,23 @@ _PATHS: dict[str, Any] = {
                    "responses": {"200": _json({"type": "object", "properties": {
                        "user": {"type": "string"}, "deleted": {"type": "integer"}}}, "how many rules went"),
                        **_errors(400, 401, 403)}}},
-    "/chat/{user}/approvals/policy/{server}/{tool}": {"delete": {
+    "/chat/{user}/approvals/policy/{server}/{tool}": {"put": {
+        "summary": "Keep a decision for one tool, for a conversation or always (replacing the one of that scope): "
+                   "how a JSON client, which is never asked, allows a call the reply's `approval` notice names. A "
+                   "kept deny of either scope still wins",
+        "parameters": [_USER, _POLICY_SERVER, _POLICY_TOOL], "security": _USER_AUTH,
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/PolicyRule"}}}},
+        "responses": {"200": _json({"allOf": [{"$ref": "#/components/schemas/ApprovalRule"}, {
+            "type": "object", "properties": {"user": {"type": "string"}}}]}, "the rule as kept"),
+            "400": _json(_ERROR, "bad_json, bad_request (an unknown key, a bad server or tool name), bad_decision, "
+                                 "bad_scope (not conversation or always; `conversation` with always; allowing a "
+                                 "destructive tool for one conversation), bad_conversation"),
+            "404": _json(_ERROR, "unknown_server, unknown_tool (the server is up and lists no such tool), "
+                                 "unknown_conversation"),
+            **_errors(401, 403, 413, 415)}}, "delete": {
         "summary": "Forget the decisions remembered for one tool (with `conversation`: only that conversation's)",
-        "parameters": [_USER, {"name": "server", "in": "path", "required": True, "schema": _TOOL_NAME},
-                       {"name": "tool", "in": "path", "required": True, "schema": _TOOL_NAME},
+        "parameters": [_USER, _POLICY_SERVER, _POLICY_TOOL,
                        {"name": "conversation", "in": "query", "required": False, "schema": _CONVERSATION_ID}],
         "security": _USER_AUTH,
         "responses": {"200": _json({"type": "object", "properties": {

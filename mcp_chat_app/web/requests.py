@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_chat_app.history import DEFAULT_CONVERSATION
-from mcp_chat_app.mcp_client.approval_policy import DECISIONS, REMEMBER, UserDecision
+from mcp_chat_app.mcp_client.approval_policy import (
+    DECISIONS,
+    REMEMBER,
+    RULE_DECISIONS,
+    SCOPES,
+    RuleDecision,
+    Scope,
+    UserDecision,
+)
 from mcp_chat_app.mcp_client.elicitation import ACTIONS, Answer
 from mcp_chat_app.web.errors import GatewayError
 
@@ -46,6 +54,15 @@ class ResourceRef:
 
     server: str
     uri: str
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    """A validated `PUT /chat/<user>/approvals/policy/<server>/<tool>` body: a decision to keep for one tool."""
+
+    decision: RuleDecision
+    scope: Scope
+    conversation: str | None  # with scope "conversation": which one
 
 
 @dataclass(frozen=True)
@@ -251,3 +268,26 @@ def approval_decision(raw: bytes) -> UserDecision:
     if remember not in REMEMBER:
         raise GatewayError(400, "bad_request", f"'remember' must be one of {', '.join(REMEMBER)}")
     return UserDecision(decision, remember)
+
+
+_RULE_KEYS = ("decision", "scope", "conversation")
+
+
+def policy_rule(raw: bytes) -> PolicyRule:
+    """Parse `{"decision": "allow"|"deny", "scope": "conversation"|"always", "conversation"?: id}`: a conversation's
+    rule is for `conversation` (default: the default one); an "always" rule names none."""
+    body = json_object(raw)
+    unknown = sorted(set(body) - set(_RULE_KEYS))
+    if unknown:
+        raise GatewayError(400, "bad_request", f"unknown key {unknown[0]!r}: a rule has {', '.join(_RULE_KEYS)}")
+    decision, scope = body.get("decision"), body.get("scope")
+    if decision not in RULE_DECISIONS:
+        raise GatewayError(400, "bad_decision", f"'decision' must be one of {', '.join(RULE_DECISIONS)}")
+    if scope not in SCOPES:
+        raise GatewayError(400, "bad_scope", f"'scope' must be one of {', '.join(SCOPES)}")
+    if scope == "always":
+        if "conversation" in body:
+            raise GatewayError(400, "bad_scope", "'conversation' goes only with scope 'conversation': an 'always' "
+                                                 "rule holds in every conversation")
+        return PolicyRule(decision, scope, None)
+    return PolicyRule(decision, scope, checked_conversation(body.get("conversation", DEFAULT_CONVERSATION)))

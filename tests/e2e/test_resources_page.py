@@ -1,5 +1,6 @@
 """The page's "Attach" picker in headless Chromium: the weather server's resource and template are listed, the
-template's form fills its URI, the chosen ones show as chips, and the message carries them to the writer."""
+template's form fills its URI, the chosen ones show as chips, and the message carries them to the writer; the
+question keeps them as chips, also once the conversation is opened again."""
 
 from __future__ import annotations
 
@@ -42,4 +43,13 @@ def test_resources_are_attached_from_the_picker_and_reach_the_writer(browser, we
     written = fake_llm.requests()[1]["messages"][-1]["content"]
     assert f"{ATTACHED}, weather://cities from weather:" in written
     assert f"{ATTACHED}, weather://forecast/Paris from weather:" in written
+    sent = ["weather://cities", "weather://forecast/Paris"]
+    assert _sent_chips(browser) == sent
     browser.save_screenshot("/tmp/resources_page_answered.png")
+    browser.refresh()  # the stored conversation, opened again
+    wait_for(browser, lambda: _sent_chips(browser))
+    assert _sent_chips(browser) == sent
+
+
+def _sent_chips(browser) -> list[str]:
+    return [chip.text for chip in browser.find_elements(By.CSS_SELECTOR, ".message.user .sent-attachments .chip-label")]

@@ -1,11 +1,14 @@
 """The approval policy: which calls are asked about follows the tools' MCP annotations (read-only ones are called
 unasked, others asked, a `confirm` server's always asked), and what the user answers on the card can be remembered
 for the conversation or always (allow or deny), per user, listed and revoked at `/chat/<user>/approvals/policy`.
-Real processes: the gateway, the scripted LLM and an MCP server with annotated tools
-(tests/support/annotated_mcp_server.py), whose tools leave files behind, so each test sees what really ran."""
+A plain JSON request, which cannot be asked, does not make a call that needs asking: its reply says which and how
+to allow it, a rule a JSON client keeps with `PUT /chat/<user>/approvals/policy/<server>/<tool>`. Real processes:
+the gateway, the scripted LLM and an MCP server with annotated tools (tests/support/annotated_mcp_server.py), whose
+tools leave files behind, so each test sees what really ran."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
@@ -43,6 +46,14 @@ def _call(gateway: GatewayProcess, fake_llm, user: str, tool: str, path: Path,
     events = dict(gateway.stream_chat(user, {"message": f"{name} {path}", **body}, decide))
     assert (events["tool_result"]["server"], events["tool_result"]["tool"]) == (server, name)
     return {**events, "replies": replies}
+
+
+def _json_call(gateway: GatewayProcess, fake_llm, user: str, tool: str, path: Path, **body) -> dict:
+    """One plain JSON chat in which the model calls `tool` on `path`: the reply."""
+    fake_llm.script({"tool_calls": [{"name": tool, "arguments": {"path": str(path)}}]}, {"content": "Done."})
+    reply = gateway.chat(user, {"message": f"{tool.partition('__')[2]} {path}", **body})
+    assert reply.status_code == 200, reply.text
+    return reply.json()
 
 
 def _new_conversation(gateway: GatewayProcess, user: str) -> str:
@@ -146,11 +157,14 @@ def test_an_always_allowed_call_of_a_confirm_server_runs_in_a_plain_json_request
                     {"content": "Done."})
     (call,) = gateway.chat("fay", {"message": "write"}).json()["tool_calls"]
     assert not call["is_error"] and (tmp_path / "2").exists()
-    # ... but a request that asks about every call still asks (and, unable to ask, does not make it).
+    # ... but a request that asks about every call still asks (and, unable to ask, does not make it: no kept
+    # decision would let it through, so the notice offers none).
     fake_llm.script({"tool_calls": [{"name": "vault__write", "arguments": {"path": str(tmp_path / "3")}}]},
                     {"content": "Done."})
-    (call,) = gateway.chat("fay", {"message": "write", "confirm_tools": True}).json()["tool_calls"]
-    assert call["reason"] == "denied" and not (tmp_path / "3").exists()
+    reply = gateway.chat("fay", {"message": "write", "confirm_tools": True}).json()
+    (call,), (notice,) = reply["tool_calls"], reply["notices"]
+    assert call["reason"] == "needs_approval" and not (tmp_path / "3").exists()
+    assert notice["allow"] is None and '"confirm_tools": true' in notice["text"]
     asked = _call(gateway, fake_llm, "fay", "vault__write", tmp_path / "4", {"decision": "approve"},
                   confirm_tools=True)
     assert "approval" in asked and (tmp_path / "4").exists()
@@ -199,6 +213,98 @@ def test_a_decision_with_an_unknown_remember_is_refused_and_the_card_stays_open(
         (400, "bad_request"), (400, "bad_request"), (200, None)]
     assert events["replies"][2].json() == {"id": events["approval"]["id"], "decision": "deny", "delivered": True}
     assert events["tool_result"]["reason"] == "denied" and _rules(gateway, "jay") == []
+
+
+def test_a_json_request_does_not_make_a_call_that_needs_approval_and_says_how_to_allow_it(gateway, fake_llm,
+                                                                                         tmp_path):
+    target = tmp_path / "1"
+    reply = _json_call(gateway, fake_llm, "kit", "notes__write", target)
+    (call,) = reply["tool_calls"]
+    assert (call["reason"], call["text"]) == ("needs_approval", "not run: this tool needs the user's approval")
+    assert not target.exists()  # the server never got the call
+    # The model read that it was not run; the answer names the tool and why, and uses nothing the model wrote.
+    (fed_back,) = [m for m in fake_llm.requests()[1]["messages"] if m["role"] == "tool"]
+    assert json.loads(fed_back["content"]) == {"error": "not run: this tool needs the user's approval"}
+    allow = {"method": "PUT", "path": "/chat/kit/approvals/policy/notes/write",
+             "body": {"decision": "allow", "scope": "conversation", "conversation": "default"},
+             "scopes": ["conversation", "always"]}
+    (notice,) = reply["notices"]
+    assert notice == {"server": "notes", "kind": "approval", "tool": "write", "arguments": {"path": str(target)},
+                      "allow": allow, "text": notice["text"]}
+    assert ('send PUT /chat/kit/approvals/policy/notes/write {"decision": "allow", "scope": "conversation", '
+            '"conversation": "default"}') in notice["text"]
+    assert reply["response"] == f"I did not run write (notes): it needs your approval first.\n\n{notice['text']}"
+    # A read-only tool is made unasked.
+    assert not _json_call(gateway, fake_llm, "kit", "notes__look", target)["tool_calls"][0]["is_error"]
+    assert (tmp_path / "1.looked").exists()
+    # The client sends what the notice says; the same request then makes the call.
+    kept = httpx.put(f"{gateway.url}{allow['path']}", json=allow["body"])
+    assert kept.status_code == 200 and kept.json() == {
+        "user": "kit", "server": "notes", "tool": "write", "decision": "allow", "scope": "conversation",
+        "conversation": "default", "created_at": kept.json()["created_at"]}
+    again = _json_call(gateway, fake_llm, "kit", "notes__write", target)
+    assert not again["tool_calls"][0]["is_error"] and again["notices"] == [] and target.exists()
+    assert _rules(gateway, "kit") == [("notes", "write", "allow", "conversation", "default")]
+    # Another user is not covered by kit's rule.
+    elsewhere = tmp_path / "2"
+    assert _json_call(gateway, fake_llm, "lea", "notes__write", elsewhere)["tool_calls"][0]["reason"] == \
+        "needs_approval"
+    assert not elsewhere.exists() and _rules(gateway, "lea") == []
+
+
+def test_a_deny_kept_over_http_refuses_the_tool_streamed_or_not(gateway, fake_llm, tmp_path):
+    kept = gateway.keep_rule("max", "notes", "write", "deny")
+    assert kept.status_code == 200 and (kept.json()["decision"], kept.json()["scope"]) == ("deny", "always")
+    refused = _json_call(gateway, fake_llm, "max", "notes__write", tmp_path / "1")
+    assert refused["tool_calls"][0]["reason"] == "denied" and refused["notices"] == []
+    assert refused["response"] == "You did not allow the call to write (notes), so I did not look that up."
+    streamed = _call(gateway, fake_llm, "max", "notes__write", tmp_path / "2")  # no card may come
+    assert streamed["tool_result"]["reason"] == "denied"
+    assert not (tmp_path / "1").exists() and not (tmp_path / "2").exists()
+    # Kept again, the rule of that scope is replaced: the tool runs.
+    assert gateway.keep_rule("max", "notes", "write").status_code == 200
+    assert not _json_call(gateway, fake_llm, "max", "notes__write", tmp_path / "3")["tool_calls"][0]["is_error"]
+    assert (tmp_path / "3").exists() and _rules(gateway, "max") == [("notes", "write", "allow", "always", None)]
+
+
+def test_a_destructive_tool_is_allowed_over_http_only_always(gateway, fake_llm, tmp_path):
+    target = tmp_path / "precious"
+    (notice,) = _json_call(gateway, fake_llm, "ned", "notes__erase", target)["notices"]
+    assert notice["allow"]["body"] == {"decision": "allow", "scope": "always"}
+    assert notice["allow"]["scopes"] == ["always"] and not (tmp_path / "precious.erased").exists()
+    refused = gateway.keep_rule("ned", "notes", "erase", scope="conversation")
+    assert (refused.status_code, refused.json()["error"]["code"]) == (400, "bad_scope")
+    assert "only 'always'" in refused.json()["error"]["message"] and _rules(gateway, "ned") == []
+    assert gateway.keep_rule("ned", "notes", "erase").status_code == 200
+    assert not _json_call(gateway, fake_llm, "ned", "notes__erase", target)["tool_calls"][0]["is_error"]
+    assert (tmp_path / "precious.erased").exists()
+
+
+ALWAYS_ALLOW = {"decision": "allow", "scope": "always"}
+
+
+@pytest.mark.parametrize(("path", "body", "status", "code"), [
+    ("notes/write", b'{"decision": "allow"', 400, "bad_json"),
+    ("notes/write", ["allow"], 400, "bad_request"),
+    ("notes/write", {"decision": "approve", "scope": "always"}, 400, "bad_decision"),
+    ("notes/write", {"scope": "always"}, 400, "bad_decision"),
+    ("notes/write", {"decision": "allow"}, 400, "bad_scope"),
+    ("notes/write", {"decision": "allow", "scope": "forever"}, 400, "bad_scope"),
+    ("notes/write", {**ALWAYS_ALLOW, "conversation": "default"}, 400, "bad_scope"),
+    ("notes/write", {"decision": "allow", "scope": "conversation", "conversation": "a b"}, 400, "bad_conversation"),
+    ("notes/write", {**ALWAYS_ALLOW, "remember": "always"}, 400, "bad_request"),
+    ("notes/wr%20ite", ALWAYS_ALLOW, 400, "bad_request"),
+    ("nobody/write", ALWAYS_ALLOW, 404, "unknown_server"),
+    ("notes/launch", ALWAYS_ALLOW, 404, "unknown_tool"),
+    ("notes/write", {"decision": "allow", "scope": "conversation", "conversation": "nope"}, 404,
+     "unknown_conversation"),
+])
+def test_a_rule_that_cannot_be_kept_is_refused_and_nothing_is_stored(gateway, path, body, status, code):
+    url = f"{gateway.url}/chat/ora/approvals/policy/{path}"
+    reply = (httpx.put(url, content=body, headers={"Content-Type": "application/json"}) if isinstance(body, bytes)
+             else httpx.put(url, json=body))
+    assert (reply.status_code, reply.json()["error"]["code"]) == (status, code), reply.text
+    assert _rules(gateway, "ora") == []
 
 
 READ_ONLY, PLAIN, DESTRUCTIVE = ToolHints(read_only=True), ToolHints(), ToolHints(destructive=True)

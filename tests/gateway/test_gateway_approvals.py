@@ -85,7 +85,10 @@ def test_read_only_tools_of_servers_without_confirm_are_called_unasked_unless_th
 def test_without_a_stream_no_one_can_approve_so_the_call_is_not_made(gateway, fake_llm, tmp_path):
     fake_llm.script(_touch("guarded", tmp_path / "json"), {"content": "Done."})
     reply = gateway.chat("kim", {"message": "touch the file"}).json()
-    assert reply["tool_calls"][0]["reason"] == "denied" and not (tmp_path / "json").exists()
+    assert reply["tool_calls"][0]["reason"] == "needs_approval" and not (tmp_path / "json").exists()
+    (notice,) = reply["notices"]
+    assert notice["kind"] == "approval"
+    assert notice["allow"]["path"] == "/chat/kim/approvals/policy/guarded/sleep_then_touch"
 
 
 def test_bad_decisions_are_refused_and_the_request_stays_open(gateway, fake_llm, tmp_path):

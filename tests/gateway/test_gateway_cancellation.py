@@ -92,6 +92,8 @@ def test_hanging_up_a_stream_aborts_the_llm_stream(gateway, fake_llm):
 
 def test_hanging_up_during_a_tool_call_cancels_it_on_its_server(gateway, fake_llm, tmp_path: Path):
     marker = tmp_path / "touched"
+    # It changes something: a plain JSON request makes it only once allowed (else the call would never start).
+    assert gateway.keep_rule("kurt", "tiny", "sleep_then_touch").status_code == 200
     fake_llm.script({"tool_calls": [{"name": "tiny__sleep_then_touch",
                                      "arguments": {"path": str(marker), "seconds": 3}}]},
                     {"content": "Done."})

@@ -67,6 +67,8 @@ def test_resource_links_reach_the_answer_and_the_writer(gateway, fake_llm):
 
 
 def test_an_embedded_binary_resource_is_a_download_with_its_name_and_type(gateway, fake_llm):
+    # The tool is not read-only: a plain JSON request makes it once the user keeps an allow for it.
+    assert gateway.keep_rule("cora", "everything", "gzip-file-as-resource").status_code == 200
     data = "data:text/plain;base64," + base64.b64encode(NOTES).decode()
     body = ask(gateway, fake_llm, "everything__gzip-file-as-resource",
                {"name": "notes.txt.gz", "data": data, "outputType": "resource"}, "The file is ready.")

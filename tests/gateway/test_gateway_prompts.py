@@ -50,6 +50,7 @@ def _paged_prompts(gateway) -> list[str]:
 
 def test_every_page_is_listed_and_a_list_change_is_followed(gateway, fake_llm):
     assert _paged_prompts(gateway) == ["first", "second", "third"]  # three pages of one
+    assert gateway.keep_rule("pat", "paged", "add_prompt").status_code == 200  # not read-only: allowed first
     fake_llm.script({"tool_calls": [{"name": "paged__add_prompt", "arguments": {}}]}, {"content": "Added."})
     assert gateway.chat("pat", {"message": "add the late prompt"}).json()["tool_calls"][0]["is_error"] is False
     deadline = time.monotonic() + 10

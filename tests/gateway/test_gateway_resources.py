@@ -1,9 +1,10 @@
 """MCP resources through the gateway over HTTP: the list with templates, text and binary reads, their errors, a
-resource attached to a turn reaching the writer (and only it) marked as the user's, the opt-in `read_resource`
-tool, and a subscribed attachment kept until the server says it changed, in either protocol era. The real weather
-server (a 2026-07-28 session), @modelcontextprotocol/server-everything (handshake era, which supports
-`resources/subscribe`) and note_server.py (2026-07-28 notes that change, through `subscriptions/listen`) over stdio,
-and the scripted LLM."""
+resource attached to a turn reaching the writer (and only it) marked as the user's, kept with the question and
+read again for the conversation's follow-ups, the opt-in `read_resource` tool, and a subscribed attachment kept
+until the server says it changed, in either protocol era. The real weather server (a 2026-07-28 session),
+@modelcontextprotocol/server-everything (handshake era, which supports `resources/subscribe`), note_server.py
+(2026-07-28 notes that change, through `subscriptions/listen`) and the tiny server (notes the tests change on disk)
+over stdio, and the scripted LLM."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ import json
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from mcp_chat_app.chat.attachments import MAX_ATTACHED_CHARS
 from mcp_chat_app.mcp_client.manager import McpManager
 from mcp_chat_app.mcp_client.registry import parse_server_spec
 
-from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess, everything_server
+from tests.support.gateway_processes import TINY_SERVER, WEATHER_SERVER, GatewayProcess, everything_server
 
 ATTACHED = "Attached by the user (their own material, not a tool result)"
 TEXT_TEMPLATE = "demo://resource/dynamic/text/{resourceId}"
@@ -26,13 +28,20 @@ NOTES = {"command": "python", "args": [str(Path(__file__).parent / "note_server.
 
 
 @pytest.fixture(scope="module")
-def gateway(fake_llm, tmp_path_factory):
+def notes(tmp_path_factory):
+    """Where the tiny server's `note://{name}` resources are read from (`name`.txt)."""
+    return tmp_path_factory.mktemp("notes")
+
+
+@pytest.fixture(scope="module")
+def gateway(fake_llm, tmp_path_factory, notes):
     servers = {
         "weather": WEATHER_SERVER,  # as shipped: no `resource_tool`
         "everything": {"command": str(everything_server()), "args": ["stdio"], "resource_tool": True, "timeout": 20},
         "broken": {"command": "python", "args": ["-c", "raise SystemExit(1)"], "timeout": 1},
         "notes": NOTES,  # its reads stay fresh for an hour
         "stale-notes": {**NOTES, "env": {"NOTE_TTL_MS": "0"}},  # its reads are stale at once
+        "tiny": {**TINY_SERVER, "env": {"TINY_NOTES_DIR": str(notes)}},
     }
     process = GatewayProcess(tmp_path_factory.mktemp("resources"), servers, fake_llm.url)
     yield process
@@ -100,12 +109,83 @@ def test_a_long_attachment_is_cut_with_a_note(gateway, fake_llm):
     whole = read(gateway, "everything", uri).json()["contents"][0]["text"]
     assert len(whole) > MAX_ATTACHED_CHARS  # else this test proves nothing
     fake_llm.script({"content": "Let me see."}, {"content": "It describes the server's layout."})
-    response = gateway.chat("ada", {"message": "Summarise the document I attached",
+    response = gateway.chat("abe", {"message": "Summarise the document I attached",
                                     "attachments": [{"server": "everything", "uri": uri}]})
     assert response.status_code == 200, response.text
     written = fake_llm.requests()[1]["messages"][-1]["content"]
     assert whole[:MAX_ATTACHED_CHARS] in written and whole[MAX_ATTACHED_CHARS:][:200] not in written
     assert f"[cut here: the first {MAX_ATTACHED_CHARS} of {len(whole)} characters]" in written
+
+
+WEEK = {"server": "tiny", "uri": "note://week"}
+
+
+def _new_conversation(gateway: GatewayProcess, user: str) -> str:
+    return httpx.post(f"{gateway.url}/chat/{user}/conversations", json={}).json()["id"]
+
+
+def test_a_follow_up_is_answered_with_the_earlier_attachments_read_again(gateway, fake_llm, notes):
+    note = notes / "week.txt"
+    note.write_text("Friday: picnic in the park at 3 pm.")
+    conversation = _new_conversation(gateway, "bo")
+    fake_llm.script({"content": "Let me see."}, {"content": "It is a plan for the week."})
+    first = gateway.chat("bo", {"message": "What is in this note?", "conversation": conversation,
+                                "attachments": [WEEK]})
+    assert first.status_code == 200, first.text
+    note.write_text("Friday: the picnic moved to 5 pm.")  # changed since: the follow-up reads it again
+    # The question names a day, which the weather tools take: the forced round makes no call, and the writer
+    # answers from the note instead of saying nothing was looked up.
+    fake_llm.script({"content": "Let me see."}, {"content": "No tool for that."},
+                    {"content": "On Friday the picnic is at 5 pm."})
+    second = gateway.chat("bo", {"message": "And what does it say about Friday?", "conversation": conversation})
+    assert second.status_code == 200, second.text
+    *routed, writer = fake_llm.requests()
+    written = writer["messages"][-1]["content"]
+    assert (f"{ATTACHED} to an earlier question, note://week from tiny:\nFriday: the picnic moved to 5 pm.\n"
+            "(end of the attachment)") in written
+    assert "3 pm" not in written and not any("note://week" in json.dumps(request) for request in routed)
+    assert second.json()["response"] == "On Friday the picnic is at 5 pm." and second.json()["notices"] == []
+    # Kept with the question that attached it (its type too), only there; in the conversation and its exports.
+    messages = gateway.get(f"/chat/bo/conversations/{conversation}").json()["messages"]
+    assert [m.get("attachments") for m in messages] == [[{**WEEK, "mime": "text/plain"}], None, None, None]
+    exported = gateway.get(f"/chat/bo/conversations/{conversation}/export", params={"format": "json"}).json()
+    assert exported["messages"][0]["attachments"] == [{**WEEK, "mime": "text/plain"}]
+    markdown = gateway.get(f"/chat/bo/conversations/{conversation}/export").text
+    assert "**You:** What is in this note?\n\n- Attached: `note://week` (text/plain, from tiny)\n" in markdown
+
+
+def test_an_earlier_attachment_that_cannot_be_read_again_is_a_notice_not_an_error(gateway, fake_llm, notes):
+    (notes / "gone.txt").write_text("The code is 4711.")
+    conversation = _new_conversation(gateway, "cy")
+    fake_llm.script({"content": "Let me see."}, {"content": "It holds a code."})
+    attached = {"server": "tiny", "uri": "note://gone"}
+    assert gateway.chat("cy", {"message": "What is this?", "conversation": conversation,
+                               "attachments": [attached]}).status_code == 200
+    (notes / "gone.txt").unlink()
+    fake_llm.script({"content": "I cannot see the note any more."})
+    reply = gateway.chat("cy", {"message": "Is it still there?", "conversation": conversation})
+    assert reply.status_code == 200, reply.text
+    (notice,) = reply.json()["notices"]
+    assert (notice["kind"], notice["server"], notice["uri"]) == ("attachment", "tiny", "note://gone")
+    assert notice["text"].startswith("note://gone (tiny), attached earlier, could not be read again")
+    assert reply.json()["response"] == f"I cannot see the note any more.\n\n{notice['text']}"
+    assert not any("4711" in json.dumps(request) for request in fake_llm.requests())
+
+
+def test_a_regenerated_answer_keeps_its_questions_attachments(gateway, fake_llm, notes):
+    (notes / "list.txt").write_text("Milk, eggs, bread.")
+    conversation = _new_conversation(gateway, "di")
+    attached = {"server": "tiny", "uri": "note://list"}
+    fake_llm.script({"content": "Let me see."}, {"content": "A shopping list."})
+    assert gateway.chat("di", {"message": "What is this list?", "conversation": conversation,
+                               "attachments": [attached]}).status_code == 200
+    fake_llm.script({"content": "Let me see."}, {"content": "Milk, eggs and bread."})
+    again = gateway.chat("di", {"message": "What is this list?", "conversation": conversation, "regenerate": True})
+    assert again.status_code == 200, again.text
+    written = fake_llm.requests()[-1]["messages"][-1]["content"]
+    assert f"{ATTACHED}, note://list from tiny:\nMilk, eggs, bread." in written  # its own, not an earlier one's
+    messages = gateway.get(f"/chat/di/conversations/{conversation}").json()["messages"]
+    assert [m.get("attachments") for m in messages] == [[{**attached, "mime": "text/plain"}], None]
 
 
 @pytest.mark.parametrize(("attachments", "status", "code"), [
@@ -129,7 +209,7 @@ def test_read_resource_is_offered_for_opted_in_servers_and_its_result_is_a_fact(
     fake_llm.script({"tool_calls": [{"name": "gateway__read_resource",
                                      "arguments": {"server": "everything", "uri": "demo://resource/dynamic/text/7"}}]},
                     {"content": "Resource 7 is a plaintext resource."})
-    answer = gateway.chat("ada", {"message": "Read resource 7 of everything"}).json()
+    answer = gateway.chat("ari", {"message": "Read resource 7 of everything"}).json()
     (made,) = answer["tool_calls"]
     assert (made["server"], made["tool"], made["is_error"]) == ("gateway", "read_resource", False)
     assert made["text"].startswith("Resource 7: This is a plaintext resource created at ")
@@ -142,7 +222,7 @@ def test_a_read_resource_call_the_server_refuses_is_a_failed_call(gateway, fake_
     fake_llm.script({"tool_calls": [{"name": "gateway__read_resource",
                                      "arguments": {"server": "everything", "uri": "demo://nothing/here"}}]},
                     {"content": "I could not read it."})
-    (made,) = gateway.chat("ada", {"message": "Read demo://nothing/here"}).json()["tool_calls"]
+    (made,) = gateway.chat("ari", {"message": "Read demo://nothing/here"}).json()["tool_calls"]
     assert made["is_error"] and made["reason"] == "tool_error" and "demo://nothing/here" in made["text"]
 
 
@@ -160,16 +240,20 @@ def test_the_shipped_weather_entry_adds_no_tool_to_the_router(tmp_path):
 def test_a_subscribed_attachment_is_kept_until_the_server_updates_it(gateway, fake_llm):
     uri = "demo://resource/dynamic/text/3"  # its text carries the time it was made, to the second
     fake_llm.script({"content": "Let me see."}, {"content": "It is resource 3."})
-    assert gateway.chat("ada", {"message": "What is this?",
+    assert gateway.chat("sue", {"message": "What is this?",
                                 "attachments": [{"server": "everything", "uri": uri}]}).status_code == 200
     attached = fake_llm.requests()[1]["messages"][-1]["content"]
     time.sleep(1.1)  # a fresh read would now carry another time
     kept = read(gateway, "everything", uri).json()["contents"][0]["text"]
     assert kept in attached
-    # The server sends `notifications/resources/updated` for its subscriptions once this tool is called.
+    # The server sends `notifications/resources/updated` for its subscriptions once this tool is called (not a
+    # read-only one: a plain JSON request makes it once allowed).
+    assert gateway.keep_rule("sue", "everything", "toggle-subscriber-updates").status_code == 200
     fake_llm.script({"tool_calls": [{"name": "everything__toggle-subscriber-updates", "arguments": {}}]},
                     {"content": "Done."})
-    assert gateway.chat("ada", {"message": "Turn on updates"}).status_code == 200
+    # In a conversation of its own: a turn after the attaching one would be given the attachment again.
+    assert gateway.chat("sue", {"message": "Turn on updates",
+                                "conversation": _new_conversation(gateway, "sue")}).status_code == 200
     deadline = time.monotonic() + 15
     while read(gateway, "everything", uri).json()["contents"][0]["text"] == kept:
         assert time.monotonic() < deadline, "the update never made the read fresh"

@@ -163,5 +163,12 @@ class GatewayProcess:
                     on_event(*events[-1])
         return events
 
+    def keep_rule(self, user: str, server: str, tool: str, decision: str = "allow", scope: str = "always",
+                  **body: Any) -> httpx.Response:
+        """`PUT /chat/<user>/approvals/policy/<server>/<tool>`: how a plain JSON client lets a tool that is not
+        read-only be called (it is never asked)."""
+        return httpx.put(f"{self.url}/chat/{user}/approvals/policy/{server}/{tool}",
+                         json={"decision": decision, "scope": scope, **body}, timeout=30)
+
     def get(self, path: str, **kwargs: Any) -> httpx.Response:
         return httpx.get(f"{self.url}{path}", timeout=30, **kwargs)

@@ -10,9 +10,8 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from mcp_chat_app.cancellation import Cancellation, Cancelled, watch_client
-from mcp_chat_app.chat.attachments import Attachment
 from mcp_chat_app.gateway import Gateway, gateway
-from mcp_chat_app.history import SHOWN_KEYS, most_turns_within, trim_to_budget
+from mcp_chat_app.history import ATTACHMENTS_KEY, SHOWN_KEYS
 from mcp_chat_app.llm.client import LlmUnavailable, set_progress_listener
 from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, UserDecision
 from mcp_chat_app.mcp_client.elicitation import Answer, InvalidAnswer, Kind, UnknownQuestion
@@ -22,7 +21,7 @@ from mcp_chat_app.web.requests import ChatRequest, approval_decision, chat_reque
 from mcp_chat_app.web.routes.body import authorized_user, json_body
 from mcp_chat_app.web.routes.profiles import turn_profile
 from mcp_chat_app.web.routes.prompts import rendered_prompt
-from mcp_chat_app.web.routes.resources import read_resource
+from mcp_chat_app.web.routes.chat_context import TurnContext, turn_context
 from mcp_chat_app.web.sse import Emit, event_stream
 
 logger = logging.getLogger(__name__)
@@ -30,26 +29,22 @@ blueprint = Blueprint("chat", __name__)
 
 
 def _answer(resources: Gateway, user: str, body: ChatRequest, profile: str, emit: Emit | None,
-            cancellation: Cancellation, attachments: tuple[Attachment, ...],
-            prompt: RenderedPrompt | None = None) -> dict[str, Any]:
-    budget = resources.config.history_token_budget
-    stored = resources.history.messages(user, last=most_turns_within(budget), conversation=body.conversation)
-    if body.regenerate and [m["role"] for m in stored[-2:]] == ["user", "assistant"]:
-        stored = stored[:-2]  # the answer being replaced, and its question, are not the conversation before it
-    history = trim_to_budget(stored, budget)
+            cancellation: Cancellation, context: TurnContext, prompt: RenderedPrompt | None = None) -> dict[str, Any]:
     # Only a streaming client can be asked a tool's question or for an approval (and answer with their routes);
-    # the user's remembered decisions hold either way.
+    # the user's remembered decisions hold either way, and a JSON request does not make a call they would ask about.
     policy = ApprovalPolicy(resources.approvals, user, body.conversation)
     asker = resources.elicitations.asker(user, emit, body.confirm_tools, policy)
     pipeline = resources.pipelines.pipeline(profile)
-    result = pipeline.run(body.message, history, use_tools=body.use_tools, emit=emit, cancellation=cancellation,
-                          asker=asker, units=body.units, attachments=attachments)
+    result = pipeline.run(body.message, context.history, use_tools=body.use_tools, emit=emit,
+                          cancellation=cancellation, asker=asker, units=body.units, attachments=context.attachments,
+                          unread=context.unread)
     # Saved only after a full answer that can still be delivered: a failed request, or one whose client went
     # away, leaves the history as it was (a follow-up must not build on a reply the user never saw). The answer
-    # keeps its calls: a follow-up question inherits their places and days.
+    # keeps its calls: a follow-up question inherits their places and days; the question keeps its attachments.
     cancellation.check()
     reply = result.to_json()
-    resources.history.append(user, [{"role": "user", "content": body.message},
+    question = {"role": "user", "content": body.message, **({ATTACHMENTS_KEY: context.kept} if context.kept else {})}
+    resources.history.append(user, [question,
                                     {"role": "assistant", "content": result.response, "calls": result.calls,
                                      **{key: reply[key] for key in SHOWN_KEYS}}],
                              conversation=body.conversation, replace_last=body.regenerate,
@@ -72,15 +67,13 @@ def chat(user: str) -> Any:
     prompt = rendered_prompt(body.prompt) if body.prompt else None
     if prompt is not None:
         body = replace(body, message=prompt.text)
-    # Read before the turn starts, so a bad one is this request's HTTP error; subscribed where the server can,
-    # so attaching it again next turn costs no read until it changes.
-    attachments = tuple(Attachment.of(read_resource(ref.server, ref.uri, subscribe=True)) for ref in body.attachments)
+    context = turn_context(resources, user, body)
     # A client that hangs up cancels the work: the LLM generation is aborted and the tool calls are cancelled.
     cancellation = Cancellation()
     stop_watching = watch_client(request.environ, cancellation)
     if not body.stream:
         try:
-            return jsonify(_answer(resources, user, body, profile, None, cancellation, attachments, prompt))
+            return jsonify(_answer(resources, user, body, profile, None, cancellation, context, prompt))
         except Cancelled:
             logger.info("chat for %s cancelled: the client went away", user)
             return jsonify(error_body("client_closed_request", "the client went away")), 499
@@ -91,7 +84,7 @@ def chat(user: str) -> Any:
         # A long prefill (a cold prompt on a slow CPU) shows as it goes: `prefill` events until the first token.
         set_progress_listener(lambda progress: emit("prefill", {"done": progress.done, "total": progress.total}))
         try:
-            emit("done", _answer(resources, user, body, profile, emit, cancellation, attachments, prompt))
+            emit("done", _answer(resources, user, body, profile, emit, cancellation, context, prompt))
         except Cancelled:
             logger.info("chat stream for %s cancelled: the client went away", user)
         except LlmUnavailable as error:

@@ -10,7 +10,7 @@ import { t, translatePage } from "./i18n.js";
 import { loadProfiles, pickedProfile, profileKept, showProfile } from "./profiles.js";
 import { promptLabel, promptPicker } from "./prompts.js";
 import { addAssistantMessage, element } from "./reply.js";
-import { resourcePicker } from "./resources.js";
+import { attachedChips, resourcePicker } from "./resources.js";
 import { conversationSearch } from "./search.js";
 import { streamChat } from "./stream.js";
 
@@ -133,7 +133,7 @@ async function openConversation(id) {
     for (const message of messages) {
       if (message.role === "user") {
         last = message.content;
-        addUserMessage(message.content);
+        addUserMessage(message.content, message.attachments);
       } else if (message.role === "assistant" && last !== null) {
         newReply(last).finish({ response: message.content, notices: message.notices, images: message.images,
           media: message.media });
@@ -184,10 +184,12 @@ async function clearConversation() {
 
 // ---- messages ----------------------------------------------------------------------------
 
-function addUserMessage(text) {
+// `attachments`: the resources sent with it (`{server, uri}`), as chips under the bubble.
+function addUserMessage(text, attachments = []) {
   ui.welcome.hidden = true;
   const wrapper = element("div", "message user");
   wrapper.append(element("div", "bubble", text));
+  if (attachments.length) wrapper.append(attachedChips(attachments));
   ui.messages.append(wrapper);
   return wrapper;
 }
@@ -266,8 +268,9 @@ async function submit() {
   if (!text || busy) return;
   ui.message.value = "";
   growComposer();
-  addUserMessage(text);
-  await run(newReply(text), { ...requestBody(text), attachments: picker.take() });
+  const attachments = picker.take();
+  addUserMessage(text, attachments);
+  await run(newReply(text), { ...requestBody(text), attachments });
 }
 
 // An MCP prompt (prompts.js): the bubble shows what was chosen until the answer brings the rendered text.

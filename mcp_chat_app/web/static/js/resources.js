@@ -1,5 +1,6 @@
 // The "Attach" picker: the servers' MCP resources (GET /resources), a template's {variables} filled in a small
-// form; the chosen ones show as chips above the input and go with the next message as `attachments`.
+// form; the chosen ones show as chips above the input and go with the next message as `attachments`, then as
+// chips under its bubble (also when a stored conversation is opened again).
 import { tokenJson } from "./api.js";
 import { t } from "./i18n.js";
 import { element } from "./reply.js";
@@ -42,6 +43,18 @@ function templateItem(template, choose) {
   });
   item.append(form, element("span", "picker-server", template.server));
   return item;
+}
+
+// What a sent message carried: a chip per resource, its URI (the name it was picked by is not stored).
+export function attachedChips(attachments) {
+  const chips = element("div", "sent-attachments");
+  for (const { server, uri } of attachments) {
+    const chip = element("span", "chip");
+    chip.title = `${server}: ${uri}`;
+    chip.append(element("span", "chip-label", uri));
+    chips.append(chip);
+  }
+  return chips;
 }
 
 // `button` opens `dialog`, whose `list` it fills; `chips` shows what is chosen. `take()` hands the choice to a
