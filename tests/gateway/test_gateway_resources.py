@@ -267,7 +267,8 @@ def note(gateway: GatewayProcess, server: str, name: str) -> str:
 def attach_note(gateway: GatewayProcess, fake_llm, server: str, name: str) -> str:
     """Attach the named note to a turn; what the writer read of it."""
     fake_llm.script({"content": "Let me see."}, {"content": "Noted."})
-    response = gateway.chat("ada", {"message": "What does my note say?",
+    # Each in a conversation of its own: a later turn of one would be given its earlier attachments again.
+    response = gateway.chat("ada", {"message": "What does my note say?", "conversation": _new_conversation(gateway, "ada"),
                                     "attachments": [{"server": server, "uri": f"note://{name}"}]})
     assert response.status_code == 200, response.text
     written = fake_llm.requests()[1]["messages"][-1]["content"]
@@ -275,9 +276,12 @@ def attach_note(gateway: GatewayProcess, fake_llm, server: str, name: str) -> st
 
 
 def call_notes_tool(gateway: GatewayProcess, fake_llm, message: str, tool: str, arguments: dict) -> str:
-    """A turn in which the router calls the notes server's `tool` (the question names its arguments); its text."""
+    """A turn in which the router calls the notes server's `tool` (the question names its arguments); its text.
+    Its tools are not read-only: a plain JSON request makes them once allowed."""
+    assert gateway.keep_rule("ada", "notes", tool).status_code == 200
     fake_llm.script({"tool_calls": [{"name": f"notes__{tool}", "arguments": arguments}]}, {"content": "Done."})
-    (made,) = gateway.chat("ada", {"message": message}).json()["tool_calls"]
+    (made,) = gateway.chat("ada", {"message": message, "conversation": _new_conversation(gateway, "ada")}).json()[
+        "tool_calls"]
     assert not made["is_error"], made
     return made["text"]
 
