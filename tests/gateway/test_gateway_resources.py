@@ -268,7 +268,8 @@ def attach_note(gateway: GatewayProcess, fake_llm, server: str, name: str) -> st
     """Attach the named note to a turn; what the writer read of it."""
     fake_llm.script({"content": "Let me see."}, {"content": "Noted."})
     # Each in a conversation of its own: a later turn of one would be given its earlier attachments again.
-    response = gateway.chat("ada", {"message": "What does my note say?", "conversation": _new_conversation(gateway, "ada"),
+    response = gateway.chat("ada", {"message": "What does my note say?",
+                                    "conversation": _new_conversation(gateway, "ada"),
                                     "attachments": [{"server": server, "uri": f"note://{name}"}]})
     assert response.status_code == 200, response.text
     written = fake_llm.requests()[1]["messages"][-1]["content"]
