@@ -106,7 +106,9 @@ def test_the_whole_assistant_from_its_wheel(tmp_path, outside):
     bin_dir = fresh_venv(tmp_path / "venv", f"{wheel}[backend]")
     where = run_in(bin_dir, "import mcp_chat_app, llm_backend; print(mcp_chat_app.__file__, llm_backend.__file__)",
                    outside)
-    assert all(Path(path).is_relative_to(tmp_path / "venv") for path in where.stdout.split()), where.stdout
+    paths = where.stdout.split()
+    assert where.returncode == 0 and len(paths) == 2, where.stderr  # an empty stdout would pass the next check
+    assert all(Path(path).is_relative_to(tmp_path / "venv") for path in paths), where.stdout
 
     # The kernels build from the sources the wheel carries; without gcc they give way, with a warning.
     kernel = ("import logging; logging.basicConfig()\n"
