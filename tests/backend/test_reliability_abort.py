@@ -17,7 +17,7 @@ import pytest
 
 from bench.backend_load import metric
 from test_reliability_load import assert_pool_intact, kv_report, outcome_delta, outcomes
-from tests.support.backend_server import running_server
+from tests.support.backend_server import TEST_THREADS, running_server
 
 MODEL = "smollm2-135m-instruct"
 # An abort waits for the step under way; the server sizes a step with a prefill chunk to CHUNK_SECONDS on any
@@ -31,7 +31,7 @@ STORY = {"model": MODEL, "messages": [{"role": "user", "content": "Tell me a lon
 @pytest.fixture(scope="module")
 def base_url():
     with running_server(MODEL, "--kv-cache-memory", "128MiB", "--max-model-len", "4096",
-                        "--chunk-seconds", str(CHUNK_SECONDS), "--debug-endpoints") as url:
+                        "--chunk-seconds", str(CHUNK_SECONDS), "--debug-endpoints", threads=TEST_THREADS) as url:
         yield url
 
 

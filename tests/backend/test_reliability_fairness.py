@@ -14,7 +14,7 @@ import time
 import pytest
 
 from bench.backend_isolation import Stream, chat, worst_gap_during
-from tests.support.backend_server import running_server
+from tests.support.backend_server import TEST_THREADS, running_server
 
 MODEL = "smollm2-135m-instruct"
 # 12,000 enum values: xgrammar takes ~3-4 s to compile it on this machine; the JSON body is ~250 KB.
@@ -25,7 +25,7 @@ BIG_SCHEMA = {"type": "json_schema", "json_schema": {"name": "city", "schema": {
 
 @pytest.fixture(scope="module")
 def base_url():
-    with running_server(MODEL, "--kv-cache-memory", "128MiB", "--max-model-len", "4096") as url:
+    with running_server(MODEL, "--kv-cache-memory", "128MiB", "--max-model-len", "4096", threads=TEST_THREADS) as url:
         yield url
 
 

@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from llm_backend.server.lifetime import TIMEOUT_HEADER
 from llm_backend.server.openapi import openapi_spec
-from tests.support.backend_server import running_server
+from tests.support.backend_server import TEST_THREADS, running_server
 
 MODEL = "smollm2-135m-instruct"
 # A short context keeps every generation the fuzzer asks for short: the chat template alone
@@ -26,7 +26,7 @@ LIMIT = 4 * 1024 * 1024
 
 @pytest.fixture(scope="module")
 def base_url():
-    with running_server(MODEL, *SERVER_ARGS) as url:
+    with running_server(MODEL, *SERVER_ARGS, threads=TEST_THREADS) as url:
         yield url
 
 

@@ -15,12 +15,12 @@ import httpx
 import pytest
 
 from bench.backend_load import MODEL, SERVER_ARGS, metric, run_load
-from tests.support.backend_server import running_server
+from tests.support.backend_server import TEST_THREADS, running_server
 
 
 @pytest.fixture(scope="module")
 def base_url():
-    with running_server(MODEL, *SERVER_ARGS) as url:
+    with running_server(MODEL, *SERVER_ARGS, threads=TEST_THREADS) as url:
         yield url
 
 

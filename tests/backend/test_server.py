@@ -12,7 +12,7 @@ import httpx
 import openai
 import pytest
 
-from tests.support.backend_server import running_server
+from tests.support.backend_server import TEST_THREADS, running_server
 
 MODEL = "smollm2-135m-instruct"
 
@@ -20,7 +20,7 @@ MODEL = "smollm2-135m-instruct"
 @pytest.fixture(scope="module")
 def base_url():
     with running_server(MODEL, "--kv-cache-memory", "64MiB", "--max-model-len", "2048",
-                        "--max-num-seqs", "4") as url:
+                        "--max-num-seqs", "4", threads=TEST_THREADS) as url:
         yield url
 
 

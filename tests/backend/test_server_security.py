@@ -21,7 +21,7 @@ from llm_backend import cli
 from llm_backend.server.access import AccessControl
 from llm_backend.server.openapi import openapi_spec
 from llm_backend.server.options import ServeOptions
-from tests.support.backend_server import running_server
+from tests.support.backend_server import TEST_THREADS, running_server
 
 MODEL = "smollm2-135m-instruct"
 KEY = "test-key-5f2c"
@@ -32,7 +32,7 @@ CHAT = {"model": MODEL, "messages": [{"role": "user", "content": "Hi"}], "max_to
 @pytest.fixture(scope="module")
 def base_url():
     with running_server(MODEL, "--kv-cache-memory", "64MiB", "--max-model-len", "2048",
-                        env={"LLM_BACKEND_API_KEY": KEY}) as url:
+                        env={"LLM_BACKEND_API_KEY": KEY}, threads=TEST_THREADS) as url:
         yield url
 
 

@@ -23,8 +23,9 @@ SERVER_START_TIMEOUT_S = 60.0
 WEATHER_MCP = [sys.executable, "-m", "weather_mcp_server"]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
+    """Module-scoped, so a module's async fixtures (the shared stdio session) live on one event loop."""
     return "asyncio"
 
 
@@ -104,9 +105,18 @@ def connect(request: pytest.FixtureRequest) -> Callable[[], Any]:
 
         return open_http
 
+    client = request.getfixturevalue("stdio_session")
+
     @asynccontextmanager
     async def open_stdio() -> AsyncIterator[Client]:
-        async with stdio_client(server_env(), replaying(FIXTURES)) as client:
-            yield client
+        yield client
 
     return open_stdio
+
+
+@pytest.fixture(scope="module")
+async def stdio_session(anyio_backend: str) -> AsyncIterator[Client]:
+    """One stdio session to the replaying server for a module: the tools keep no state between calls, and a
+    process start (imports) is most of a short test's time."""
+    async with stdio_client(server_env(), replaying(FIXTURES)) as client:
+        yield client
