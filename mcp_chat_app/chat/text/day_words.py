@@ -12,7 +12,7 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_WEEKDAY = "一二三四五六日天"
 _ZH = re.compile(
-    r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|周末|本周|这周|这个星期|下周[一二三四五六日天]?"
+    r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|(?:明|今|昨)儿个?|周末|本周|这周|这个星期|下周[一二三四五六日天]?"
     r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -27,7 +27,8 @@ _EN = re.compile(
 _EN_RELATIVE = re.compile(rf"\b(this\s+coming|coming|next|this)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
-            "昨日": "昨天", "这周": "本周", "这个星期": "本周"}
+            "昨日": "昨天", "这周": "本周", "这个星期": "本周",
+            "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天"}  # spoken
 _EN_SAME = {"tonight": "today", "this morning": "today", "this afternoon": "today", "this evening": "today"}
 
 
