@@ -124,10 +124,10 @@ class _FaultyAsker:
 
     confirm_every_call = True
 
-    async def approve(self, server: str, tool: str, arguments: dict, hints: object) -> bool:
+    async def approve(self, server: str, tool: str, arguments: dict, hints: object) -> str:
         if tool == "add":
             raise ValueError("the approval relay broke")
-        return True
+        return "allow"
 
 
 def test_an_unexpected_error_in_one_call_fails_only_that_call(manager, caplog):

@@ -133,10 +133,10 @@ def test_day_words_are_named_and_spelled_out_for_the_router():
 def test_words_for_below_zero_are_spelled_out_for_the_router():
     tuesday = dt.date(2026, 12, 1)
     # Asked "在零下", a small model searched below -10.
-    assert glossed("今天哪些城市在零下", tuesday, VOCABULARY) == "今天哪些城市在零下\n\n(零下 = below 0 °C)"
-    assert glossed("明天哪里低于零下五度", tuesday, VOCABULARY).endswith("(明天 = 1 day from today; 零下五度 = -5 degrees)")
-    assert glossed("哪里会到负12度", tuesday, VOCABULARY).endswith("(负12度 = -12 degrees)")
-    assert glossed("Which cities are below freezing?", tuesday, VOCABULARY).endswith("(below freezing = below 0 °C)")
+    assert glossed("今天哪些城市在零下", tuesday, VOCABULARY) == "今天哪些城市在零下\n\n(零下 = below 0)"
+    assert glossed("明天哪里低于零下五度", tuesday, VOCABULARY).endswith("(明天 = 1 day from today; 零下五度 = -5)")
+    assert glossed("哪里会到负12度", tuesday, VOCABULARY).endswith("(负12度 = -12)")
+    assert glossed("Which cities are below freezing?", tuesday, VOCABULARY).endswith("(below freezing = below 0)")
     assert glossed("谁负责天气预报", tuesday, VOCABULARY) == "谁负责天气预报"  # 负 without a figure and degrees
 
 

@@ -38,7 +38,7 @@ _EN_OFFSETS = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": 
 
 def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
     """The question with its day words spelled out as distances from today ("明天 = 1 day from today"), its
-    clock times on the 24-hour clock ("下午三点 = 15:00") and its words for below zero ("零下 = below 0 °C"), which a
+    clock times on the 24-hour clock ("下午三点 = 15:00") and its words for below zero ("零下 = below 0"), which a
     small model turns into a tool's arguments far more reliably than the words themselves."""
     notes = []
     hours = hour_glosses(question, vocabulary)
@@ -49,7 +49,7 @@ def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
         elif offset == 0 and hours:
             # With an hour that has passed ("今天下午两点", asked in the evening) a model moved to tomorrow.
             notes.append(f"{word} = day 0")
-    notes += hours + below_zero_glosses(question)
+    notes += hours + below_zero_glosses(question, vocabulary)
     return f"{question}\n\n({'; '.join(notes)})" if notes else question
 
 
