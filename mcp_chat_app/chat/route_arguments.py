@@ -115,7 +115,8 @@ def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: Ask
     weekday or a date, as the schema allows) says another: "周三" became Thursday. A weekday asked for is passed
     as the weekday where the schema takes one, so the tool counts it from the place's own date (past midnight
     there, the gateway's date is the day before); another weekday ("下周二") as its date where the schema takes one
-    (the same in both calendars); any other day as an offset, the tool's own "today" being the place's. Offsets the question's words are read as are counted from `today`, the gateway's date."""
+    (the same in both calendars); any other day as an offset, the tool's own "today" being the place's. Offsets the
+    question's words are read as are counted from `today`, the gateway's date."""
     days = [name for name, spec in schema.get("properties", {}).items() if _day_forms(spec)]
     if asked is None or len(days) != 1:
         return arguments

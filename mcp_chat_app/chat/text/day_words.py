@@ -72,7 +72,7 @@ class AskedDay:
     def names_a_weekday(self) -> bool:
         """Whether the words name a weekday ("下周二", "next tuesday", "周三"): its date is the same in two calendars a
         day apart (the gateway's and the place's) except across a week's edge, where an offset from today is not."""
-        return self.word.split()[-1] in WEEKDAYS or (self.word[:-1].endswith("周") and self.word[-1] in _ZH_WEEKDAY)
+        return self.word.split()[-1] in WEEKDAYS or _is_zh_weekday(self.word)
 
 
 def asked_day(question: str, today: date) -> AskedDay | None:
@@ -114,6 +114,11 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
     return references
 
 
+def _is_zh_weekday(word: str) -> bool:
+    """周三, 下周二 (canonical words: 星期 and 礼拜 read as 周)."""
+    return word.startswith(("周", "下周")) and len(word) >= 2 and word[-1] in _ZH_WEEKDAY
+
+
 def _coming_weekday(word: str) -> str | None:
     """The English weekday of 周三 or "wednesday" (the coming one, today included); None for any other word."""
     if word in WEEKDAYS:
@@ -126,7 +131,7 @@ def _coming_weekday(word: str) -> str | None:
 def _offset(word: str, today: date) -> int | None:
     if word in _ZH_OFFSETS or word in _EN_OFFSETS:
         return _ZH_OFFSETS.get(word, _EN_OFFSETS.get(word))
-    weekday = _ZH_WEEKDAY.find(word[-1]) if word.startswith(("周", "下周")) and len(word) >= 2 else -1
+    weekday = _ZH_WEEKDAY.find(word[-1]) if _is_zh_weekday(word) else -1
     if weekday >= 0:
         offset = (min(weekday, 6) - today.weekday()) % 7
         return offset + 7 if word.startswith("下周") and today.weekday() <= min(weekday, 6) else offset
@@ -196,7 +201,7 @@ def unsupported_days(reply: str, facts_days: set[str]) -> list[str]:
 def _covered(day: str, facts_days: set[str]) -> bool:
     if day in facts_days:
         return True
-    weekdays = {d for d in facts_days if d.startswith(("周", "下周")) and len(d) >= 2 and d[-1] in _ZH_WEEKDAY}
+    weekdays = {d for d in facts_days if _is_zh_weekday(d)}
     english_days = {d for d in facts_days if d in WEEKDAYS}
     if day == "周末":
         return bool({"周六", "周日", "下周六", "下周日"} & facts_days)
