@@ -72,7 +72,7 @@ class WarmUp:
                 warmed = prompt_inputs  # any other failure is not retried until the tools change again
                 retry_at = time.monotonic() + pause if unreachable else None
                 pause = min(2 * pause, self._retry_s[1]) if unreachable else self._retry_s[0]
-            self._closed.wait(min(self._poll_s, max(0.0, retry_at - time.monotonic())) if retry_at else self._poll_s)
+            self._closed.wait(self._poll_s)  # a retry is due at most one poll late
 
     def _warm(self) -> bool:
         """Warm once; True if it failed because the LLM could not be reached (worth trying again unchanged)."""
