@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_*, dev3_*, dev4_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev5_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -19,8 +19,10 @@ that weekday of the next calendar week, 下周三 / next Monday). dev2 is for me
 failures are printed only with --failures (tune on it and it needs a third set). dev2 was tuned on once (its place
 failures), so `dev3` (bench/dev3_*) was written apart from both, before any tuning on dev2. `dev4` (bench/dev4_*)
 was written apart from all three, so dev3's failures may be tuned on while dev4 stays held apart; it adds a range
-search in °F (`units: imperial`, with `min_c`/`max_c` the °F bounds the call is made with). Files given as arguments
-make one set of their own.
+search in °F (`units: imperial`, with `min_c`/`max_c` the °F bounds the call is made with). `dev5` (bench/dev5_*) was
+written apart from all four, so dev4 may be tuned on while dev5 stays held apart; its conversations run 5 or 6 turns
+(small talk between the weather turns) and its questions in Japanese, Spanish, French or German say which of the
+two reply languages they want. Files given as arguments make one set of their own.
 """
 
 from __future__ import annotations
@@ -46,9 +48,11 @@ DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl
 DEV2_FILES = (REPO / "bench" / "dev2_queries.jsonl", REPO / "bench" / "dev2_dialogues.jsonl")
 DEV3_FILES = (REPO / "bench" / "dev3_queries.jsonl", REPO / "bench" / "dev3_dialogues.jsonl")
 DEV4_FILES = (REPO / "bench" / "dev4_queries.jsonl", REPO / "bench" / "dev4_dialogues.jsonl")
+DEV5_FILES = (REPO / "bench" / "dev5_queries.jsonl", REPO / "bench" / "dev5_dialogues.jsonl")
 # Named sets, each reported on its own; a held-apart set's failures are listed only when asked for (--failures).
-SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES, "dev3": DEV3_FILES, "dev4": DEV4_FILES}
-HELD_APART = {"dev2", "dev3", "dev4"}
+SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES, "dev3": DEV3_FILES, "dev4": DEV4_FILES,
+                                     "dev5": DEV5_FILES}
+HELD_APART = {"dev2", "dev3", "dev4", "dev5"}
 
 
 @dataclass
@@ -242,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="sets", action="append", choices=sorted(SETS),
                         help="a named set to run, each reported on its own; repeatable (default: all of them)")
     parser.add_argument("--failures", action="store_true",
-                        help="also list the strict failures of a set held apart from tuning (dev2, dev3, dev4)")
+                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev5)")
     parser.add_argument("--gateway", default="http://127.0.0.1:8081", help="the running gateway")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per request")
     parser.add_argument("--limit", type=int, help="only the first N conversations of each file")
