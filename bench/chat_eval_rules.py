@@ -274,8 +274,29 @@ def _day_mentions(text: str, today: dt.date) -> Iterator[tuple[str, int]]:
         else:
             yield match[0], (weekday - today.weekday()) % 7
     for index, name in enumerate(_EN_WEEKDAYS):
-        if re.search(rf"\b{name}\b", lowered):
-            yield name, (index - today.weekday()) % 7
+        for match in re.finditer(rf"\b{name}\b", lowered):
+            dated = _dated_offset(lowered[match.end():match.end() + 16], today)  # "wednesday 9 dec": that one
+            yield name, dated if dated is not None else (index - today.weekday()) % 7
+
+
+_MONTH_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def _dated_offset(after: str, today: dt.date) -> int | None:
+    """The offset of the date written right after a weekday ("9 dec", ", december 9"), nearest today; None if none."""
+    match = re.match(r",?\s+(\d{1,2})\s+([a-z]{3})|,?\s+([a-z]{3})[a-z]*\.?\s+(\d{1,2})\b", after)
+    if not match:
+        return None
+    day, month = (match[1], match[2]) if match[1] else (match[4], match[3])
+    if month not in _MONTH_ABBREVIATIONS:
+        return None
+    dates = []
+    for year in (today.year - 1, today.year, today.year + 1):
+        try:
+            dates.append(dt.date(year, _MONTH_ABBREVIATIONS.index(month) + 1, int(day)))
+        except ValueError:
+            continue
+    return min(((d - today).days for d in dates), key=abs) if dates else None
 
 
 def _other_days_figures(reply: dict[str, Any], places: list[dict[str, Any]], offsets: set[int]) -> bool:

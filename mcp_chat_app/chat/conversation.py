@@ -25,6 +25,11 @@ def is_follow_up(question: str) -> bool:
     return bool(_FOLLOW_UP.search(question))
 
 
+def latest_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool calls behind the latest answer that made any ([] for none), as the history keeps them."""
+    return next((list(m["calls"]) for m in reversed(history) if m.get("role") == "assistant" and m.get("calls")), [])
+
+
 def earlier_question(history: list[dict[str, Any]]) -> str:
     """The user's previous question ("" at the start of a conversation)."""
     return next((m["content"] for m in reversed(history) if m.get("role") == "user"), "")

@@ -79,6 +79,12 @@ class Facts:
     missing: tuple[str, ...] = ()  # what the question asks for (as it words it) that no result holds
 
     @property
+    def lacking(self) -> tuple[Quantity, ...]:
+        """The quantities the question names that no result holds."""
+        missing = {word.lower() for word in self.missing}
+        return tuple(quantity for quantity in self.asked if quantity.word.lower() in missing)
+
+    @property
     def verdicts(self) -> list[dict[str, Any]]:
         return [verdict for finding in self.findings for verdict in finding.verdicts]
 

@@ -1,12 +1,13 @@
 """One chat turn, as its stages in order: route → call → facts → write → verify → compose. Each stage takes what
-the one before returned; only the auto router's rounds (route ↔ call) and the writer's one corrective retry
-(write ↔ verify) go round, and both are spelled out here."""
+the one before returned; only the auto router's rounds (route ↔ call), one more route → call for what the
+question asks and no result holds, and the writer's one corrective retry (write ↔ verify) go round, and all are
+spelled out here."""
 
 from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp_chat_app.cancellation import Cancellation
@@ -16,7 +17,7 @@ from mcp_chat_app.chat.call import Called, call
 from mcp_chat_app.chat.compose import Reply, compose
 from mcp_chat_app.chat.facts import Facts, gather_facts
 from mcp_chat_app.chat.notices import Notice
-from mcp_chat_app.chat.route import Routed, Router, route
+from mcp_chat_app.chat.route import Routed, Router, route, route_for_lacking
 from mcp_chat_app.chat.tool_media import MediaItem
 from mcp_chat_app.chat.turn import EventSink, Turn
 from mcp_chat_app.chat.verify import passes_so_far, verify
@@ -25,7 +26,7 @@ from mcp_chat_app.chat.write_prompt import CITES_A_FIGURE, writer_messages
 from mcp_chat_app.mcp_client.elicitation import Asker
 from mcp_chat_app.llm.client import LlmClient
 from mcp_chat_app.mcp_client.results import ToolOutcome
-from mcp_chat_app.mcp_client.manager import McpManager
+from mcp_chat_app.mcp_client.manager import McpManager, ToolInfo
 from mcp_chat_app.media_store import MediaStore
 
 
@@ -93,6 +94,8 @@ class ChatPipeline:
             routed = route(turn, self.router, tools, routed, called)
             called = call(turn, self.manager, self.media, routed, called)
         facts = gather_facts(turn, called)
+        if facts.lacking and tools:  # asked for what no result holds: another tool's results may, asked once
+            routed, called, facts = self._called_for_lacking(turn, tools, routed, called, facts)
         draft = write(turn, self.writer, routed, facts)
         check = verify(turn, facts, draft)
         if check.may_retry:  # one corrective retry, told what is wrong
@@ -100,6 +103,22 @@ class ChatPipeline:
             check = verify(turn, facts, draft)
         reply = compose(turn, facts, draft, check)
         return self._result(turn, routed, called, facts, draft, reply)
+
+    def _called_for_lacking(self, turn: Turn, tools: list[ToolInfo], routed: Routed, called: Called,
+                            facts: Facts) -> tuple[Routed, Called, Facts]:
+        """The calls of a tool whose results hold the quantities the first calls lacked, in their place when
+        they lack fewer; the first calls as they were otherwise."""
+        again = route_for_lacking(turn, self.router, tools, called, facts.lacking)
+        llm_ms = routed.llm_ms + again.llm_ms
+        if not again.calls:
+            return replace(routed, llm_ms=llm_ms), called, facts
+        recalled = call(turn, self.manager, self.media, again)
+        refacts = gather_facts(turn, recalled)
+        recalled = replace(recalled, tools_ms=called.tools_ms + recalled.tools_ms)
+        if len(refacts.lacking) >= len(facts.lacking) or not refacts.findings:
+            return replace(routed, llm_ms=llm_ms), replace(called, tools_ms=recalled.tools_ms), facts
+        turn.shown.discard()  # an auto router's draft beside the first results may have streamed
+        return replace(again, rounds=routed.rounds + 1, llm_ms=llm_ms), recalled, refacts
 
     def warm_up(self) -> None:
         """Fill the backend's prefix cache with the fixed start of the router's and the writer's prompts (one

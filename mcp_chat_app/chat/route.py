@@ -25,17 +25,23 @@ from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_ans
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     states_its_arguments,
+    takes_a_day,
     takes_hours,
     with_asked_day,
+    with_earlier_day,
     without_unasked_flags,
     without_unasked_hours,
+    without_unasked_span,
     without_unnamed_places,
 )
 from mcp_chat_app.chat.route_prompt import (
+    ASKS_FOR_A_DAY,
+    ASKS_FOR_A_QUANTITY,
     ASKS_FOR_AN_HOUR,
     ASKS_FOR_DATA,
     NO_TOOL,
     NO_TOOL_SPEC,
+    REFUSED,
     dump_arguments,
     openai_tools,
     router_messages,
@@ -43,8 +49,9 @@ from mcp_chat_app.chat.route_prompt import (
     tool_results_message,
 )
 from mcp_chat_app.chat.text.claims import in_english_instead, states_measurements, unusable
-from mcp_chat_app.chat.text.clock import clock_times
-from mcp_chat_app.chat.text.day_words import asked_day
+from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
+from mcp_chat_app.chat.text.day_words import asked_day, day_references
+from mcp_chat_app.chat.text.quantities import Quantity, described
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, LlmClient, ModelToolCall
@@ -153,7 +160,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
                                                            turn.vocabulary, turn.earlier_calls), specs)
         llm_ms += again.duration_ms
         calls = _real_calls(again)
-        planned = _made(calls, by_name, turn)
+        planned = _with_earlier_days(_with_stated_values(_made(calls, by_name, turn), planned if stated else (),
+                                                         by_name, turn), by_name, turn)
     elif planned and not stated:
         # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
         # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
@@ -173,30 +181,124 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         planned = _made(_real_calls(again), by_name, turn)
         if not planned:
             return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
-    if _hour_left_out(planned, by_name, turn):
+    for asks, takes, note in ((_asks_an_hour(turn), takes_hours, ASKS_FOR_AN_HOUR),
+                              (_asks_another_day(turn), takes_a_day, ASKS_FOR_A_DAY)):
+        if _left_out(planned, by_name, asks, takes):
+            # Asked about 21:00 or tomorrow, a small model called a tool of the present moment: asked once more,
+            # told so; its new calls are kept only if they go to a tool that takes what was asked.
+            history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
+            again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today,
+                                                               turn.vocabulary, earlier, note), specs)
+            llm_ms += again.duration_ms
+            replanned = _made(_real_calls(again), by_name, turn)
+            if replanned and not _left_out(replanned, by_name, asks, takes):
+                planned = replanned
+    if planned and all(plan.request is None for plan in planned):
+        # Calls the schemas refuse (a chart of one day, an offset past the bound) answer nothing: asked once more,
+        # told why, as an auto router is.
         history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
+        errors = "; ".join(f"{plan.name}: {plan.error}" for plan in planned)
         again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today,
-                                                           turn.vocabulary, earlier, ASKS_FOR_AN_HOUR), specs)
+                                                           turn.vocabulary, earlier, REFUSED.format(errors=errors)),
+                             specs)
         llm_ms += again.duration_ms
         replanned = _made(_real_calls(again), by_name, turn)
-        if replanned and not _hour_left_out(replanned, by_name, turn):
+        if any(plan.request is not None for plan in replanned):
             planned = replanned
     routed = Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=llm_ms)
     return routed if routed.calls else _own(turn, router, routed, tools_connected=True)
 
 
-def _hour_left_out(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> bool:
-    """Whether the question names a clock time ("晚上九点") and the calls go to tools that take no hours, while
-    another offered tool does."""
-    if not planned or not any(clock_times(turn.question, turn.vocabulary)):
+def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called: Called,
+                      lacking: tuple[Quantity, ...]) -> Routed:
+    """Calls of another tool, for quantities the question asks for and the calls made returned without, where
+    other tools' results hold them (by their output schemas): asked for UV or the air pressure, a small model
+    called a tool whose results have neither. The router is asked once more, told which tools hold them; no calls
+    when no other tool does, or it calls none of those."""
+    made = {outcome.qualified_name for outcome in called.outcomes}
+    holding = [tool for tool in tools if tool.qualified_name not in made
+               and all(described(tool.output_schema, quantity) for quantity in lacking)]
+    for asks, takes in ((_asks_another_day(turn), takes_a_day), (_asks_an_hour(turn), takes_hours)):
+        if asks and any(takes(tool.input_schema) for tool in holding):  # UV tomorrow: not the tool of the present
+            holding = [tool for tool in holding if takes(tool.input_schema)]
+    specs = router.tool_specs(tools)
+    if not holding or not specs:
+        return Routed(tools=tuple(tools))
+    by_name = {tool.qualified_name: tool for tool in tools}
+    note = ASKS_FOR_A_QUANTITY.format(quantities=", ".join(quantity.word for quantity in lacking),
+                                      tools=", ".join(tool.qualified_name for tool in holding))
+    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
+    again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today, turn.vocabulary,
+                                                       earlier, note),
+                         specs if router.forced else [*specs, NO_TOOL_SPEC])
+    wanted = {tool.qualified_name for tool in holding}
+    planned = tuple(plan for plan in _made(_real_calls(again), by_name, turn) if plan.name in wanted)
+    return Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=again.duration_ms)
+
+
+def _with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ...],
+                        by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call asked with the conversation, with the free-text values (a place) the question states where the
+    call asked with the question alone (`alone`) took them from it and this one took earlier ones: shown the
+    earlier calls, a small model answered "芽庄呢？" with the previous place."""
+    if len(planned) != 1 or len(alone) != 1 or _states_its_arguments(planned, by_name, turn.question):
+        return planned
+    (plan,), (first,) = planned, alone
+    tool = _resolve(plan.name, by_name)
+    schema = tool.input_schema if tool else {}
+    def states(name: str, value: Any) -> bool:  # arguments that are no free text (a day, a flag) state nothing
+        return states_its_arguments([{name: value}], [schema], turn.question)
+
+    replaced = {name: first.arguments[name] for name, value in plan.arguments.items()
+                if name in first.arguments and states(name, first.arguments[name]) and not states(name, value)}
+    if not replaced:
+        return planned
+    log.info("%s: %r as the question states it, not the earlier calls' %r", plan.name, replaced,
+             {name: plan.arguments[name] for name in replaced})
+    return (_replanned(plan, {**plan.arguments, **replaced}, by_name, turn),)
+
+
+def _with_earlier_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                       turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls asked with the conversation, on the latest calls' day when the question names none."""
+    earlier = [call.get("arguments", {}) for call in conversation.latest_calls(turn.history)]
+    kept = []
+    for plan in planned:
+        tool = _resolve(plan.name, by_name)
+        arguments = with_earlier_day(plan.arguments, tool.input_schema, earlier, turn.question, turn.today) \
+            if tool and plan.request else plan.arguments
+        kept.append(plan if arguments == plan.arguments else _replanned(plan, arguments, by_name, turn))
+    return tuple(kept)
+
+
+def _replanned(plan: PlannedCall, arguments: dict[str, Any], by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
+    """The call with changed arguments, planned (cleaned and validated) again."""
+    return _plan(ModelToolCall(plan.call_id, plan.name, dump_arguments(arguments)), by_name, turn)
+
+
+def _asks_an_hour(turn: Turn) -> bool:
+    """Whether the question names a clock time ("晚上九点") or a part of the day ("tonight")."""
+    return any(clock_times(turn.question, turn.vocabulary)) or any(parts_of_day(turn.question, turn.vocabulary))
+
+
+def _asks_another_day(turn: Turn) -> bool:
+    """Whether the question names a day other than today ("明儿", "this weekend", "yesterday")."""
+    return any(offset != 0 for offset in day_references(turn.question, turn.today).values())
+
+
+def _left_out(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], asks: bool,
+              takes: Callable[[dict[str, Any]], bool]) -> bool:
+    """Whether the question asks for something (an hour, a day) and the calls go to tools that take no argument
+    for it (`takes`, read from a schema), while another offered tool does."""
+    if not planned or not asks:
         return False
-    return not any(_takes_hours(plan.name, by_name) for plan in planned) \
-        and any(_takes_hours(name, by_name) for name in by_name)
+    return not any(_takes(plan.name, by_name, takes) for plan in planned) \
+        and any(_takes(name, by_name, takes) for name in by_name)
 
 
-def _takes_hours(name: str, by_name: dict[str, ToolInfo]) -> bool:
+def _takes(name: str, by_name: dict[str, ToolInfo], takes: Callable[[dict[str, Any]], bool]) -> bool:
     tool = _resolve(name, by_name)
-    return tool is not None and takes_hours(tool.input_schema)
+    return tool is not None and takes(tool.input_schema)
 
 
 def _made(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:
@@ -328,7 +430,9 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
         arguments = without_unnamed_places(arguments, schema, _said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
                                           else turn.question, turn.vocabulary)
-        arguments = with_asked_day(arguments, schema, asked_day(turn.question, turn.today), turn.today)
+        day = asked_day(turn.question, turn.today)
+        arguments = with_asked_day(arguments, schema, day, turn.today)
+        arguments = without_unasked_span(arguments, schema, day, turn.question)
     except UnnamedArgument as error:
         log.info("call of %s not made: %s", tool.qualified_name, error)
         return PlannedCall(call.id, tool.qualified_name, {}, error=str(error), unnamed=True)

@@ -6,6 +6,7 @@ is a place, an hour or a day is read from the tool's schema; each change is logg
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import re
 from collections.abc import Iterable
@@ -13,11 +14,17 @@ from functools import lru_cache
 from typing import Any
 
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
-from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay
+from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_HOW_MANY_DAYS = re.compile(r"\b(?:how many|number of)\s+days\b", re.IGNORECASE)  # a schema's count of days
+# A question that counts days itself ("3 days", "三天", "a week", "一周"): its count is kept.
+_COUNTED_DAYS = re.compile(r"\d+\s*(?:days?|天|日)|[一二两三四五六七八九十]+\s*(?:天|日)|\b(?:week|fortnight)s?\b|"
+                           r"[一两]?(?:周|星期|礼拜)(?![一二三四五六日天末])", re.IGNORECASE)
+# A question about the present, in the languages of the day words: it inherits no earlier day.
+_NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
 
 
@@ -123,8 +130,10 @@ def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: Ask
     (name,) = days
     forms = _day_forms(schema["properties"][name])
     value = arguments.get(name, schema["properties"][name].get("default"))
-    if asked.weekday and "weekday" in forms:
-        wanted: Any = asked.weekday
+    if asked.date and "date" in forms:  # a calendar date: the tool says whether its data reaches it
+        wanted: Any = asked.date.isoformat()
+    elif asked.weekday and "weekday" in forms:
+        wanted = asked.weekday
     elif asked.names_a_weekday and "date" in forms:  # "下周二": an offset would be counted from the place's today
         offset = _day_offset(value, today)
         wanted = (today + dt.timedelta(days=offset if offset in asked.offsets else asked.offset)).isoformat()
@@ -140,6 +149,42 @@ def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: Ask
         return arguments
     log.info("%s=%r replaced by %r: the question asks about %s", name, value, wanted, asked.word)
     return {**arguments, name: wanted}
+
+
+def without_unasked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None,
+                         question: str) -> dict[str, Any]:
+    """The arguments less a count of days above one when the question asks about one day and counts none:
+    asked about "下周三" in 大阪, a model added `days: 3`, and the answer spoke of Thursday and Friday too. A count of days
+    is an integer argument whose description says "how many days" and whose default is one day."""
+    if asked is None or asked.span or _COUNTED_DAYS.search(question):
+        return arguments
+    kept = dict(arguments)
+    for name, value in arguments.items():
+        spec = schema.get("properties", {}).get(name, {})
+        if isinstance(value, int) and spec.get("default") == 1 and value > 1 and _counts_days(spec):
+            log.info("dropped %s=%r: the question asks about %s only", name, value, asked.word)
+            del kept[name]
+    return kept
+
+
+def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier: list[dict[str, Any]],
+                     question: str, today: dt.date) -> dict[str, Any]:
+    """The arguments with the day of the latest calls (`earlier`: their arguments) when the question names no
+    day and does not say "now": "那要带什么？" after a question on 下周一 was called for day 7 (the date's day of
+    the month). Only where the calls agree on one day."""
+    if day_references(question, today) or _NOW.search(question):
+        return arguments
+    kept = dict(arguments)
+    for name, spec in schema.get("properties", {}).items():
+        values = {json.dumps(call[name]) for call in earlier if name in call}
+        if not _day_forms(spec) or len(values) != 1:
+            continue
+        value = json.loads(values.pop())
+        if kept.get(name, spec.get("default")) != value:
+            log.info("%s=%r replaced by %r: the question names no day, and the latest calls asked about it",
+                     name, kept.get(name), value)
+            kept[name] = value
+    return kept
 
 
 def takes_a_day(schema: dict[str, Any]) -> bool:
@@ -165,6 +210,10 @@ def _day_forms(spec: dict[str, Any]) -> set[str]:
                                                  or _DATE.pattern in option.get("pattern", "")):
             forms.add("date")
     return forms
+
+
+def _counts_days(spec: dict[str, Any]) -> bool:
+    return spec.get("type") == "integer" and bool(_HOW_MANY_DAYS.search(spec.get("description", "")))
 
 
 def _day_offset(value: Any, today: dt.date) -> int | None:

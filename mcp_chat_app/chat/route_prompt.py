@@ -30,6 +30,12 @@ TOOL_RESULTS_HEADER = "Tool results:"
 ASKS_FOR_DATA = "\n\n(A tool provides the data this question asks about: call it; do not answer from memory.)"
 # Asked about 21:00, a small model called a tool of the present moment, which has no hours.
 ASKS_FOR_AN_HOUR = "\n\n(The question asks about a time of day: call a tool that takes hours, with that hour.)"
+# Asked for UV, a small model called a tool whose results have none.
+ASKS_FOR_A_QUANTITY = "\n\n(The question asks for {quantities}, which the results of {tools} hold: call one of them.)"
+# A forced call its schema refused, handed back once with the reason (an auto router reads it as a tool result).
+REFUSED = "\n\n(That call was refused: {errors}. Call a tool with arguments it accepts.)"
+# Asked about tomorrow ("明儿牡丹江冷不冷"), a small model called the tool of the present moment, which has no day.
+ASKS_FOR_A_DAY = "\n\n(The question asks about another day than now: call a tool that takes a day, with that day.)"
 
 # Offered beside the real tools when a call is forced, so a question that needs no tool still has a way out.
 NO_TOOL = "answer_directly"

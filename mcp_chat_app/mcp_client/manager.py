@@ -42,6 +42,7 @@ class ToolInfo:
     name: str
     description: str
     input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None = None  # what its structured results hold, when the server says
 
     @property
     def qualified_name(self) -> str:
@@ -165,7 +166,8 @@ class McpManager:
         found = []
         for name, connection in list(self._connections.items()):
             for tool in connection.tools:
-                found.append(ToolInfo(name, tool.name, tool.description or "", dict(tool.input_schema)))
+                found.append(ToolInfo(name, tool.name, tool.description or "", dict(tool.input_schema),
+                                      dict(tool.output_schema) if tool.output_schema else None))
         offered = self._resources_for_tool()
         if offered:
             servers = sorted({entry.server for entry in offered})

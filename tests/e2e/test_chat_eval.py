@@ -270,6 +270,17 @@ def test_rule_day_reads_week_1_as_that_weekday_of_the_next_calendar_week():
     assert strict(this_week, _reply("广州周三8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is True
 
 
+def test_rule_day_reads_an_english_weekday_by_the_date_beside_it():
+    # "Wednesday 9 Dec" is next week's Wednesday (offset 8 from Tuesday 1 December), as a reader takes it.
+    turn = {"query": "Guangzhou on Wednesday next week?", "lang": "en", "intent": "forecast", "cities": [GUANGZHOU],
+            "weekday": 2, "week": 1}
+    next_wednesday = [_day(8, "2026-12-09", "Wednesday", temp_min=11.0, temp_max=19.5)]
+    data = forecast(GUANGZHOU, next_wednesday)
+    assert strict(turn, _reply("Guangzhou, Wednesday 9 Dec: 11 to 19.5°C.", data))["day"] is True
+    assert strict(turn, _reply("Guangzhou on Wednesday, December 9: 11 to 19.5°C.", data))["day"] is True
+    assert strict(turn, _reply("Guangzhou, Wednesday 2 Dec: 11 to 19.5°C.", data))["day"] is False
+
+
 def test_rule_limits_pollen_needs_a_pollen_figure():
     turn = {"query": "Is the pollen bad in London today?", "lang": "en", "intent": "aqi", "cities": [LONDON], "day": 0}
     air = _call("get_air_quality", {"city": "London"}, {

@@ -16,10 +16,13 @@ from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     with_asked_day,
+    with_earlier_day,
     without_unasked_hours,
+    without_unasked_span,
     without_unnamed_places,
 )
-from mcp_chat_app.chat.route_prompt import ASKS_FOR_AN_HOUR, ASKS_FOR_DATA
+from mcp_chat_app.chat.route_prompt import ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA
+from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, glossed
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
@@ -100,8 +103,19 @@ def test_the_asked_day_replaces_another(caplog):
     assert with_asked_day({"city": "北京"}, FORECAST, asked_day("北京明天冷吗", TUESDAY), TUESDAY) == {
         "city": "北京", "day": 1}
     # No single day asked (none, a span, two days): nothing to correct.
-    for question in ("北京冷吗", "北京周末冷吗", "北京明天和后天冷吗", "Oslo this week?"):
+    for question in ("北京冷吗", "北京周末冷吗", "北京明天和后天冷吗", "Oslo next week?"):
         assert asked_day(question, TUESDAY) is None, question
+
+
+@pytest.mark.parametrize("question", ["Could you chart the rain for the coming week?", "未来一周北京天气", "这周北京会下雨吗",
+                                      "Oslo this week?", "the next 5 days in Rome", "北京未来几天冷吗"])
+def test_days_from_today_on_begin_today(question):
+    asked = asked_day(question, TUESDAY)
+    assert (asked.offset, asked.span) == (0, True)
+    chart = {"city": "Brussels", "day": 2, "days": 7}
+    assert with_asked_day(chart, FORECAST, asked, TUESDAY) == {**chart, "day": 0}
+    assert without_unasked_span({"city": "北京", "day": 0, "days": 7}, FORECAST, asked, question)["days"] == 7
+    assert glossed(question, TUESDAY, VOCABULARY).endswith(f"({asked.word} = from today (day 0) on)")
 
 
 @pytest.mark.parametrize("question, today, offset, weekday, also", [
@@ -113,10 +127,72 @@ def test_the_asked_day_replaces_another(caplog):
     ("Oslo this coming Friday?", TUESDAY, 3, "friday", set()),
     ("Oslo on Friday?", dt.date(2026, 12, 4), 0, "friday", set()),
     ("周二呢", TUESDAY, 0, "tuesday", set()),
+    ("Bogotá on Wednesday next week?", TUESDAY, 8, None, set()),  # next week's only, never the coming one
+    ("Friday of next week in Oslo", TUESDAY, 10, None, set()),
+    ("n tmrw?", TUESDAY, 1, None, set()),  # as people type it
+    ("gonna be sunny the day after tmrw?", TUESDAY, 2, None, set()),
+    ("wat about 2moro", TUESDAY, 1, None, set()),
 ])
 def test_relative_weekdays_are_counted_as_people_mean_them(question, today, offset, weekday, also):
     asked = asked_day(question, today)
     assert (asked.offset, asked.weekday, set(asked.also - {asked.offset})) == (offset, weekday, also - {offset})
+
+
+@pytest.mark.parametrize("question, kept", [
+    ("下周三大阪天气预报", False), ("Weather in Oslo tomorrow?", False),
+    ("明天开始三天的天气", True), ("Oslo for 3 days from tomorrow", True), ("明天起一周的天气", True),
+    ("这周末天气", True),  # no single day asked
+])
+def test_a_count_of_days_the_question_does_not_give_is_dropped(question, kept, caplog):
+    caplog.set_level(logging.INFO, "mcp_chat_app.chat.route_arguments")
+    arguments = {"city": "大阪", "day": 1, "days": 3}
+    expected = arguments if kept else {"city": "大阪", "day": 1}
+    assert without_unasked_span(arguments, FORECAST, asked_day(question, TUESDAY), question) == expected
+    assert ("dropped days=3" in caplog.text) is not kept
+    # A count whose default is not one day (a chart's week) is the tool's own choice.
+    chart = {"properties": {"days": {"type": "integer", "default": 7, "description": "How many days to draw"}}}
+    assert without_unasked_span({"days": 7}, chart, asked_day("明天", TUESDAY), "明天") == {"days": 7}
+
+
+@pytest.mark.parametrize("question, named", [
+    ("How cold was Berlin on New Year's Day 2020?", {"New Year's Day 2020": "2020-01-01"}),
+    ("下个月20号宁波会下雨吗", {"下个月20号": "2027-01-20"}),
+    ("去年圣诞节北京冷不冷", {"去年圣诞节": "2025-12-25"}),
+    ("last Christmas in Oslo", {"last Christmas": "2025-12-25"}),
+    ("圣诞节北京下雪吗", {"圣诞节": "2026-12-25"}),
+    ("2027年1月3日上海", {"2027年1月3日": "2027-01-03"}),  # read once, not also as 1月3日
+    ("Oslo on January 3rd?", {"January 3rd": "2027-01-03"}),  # no year: the one nearest today
+    ("Rome on the 5th of next month", {"the 5th of next month": "2027-01-05"}),
+    ("2026-12-10 Paris", {"2026-12-10": "2026-12-10"}),
+    ("May I ask about Rome on 2 Mar?", {"2 Mar": "2027-03-02"}),
+    ("I decided 3 times", {}), ("北京二月三十日", {}),  # no month word; no such day
+])
+def test_calendar_dates_are_read_as_dates(question, named):
+    assert {word: day.isoformat() for word, day in calendar_dates(question, TUESDAY).items()} == named
+
+
+def test_a_calendar_date_reaches_a_tool_as_the_date_and_is_glossed(caplog):
+    asked = asked_day("How cold was Berlin on New Year's Day 2020?", TUESDAY)
+    assert with_asked_day({"city": "Berlin", "day": 0}, FORECAST, asked, TUESDAY)["day"] == "2020-01-01"
+    assert with_asked_day({"city": "Berlin", "day": 0}, AIR, asked, TUESDAY)["day"] == -2526  # offsets only
+    assert glossed("去年圣诞节北京冷不冷", TUESDAY, VOCABULARY).endswith("(去年圣诞节 = 2025-12-25)")
+    # A weekday beside the date names the same day: one asked day.
+    assert asked_day("Oslo on Sunday, Dec 6?", TUESDAY).date == dt.date(2026, 12, 6)
+
+
+def test_a_question_naming_no_day_keeps_the_latest_calls_day(caplog):
+    caplog.set_level(logging.INFO, "mcp_chat_app.chat.route_arguments")
+    earlier = [{"city": "武夷山", "day": "2026-12-07"}]
+    assert with_earlier_day({"city": "武夷山", "day": 7}, FORECAST, earlier, "需要带雨具吗？", TUESDAY) == {
+        "city": "武夷山", "day": "2026-12-07"}
+    assert "day=7 replaced by '2026-12-07'" in caplog.text
+    assert with_earlier_day({"city": "武夷山"}, FORECAST, earlier, "Do I need an umbrella?", TUESDAY)["day"] == \
+        "2026-12-07"  # a day left out is the earlier one too
+    # A day of its own, "now", or earlier calls that disagree: the call's own day stands.
+    for question in ("明天需要带伞吗？", "现在需要带伞吗？", "Do I need one right now?"):
+        assert with_earlier_day({"city": "武夷山", "day": 1}, FORECAST, earlier, question, TUESDAY)["day"] == 1
+    two = [{"city": "北京", "day": 1}, {"city": "上海", "day": 2}]
+    assert with_earlier_day({"city": "北京", "day": 0}, FORECAST, two, "要带伞吗", TUESDAY)["day"] == 0
 
 
 def test_relative_weekdays_are_glossed_for_the_router():
@@ -217,6 +293,80 @@ def test_over_http_an_hour_asked_of_a_tool_without_hours_is_asked_again_for_one_
     fake_llm.script(call("get_current_weather", city="合肥"), {"content": "合肥现在的天气如上。"})
     gateway.chat("jan", {"message": "合肥现在多少度"})
     assert len(fake_llm.requests()) == 2
+
+
+def test_over_http_another_day_asked_of_a_tool_of_the_present_is_asked_again_for_one_that_takes_a_day(
+        forced_gateway, fake_llm):
+    """"明儿牡丹江冷不冷" routed to the weather now: asked again with a note, tomorrow's forecast is called."""
+    fake_llm.script(call("get_current_weather", city="牡丹江"), call("get_forecast", city="牡丹江", day=1),
+                    {"content": "牡丹江明天的预报如上。"})
+    body = forced_gateway.chat("kim", {"message": "明儿牡丹江冷不冷啊"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "牡丹江", "day": 1})]
+    again = fake_llm.requests()[1]
+    assert again["tool_choice"] == "required" and again["messages"][-1]["content"].endswith(ASKS_FOR_A_DAY)
+    fake_llm.script(call("get_current_weather", city="牡丹江"), {"content": "牡丹江现在的天气如上。"})
+    body = forced_gateway.chat("lee", {"message": "牡丹江今天冷不冷"}).json()  # today: the weather now answers it
+    assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather"]
+    assert not any(ASKS_FOR_A_DAY in r["messages"][-1]["content"] for r in fake_llm.requests())
+
+
+def test_over_http_a_follow_up_naming_a_new_place_keeps_it_when_the_conversation_brings_back_the_old_one(
+        forced_gateway, fake_llm):
+    """"芽庄呢？" after a question on 岘港: asked alone, the router calls 芽庄; asked with the earlier calls, it
+    copies 岘港. The call made is the second (the tool and day the conversation gives) with the place asked."""
+    fake_llm.script(call("get_forecast", city="岘港", day="weekend", days=2), {"content": "岘港周末的预报如上。"},
+                    auto=True)
+    forced_gateway.chat("oz", {"message": "周末去岘港，天气好不好？"})
+    fake_llm.script(call("get_forecast", city="芽庄"), call("get_forecast", city="岘港", day="weekend", days=2),
+                    {"content": "芽庄周末的预报如上。"}, auto=True)
+    body = forced_gateway.chat("oz", {"message": "芽庄呢？"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "芽庄", "day": "weekend", "days": 2})]
+    assert "as the question states it" in (forced_gateway.work_dir / "gateway.log").read_text(encoding="utf-8")
+
+
+def test_over_http_a_forced_call_its_schema_refuses_is_handed_back_once_with_the_reason(forced_gateway, fake_llm):
+    fake_llm.script(call("get_weather_chart", city="柳州", kind="temperature", day=-1, days=1),
+                    call("get_forecast", city="柳州", day=-1), {"content": "柳州昨天的数据如上。"})
+    body = forced_gateway.chat("quinn", {"message": "柳州昨天最低降到几度"}).json()
+    assert [(c["tool"], c["arguments"], c["is_error"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "柳州", "day": -1}, False)]
+    note = fake_llm.requests()[1]["messages"][-1]["content"]
+    assert "That call was refused: weather__get_weather_chart: invalid arguments" in note and "days" in note
+
+
+def test_over_http_a_follow_up_naming_no_day_is_called_for_the_day_before(forced_gateway, fake_llm):
+    """"需要带雨具吗？" after a question on 下周一: asked with the earlier calls, the router wrote day 7 (the
+    date's day of the month); the call made is for next Monday's date, as the first call was."""
+    fake_llm.script(call("get_forecast", city="武夷山", day=5), {"content": "武夷山下周一的预报如上。"}, auto=True)
+    first = forced_gateway.chat("pat", {"message": "下周一要去武夷山，那天天气如何？"}).json()
+    monday = first["tool_calls"][0]["arguments"]["day"]
+    fake_llm.script(call("get_precipitation", city="北京"), call("get_precipitation", city="武夷山", day=7),
+                    {"content": "武夷山那天的降水如上。"}, auto=True)
+    body = forced_gateway.chat("pat", {"message": "需要带雨具吗？"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_precipitation", {"city": "武夷山", "day": monday})]
+
+
+def test_over_http_a_quantity_the_called_tool_lacks_is_asked_of_a_tool_whose_results_hold_it(forced_gateway, fake_llm):
+    """UV asked, the rain tool called: its result has no UV, the forecast's schema has `uv_index_max`, so the
+    router is asked again, told which tools hold it, and the forecast's result takes the rain tool's place."""
+    fake_llm.script(call("get_precipitation", city="Rio de Janeiro", day=1),
+                    call("get_forecast", city="Rio de Janeiro", day=1), {"content": "See the forecast above."})
+    body = forced_gateway.chat("max", {"message": "How strong will the UV be in Rio de Janeiro tomorrow?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "Rio de Janeiro", "day": 1})]
+    uv = body["tool_calls"][0]["structured_content"]["days"][0]["uv_index_max"]
+    facts = fake_llm.requests()[2]["messages"][-1]["content"]  # what the writer read
+    assert "UV" in facts and f"{uv:g}" in facts and "does not include" not in body["response"]
+    note = fake_llm.requests()[1]["messages"][-1]["content"]
+    assert note.endswith(ASKS_FOR_A_QUANTITY.format(quantities="UV", tools="weather__get_forecast, weather__compare_weather"))
+    # (not the weather now, which has UV too: the question asks about tomorrow)
+    # A quantity no tool holds (tides) is not asked again: said to be missing, and only that.
+    fake_llm.script(call("get_forecast", city="青岛", day=1), {"content": "青岛明天的预报如上。"})
+    body = forced_gateway.chat("ned", {"message": "明天青岛几点涨潮"}).json()
+    assert len(fake_llm.requests()) == 2 and "没有涨潮" in body["response"]
 
 
 def test_over_http_a_question_with_no_call_twice_is_said_to_be_not_looked_up(gateway, fake_llm):

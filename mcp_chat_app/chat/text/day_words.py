@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
+from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.clock import hour_glosses
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
@@ -17,7 +18,8 @@ _ZH = re.compile(
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _EN = re.compile(
-    r"\b(?:(?:the\s+)?day\s+after\s+tomorrow|tomorrow|today|tonight|this\s+(?:morning|afternoon|evening)|"
+    r"\b(?:(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw|tmr)|tomorrow|today|tonight|this\s+(?:morning|afternoon|evening)|"
+    r"tmrw|tmr|tmrow|2morrow|2moro|tomorow|tommorow|tommorrow|tomorro|tonite|2day|"  # as people type them
     r"yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date; a bare "sun" or "sat" is a word ("the sun rises").
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)",
@@ -25,11 +27,21 @@ _EN = re.compile(
 )
 # "this coming Friday", "next Monday": weekdays counted another way than a bare "Friday".
 _EN_RELATIVE = re.compile(rf"\b(this\s+coming|coming|next|this)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
+# "Wednesday next week", "Friday of next week": the same as "next Wednesday".
+_EN_OF_NEXT_WEEK = re.compile(rf"\b({'|'.join(WEEKDAYS)})\s+(?:of\s+)?next\s+week\b", re.IGNORECASE)
+# Days from today on ("未来一周", "the coming week", "this week"): a span whose first day is today.
+_FROM_TODAY = re.compile(
+    r"(?:未来|接下来的?|最近)(?:一周|一个星期|[一二两三四五六七八九十几]+天)|这几天|本周|这周(?![一二三四五六日天末])|这个星期(?![一二三四五六日天])"
+    r"|\b(?:the\s+)?(?:coming\s+week|(?:coming|next)\s+(?:few|\d+|three|five|seven|ten|fourteen)\s+days)\b"
+    r"|\bthis\s+week\b(?!end)", re.IGNORECASE)
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
             "昨日": "昨天", "这周": "本周", "这个星期": "本周",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天"}  # spoken
-_EN_SAME = {"tonight": "today", "this morning": "today", "this afternoon": "today", "this evening": "today"}
+_EN_SAME = {"tonight": "today", "this morning": "today", "this afternoon": "today", "this evening": "today",
+            "tonite": "today", "2day": "today", "day after tmrw": "day after tomorrow", "day after tmr": "day after tomorrow",
+            **dict.fromkeys(("tmrw", "tmr", "tmrow", "2morrow", "2moro", "tomorow", "tommorow", "tommorrow", "tomorro"),
+                            "tomorrow")}
 
 
 _ZH_OFFSETS = {"今天": 0, "明天": 1, "后天": 2, "大后天": 3, "昨天": -1, "前天": -2}
@@ -42,8 +54,14 @@ def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
     small model turns into a tool's arguments far more reliably than the words themselves."""
     notes = []
     hours = hour_glosses(question, vocabulary)
+    dates = calendar_dates(question, today)
+    from_today = asked_day(question, today)
+    if from_today and from_today.span:
+        notes.append(f"{from_today.word} = from today (day 0) on")
     for word, offset in sorted(day_references(question, today).items()):
-        if offset is not None and offset != 0:
+        if word in dates:
+            notes.append(f"{word} = {dates[word].isoformat()}")
+        elif offset is not None and offset != 0:
             distance = f"{abs(offset)} day{'s' if abs(offset) != 1 else ''} {'from' if offset > 0 else 'before'}"
             notes.append(f"{word} = {distance} today")
         elif offset == 0 and hours:
@@ -63,6 +81,8 @@ class AskedDay:
     offset: int
     also: frozenset[int] = frozenset()
     weekday: str | None = None
+    date: date | None = None  # the words name a calendar date ("12月25日", "New Year's Day 2020")
+    span: bool = False  # the words name days from this one on ("未来一周": `offset` 0)
 
     @property
     def offsets(self) -> frozenset[int]:
@@ -79,12 +99,20 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     """The single day the question names, if it names exactly one (none for a span such as 周末 or "this week",
     for two days, or for words with no fixed distance)."""
     references = day_references(question, today)
+    dates = calendar_dates(question, today)
+    if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
+        references = {word: offset for word, offset in references.items() if word in dates}
+    from_today = _FROM_TODAY.search(question)
+    if from_today and all(offset is None for offset in references.values()):
+        return AskedDay(from_today[0], 0, span=True)
     if len(references) != 1:
         return None
     ((word, offset),) = references.items()
     if offset is None or word in SPAN_WORDS:
         return None
-    if word.startswith("next "):  # the coming one is often meant too
+    if word in dates:
+        return AskedDay(word, offset, date=dates[word])
+    if word.startswith("next ") and not _EN_OF_NEXT_WEEK.search(question):  # the coming one is often meant too
         coming = (WEEKDAYS.index(word.split()[-1]) - today.weekday() - 1) % 7 + 1
         return AskedDay(word, offset, also=frozenset({coming}))
     if word.startswith(("coming ", "this coming ")):
@@ -95,14 +123,20 @@ def asked_day(question: str, today: date) -> AskedDay | None:
 def day_references(question: str, today: date) -> dict[str, int | None]:
     """The days a question names, each with its distance from today (None: not one day, or no fixed distance).
     "next Monday" is Monday of next week, as 下周一; "this coming Friday" the first Friday after today."""
+    dates = calendar_dates(question, today)
     references = {word: _offset(word, today) for word in day_words(question)}
+    references |= {word: (day - today).days for word, day in dates.items()}
     if _ZH_THIS_WEEK.search(question):  # 这周五: 周五, not the whole week
         references.pop("本周", None)
         for match in _ZH_THIS_WEEK.finditer(question):
             word = _zh_canonical(f"周{match[1]}")
             references[word] = _offset(word, today)
-    for match in _EN_RELATIVE.finditer(question):
-        prefix, weekday = re.sub(r"\s+", " ", match[1].lower()), match[2].lower()
+    relative = [(m[1], m[2]) for m in _EN_RELATIVE.finditer(question)]
+    for match in _EN_OF_NEXT_WEEK.finditer(question):
+        references.pop("next week", None)
+        relative.append(("next", match[1]))
+    for said_prefix, said_weekday in relative:
+        prefix, weekday = re.sub(r"\s+", " ", said_prefix.lower()), said_weekday.lower()
         references.pop(weekday, None)
         gap = (WEEKDAYS.index(weekday) - today.weekday()) % 7
         if prefix == "this":

@@ -44,3 +44,15 @@ def field_matches(key: str, field: str) -> bool:
 def holds(content: Any, quantity: Quantity) -> bool:
     """Whether structured content has a value for the quantity (a null is no value)."""
     return any(field_matches(key, quantity.field) for key, _ in leaves(content))
+
+
+def described(schema: Any, quantity: Quantity) -> bool:
+    """Whether a JSON schema (a tool's outputSchema, its `$defs` included) has a property for the quantity."""
+    if isinstance(schema, list):
+        return any(described(item, quantity) for item in schema)
+    if not isinstance(schema, dict):
+        return False
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and any(field_matches(name, quantity.field) for name in properties):
+        return True
+    return any(described(value, quantity) for value in schema.values() if isinstance(value, (dict, list)))

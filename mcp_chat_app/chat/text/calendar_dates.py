@@ -1,0 +1,106 @@
+"""Calendar dates a question names ("12月25日", "下个月20号", "New Year's Day 2020", "去年圣诞节", "2026-12-25"), as
+dates. A small model turns them into today or a wrong offset; passed as the date, one beyond the data reaches the
+tool, which says how far its data goes."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH = rf"(?:{'|'.join(_MONTHS)}|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's day": (1, 1),
+             "new years day": (1, 1), "new year's eve": (12, 31), "new years eve": (12, 31),
+             "平安夜": (12, 24), "圣诞节": (12, 25), "圣诞": (12, 25), "元旦": (1, 1)}
+_ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
+_ZH_MONTHS = {"上个月": -1, "上月": -1, "这个月": 0, "本月": 0, "下个月": 1, "下月": 1}
+_EN_YEAR = r"(?:,?\s+(?:in\s+)?(\d{4}))?"
+_EN_LAST_NEXT = r"(?:\b(last|this|next)\s+)?"
+
+_PATTERNS = (
+    ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
+    ("zh", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?(\d{1,2})月(\d{1,2})[日号]")),
+    ("zh_month", re.compile(r"(上个?月|这个月|本月|下个?月)的?(\d{1,2})[日号]")),
+    ("zh_holiday", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?的?(平安夜|圣诞节|圣诞|元旦)")),
+    ("en_month_day", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL}\b{_EN_YEAR}", re.IGNORECASE)),
+    ("en_day_month", re.compile(rf"\b(\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?({_MONTH})\b{_EN_YEAR}", re.IGNORECASE)),
+    ("en_of_month", re.compile(rf"\b(?:the\s+)?(\d{{1,2}}){_ORDINAL}\s+of\s+(last|this|next)\s+month\b",
+                               re.IGNORECASE)),
+    ("en_holiday", re.compile(rf"{_EN_LAST_NEXT}\b(christmas(?:\s+(?:eve|day))?|new\s+year'?s\s+(?:day|eve))\b"
+                              rf"{_EN_YEAR}", re.IGNORECASE)),
+)
+
+
+def calendar_dates(text: str, today: date) -> dict[str, date]:
+    """The dates the text names, each under its words as written; a date with no year is the one nearest today
+    ("1月5日" asked in December is next January's), "last Christmas" the one before today."""
+    found: dict[str, date] = {}
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue  # "2026年12月25日" is read once, not also as "12月25日"
+            day = _date(kind, match, today)
+            if day is not None:
+                found[match[0].strip()] = day
+                taken.append(match.span())
+    return found
+
+
+def _date(kind: str, match: re.Match[str], today: date) -> date | None:
+    if kind == "iso":
+        return _valid(int(match[1]), int(match[2]), int(match[3]))
+    if kind == "zh":
+        return _in_year(match[1], _ZH_YEARS.get(match[2] or ""), int(match[3]), int(match[4]), today)
+    if kind == "zh_month":
+        return _in_month(_ZH_MONTHS[match[1]], int(match[2]), today)
+    if kind == "zh_holiday":
+        month, day = _HOLIDAYS[match[3]]
+        return _in_year(match[1], _ZH_YEARS.get(match[2] or ""), month, day, today)
+    if kind == "en_month_day":
+        return _in_year(match[3], None, _month(match[1]), int(match[2]), today)
+    if kind == "en_day_month":
+        return _in_year(match[3], None, _month(match[2]), int(match[1]), today)
+    if kind == "en_of_month":
+        return _in_month({"last": -1, "this": 0, "next": 1}[match[2].lower()], int(match[1]), today)
+    month, day = _HOLIDAYS[re.sub(r"\s+", " ", match[2].lower())]
+    which = (match[1] or "").lower()
+    if which in ("last", "next") and not match[3]:
+        return _nearest(month, day, today, before=which == "last")
+    return _in_year(match[3], 0 if which == "this" else None, month, day, today)
+
+
+def _month(word: str) -> int:
+    word = word.lower()
+    return next((index for index, name in enumerate(_MONTHS, 1) if name.startswith(word[:3])), 0)
+
+
+def _valid(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _in_year(year: str | None, years_on: int | None, month: int, day: int, today: date) -> date | None:
+    """The date in the year written, or `years_on` from this one, or (neither given) the one nearest today."""
+    if year:
+        return _valid(int(year), month, day)
+    if years_on is not None:
+        return _valid(today.year + years_on, month, day)
+    candidates = [d for d in (_valid(today.year + step, month, day) for step in (-1, 0, 1)) if d]
+    return min(candidates, key=lambda d: abs((d - today).days)) if candidates else None
+
+
+def _in_month(months_on: int, day: int, today: date) -> date | None:
+    index = today.year * 12 + today.month - 1 + months_on
+    return _valid(index // 12, index % 12 + 1, day)
+
+
+def _nearest(month: int, day: int, today: date, before: bool) -> date | None:
+    """The last one before today, or the next one after it."""
+    years = (0, -1, -2) if before else (0, 1, 2)
+    candidates = [d for d in (_valid(today.year + step, month, day) for step in years) if d]
+    return next((d for d in candidates if (d < today if before else d > today)), None)
