@@ -20,7 +20,7 @@ from weather_mcp_server.places.index_file import STAMP, open_index
 
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[sqlite3.Connection]:
-    """Counts the builds; each builds from cities15000 (a second, not nine): what is checked here is when a file is
+    """Counts the builds; each builds from cities15000 (2 s, not 5-8): what is checked here is when a file is
     built, not what it holds (the towns are checked on the real index, in test_gazetteer.py)."""
     made: list[sqlite3.Connection] = []
 

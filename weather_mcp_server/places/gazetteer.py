@@ -36,7 +36,7 @@ _SIMILAR_KEYS = "SELECT DISTINCT key FROM names WHERE key >= ? AND key < ? AND l
 
 
 class Gazetteer:
-    """Name -> place, over an index file opened on first use (built first when missing: about 9 s, once)."""
+    """Name -> place, over an index file opened on first use (built first when missing: 5-8 s, once)."""
 
     def __init__(self, index_path: Path | None = None) -> None:
         self._path = index_path

