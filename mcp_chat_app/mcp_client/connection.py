@@ -181,6 +181,7 @@ class ServerConnection:
         # Their last reads, with until when they may be served (`_kept_until`), unless the server updates them first.
         self._kept_reads: dict[str, tuple[ReadResourceResult, float]] = {}
         self._updates: dict[str, int] = {}  # how many updates of each URI the server has sent
+        self._questions = 0  # how many questions (elicitations) the server has asked on this connection
         self._listen: ListenStream | None = None  # a live 2026-07-28 session's subscriptions/listen stream
 
     @property
@@ -254,17 +255,20 @@ class ServerConnection:
         """Read `uri` on the live session (errors as `call_tool`'s; the server's refusal is an MCPError). With
         `subscribe`, a server that supports subscriptions is subscribed to it, and the read is kept until the server
         says it changed (`notifications/resources/updated`; on 2026-07-28, no longer than its `ttlMs`): later reads of
-        it cost no round trip."""
+        it cost no round trip. A read during which the server asked a question (an elicitation, such as a 2026-07-28
+        input round) is never kept: its contents may depend on the answer, and on who gave it."""
         kept = self._kept_reads.get(uri)
         if kept is not None and self._ready.is_set() and time.monotonic() < kept[1]:
             return kept[0]
         client = await self._live_client(timeout)
         async with asyncio.timeout(timeout), self._session_errors():
             subscribed = subscribe and await self._subscribe(client, uri)
-            updates = self._updates.get(uri, 0)
+            updates, questions = self._updates.get(uri, 0), self._questions
             result = await client.read_resource(uri, cache_mode="bypass")  # what is kept is kept here, by uri
-        # Kept only if no update came while it was read (it may predate that update).
-        if subscribed and self._updates.get(uri, 0) == updates and (until := _kept_until(client, result)) is not None:
+        # Kept only if no update came while it was read (it may predate that update) and no question was asked
+        # meanwhile (which request a question belongs to is not always known, so any question counts).
+        if subscribed and self._updates.get(uri, 0) == updates and self._questions == questions \
+                and (until := _kept_until(client, result)) is not None:
             self._kept_reads[uri] = (result, until)
         return result
 
@@ -522,6 +526,7 @@ class ServerConnection:
 
     async def _on_elicitation(self, context: Any, params: Any) -> ElicitResult:
         """Relay a server's question to the user of the call it belongs to; `cancel` when no one can be asked."""
+        self._questions += 1  # a read in flight is not kept (read_resource)
         call = _current_call.get()
         if call is None:  # asked from the session's reader task: the call is known only if it is the one
             askers = [c for c in self._calls if c.asker is not None]

@@ -1,7 +1,8 @@
 """A stdio MCP server with notes that change, for the gateway's resource subscriptions on 2026-07-28 sessions.
 
 `note://{name}` reads as the note of that name and how many times it was read, so a test sees whether the gateway read it
-again; `set_note` changes one and publishes `notifications/resources/updated` to `subscriptions/listen` streams. Reads
+again; `locked://{name}` is read only after the reader says who they are (a 2026-07-28 input round: an
+elicitation), so its text depends on the answer; `set_note` changes one and publishes `notifications/resources/updated` to `subscriptions/listen` streams. Reads
 say they stay fresh for NOTE_TTL_MS (default an hour; 0: stale at once). `listen_streams` counts the open streams.
 
 Run: python tests/gateway/note_server.py
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from mcp.server import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.subscriptions import InMemorySubscriptionBus, ServerEvent
+from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
 
 
 class CountingBus(InMemorySubscriptionBus):
@@ -46,6 +48,20 @@ def note(name: str) -> str:
     """The note of that name."""
     reads[name] = reads.get(name, 0) + 1
     return f"{notes.get(name, 'nothing yet')} [read {reads[name]}]"
+
+
+@server.resource("locked://{name}", title="A note for whoever says who they are", mime_type="text/plain")
+def locked(name: str, ctx: Context) -> str | InputRequiredResult:
+    """The note of that name for the reader who answered "who are you?" (or how they did not answer)."""
+    answers = ctx.input_responses or {}
+    if "who" not in answers:
+        return InputRequiredResult(input_requests={"who": ElicitRequest(params=ElicitRequestFormParams(
+            message="Who are you?", requested_schema={"type": "object", "properties": {"name": {"type": "string"}},
+                                                      "required": ["name"]}))})
+    reads[name] = reads.get(name, 0) + 1
+    answer = answers["who"]
+    reader = (answer.content or {}).get("name") if answer.action == "accept" else answer.action
+    return f"{notes.get(name, 'nothing yet')} for {reader} [read {reads[name]}]"
 
 
 @server.tool()

@@ -264,16 +264,16 @@ def note(gateway: GatewayProcess, server: str, name: str) -> str:
     return read(gateway, server, f"note://{name}").json()["contents"][0]["text"]
 
 
-def attach_note(gateway: GatewayProcess, fake_llm, server: str, name: str) -> str:
-    """Attach the named note to a turn; what the writer read of it."""
+def attach_note(gateway: GatewayProcess, fake_llm, server: str, name: str, scheme: str = "note") -> str:
+    """Attach the named note (`scheme`://`name`) to a turn; what the writer read of it."""
     fake_llm.script({"content": "Let me see."}, {"content": "Noted."})
     # Each in a conversation of its own: a later turn of one would be given its earlier attachments again.
     response = gateway.chat("ada", {"message": "What does my note say?",
                                     "conversation": _new_conversation(gateway, "ada"),
-                                    "attachments": [{"server": server, "uri": f"note://{name}"}]})
+                                    "attachments": [{"server": server, "uri": f"{scheme}://{name}"}]})
     assert response.status_code == 200, response.text
     written = fake_llm.requests()[1]["messages"][-1]["content"]
-    return written.split(f"note://{name} from {server}:\n")[1].split("\n")[0]
+    return written.split(f"{scheme}://{name} from {server}:\n")[1].split("\n")[0]
 
 
 def call_notes_tool(gateway: GatewayProcess, fake_llm, message: str, tool: str, arguments: dict) -> str:
@@ -311,3 +311,13 @@ def test_a_read_the_server_says_is_stale_at_once_is_not_kept(gateway, fake_llm):
     """2026-07-28 reads carry `ttlMs`; 0 means the copy is stale at once, subscribed or not."""
     assert attach_note(gateway, fake_llm, "stale-notes", "shopping") == "nothing yet [read 1]"
     assert note(gateway, "stale-notes", "shopping") == "nothing yet [read 2]"
+
+
+def test_a_read_that_asked_its_reader_a_question_is_never_kept(gateway, fake_llm):
+    """A 2026-07-28 read may need input rounds (an elicitation); what it returns may depend on the answer and on
+    who gave it, so a later read, maybe another user's, must ask the server again, subscribed or not."""
+    first = attach_note(gateway, fake_llm, "notes", "diary", scheme="locked")
+    assert first == "nothing yet for cancel [read 1]"  # nobody could be asked while the turn's attachments were read
+    again = read(gateway, "notes", "locked://diary")
+    assert again.status_code == 200, again.text
+    assert again.json()["contents"][0]["text"] == "nothing yet for cancel [read 2]"
