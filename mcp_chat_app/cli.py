@@ -48,21 +48,44 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def ask(args: argparse.Namespace) -> int:
-    """Answer one question in-process (no HTTP) and print the answer, or the full JSON with --json."""
+    """Answer one question in-process (no HTTP) and print the answer, or the full JSON with --json. Tool calls
+    follow the user's approval policy, asked on the terminal (terminal_approvals.py)."""
     from mcp_chat_app.gateway import build_gateway
     from mcp_chat_app.llm.client import LlmUnavailable
+    from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy
+    from mcp_chat_app.terminal_approvals import AllowedThisRun, not_run_lines, terminal_questions
+    from mcp_chat_app.web.errors import GatewayError
+    from mcp_chat_app.web.requests import checked_user
 
+    try:
+        user = checked_user(args.user)
+    except GatewayError as error:
+        print(f"mcp-chat: {error.message}", file=sys.stderr)
+        return 2
     # One question: a warm-up would only read the same prompt prefix once more, first.
     gateway = build_gateway(GatewayConfig.from_env(**_overrides(args), warm_up=False))
+    policy = ApprovalPolicy(AllowedThisRun(gateway.approvals, args.allow), user, None)  # in no conversation
+    questions = terminal_questions(gateway.elicitations, user) if sys.stdin.isatty() else None
     try:
-        result = gateway.pipeline.run(args.question, [], use_tools=not args.no_tools)
+        result = gateway.pipeline.run(args.question, [], use_tools=not args.no_tools,
+                                      asker=gateway.elicitations.asker(user, questions, policy=policy))
     except LlmUnavailable as error:
         print(f"mcp-chat: {error}", file=sys.stderr)
         return 1
     finally:
         gateway.close()
     print(json.dumps(result.to_json(), ensure_ascii=False, indent=2) if args.json else result.response)
+    for line in not_run_lines(result.notices, user):
+        print(line, file=sys.stderr)
     return 0
+
+
+def _allowed_tool(value: str) -> tuple[str, str]:
+    """`--allow`'s value, `server/tool`, as (server, tool)."""
+    server, _, tool = value.partition("/")
+    if not server or not tool:
+        raise argparse.ArgumentTypeError(f"{value!r} is not server/tool")
+    return server, tool
 
 
 def token(args: argparse.Namespace) -> int:
@@ -110,6 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask_parser.add_argument("question")
     ask_parser.add_argument("--no-tools", action="store_true", help="plain chat, no MCP tools")
     ask_parser.add_argument("--json", action="store_true", help="print the full response JSON")
+    ask_parser.add_argument("--user", default="web_user",
+                            help="whose approval decisions hold (default: web_user, the page's default user)")
+    ask_parser.add_argument("--allow", action="append", default=[], type=_allowed_tool, metavar="SERVER/TOOL",
+                            help="run this tool unasked, this time only (repeatable); without a terminal, a tool "
+                                 "that is not read-only runs only so or by a kept 'always' rule")
     ask_parser.set_defaults(handler=ask)
 
     token_parser = commands.add_parser("token", help="issue a user's API token (printed once) or revoke it")

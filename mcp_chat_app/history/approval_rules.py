@@ -45,11 +45,11 @@ class SqliteApprovalRules:
         with closing(sqlite3.connect(self.path, timeout=10)) as connection, connection:
             yield connection
 
-    def matching(self, user: str, server: str, tool: str, conversation: str) -> list[Rule]:
+    def matching(self, user: str, server: str, tool: str, conversation: str | None) -> list[Rule]:
         with self._transaction() as connection:
             rows = connection.execute(f"SELECT {_COLUMNS} FROM approval_rules WHERE user = ? AND server = ? "
                                       "AND tool = ? AND conversation IN (?, ?)",
-                                      (user, server, tool, conversation, _ALWAYS)).fetchall()
+                                      (user, server, tool, conversation or _ALWAYS, _ALWAYS)).fetchall()
         return [_rule(row) for row in rows]
 
     def remember(self, user: str, server: str, tool: str, decision: RuleDecision, conversation: str | None) -> Rule:

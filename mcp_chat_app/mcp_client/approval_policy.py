@@ -72,8 +72,8 @@ class Rule:
 class ApprovalRules(Protocol):
     """Where remembered decisions live (history/approval_rules.py: SQLite)."""
 
-    def matching(self, user: str, server: str, tool: str, conversation: str) -> list[Rule]:
-        """The rules of this tool that hold in `conversation`: its own and the "always" one."""
+    def matching(self, user: str, server: str, tool: str, conversation: str | None) -> list[Rule]:
+        """The rules of this tool that hold in `conversation`: its own and the "always" one (None: only that)."""
 
     def remember(self, user: str, server: str, tool: str, decision: RuleDecision, conversation: str | None) -> Rule:
         """Store (or replace) the rule of this scope; the rule as stored."""
@@ -104,18 +104,23 @@ def verdict(hints: ToolHints, rules: list[Rule], ask_every_call: bool) -> Verdic
 
 @dataclass(frozen=True)
 class ApprovalPolicy:
-    """One chat request's view of its user's rules."""
+    """One chat request's view of its user's rules; `conversation` None: a question asked outside any conversation
+    (`mcp-chat ask`), where only "always" rules hold and only they can be kept."""
 
     rules: ApprovalRules
     user: str
-    conversation: str
+    conversation: str | None
+
+    def offered(self, hints: ToolHints) -> tuple[Remember, ...]:
+        """How long the card may offer to remember a decision on this tool, here."""
+        return tuple(remember for remember in offered(hints) if remember != "conversation" or self.conversation)
 
     def verdict(self, server: str, tool: str, hints: ToolHints, ask_every_call: bool) -> Verdict:
         return verdict(hints, self.rules.matching(self.user, server, tool, self.conversation), ask_every_call)
 
     def how_to_allow(self, server: str, tool: str, hints: ToolHints) -> dict[str, Any]:
         """The request that allows this tool from now on, the narrowest scope that holds suggested first."""
-        allowed = scopes(hints, "allow")
+        allowed = tuple(scope for scope in scopes(hints, "allow") if scope != "conversation" or self.conversation)
         body: dict[str, Any] = {"decision": "allow", "scope": allowed[0]}
         if allowed[0] == "conversation":
             body["conversation"] = self.conversation

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import jsonschema
 
-from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, ToolHints, UserDecision, Verdict, offered
+from mcp_chat_app.mcp_client.approval_policy import ApprovalPolicy, ToolHints, UserDecision, Verdict
 
 Action = Literal["accept", "decline", "cancel"]
 ACTIONS: tuple[Action, ...] = ("accept", "decline", "cancel")
@@ -150,7 +150,7 @@ class Asker:
                    if self._policy is not None else "ask" if asked_by_default else "allow")
         if verdict != "ask" or self._emit is None:
             return verdict
-        remember = offered(hints) if self._policy is not None else ("once",)
+        remember = self._policy.offered(hints) if self._policy is not None else ("once",)
         question_id = secrets.token_hex(8)
         request = {"id": question_id, "server": server, "tool": tool, "arguments": arguments,
                    "timeout_s": self._registry.timeout_s, "remember": list(remember),

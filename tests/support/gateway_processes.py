@@ -102,6 +102,16 @@ class FakeLlm:
         stop(self.process)
 
 
+def scripted_models(work_dir: Path, llm_url: str, profile: dict[str, Any] | None = None) -> Path:
+    """A models config whose `scripted` profile talks to the scripted LLM at `llm_url`: a plain profile (the
+    shipped `local` ones are tuned for small models: one forced call per turn)."""
+    models = work_dir / "scripted_models.json"
+    models.write_text(json.dumps({"profiles": {"scripted": {
+        "base_url": f"{llm_url}/v1", "model": "fake-model", "tool_mode": "native", "max_tokens": 256,
+        **(profile or {})}}}))
+    return models
+
+
 class GatewayProcess:
     """`python -m mcp_chat_app.cli serve` with its own registry, data dir and LLM endpoint."""
 
@@ -111,11 +121,7 @@ class GatewayProcess:
         self.work_dir = work_dir
         registry = work_dir / "mcp_servers.json"
         registry.write_text(json.dumps({"mcpServers": servers}))
-        # A plain profile: the shipped `local` ones are tuned for small models (one forced call per turn).
-        models = work_dir / "scripted_models.json"
-        models.write_text(json.dumps({"profiles": {"scripted": {
-            "base_url": f"{llm_url}/v1", "model": "fake-model", "tool_mode": "native", "max_tokens": 256,
-            **(profile or {})}}}))
+        models = scripted_models(work_dir, llm_url, profile)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
