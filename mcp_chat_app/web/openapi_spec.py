@@ -430,8 +430,21 @@ _PATHS: dict[str, Any] = {
     "/oauth/callback": {"get": {
         "summary": "The authorization server's redirect after a user authorized the gateway (for that user only)",
         "parameters": [{"name": "state", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
-                       *({"name": key, "in": "query", "schema": {"type": "string"}} for key in ("code", "iss", "error"))],
-        "responses": {"200": _json({"type": "object"}, "the code reached the waiting flow"), **_errors(400, 404)}}},
+                       *({"name": key, "in": "query", "schema": {"type": "string"}}
+                         for key in ("code", "iss", "error", "error_description"))],
+        "description": "A browser (Accept prefers text/html) gets a page: signed in to the server as the user, or "
+                       "why not (also for the errors, with their status); it tells the chat page's Connections "
+                       "through a BroadcastChannel. Any other caller gets JSON.",
+        "responses": {
+            "200": {"description": "the code (or the authorization server's `error`) reached the waiting flow",
+                    "content": {"application/json": {"schema": {"type": "object", "properties": {
+                        "server": {"type": "string"}, "user": {"type": "string"}, "received": {"type": "boolean"},
+                        "message": {"type": "string"},
+                        "error": {"type": "string", "description": "the authorization server's refusal, if any"}},
+                        "required": ["server", "user", "received", "message"]}},
+                                "text/html": {"schema": {"type": "string"}}}},
+            **{status: {**body, "content": {**body["content"], "text/html": {"schema": {"type": "string"}}}}
+               for status, body in _errors(400, 404).items()}}}},
     "/resources": {"get": {
         "summary": "Every connected server's MCP resources and resource templates", "security": _USER_AUTH,
         "responses": {"200": _json({"type": "object", "properties": {

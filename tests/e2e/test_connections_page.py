@@ -3,9 +3,12 @@ gateway with two servers that act for each user through OAuth (oauth_identity_se
 authorization server, tests/support/oauth_processes.py), the weather server that needs no sign-in, and the
 scripted LLM. Two users: Alice connects from the section, Bob from the card an answer shows him; Alice
 disconnects. The sign-in tab the page opens follows the authorization server's redirect to the gateway's callback,
-as a person's browser does. Screenshot: artifacts/connections_page.png."""
+as a person's browser does, and ends on the callback's page, which tells the chat page. Screenshots:
+artifacts/connections_page.png, artifacts/connections_signed_in.png."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import httpx
 import pytest
@@ -22,6 +25,7 @@ from .conftest import start_chromium
 from .test_web_page import _switch_user
 
 SCREENSHOT = REPO / "artifacts" / "connections_page.png"
+SIGNED_IN_SCREENSHOT = REPO / "artifacts" / "connections_signed_in.png"  # the sign-in tab's last page
 ADMIN_TOKEN = "page-admin-token"  # to unregister a server mid-test
 
 
@@ -69,18 +73,29 @@ def _connected(gateway: GatewayProcess, user: str) -> dict[str, bool]:
     return {row["server"]: row["connected"] for row in gateway.get(f"/chat/{user}/oauth").json()["servers"]}
 
 
-def _sign_in(driver, gateway: GatewayProcess, authorization_server: str, person: str, click) -> None:
-    """`person` signs in: `click()` opens the sign-in tab, which consents at the authorization server and is sent
-    back to the gateway's callback; the tab is closed and the page is shown again."""
+def _sign_in(driver, gateway: GatewayProcess, authorization_server: str, person: str, server: str, click,
+             screenshot: Path | None = None) -> None:
+    """`person` signs in to `server`: `click()` opens the sign-in tab, which consents at the authorization server
+    and is sent back to the gateway's callback, whose page says so and tells the chat page (which hears it on its
+    BroadcastChannel); the tab is closed and the page is shown again."""
     httpx.post(f"{authorization_server}/_login", json={"subject": person}).raise_for_status()
     page = driver.current_window_handle
+    driver.execute_script("window.heard = []; window.hearing?.close(); window.hearing = new BroadcastChannel("
+                          "'mcp-chat.connections'); window.hearing.onmessage = (event) => window.heard.push(event.data);")
     click()
     [tab] = _wait(driver, lambda: [handle for handle in driver.window_handles if handle != page])
     driver.switch_to.window(tab)
-    _wait(driver, lambda: "Authorization received" in driver.find_element(By.TAG_NAME, "body").text)
-    assert driver.current_url.startswith(f"{gateway.url}/oauth/callback?")
+    _wait(driver, lambda: driver.current_url.startswith(f"{gateway.url}/oauth/callback?"))
+    _wait(driver, lambda: driver.find_element(By.TAG_NAME, "h1").text == f"Signed in to {server} as {person}.")
+    assert driver.find_element(By.TAG_NAME, "p").text == "You can close this window."
+    assert driver.title == f"Signed in to {server}"
+    if screenshot is not None:
+        screenshot.parent.mkdir(exist_ok=True)
+        driver.save_screenshot(str(screenshot))
     driver.close()
     driver.switch_to.window(page)
+    assert _wait(driver, lambda: driver.execute_script("return window.heard")) == [
+        {"server": server, "user": person, "ok": True}]
 
 
 def test_each_user_connects_and_disconnects_their_own_servers(browser, gateway, fake_llm, authorization_server):
@@ -98,7 +113,8 @@ def test_each_user_connects_and_disconnects_their_own_servers(browser, gateway, 
     assert "ident" not in browser.find_element(By.ID, "banner").get_attribute("textContent")
 
     # Alice connects ident from the section: only that one, only hers.
-    _sign_in(browser, gateway, authorization_server, "alice", _button(browser, "ident").click)
+    _sign_in(browser, gateway, authorization_server, "alice", "ident", _button(browser, "ident").click,
+             SIGNED_IN_SCREENSHOT)
     _wait(browser, lambda: _rows(browser) == {"ident": "connected", "ident2": "disconnected"})
     assert _button(browser, "ident").text == "Disconnect"
     assert _connected(gateway, "alice") == {"ident": True, "ident2": False}
@@ -118,7 +134,7 @@ def test_each_user_connects_and_disconnects_their_own_servers(browser, gateway, 
     _wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, ".message.assistant .copy"))  # the answer ended
     badge = browser.find_element(By.CSS_SELECTOR, '.notice[data-kind="authorization"] a')  # kept with the answer
     assert badge.text == "the sign-in page" and badge.get_attribute("href") == link.get_attribute("href")
-    _sign_in(browser, gateway, authorization_server, "bob", link.click)
+    _sign_in(browser, gateway, authorization_server, "bob", "ident", link.click)
     _wait(browser, lambda: "Connected to ident: ask again to use it." in card.text)
     assert not card.find_elements(By.CSS_SELECTOR, "a.sign-in")
     _wait(browser, lambda: _rows(browser) == {"ident": "connected", "ident2": "disconnected"})

@@ -6,6 +6,7 @@ call acts as its own user, a user who has not authorized gets the link, never so
 from __future__ import annotations
 
 import stat
+from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
@@ -152,3 +153,49 @@ def test_an_idle_session_closes_and_the_next_call_refreshes_without_asking(ident
 def test_routes_refuse_what_is_not_a_per_user_oauth_server(gateway):
     assert httpx.post(f"{gateway.url}/chat/alice/oauth/nosuch").status_code == 404
     assert httpx.post(f"{gateway.url}/chat/bad user/oauth/ident").status_code == 400
+
+
+BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}  # as Chromium sends it
+
+
+def _state(authorization_url: str) -> str:
+    return parse_qs(urlparse(authorization_url).query)["state"][0]
+
+
+def test_a_browser_ends_on_a_page_saying_who_signed_in_or_why_not(gateway, authorization_server):
+    started = httpx.post(f"{gateway.url}/chat/carol/oauth/ident").json()
+    httpx.post(f"{authorization_server}/_login", json={"subject": "carol"}).raise_for_status()
+    redirect = httpx.get(started["authorization_url"])
+    page = httpx.get(redirect.headers["location"], headers=BROWSER)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "<h1>Signed in to ident as carol.</h1><p>You can close this window.</p>" in page.text
+    assert 'data-server="ident" data-user="carol" data-ok="true"' in page.text  # what signed_in.js broadcasts
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    assert _poll(lambda: _authorizations(gateway, "carol")["ident"], lambda r: r["session_up"])["connected"]
+
+    # Refused at the authorization server: the page says why, with the reason escaped; nothing is connected.
+    started = httpx.post(f"{gateway.url}/chat/dave/oauth/ident").json()
+    page = httpx.get(f"{gateway.url}/oauth/callback", headers=BROWSER,
+                     params={"state": _state(started["authorization_url"]), "error": "access_denied",
+                             "error_description": "<b>no</b>"})
+    assert page.status_code == 200 and 'class="failed"' in page.text and 'data-ok="false"' in page.text
+    assert "<h1>Sign-in to ident failed: the authorization server refused (&lt;b&gt;no&lt;/b&gt;)</h1>" in page.text
+    assert _poll(lambda: _authorizations(gateway, "dave")["ident"], lambda r: r["last_error"])["connected"] is False
+
+    # The errors too, with their status, as a page for a browser and JSON for an API caller.
+    forged = httpx.get(f"{gateway.url}/oauth/callback", params={"state": "forged"}, headers=BROWSER)
+    assert forged.status_code == 404 and "<h1>Sign-in failed: no authorization is waiting for this state" in forged.text
+    missing = httpx.get(f"{gateway.url}/oauth/callback", headers=BROWSER)
+    assert missing.status_code == 400 and "the callback needs the &#x27;state&#x27;" in missing.text
+    api = httpx.get(f"{gateway.url}/oauth/callback", params={"state": "forged"}, headers={"Accept": "application/json"})
+    assert api.status_code == 404 and api.json()["error"]["code"] == "unknown_state"
+
+
+def test_an_api_caller_is_told_of_a_refusal_in_json(gateway):
+    started = httpx.post(f"{gateway.url}/chat/erin/oauth/ident").json()
+    reply = httpx.get(f"{gateway.url}/oauth/callback", headers={"Accept": "application/json"},
+                      params={"state": _state(started["authorization_url"]), "error": "access_denied"})
+    assert reply.status_code == 200
+    assert reply.json() == {"server": "ident", "user": "erin", "received": True, "error": "access_denied",
+                            "message": "The authorization server refused (access_denied): nothing was connected. "
+                                       "You may close this tab."}

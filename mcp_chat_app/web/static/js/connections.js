@@ -1,8 +1,9 @@
 // The sidebar's "Connections": the servers that act for each user through OAuth (GET /chat/<user>/oauth) and
 // whether this user has connected each. "Connect" starts the user's flow (POST) and opens its sign-in page in a
-// new tab; "Disconnect" forgets the user's tokens (DELETE). Servers that need no sign-in are not listed, and the
-// section stays hidden while there are none. A failed request is said in the section's error line.
-import { userJson } from "./api.js";
+// new tab, whose callback page tells this one when it is done; "Disconnect" forgets the user's tokens (DELETE).
+// Servers that need no sign-in are not listed, and the section stays hidden while there are none. A failed request
+// is said in the section's error line.
+import { session, userJson } from "./api.js";
 import { t } from "./i18n.js";
 import { element } from "./reply.js";
 
@@ -152,3 +153,13 @@ function backAgain() {
 }
 document.addEventListener("visibilitychange", backAgain);
 window.addEventListener("focus", backAgain);
+
+// The callback's page in the sign-in tab says a sign-in of this user ended (signed_in.js): the list is read at once,
+// and a while longer as the gateway exchanges the code.
+if ("BroadcastChannel" in window) {
+  new BroadcastChannel("mcp-chat.connections").addEventListener("message", ({ data }) => {
+    if (data?.user !== session.user) return;
+    lastPending = Date.now();
+    refresh();
+  });
+}
