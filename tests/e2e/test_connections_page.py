@@ -80,8 +80,9 @@ def _sign_in(driver, gateway: GatewayProcess, authorization_server: str, person:
     BroadcastChannel); the tab is closed and the page is shown again."""
     httpx.post(f"{authorization_server}/_login", json={"subject": person}).raise_for_status()
     page = driver.current_window_handle
-    driver.execute_script("window.heard = []; window.hearing?.close(); window.hearing = new BroadcastChannel("
-                          "'mcp-chat.connections'); window.hearing.onmessage = (event) => window.heard.push(event.data);")
+    driver.execute_script("window.heard = []; window.hearing?.close();"
+                          "window.hearing = new BroadcastChannel('mcp-chat.connections');"
+                          "window.hearing.onmessage = (event) => window.heard.push(event.data);")
     click()
     [tab] = _wait(driver, lambda: [handle for handle in driver.window_handles if handle != page])
     driver.switch_to.window(tab)

@@ -1,9 +1,9 @@
 """A stdio MCP server with notes that change, for the gateway's resource subscriptions on 2026-07-28 sessions.
 
-`note://{name}` reads as the note of that name and how many times it was read, so a test sees whether the gateway read it
-again; `locked://{name}` is read only after the reader says who they are (a 2026-07-28 input round: an
-elicitation), so its text depends on the answer; `set_note` changes one and publishes `notifications/resources/updated` to `subscriptions/listen` streams. Reads
-say they stay fresh for NOTE_TTL_MS (default an hour; 0: stale at once). `listen_streams` counts the open streams.
+`note://{name}` reads as the note of that name and how many times it was read, so a test sees whether the gateway read
+it again; `locked://{name}` is read only after the reader says who they are (a 2026-07-28 input round: an
+elicitation), so its text depends on the answer; `set_note` changes one and publishes
+`notifications/resources/updated` to `subscriptions/listen` streams. Reads say they stay fresh for NOTE_TTL_MS (default an hour; 0: stale at once). `listen_streams` counts the open streams.
 
 Run: python tests/gateway/note_server.py
 """
