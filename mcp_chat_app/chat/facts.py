@@ -24,7 +24,8 @@ from mcp_chat_app.chat.notices import Notice, approval_notice, result_notice, un
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import is_yes_no_question
 from mcp_chat_app.chat.text.clock import unsupported_clock_times
-from mcp_chat_app.chat.text.day_words import day_words
+from mcp_chat_app.chat.text.calendar_dates import calendar_dates
+from mcp_chat_app.chat.text.day_words import asked_day, day_words
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
 from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves
 from mcp_chat_app.chat.text.shown import shown_beside
@@ -166,10 +167,23 @@ def _missing(turn: Turn, asked: list[Quantity], held: list[Quantity], text: str)
     lacking += [term for term in TERM.findall(turn.question) if term.lower() not in text.lower()
                 and not any(q.named_in(term) for q in held)]
     lacking += unsupported_clock_times(turn.question, text, turn.vocabulary)
+    lacking += _unreached_date(turn, text)
     once: dict[str, str] = {}
     for word in lacking:
         once.setdefault(word.lower(), word)
     return tuple(once.values())
+
+
+def _unreached_date(turn: Turn, text: str) -> list[str]:
+    """The calendar date the question names ("New Year's Day 2020"), when the results name their dates and none
+    is within a day of it (a place's date may be a day off the gateway's): a tool of the present was called."""
+    asked = asked_day(turn.question, turn.today)
+    if asked is None or asked.date is None:
+        return []
+    named = calendar_dates(text, turn.today).values()
+    if not named or any(abs((day - asked.date).days) <= 1 for day in named):
+        return []
+    return [asked.word]
 
 
 def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str = "") -> list[dict[str, Any]]:

@@ -25,6 +25,7 @@ from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_ans
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     states_its_arguments,
+    unstated_arguments,
     takes_a_day,
     takes_hours,
     with_asked_day,
@@ -49,6 +50,7 @@ from mcp_chat_app.chat.route_prompt import (
     tool_results_message,
 )
 from mcp_chat_app.chat.text.claims import in_english_instead, states_measurements, unusable
+from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_references
 from mcp_chat_app.chat.text.quantities import Quantity, described
@@ -155,6 +157,9 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     calls = _real_calls(first)
     planned = _made(calls, by_name, turn)
     stated = _states_its_arguments(planned, by_name, turn.question)
+    if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools) \
+            and _only_translated(planned, by_name, turn.question):
+        stated = True  # "香港" for "Hong Kong weather today": the question's place in another script, not made up
     if planned and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
                                                            turn.vocabulary, turn.earlier_calls), specs)
@@ -396,9 +401,18 @@ def _shown(answer: str, turn: Turn) -> bool:
 
 
 def _states_its_arguments(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], question: str) -> bool:
+    return not _unstated(planned, by_name, question)
+
+
+def _only_translated(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], question: str) -> bool:
+    """Whether every argument the question does not write is in a script it does not use (a translation)."""
+    return all(in_another_script(value, question) for value in _unstated(planned, by_name, question))
+
+
+def _unstated(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], question: str) -> list[str]:
     tools = [_resolve(plan.name, by_name) for plan in planned]
-    return states_its_arguments([plan.arguments for plan in planned],
-                                [tool.input_schema if tool else {} for tool in tools], question)
+    return unstated_arguments([plan.arguments for plan in planned],
+                              [tool.input_schema if tool else {} for tool in tools], question)
 
 
 def _forced_call(turn: Turn, router: Router, messages: list[dict[str, Any]], specs: list[dict[str, Any]]) -> ChatTurn:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
-from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references
+from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references, names_the_day_after
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -24,6 +24,8 @@ _HOW_MANY_DAYS = re.compile(r"\b(?:how many|number of)\s+days\b", re.IGNORECASE)
 _COUNTED_DAYS = re.compile(r"\d+\s*(?:days?|天|日)|[一二两三四五六七八九十]+\s*(?:天|日)|\b(?:week|fortnight)s?\b|"
                            r"[一两]?(?:周|星期|礼拜)(?![一二三四五六日天末])", re.IGNORECASE)
 # A question about the present, in the languages of the day words: it inherits no earlier day.
+# Which week a weekday is in ("Wednesday next week"): it names the day, it counts no days.
+_WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
 
@@ -35,18 +37,24 @@ class UnnamedArgument(ValueError):
 
 def states_its_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[dict[str, Any]],
                          question: str) -> bool:
-    """Whether every free-text argument of the calls (a place, a name: no enum, no pattern) is written in the
-    question. Asked alone, a model fills what a follow-up leaves out with something made up ("北京")."""
+    """Whether the question writes every free-text argument of the calls (see unstated_arguments)."""
+    return not unstated_arguments(arguments, schemas, question)
+
+
+def unstated_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[dict[str, Any]],
+                       question: str) -> list[str]:
+    """The free-text arguments of the calls (a place, a name: no enum, no pattern) the question does not write.
+    Asked alone, a model fills what a follow-up leaves out with something made up ("北京")."""
     asked = question.casefold()
+    unstated = []
     for values, schema in zip(arguments, schemas):
         properties = schema.get("properties", {})
         for name, value in values.items():
             spec = properties.get(name, {})
             items = value if isinstance(value, list) else [value]
-            if _free_text(spec.get("items", {}) if isinstance(value, list) else spec) and any(
-                    isinstance(item, str) and not _mentioned(item, asked) for item in items):
-                return False
-    return True
+            if _free_text(spec.get("items", {}) if isinstance(value, list) else spec):
+                unstated += [item for item in items if isinstance(item, str) and not _mentioned(item, asked)]
+    return unstated
 
 
 def without_unasked_flags(arguments: dict[str, Any], schema: dict[str, Any], question: str,
@@ -156,7 +164,8 @@ def without_unasked_span(arguments: dict[str, Any], schema: dict[str, Any], aske
     """The arguments less a count of days above one when the question asks about one day and counts none:
     asked about "下周三" in 大阪, a model added `days: 3`, and the answer spoke of Thursday and Friday too. A count of days
     is an integer argument whose description says "how many days" and whose default is one day."""
-    if asked is None or asked.span or _COUNTED_DAYS.search(question):
+    said = _WHICH_WEEK.sub("", question) if asked and asked.names_a_weekday else question
+    if asked is None or asked.span or _COUNTED_DAYS.search(said):
         return arguments
     kept = dict(arguments)
     for name, value in arguments.items():
@@ -171,20 +180,41 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
                      question: str, today: dt.date) -> dict[str, Any]:
     """The arguments with the day of the latest calls (`earlier`: their arguments) when the question names no
     day and does not say "now": "那要带什么？" after a question on 下周一 was called for day 7 (the date's day of
-    the month). Only where the calls agree on one day."""
+    the month). Only where the calls agree on one day. A question on "the day after that" (第二天) gets the day
+    after theirs: the model repeated the earlier day."""
     if day_references(question, today) or _NOW.search(question):
         return arguments
+    step = 1 if names_the_day_after(question) else 0
     kept = dict(arguments)
     for name, spec in schema.get("properties", {}).items():
         values = {json.dumps(call[name]) for call in earlier if name in call}
+        if not values and step and earlier and "default" in spec:  # the calls were about the default day
+            values = {json.dumps(spec["default"])}
         if not _day_forms(spec) or len(values) != 1:
             continue
-        value = json.loads(values.pop())
-        if kept.get(name, spec.get("default")) != value:
-            log.info("%s=%r replaced by %r: the question names no day, and the latest calls asked about it",
-                     name, kept.get(name), value)
+        value = _day_later(json.loads(values.pop()), step)
+        if value is not None and kept.get(name, spec.get("default")) != value:
+            log.info("%s=%r replaced by %r: the question names no day, and the latest calls asked about %s",
+                     name, kept.get(name), value, "the day before it" if step else "it")
             kept[name] = value
     return kept
+
+
+def _day_later(value: Any, days: int) -> Any:
+    """A day argument's value moved `days` later in its own form (offset, weekday, date); None where it names
+    no single day."""
+    if not days:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value + days
+    if isinstance(value, str) and value in WEEKDAYS:
+        return WEEKDAYS[(WEEKDAYS.index(value) + days) % 7]
+    if isinstance(value, str) and _DATE.match(value):
+        try:
+            return (dt.date.fromisoformat(value) + dt.timedelta(days=days)).isoformat()
+        except ValueError:
+            return None
+    return None
 
 
 def takes_a_day(schema: dict[str, Any]) -> bool:

@@ -23,7 +23,8 @@ from mcp_chat_app.chat.route_arguments import (
 )
 from mcp_chat_app.chat.route_prompt import ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
-from mcp_chat_app.chat.text.day_words import asked_day, glossed
+from mcp_chat_app.chat.text.day_words import asked_day, glossed, names_the_day_after
+from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
 from mcp_chat_app.llm.profiles import Endpoint
@@ -139,7 +140,8 @@ def test_relative_weekdays_are_counted_as_people_mean_them(question, today, offs
 
 
 @pytest.mark.parametrize("question, kept", [
-    ("下周三大阪天气预报", False), ("Weather in Oslo tomorrow?", False),
+    ("下周三大阪天气预报", False), ("Weather in Oslo tomorrow?", False), ("Bogotá on Wednesday next week?", False),
+    ("Oslo next week, from Wednesday", True),  # a span from a day: not one weekday
     ("明天开始三天的天气", True), ("Oslo for 3 days from tomorrow", True), ("明天起一周的天气", True),
     ("这周末天气", True),  # no single day asked
 ])
@@ -166,6 +168,7 @@ def test_a_count_of_days_the_question_does_not_give_is_dropped(question, kept, c
     ("2026-12-10 Paris", {"2026-12-10": "2026-12-10"}),
     ("May I ask about Rome on 2 Mar?", {"2 Mar": "2027-03-02"}),
     ("I decided 3 times", {}), ("北京二月三十日", {}),  # no month word; no such day
+    ("Berlin now (Thu 3 Dec 09:00)", {"3 Dec": "2026-12-03"}),  # a clock time after a date is no day
 ])
 def test_calendar_dates_are_read_as_dates(question, named):
     assert {word: day.isoformat() for word, day in calendar_dates(question, TUESDAY).items()} == named
@@ -349,6 +352,32 @@ def test_over_http_a_follow_up_naming_no_day_is_called_for_the_day_before(forced
         ("get_precipitation", {"city": "武夷山", "day": monday})]
 
 
+def test_over_http_the_day_after_that_is_the_day_after_the_one_the_conversation_was_about(forced_gateway, fake_llm):
+    """"And the day after that?" after a question on tomorrow: the router repeated the earlier day; the call is
+    for the day after it, in the form the earlier call wrote it (an offset, a date)."""
+    fake_llm.script(call("get_precipitation", city="Brussels", day=1), {"content": "Rain tomorrow."}, auto=True)
+    forced_gateway.chat("kim", {"message": "Brussels tomorrow, will I get wet?"})
+    fake_llm.script(call("get_precipitation", city="Brussels", day=1), call("get_precipitation", city="Brussels", day=1),
+                    {"content": "See the outlook above."}, auto=True)
+    body = forced_gateway.chat("kim", {"message": "And the day after that?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_precipitation", {"city": "Brussels", "day": 2})]
+    fake_llm.script(call("get_forecast", city="武夷山", day=5), {"content": "武夷山下周一的预报如上。"}, auto=True)
+    monday = forced_gateway.chat("lee", {"message": "下周一要去武夷山，那天天气如何？"}).json()["tool_calls"][0]["arguments"]["day"]
+    fake_llm.script(call("get_forecast", city="武夷山", day=monday), call("get_forecast", city="武夷山", day=monday),
+                    {"content": "武夷山那天的预报如上。"}, auto=True)
+    body = forced_gateway.chat("lee", {"message": "那第二天呢？"}).json()
+    tuesday = (dt.date.fromisoformat(monday) + dt.timedelta(days=1)).isoformat()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "武夷山", "day": tuesday})]
+
+
+def test_the_day_after_is_told_from_the_day_after_tomorrow():
+    assert names_the_day_after("And the day after that?") and names_the_day_after("那次日呢") \
+        and names_the_day_after("What about the next day?")
+    assert not names_the_day_after("What about the day after tomorrow?") \
+        and not names_the_day_after("Rain in the next days?") and not names_the_day_after("后天呢")
+
+
 def test_over_http_a_quantity_the_called_tool_lacks_is_asked_of_a_tool_whose_results_hold_it(forced_gateway, fake_llm):
     """UV asked, the rain tool called: its result has no UV, the forecast's schema has `uv_index_max`, so the
     router is asked again, told which tools hold it, and the forecast's result takes the rain tool's place."""
@@ -367,6 +396,50 @@ def test_over_http_a_quantity_the_called_tool_lacks_is_asked_of_a_tool_whose_res
     fake_llm.script(call("get_forecast", city="青岛", day=1), {"content": "青岛明天的预报如上。"})
     body = forced_gateway.chat("ned", {"message": "明天青岛几点涨潮"}).json()
     assert len(fake_llm.requests()) == 2 and "没有涨潮" in body["response"]
+
+
+def test_over_http_wet_asked_of_the_air_quality_tool_is_asked_again_of_one_with_precipitation(forced_gateway,
+                                                                                               fake_llm):
+    """"Will it be wet?" got the air quality, whose result has no precipitation: the router is asked again and the
+    rain tool's result takes its place, and the answer does not say that precipitation is missing."""
+    fake_llm.script(call("get_air_quality", city="Suva", day=2),
+                    call("get_precipitation", city="Suva", day=2), {"content": "See the outlook above."})
+    body = forced_gateway.chat("ria", {"message": "Is Suva going to be wet the day after tomorrow?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_precipitation", {"city": "Suva", "day": 2})]
+    note = fake_llm.requests()[1]["messages"][-1]["content"]
+    assert "(The question asks for wet, which the results of" in note and "weather__get_precipitation" in note
+    assert "weather__get_air_quality" not in note.rsplit("(The question asks for", 1)[1]
+    assert "does not include" not in body["response"]
+
+
+def test_over_http_a_calendar_date_the_results_do_not_reach_is_said_to_be_missing(forced_gateway, fake_llm):
+    """Asked about New Year's Day 2020, the router called the weather now, twice (told the second time that the
+    question asks about another day): the reply says first that it has no data for that day, then what it has."""
+    fake_llm.script(call("get_current_weather", city="Berlin"), call("get_current_weather", city="Berlin"),
+                    {"content": "Berlin on New Year's Day 2020 was cold."})
+    body = forced_gateway.chat("nia", {"message": "How cold was Berlin on New Year's Day 2020?"}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather"]
+    assert body["response"].startswith("Sorry, the data I have does not include New Year's Day 2020.")
+    # A date the results do name is not said to be missing.
+    fake_llm.script(call("get_forecast", city="Berlin", day=dt.date.today().isoformat()), {"content": "Cold."},
+                    auto=True)
+    today = dt.date.today()
+    body = forced_gateway.chat("nia", {"message": f"Berlin on {today:%B} {today.day}?"}).json()
+    assert "does not include" not in body["response"]
+
+
+def test_over_http_a_place_the_router_translated_is_the_question_s_own(forced_gateway, fake_llm):
+    """"Hong Kong weather today" was called with city "香港": a place in a script the question does not use is a
+    translation, not a place made up, and the call is made (it was taken for a made-up one: no call, no answer)."""
+    fake_llm.script(call("get_current_weather", city="香港"), {"content": "Hong Kong is mild now."})
+    body = forced_gateway.chat("ola", {"message": "Hong Kong weather today"}).json()
+    assert [(c["tool"], c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [
+        ("get_current_weather", "香港", False)]
+    assert body["tool_calls"][0]["structured_content"]["location"]["country_code"] == "HK"
+    assert in_another_script("香港", "Hong Kong weather today") and in_another_script("Beijing", "北京冷吗")
+    assert not in_another_script("Paris", "What is the capital of France?") \
+        and not in_another_script("北京", "北京和Shanghai哪个冷")
 
 
 def test_over_http_a_question_with_no_call_twice_is_said_to_be_not_looked_up(gateway, fake_llm):

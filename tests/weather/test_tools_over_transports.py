@@ -88,6 +88,10 @@ async def test_forecast_covers_exactly_the_days_asked(connect) -> None:
     assert f"{daily['temperature_2m_min'][PAST + 1]:g} to {daily['temperature_2m_max'][PAST + 1]:g}°C" in text
     low, high = min(daily["temperature_2m_min"][PAST:PAST + 4]), max(daily["temperature_2m_max"][PAST:PAST + 4])
     assert f"Over these 4 days: {low:g} to {high:g}°C." in span.content[0].text
+    # A one-day forecast says whether it is hot, for the words people ask it with ("scorching", "sweltering").
+    hot = {v["topic"]: v for v in tomorrow.structured_content["verdicts"]}["hot"]
+    assert hot["holds"] == (daily["temperature_2m_max"][PAST + 1] >= 28)
+    assert {"scorch", "swelter", "热"} <= set(hot["keywords"])
 
 
 async def test_a_chinese_locale_gets_the_text_in_chinese(connect) -> None:

@@ -24,7 +24,8 @@ _PATTERNS = (
     ("zh", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?(\d{1,2})月(\d{1,2})[日号]")),
     ("zh_month", re.compile(r"(上个?月|这个月|本月|下个?月)的?(\d{1,2})[日号]")),
     ("zh_holiday", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?的?(平安夜|圣诞节|圣诞|元旦)")),
-    ("en_month_day", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL}\b{_EN_YEAR}", re.IGNORECASE)),
+    # (not "Dec 09:00" of "Thu 3 Dec 09:00": a clock time after a date)
+    ("en_month_day", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL}\b(?!:\d){_EN_YEAR}", re.IGNORECASE)),
     ("en_day_month", re.compile(rf"\b(\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?({_MONTH})\b{_EN_YEAR}", re.IGNORECASE)),
     ("en_of_month", re.compile(rf"\b(?:the\s+)?(\d{{1,2}}){_ORDINAL}\s+of\s+(last|this|next)\s+month\b",
                                re.IGNORECASE)),

@@ -34,6 +34,10 @@ _FROM_TODAY = re.compile(
     r"(?:未来|接下来的?|最近)(?:一周|一个星期|[一二两三四五六七八九十几]+天)|这几天|本周|这周(?![一二三四五六日天末])|这个星期(?![一二三四五六日天])"
     r"|\b(?:the\s+)?(?:coming\s+week|(?:coming|next)\s+(?:few|\d+|three|five|seven|ten|fourteen)\s+days)\b"
     r"|\bthis\s+week\b(?!end)", re.IGNORECASE)
+# The day after the one last asked about, in a follow-up ("And the day after that?", "那第二天呢"): a day counted
+# from the conversation's, not from today ("the day after tomorrow" is a day word of its own).
+_DAY_AFTER = re.compile(r"第二天|次日|隔天|(?:之|再)?后一天|\b(?:the\s+)?(?:day\s+after(?!\s+(?:tomorrow|tmrw|tmr)\b)|"
+                        r"next\s+day|following\s+day)\b", re.IGNORECASE)
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
             "昨日": "昨天", "这周": "本周", "这个星期": "本周",
@@ -146,6 +150,11 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
         else:
             references[f"{prefix} {weekday}"] = gap or 7
     return references
+
+
+def names_the_day_after(question: str) -> bool:
+    """Whether the question asks about the day after the one the conversation was about ("the next day", 第二天)."""
+    return bool(_DAY_AFTER.search(question))
 
 
 def _is_zh_weekday(word: str) -> bool:

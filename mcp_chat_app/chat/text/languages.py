@@ -66,6 +66,18 @@ def _latin_language(text: str, domain_words: dict[str, frozenset[str]]) -> str:
     return best if hits > english or (accents and hits >= english) else "en"
 
 
+def in_another_script(value: str, text: str) -> bool:
+    """Whether `value` is written only in scripts `text` does not use: "香港" for a question in English, a
+    translation of what it says rather than something it does not say."""
+    scripts = _scripts(value)
+    return bool(scripts) and not scripts & _scripts(text)
+
+
+def _scripts(text: str) -> set[str]:
+    patterns = {"han": _HAN, "kana": _KANA, "hangul": _HANGUL, "cyrillic": _CYRILLIC, "arabic": _ARABIC, "latin": _LATIN}
+    return {script for script, pattern in patterns.items() if pattern.search(text)}
+
+
 def name(code: str) -> str:
     """The English name of a language code, as a prompt says it ("Answer in Chinese")."""
     return NAMES.get(code, "English")
