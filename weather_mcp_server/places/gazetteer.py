@@ -87,16 +87,18 @@ class Gazetteer:
 
     def narrow(self, query: str, places: Sequence[Candidate], qualifiers: Sequence[str]) -> list[Candidate]:
         """The places within every qualifier's country or region; raises AmbiguousPlace when a qualifier names
-        nothing known (by the index, or by the candidates' own region names, as geocoding gives them)."""
+        nothing known, by the index or by the places themselves (geocoding's results name their own region)."""
         unknown = []
         for qualifier in qualifiers:
             scopes = self.scopes(qualifier)
             if scopes:
                 places = [c for c in places if self._within(c, scopes)]
                 continue
-            in_region = [c for c in places if c.region and normalize(c.region) == normalize(qualifier)]
-            if in_region:
-                places = in_region
+            wanted = normalize(qualifier)
+            named = [c for c in places
+                     if wanted in (normalize(c.region), c.country_code.casefold(), normalize(c.country))]
+            if named:
+                places = named
             else:
                 unknown.append(qualifier)
         # The cities of 15,000 or more (and capitals) keep every name they had before the smaller towns were
