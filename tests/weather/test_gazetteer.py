@@ -253,3 +253,18 @@ async def test_the_server_answers_a_small_town_question_in_simulated_mode(place_
     assert mohe.structured_content["source"] == "simulated" and mohe.content[0].text.startswith("漠河明天")
     assert zermatt.structured_content["location"]["timezone"] == "Europe/Zurich"
     assert zermatt.structured_content["source"] == "simulated"
+
+
+@pytest.mark.anyio
+async def test_the_server_answers_qualified_names_in_simulated_mode(place_index: Path) -> None:
+    env = server_env("simulated", XDG_CACHE_HOME=str(place_index.parents[1]))
+    async with stdio_client(env) as client:
+        ontario = await client.call_tool("get_current_weather", {"city": "London, Ontario"})
+        perth = await client.call_tool("get_forecast", {"city": "苏格兰的珀斯", "day": 1}, meta={"locale": "zh-CN"})
+        valais = await client.call_tool("get_current_weather", {"city": "Zermatt, Valais"})
+    assert not ontario.is_error and not perth.is_error
+    assert ontario.structured_content["location"]["country_code"] == "CA"
+    assert ontario.structured_content["location"]["timezone"] == "America/Toronto"
+    location = perth.structured_content["location"]
+    assert (location["english_name"], location["country_code"], round(location["latitude"])) == ("Perth", "GB", 56)
+    assert valais.is_error and "'Valais' is no country or first-level region" in valais.content[0].text
