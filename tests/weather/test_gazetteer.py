@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.weather.conftest import server_env, stdio_client
-from weather_mcp_server.errors import AmbiguousPlace
+from weather_mcp_server.errors import AmbiguousPlace, UnknownPlace
 from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.gazetteer import Gazetteer
-from weather_mcp_server.places.names import distance_km, parse_coordinates
+from weather_mcp_server.places.names import choose, distance_km, parse_coordinates
 from weather_mcp_server.places.resolver import PlaceResolver
 
 REPO = Path(__file__).resolve().parents[2]
@@ -139,8 +139,64 @@ def test_a_us_state_after_the_name_picks_the_place_in_it(gazetteer: Gazetteer) -
     assert (round(maine.latitude), round(oregon.latitude)) == (44, 46) and maine.longitude > -71 > oregon.longitude
     assert round(gazetteer.lookup("Springfield, Illinois").latitude, 1) == 39.8
     assert round(gazetteer.lookup("springfield, missouri").latitude, 1) == 37.2
-    with pytest.raises(AmbiguousPlace):  # a region the index does not know (India's) narrows nothing
-        gazetteer.lookup("Kochi, Kerala")
+
+
+# (query, country code, region, latitude, longitude): a qualifier after a comma, in parentheses, or a Chinese
+# country or region written first; a region by name or code, a country by name, short form or Chinese name.
+QUALIFIED = [
+    ("London, Ontario", "CA", "Ontario", 42.98, -81.23), ("Kingston, Ontario", "CA", "Ontario", 44.23, -76.48),
+    ("Kingston, ON", "CA", "Ontario", 44.23, -76.48), ("Perth, Scotland", "GB", "Scotland", 56.40, -3.43),
+    ("Córdoba, Argentina", "AR", "", -31.41, -64.19), ("Portland, Maine", "US", "Maine", 43.66, -70.26),
+    ("Springfield, IL", "US", "Illinois", 39.80, -89.64), ("Perth, WA", "AU", "Western Australia", -31.95, 115.86),
+    ("London, UK", "GB", "England", 51.51, -0.13), ("Dubai, UAE", "AE", "", 25.08, 55.31),
+    ("Hailar, Inner Mongolia", "CN", "Inner Mongolia", 49.20, 119.70),
+    ("Bali (Denpasar)", "ID", "", -8.65, 115.22), ("Perth (Scotland)", "GB", "Scotland", 56.40, -3.43),
+    ("苏格兰的珀斯", "GB", "Scotland", 56.40, -3.43),  # geonames' 珀斯 is Perth, AU; Perth, Scotland is 伯斯
+    ("新西兰皇后镇", "NZ", "", -45.03, 168.66), ("加拿大伦敦", "CA", "Ontario", 42.98, -81.23),
+    ("广东省广州", "CN", "Guangdong", 23.13, 113.26), ("珀斯, 苏格兰", "GB", "Scotland", 56.40, -3.43),
+]
+
+
+@pytest.mark.parametrize(("query", "country_code", "region", "latitude", "longitude"), QUALIFIED)
+def test_a_qualifier_picks_the_place_in_its_country_or_region(gazetteer: Gazetteer, query: str, country_code: str,
+                                                             region: str, latitude: float, longitude: float) -> None:
+    place = gazetteer.lookup(query)
+    assert place is not None, query
+    assert place.country_code == country_code
+    assert choose(query, gazetteer.candidates(query)).region == region
+    assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 10
+
+
+def test_a_qualifier_nothing_is_known_by_is_said_not_dropped(gazetteer: Gazetteer) -> None:
+    """Even a name of one place is not answered when its qualifier may say it is another ('Zermatt, Valais'): the
+    error names the qualifier and lists the places (a one-place tool asks the user which)."""
+    for query, qualifier, places in (("Kochi, Kerala", "Kerala", ["IN", "JP"]),
+                                     ("Zermatt, Valais", "Valais", ["CH"]), ("Zermatt (Valais)", "Valais", ["CH"])):
+        with pytest.raises(AmbiguousPlace) as error:
+            gazetteer.lookup(query)
+        assert f"'{qualifier}' is no country or first-level region" in str(error.value)
+        assert [c.country_code for c in error.value.candidates] == places
+    assert gazetteer.lookup("Paris, Japan") is None  # a known country without the place
+
+    class Offline:
+        online = False
+
+    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    with pytest.raises(UnknownPlace) as unknown:
+        asyncio.run(resolver.resolve("Qwertyville, Narnia"))
+    assert "'Narnia': no country or first-level region" in str(unknown.value)
+
+
+@pytest.mark.parametrize(("query", "latitude", "longitude"), [
+    ("海拉尔", 49.20, 119.70), ("海拉尔区", 49.20, 119.70),  # geonames: 海拉尔区 (the district) only
+    ("满洲里", 49.60, 117.43),  # geonames: 满洲里市
+    ("凤凰", 27.94, 109.60), ("凤凰县", 27.94, 109.60),  # Hunan's, by aliases.py: geonames gives it no Chinese name
+])
+def test_chinese_towns_known_by_their_district_or_county_name(gazetteer: Gazetteer, query: str, latitude: float,
+                                                              longitude: float) -> None:
+    place = gazetteer.lookup(query)
+    assert place is not None and place.country_code == "CN", query
+    assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 10
 
 
 def test_ambiguous_name_lists_candidates(gazetteer: Gazetteer) -> None:
@@ -197,3 +253,18 @@ async def test_the_server_answers_a_small_town_question_in_simulated_mode(place_
     assert mohe.structured_content["source"] == "simulated" and mohe.content[0].text.startswith("漠河明天")
     assert zermatt.structured_content["location"]["timezone"] == "Europe/Zurich"
     assert zermatt.structured_content["source"] == "simulated"
+
+
+@pytest.mark.anyio
+async def test_the_server_answers_qualified_names_in_simulated_mode(place_index: Path) -> None:
+    env = server_env("simulated", XDG_CACHE_HOME=str(place_index.parents[1]))
+    async with stdio_client(env) as client:
+        ontario = await client.call_tool("get_current_weather", {"city": "London, Ontario"})
+        perth = await client.call_tool("get_forecast", {"city": "苏格兰的珀斯", "day": 1}, meta={"locale": "zh-CN"})
+        valais = await client.call_tool("get_current_weather", {"city": "Zermatt, Valais"})
+    assert not ontario.is_error and not perth.is_error
+    assert ontario.structured_content["location"]["country_code"] == "CA"
+    assert ontario.structured_content["location"]["timezone"] == "America/Toronto"
+    location = perth.structured_content["location"]
+    assert (location["english_name"], location["country_code"], round(location["latitude"])) == ("Perth", "GB", 56)
+    assert valais.is_error and "'Valais' is no country or first-level region" in valais.content[0].text

@@ -1,4 +1,5 @@
-"""Islands and regions people ask the weather of, named by no town in geonames: each means its main town.
+"""Islands and regions people ask the weather of, named by no town in geonames (or by another, smaller one): each
+means its main town.
 
 Kept short on purpose: a name here overrides the data, and it must name a place the index has ("Name, CC"). A
 name listed here counts as that town's own name (not a discounted alias), so "Bali" means Denpasar, not Bāli, IN.
@@ -24,4 +25,8 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("Santorini", "Firá, GR"),
     ("Hokkaido", "Sapporo, JP"),
     ("北海道", "Sapporo, JP"),
+    # geonames gives Hunan's Fenghuang county (湘西) no Chinese name; 凤凰 is two villages and a Chongqing town.
+    ("凤凰", "Fenghuang, CN"),
+    ("凤凰县", "Fenghuang, CN"),
+    ("凤凰古城", "Fenghuang, CN"),
 )

