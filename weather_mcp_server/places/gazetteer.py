@@ -15,6 +15,7 @@ from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.index_file import open_index
 from weather_mcp_server.places.names import (
+    SAME_PLACE_KM,
     Candidate,
     choose,
     chinese_keys,
@@ -87,7 +88,9 @@ class Gazetteer:
 
     def narrow(self, query: str, places: Sequence[Candidate], qualifiers: Sequence[str]) -> list[Candidate]:
         """The places within every qualifier's country or region; raises AmbiguousPlace when a qualifier names
-        nothing known, by the index or by the places themselves (geocoding's results name their own region)."""
+        nothing known (by the index or by the places themselves: geocoding's results name their own region) and
+        the name has more than one place. A name of one place is that place ('Zermatt, Valais'): its location
+        names its country, so the reader sees which place was taken."""
         unknown = []
         for qualifier in qualifiers:
             scopes = self.scopes(qualifier)
@@ -104,7 +107,7 @@ class Gazetteer:
         # The cities of 15,000 or more (and capitals) keep every name they had before the smaller towns were
         # indexed: a town answers only a name none of them has (Zermatt, 漠河), never competing with one.
         places = [c for c in places if c.major] or list(places)
-        if unknown and places:
+        if unknown and _distinct_places(places) > 1:
             shown = sorted(places, key=lambda c: c.population, reverse=True)[:6]
             listed = "; ".join(c.label() for c in shown)
             words = ", ".join(map(repr, unknown))
@@ -247,6 +250,16 @@ class Gazetteer:
         return Candidate(key=str(place), name=name, country_code=code, country=self._countries.get(code, code),
                          latitude=latitude, longitude=longitude, timezone=timezone, population=population,
                          exact=bool(exact), region=region, admin1=admin1, major=bool(major))
+
+
+def _distinct_places(places: Sequence[Candidate]) -> int:
+    """How many places the candidates are, entries within SAME_PLACE_KM of a larger one counted as that one."""
+    distinct: list[Candidate] = []
+    for place in sorted(places, key=lambda c: c.population, reverse=True):
+        if all(distance_km(place.latitude, place.longitude, d.latitude, d.longitude) > SAME_PLACE_KM
+               for d in distinct):
+            distinct.append(place)
+    return len(distinct)
 
 
 def _qualifier_key(qualifier: str) -> str:
