@@ -78,6 +78,9 @@ class Gazetteer:
             if not found:
                 continue
             places = self.narrow(query, found, qualifiers)
+            if not places and qualifiers:  # an alias the qualifier rules out ("Bāli, IN"): the data's places
+                places = self.narrow(query, [c for key in keys for c in self._named(key, aliases=False).values()],
+                                     qualifiers)
             if places or not (qualifiers and has_cjk(name)):
                 return places
             # geonames gives a Chinese name to some places of a name only (珀斯 is Perth, AU; Perth, Scotland has
@@ -203,13 +206,16 @@ class Gazetteer:
             timezone=candidate.timezone,
         )
 
-    def _named(self, key: str) -> dict[str, Candidate]:
-        """The places a normalised name means; an added name that is exact (aliases.py) wins over geonames' alias."""
-        found = {c.key: c for c in map(self._candidate, self._query(_NAMED, (key,)))}
-        for place, added in self._added.get(key, {}).items():
-            if place not in found or added.exact:
-                found[place] = added
-        return found
+    def _named(self, key: str, aliases: bool = True) -> dict[str, Candidate]:
+        """The places a normalised name means; a name of aliases.py means its place only (it overrides the data:
+        geonames gives 皇后镇 to Bourg-la-Reine) unless `aliases` is off, a major city's added Chinese name adds its
+        city."""
+        found = {c.key: c for c in map(self._candidate, self._query(_NAMED, (key,)))}  # (opens the index first)
+        added = self._added.get(key, {})
+        aliased = {place: candidate for place, candidate in added.items() if candidate.exact}
+        if aliased and aliases:
+            return aliased
+        return {**{place: c for place, c in added.items() if not c.exact}, **found}
 
     def _query(self, sql: str, parameters: object) -> list[tuple]:
         with self._lock:
