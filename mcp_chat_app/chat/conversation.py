@@ -12,6 +12,19 @@ _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the t
 _FOLLOW_UP = re.compile(r"呢[？?。!！\s]*$|^\s*(那|那么|还有|然后)|^\s*(what|how)\s+about\b|^\s*and\b", re.IGNORECASE)
 
 
+# What a follow-up says besides its values ("呢", "What about", punctuation).
+_FOLLOW_UP_WORDS = re.compile(r"呢|^\s*(?:那么|那|还有|然后)|^\s*(?:what|how)\s+about\b|^\s*and\b|[\W_]+", re.IGNORECASE)
+
+
+def says_only(question: str, values: list[str]) -> bool:
+    """Whether a follow-up says nothing but the values and its follow-up words ("芽庄呢？", "What about Kingston,
+    Ontario?"): it asks what the question before it asked, of them."""
+    rest = question
+    for value in sorted(values, key=len, reverse=True):
+        rest = re.sub(re.escape(value), " ", rest, flags=re.IGNORECASE)
+    return bool(values) and not _FOLLOW_UP_WORDS.sub("", rest.strip())
+
+
 def earlier_calls(history: list[dict[str, Any]]) -> str:
     """The tool calls behind the latest answers, the latest first, as the router reads them ("" for none)."""
     answers = [m for m in history if m.get("role") == "assistant" and m.get("calls")][-_CALL_TURNS:]

@@ -24,6 +24,7 @@ from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer, own_passes_so_far
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
+    stated_arguments,
     states_its_arguments,
     unstated_arguments,
     takes_a_day,
@@ -159,7 +160,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     stated = _states_its_arguments(planned, by_name, turn.question)
     if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools) \
             and _only_translated(planned, by_name, turn.question):
-        stated = True  # "香港" for "Hong Kong weather today": the question's place in another script, not made up
+        stated = True  # "香港" for "Hong Kong, today?": the question's place in another script, not made up
     if planned and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
                                                            turn.vocabulary, turn.earlier_calls), specs)
@@ -167,6 +168,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         calls = _real_calls(again)
         planned = _with_earlier_days(_with_stated_values(_made(calls, by_name, turn), planned if stated else (),
                                                          by_name, turn), by_name, turn)
+        planned = _with_earlier_tool(planned, by_name, turn)
     elif planned and not stated:
         # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
         # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
@@ -261,6 +263,24 @@ def _with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCa
     log.info("%s: %r as the question states it, not the earlier calls' %r", plan.name, replaced,
              {name: plan.arguments[name] for name in replaced})
     return (_replanned(plan, {**plan.arguments, **replaced}, by_name, turn),)
+
+
+def _with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                       turn: Turn) -> tuple[PlannedCall, ...]:
+    """A follow-up that says only a new value ("芽庄呢？" after a question on 岘港 on Sunday) asks what the latest
+    call asked, of it: a small model called another tool of that server for the new place."""
+    latest = conversation.latest_calls(turn.history)
+    if len(planned) != 1 or len(latest) != 1 or planned[0].request is None:
+        return planned
+    (plan,), (earlier,) = planned, latest
+    tool, before = _resolve(plan.name, by_name), _resolve(earlier["tool"], by_name)
+    stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
+    if before is None or before is tool or not conversation.says_only(turn.question, list(stated.values())) \
+            or not all(isinstance(earlier["arguments"].get(name), str) for name in stated):
+        return planned
+    log.info("%s, not %s: the follow-up says only %r", before.qualified_name, plan.name, stated)
+    return (_replanned(PlannedCall(plan.call_id, before.qualified_name, {}), {**earlier["arguments"], **stated},
+                       by_name, turn),)
 
 
 def _with_earlier_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -46,15 +46,24 @@ def unstated_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[di
     """The free-text arguments of the calls (a place, a name: no enum, no pattern) the question does not write.
     Asked alone, a model fills what a follow-up leaves out with something made up ("北京")."""
     asked = question.casefold()
-    unstated = []
-    for values, schema in zip(arguments, schemas):
-        properties = schema.get("properties", {})
-        for name, value in values.items():
-            spec = properties.get(name, {})
-            items = value if isinstance(value, list) else [value]
-            if _free_text(spec.get("items", {}) if isinstance(value, list) else spec):
-                unstated += [item for item in items if isinstance(item, str) and not _mentioned(item, asked)]
-    return unstated
+    return [item for values, schema in zip(arguments, schemas) for _, item in _free_text_items(values, schema)
+            if not _mentioned(item, asked)]
+
+
+def stated_arguments(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> dict[str, str]:
+    """The free-text arguments of one call (not lists) the question writes."""
+    asked = question.casefold()
+    return {name: item for name, item in _free_text_items(arguments, schema)
+            if arguments[name] == item and _mentioned(item, asked)}
+
+
+def _free_text_items(arguments: dict[str, Any], schema: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        spec = properties.get(name, {})
+        items = value if isinstance(value, list) else [value]
+        if _free_text(spec.get("items", {}) if isinstance(value, list) else spec):
+            yield from ((name, item) for item in items if isinstance(item, str))
 
 
 def without_unasked_flags(arguments: dict[str, Any], schema: dict[str, Any], question: str,

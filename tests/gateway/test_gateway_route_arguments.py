@@ -11,6 +11,7 @@ import logging
 import pytest
 
 from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.conversation import says_only
 from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.chat.route_arguments import (
@@ -369,6 +370,24 @@ def test_over_http_the_day_after_that_is_the_day_after_the_one_the_conversation_
     body = forced_gateway.chat("lee", {"message": "那第二天呢？"}).json()
     tuesday = (dt.date.fromisoformat(monday) + dt.timedelta(days=1)).isoformat()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "武夷山", "day": tuesday})]
+
+
+def test_over_http_a_follow_up_naming_only_a_place_asks_the_earlier_question_of_it(forced_gateway, fake_llm):
+    """"芽庄呢？" after a rain question on Sunday: the router called the forecast; the call is the rain tool's, for
+    Sunday, of 芽庄. A follow-up that says more ("芽庄明天热吗") keeps the router's tool."""
+    fake_llm.script(call("get_precipitation", city="岘港", day="sunday"), {"content": "岘港周日的降水如上。"}, auto=True)
+    forced_gateway.chat("ivy", {"message": "岘港周日会下雨吗"})
+    fake_llm.script(call("get_forecast", city="芽庄"), call("get_forecast", city="芽庄", day="sunday"),
+                    {"content": "芽庄周日的降水如上。"}, auto=True)
+    body = forced_gateway.chat("ivy", {"message": "芽庄呢？"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_precipitation", {"city": "芽庄", "day": "sunday"})]
+    fake_llm.script(call("get_forecast", city="芽庄", day=1), call("get_forecast", city="芽庄", day=1),
+                    {"content": "芽庄明天的预报如上。"}, auto=True)
+    body = forced_gateway.chat("ivy", {"message": "那芽庄明天热吗？"}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == ["get_forecast"]
+    assert says_only("What about Kingston, Ontario?", ["Kingston, Ontario"]) and says_only("那芽庄呢", ["芽庄"])
+    assert not says_only("芽庄明天呢", ["芽庄"]) and not says_only("明天呢", [])
 
 
 def test_the_day_after_is_told_from_the_day_after_tomorrow():
