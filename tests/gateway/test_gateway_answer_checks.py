@@ -14,6 +14,7 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.compose import from_facts
 from mcp_chat_app.chat.facts import Facts, gather_facts
+from mcp_chat_app.chat.text.claims import is_yes_no_question
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.chat.turn import Turn
@@ -43,6 +44,15 @@ def told(reply: str, question: str, facts: str, verdicts: list[dict[str, Any]]) 
 
 WET_SUNDAY = [rain(True, "rain is expected (Sun 6 Dec)")]
 DRY = [rain(False, "no rain is expected")]
+
+
+@pytest.mark.parametrize("question, yes_no", [
+    ("今晚佛山有雨没？", True), ("那边会下雨不？", True), ("明天有雨没有", True), ("明天是否下雨", True),
+    ("明天冷不冷", True), ("明天下雨吗", True), ("明天天气怎么样", False), ("不下雨的城市有哪些？", False),
+    ("Will it rain?", True), ("What is the weather?", False),
+])
+def test_yes_no_questions_are_told_in_their_spoken_forms_too(question, yes_no):
+    assert is_yes_no_question(question) is yes_no
 
 
 def test_a_yes_lead_and_a_no_for_every_day_are_one_reply_too_many():
