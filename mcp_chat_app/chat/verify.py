@@ -42,6 +42,7 @@ _BARE_YES_NO = re.compile(r"^\s*(是|会|要|需要|有|不|没|yes\b|no\b)", re
 _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _PIECE = re.compile(r"[，。,.;；、\n]")
+_SENTENCE_SPLIT = re.compile(r"[。!！?？\n]|\.(?!\d)")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 # Comparing two things, in the languages fully served (the domain adds its own words); "less" and "少" put the
@@ -176,6 +177,10 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     if denied:
         problems.append(Problem("refusal", f"it says {', '.join(denied)} is not available, but the facts give it: "
                                            "quote it"))
+    claimed = claimed_missing(reply, facts)
+    if claimed:
+        problems.append(Problem("lacking", f"it speaks of {', '.join(claimed)} as if the facts gave it; they do not: "
+                                           "say that you do not have it, then give what the facts say"))
     misplaced = misattributed(reply, facts.text, question)
     if misplaced:
         problems.append(Problem("attribution", f"it says {', '.join(misplaced)} of a day the facts do not say it of; "
@@ -198,6 +203,14 @@ def denied_quantities(reply: str, facts: Facts) -> list[str]:
         return []
     named = [q.word for q in held if any(q.named_in(clause) for clause in refusals)]
     return named or ([q.word for q in held] if not facts.missing else [])
+
+
+def claimed_missing(reply: str, facts: Facts) -> list[str]:
+    """What the question asks for and no result holds (`facts.missing`) that the reply names outside a sentence
+    saying it is lacking: "the sea water temperature is 19.2°C" of the air's, "Berlin on New Year's Day 2020 was
+    0.1°C" of today's."""
+    claims = [sentence.casefold() for sentence in _SENTENCE_SPLIT.split(reply) if not says_it_lacks(sentence)]
+    return [word for word in facts.missing if any(word.casefold() in sentence for sentence in claims)]
 
 
 def misattributed(reply: str, facts_text: str, question: str = "") -> list[str]:

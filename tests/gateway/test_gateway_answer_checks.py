@@ -158,6 +158,25 @@ def test_saying_a_held_quantity_is_not_available_fails_the_check():
     assert check_reply("UV 2.3 today; sorry, I have no pollen data.", question, "en", facts, VOCABULARY) == []
 
 
+def test_a_reply_that_gives_what_no_result_holds_as_if_it_did_fails_the_check():
+    """Asked for the sea's temperature, the facts have the air's: the reply may say it lacks it, not pass the air's
+    off as the sea's. Nor may a reply say of New Year's Day 2020 what the facts say of today."""
+    today = dt.date.today()
+    question = "What's the water temperature at Bondi Beach today?"
+    _, facts = facts_of(question, forecast([{"date": today.isoformat(), "temp_max": 19.2}], "Bondi today: 19.2°C."))
+    assert facts.missing == ("water temperature",)
+    problems = check_reply("The water temperature at Bondi Beach today is 19.2°C.", question, "en", facts, VOCABULARY)
+    assert "lacking" in {p.rule for p in problems}
+    assert check_reply("Sorry, I don't have the water temperature; the air reaches 19.2°C today.", question, "en",
+                       facts, VOCABULARY) == []
+    question = "How cold was Berlin on New Year's Day 2020?"
+    _, facts = facts_of(question, forecast([{"date": today.isoformat(), "temp_max": 0.1}],
+                                           f"Berlin now ({today:%a} {today.day} {today:%b} 09:00): 0.1°C."))
+    assert facts.missing == ("New Year's Day 2020",)
+    assert "lacking" in {p.rule for p in check_reply("Berlin on New Year's Day 2020 was 0.1°C.", question, "en", facts,
+                                                      VOCABULARY)}
+
+
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory, fake_llm):
     process = GatewayProcess(tmp_path_factory.mktemp("answer_checks"), {"weather": WEATHER_SERVER}, fake_llm.url)
