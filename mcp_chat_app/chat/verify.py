@@ -44,6 +44,8 @@ _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _PIECE = re.compile(r"[，。,.;；、\n]")
 _SENTENCE_SPLIT = re.compile(r"[。!！?？\n]|\.(?!\d)")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
+# A question that asks for a figure ("How much fell?", "多少", "几度"): a yes or a no is not its answer.
+_ASKS_A_FIGURE = re.compile(r"\bhow\s+(?:much|many|high|low|strong)\b|多少|几度|多高|多大", re.IGNORECASE)
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 # Comparing two things, in the languages fully served (the domain adds its own words); "less" and "少" put the
 # winner second.
@@ -170,6 +172,10 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     repeated = _repeated_piece(reply)
     if repeated:
         problems.append(Problem("repetition", f"it repeats {repeated!r}: say each thing once"))
+    if facts.numbers_of_data and not numbers_in(reply) and _ASKS_A_FIGURE.search(question) \
+            and not says_it_lacks(reply):
+        problems.append(Problem("figure", "the question asks how much, and it gives no figure: quote the facts' "
+                                          "figure for it"))
     if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):
         problems.append(Problem("refusal", "it says the information is missing, but the facts give figures: answer "
                                            "with them"))

@@ -158,6 +158,18 @@ def test_saying_a_held_quantity_is_not_available_fails_the_check():
     assert check_reply("UV 2.3 today; sorry, I have no pollen data.", question, "en", facts, VOCABULARY) == []
 
 
+def test_a_question_asking_how_much_is_answered_with_the_figure():
+    yesterday = (dt.date.today() - dt.timedelta(days=1)).isoformat()
+    question = "How much rain fell in Glasgow yesterday?"
+    _, facts = facts_of(question, forecast([{"date": yesterday, "precipitation_sum": 0.0}],
+                                           "Glasgow, yesterday: Overcast, 0 mm. No rain fell."))
+    assert "figure" in {p.rule for p in check_reply("No rain fell in Glasgow yesterday.", question, "en", facts,
+                                                     VOCABULARY)}
+    assert check_reply("No rain fell in Glasgow yesterday (0 mm).", question, "en", facts, VOCABULARY) == []
+    assert check_reply("No rain fell in Glasgow yesterday.", "Did it rain in Glasgow yesterday?", "en", facts,
+                       VOCABULARY) == []
+
+
 def test_a_reply_that_gives_what_no_result_holds_as_if_it_did_fails_the_check():
     """Asked for the sea's temperature, the facts have the air's: the reply may say it lacks it, not pass the air's
     off as the sea's. Nor may a reply say of New Year's Day 2020 what the facts say of today."""
