@@ -24,11 +24,12 @@ from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer, own_passes_so_far
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
+    siblings,
     stated_arguments,
     states_its_arguments,
-    unstated_arguments,
     takes_a_day,
     takes_hours,
+    unstated_arguments,
     with_asked_day,
     with_earlier_day,
     without_unasked_flags,
@@ -212,6 +213,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         replanned = _made(_real_calls(again), by_name, turn)
         if any(plan.request is not None for plan in replanned):
             planned = replanned
+    planned = _with_siblings(planned, by_name, turn)
     routed = Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=llm_ms)
     return routed if routed.calls else _own(turn, router, routed, tools_connected=True)
 
@@ -263,6 +265,27 @@ def _with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCa
     log.info("%s: %r as the question states it, not the earlier calls' %r", plan.name, replaced,
              {name: plan.arguments[name] for name in replaced})
     return (_replanned(plan, {**plan.arguments, **replaced}, by_name, turn),)
+
+
+def _with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                   turn: Turn) -> tuple[PlannedCall, ...]:
+    """One call for a value the question names with others ("Prague or Budapest"): the same call for each of
+    them too, as a forced router is asked to make (a small model made the first only)."""
+    if len(planned) != 1 or planned[0].request is None:
+        return planned
+    (plan,) = planned
+    tool = _resolve(plan.name, by_name)
+    stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
+    if len(stated) != 1:
+        return planned
+    ((name, value),) = stated.items()
+    others = siblings(value, turn.question)
+    if not others:
+        return planned
+    log.info("%s for %r too: the question names them with %r", plan.name, others, value)
+    more = tuple(_replanned(PlannedCall(f"{plan.call_id}_{i}", plan.name, {}), {**plan.arguments, name: other},
+                            by_name, turn) for i, other in enumerate(others, 1))
+    return planned + tuple(extra for extra in more if extra.request is not None)
 
 
 def _with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -26,6 +26,9 @@ _COUNTED_DAYS = re.compile(r"\d+\s*(?:days?|天|日)|[一二两三四五六七�
 # A question about the present, in the languages of the day words: it inherits no earlier day.
 # Which week a weekday is in ("Wednesday next week"): it names the day, it counts no days.
 _WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
+# One more name joined to a list ("or Budapest", ", Bergen", "vs Quito"): capitalised words.
+_NAME_WORDS = r"[A-ZÀ-Þ][\w'’.-]*(?:\s+(?:(?:de|da|do|dos|del|des|la|le|el|al|upon|am)\s+)?[A-ZÀ-Þ][\w'’.-]*)*"
+_JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+)({_NAME_WORDS})"
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
 
@@ -55,6 +58,19 @@ def stated_arguments(arguments: dict[str, Any], schema: dict[str, Any], question
     asked = question.casefold()
     return {name: item for name, item in _free_text_items(arguments, schema)
             if arguments[name] == item and _mentioned(item, asked)}
+
+
+def siblings(value: str, question: str) -> list[str]:
+    """The names the question joins to `value` ("Prague or Budapest", "Oslo, Bergen and Tromsø", "Lima vs
+    Quito"): capitalised Latin names after it, each following "or", "and", "vs" or a comma that another such word
+    ends. Chinese names have no capitals to end them, so none is found in Chinese."""
+    match = re.search(rf"(?<![\w]){re.escape(value)}((?:{_JOINED_NAME})+)", question)
+    joined = [(bool(re.search(r"\b(?:or|and|vs|versus)\b", m[0])), m[1])
+              for m in re.finditer(_JOINED_NAME, match[1])] if match else []
+    # After the last "or" / "and", a comma says which one ("Córdoba, Argentina"); with none, all do ("Paris,
+    # France").
+    last = max((i for i, (word, _) in enumerate(joined) if word), default=-1)
+    return [name for _, name in joined[:last + 1]]
 
 
 def _free_text_items(arguments: dict[str, Any], schema: dict[str, Any]) -> Iterable[tuple[str, str]]:

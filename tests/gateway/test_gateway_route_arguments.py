@@ -16,6 +16,7 @@ from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
+    siblings,
     with_asked_day,
     with_earlier_day,
     without_unasked_hours,
@@ -295,7 +296,7 @@ def test_over_http_an_hour_asked_of_a_tool_without_hours_is_asked_again_for_one_
     body = gateway.chat("ian", {"message": "合肥今天晚上九点的气温"}).json()
     assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather"]
     fake_llm.script(call("get_current_weather", city="合肥"), {"content": "合肥现在的天气如上。"})
-    gateway.chat("jan", {"message": "合肥现在多少度"})
+    gateway.chat("jan", {"message": "合肥现在天气怎么样"})
     assert len(fake_llm.requests()) == 2
 
 
@@ -388,6 +389,19 @@ def test_over_http_a_follow_up_naming_only_a_place_asks_the_earlier_question_of_
     assert [c["tool"] for c in body["tool_calls"]] == ["get_forecast"]
     assert says_only("What about Kingston, Ontario?", ["Kingston, Ontario"]) and says_only("那芽庄呢", ["芽庄"])
     assert not says_only("芽庄明天呢", ["芽庄"]) and not says_only("明天呢", [])
+
+
+def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_gateway, fake_llm):
+    """"Is it colder in Prague or Budapest right now?" was called for Prague only: the same call is made for
+    Budapest too. A qualifier after a comma is no second place."""
+    fake_llm.script(call("get_current_weather", city="Prague"), {"content": "Budapest is colder."}, auto=True)
+    body = forced_gateway.chat("uma", {"message": "Is it colder in Prague or Budapest right now?"}).json()
+    assert [(c["tool"], c["arguments"]["city"]) for c in body["tool_calls"]] == [
+        ("get_current_weather", "Prague"), ("get_current_weather", "Budapest")]
+    assert siblings("Oslo", "Oslo, Bergen and Tromsø tomorrow?") == ["Bergen", "Tromsø"]
+    assert siblings("São Paulo", "Is São Paulo or Rio de Janeiro warmer?") == ["Rio de Janeiro"]
+    assert siblings("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?") == ["Asunción", "Córdoba"]
+    assert siblings("London", "London, Ontario this Friday?") == [] == siblings("Paris", "Rain in Paris or snow?")
 
 
 def test_the_day_after_is_told_from_the_day_after_tomorrow():
