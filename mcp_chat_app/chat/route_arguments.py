@@ -14,7 +14,14 @@ from functools import lru_cache
 from typing import Any
 
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
-from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references, names_the_day_after
+from mcp_chat_app.chat.text.day_words import (
+    WEEKDAYS,
+    AskedDay,
+    day_references,
+    day_words,
+    names_the_day_after,
+    without_day_words,
+)
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -306,8 +313,15 @@ def _mentioned(value: str, asked: str) -> bool:
     """The value, or one of its words ("New York City" for "New York"), is in the (casefolded) question, as a
     word: "Rome" is not in "Romeo"."""
     value = value.casefold().strip()
+    if _only_day_words(value):
+        return False  # "Thursday" as the place of "Thursday any better?": the question's day, not a value of it
     words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value)]
     return any(re.search(_as_word(word), asked) for word in words if word)
+
+
+def _only_day_words(value: str) -> bool:
+    """Whether a value says nothing but days ("thursday", "周日", "明天")."""
+    return bool(day_words(value)) and not re.sub(r"[\W_]+", "", without_day_words(value))
 
 
 @lru_cache(maxsize=8)

@@ -213,8 +213,8 @@ def denied_quantities(reply: str, facts: Facts) -> list[str]:
 
 def claimed_missing(reply: str, facts: Facts) -> list[str]:
     """What the question asks for and no result holds (`facts.missing`) that the reply names outside a sentence
-    saying it is lacking: "the sea water temperature is 19.2°C" of the air's, "Berlin on New Year's Day 2020 was
-    0.1°C" of today's."""
+    saying it is lacking: "the tide is 19.2" of another figure, "Berlin on New Year's Day 2020 was 0.1" of
+    today's."""
     claims = [sentence.casefold() for sentence in _SENTENCE_SPLIT.split(reply) if not says_it_lacks(sentence)]
     return [word for word in facts.missing if any(word.casefold() in sentence for sentence in claims)]
 

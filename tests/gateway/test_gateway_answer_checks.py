@@ -14,7 +14,7 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.compose import from_facts
 from mcp_chat_app.chat.facts import Facts, gather_facts
-from mcp_chat_app.chat.text.claims import is_yes_no_question
+from mcp_chat_app.chat.text.claims import is_yes_no_question, states_measurements
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.chat.turn import Turn
@@ -168,6 +168,13 @@ def test_a_question_asking_how_much_is_answered_with_the_figure():
     assert check_reply("No rain fell in Glasgow yesterday (0 mm).", question, "en", facts, VOCABULARY) == []
     assert check_reply("No rain fell in Glasgow yesterday.", "Did it rain in Glasgow yesterday?", "en", facts,
                        VOCABULARY) == []
+
+
+def test_figures_written_out_in_words_are_measurements_too():
+    """An own answer "18 degrees Celsius" (no tool called) is a made-up figure like "18°C"."""
+    for text in ("It is 18 degrees Celsius in Moscow.", "Hace 18 grados.", "В Москве 18 градусов.", "18°C"):
+        assert states_measurements(text, VOCABULARY), text
+    assert not states_measurements("I can look up 3 kinds of data.", VOCABULARY)
 
 
 def test_a_reply_that_gives_what_no_result_holds_as_if_it_did_fails_the_check():

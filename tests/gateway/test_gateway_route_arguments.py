@@ -404,6 +404,20 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
     assert siblings("London", "London, Ontario this Friday?") == [] == siblings("Paris", "Rain in Paris or snow?")
 
 
+def test_over_http_a_day_the_router_wrote_as_the_place_is_no_place_the_question_names(forced_gateway, fake_llm):
+    """"Thursday any better?" was called with city "Thursday": a day is not the question's place, so the router
+    is asked again with the conversation, and the earlier place is called for Thursday."""
+    fake_llm.script(call("get_precipitation", city="Springfield, Oregon", day=1), {"content": "Rain tomorrow."},
+                    auto=True)
+    forced_gateway.chat("ulf", {"message": "Is it going to rain in Springfield, Oregon tomorrow?"})
+    fake_llm.script(call("get_precipitation", city="Thursday", day="thursday"),
+                    call("get_precipitation", city="Springfield, Oregon", day="thursday"),
+                    {"content": "Thursday is drier."}, auto=True)
+    body = forced_gateway.chat("ulf", {"message": "Thursday any better?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_precipitation", {"city": "Springfield, Oregon", "day": "thursday"})]
+
+
 def test_the_day_after_is_told_from_the_day_after_tomorrow():
     assert names_the_day_after("And the day after that?") and names_the_day_after("那次日呢") \
         and names_the_day_after("What about the next day?")
@@ -471,8 +485,10 @@ def test_over_http_a_place_the_router_translated_is_the_question_s_own(forced_ga
         ("get_current_weather", "香港", False)]
     assert body["tool_calls"][0]["structured_content"]["location"]["country_code"] == "HK"
     assert in_another_script("香港", "Hong Kong weather today") and in_another_script("Beijing", "北京冷吗")
+    assert in_another_script("Moscow", "Москва: what's the temperature right now?")
+    assert in_another_script("Athens", "Αθήνα: is it hot there right now?")
     assert not in_another_script("Paris", "What is the capital of France?") \
-        and not in_another_script("北京", "北京和Shanghai哪个冷")
+        and not in_another_script("上海", "北京明天冷吗")
 
 
 def test_over_http_a_question_with_no_call_twice_is_said_to_be_not_looked_up(gateway, fake_llm):

@@ -13,7 +13,7 @@ _DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|</?\|?tool|<\|im_|`
 # Saying the data is missing ("Sorry, I don't have ..."), in the languages fully served.
 _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据|信息|资料)|\b(sorry|unable|cannot|can't|don't have|"
                       r"do not have|not available|no data)\b", re.IGNORECASE)
-# (and spoken: "有雨没？", "会下雨不？", "有雨没有", "是否", "有无")
+# (and spoken: "有空没？", "能去不？", "有票没有", "是否", "有无")
 _ZH_YES_NO = re.compile(r"[吗么嘛][？?\s]*$|(?:没有?|不)[？?\s]*$|会不会|要不要|是不是|有没有|需不需要|用不用|是否|有无|(.)不\1")
 _EN_YES_NO = re.compile(r"^\s*(will|is|are|does|do|did|should|shall|can|could|would|was|were|has|have|am|"
                         r"need|must|may)\b", re.IGNORECASE)

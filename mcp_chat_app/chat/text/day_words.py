@@ -234,6 +234,11 @@ def day_words(text: str) -> set[str]:
     return found
 
 
+def without_day_words(text: str) -> str:
+    """The text less the days it names."""
+    return _EN.sub(" ", _ZH.sub(" ", text))
+
+
 def unsupported_days(reply: str, facts_days: set[str]) -> list[str]:
     """The days a reply names that the facts do not cover (none when the facts name no day at all)."""
     if not facts_days:

@@ -16,6 +16,7 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _ARABIC = re.compile(r"[\u0600-\u06ff]")
+_GREEK = re.compile(r"[\u0370-\u03ff]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _WORD = re.compile(r"[a-zà-ÿ']+")
 
@@ -67,14 +68,16 @@ def _latin_language(text: str, domain_words: dict[str, frozenset[str]]) -> str:
 
 
 def in_another_script(value: str, text: str) -> bool:
-    """Whether `value` is written only in scripts `text` does not use: "香港" for a question in English, a
-    translation of what it says rather than something it does not say."""
+    """Whether `text` uses a script `value` is not written in, so that `value` may translate a name it writes
+    there: "香港" for "Hong Kong, today?", "Moscow" for "Москва: what's it like now?". Not "Paris" for
+    "What is the capital of France?"."""
     scripts = _scripts(value)
-    return bool(scripts) and not scripts & _scripts(text)
+    return bool(scripts) and bool(_scripts(text) - scripts)
 
 
 def _scripts(text: str) -> set[str]:
-    patterns = {"han": _HAN, "kana": _KANA, "hangul": _HANGUL, "cyrillic": _CYRILLIC, "arabic": _ARABIC, "latin": _LATIN}
+    patterns = {"han": _HAN, "kana": _KANA, "hangul": _HANGUL, "cyrillic": _CYRILLIC, "arabic": _ARABIC,
+                "greek": _GREEK, "latin": _LATIN}
     return {script for script, pattern in patterns.items() if pattern.search(text)}
 
 
