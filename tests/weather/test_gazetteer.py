@@ -216,6 +216,22 @@ def test_unknown_name_and_suggestions(gazetteer: Gazetteer) -> None:
     assert "Zermatt" in gazetteer.suggestions("Zermat")
 
 
+def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> None:
+    """A typo of a city resolves to it, named as the city is; not when only towns are close (Hallstatt, 779
+    people, is not Hallstadt), nor when a qualifier says another country."""
+    class Offline:
+        online = False
+
+    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    for typo, name, country in (("Nairobbi", "Nairobi", "KE"), ("Prauge", "Prague", "CZ"),
+                                ("edinbrugh", "Edinburgh", "GB"), ("Prauge, CZ", "Prague", "CZ")):
+        place = asyncio.run(resolver.resolve(typo))
+        assert (place.name, place.country_code) == (name, country), typo
+    for unknown in ("Hallstatt", "Prauge, FR", "Qwertyuiopville"):
+        with pytest.raises(UnknownPlace):
+            asyncio.run(resolver.resolve(unknown))
+
+
 def test_coordinates_are_accepted() -> None:
     assert parse_coordinates("39.9, 116.4") == (39.9, 116.4)
     assert parse_coordinates("95, 10") is None

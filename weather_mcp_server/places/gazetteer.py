@@ -171,19 +171,34 @@ class Gazetteer:
 
     def suggestions(self, query: str, limit: int = 5) -> list[str]:
         """Close spellings of known place names, for 'did you mean' in error messages."""
+        labels: list[str] = []
+        for _, best in self._close(query, limit * 3):
+            if best.name not in labels:
+                labels.append(best.name)
+        return labels[:limit]
+
+    def correction(self, query: str) -> Candidate | None:
+        """The city a misspelt name unknown to the index means, when one stands out ('Nairobbi', 'Prauge',
+        'edinbrugh'): the most populous city of 15,000 or more among the spellings at least 0.8 alike, with five
+        times the people of any other. None when two compete ('Mumbay': Mumbai or Mumbwa) or only towns are close
+        ('Hallstatt' is not Hallstadt)."""
+        cities = sorted({best.key: best for ratio, best in self._close(query, 15) if ratio >= 0.8 and best.major}
+                        .values(), key=lambda c: c.population, reverse=True)
+        if not cities or (len(cities) > 1 and cities[0].population < 5 * cities[1].population):
+            return None
+        return cities[0]
+
+    def _close(self, query: str, limit: int) -> list[tuple[float, Candidate]]:
+        """The places of the names spelt closest to the query's (the largest of each name), closest first."""
         wanted = normalize(split_qualifier(query)[0])
         if not wanted:
             return []
         # difflib's ratio is at least 0.75 only between lengths within a factor 0.6 of each other.
         similar = self._query(_SIMILAR_KEYS, (wanted[0], chr(ord(wanted[0]) + 1),
                                               math.floor(len(wanted) * 0.6), math.ceil(len(wanted) / 0.6)))
-        keys = difflib.get_close_matches(wanted, [key for (key,) in similar], n=limit * 3, cutoff=0.75)
-        labels: list[str] = []
-        for key in keys:
-            best = max(self._named(key).values(), key=lambda c: c.population)
-            if best.name not in labels:
-                labels.append(best.name)
-        return labels[:limit]
+        keys = difflib.get_close_matches(wanted, [key for (key,) in similar], n=limit, cutoff=0.75)
+        return [(difflib.SequenceMatcher(None, wanted, key).ratio(),
+                 max(self._named(key).values(), key=lambda c: c.population)) for key in keys]
 
     def chinese_name(self, candidate_key: str) -> str | None:
         """The Chinese display name of a major city, if it is one."""

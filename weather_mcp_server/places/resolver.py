@@ -83,7 +83,7 @@ class PlaceResolver:
         coordinates = parse_coordinates(query)
         if coordinates is not None:
             return self._at_coordinates(query, *coordinates)
-        found = self._gazetteer.lookup(query) or await self._geocode(query)
+        found = self._gazetteer.lookup(query) or await self._geocode(query) or self._corrected(query)
         if found is not None:
             return found
         suggestions = self._gazetteer.suggestions(query)
@@ -100,6 +100,14 @@ class PlaceResolver:
             f"（仅查找了离线地名录：人口{MIN_POPULATION}以上的城镇。）")
         raise UnknownPlace(pick(f"Unknown place {query!r}: no city of that name was found.{hint}{offline}",
                                 f"找不到名为“{query}”的地方。{hint}{offline}"))
+
+    def _corrected(self, query: str) -> Location | None:
+        """The city a misspelt name stands for ('Nairobbi'), named as the city is, so the answer says which."""
+        city = self._gazetteer.correction(query)
+        qualifiers = split_qualifier(query)[1]
+        if city is None or (qualifiers and not self._gazetteer.narrow(query, [city], qualifiers)):
+            return None
+        return self._gazetteer.to_location(city, city.name)
 
     def _at_coordinates(self, query: str, latitude: float, longitude: float) -> Location:
         nearest = self._gazetteer.nearest(latitude, longitude)
