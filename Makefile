@@ -1,9 +1,11 @@
 # The two commands: `make run` starts the whole assistant, `make test` runs the tests.
 # Both install what they need first (scripts/setup.sh is idempotent).
 PY := .venv/bin/python
-# Two pytest-xdist workers, each taking whole files (a module's fixtures start once); PYTEST_WORKERS=0 runs serially.
+# Two pytest-xdist workers, each taking whole files (a module's fixtures start once), in the order pytest collects
+# them: xdist's default reorder (most tests first) leaves the few long tests (wheels, launcher) for the end on one
+# worker. PYTEST_WORKERS=0 runs serially.
 PYTEST_WORKERS ?= 2
-PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 .PHONY: setup run test test-avx2 test-slow bench
 
