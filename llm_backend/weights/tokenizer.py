@@ -6,6 +6,8 @@ so the converted ``tokenizer.json`` and chat template are saved next to the mode
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -71,13 +73,19 @@ def load_hf_tokenizer(model_dir: Path, eos_token_ids: Sequence[int], vocab_size:
 
 
 def _save_atomically(hf_tokenizer: PreTrainedTokenizerBase, cache: Path) -> None:
-    """Save into a sibling directory and rename it, so a half-written cache is never read."""
-    staging = cache.with_name(cache.name + ".partial")
-    hf_tokenizer.save_pretrained(staging)
+    """Save into a private sibling directory and rename it, so a half-written cache is never read, and two
+    processes converting at once (two backends, parallel tests) never write into the same directory."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{cache.name}.", suffix=".partial", dir=cache.parent))
     try:
+        staging.chmod(0o755)  # mkdtemp makes it owner-only; the cache is shared like any download
+        hf_tokenizer.save_pretrained(staging)
         staging.rename(cache)
     except OSError:
-        pass  # another process finished first; its copy is just as good
+        if not (cache / "tokenizer.json").is_file():
+            raise
+        # another process finished first; its copy is just as good
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _tool_capable_template(hf_tokenizer: PreTrainedTokenizerBase) -> str | None:

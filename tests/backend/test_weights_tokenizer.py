@@ -8,6 +8,8 @@ import xgrammar
 from transformers import AutoTokenizer
 
 from llm_backend.weights import load_checkpoint
+from llm_backend.weights.derived_cache import derived_dir
+from llm_backend.weights.tokenizer import _save_atomically
 
 SMOLLM = "smollm2-135m-instruct"
 QWEN_05B = "qwen2.5-coder-0.5b-instruct"
@@ -108,3 +110,14 @@ def test_qwen_tokenizer_tools_and_xgrammar():
     for text in TEXTS:
         assert qwen.tokenizer.decode(qwen.tokenizer.encode(text)) == text
     assert_xgrammar_accepts(qwen)
+
+
+def test_a_conversion_that_finishes_second_keeps_the_first_and_leaves_nothing(smollm, tmp_path):
+    """Two processes converting one GGUF at once each stage privately; the later rename loses, quietly."""
+    converted = AutoTokenizer.from_pretrained(derived_dir(smollm.path) / "tokenizer")
+    cache = tmp_path / "tokenizer"
+    _save_atomically(converted, cache)
+    first = (cache / "tokenizer.json").read_bytes()
+    _save_atomically(converted, cache)
+    assert (cache / "tokenizer.json").read_bytes() == first
+    assert [path.name for path in tmp_path.iterdir()] == ["tokenizer"]

@@ -39,10 +39,14 @@ def build_wheel(source: Path, out_dir: Path) -> Path:
 
 
 def fresh_venv(path: Path, requirement: str) -> Path:
-    """A venv with `requirement` installed by this interpreter's pip (pip's cache and index settings)."""
+    """A venv with `requirement` installed by this interpreter's pip (pip's cache and index settings). Without
+    PYTHONPATH: a checkout on it shows pip the build's egg-info, and pip would skip the wheel as installed."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    # --no-compile: byte-compiling all of torch and transformers is most of an install's CPU; imports compile what
+    # they use.
     subprocess.run([sys.executable, "-m", "pip", "--python", str(path / "bin" / "python"), "install", "-q",
-                    requirement], check=True, capture_output=True, text=True, timeout=900)
+                    "--no-compile", requirement], env=clean_env(), check=True, capture_output=True, text=True,
+                   timeout=900)
     return path / "bin"
 
 
