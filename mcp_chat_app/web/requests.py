@@ -236,7 +236,7 @@ def conversation_title(raw: bytes, required: bool) -> str:
     if "title" not in body and not required:
         return ""
     title = body.get("title")
-    if not isinstance(title, str) or (required and not title.strip()):
+    if not isinstance(title, str) or not title.strip():  # given, it is a title (the spec's minLength 1)
         raise GatewayError(400, "bad_request", "'title' must be a non-empty string")
     if len(title) > MAX_TITLE_CHARS:
         raise GatewayError(400, "bad_request", f"'title' is longer than {MAX_TITLE_CHARS} characters")
