@@ -227,6 +227,7 @@ def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> N
                                 ("edinbrugh", "Edinburgh", "GB"), ("Prauge, CZ", "Prague", "CZ")):
         place = asyncio.run(resolver.resolve(typo))
         assert (place.name, place.country_code) == (name, country), typo
+    assert gazetteer.correction("日本") is None  # one character off is another word
     for unknown in ("Hallstatt", "Prauge, FR", "Qwertyuiopville"):
         with pytest.raises(UnknownPlace):
             asyncio.run(resolver.resolve(unknown))

@@ -181,7 +181,10 @@ class Gazetteer:
         """The city a misspelt name unknown to the index means, when one stands out ('Nairobbi', 'Prauge',
         'edinbrugh'): the most populous city of 15,000 or more among the spellings at least 0.8 alike, with five
         times the people of any other. None when two compete ('Mumbay': Mumbai or Mumbwa) or only towns are close
-        ('Hallstatt' is not Hallstadt)."""
+        ('Hallstatt' is not Hallstadt). Not for a Chinese name, whose one character off is another word (日本
+        is a country, not 日丹诺夫, Mariupol)."""
+        if has_cjk(query):
+            return None
         cities = sorted({best.key: best for ratio, best in self._close(query, 15) if ratio >= 0.8 and best.major}
                         .values(), key=lambda c: c.population, reverse=True)
         if not cities or (len(cities) > 1 and cities[0].population < 5 * cities[1].population):
