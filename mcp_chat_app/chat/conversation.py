@@ -12,8 +12,8 @@ _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the t
 _FOLLOW_UP = re.compile(r"呢[？?。!！\s]*$|^\s*(那|那么|还有|然后)|^\s*(what|how)\s+about\b|^\s*and\b", re.IGNORECASE)
 
 
-# What a follow-up says besides its values ("呢", "What about", punctuation).
-_FOLLOW_UP_WORDS = re.compile(r"呢|^\s*(?:那么|那|还有|然后)|^\s*(?:what|how)\s+about\b|^\s*and\b|[\W_]+", re.IGNORECASE)
+# What a follow-up says besides its values: the words that make it one, and punctuation.
+_FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 
 
 def says_only(question: str, values: list[str]) -> bool:

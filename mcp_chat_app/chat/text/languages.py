@@ -75,10 +75,12 @@ def in_another_script(value: str, text: str) -> bool:
     return bool(scripts) and bool(_scripts(text) - scripts)
 
 
+_SCRIPTS = {"han": _HAN, "kana": _KANA, "hangul": _HANGUL, "cyrillic": _CYRILLIC, "arabic": _ARABIC, "greek": _GREEK,
+            "latin": _LATIN}
+
+
 def _scripts(text: str) -> set[str]:
-    patterns = {"han": _HAN, "kana": _KANA, "hangul": _HANGUL, "cyrillic": _CYRILLIC, "arabic": _ARABIC,
-                "greek": _GREEK, "latin": _LATIN}
-    return {script for script, pattern in patterns.items() if pattern.search(text)}
+    return {script for script, pattern in _SCRIPTS.items() if pattern.search(text)}
 
 
 def name(code: str) -> str:
