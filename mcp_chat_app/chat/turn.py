@@ -48,7 +48,8 @@ class Turn:
               units: str | None = None, attachments: tuple[Attachment, ...] = (),
               unread: tuple[Unread, ...] = ()) -> Turn:
         sink = emit or (lambda event, data: None)
-        return cls(question, history, assistant, languages.detect(question, assistant.vocabulary), dt.date.today(),
+        language = languages.requested(question) or languages.detect(question, assistant.vocabulary)
+        return cls(question, history, assistant, language, dt.date.today(),
                    use_tools, units, sink, emit is not None, cancellation or Cancellation(), asker,
                    attachments=attachments, unread=unread, shown=Shown(sink))
 

@@ -10,6 +10,7 @@ import pytest
 
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.chat.text import languages
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
 from mcp_chat_app.llm.profiles import Endpoint
@@ -163,6 +164,21 @@ def test_another_language_is_answered_in_it_or_in_english_with_a_note(pipeline, 
     assert result.language == "ja" and "Answer in Japanese." in fake_llm.requests()[1]["messages"][-1]["content"]
     # Never Chinese to a Japanese question: the retry's English answer goes out with a note saying why.
     assert result.response.startswith("（日本語でうまくお答えできないため、英語でお答えします。） Tokyo will be clear tomorrow.")
+
+
+@pytest.mark.parametrize("question, city, language, prompt", [
+    ("東京は今何度ですか？请用中文回答。", "東京", "zh", "Answer in Chinese."),
+    ("Wie viel Grad hat es gerade in München? Please answer in English.", "München", "en", "Answer in English."),
+    ("¿Qué tiempo hace ahora en Bilbao? (English please)", "Bilbao", "en", "Answer in English."),
+])
+def test_a_reply_language_the_question_asks_for_is_the_answers(pipeline, fake_llm, question, city, language,
+                                                               prompt):
+    fake_llm.script(call("get_current_weather", city=city), {"content": "东京现在晴。" if language == "zh"
+                                                                     else "It is clear now."})
+    result = pipeline().run(question, [])
+    assert result.language == language and prompt in fake_llm.requests()[1]["messages"][-1]["content"]
+    # Not a request: a question about a language is answered in the question's own.
+    assert languages.requested("How do you say rain in Chinese?") is None
 
 
 def test_a_follow_up_is_asked_again_with_the_earlier_calls(pipeline, fake_llm):

@@ -228,6 +228,10 @@ def test_a_question_the_tools_answer_is_told_apart():
     assert needs_tool_data("周末会降温吗", tools) and needs_tool_data("will it cool down this week", tools)
     assert needs_tool_data("北京的AQI高吗", tools) and needs_tool_data("上海空气质量好吗", tools)
     assert not needs_tool_data("What is the capital of France?", tools) and not needs_tool_data("你好", tools)
+    # A verdict the data decides ("is it hot", "冷不冷") is asked of the tool that lists it, not guessed.
+    now = ToolInfo("weather", "get_current_weather", "Weather now in one city (现在, 冷不冷, hot, cold).", {})
+    assert needs_tool_data("Αθήνα: is it hot there right now?", [now]) and needs_tool_data("冷不冷？", [now])
+    assert not needs_tool_data("Tell me about the hotel", [now])
     # Day words alone need a tool that takes a day.
     assert not needs_tool_data("周末会降温吗", [ToolInfo("w", "now", "Now in one city.", {"properties": {"city": CITY}})])
 

@@ -63,6 +63,10 @@ async def test_current_weather_in_chinese(connect) -> None:
     assert data["weather_code"] == expected["weather_code"]
     assert data["time"] == expected["time"]
     assert f"{expected['temperature_2m']:g}°C" in result.content[0].text
+    # "风大不大" is decided by the data: windy from 29 km/h (Beaufort 5) or gusts from 50 km/h.
+    windy = {v["topic"]: v for v in data["verdicts"]}["windy"]
+    assert windy["holds"] == (expected["wind_speed_10m"] >= 29 or (expected.get("wind_gusts_10m") or 0) >= 50)
+    assert "风" in windy["keywords"] and windy["statement"] == ("it is windy" if windy["holds"] else "it is not windy")
 
 
 async def test_forecast_covers_exactly_the_days_asked(connect) -> None:
@@ -92,6 +96,8 @@ async def test_forecast_covers_exactly_the_days_asked(connect) -> None:
     hot = {v["topic"]: v for v in tomorrow.structured_content["verdicts"]}["hot"]
     assert hot["holds"] == (daily["temperature_2m_max"][PAST + 1] >= 28)
     assert {"scorch", "swelter", "热"} <= set(hot["keywords"])
+    windy = {v["topic"]: v for v in tomorrow.structured_content["verdicts"]}["windy"]
+    assert windy["holds"] == (daily["wind_speed_10m_max"][PAST + 1] >= 29)
 
 
 async def test_a_chinese_locale_gets_the_text_in_chinese(connect) -> None:

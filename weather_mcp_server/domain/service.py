@@ -28,6 +28,7 @@ from weather_mcp_server.domain.verdicts import (
     rain_expected,
     raining_now,
     snow_expected,
+    windy,
 )
 from weather_mcp_server.domain.weather_codes import describe
 from weather_mcp_server.errors import InvalidArgument
@@ -103,7 +104,8 @@ class WeatherService:
         return CurrentWeather(
             **self._common(location, sourced),
             verdicts=[*feel_verdicts(max(temperature, today_max), min(feels, today_max)),
-                      raining_now(precipitation, code)],
+                      raining_now(precipitation, code),
+                      windy(p.number("current", "wind_speed_10m"), p.optional("current", "wind_gusts_10m"))],
             time=time,
             weekday=weekday_name(date.fromisoformat(time[:10])),
             temperature=temperature,

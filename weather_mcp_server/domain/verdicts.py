@@ -17,6 +17,8 @@ RAIN_PROBABILITY = 50.0  # a day at or above this chance of precipitation counts
 RAIN_MM = 1.0
 HOT_C = 28.0  # a high (or a current temperature) from here up is hot
 COLD_C = 10.0  # a high (or a current feels-like) from here down is cold
+WINDY_KMH = 29.0  # Beaufort 5 ("fresh breeze"), China's 5级: from here up a day or a moment is windy
+GUSTY_KMH = 50.0  # gusts from here up make it windy whatever the mean wind
 
 _KEYWORDS = {
     "rain": ["rain", "shower", "wet", "drizzle", "雨", "降水"],
@@ -27,6 +29,7 @@ _KEYWORDS = {
     "warmer": ["warm", "hot", "热", "暖"],
     "colder": ["cold", "cool", "chill", "冷", "凉"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
+    "windy": ["wind", "gust", "breez", "风"],
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
 }
 POLLUTED_AQI = 100  # China's AQI above this exceeds the Grade II standard: 轻度污染 and worse
@@ -54,7 +57,7 @@ def precipitation_verdicts(days: Sequence[PrecipitationDay], labels: Sequence[st
 
 
 def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> list[Verdict]:
-    """Rain and snow over the covered days, and hot/cold when the span is one day."""
+    """Rain and snow over the covered days, and hot/cold and windy when the span is one day."""
     rainy = [label for day, label in zip(days, labels) if rain_expected(
         0.0 if day.weather_code in SNOW_CODES else day.precipitation_sum, day.weather_code,
         day.precipitation_probability)]
@@ -62,7 +65,7 @@ def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> lis
     past = days[-1].day < 0
     verdicts = _rain_and_snow(rainy, snowy, len(days), past)
     if len(days) == 1:
-        verdicts += feel_verdicts(days[0].temp_max, days[0].temp_max, past)
+        verdicts += [*feel_verdicts(days[0].temp_max, days[0].temp_max, past), windy(days[0].wind_speed_max, None, past)]
     return verdicts
 
 
@@ -87,6 +90,14 @@ def feel_verdicts(warmest: float, coldest: float, past: bool = False) -> list[Ve
         _yes_no("hot", hot, pick("it is hot", "天气炎热") if hot else pick("it is not hot", "不算热")),
         _yes_no("cold", cold, pick("it is cold", "天气寒冷") if cold else pick("it is not cold", "不算冷")),
     ]
+
+
+def windy(speed_kmh: float, gusts_kmh: float | None = None, past: bool = False) -> Verdict:
+    """Windy when the mean wind reaches WINDY_KMH or the gusts GUSTY_KMH ("风大不大", "is it windy")."""
+    holds = speed_kmh >= WINDY_KMH or (gusts_kmh or 0.0) >= GUSTY_KMH
+    if past:
+        return _yes_no("windy", holds, pick("it was windy", "风很大") if holds else pick("it was not windy", "风不大"))
+    return _yes_no("windy", holds, pick("it is windy", "风很大") if holds else pick("it is not windy", "风不大"))
 
 
 def polluted(aqi: int, category: str, category_en: str) -> Verdict:

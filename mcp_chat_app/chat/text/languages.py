@@ -56,6 +56,33 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
     return _latin_language(text, vocabulary.language_words)
 
 
+# A question may ask for a reply language other than its own ("東京は今何度ですか？请用中文回答", "¿Llueve? Answer in
+# English"): said in Chinese or Japanese it is a request as written; in a Latin script, "in English" is one only
+# beside a word that asks for a reply (not "how do you say rain in Chinese?").
+_ASKED_IN_CJK = {
+    "zh": re.compile(r"(?:用|以)(?:中文|汉语|漢語|普通话)|(?:中文|汉语)(?:回答|回复|作答)|中国語で"),
+    "en": re.compile(r"(?:用|以)(?:英文|英语|英語)|(?:英文|英语)(?:回答|回复|作答)|英語で"),
+}
+_ASKED_IN_LATIN = {
+    "zh": re.compile(r"\b(?:in|en|auf|em) (?:chinese|chinois|chinesisch|chino|cinese|chinês)\b", re.IGNORECASE),
+    "en": re.compile(r"\b(?:in|en|auf|em) (?:english|anglais|englisch|inglés|ingles|inglese|inglês)\b|"
+                     r"\benglish,? please\b", re.IGNORECASE),
+}
+_ASKS_A_REPLY = re.compile(r"answer|reply|respond|write|please|répon|antwort|contest|escrib|bitte|por favor|"
+                           r"s'il vous", re.IGNORECASE)
+
+
+def requested(question: str) -> str | None:
+    """The fully served language the question asks the reply in, if it asks for one."""
+    for code in FULLY_SERVED:
+        if _ASKED_IN_CJK[code].search(question):
+            return code
+    for code in FULLY_SERVED:
+        if _ASKED_IN_LATIN[code].search(question) and _ASKS_A_REPLY.search(question):
+            return code
+    return None
+
+
 def _latin_language(text: str, domain_words: dict[str, frozenset[str]]) -> str:
     words = _WORD.findall(text.lower())
     english_markers = _ENGLISH_MARKERS | domain_words.get("en", frozenset())
