@@ -213,7 +213,8 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
     """The arguments with the day of the latest calls (`earlier`: their arguments) when the question names no
     day and does not say "now": "那要带什么？" after a question on 下周一 was called for day 7 (the date's day of
     the month). Only where the calls agree on one day. A question on "the day after that" (第二天) gets the day
-    after theirs: the model repeated the earlier day."""
+    after theirs: the model repeated the earlier day. Their count of days goes with it ("the rain over the same
+    three days" was called for one), but not to the day after."""
     if day_references(question, today) or _NOW.search(question):
         return arguments
     step = 1 if names_the_day_after(question) else 0
@@ -222,6 +223,13 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
         values = {json.dumps(call[name]) for call in earlier if name in call}
         if not values and step and earlier and "default" in spec:  # the calls were about the default day
             values = {json.dumps(spec["default"])}
+        if len(values) == 1 and not step and _counts_days(spec):
+            value = json.loads(values.pop())
+            if isinstance(value, int) and value > kept.get(name, spec.get("default", 1)):
+                log.info("%s=%r replaced by %r: the question names no day, and the latest calls covered %s days",
+                         name, kept.get(name), value, value)
+                kept[name] = value
+            continue
         if not _day_forms(spec) or len(values) != 1:
             continue
         value = _day_later(json.loads(values.pop()), step)

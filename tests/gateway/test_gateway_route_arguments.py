@@ -198,6 +198,13 @@ def test_a_question_naming_no_day_keeps_the_latest_calls_day(caplog):
         assert with_earlier_day({"city": "武夷山", "day": 1}, FORECAST, earlier, question, TUESDAY)["day"] == 1
     two = [{"city": "北京", "day": 1}, {"city": "上海", "day": 2}]
     assert with_earlier_day({"city": "北京", "day": 0}, FORECAST, two, "要带伞吗", TUESDAY)["day"] == 0
+    # The span goes with the day ("the rain over the same three days"), not to "the day after that".
+    span = [{"city": "Lima", "day": 0, "days": 3}]
+    assert with_earlier_day({"city": "Lima", "day": 0}, FORECAST, span, "And the rain over the same three days?",
+                            TUESDAY) == {"city": "Lima", "day": 0, "days": 3}
+    assert "days" not in with_earlier_day({"city": "Lima", "day": 3}, FORECAST, span, "And the day after that?",
+                                          TUESDAY)
+    assert "days" not in with_earlier_day({"city": "Lima"}, FORECAST, span, "And tomorrow?", TUESDAY)
 
 
 def test_relative_weekdays_are_glossed_for_the_router():
