@@ -36,6 +36,12 @@ _WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
 # One more name joined to a list ("or Budapest", ", Bergen", "vs Quito"): capitalised words.
 _NAME_WORDS = r"[A-ZÀ-Þ][\w'’.-]*(?:\s+(?:(?:de|da|do|dos|del|des|la|le|el|al|upon|am)\s+)?[A-ZÀ-Þ][\w'’.-]*)*"
 _JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+)({_NAME_WORDS})"
+# Chinese names joined in a comparison: a joining word, then two characters or more up to a character that begins
+# the question's own words (a day, "哪个", "的", a verdict) or a punctuation mark.
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更|分别|各自|都")
+_JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
+_ZH_NAME_TAIL = re.compile(r"[^哪谁的明今后昨前周下这那现此比更冷热暖凉雨雪风晴阴天气温度吗呢会有是要和与跟同还或都分各]*")
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
 
@@ -70,7 +76,10 @@ def stated_arguments(arguments: dict[str, Any], schema: dict[str, Any], question
 def siblings(value: str, question: str) -> list[str]:
     """The names the question joins to `value` ("Prague or Budapest", "Oslo, Bergen and Tromsø", "Lima vs
     Quito"): capitalised Latin names after it, each following "or", "and", "vs" or a comma that another such word
-    ends. Chinese names have no capitals to end them, so none is found in Chinese."""
+    ends; in Chinese, in a question that compares ("北京和上海哪个冷", "成都、重庆还是贵阳雨多"), the names after
+    和/与/跟/、/还是, each ending at the first word of the question's own (明天, 哪个, 的) after its second character."""
+    if _HAN.match(value):
+        return _chinese_siblings(value, question)
     match = re.search(rf"(?<![\w]){re.escape(value)}((?:{_JOINED_NAME})+)", question)
     joined = [(bool(re.search(r"\b(?:or|and|vs|versus)\b", m[0])), m[1])
               for m in re.finditer(_JOINED_NAME, match[1])] if match else []
@@ -78,6 +87,17 @@ def siblings(value: str, question: str) -> list[str]:
     # France").
     last = max((i for i, (word, _) in enumerate(joined) if word), default=-1)
     return [name for _, name in joined[:last + 1]]
+
+
+def _chinese_siblings(value: str, question: str) -> list[str]:
+    if not _COMPARES_ZH.search(question):
+        return []
+    found, rest = [], question.split(value, 1)[1] if value in question else ""
+    while (joined := _JOINED_ZH.match(rest)) is not None:
+        name = joined[1][:2] + _ZH_NAME_TAIL.match(joined[1][2:])[0]
+        found.append(name)
+        rest = rest[joined.end(0) - len(joined[1]) + len(name):]
+    return found
 
 
 def _free_text_items(arguments: dict[str, Any], schema: dict[str, Any]) -> Iterable[tuple[str, str]]:

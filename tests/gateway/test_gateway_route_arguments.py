@@ -413,6 +413,18 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
     assert siblings("São Paulo", "Is São Paulo or Rio de Janeiro warmer?") == ["Rio de Janeiro"]
     assert siblings("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?") == ["Asunción", "Córdoba"]
     assert siblings("London", "London, Ontario this Friday?") == [] == siblings("Paris", "Rain in Paris or snow?")
+    # Chinese names have no capitals: in a comparison, each ends where the question's own words begin.
+    assert siblings("成都", "成都、重庆还是贵阳明天雨多？") == ["重庆", "贵阳"]
+    assert siblings("哈尔滨", "哈尔滨跟乌鲁木齐今天谁更冷") == ["乌鲁木齐"]
+    assert siblings("呼和浩特", "呼和浩特和银川比较一下") == ["银川"]  # 和 inside a name does not join
+    assert siblings("北京", "北京和朋友去爬山") == []  # no comparison: "朋友" is no place
+
+
+def test_over_http_a_chinese_comparison_called_for_one_place_is_called_for_each(forced_gateway, fake_llm):
+    fake_llm.script(call("get_current_weather", city="北京"), {"content": "上海更暖和。"}, auto=True)
+    body = forced_gateway.chat("uma", {"message": "北京和上海现在哪个更冷？"}).json()
+    assert [(c["tool"], c["arguments"]["city"]) for c in body["tool_calls"]] == [
+        ("get_current_weather", "北京"), ("get_current_weather", "上海")]
 
 
 def test_over_http_a_day_the_router_wrote_as_the_place_is_no_place_the_question_names(forced_gateway, fake_llm):
