@@ -330,21 +330,22 @@ def _check_dev2_turn(turn: dict[str, Any]) -> None:
         spec = turn["compare"]
         assert 2 <= len(turn["cities"]) <= 3 and len(spec["names"]) == len(turn["cities"]), turn
         assert spec["dir"] in ("max", "min") and spec["metric"] in ("temperature", "temp_max", "temp_min",
-                                                                     "precipitation_sum")
+                                                                     "precipitation_sum", "wind_speed_max")
         assert all(names and all(isinstance(name, str) and name for name in names) for names in spec["names"])
     assert turn.get("yesno") in (None, "rain", "snow") and turn.get("judge") in (None, "hot", "cold")
     if "identity" in turn:
         assert turn["identity"] is True and intent == "none"
 
 
-WRITTEN_APART = ["dev2", "dev3", "dev4", "dev5"]  # the sets in bench/, in the order they were written
+WRITTEN_APART = ["dev2", "dev3", "dev4", "dev5", "dev6"]  # the sets in bench/, in the order they were written
 # Turns a conversation of each set may have: dev5 asked for longer ones, with small talk between the weather turns.
-DIALOGUE_TURNS = {"dev2": range(2, 5), "dev3": range(2, 5), "dev4": range(2, 5), "dev5": range(4, 11)}
+DIALOGUE_TURNS = {"dev2": range(2, 5), "dev3": range(2, 5), "dev4": range(2, 5), "dev5": range(4, 11),
+                  "dev6": range(3, 7)}
 
 
 @pytest.mark.parametrize("name", WRITTEN_APART)
 def test_the_sets_written_apart_load_and_every_turn_is_labelled(name: str):
-    """bench/dev2_* ... dev5_* through chat_eval's own loader: every line parses and carries what the rules
+    """bench/dev2_* ... dev6_* through chat_eval's own loader: every line parses and carries what the rules
     need, and no question is one of an earlier set's."""
     queries_file, dialogues_file = chat_eval.SETS[name]
     for path in (queries_file, dialogues_file):
