@@ -66,7 +66,7 @@ async def test_current_weather_in_chinese(connect) -> None:
     # "风大不大" is decided by the data: windy from 29 km/h (Beaufort 5) or gusts from 50 km/h.
     windy = {v["topic"]: v for v in data["verdicts"]}["windy"]
     assert windy["holds"] == (expected["wind_speed_10m"] >= 29 or (expected.get("wind_gusts_10m") or 0) >= 50)
-    assert "风" in windy["keywords"] and windy["statement"] == ("it is windy" if windy["holds"] else "it is not windy")
+    assert "风大" in windy["keywords"] and windy["statement"] == ("it is windy" if windy["holds"] else "it is not windy")
 
 
 async def test_forecast_covers_exactly_the_days_asked(connect) -> None:

@@ -29,7 +29,7 @@ _KEYWORDS = {
     "warmer": ["warm", "hot", "热", "暖"],
     "colder": ["cold", "cool", "chill", "冷", "凉"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
-    "windy": ["wind", "gust", "breez", "风"],
+    "windy": ["wind", "gust", "breez", "风大", "大风", "风不大", "风很大", "刮风", "风力"],  # not 风 alone: 台风
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
 }
 POLLUTED_AQI = 100  # China's AQI above this exceeds the Grade II standard: 轻度污染 and worse
