@@ -56,7 +56,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
     async def get_current_weather(
         ctx: Context, city: City, place: AskedPlace, fahrenheit: Fahrenheit = False,
     ) -> Annotated[CallToolResult, CurrentWeather]:
-        """Weather now in one city (现在, 气温, 湿度, 冷不冷, 热吗, 风大吗, hot, cold, windy): temperature, humidity, wind, pressure, visibility, dew point, UV, low/high."""
+        """Weather now in one city (现在, 气温, 冷, 热, hot, cold): temperature, humidity, wind, pressure, visibility, dew point, UV."""
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
         result = convert(await service.current(city), _units(fahrenheit, ctx))

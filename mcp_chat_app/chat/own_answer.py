@@ -11,6 +11,8 @@ from mcp_chat_app.chat.route_arguments import takes_a_day
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import states_measurements, unusable
 from mcp_chat_app.chat.text.day_words import day_words
+from mcp_chat_app.chat.text.quantities import asked_quantities, described
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
 from mcp_chat_app.mcp_client.manager import ToolInfo
@@ -20,15 +22,18 @@ _BRACKETED = re.compile(r"[(（]([^()（）]+)[)）]")
 _TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
 
 
-def needs_tool_data(question: str, tools: Iterable[ToolInfo]) -> bool:
+def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:
     """Whether the tools answer the question: it names a day and a tool takes one ("周末会降温吗", "this week"),
-    or it says a term a tool's description lists ("空气质量", "AQI"). Such a question gets the data or an honest
-    "could not look it up", never an answer from memory."""
+    says a term a tool's description lists ("空气质量", "AQI"), or names a quantity (the vocabulary's) that a tool's
+    results hold. Such a question gets the data or an honest "could not look it up", never an answer from memory."""
     tools = list(tools)
     if day_words(question) and any(takes_a_day(tool.input_schema) for tool in tools):
         return True
     asked = question.casefold()
-    return any(_said(term, asked) for tool in tools for term in _listed_terms(tool.description))
+    if any(_said(term, asked) for tool in tools for term in _listed_terms(tool.description)):
+        return True
+    return any(tool.output_schema and described(tool.output_schema, quantity)
+               for quantity in asked_quantities(question, vocabulary) for tool in tools)
 
 
 def not_looked_up(turn: Turn) -> str:

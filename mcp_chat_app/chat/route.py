@@ -159,7 +159,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     calls = _real_calls(first)
     planned = _made(calls, by_name, turn)
     stated = _states_its_arguments(planned, by_name, turn.question)
-    if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools) \
+    if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools, turn.vocabulary) \
             and _only_translated(planned, by_name, turn.question):
         stated = True  # "香港" for "Hong Kong, today?": the question's place in another script, not made up
     if planned and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
@@ -175,11 +175,12 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
         own = _own(turn, router, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms), tools_connected=True)
         if not (states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn)):
-            return _not_looked_up(turn, own, restart=True) if needs_tool_data(turn.question, tools) else own
+            needs_data = needs_tool_data(turn.question, tools, turn.vocabulary)
+            return _not_looked_up(turn, own, restart=True) if needs_data else own
         # Figures with no tool behind them are made up: the question needed data, so the calls are made.
         turn.shown.discard()
         return replace(own, calls=planned, answer="", own_answer=False)
-    if not planned and (calls or needs_tool_data(turn.question, tools)):
+    if not planned and (calls or needs_tool_data(turn.question, tools, turn.vocabulary)):
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
         # nobody named): asked once more, with the conversation and a note that a tool has the data; a second
         # refusal is said as such, never answered from memory.
@@ -279,7 +280,7 @@ def _with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo
     if len(stated) != 1:
         return planned
     ((name, value),) = stated.items()
-    others = siblings(value, turn.question)
+    others = siblings(value, turn.question, turn.vocabulary)
     if not others:
         return planned
     log.info("%s for %r too: the question names them with %r", plan.name, others, value)
@@ -370,7 +371,8 @@ def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) ->
     reply = router.client.chat(messages, tools=specs, on_token=sink, cancellation=turn.cancellation)
     routed = replace(routed, rounds=routed.rounds + 1, llm_ms=routed.llm_ms + reply.duration_ms)
     calls = reply.tool_calls or _calls_in_text(reply.content, by_name)
-    needs_data = not calls and bool(specs) and routed.rounds == 1 and needs_tool_data(turn.question, tools)
+    needs_data = not calls and bool(specs) and routed.rounds == 1 \
+        and needs_tool_data(turn.question, tools, turn.vocabulary)
     if not calls and specs and not outcomes and (
             needs_data or states_measurements(reply.content, turn.vocabulary)
             or unusable(reply.content, turn.language, turn.vocabulary)):

@@ -37,11 +37,11 @@ _WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
 _NAME_WORDS = r"[A-ZÀ-Þ][\w'’.-]*(?:\s+(?:(?:de|da|do|dos|del|des|la|le|el|al|upon|am)\s+)?[A-ZÀ-Þ][\w'’.-]*)*"
 _JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+)({_NAME_WORDS})"
 # Chinese names joined in a comparison: a joining word, then two characters or more up to a character that begins
-# the question's own words (a day, "哪个", "的", a verdict) or a punctuation mark.
+# the question's own words (a day, "哪个", "的", the domain's) or a punctuation mark.
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更|分别|各自|都")
 _JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
-_ZH_NAME_TAIL = re.compile(r"[^哪谁的明今后昨前周下这那现此比更冷热暖凉雨雪风晴阴天气温度吗呢会有是要和与跟同还或都分各]*")
+_NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各"
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
 
@@ -73,13 +73,13 @@ def stated_arguments(arguments: dict[str, Any], schema: dict[str, Any], question
             if arguments[name] == item and _mentioned(item, asked)}
 
 
-def siblings(value: str, question: str) -> list[str]:
+def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
     """The names the question joins to `value` ("Prague or Budapest", "Oslo, Bergen and Tromsø", "Lima vs
     Quito"): capitalised Latin names after it, each following "or", "and", "vs" or a comma that another such word
-    ends; in Chinese, in a question that compares ("北京和上海哪个冷", "成都、重庆还是贵阳雨多"), the names after
-    和/与/跟/、/还是, each ending at the first word of the question's own (明天, 哪个, 的) after its second character."""
+    ends; in Chinese, in a question that compares ("北京和上海哪个好"), the names after 和/与/跟/、/还是, each
+    ending at the first word of the question's own (明天, 哪个, 的, or the vocabulary's) after its second character."""
     if _HAN.match(value):
-        return _chinese_siblings(value, question)
+        return _chinese_siblings(value, question, vocabulary.name_ends_zh)
     match = re.search(rf"(?<![\w]){re.escape(value)}((?:{_JOINED_NAME})+)", question)
     joined = [(bool(re.search(r"\b(?:or|and|vs|versus)\b", m[0])), m[1])
               for m in re.finditer(_JOINED_NAME, match[1])] if match else []
@@ -89,12 +89,14 @@ def siblings(value: str, question: str) -> list[str]:
     return [name for _, name in joined[:last + 1]]
 
 
-def _chinese_siblings(value: str, question: str) -> list[str]:
+def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
     if not _COMPARES_ZH.search(question):
         return []
+    ends = _NAME_ENDS_ZH + domain_ends
     found, rest = [], question.split(value, 1)[1] if value in question else ""
     while (joined := _JOINED_ZH.match(rest)) is not None:
-        name = joined[1][:2] + _ZH_NAME_TAIL.match(joined[1][2:])[0]
+        tail = joined[1][2:]
+        name = joined[1][:2] + tail[:next((i for i, c in enumerate(tail) if c in ends), len(tail))]
         found.append(name)
         rest = rest[joined.end(0) - len(joined[1]) + len(name):]
     return found
@@ -233,8 +235,8 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
     """The arguments with the day of the latest calls (`earlier`: their arguments) when the question names no
     day and does not say "now": "那要带什么？" after a question on 下周一 was called for day 7 (the date's day of
     the month). Only where the calls agree on one day. A question on "the day after that" (第二天) gets the day
-    after theirs: the model repeated the earlier day. Their count of days goes with it ("the rain over the same
-    three days" was called for one), but not to the day after."""
+    after theirs: the model repeated the earlier day. Their count of days goes with it ("over the same three
+    days" was called for one), but not to the day after."""
     if day_references(question, today) or _NOW.search(question):
         return arguments
     step = 1 if names_the_day_after(question) else 0

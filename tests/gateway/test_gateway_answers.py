@@ -178,7 +178,7 @@ def test_a_reply_language_the_question_asks_for_is_the_answers(pipeline, fake_ll
     result = pipeline().run(question, [])
     assert result.language == language and prompt in fake_llm.requests()[1]["messages"][-1]["content"]
     # Not a request: a question about a language is answered in the question's own.
-    assert languages.requested("How do you say rain in Chinese?") is None
+    assert languages.requested("How do you say hello in Chinese?") is None
 
 
 def test_a_follow_up_is_asked_again_with_the_earlier_calls(pipeline, fake_llm):

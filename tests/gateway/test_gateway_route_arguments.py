@@ -230,17 +230,24 @@ def test_around_midnight_at_the_place_the_tool_counts_the_asked_day_from_its_own
 
 
 def test_a_question_the_tools_answer_is_told_apart():
+    def needs(question: str, tools: list[ToolInfo]) -> bool:
+        return needs_tool_data(question, tools, VOCABULARY)
+
     tools = [ToolInfo("weather", "get_forecast", "Forecast in one city for days (明天, 周末), hours (今晚).", FORECAST),
              ToolInfo("weather", "get_air_quality", "Air quality in one city (空气质量, PM2.5, AQI).", AIR)]
-    assert needs_tool_data("周末会降温吗", tools) and needs_tool_data("will it cool down this week", tools)
-    assert needs_tool_data("北京的AQI高吗", tools) and needs_tool_data("上海空气质量好吗", tools)
-    assert not needs_tool_data("What is the capital of France?", tools) and not needs_tool_data("你好", tools)
+    assert needs("周末会降温吗", tools) and needs("will it cool down this week", tools)
+    assert needs("北京的AQI高吗", tools) and needs("上海空气质量好吗", tools)
+    assert not needs("What is the capital of France?", tools) and not needs("你好", tools)
     # A verdict the data decides ("is it hot", "冷不冷") is asked of the tool that lists it, not guessed.
     now = ToolInfo("weather", "get_current_weather", "Weather now in one city (现在, 冷不冷, hot, cold).", {})
-    assert needs_tool_data("Αθήνα: is it hot there right now?", [now]) and needs_tool_data("冷不冷？", [now])
-    assert not needs_tool_data("Tell me about the hotel", [now])
+    assert needs("Αθήνα: is it hot there right now?", [now]) and needs("冷不冷？", [now])
+    assert not needs("Tell me about the hotel", [now])
+    # So is a quantity a tool's results hold, however the description words it.
+    described = ToolInfo("weather", "now", "Now in one city.", {}, {"properties": {"humidity": {}, "wind_speed": {}}})
+    assert needs("乌鲁木齐湿度多少", [described]) and needs("风大不大", [described])
+    assert not needs("乌鲁木齐湿度多少", [now])
     # Day words alone need a tool that takes a day.
-    assert not needs_tool_data("周末会降温吗", [ToolInfo("w", "now", "Now in one city.", {"properties": {"city": CITY}})])
+    assert not needs("周末会降温吗", [ToolInfo("w", "now", "Now in one city.", {"properties": {"city": CITY}})])
 
 
 @pytest.fixture(scope="module")
@@ -409,15 +416,18 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
     body = forced_gateway.chat("uma", {"message": "Is it colder in Prague or Budapest right now?"}).json()
     assert [(c["tool"], c["arguments"]["city"]) for c in body["tool_calls"]] == [
         ("get_current_weather", "Prague"), ("get_current_weather", "Budapest")]
-    assert siblings("Oslo", "Oslo, Bergen and Tromsø tomorrow?") == ["Bergen", "Tromsø"]
-    assert siblings("São Paulo", "Is São Paulo or Rio de Janeiro warmer?") == ["Rio de Janeiro"]
-    assert siblings("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?") == ["Asunción", "Córdoba"]
-    assert siblings("London", "London, Ontario this Friday?") == [] == siblings("Paris", "Rain in Paris or snow?")
+    assert siblings("Oslo", "Oslo, Bergen and Tromsø tomorrow?", VOCABULARY) == ["Bergen", "Tromsø"]
+    assert siblings("São Paulo", "Is São Paulo or Rio de Janeiro warmer?", VOCABULARY) == ["Rio de Janeiro"]
+    assert siblings("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?", VOCABULARY) == [
+        "Asunción", "Córdoba"]
+    assert siblings("London", "London, Ontario this Friday?", VOCABULARY) == [] == siblings(
+        "Paris", "Rain in Paris or snow?", VOCABULARY)
     # Chinese names have no capitals: in a comparison, each ends where the question's own words begin.
-    assert siblings("成都", "成都、重庆还是贵阳明天雨多？") == ["重庆", "贵阳"]
-    assert siblings("哈尔滨", "哈尔滨跟乌鲁木齐今天谁更冷") == ["乌鲁木齐"]
-    assert siblings("呼和浩特", "呼和浩特和银川比较一下") == ["银川"]  # 和 inside a name does not join
-    assert siblings("北京", "北京和朋友去爬山") == []  # no comparison: "朋友" is no place
+    assert siblings("成都", "成都、重庆还是贵阳明天雨多？", VOCABULARY) == ["重庆", "贵阳"]
+    assert siblings("哈尔滨", "哈尔滨跟乌鲁木齐今天谁更冷", VOCABULARY) == ["乌鲁木齐"]
+    assert siblings("呼和浩特", "呼和浩特和银川比较一下", VOCABULARY) == ["银川"]  # 和 inside a name does not join
+    assert siblings("北京", "北京和朋友去爬山", VOCABULARY) == []  # no comparison: "朋友" is no place
+    assert siblings("北京", "北京和上海冷不冷，哪个更冷", VOCABULARY) == ["上海"]  # the domain's words end a name
 
 
 def test_over_http_a_chinese_comparison_called_for_one_place_is_called_for_each(forced_gateway, fake_llm):

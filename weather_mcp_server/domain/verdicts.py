@@ -65,7 +65,8 @@ def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> lis
     past = days[-1].day < 0
     verdicts = _rain_and_snow(rainy, snowy, len(days), past)
     if len(days) == 1:
-        verdicts += [*feel_verdicts(days[0].temp_max, days[0].temp_max, past), windy(days[0].wind_speed_max, None, past)]
+        day = days[0]
+        verdicts += [*feel_verdicts(day.temp_max, day.temp_max, past), windy(day.wind_speed_max, None, past)]
     return verdicts
 
 

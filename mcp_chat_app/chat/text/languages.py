@@ -58,7 +58,7 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
 
 # A question may ask for a reply language other than its own ("東京は今何度ですか？请用中文回答", "¿Llueve? Answer in
 # English"): said in Chinese or Japanese it is a request as written; in a Latin script, "in English" is one only
-# beside a word that asks for a reply (not "how do you say rain in Chinese?").
+# beside a word that asks for a reply (not "how do you say hello in Chinese?").
 _ASKED_IN_CJK = {
     "zh": re.compile(r"(?:用|以)(?:中文|汉语|漢語|普通话)|(?:中文|汉语)(?:回答|回复|作答)|中国語で"),
     "en": re.compile(r"(?:用|以)(?:英文|英语|英語)|(?:英文|英语)(?:回答|回复|作答)|英語で"),

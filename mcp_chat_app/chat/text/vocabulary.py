@@ -34,6 +34,9 @@ class Vocabulary:
     # Quantities a question asks for by name: a part of the data's field names ("uv_index" of "uv_index_max")
     # and the words each language asks for it with.
     quantities: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Chinese characters that begin the domain's own words of a question ("冷" of 冷不冷): a Chinese name joined
+    # to another ("北京和上海冷不冷") ends before one.
+    name_ends_zh: str = ""
 
     @cached_property
     def measurement(self) -> re.Pattern[str] | None:
@@ -95,4 +98,5 @@ def vocabulary_from_json(data: dict[str, Any]) -> Vocabulary:
         exceptions=_per_language(data.get("exceptions", {})),
         claim_topics={topic: _per_language(words) for topic, words in data.get("claim_topics", {}).items()},
         quantities={part: _per_language(words) for part, words in data.get("quantities", {}).items()},
+        name_ends_zh=data.get("name_ends_zh", ""),
     )
