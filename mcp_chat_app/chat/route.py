@@ -24,6 +24,7 @@ from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer, own_passes_so_far
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
+    hours_argument,
     siblings,
     stated_arguments,
     states_its_arguments,
@@ -202,6 +203,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             replanned = _made(_real_calls(again), by_name, turn)
             if replanned and not _left_out(replanned, by_name, asks, takes):
                 planned = replanned
+            elif takes is takes_hours:
+                planned = _moved_to_hours(planned, by_name, turn)
     if planned and all(plan.request is None for plan in planned):
         # Calls the schemas refuse (a chart of one day, an offset past the bound) answer nothing: asked once more,
         # told why, as an auto router is.
@@ -287,6 +290,32 @@ def _with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo
     more = tuple(_replanned(PlannedCall(f"{plan.call_id}_{i}", plan.name, {}), {**plan.arguments, name: other},
                             by_name, turn) for i, other in enumerate(others, 1))
     return planned + tuple(extra for extra in more if extra.request is not None)
+
+
+def _moved_to_hours(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                    turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls that a question on a clock time ("Chicago at 6pm") got twice for a tool of the present moment, moved
+    to the first tool of the same server that takes the hours and the call's arguments, with the asked hours."""
+    hours = sorted({minute // 60 % 24 for time in clock_times(turn.question, turn.vocabulary)
+                    for minute in time.minutes})
+    if not hours:
+        return planned
+    moved = []
+    for plan in planned:
+        tool = _resolve(plan.name, by_name)
+        target = None if tool is None or takes_hours(tool.input_schema) else next(
+            (other for other in by_name.values() if other.server == tool.server and takes_hours(other.input_schema)
+             and set(other.input_schema.get("required", ())) <= set(plan.arguments)
+             and set(plan.arguments) <= set(other.input_schema.get("properties", {}))), None)
+        if target is None:
+            moved.append(plan)
+            continue
+        arguments = {**plan.arguments, hours_argument(target.input_schema): hours}
+        again = _replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+        log.info("%s moved to %s with %r: the question asks about %s", plan.name, target.qualified_name, hours,
+                 ", ".join(time.text for time in clock_times(turn.question, turn.vocabulary)))
+        moved.append(again if again.request is not None else plan)
+    return tuple(moved)
 
 
 def _with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

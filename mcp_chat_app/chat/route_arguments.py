@@ -286,7 +286,12 @@ def takes_a_day(schema: dict[str, Any]) -> bool:
 
 def takes_hours(schema: dict[str, Any]) -> bool:
     """Whether a tool has an argument for the time of day (its name or description says "hour" or "clock")."""
-    return any(_is_hours(name, spec) for name, spec in schema.get("properties", {}).items())
+    return hours_argument(schema) is not None
+
+
+def hours_argument(schema: dict[str, Any]) -> str | None:
+    """The name of a tool's argument for the time of day, if it has one."""
+    return next((name for name, spec in schema.get("properties", {}).items() if _is_hours(name, spec)), None)
 
 
 def _day_forms(spec: dict[str, Any]) -> set[str]:

@@ -308,11 +308,14 @@ def test_over_http_an_hour_asked_of_a_tool_without_hours_is_asked_again_for_one_
         ("get_forecast", {"city": "合肥", "day": 0, "hours": [21]})]
     again = fake_llm.requests()[1]
     assert again["tool_choice"] == "required" and again["messages"][-1]["content"].endswith(ASKS_FOR_AN_HOUR)
-    # Asked again in vain, the first call stands; a question with no clock time is not asked again.
+    # Asked again in vain, the call goes to the server's first tool that takes the hours and its arguments, at
+    # the asked hour; a question with no clock time is not asked again.
     fake_llm.script(call("get_current_weather", city="合肥"), call("get_current_weather", city="合肥"),
-                    {"content": "合肥现在的天气如上。"})
+                    {"content": "合肥今天21:00的预报如上。"})
     body = gateway.chat("ian", {"message": "合肥今天晚上九点的气温"}).json()
-    assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather"]
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "合肥", "hours": [21]})]
+    assert body["tool_calls"][0]["structured_content"]["hours"][0]["hour"] == 21
     fake_llm.script(call("get_current_weather", city="合肥"), {"content": "合肥现在的天气如上。"})
     gateway.chat("jan", {"message": "合肥现在天气怎么样"})
     assert len(fake_llm.requests()) == 2
