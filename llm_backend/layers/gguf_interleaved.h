@@ -125,8 +125,10 @@ static inline __m512i broadcast8(const void *p) {
 /* Lanes 2r + h of an integer sum -> both lanes of row r hold the row's total (exact). */
 static inline __m512i pair_totals(__m512i sums) { return _mm512_add_epi32(sums, _mm512_shuffle_epi32(sums, _MM_PERM_CDAB)); }
 
+typedef __m512 x8_acc; /* a kernel's accumulator for one activation row: weight row r in lanes 2r and 2r + 1 */
+
 /* Lane 2r -> r: the accumulators hold each row's value twice (in lanes 2r and 2r + 1). */
-static inline __m256 row_values(__m512 acc) {
+static inline __m256 row_values(x8_acc acc) {
     return _mm512_castps512_ps256(
         _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0), acc));
 }
@@ -139,10 +141,9 @@ static inline __m512 per_row(const uint16_t *values) {
 
 #define LANE_ROW _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7)
 
-/* acc[r] (lanes 2r' + h) += the dot products of 8 weight rows with activation row r. */
-ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *const *a, int rows, __m512 *acc) {
+/* acc[r] (lanes 2r' + h) += the dot products of 8 weight rows with activation row r (nb super-blocks). */
+ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *const *a, int rows, x8_acc *acc) {
     const __m512i low4 = _mm512_set1_epi8(0x0F);
-    for (int r = 0; r < rows; r++) acc[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const block_q4_Kx8 *x = w + b;
         const __m512i scales = _mm512_loadu_si512(x->scales);
@@ -196,12 +197,11 @@ static inline __m512i scale_words(__m512i index, __m512i low, __m512i high) {
     return _mm512_srai_epi16(_mm512_maskz_permutex2var_epi8(0xAAAAAAAAAAAAAAAAULL, low, index, high), 8);
 }
 
-ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *const *a, int rows, __m512 *acc) {
+ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *const *a, int rows, x8_acc *acc) {
     /* odd bytes of lane 2r + h: r, to which 8 * sub-block is added */
     const __m512i odd_row = _mm512_mullo_epi32(LANE_ROW, _mm512_set1_epi32(0x01000100));
     const __m512i odd_half = _mm512_setr_epi32(0, 0x40004000, 0, 0x40004000, 0, 0x40004000, 0, 0x40004000, 0,
                                                0x40004000, 0, 0x40004000, 0, 0x40004000, 0, 0x40004000); /* 64h */
-    for (int r = 0; r < rows; r++) acc[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const block_q6_Kx8 *x = w + b;
         const __m512i scales_low = _mm512_loadu_si512(x->scales), scales_high = _mm512_loadu_si512(x->scales + 64);
@@ -310,6 +310,10 @@ static void dequantize_q6_Kx8_bf16(const block_q6_Kx8 *x, uint16_t *out, int64_t
 
 #else /* AVX2 */
 
+typedef __m256 x8_acc; /* a kernel's accumulator for one activation row: weight row r in lane r */
+
+static inline __m256 row_values(x8_acc acc) { return acc; }
+
 /* 8 activation bytes in every 64-bit lane: quants 4h..4h+3 meet int32 lane 2r + h of a half's 4 rows. */
 static inline __m256i broadcast8(const void *p) {
     int64_t v;
@@ -329,10 +333,9 @@ static inline __m256i row_words(__m128i bytes, int g, int is_signed) {
     return is_signed ? _mm256_cvtepi8_epi16(spread) : _mm256_cvtepu8_epi16(spread);
 }
 
-/* acc[r] (lane r') += the dot products of 8 weight rows r' with activation row r. */
-ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *const *a, int rows, __m256 *acc) {
+/* acc[r] (lane r') += the dot products of 8 weight rows r' with activation row r (nb super-blocks). */
+ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *const *a, int rows, x8_acc *acc) {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
-    for (int r = 0; r < rows; r++) acc[r] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const block_q4_Kx8 *x = w + b;
         __m256i sums[ROWS][2]; /* [activation row][half] */
@@ -385,10 +388,9 @@ static inline __m256i q6_quants(__m256i low, __m256i top) {
     return _mm256_or_si256(_mm256_and_si256(low, _mm256_set1_epi8(0x0F)), top);
 }
 
-ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *const *a, int rows, __m256 *acc) {
+ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *const *a, int rows, x8_acc *acc) {
     /* bytes r, 8 + r of 16: the scales of 2 consecutive sub-blocks for row r, side by side */
     const __m128i pair_rows = _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
-    for (int r = 0; r < rows; r++) acc[r] = _mm256_setzero_ps();
     for (int64_t b = 0; b < nb; b++) {
         const block_q6_Kx8 *x = w + b;
         __m256i sums[ROWS][2]; /* [activation row][half] */
