@@ -493,16 +493,6 @@ void gguf_matmul(const void *x, int x_bf16, int64_t M, int64_t K, const int64_t 
                     }
                     continue;
                 }
-                if (type & X8) {
-                    dot_tile_x8(type, w, nb, q256 + m0 * row256, row256, m_end - m0, acc);
-                    for (int64_t r = 0; r < m_end - m0; r++) {
-                        float values[8];
-                        const __m256 dots = row_values(acc[r]);
-                        _mm256_storeu_ps(values, bias ? _mm256_add_ps(dots, _mm256_loadu_ps(bias + n)) : dots);
-                        for (int i = 0; i < 8; i++) store(out, out_bf16, (m0 + r) * N + n + i, values[i]);
-                    }
-                    continue;
-                }
                 for (int64_t m = m0; m < m_end; m += ROWS) {
                     const int rows = m_end - m < ROWS ? (int)(m_end - m) : ROWS;
                     const void *a[ROWS];
