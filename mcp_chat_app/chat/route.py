@@ -296,8 +296,8 @@ def _moved_to_hours(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInf
                     turn: Turn) -> tuple[PlannedCall, ...]:
     """Calls that a question on a clock time ("Chicago at 6pm") got twice for a tool of the present moment, moved
     to the first tool of the same server that takes the hours and the call's arguments, with the asked hours."""
-    hours = sorted({minute // 60 % 24 for time in clock_times(turn.question, turn.vocabulary)
-                    for minute in time.minutes})
+    times = list(clock_times(turn.question, turn.vocabulary))
+    hours = sorted({minute // 60 % 24 for time in times for minute in time.minutes})
     if not hours:
         return planned
     moved = []
@@ -313,7 +313,7 @@ def _moved_to_hours(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInf
         arguments = {**plan.arguments, hours_argument(target.input_schema): hours}
         again = _replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
         log.info("%s moved to %s with %r: the question asks about %s", plan.name, target.qualified_name, hours,
-                 ", ".join(time.text for time in clock_times(turn.question, turn.vocabulary)))
+                 ", ".join(time.text for time in times))
         moved.append(again if again.request is not None else plan)
     return tuple(moved)
 

@@ -98,7 +98,7 @@ def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
         tail = joined[1][2:]
         name = joined[1][:2] + tail[:next((i for i, c in enumerate(tail) if c in ends), len(tail))]
         found.append(name)
-        rest = rest[joined.end(0) - len(joined[1]) + len(name):]
+        rest = rest[joined.start(1) + len(name):]
     return found
 
 

@@ -100,20 +100,21 @@ class WeatherService:
         today_min = p.number("daily", "temperature_2m_min", p.day_index(0))
         today_max = p.number("daily", "temperature_2m_max", p.day_index(0))
         precipitation = p.number("current", "precipitation")
+        wind, gusts = p.number("current", "wind_speed_10m"), p.optional("current", "wind_gusts_10m")
         time = p.text("current", "time")
         return CurrentWeather(
             **self._common(location, sourced),
             verdicts=[*feel_verdicts(max(temperature, today_max), min(feels, today_max)),
                       raining_now(precipitation, code),
-                      windy(p.number("current", "wind_speed_10m"), p.optional("current", "wind_gusts_10m"))],
+                      windy(wind, gusts)],
             time=time,
             weekday=weekday_name(date.fromisoformat(time[:10])),
             temperature=temperature,
             feels_like=feels,
             humidity=p.number("current", "relative_humidity_2m"),
-            wind_speed=p.number("current", "wind_speed_10m"),
+            wind_speed=wind,
             wind_direction=p.number("current", "wind_direction_10m"),
-            wind_gusts=p.optional("current", "wind_gusts_10m"),
+            wind_gusts=gusts,
             weather_code=code,
             description=describe(code),
             precipitation=precipitation,
