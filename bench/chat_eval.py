@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev6_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev7_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -23,8 +23,8 @@ search in °F (`units: imperial`, with `min_c`/`max_c` the °F bounds the call i
 written apart from all four, so dev4 may be tuned on while dev5 stays held apart; its conversations run 5 or 6 turns
 (small talk between the weather turns) and its questions in Japanese, Spanish, French or German say which of the
 two reply languages they want. `dev6` (bench/dev6_*) was written apart from all five, so dev5 may be tuned on while
-dev6 stays held apart; it adds "which is windier" (`metric: wind_speed_max`). Files given as arguments make one set
-of their own.
+dev6 stays held apart; it adds "which is windier" (`metric: wind_speed_max`). `dev7` (bench/dev7_*) was written apart
+from all six, so dev6 may be tuned on while dev7 stays held apart. Files given as arguments make one set of their own.
 """
 
 from __future__ import annotations
@@ -52,10 +52,11 @@ DEV3_FILES = (REPO / "bench" / "dev3_queries.jsonl", REPO / "bench" / "dev3_dial
 DEV4_FILES = (REPO / "bench" / "dev4_queries.jsonl", REPO / "bench" / "dev4_dialogues.jsonl")
 DEV5_FILES = (REPO / "bench" / "dev5_queries.jsonl", REPO / "bench" / "dev5_dialogues.jsonl")
 DEV6_FILES = (REPO / "bench" / "dev6_queries.jsonl", REPO / "bench" / "dev6_dialogues.jsonl")
+DEV7_FILES = (REPO / "bench" / "dev7_queries.jsonl", REPO / "bench" / "dev7_dialogues.jsonl")
 # Named sets, each reported on its own; a held-apart set's failures are listed only when asked for (--failures).
 SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES, "dev3": DEV3_FILES, "dev4": DEV4_FILES,
-                                     "dev5": DEV5_FILES, "dev6": DEV6_FILES}
-HELD_APART = {"dev2", "dev3", "dev4", "dev5", "dev6"}
+                                     "dev5": DEV5_FILES, "dev6": DEV6_FILES, "dev7": DEV7_FILES}
+HELD_APART = {"dev2", "dev3", "dev4", "dev5", "dev6", "dev7"}
 
 
 @dataclass
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="sets", action="append", choices=sorted(SETS),
                         help="a named set to run, each reported on its own; repeatable (default: all of them)")
     parser.add_argument("--failures", action="store_true",
-                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev6)")
+                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev7)")
     parser.add_argument("--gateway", default="http://127.0.0.1:8081", help="the running gateway")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per request")
     parser.add_argument("--limit", type=int, help="only the first N conversations of each file")
