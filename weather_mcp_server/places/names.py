@@ -20,7 +20,8 @@ ALIAS_DISCOUNT = 0.1
 SAME_PLACE_KM = 50.0
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-# Latin (with accents) and Chinese: the scripts our users type; other scripts' aliases would only cost memory.
+# Latin (with accents) and Chinese: the scripts most users type, indexed for every town; the names in other scripts
+# (Тбилиси, ホノルル) are indexed for the major places only (index_build.py), a tenth of the size for all.
 _INDEXED_SCRIPT = re.compile(
     r"^[\u0000-\u024f\u1e00-\u1eff\u2018-\u201f\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]+$"
 )
@@ -94,7 +95,7 @@ def simplified_key(name: str) -> str:
 
 
 def is_indexed_script(name: str) -> bool:
-    """True for Latin-script and Chinese names."""
+    """True for Latin-script and Chinese names, the ones indexed for every town."""
     return name.isascii() or bool(_INDEXED_SCRIPT.match(name))
 
 
