@@ -154,7 +154,7 @@ def test_a_us_state_after_the_name_picks_the_place_in_it(gazetteer: Gazetteer) -
     assert round(gazetteer.lookup("springfield, missouri").latitude, 1) == 37.2
 
 
-# (query, country code, region, latitude, longitude): a qualifier after a comma, in parentheses, or a Chinese
+# (query, country code, region, latitude, longitude): a qualifier after a comma or a space, in parentheses, or a Chinese
 # country or region written first; a region by name or code, a country by name, short form or Chinese name.
 QUALIFIED = [
     ("London, Ontario", "CA", "Ontario", 42.98, -81.23), ("Kingston, Ontario", "CA", "Ontario", 44.23, -76.48),
@@ -167,6 +167,9 @@ QUALIFIED = [
     ("苏格兰的珀斯", "GB", "Scotland", 56.40, -3.43),  # geonames' 珀斯 is Perth, AU; Perth, Scotland is 伯斯
     ("新西兰皇后镇", "NZ", "", -45.03, 168.66), ("加拿大伦敦", "CA", "Ontario", 42.98, -81.23),
     ("广东省广州", "CN", "Guangdong", 23.13, 113.26), ("珀斯, 苏格兰", "GB", "Scotland", 56.40, -3.43),
+    # without a comma, as people type them
+    ("queenstown nz", "NZ", "", -45.03, 168.66), ("paris texas", "US", "Texas", 33.66, -95.56),
+    ("Kingston Jamaica", "JM", "", 18.0, -76.79), ("portland maine", "US", "Maine", 43.66, -70.26),
 ]
 
 

@@ -144,6 +144,10 @@ class Gazetteer:
             yield outer, (inner, *qualifiers)
             return
         yield name, qualifiers
+        words = name.split()
+        for cut in range(len(words) - 1, 0, -1):  # "queenstown nz", "paris texas": a qualifier with no comma
+            if self.scopes(" ".join(words[cut:])):
+                yield " ".join(words[:cut]), (" ".join(words[cut:]), *qualifiers)
         if has_cjk(name):  # "苏格兰的珀斯", "新西兰皇后镇": a country or region written first, the longest one
             for cut in range(len(name) - 1, 0, -1):
                 town = name[cut:].removeprefix("的")
