@@ -25,6 +25,7 @@ from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_ans
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     hours_argument,
+    place_argument,
     siblings,
     stated_arguments,
     states_its_arguments,
@@ -81,7 +82,8 @@ class PlannedCall:
     arguments: dict[str, Any]
     request: ToolRequest | None = None
     error: str | None = None
-    unnamed: bool = False  # refused: it needs places that neither the question nor the conversation names
+    unnamed: str = ""  # refused: this list argument needs places that neither the question nor the conversation
+    # names; `arguments` then hold the named ones in it
 
 
 @dataclass(frozen=True)
@@ -380,8 +382,33 @@ def _takes(name: str, by_name: dict[str, ToolInfo], takes: Callable[[dict[str, A
 
 
 def _made(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:
-    """A forced round's calls as planned, less those that need places nobody named."""
-    return tuple(plan for plan in (_plan(call, by_name, turn) for call in calls) if not plan.unnamed)
+    """A forced round's calls as planned; one that needs places nobody named, for the one place named, or left out."""
+    planned = (_plan(call, by_name, turn) for call in calls)
+    return tuple(plan for plan in (_for_the_named_place(plan, by_name, turn) if plan.unnamed else plan
+                                   for plan in planned) if plan is not None)
+
+
+def _for_the_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
+    """A call of several places with one of them named ("Alice Springs in two days - scorcher or not?" compared
+    with Sydney), as the call of its server's first tool that takes that one place and the call's other arguments;
+    None when there is none. Told that the place was not named, a small model made the same call again."""
+    tool, named = _resolve(plan.name, by_name), plan.arguments.get(plan.unnamed)
+    if tool is None or not isinstance(named, list) or len(named) != 1:
+        return None
+    rest = {name: value for name, value in plan.arguments.items() if name != plan.unnamed}
+    for other in by_name.values():
+        place = place_argument(other.input_schema, turn.vocabulary)
+        arguments = {**rest, place: named[0]} if place else {}
+        if other.server != tool.server or not arguments \
+                or not set(other.input_schema.get("required", ())) <= set(arguments) <= set(
+                    other.input_schema.get("properties", {})):
+            continue
+        again = _replanned(PlannedCall(plan.call_id, other.qualified_name, {}), arguments, by_name, turn)
+        if again.request is not None:
+            log.info("%s for %r only, as %s: the other places were not named", plan.name, named[0],
+                     other.qualified_name)
+            return again
+    return None
 
 
 def _round(turn: Turn, router: Router, routed: Routed, called: Called | None) -> Routed:
@@ -523,7 +550,8 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
         arguments = without_unasked_span(arguments, schema, day, turn.question)
     except UnnamedArgument as error:
         log.info("call of %s not made: %s", tool.qualified_name, error)
-        return PlannedCall(call.id, tool.qualified_name, {}, error=str(error), unnamed=True)
+        return PlannedCall(call.id, tool.qualified_name, {**arguments, error.argument: error.named},
+                           error=str(error), unnamed=error.argument)
     except ValueError as error:
         return PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
     problem = validation_error(arguments, tool.input_schema)

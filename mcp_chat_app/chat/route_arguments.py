@@ -48,7 +48,12 @@ _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema
 
 class UnnamedArgument(ValueError):
     """A call that cannot be made as is: it needs values (places) that neither the question nor the conversation
-    names."""
+    names. `argument` is the list that fell short, `named` the items of it that are named."""
+
+    def __init__(self, message: str, argument: str, named: list[Any]) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.named = named
 
 
 def states_its_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[dict[str, Any]],
@@ -148,7 +153,7 @@ def without_unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], sa
             unnamed = [item for item in value if item not in named]
             if len(named) < spec.get("minItems", 0):
                 raise UnnamedArgument(f"{name}: {', '.join(map(str, unnamed))} not named in the question; "
-                                      f"call a tool for the {len(named)} named")
+                                      f"call a tool for the {len(named)} named", name, named)
             log.info("dropped %s %r: not named in the question or the conversation", name, unnamed)
             kept[name] = named
         elif isinstance(value, str) and name not in schema.get("required", ()) \
@@ -325,6 +330,13 @@ def _day_offset(value: Any, today: dt.date) -> int | None:
         except ValueError:
             return None
     return None
+
+
+def place_argument(schema: dict[str, Any], vocabulary: Vocabulary) -> str | None:
+    """The required free-text argument a schema calls a place ("city"), if it has one."""
+    properties = schema.get("properties", {})
+    return next((name for name in schema.get("required", ()) if _is_place(name, properties.get(name, {}), vocabulary)),
+                None)
 
 
 def _is_place(name: str, spec: dict[str, Any], vocabulary: Vocabulary, outer: dict[str, Any] | None = None) -> bool:

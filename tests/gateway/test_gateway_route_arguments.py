@@ -321,6 +321,23 @@ def test_over_http_an_hour_asked_of_a_tool_without_hours_is_asked_again_for_one_
     assert len(fake_llm.requests()) == 2
 
 
+def test_over_http_a_comparison_with_one_place_named_is_the_forecast_of_that_place(forced_gateway, fake_llm):
+    """"scorcher or not?" routed to a comparison with a place nobody named, twice: the call goes to the server's
+    first tool that takes the one named place and the call's day (the forecast; the weather now takes no day)."""
+    fake_llm.script(call("compare_weather", cities=["Alice Springs", "Sydney"], day=2),
+                    {"content": "Alice Springs in two days, as above."})
+    body = forced_gateway.chat("max", {"message": "Alice Springs in two days - scorcher or not?"}).json()
+    assert [(c["tool"], c["arguments"], c["is_error"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "Alice Springs", "day": 2}, False)]
+    assert body["tool_calls"][0]["structured_content"]["days"][0]["day"] == 2
+    assert len(fake_llm.requests()) == 2  # the router once, then the writer: not asked again
+    # Two places named: the comparison is made as asked.
+    fake_llm.script(call("compare_weather", cities=["Alice Springs", "Darwin"], day=2),
+                    {"content": "Compared as above."})
+    body = forced_gateway.chat("ned", {"message": "Alice Springs or Darwin in two days, which is hotter?"}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == ["compare_weather"]
+
+
 def test_over_http_another_day_asked_of_a_tool_of_the_present_is_asked_again_for_one_that_takes_a_day(
         forced_gateway, fake_llm):
     """"明儿牡丹江冷不冷" routed to the weather now: asked again with a note, tomorrow's forecast is called."""
@@ -585,13 +602,14 @@ def test_a_forced_escape_twice_is_said_to_be_not_looked_up_never_guessed(forced,
     assert pipeline.run("你好", []).response == "你好！" and len(fake_llm.requests()) == 2
 
 
-def test_a_forced_comparison_with_a_place_nobody_named_is_asked_again(forced, fake_llm):
+def test_a_forced_comparison_with_a_place_nobody_named_is_made_for_the_named_one(forced, fake_llm):
+    """"周三北京会下雨吗" became a comparison of 北京 with 上海: the call is the first tool's that takes 北京 and the
+    day, on the asked weekday, without asking again."""
     pipeline, manager = forced
-    fake_llm.script(call("compare_weather", cities=["北京", "上海"], day=2),
-                    call("get_forecast", city="北京", day=2, hours="night"), {"content": "北京周三3.5~9.5°C。"})
+    fake_llm.script(call("compare_weather", cities=["北京", "上海"], day=2), {"content": "北京周三3.5~9.5°C。"})
     pipeline.run("周三北京会下雨吗", [])
     assert [(c.tool, c.arguments) for c in manager.calls] == [("get_forecast", {"city": "北京", "day": "wednesday"})]
-    assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(ASKS_FOR_DATA)
+    assert len(fake_llm.requests()) == 2
 
 
 @pytest.mark.parametrize("utc_now", [dt.datetime(2026, 12, 2, 15, 30), dt.datetime(2026, 12, 2, 19, 8)])
