@@ -109,6 +109,9 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
     ("서울 내일 날씨 어때?", "ko"), ("Quel temps fait-il à Paris demain ?", "fr"),
     ("Wie wird das Wetter morgen in Berlin?", "de"), ("¿Qué tiempo hará mañana en Madrid?", "es"),
     ("Qwxzplk明天天气", "zh"), ("Beijing (北京) is at 12.3 °C.", "en"), ("北京的UV指数是0.8，PM2.5 good。", "zh"),
+    # a place in its own script inside a Chinese question; Japanese with kanji and hiragana, or in katakana only
+    ("부산 明天出海钓鱼，天会不会下雨", "zh"), ("ホノルル明天热不热", "zh"), ("明日、仙台で雪が降りますか？", "ja"),
+    ("ホノルル、アロハ", "ja"),
 ])
 def test_the_language_of_a_text(text, language):
     assert languages.detect(text, VOCABULARY) == language

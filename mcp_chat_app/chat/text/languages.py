@@ -12,7 +12,8 @@ import re
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+_KATAKANA = re.compile(r"[\u30a0-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _ARABIC = re.compile(r"[\u0600-\u06ff]")
@@ -39,13 +40,16 @@ FULLY_SERVED = ("zh", "en")
 def detect(text: str, vocabulary: Vocabulary) -> str:
     """The language code of `text`: by script for zh, ja, ko, ru, ar; by common words among Latin ones.
 
-    Shares, not presence: an English answer may quote "北京", a Chinese one a unit or an abbreviation.
+    Shares, not presence: an English answer may quote "北京", a Chinese one a unit or an abbreviation, a place
+    name in its own script ("부산明天会下雨吗", "ホノルル明天热吗"): Japanese has hiragana or is mostly katakana,
+    Korean is mostly hangul.
     """
-    kana, han, hangul = len(_KANA.findall(text)), len(_HAN.findall(text)), len(_HANGUL.findall(text))
-    latin = len(_LATIN.findall(text))
-    if kana and kana + han >= 0.3 * (kana + han + latin):
+    hiragana, katakana = len(_HIRAGANA.findall(text)), len(_KATAKANA.findall(text))
+    han, hangul, latin = len(_HAN.findall(text)), len(_HANGUL.findall(text)), len(_LATIN.findall(text))
+    kana = hiragana + katakana
+    if (hiragana or katakana > han) and kana + han >= 0.3 * (kana + han + latin):
         return "ja"
-    if hangul and hangul >= 0.3 * (hangul + latin):
+    if hangul > han and hangul >= 0.3 * (hangul + latin):
         return "ko"
     if han and han >= 0.3 * (han + latin):
         return "zh"
@@ -102,8 +106,8 @@ def in_another_script(value: str, text: str) -> bool:
     return bool(scripts) and bool(_scripts(text) - scripts)
 
 
-_SCRIPTS = {"han": _HAN, "kana": _KANA, "hangul": _HANGUL, "cyrillic": _CYRILLIC, "arabic": _ARABIC, "greek": _GREEK,
-            "latin": _LATIN}
+_SCRIPTS = {"han": _HAN, "hiragana": _HIRAGANA, "katakana": _KATAKANA, "hangul": _HANGUL, "cyrillic": _CYRILLIC,
+            "arabic": _ARABIC, "greek": _GREEK, "latin": _LATIN}
 
 
 def _scripts(text: str) -> set[str]:
