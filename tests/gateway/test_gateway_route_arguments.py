@@ -121,6 +121,16 @@ def test_days_from_today_on_begin_today(question):
     assert glossed(question, TUESDAY, VOCABULARY).endswith(f"({asked.word} = from today (day 0) on)")
 
 
+@pytest.mark.parametrize("question, first", [("Any rain in Medellin in the three days after today?", 1),
+                                             ("成都今天之后的三天会下雨吗", 1), ("the 2 days after tomorrow in Rome", 2)])
+def test_days_after_a_day_word_begin_the_day_after_it(question, first):
+    asked = asked_day(question, TUESDAY)
+    assert (asked.offset, asked.span) == (first, True)
+    asked_for = {"city": "Medellin", "day": 0, "days": 3}
+    assert with_asked_day(asked_for, FORECAST, asked, TUESDAY) == {**asked_for, "day": first}
+    assert without_unasked_span(asked_for, FORECAST, asked, question)["days"] == 3
+
+
 @pytest.mark.parametrize("question, today, offset, weekday, also", [
     ("下周三北京冷吗", TUESDAY, 8, None, set()),
     ("这周五呢", TUESDAY, 3, "friday", set()),
@@ -132,6 +142,7 @@ def test_days_from_today_on_begin_today(question):
     ("周二呢", TUESDAY, 0, "tuesday", set()),
     ("Bogotá on Wednesday next week?", TUESDAY, 8, None, set()),  # next week's only, never the coming one
     ("Friday of next week in Oslo", TUESDAY, 10, None, set()),
+    ("Dubrovnik on Friday this week - showers?", TUESDAY, 3, "friday", set()),  # not the whole week
     ("n tmrw?", TUESDAY, 1, None, set()),  # as people type it
     ("gonna be sunny the day after tmrw?", TUESDAY, 2, None, set()),
     ("wat about 2moro", TUESDAY, 1, None, set()),

@@ -29,6 +29,10 @@ _EN = re.compile(
 _EN_RELATIVE = re.compile(rf"\b(this\s+coming|coming|next|this)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 # "Wednesday next week", "Friday of next week": the same as "next Wednesday".
 _EN_OF_NEXT_WEEK = re.compile(rf"\b({'|'.join(WEEKDAYS)})\s+(?:of\s+)?next\s+week\b", re.IGNORECASE)
+# "Friday this week", "Friday of this week": the same as "this Friday".
+_EN_OF_THIS_WEEK = re.compile(rf"\b({'|'.join(WEEKDAYS)})\s+(?:of\s+)?this\s+week\b", re.IGNORECASE)
+# Days after a day word ("the three days after today", "今天之后的三天"): a span whose first day is the next one.
+_DAYS_AFTER = re.compile(r"\bdays\s+after\s+(today|tomorrow)\b|(今天|明天)(?:之后|以后)", re.IGNORECASE)
 # Days from today on ("未来一周", "the coming week", "this week"): a span whose first day is today.
 _FROM_TODAY = re.compile(
     r"(?:未来|接下来的?|最近)(?:一周|一个星期|[一二两三四五六七八九十几]+天)|这几天|本周|这周(?![一二三四五六日天末])|这个星期(?![一二三四五六日天])"
@@ -102,6 +106,9 @@ class AskedDay:
 def asked_day(question: str, today: date) -> AskedDay | None:
     """The single day the question names, if it names exactly one (none for a span such as 周末 or "this week",
     for two days, or for words with no fixed distance)."""
+    after = _DAYS_AFTER.search(question)
+    if after:
+        return AskedDay(after[0], _offset(after[1] or after[2], today) + 1, span=True)  # type: ignore[operator]
     references = day_references(question, today)
     dates = calendar_dates(question, today)
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
@@ -136,9 +143,10 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
             word = _zh_canonical(f"周{match[1]}")
             references[word] = _offset(word, today)
     relative = [(m[1], m[2]) for m in _EN_RELATIVE.finditer(question)]
-    for match in _EN_OF_NEXT_WEEK.finditer(question):
-        references.pop("next week", None)
-        relative.append(("next", match[1]))
+    for pattern, prefix in ((_EN_OF_NEXT_WEEK, "next"), (_EN_OF_THIS_WEEK, "this")):
+        for match in pattern.finditer(question):
+            references.pop(f"{prefix} week", None)
+            relative.append((prefix, match[1]))
     for said_prefix, said_weekday in relative:
         prefix, weekday = re.sub(r"\s+", " ", said_prefix.lower()), said_weekday.lower()
         references.pop(weekday, None)
