@@ -25,6 +25,7 @@ from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_ans
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     hours_argument,
+    made_up_numbers,
     place_argument,
     siblings,
     stated_arguments,
@@ -44,6 +45,7 @@ from mcp_chat_app.chat.route_prompt import (
     ASKS_FOR_A_QUANTITY,
     ASKS_FOR_AN_HOUR,
     ASKS_FOR_DATA,
+    NO_SUCH_NUMBER,
     NO_TOOL,
     NO_TOOL_SPEC,
     REFUSED,
@@ -82,6 +84,7 @@ class PlannedCall:
     arguments: dict[str, Any]
     request: ToolRequest | None = None
     error: str | None = None
+    made_up: tuple[str, ...] = ()  # its numbers the question does not give (route_arguments.made_up_numbers)
     unnamed: str = ""  # refused: this list argument needs places that neither the question nor the conversation
     # names; `arguments` then hold the named ones in it
 
@@ -160,7 +163,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     first = _forced_call(turn, router, router.messages(tools, [], turn.question, turn.today, turn.vocabulary), specs)
     llm_ms = first.duration_ms
     calls = _real_calls(first)
-    planned = _made(calls, by_name, turn)
+    planned, again_ms = _without_made_up_numbers(turn, router, tools, specs, _made(calls, by_name, turn))
+    llm_ms += again_ms
     stated = _states_its_arguments(planned, by_name, turn.question)
     if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools, turn.vocabulary) \
             and _only_translated(planned, by_name, turn.question):
@@ -388,6 +392,27 @@ def _made(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) 
                                    for plan in planned) if plan is not None)
 
 
+def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo], specs: list[dict[str, Any]],
+                             planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
+    """Calls given numbers the question does not hold ("Of A, B and C, which is highest tomorrow?" became a search
+    of every place above 25), asked once more, told so; the new calls where they go to another tool, else the
+    first ones. With the time the router took."""
+    if not planned or not all(plan.made_up for plan in planned):
+        return planned, 0.0
+    by_name = {tool.qualified_name: tool for tool in tools}
+    numbers = ", ".join(sorted({name for plan in planned for name in plan.made_up}))
+    note = NO_SUCH_NUMBER.format(arguments=numbers, tool=", ".join(sorted({plan.name for plan in planned})))
+    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
+    again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today, turn.vocabulary,
+                                                       earlier, note), specs)
+    refused = {plan.name for plan in planned}
+    others = tuple(plan for plan in _made(_real_calls(again), by_name, turn)
+                   if plan.name not in refused and plan.request is not None)
+    if others:
+        log.info("%s not called: the question gives no %s", ", ".join(sorted(refused)), numbers)
+    return others or planned, again.duration_ms
+
+
 def _for_the_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
     """A call of several places with one of them named ("Alice Springs in two days - scorcher or not?" compared
     with Sydney), as the call of its server's first tool that takes that one place and the call's other arguments;
@@ -557,7 +582,8 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
     problem = validation_error(arguments, tool.input_schema)
     if problem is None:
         return PlannedCall(call.id, tool.qualified_name, arguments,
-                           request=ToolRequest(tool.server, tool.name, arguments))
+                           request=ToolRequest(tool.server, tool.name, arguments),
+                           made_up=tuple(made_up_numbers(arguments, schema, turn.question)))
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
 
 

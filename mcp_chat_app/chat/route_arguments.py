@@ -43,6 +43,7 @@ _COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比
 _JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
 _NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各"
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
 
 
@@ -330,6 +331,17 @@ def _day_offset(value: Any, today: dt.date) -> int | None:
         except ValueError:
             return None
     return None
+
+
+def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> list[str]:
+    """The required numbers (not a day, not 0, which words say: "below zero") a call was given for a question that
+    holds no number at all: "济南、石家庄，明天谁更低" became a search of every city below 10."""
+    if _NUMBER.search(question):
+        return []
+    properties = schema.get("properties", {})
+    return [name for name in schema.get("required", ()) if name in arguments
+            and isinstance(arguments[name], (int, float)) and not isinstance(arguments[name], bool)
+            and arguments[name] != 0 and not _day_forms(properties.get(name, {}))]
 
 
 def place_argument(schema: dict[str, Any], vocabulary: Vocabulary) -> str | None:

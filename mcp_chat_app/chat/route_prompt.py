@@ -37,6 +37,9 @@ REFUSED = "\n\n(That call was refused: {errors}. Call a tool with arguments it a
 # Asked about tomorrow ("明儿牡丹江冷不冷"), a small model called the tool of the present moment, which has no day.
 ASKS_FOR_A_DAY = "\n\n(The question asks about another day than now: call a tool that takes a day, with that day.)"
 
+# A call with a number the question does not give (a bound, for "which of A and B is lower?").
+NO_SUCH_NUMBER = "\n\n(The question gives no {arguments} for {tool}: call a tool that takes what it says.)"
+
 # Offered beside the real tools when a call is forced, so a question that needs no tool still has a way out.
 NO_TOOL = "answer_directly"
 NO_TOOL_SPEC = {
@@ -104,8 +107,8 @@ _CHECKED_NOT_SHOWN = {"title", "minLength", "maxLength", "minimum", "maximum", "
 
 
 def _slim_schema(schema: Any) -> Any:
-    """The schema as the model reads it: no `title`s or bounds, and `anyOf [X, null]` as X with `type: [X, "null"]`, without
-    the null default. Validation still uses the server's full schema."""
+    """The schema as the model reads it: no `title`s or bounds, and `anyOf [X, null]` as X with
+    `type: [X, "null"]`, without the null default. Validation still uses the server's full schema."""
     if isinstance(schema, list):
         return [_slim_schema(item) for item in schema]
     if not isinstance(schema, dict):

@@ -23,7 +23,8 @@ from mcp_chat_app.chat.route_arguments import (
     without_unasked_span,
     without_unnamed_places,
 )
-from mcp_chat_app.chat.route_prompt import ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA
+from mcp_chat_app.chat.route_prompt import (ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA,
+                                            NO_SUCH_NUMBER)
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, glossed, names_the_day_after
 from mcp_chat_app.chat.text.languages import in_another_script
@@ -347,6 +348,27 @@ def test_over_http_a_comparison_with_one_place_named_is_the_forecast_of_that_pla
                     {"content": "Compared as above."})
     body = forced_gateway.chat("ned", {"message": "Alice Springs or Darwin in two days, which is hotter?"}).json()
     assert [c["tool"] for c in body["tool_calls"]] == ["compare_weather"]
+
+
+def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_named_places(forced_gateway, fake_llm):
+    """A comparison of named cities with no figure in it routed to the range search with a made-up bound: asked
+    again, told so, its comparison of the named places is made; a question that gives its bound is not asked
+    again, nor is "below zero" (0)."""
+    question = "Of Melbourne, Adelaide and Canberra, which will have the highest top temperature tomorrow?"
+    fake_llm.script(call("find_cities_by_temperature", relation="above", temp=25, day=1, measure="max"),
+                    call("compare_weather", cities=["Melbourne", "Adelaide", "Canberra"], day=1),
+                    {"content": "Compared as above."})
+    body = forced_gateway.chat("oto", {"message": question}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("compare_weather", {"cities": ["Melbourne", "Adelaide", "Canberra"], "day": 1})]
+    assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(
+        NO_SUCH_NUMBER.format(arguments="temp", tool="weather__find_cities_by_temperature"))
+    for asked, bound in (("Which cities will be above 25 tomorrow?", 25), ("哪些城市明天零下", 0)):
+        fake_llm.script(call("find_cities_by_temperature", relation="above", temp=bound, day=1),
+                        {"content": "Listed above."})
+        body = forced_gateway.chat("pia", {"message": asked}).json()
+        assert [c["tool"] for c in body["tool_calls"]] == ["find_cities_by_temperature"]
+        assert not any("The question gives no" in m["content"] for r in fake_llm.requests() for m in r["messages"])
 
 
 def test_over_http_another_day_asked_of_a_tool_of_the_present_is_asked_again_for_one_that_takes_a_day(

@@ -41,7 +41,7 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
     """The language code of `text`: by script for zh, ja, ko, ru, ar; by common words among Latin ones.
 
     Shares, not presence: an English answer may quote "北京", a Chinese one a unit or an abbreviation, a place
-    name in its own script ("부산明天会下雨吗", "ホノルル明天热吗"): Japanese has hiragana or is mostly katakana,
+    name in its own script ("부산明天呢", "ホノルル明天热吗"): Japanese has hiragana or is mostly katakana,
     Korean is mostly hangul.
     """
     hiragana, katakana = len(_HIRAGANA.findall(text)), len(_KATAKANA.findall(text))
