@@ -163,7 +163,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     first = _forced_call(turn, router, router.messages(tools, [], turn.question, turn.today, turn.vocabulary), specs)
     llm_ms = first.duration_ms
     calls = _real_calls(first)
-    planned, again_ms = _without_made_up_numbers(turn, router, tools, specs, _made(calls, by_name, turn))
+    planned, again_ms = _without_made_up_numbers(turn, router, tools, _made(calls, by_name, turn))
     llm_ms += again_ms
     stated = _states_its_arguments(planned, by_name, turn.question)
     if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools, turn.vocabulary) \
@@ -392,25 +392,25 @@ def _made(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) 
                                    for plan in planned) if plan is not None)
 
 
-def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo], specs: list[dict[str, Any]],
+def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
                              planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
     """Calls given numbers the question does not hold ("Of A, B and C, which is highest tomorrow?" became a search
-    of every place above 25), asked once more, told so; the new calls where they go to another tool, else the
-    first ones. With the time the router took."""
+    of every place above 25), asked once more without their tools, told so (told only, a small model made the same
+    call again); the new calls where there are any, else the first ones. With the time the router took."""
     if not planned or not all(plan.made_up for plan in planned):
         return planned, 0.0
-    by_name = {tool.qualified_name: tool for tool in tools}
-    numbers = ", ".join(sorted({name for plan in planned for name in plan.made_up}))
-    note = NO_SUCH_NUMBER.format(arguments=numbers, tool=", ".join(sorted({plan.name for plan in planned})))
-    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
-    again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today, turn.vocabulary,
-                                                       earlier, note), specs)
     refused = {plan.name for plan in planned}
-    others = tuple(plan for plan in _made(_real_calls(again), by_name, turn)
-                   if plan.name not in refused and plan.request is not None)
-    if others:
+    others = [tool for tool in tools if tool.qualified_name not in refused]
+    numbers = ", ".join(sorted({name for plan in planned for name in plan.made_up}))
+    note = NO_SUCH_NUMBER.format(arguments=numbers, tool=", ".join(sorted(refused)))
+    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
+    again = _forced_call(turn, router, router.messages(others, history, turn.question, turn.today, turn.vocabulary,
+                                                       earlier, note), router.tool_specs(others) or [])
+    by_name = {tool.qualified_name: tool for tool in others}
+    replanned = tuple(plan for plan in _made(_real_calls(again), by_name, turn) if plan.request is not None)
+    if replanned:
         log.info("%s not called: the question gives no %s", ", ".join(sorted(refused)), numbers)
-    return others or planned, again.duration_ms
+    return replanned or planned, again.duration_ms
 
 
 def _for_the_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
