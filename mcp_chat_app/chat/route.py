@@ -45,7 +45,7 @@ from mcp_chat_app.chat.route_prompt import (
     ASKS_FOR_A_QUANTITY,
     ASKS_FOR_AN_HOUR,
     ASKS_FOR_DATA,
-    NO_SUCH_NUMBER,
+    NOT_IN_THE_QUESTION,
     NO_TOOL,
     NO_TOOL_SPEC,
     REFUSED,
@@ -178,15 +178,20 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
                                                          by_name, turn), by_name, turn)
         planned = _with_earlier_tool(planned, by_name, turn)
     elif planned and not stated:
-        # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
-        # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
-        own = _own(turn, router, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms), tools_connected=True)
-        if not (states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn)):
-            needs_data = needs_tool_data(turn.question, tools, turn.vocabulary)
-            return _not_looked_up(turn, own, restart=True) if needs_data else own
-        # Figures with no tool behind them are made up: the question needed data, so the calls are made.
-        turn.shown.discard()
-        return replace(own, calls=planned, answer="", own_answer=False)
+        restated, again_ms = _restated(turn, router, tools, planned)
+        llm_ms += again_ms
+        if restated:
+            planned = restated
+        else:
+            # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
+            # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
+            own = _own(turn, router, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms), tools_connected=True)
+            if not (states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn)):
+                needs_data = needs_tool_data(turn.question, tools, turn.vocabulary)
+                return _not_looked_up(turn, own, restart=True) if needs_data else own
+            # Figures with no tool behind them are made up: the question needed data, so the calls are made.
+            turn.shown.discard()
+            return replace(own, calls=planned, answer="", own_answer=False)
     if not planned and (calls or needs_tool_data(turn.question, tools, turn.vocabulary)):
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
         # nobody named): asked once more, with the conversation and a note that a tool has the data; a second
@@ -395,22 +400,46 @@ def _made(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) 
 def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
                              planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
     """Calls given numbers the question does not hold ("Of A, B and C, which is highest tomorrow?" became a search
-    of every place above 25), asked once more without their tools, told so (told only, a small model made the same
-    call again); the new calls where there are any, else the first ones. With the time the router took."""
+    of every place above 25), asked once more without their tools; the new calls where there are any, else the
+    first ones. With the time the router took."""
     if not planned or not all(plan.made_up for plan in planned):
         return planned, 0.0
+    numbers = ", ".join(sorted({name for plan in planned for name in plan.made_up}))
+    again, llm_ms = _asked_without_their_tools(turn, router, tools, planned, numbers)
+    if again:
+        log.info("%s not called: the question gives no %s", ", ".join(plan.name for plan in planned), numbers)
+    return again or planned, llm_ms
+
+
+def _restated(turn: Turn, router: Router, tools: list[ToolInfo],
+              planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
+    """For a question the tools answer, calls with values it does not write and nothing before it to take them
+    from ("where will it be from 60 up to 75?" routed to one made-up place), asked once more without their tools:
+    the new calls if the question writes their values, else none. With the time the router took."""
+    by_name = {tool.qualified_name: tool for tool in tools}
+    if not needs_tool_data(turn.question, tools, turn.vocabulary):
+        return (), 0.0
+    unsaid = ", ".join(_unstated(planned, by_name, turn.question))
+    again, llm_ms = _asked_without_their_tools(turn, router, tools, planned, unsaid)
+    if not again or not _states_its_arguments(again, by_name, turn.question):
+        return (), llm_ms
+    log.info("%s not called: the question gives no %s", ", ".join(plan.name for plan in planned), unsaid)
+    return again, llm_ms
+
+
+def _asked_without_their_tools(turn: Turn, router: Router, tools: list[ToolInfo], planned: tuple[PlannedCall, ...],
+                               unsaid: str) -> tuple[tuple[PlannedCall, ...], float]:
+    """The router's calls when asked once more without the tools of `planned`, told that the question gives no
+    `unsaid` (told only, a small model made the same call again). With the time it took."""
     refused = {plan.name for plan in planned}
     others = [tool for tool in tools if tool.qualified_name not in refused]
-    numbers = ", ".join(sorted({name for plan in planned for name in plan.made_up}))
-    note = NO_SUCH_NUMBER.format(arguments=numbers, tool=", ".join(sorted(refused)))
+    note = NOT_IN_THE_QUESTION.format(arguments=unsaid, tool=", ".join(sorted(refused)))
     history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
     again = _forced_call(turn, router, router.messages(others, history, turn.question, turn.today, turn.vocabulary,
                                                        earlier, note), router.tool_specs(others) or [])
     by_name = {tool.qualified_name: tool for tool in others}
-    replanned = tuple(plan for plan in _made(_real_calls(again), by_name, turn) if plan.request is not None)
-    if replanned:
-        log.info("%s not called: the question gives no %s", ", ".join(sorted(refused)), numbers)
-    return replanned or planned, again.duration_ms
+    calls = tuple(plan for plan in _made(_real_calls(again), by_name, turn) if plan.request is not None)
+    return calls, again.duration_ms
 
 
 def _for_the_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:

@@ -37,8 +37,9 @@ REFUSED = "\n\n(That call was refused: {errors}. Call a tool with arguments it a
 # Asked about tomorrow ("明儿牡丹江冷不冷"), a small model called the tool of the present moment, which has no day.
 ASKS_FOR_A_DAY = "\n\n(The question asks about another day than now: call a tool that takes a day, with that day.)"
 
-# A call with a number the question does not give (a bound, for "which of A and B is lower?").
-NO_SUCH_NUMBER = "\n\n(The question gives no {arguments} for {tool}: call a tool that takes what it says.)"
+# A call with values the question does not give (a bound for "which of A and B is lower?", a place for "where is
+# it above 20?"): asked again without that tool.
+NOT_IN_THE_QUESTION = "\n\n(The question gives no {arguments} for {tool}: call a tool that takes what it says.)"
 
 # Offered beside the real tools when a call is forced, so a question that needs no tool still has a way out.
 NO_TOOL = "answer_directly"

@@ -204,7 +204,8 @@ def test_a_call_with_made_up_arguments_is_set_aside_for_a_question_that_needs_no
     result = pipeline().run("What is the capital of France?", [])
     assert result.tool_calls == [] and result.response == "The capital of France is Paris."
     # ... unless the answer then needs figures after all: the calls are made and the answer comes from them.
-    fake_llm.script(call("get_current_weather", city="北京"), {"content": "北京现在25°C。"},
+    # (Asked once more without that tool first, the router makes no call.)
+    fake_llm.script(call("get_current_weather", city="北京"), {"content": "穿外套。"}, {"content": "北京现在25°C。"},
                     {"content": "北京现在天气不错。"})
     result = pipeline().run("今天出门穿什么好？", [])
     assert [c.arguments for c in result.tool_calls] == [{"city": "北京"}]

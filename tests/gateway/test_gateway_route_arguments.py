@@ -6,6 +6,7 @@ data) and the scripted LLM."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 
 import pytest
@@ -24,7 +25,7 @@ from mcp_chat_app.chat.route_arguments import (
     without_unnamed_places,
 )
 from mcp_chat_app.chat.route_prompt import (ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA,
-                                            NO_SUCH_NUMBER)
+                                            NOT_IN_THE_QUESTION)
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, glossed, names_the_day_after
 from mcp_chat_app.chat.text.languages import in_another_script
@@ -362,13 +363,28 @@ def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_name
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
         ("compare_weather", {"cities": ["Melbourne", "Adelaide", "Canberra"], "day": 1})]
     assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(
-        NO_SUCH_NUMBER.format(arguments="temp", tool="weather__find_cities_by_temperature"))
+        NOT_IN_THE_QUESTION.format(arguments="temp", tool="weather__find_cities_by_temperature"))
     for asked, bound in (("Which cities will be above 25 tomorrow?", 25), ("哪些城市明天零下", 0)):
         fake_llm.script(call("find_cities_by_temperature", relation="above", temp=bound, day=1),
                         {"content": "Listed above."})
         body = forced_gateway.chat("pia", {"message": asked}).json()
         assert [c["tool"] for c in body["tool_calls"]] == ["find_cities_by_temperature"]
         assert not any("The question gives no" in m["content"] for r in fake_llm.requests() for m in r["messages"])
+
+
+def test_over_http_a_call_for_a_made_up_place_is_asked_again_without_its_tool(forced_gateway, fake_llm):
+    """"where will it be from 60°F up to 75°F" routed to the forecast of "Beijing", which nobody named: asked again
+    without the forecast, the range search is made; a question naming no place and needing no tool keeps the own
+    answer."""
+    fake_llm.script(call("get_forecast", city="Beijing", day=2, fahrenheit=True),
+                    call("find_cities_by_temperature", relation="between", temp=60, temp2=75, day=2, fahrenheit=True),
+                    {"content": "Listed above."})
+    body = forced_gateway.chat("quy", {"message": "day after tomorrow, where will it be from 60°F up to 75°F"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("find_cities_by_temperature", {
+        "relation": "between", "temp": 60, "temp2": 75, "day": 2, "fahrenheit": True})]
+    assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(
+        NOT_IN_THE_QUESTION.format(arguments="Beijing", tool="weather__get_forecast"))
+    assert "weather__get_forecast" not in json.dumps(fake_llm.requests()[1]["tools"])
 
 
 def test_over_http_another_day_asked_of_a_tool_of_the_present_is_asked_again_for_one_that_takes_a_day(
