@@ -333,30 +333,51 @@ static inline __m256i row_words(__m128i bytes, int g, int is_signed) {
     return is_signed ? _mm256_cvtepi8_epi16(spread) : _mm256_cvtepu8_epi16(spread);
 }
 
+/* The quants of half g (rows 4g..4g+3) of sub-block s, 8 per row and 64-bit lane, in 4 vectors. */
+ALWAYS_INLINE void q4_Kx8_quants(const block_q4_Kx8 *x, int s, int g, __m256i q[4]) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i p0 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 32 * g));
+    const __m256i p1 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 64 + 32 * g));
+    q[0] = _mm256_and_si256(p0, low4), q[1] = _mm256_and_si256(p1, low4);
+    q[2] = _mm256_and_si256(_mm256_srli_epi16(p0, 4), low4), q[3] = _mm256_and_si256(_mm256_srli_epi16(p1, 4), low4);
+}
+
+/* The 32 activation bytes of sub-block s, 8 broadcast to each 64-bit lane. */
+ALWAYS_INLINE void q4_Kx8_activations(const int8_t *qa, __m256i act[4]) {
+    for (int i = 0; i < 4; i++) act[i] = broadcast8(qa + 8 * i);
+}
+
+/* Per int32 lane 2r' + h: the sub-block's dot products of half g's rows r' times their scales. */
+ALWAYS_INLINE __m256i q4_Kx8_dot(const block_q4_Kx8 *x, int s, int g, const __m256i q[4], const __m256i act[4]) {
+    const __m256i scale = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 0);
+    __m256i t = _mm256_maddubs_epi16(q[0], act[0]);
+    for (int i = 1; i < 4; i++) t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[i], act[i])); /* |t| <= 8 * 15 * 127 */
+    return _mm256_madd_epi16(t, scale);
+}
+
 /* acc[r] (lane r') += the dot products of 8 weight rows r' with activation row r (nb super-blocks). */
 ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *const *a, int rows, x8_acc *acc) {
-    const __m256i low4 = _mm256_set1_epi8(0x0F);
     for (int64_t b = 0; b < nb; b++) {
         const block_q4_Kx8 *x = w + b;
-        __m256i sums[ROWS][2]; /* [activation row][half] */
+        __m256i sums[ROWS][2], q[4], act[4]; /* [activation row][half] */
         for (int r = 0; r < rows; r++) sums[r][0] = sums[r][1] = _mm256_setzero_si256();
-        for (int g = 0; g < 2; g++) /* half by half: 16 registers hold one half's sums, not both */
+        if (rows == 1) /* both halves of a sub-block at once: one broadcast of the activations serves both */
             for (int s = 0; s < 8; s++) {
-                const __m256i scale = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 0);
-                const __m256i p0 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 32 * g));
-                const __m256i p1 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 64 + 32 * g));
-                const __m256i q[4] = {_mm256_and_si256(p0, low4), _mm256_and_si256(p1, low4),
-                                      _mm256_and_si256(_mm256_srli_epi16(p0, 4), low4),
-                                      _mm256_and_si256(_mm256_srli_epi16(p1, 4), low4)};
-                for (int r = 0; r < rows; r++) {
-                    const int8_t *qa = a[r][b].qs + 32 * s;
-                    __m256i t = _mm256_maddubs_epi16(q[0], broadcast8(qa));
-                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[1], broadcast8(qa + 8)));
-                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[2], broadcast8(qa + 16)));
-                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[3], broadcast8(qa + 24))); /* |t| <= 8 * 15 * 127 */
-                    sums[r][g] = _mm256_add_epi32(sums[r][g], _mm256_madd_epi16(t, scale));
+                q4_Kx8_activations(a[0][b].qs + 32 * s, act);
+                for (int g = 0; g < 2; g++) {
+                    q4_Kx8_quants(x, s, g, q);
+                    sums[0][g] = _mm256_add_epi32(sums[0][g], q4_Kx8_dot(x, s, g, q, act));
                 }
             }
+        else /* half by half: 16 registers hold one half's sums, not both */
+            for (int g = 0; g < 2; g++)
+                for (int s = 0; s < 8; s++) {
+                    q4_Kx8_quants(x, s, g, q);
+                    for (int r = 0; r < rows; r++) {
+                        q4_Kx8_activations(a[r][b].qs + 32 * s, act);
+                        sums[r][g] = _mm256_add_epi32(sums[r][g], q4_Kx8_dot(x, s, g, q, act));
+                    }
+                }
         __m256i mins[2][2]; /* [j][half]: int16 lanes 4r' + 2h + e, see block_q4_Kx8 */
         for (int j = 0; j < 2; j++)
             for (int g = 0; g < 2; g++)
