@@ -333,6 +333,14 @@ static inline __m256i row_words(__m128i bytes, int g, int is_signed) {
     return is_signed ? _mm256_cvtepi8_epi16(spread) : _mm256_cvtepu8_epi16(spread);
 }
 
+/* row_words(the 8 bytes at p, g, 0) in one shuffle: zero bytes (index -1) are the words' high halves.
+ * Reads 16 bytes. */
+static inline __m256i row_words_unsigned(const uint8_t *p, int g) {
+    const __m256i index = _mm256_add_epi8(_mm256_set1_epi16((short)(0xFF00 | 4 * g)),
+                                          _mm256_setr_epi16(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3));
+    return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p)), index);
+}
+
 /* The quants of half g (rows 4g..4g+3) of sub-block s, 8 per row and 64-bit lane, in 4 vectors. */
 ALWAYS_INLINE void q4_Kx8_quants(const block_q4_Kx8 *x, int s, int g, __m256i q[4]) {
     const __m256i low4 = _mm256_set1_epi8(0x0F);
@@ -349,7 +357,7 @@ ALWAYS_INLINE void q4_Kx8_activations(const int8_t *qa, __m256i act[4]) {
 
 /* Per int32 lane 2r' + h: the sub-block's dot products of half g's rows r' times their scales. */
 ALWAYS_INLINE __m256i q4_Kx8_dot(const block_q4_Kx8 *x, int s, int g, const __m256i q[4], const __m256i act[4]) {
-    const __m256i scale = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 0);
+    const __m256i scale = row_words_unsigned(x->scales + 8 * s, g); /* the 16 bytes end inside mins */
     __m256i t = _mm256_maddubs_epi16(q[0], act[0]);
     for (int i = 1; i < 4; i++) t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[i], act[i])); /* |t| <= 8 * 15 * 127 */
     return _mm256_madd_epi16(t, scale);
