@@ -333,30 +333,59 @@ static inline __m256i row_words(__m128i bytes, int g, int is_signed) {
     return is_signed ? _mm256_cvtepi8_epi16(spread) : _mm256_cvtepu8_epi16(spread);
 }
 
+/* row_words(the 8 bytes at p, g, 0) in one shuffle: zero bytes (index -1) are the words' high halves.
+ * Reads 16 bytes. */
+static inline __m256i row_words_unsigned(const uint8_t *p, int g) {
+    const __m256i index = _mm256_add_epi8(_mm256_set1_epi16((short)(0xFF00 | 4 * g)),
+                                          _mm256_setr_epi16(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3));
+    return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p)), index);
+}
+
+/* The quants of half g (rows 4g..4g+3) of sub-block s, 8 per row and 64-bit lane, in 4 vectors. */
+ALWAYS_INLINE void q4_Kx8_quants(const block_q4_Kx8 *x, int s, int g, __m256i q[4]) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i p0 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 32 * g));
+    const __m256i p1 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 64 + 32 * g));
+    q[0] = _mm256_and_si256(p0, low4), q[1] = _mm256_and_si256(p1, low4);
+    q[2] = _mm256_and_si256(_mm256_srli_epi16(p0, 4), low4), q[3] = _mm256_and_si256(_mm256_srli_epi16(p1, 4), low4);
+}
+
+/* The 32 activation bytes of sub-block s, 8 broadcast to each 64-bit lane. */
+ALWAYS_INLINE void q4_Kx8_activations(const int8_t *qa, __m256i act[4]) {
+    for (int i = 0; i < 4; i++) act[i] = broadcast8(qa + 8 * i);
+}
+
+/* Per int32 lane 2r' + h: the sub-block's dot products of half g's rows r' times their scales. */
+ALWAYS_INLINE __m256i q4_Kx8_dot(const block_q4_Kx8 *x, int s, int g, const __m256i q[4], const __m256i act[4]) {
+    const __m256i scale = row_words_unsigned(x->scales + 8 * s, g); /* the 16 bytes end inside mins */
+    __m256i t = _mm256_maddubs_epi16(q[0], act[0]);
+    for (int i = 1; i < 4; i++) t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[i], act[i])); /* |t| <= 8 * 15 * 127 */
+    return _mm256_madd_epi16(t, scale);
+}
+
 /* acc[r] (lane r') += the dot products of 8 weight rows r' with activation row r (nb super-blocks). */
 ALWAYS_INLINE void dot_q4_Kx8(const block_q4_Kx8 *w, int64_t nb, const act256 *const *a, int rows, x8_acc *acc) {
-    const __m256i low4 = _mm256_set1_epi8(0x0F);
     for (int64_t b = 0; b < nb; b++) {
         const block_q4_Kx8 *x = w + b;
-        __m256i sums[ROWS][2]; /* [activation row][half] */
+        __m256i sums[ROWS][2], q[4], act[4]; /* [activation row][half] */
         for (int r = 0; r < rows; r++) sums[r][0] = sums[r][1] = _mm256_setzero_si256();
-        for (int g = 0; g < 2; g++) /* half by half: 16 registers hold one half's sums, not both */
+        if (rows == 1) /* both halves of a sub-block at once: one broadcast of the activations serves both */
             for (int s = 0; s < 8; s++) {
-                const __m256i scale = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 0);
-                const __m256i p0 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 32 * g));
-                const __m256i p1 = _mm256_loadu_si256((const __m256i *)(x->qs + 128 * s + 64 + 32 * g));
-                const __m256i q[4] = {_mm256_and_si256(p0, low4), _mm256_and_si256(p1, low4),
-                                      _mm256_and_si256(_mm256_srli_epi16(p0, 4), low4),
-                                      _mm256_and_si256(_mm256_srli_epi16(p1, 4), low4)};
-                for (int r = 0; r < rows; r++) {
-                    const int8_t *qa = a[r][b].qs + 32 * s;
-                    __m256i t = _mm256_maddubs_epi16(q[0], broadcast8(qa));
-                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[1], broadcast8(qa + 8)));
-                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[2], broadcast8(qa + 16)));
-                    t = _mm256_add_epi16(t, _mm256_maddubs_epi16(q[3], broadcast8(qa + 24))); /* |t| <= 8 * 15 * 127 */
-                    sums[r][g] = _mm256_add_epi32(sums[r][g], _mm256_madd_epi16(t, scale));
+                q4_Kx8_activations(a[0][b].qs + 32 * s, act);
+                for (int g = 0; g < 2; g++) {
+                    q4_Kx8_quants(x, s, g, q);
+                    sums[0][g] = _mm256_add_epi32(sums[0][g], q4_Kx8_dot(x, s, g, q, act));
                 }
             }
+        else /* half by half: 16 registers hold one half's sums, not both */
+            for (int g = 0; g < 2; g++)
+                for (int s = 0; s < 8; s++) {
+                    q4_Kx8_quants(x, s, g, q);
+                    for (int r = 0; r < rows; r++) {
+                        q4_Kx8_activations(a[r][b].qs + 32 * s, act);
+                        sums[r][g] = _mm256_add_epi32(sums[r][g], q4_Kx8_dot(x, s, g, q, act));
+                    }
+                }
         __m256i mins[2][2]; /* [j][half]: int16 lanes 4r' + 2h + e, see block_q4_Kx8 */
         for (int j = 0; j < 2; j++)
             for (int g = 0; g < 2; g++)
@@ -388,37 +417,61 @@ static inline __m256i q6_quants(__m256i low, __m256i top) {
     return _mm256_or_si256(_mm256_and_si256(low, _mm256_set1_epi8(0x0F)), top);
 }
 
+/* Step i (in memory order: sub-blocks s (low nibbles) and s + 8 (high nibbles), see below) of half g (rows
+ * 4g..4g+3): 8 quants per row and 64-bit lane in 4 vectors, sub-blocks s, s, s + 8, s + 8. */
+ALWAYS_INLINE void q6_Kx8_quants(const block_q6_Kx8 *x, int i, int g, __m256i q[4]) {
+    const int f = i % 2; /* low vectors 2s, 2s + 1, top vectors 2s % 8, + 1 */
+    const uint8_t *v = x->q[i / 2][0];
+    const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(v + 128 * f + 32 * g));
+    const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(v + 128 * f + 64 + 32 * g));
+    const __m256i qh0 = _mm256_loadu_si256((const __m256i *)(v + 256 + 32 * g));
+    const __m256i qh1 = _mm256_loadu_si256((const __m256i *)(v + 320 + 32 * g));
+    q[0] = q6_quants(ql0, top_bits(qh0, f)), q[1] = q6_quants(ql1, top_bits(qh1, f));
+    q[2] = q6_quants(_mm256_srli_epi16(ql0, 4), top_bits(qh0, f + 2));
+    q[3] = q6_quants(_mm256_srli_epi16(ql1, 4), top_bits(qh1, f + 2));
+}
+
+/* The 16 activation bytes of sub-blocks s and s + 8, 8 broadcast to each 64-bit lane. */
+ALWAYS_INLINE void q6_Kx8_activations(const int8_t *qa, int s, __m256i act[4]) {
+    for (int i = 0; i < 4; i++) act[i] = broadcast8(qa + 128 * (i / 2) + 16 * s + 8 * (i % 2));
+}
+
+/* Per int32 lane 2r' + h: step i's dot products of half g's rows r' times their sub-block scales. */
+ALWAYS_INLINE __m256i q6_Kx8_dot(const block_q6_Kx8 *x, int s, int g, const __m256i q[4], const __m256i act[4]) {
+    const __m256i scale_lo = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 1);
+    const __m256i scale_hi = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 64 + 8 * s)), g, 1);
+    /* two maddubs of 2 products each: |pair| <= 4 * 63 * 127, an int16 */
+    const __m256i m_lo = _mm256_add_epi16(_mm256_maddubs_epi16(q[0], act[0]), _mm256_maddubs_epi16(q[1], act[1]));
+    const __m256i m_hi = _mm256_add_epi16(_mm256_maddubs_epi16(q[2], act[2]), _mm256_maddubs_epi16(q[3], act[3]));
+    return _mm256_add_epi32(_mm256_madd_epi16(m_lo, scale_lo), _mm256_madd_epi16(m_hi, scale_hi));
+}
+
 ALWAYS_INLINE void dot_q6_Kx8(const block_q6_Kx8 *w, int64_t nb, const act256 *const *a, int rows, x8_acc *acc) {
     /* bytes r, 8 + r of 16: the scales of 2 consecutive sub-blocks for row r, side by side */
     const __m128i pair_rows = _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
     for (int64_t b = 0; b < nb; b++) {
         const block_q6_Kx8 *x = w + b;
-        __m256i sums[ROWS][2]; /* [activation row][half] */
+        __m256i sums[ROWS][2], q[4], act[4]; /* [activation row][half] */
         for (int r = 0; r < rows; r++) sums[r][0] = sums[r][1] = _mm256_setzero_si256();
-        for (int g = 0; g < 2; g++)       /* half by half: 16 registers hold one half's sums, not both */
-            for (int i = 0; i < 8; i++) { /* in memory order: sub-blocks s (low nibbles) and s + 8 (high nibbles) */
-                const int s = i / 2 + 4 * (i % 2), f = i % 2; /* low vectors 2s, 2s + 1, top vectors 2s % 8, + 1 */
-                const uint8_t *v = x->q[i / 2][0];
-                const __m256i ql0 = _mm256_loadu_si256((const __m256i *)(v + 128 * f + 32 * g));
-                const __m256i ql1 = _mm256_loadu_si256((const __m256i *)(v + 128 * f + 64 + 32 * g));
-                const __m256i qh0 = _mm256_loadu_si256((const __m256i *)(v + 256 + 32 * g));
-                const __m256i qh1 = _mm256_loadu_si256((const __m256i *)(v + 320 + 32 * g));
-                const __m256i q[4] = {q6_quants(ql0, top_bits(qh0, f)), q6_quants(ql1, top_bits(qh1, f)),
-                                      q6_quants(_mm256_srli_epi16(ql0, 4), top_bits(qh0, f + 2)),
-                                      q6_quants(_mm256_srli_epi16(ql1, 4), top_bits(qh1, f + 2))};
-                const __m256i scale_lo = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 8 * s)), g, 1);
-                const __m256i scale_hi = row_words(_mm_loadl_epi64((const __m128i *)(x->scales + 64 + 8 * s)), g, 1);
-                for (int r = 0; r < rows; r++) {
-                    const int8_t *lo = a[r][b].qs + 16 * s, *hi = a[r][b].qs + 128 + 16 * s;
-                    /* two maddubs of 2 products each: |pair| <= 4 * 63 * 127, an int16 */
-                    const __m256i m_lo = _mm256_add_epi16(_mm256_maddubs_epi16(q[0], broadcast8(lo)),
-                                                          _mm256_maddubs_epi16(q[1], broadcast8(lo + 8)));
-                    const __m256i m_hi = _mm256_add_epi16(_mm256_maddubs_epi16(q[2], broadcast8(hi)),
-                                                          _mm256_maddubs_epi16(q[3], broadcast8(hi + 8)));
-                    sums[r][g] = _mm256_add_epi32(sums[r][g], _mm256_add_epi32(_mm256_madd_epi16(m_lo, scale_lo),
-                                                                               _mm256_madd_epi16(m_hi, scale_hi)));
+        if (rows == 1) /* both halves at once: one broadcast of the activations serves both */
+            for (int i = 0; i < 8; i++) {
+                const int s = i / 2 + 4 * (i % 2);
+                q6_Kx8_activations(a[0][b].qs, s, act);
+                for (int g = 0; g < 2; g++) {
+                    q6_Kx8_quants(x, i, g, q);
+                    sums[0][g] = _mm256_add_epi32(sums[0][g], q6_Kx8_dot(x, s, g, q, act));
                 }
             }
+        else /* half by half: 16 registers hold one half's sums, not both */
+            for (int g = 0; g < 2; g++)
+                for (int i = 0; i < 8; i++) {
+                    const int s = i / 2 + 4 * (i % 2);
+                    q6_Kx8_quants(x, i, g, q);
+                    for (int r = 0; r < rows; r++) {
+                        q6_Kx8_activations(a[r][b].qs, s, act);
+                        sums[r][g] = _mm256_add_epi32(sums[r][g], q6_Kx8_dot(x, s, g, q, act));
+                    }
+                }
         /* the quants are value + 32: minus 32 * sum over sub-blocks of scale * activation sum */
         __m256i pair_scales[4][2]; /* [j][half]: int16 e of lane 2r' + h: the scale of sub-block 8h + 2j + e */
         for (int j = 0; j < 4; j++) {

@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "bf16.h"
+#if defined(__AVX2__) && defined(__FMA__)
+#include "exp_negative.h"
+#endif
 
 /* The cache rows of the block holding token t0 (a multiple of block_size) of a sequence. */
 static inline const uint16_t *block_start(const uint16_t *cache, const int64_t *table, int64_t t0,
@@ -23,6 +26,29 @@ static inline const uint16_t *block_start(const uint16_t *cache, const int64_t *
 
 static inline void to_float(float *dst, const uint16_t *src, int64_t count) {
     for (int64_t i = 0; i < count; i++) dst[i] = bf16_to_float(src[i]);
+}
+
+/* row[t] = e^(row[t] - highest) for t < length; returns their sum. Vectorized where the CPU can: with
+ * scalar expf this loop took about a third of a decode step's attention (12 heads, 150 keys). */
+static float softmax_numerators(float *row, int64_t length, float highest) {
+    int64_t t = 0;
+    float total = 0.0f;
+#if defined(__AVX2__) && defined(__FMA__)
+    __m256 sum = _mm256_setzero_ps();
+    for (; t + 8 <= length; t += 8) {
+        const __m256 e = exp_negative(_mm256_sub_ps(_mm256_loadu_ps(row + t), _mm256_set1_ps(highest)));
+        _mm256_storeu_ps(row + t, e);
+        sum = _mm256_add_ps(sum, e);
+    }
+    float lanes[8];
+    _mm256_storeu_ps(lanes, sum);
+    for (int i = 0; i < 8; i++) total += lanes[i];
+#endif
+    for (; t < length; t++) {
+        row[t] = expf(row[t] - highest);
+        total += row[t];
+    }
+    return total;
 }
 
 #define MAX_HEAD_DIM 256
@@ -46,7 +72,6 @@ void paged_decode_attention(const uint16_t *q, const uint16_t *k_cache, const ui
         for (int64_t h = 0; h < group; h++) {
             for (int64_t d = 0; d < D; d++) query[h][d] = bf16_to_float(q[((b * Hq) + first_head + h) * D + d]) * scale;
             highest[h] = -INFINITY;
-            total[h] = 0.0f;
         }
         /* Keys once per kv head, block by block (no per-token division), shared by the group. */
         for (int64_t t0 = 0; t0 < length; t0 += block_size) {
@@ -62,11 +87,7 @@ void paged_decode_attention(const uint16_t *q, const uint16_t *k_cache, const ui
             }
         }
         for (int64_t h = 0; h < group; h++) {
-            float *row = rows + h * max_len;
-            for (int64_t t = 0; t < length; t++) {
-                row[t] = expf(row[t] - highest[h]);
-                total[h] += row[t];
-            }
+            total[h] = softmax_numerators(rows + h * max_len, length, highest[h]);
             for (int64_t d = 0; d < D; d++) acc[h][d] = 0.0f;
         }
         for (int64_t t0 = 0; t0 < length; t0 += block_size) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bf16.h"
+#include "exp_negative.h"
 
 #if !defined(__AVX2__) || !defined(__FMA__)
 #error "the pointwise kernels need AVX2 and FMA"
@@ -77,23 +78,6 @@ void rotary(uint16_t *rows, int64_t T, int64_t row_stride, int64_t heads, int64_
             }
         }
     }
-}
-
-/* e^x for x <= 0 (Cephes' range reduction and polynomial, ~2 ulp); -inf and underflow give 0. */
-static inline __m256 exp_negative(__m256 x) {
-    x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    const __m256i power = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(power));
 }
 
 /* out[t, i] = silu(gate) * up for rows [gate (I values) | up (I values)]. */

@@ -25,9 +25,10 @@ def _kernel(name: str) -> ctypes._CFuncPtr:
 
 def fused(*tensors: torch.Tensor, multiple: int = 8) -> bool:
     """Whether the fused kernels can take these tensors (rows a multiple of `multiple` values)."""
-    return (all(t.device.type == "cpu" and t.dtype == torch.bfloat16 and t.is_contiguous()
-                and t.shape[-1] % multiple == 0 for t in tensors)
-            and load_library("pointwise") is not None)
+    for t in tensors:  # a plain loop and `is_cpu`: this runs ~170 times a decode step (a generator took 2x)
+        if not (t.is_cpu and t.dtype == torch.bfloat16 and t.is_contiguous() and t.shape[-1] % multiple == 0):
+            return False
+    return load_library("pointwise") is not None
 
 
 def add_rms_norm(x: torch.Tensor, delta: torch.Tensor | None, weight: torch.Tensor, eps: float) -> torch.Tensor:
