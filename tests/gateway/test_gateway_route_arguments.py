@@ -124,7 +124,7 @@ def test_days_from_today_on_begin_today(question):
 
 
 @pytest.mark.parametrize("question, first", [("Any rain in Medellin in the three days after today?", 1),
-                                             ("成都今天之后的三天会下雨吗", 1), ("the 2 days after tomorrow in Rome", 2)])
+                                             ("成都今天之后的三天会下雨吗", 1), ("The 2 days after Tomorrow in Rome", 2)])
 def test_days_after_a_day_word_begin_the_day_after_it(question, first):
     asked = asked_day(question, TUESDAY)
     assert (asked.offset, asked.span) == (first, True)

@@ -108,7 +108,8 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     for two days, or for words with no fixed distance)."""
     after = _DAYS_AFTER.search(question)
     if after:
-        return AskedDay(after[0], _offset(after[1] or after[2], today) + 1, span=True)  # type: ignore[operator]
+        first = _ZH_OFFSETS[after[2]] if after[2] else _EN_OFFSETS[after[1].lower()]
+        return AskedDay(after[0], first + 1, span=True)
     references = day_references(question, today)
     dates = calendar_dates(question, today)
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
