@@ -316,8 +316,7 @@ def _moved_to_hours(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInf
         tool = _resolve(plan.name, by_name)
         target = None if tool is None or takes_hours(tool.input_schema) else next(
             (other for other in by_name.values() if other.server == tool.server and takes_hours(other.input_schema)
-             and set(other.input_schema.get("required", ())) <= set(plan.arguments)
-             and set(plan.arguments) <= set(other.input_schema.get("properties", {}))), None)
+             and _takes_exactly(other, plan.arguments)), None)
         if target is None:
             moved.append(plan)
             continue
@@ -358,6 +357,12 @@ def _with_earlier_days(planned: tuple[PlannedCall, ...], by_name: dict[str, Tool
             if tool and plan.request else plan.arguments
         kept.append(plan if arguments == plan.arguments else _replanned(plan, arguments, by_name, turn))
     return tuple(kept)
+
+
+def _takes_exactly(tool: ToolInfo, arguments: dict[str, Any]) -> bool:
+    """Whether the arguments give all the tool requires and nothing its schema lacks."""
+    schema = tool.input_schema
+    return set(schema.get("required", ())) <= set(arguments) <= set(schema.get("properties", {}))
 
 
 def _replanned(plan: PlannedCall, arguments: dict[str, Any], by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
@@ -453,9 +458,7 @@ def _for_the_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: 
     for other in by_name.values():
         place = place_argument(other.input_schema, turn.vocabulary)
         arguments = {**rest, place: named[0]} if place else {}
-        if other.server != tool.server or not arguments \
-                or not set(other.input_schema.get("required", ())) <= set(arguments) <= set(
-                    other.input_schema.get("properties", {})):
+        if other.server != tool.server or not arguments or not _takes_exactly(other, arguments):
             continue
         again = _replanned(PlannedCall(plan.call_id, other.qualified_name, {}), arguments, by_name, turn)
         if again.request is not None:
