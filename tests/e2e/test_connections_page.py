@@ -68,6 +68,12 @@ def _button(driver, server: str):
     return driver.find_element(By.CSS_SELECTOR, f'.connection[data-server="{server}"] button')
 
 
+def _click(driver, server: str) -> None:
+    """Click `server`'s button; the section may render its list again between the find and the click (a user
+    switch refreshes it more than once), so a stale button is found again."""
+    _wait(driver, lambda: _button(driver, server).click() or True)
+
+
 def _connected(gateway: GatewayProcess, user: str) -> dict[str, bool]:
     """What the gateway says: per OAuth server, whether `user` is connected."""
     return {row["server"]: row["connected"] for row in gateway.get(f"/chat/{user}/oauth").json()["servers"]}
@@ -114,7 +120,7 @@ def test_each_user_connects_and_disconnects_their_own_servers(browser, gateway, 
     assert "ident" not in browser.find_element(By.ID, "banner").get_attribute("textContent")
 
     # Alice connects ident from the section: only that one, only hers.
-    _sign_in(browser, gateway, authorization_server, "alice", "ident", _button(browser, "ident").click,
+    _sign_in(browser, gateway, authorization_server, "alice", "ident", lambda: _click(browser, "ident"),
              SIGNED_IN_SCREENSHOT)
     _wait(browser, lambda: _rows(browser) == {"ident": "connected", "ident2": "disconnected"})
     assert _button(browser, "ident").text == "Disconnect"
@@ -146,7 +152,7 @@ def test_each_user_connects_and_disconnects_their_own_servers(browser, gateway, 
     # Alice disconnects: her section and the gateway say so; Bob keeps his connection.
     _switch_user(browser, "alice")
     _wait(browser, lambda: _rows(browser) == {"ident": "connected", "ident2": "disconnected"})
-    _button(browser, "ident").click()
+    _click(browser, "ident")
     _wait(browser, lambda: _rows(browser) == {"ident": "disconnected", "ident2": "disconnected"})
     assert _connected(gateway, "alice") == {"ident": False, "ident2": False}
     assert _connected(gateway, "bob")["ident"] is True
@@ -154,7 +160,7 @@ def test_each_user_connects_and_disconnects_their_own_servers(browser, gateway, 
     # A refused request is said in the section: ident2 was unregistered after the list was read.
     admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
     assert httpx.delete(f"{gateway.url}/servers/ident2", headers=admin).status_code == 200
-    _button(browser, "ident2").click()
+    _click(browser, "ident2")
     error = _wait(browser, lambda: browser.find_element(By.ID, "connection-error"))
     _wait(browser, error.is_displayed)
     assert error.text == ("Could not connect ident2: no server 'ident2' that asks each user to authorize "
