@@ -269,7 +269,10 @@ def _day_mentions(text: str, today: dt.date) -> Iterator[tuple[str, int]]:
                 rest = rest.replace(word, " ")
     for match in re.finditer(r"(下?)(?:周|星期|礼拜)([一二三四五六日天])", text):
         weekday = _ZH_WEEKDAYS.index(match[2].replace("天", "日"))
-        if match[1]:  # 下周X: X of the next calendar week
+        dated = re.search(r"(\d{1,2})月(\d{1,2})[日号]\s*$", text[:match.start()])
+        if dated:  # "12月4日 周五": the weekday of that date, not the next Friday
+            yield match[0], _nearest_offset(int(dated[1]), int(dated[2]), today)
+        elif match[1]:  # 下周X: X of the next calendar week
             yield match[0], 7 - today.weekday() + weekday
         else:
             yield match[0], (weekday - today.weekday()) % 7
@@ -290,10 +293,15 @@ def _dated_offset(after: str, today: dt.date) -> int | None:
     day, month = (match[1], match[2]) if match[1] else (match[4], match[3])
     if month not in _MONTH_ABBREVIATIONS:
         return None
+    return _nearest_offset(_MONTH_ABBREVIATIONS.index(month) + 1, int(day), today)
+
+
+def _nearest_offset(month: int, day: int, today: dt.date) -> int | None:
+    """The offset from `today` of the date `month`/`day` nearest it (of last, this or next year)."""
     dates = []
     for year in (today.year - 1, today.year, today.year + 1):
         try:
-            dates.append(dt.date(year, _MONTH_ABBREVIATIONS.index(month) + 1, int(day)))
+            dates.append(dt.date(year, month, day))
         except ValueError:
             continue
     return min(((d - today).days for d in dates), key=abs) if dates else None

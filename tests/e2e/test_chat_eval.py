@@ -281,6 +281,15 @@ def test_rule_day_reads_an_english_weekday_by_the_date_beside_it():
     assert strict(turn, _reply("Guangzhou, Wednesday 2 Dec: 11 to 19.5°C.", data))["day"] is False
 
 
+def test_rule_day_reads_a_chinese_weekday_by_the_date_before_it():
+    # "昨天（12月4日 周五）" asked on Saturday 5 December: the Friday of that date, not the next Friday.
+    turn = {"query": "昨天广州下雨了吗", "lang": "zh", "intent": "past", "cities": [GUANGZHOU], "day": -1}
+    yesterday = [_day(-1, "2026-12-04", "Friday", temp_min=11.0, temp_max=19.5, precipitation_sum=0.0)]
+    data = forecast(GUANGZHOU, yesterday)
+    assert strict(turn, _reply("广州昨天（12月4日 周五）11~19.5°C，降水0毫米。", data))["day"] is True
+    assert strict(turn, _reply("广州昨天（12月4日）11~19.5°C，周五还会下雨。", data))["day"] is False
+
+
 def test_rule_limits_pollen_needs_a_pollen_figure():
     turn = {"query": "Is the pollen bad in London today?", "lang": "en", "intent": "aqi", "cities": [LONDON], "day": 0}
     air = _call("get_air_quality", {"city": "London"}, {
