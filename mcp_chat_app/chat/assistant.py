@@ -5,10 +5,16 @@ domain text."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_chat_app.chat.text.vocabulary import Vocabulary, vocabulary_from_json
+
+# A question about the assistant itself: who it is, who made it, what it is called.
+_ASKS_WHO = re.compile(r"你是谁|你叫什么|你的名字|谁(?:开发|做|造|制作|训练)了?的?你|你是由?谁|(?:哪家|什么)公司"
+                       r"|\bwho\s+(?:are|made|built|created|trained|developed)\s+you\b|\bwhat(?:'s|\s+is)\s+your\s+name\b"
+                       r"|\bwhat\s+are\s+you\b|\bwhich\s+company\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,15 @@ class Assistant:
         user's mind; its own name is the answer)."""
         said = text.casefold()
         return any(name.casefold() in said for name in self.other_assistants)
+
+    def asked_who(self, question: str) -> bool:
+        """Whether a question asks who the assistant is or who made it ("你是哪家公司做的", "who built you?")."""
+        return bool(_ASKS_WHO.search(question))
+
+    def says_its_name(self, text: str) -> bool:
+        """Whether a text names the assistant, spaced or not ("MCP天气助手")."""
+        said = re.sub(r"\s+", "", text).casefold()
+        return any(re.sub(r"\s+", "", name).casefold() in said for name in self.name.values())
 
     def introduction(self, language: str) -> str:
         """Who it is and what it does, from its configuration, in the user's language (English for others)."""

@@ -236,6 +236,9 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
 @pytest.mark.parametrize(("question", "claimed", "introduction"), [
     ("你是ChatGPT吗？", "是的，我是来自OpenAI的GPT模型。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
     ("Are you Claude?", "No, I'm not Claude, I'm a weather bot.", "I am MCP Weather Assistant, a private assistant"),
+    # Asked who it is or who made it, an answer without its name is no answer ("MCP" is not who it is).
+    ("嗨，你是哪家公司做的", "我是由MCP开发的。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
+    ("Who built you?", "I was built by a team of developers.", "I am MCP Weather Assistant, a private assistant"),
 ])
 def test_an_own_answer_never_claims_another_identity(pipeline, fake_llm, question, claimed, introduction):
     fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}}]}, {"content": claimed})
