@@ -48,7 +48,8 @@ class Turn:
               units: str | None = None, attachments: tuple[Attachment, ...] = (),
               unread: tuple[Unread, ...] = ()) -> Turn:
         sink = emit or (lambda event, data: None)
-        language = languages.requested(question) or languages.detect(question, assistant.vocabulary)
+        language = languages.requested(question) or languages.detect(_with_a_language(question, history),
+                                                                     assistant.vocabulary)
         return cls(question, history, assistant, language, dt.date.today(),
                    use_tools, units, sink, emit is not None, cancellation or Cancellation(), asker,
                    attachments=attachments, unread=unread, shown=Shown(sink))
@@ -78,3 +79,13 @@ class Turn:
         """The sink for a model's new text, which the client is shown as far as `passes` (the check of the text
         so far) lets it; None when nobody listens: streaming is only worth its per-chunk cost then."""
         return self.shown.start(passes) if self.streaming else None
+
+
+def _with_a_language(question: str, history: list[dict[str, Any]]) -> str:
+    """The question, or for one that carries no language of its own ("ok"), the latest user message that does:
+    the reply keeps the conversation's language."""
+    if not languages.says_no_language(question):
+        return question
+    said = [message["content"] for message in history if message.get("role") == "user"
+            and isinstance(message.get("content"), str) and not languages.says_no_language(message["content"])]
+    return said[-1] if said else question

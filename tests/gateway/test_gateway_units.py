@@ -16,6 +16,7 @@ from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import states_measurements
 from mcp_chat_app.chat.text.day_words import day_words, glossed, unsupported_days
 from mcp_chat_app.chat.text.result_view import model_view
+from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.chat.verify import contradictions
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.history import SqliteHistoryStore, most_turns_within, trim_to_budget
@@ -27,7 +28,8 @@ from mcp_chat_app.llm.profiles import load_roles
 from mcp_chat_app.mcp_client.registry import Registry, load_registry, parse_server_spec
 from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
 
-VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary  # the shipped (weather) assistant's
+ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
+VOCABULARY = ASSISTANT.vocabulary  # the shipped (weather) assistant's
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
           "required": ["city"]}
@@ -115,6 +117,14 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
 ])
 def test_the_language_of_a_text(text, language):
     assert languages.detect(text, VOCABULARY) == language
+
+
+def test_a_message_with_no_language_of_its_own_keeps_the_conversations():
+    history = [{"role": "user", "content": "那后天10度以下的有哪些"}, {"role": "assistant", "content": "后天……"}]
+    assert Turn.start("ok", history, ASSISTANT).language == "zh"
+    assert Turn.start("👍", history, ASSISTANT).language == "zh"
+    assert Turn.start("ok", [], ASSISTANT).language == "en"
+    assert Turn.start("ok, and Paris tomorrow?", history, ASSISTANT).language == "en"  # it has a language: its own
 
 
 def test_day_words_are_named_and_spelled_out_for_the_router():

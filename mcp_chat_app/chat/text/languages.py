@@ -60,6 +60,21 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
     return _latin_language(text, vocabulary.language_words)
 
 
+# Words that say nothing of their writer's language: a Chinese conversation goes on in Chinese after "ok".
+_NEUTRAL_WORDS = {"ok", "okay", "k", "kk", "thx", "ty", "thanks", "lol", "yes", "no", "yep", "yeah", "nope", "cool",
+                  "nice", "great", "sure", "np", "hi", "hello", "bye", "hmm", "wow"}
+
+
+def says_no_language(text: str) -> bool:
+    """Whether a message carries no language of its own: no letters of any script but a word or two that people
+    write whatever their language ("ok", "thx", "👍", "?")."""
+    if _HAN.search(text) or _HIRAGANA.search(text) or _KATAKANA.search(text) or _HANGUL.search(text) \
+            or _CYRILLIC.search(text) or _ARABIC.search(text) or _GREEK.search(text):
+        return False
+    words = _WORD.findall(text.lower())
+    return len(words) <= 2 and all(word in _NEUTRAL_WORDS for word in words)
+
+
 # A question may ask for a reply language other than its own ("東京は今何度ですか？请用中文回答", "¿Llueve? Answer in
 # English"): said in Chinese or Japanese it is a request as written; in a Latin script, "in English" is one only
 # beside a word that asks for a reply (not "how do you say hello in Chinese?").
