@@ -14,7 +14,7 @@ from mcp_chat_app.chat.tool_media import MediaItem, stored_media
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import current_caller
 from mcp_chat_app.mcp_client.results import ToolOutcome, failed_outcome
-from mcp_chat_app.mcp_client.manager import McpManager
+from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
 from mcp_chat_app.media_store import MediaStore
 
 
@@ -31,20 +31,19 @@ class Called:
 
 
 def call(turn: Turn, manager: McpManager, media: MediaStore, routed: Routed, before: Called = Called()) -> Called:
-    """Make the routed calls (all at once); a call refused before it ran is handed back to an auto router once, to
-    repair, and otherwise kept as a failure."""
+    """Make the routed calls (all at once), then the fallbacks of those the tool refused; a call refused before
+    it ran is handed back to an auto router once, to repair, and otherwise kept as a failure."""
     if not routed.calls:
         return before
-    requests = [plan.request for plan in routed.calls if plan.request is not None]
-    for request in requests:
-        turn.emit("tool_call", {"server": request.server, "tool": request.tool, "arguments": request.arguments})
+    made = [(plan.request, plan.fallback) for plan in routed.calls if plan.request is not None]
     started = time.perf_counter()
-    # Progress (a long search sends it) goes out as SSE `progress` events to a listening client.
-    on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
-    results = iter(manager.call_tools(requests, locale=languages.locale(turn.language), units=turn.units,
-                                      on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker,
-                                      user=current_caller())
-                   if requests else [])
+    outcomes = _made(turn, manager, [request for request, _ in made])
+    # A place as the question writes it, qualifier included, that the tool does not know: the router's own call.
+    failed = {i: fallback for i, ((_, fallback), outcome) in enumerate(zip(made, outcomes))
+              if fallback is not None and outcome.reason == "tool_error"}
+    for i, outcome in zip(failed, _made(turn, manager, list(failed.values()))):
+        outcomes[i] = outcome
+    results = iter(outcomes)
     called = replace(before, views=(), tools_ms=before.tools_ms + (time.perf_counter() - started) * 1000)
     for plan in routed.calls:
         if plan.request is None and routed.continues and plan.name not in called.repaired:
@@ -53,6 +52,17 @@ def call(turn: Turn, manager: McpManager, media: MediaStore, routed: Routed, bef
         outcome = next(results) if plan.request is not None else _refused(plan)
         called = _kept(turn, media, called, outcome)
     return called
+
+
+def _made(turn: Turn, manager: McpManager, requests: list[ToolRequest]) -> list[ToolOutcome]:
+    """The requests made on their servers, announced first; their outcomes in the same order."""
+    for request in requests:
+        turn.emit("tool_call", {"server": request.server, "tool": request.tool, "arguments": request.arguments})
+    # Progress (a long search sends it) goes out as SSE `progress` events to a listening client.
+    on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
+    return manager.call_tools(requests, locale=languages.locale(turn.language), units=turn.units,
+                              on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker,
+                              user=current_caller()) if requests else []
 
 
 def _refused(plan: PlannedCall) -> ToolOutcome:

@@ -39,6 +39,7 @@ from mcp_chat_app.chat.route_arguments import (
     without_unasked_hours,
     without_unasked_span,
     without_unnamed_places,
+    with_qualifiers,
 )
 from mcp_chat_app.chat.route_prompt import (
     ASKS_FOR_A_DAY,
@@ -87,6 +88,8 @@ class PlannedCall:
     made_up: tuple[str, ...] = ()  # its numbers the question does not give (route_arguments.made_up_numbers)
     unnamed: str = ""  # refused: this list argument needs places that neither the question nor the conversation
     # names; `arguments` then hold the named ones in it
+    fallback: ToolRequest | None = None  # made if `request` fails: the router's call, before its places were given
+    # the qualifiers the question writes beside them (_qualified)
 
 
 @dataclass(frozen=True)
@@ -613,10 +616,22 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
         return PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
     problem = validation_error(arguments, tool.input_schema)
     if problem is None:
-        return PlannedCall(call.id, tool.qualified_name, arguments,
-                           request=ToolRequest(tool.server, tool.name, arguments),
-                           made_up=tuple(made_up_numbers(arguments, schema, turn.question)))
+        return _qualified(PlannedCall(call.id, tool.qualified_name, arguments,
+                                      request=ToolRequest(tool.server, tool.name, arguments),
+                                      made_up=tuple(made_up_numbers(arguments, schema, turn.question))), tool, turn)
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
+
+
+def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
+    """The call with its places as the question writes them, qualifier included (route_arguments.with_qualifiers:
+    "Moscow, Idaho - any news?" was called for "Moscow", in Russia); the router's own call is its fallback, made
+    when the tool does not know the longer form."""
+    arguments = with_qualifiers(plan.arguments, tool.input_schema, turn.question, turn.vocabulary)
+    if arguments == plan.arguments or validation_error(arguments, tool.input_schema) is not None:
+        return plan
+    log.info("%s: %r as the question writes them, not %r", plan.name, arguments, plan.arguments)
+    return replace(plan, arguments=arguments, request=ToolRequest(tool.server, tool.name, arguments),
+                   fallback=plan.request)
 
 
 def _said(turn: Turn) -> str:
@@ -626,11 +641,9 @@ def _said(turn: Turn) -> str:
 
 
 def _already_made(outcomes: tuple[ToolOutcome, ...], plan: PlannedCall) -> bool:
-    request = plan.request
-    return request is not None and any(
-        (outcome.server, outcome.tool, outcome.arguments) == (request.server, request.tool, request.arguments)
-        for outcome in outcomes
-    )
+    """Whether the call, or the fallback that was made for it, is among the calls made."""
+    return any((outcome.server, outcome.tool, outcome.arguments) == (request.server, request.tool, request.arguments)
+               for outcome in outcomes for request in (plan.request, plan.fallback) if request is not None)
 
 
 def _fed_back(messages: list[dict[str, Any]], reply: ChatTurn | None, planned: tuple[PlannedCall, ...],

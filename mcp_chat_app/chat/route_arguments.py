@@ -42,6 +42,12 @@ _HAN = re.compile(r"[\u3400-\u9fff]")
 _COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更|分别|各自|都")
 _JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
 _NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各"
+# A place's qualifier as a question writes it: after it in Latin script ("Moscow, Idaho", "Kingston Jamaica"),
+# before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
+_QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+){_NAME_WORDS}"
+_BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
+_RUN_BEFORE = re.compile(f"{_BEFORE}*$")
+_ASKS_ZH = "在去到查问请帮看想我你"  # the question's own words before a place ("帮我查一下杭州"), no qualifier's
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
@@ -106,6 +112,63 @@ def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
         found.append(name)
         rest = rest[joined.start(1) + len(name):]
     return found
+
+
+def with_qualifiers(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                    vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each place (an argument or list item the schema calls one) as the question writes it
+    with its qualifier (see qualified): "Moscow, Idaho - any news?" was called for "Moscow" (Russia), "下周三浙江丽水
+    怎么样" for "丽水" (Lishui or Yeosu)."""
+    kept = dict(arguments)
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        spec = properties.get(name, {})
+        if isinstance(value, list) and _is_place(name, spec.get("items", {}), vocabulary, spec):
+            others = [item for item in value if isinstance(item, str)]
+            kept[name] = [qualified(item, question, vocabulary, others) if isinstance(item, str) else item
+                          for item in value]
+        elif isinstance(value, str) and _is_place(name, spec, vocabulary):
+            kept[name] = qualified(value, question, vocabulary)
+    return kept
+
+
+def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterable[str] = ()) -> str:
+    """`value` as the question writes it with a qualifier beside it: in Latin script capitalised words after a
+    comma or a space ("Moscow, Idaho - any news?", "Kingston Jamaica tomorrow"), in Chinese or Japanese the
+    characters before it, with or without 的/の ("下周三浙江丽水", "澳大利亚的纽卡斯尔"); day words are no qualifier,
+    nor are names joined to it (siblings) or `others` (the call's other places). The rule is textual only: whether
+    the longer form names a place is for the tool to say, since the gateway knows no place names (the call falls
+    back to the router's value when it fails). `value` itself when the question writes no qualifier beside it."""
+    written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
+        else _qualified_after(value, question)
+    qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
+    taken = {other.casefold() for other in [*others, *siblings(value, question, vocabulary)] if other != value}
+    return written if written and not qualifiers & taken else value
+
+
+def _qualified_after(value: str, question: str) -> str:
+    """The value and the capitalised words after it, up to the first day word ("Córdoba, Spain" of "Córdoba,
+    Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?")."""
+    match = re.search(rf"(?<![\w])(?i:{re.escape(value)})((?:{_QUALIFIER_AFTER})+)", question)
+    if match is None:
+        return ""
+    words = match[1]
+    day = next((word.start() for word in re.finditer(r"[\w'’.-]+", words) if day_words(word[0])), len(words))
+    kept = words[:day].rstrip(" ,\t")
+    return f"{question[match.start():match.start(1)]}{kept}" if kept.strip(" ,\t") else ""
+
+
+def _qualified_before(value: str, question: str, vocabulary: Vocabulary) -> str:
+    """The value and the characters right before it, less day words and what ends a name ("浙江丽水" of
+    "下周三浙江丽水怎么样"; "浙江的丽水"), when two or more are left before a 的/の."""
+    at = question.find(value)
+    before = without_day_words(question[:max(at, 0)])
+    run = match[0] if (match := _RUN_BEFORE.search(before)) else ""
+    joiner = run[-1:] if run[-1:] in ("的", "の") else ""
+    name = run[:len(run) - len(joiner)]
+    ends = set(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)
+    name = name[max((i + 1 for i, c in enumerate(name) if c in ends), default=0):]
+    return f"{name}{joiner}{value}" if at > 0 and len(name) >= 2 else ""
 
 
 def _free_text_items(arguments: dict[str, Any], schema: dict[str, Any]) -> Iterable[tuple[str, str]]:

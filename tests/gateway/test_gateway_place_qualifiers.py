@@ -1,0 +1,104 @@
+"""A place's qualifier the question writes beside it ("Moscow, Idaho", "浙江丽水") and the router dropped: the call
+gets the place as the user wrote it, and the router's own value when the tool does not know the longer form. The
+text rule first, then the gateway process over HTTP with the real weather server (simulated data) and the
+scripted LLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.route_arguments import qualified, with_qualifiers
+from mcp_chat_app.config import CONFIG_DIR
+
+from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
+
+VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary
+CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Paris, FR'", "type": "string"}
+
+
+@pytest.mark.parametrize(("value", "question", "written"), [
+    ("Córdoba", "Córdoba, Spain this Saturday: how hot will it be?", "Córdoba, Spain"),
+    ("Moscow", "Moscow, Idaho - any snow tomorrow?", "Moscow, Idaho"),
+    ("Kingston", "Kingston Jamaica weather tomorrow", "Kingston Jamaica"),
+    ("Paris", "Paris, TX Saturday?", "Paris, TX"),
+    ("Kochi", "Kochi, Kerala, India tomorrow", "Kochi, Kerala, India"),
+    ("springfield", "is springfield, IL cold?", "springfield, IL"),
+    ("Córdoba", "Warmest: Montevideo, Asunción or Córdoba, Argentina?", "Córdoba, Argentina"),
+    ("丽水", "下周三浙江丽水下不下雨", "浙江丽水"),
+    ("丽水", "浙江的丽水明天热吗", "浙江的丽水"),
+    ("纽卡斯尔", "澳大利亚的纽卡斯尔明天热吗", "澳大利亚的纽卡斯尔"),
+    ("皇后镇", "新西兰皇后镇周末", "新西兰皇后镇"),
+])
+def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, written):
+    assert qualified(value, question, VOCABULARY) == written
+
+
+@pytest.mark.parametrize(("value", "question"), [
+    ("Paris", "Paris, Saturday?"),  # a day is no qualifier
+    ("Paris", "Is it hot in Paris Today?"),
+    ("Paris", "Paris this weekend"),
+    ("Oslo", "Oslo, Bergen and Tromsø tomorrow?"),  # names joined to it are places of their own
+    ("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?"),
+    ("Moscow, Idaho", "Moscow, Idaho - any snow tomorrow?"),  # written in full already
+    ("北京", "明天北京下雨吗"),  # a day word before it
+    ("北京", "下周三的北京"),
+    ("上海", "北京和上海哪个冷"),  # a joined name
+    ("杭州", "帮我查一下杭州明天的天气"),  # the question's own words
+    ("杭州", "去杭州"),  # one character is no qualifier
+    ("Rome", "Romeo in Verona"),  # not the value at all
+])
+def test_no_qualifier_where_the_question_writes_none(value, question):
+    assert qualified(value, question, VOCABULARY) == value
+
+
+def test_the_qualifiers_go_to_the_place_arguments_only():
+    schema = {"properties": {"city": CITY, "cities": {"items": CITY, "type": "array"},
+                             "note": {"type": "string"}}, "required": ["city"]}
+    question = "Moscow, Idaho: Note Well"
+    assert with_qualifiers({"city": "Moscow", "note": "Note"}, schema, question, VOCABULARY) == {
+        "city": "Moscow, Idaho", "note": "Note"}
+    assert with_qualifiers({"cities": ["丽水", "纽卡斯尔"]}, schema, "浙江丽水和澳大利亚的纽卡斯尔哪个冷", VOCABULARY) == {
+        "cities": ["浙江丽水", "澳大利亚的纽卡斯尔"]}
+    # In a list, another item of it is no qualifier ("Oslo, Bergen": two places).
+    assert with_qualifiers({"cities": ["Oslo", "Bergen"]}, schema, "Oslo, Bergen: which is colder?",
+                           VOCABULARY) == {"cities": ["Oslo", "Bergen"]}
+
+
+@pytest.fixture(scope="module")
+def gateway(fake_llm, tmp_path_factory):
+    """The default local profile's routing: one forced round."""
+    process = GatewayProcess(tmp_path_factory.mktemp("qualifier_gateway"), {"weather": WEATHER_SERVER}, fake_llm.url,
+                             profile={"tool_choice": "required", "max_tool_rounds": 1})
+    yield process
+    process.stop()
+
+
+def call(name, **arguments):
+    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
+
+
+@pytest.mark.parametrize(("question", "tool", "router", "written", "country"), [
+    ("Córdoba, Spain this Saturday: how hot will it be?", "get_forecast", {"city": "Córdoba", "day": "saturday"},
+     "Córdoba, Spain", "ES"),
+    ("Moscow, Idaho - any snow tomorrow?", "get_precipitation", {"city": "Moscow", "day": 1}, "Moscow, Idaho", "US"),
+    ("下周三浙江丽水下不下雨", "get_precipitation", {"city": "丽水"}, "浙江丽水", "CN"),
+    ("Kingston Jamaica weather tomorrow", "get_forecast", {"city": "Kingston", "day": 1}, "Kingston Jamaica", "JM"),
+])
+def test_over_http_the_place_is_called_with_the_qualifier_the_question_writes(gateway, fake_llm, question, tool,
+                                                                               router, written, country):
+    fake_llm.script(call(tool, **router), {"content": "As above."})
+    (made,) = gateway.chat("ann", {"message": question}).json()["tool_calls"]
+    assert (made["tool"], made["arguments"]["city"], made["is_error"]) == (tool, written, False)
+    assert made["structured_content"]["location"]["country_code"] == country
+
+
+def test_over_http_a_longer_form_the_tool_does_not_know_falls_back_to_the_routers_place(gateway, fake_llm):
+    """"Berlin Weather Report" names no place: the call the router made, for Berlin, is the one kept."""
+    fake_llm.script(call("get_forecast", city="Berlin", day=1), {"content": "As above."})
+    body = gateway.chat("bob", {"message": "Berlin Weather Report for tomorrow please"}).json()
+    (made,) = body["tool_calls"]
+    assert (made["arguments"]["city"], made["is_error"]) == ("Berlin", False)
+    assert made["structured_content"]["location"]["country_code"] == "DE"
+    log = (gateway.work_dir / "gateway.log").read_text(encoding="utf-8")
+    assert "'Berlin Weather Report'" in log  # the longer form was tried first
