@@ -55,11 +55,15 @@ def say(language: str, en: str, zh: str) -> str:
 
 def from_facts(facts: Facts, language: str) -> str:
     """The facts themselves as the answer: the verdict asked about first, then what each call found; what the
-    question asks for that no result holds is said first, and only that."""
-    parts = [lacking_sentence(language, facts.missing)] if facts.missing else []
-    if facts.lead:
-        parts.append(_sentence(facts.lead, language))
-    parts += [languages.capitalized(finding.readable, language) for finding in facts.findings]
+    question asks for that no result holds is said first, and only that. When they hold none of the quantities
+    asked for, the answer is that limit alone: their figures would answer another question."""
+    if facts.hold_nothing_asked:
+        parts = [unanswered_sentence(language, facts.missing)]
+    else:
+        parts = [lacking_sentence(language, facts.missing)] if facts.missing else []
+        if facts.lead:
+            parts.append(_sentence(facts.lead, language))
+        parts += [languages.capitalized(finding.readable, language) for finding in facts.findings]
     parts += [failure_sentence(failure, language) for failure in facts.failures]
     answer = (" " if language != "zh" else "").join(parts)
     return answer if language in languages.FULLY_SERVED else f"{languages.english_follows(language)} {answer}"
@@ -69,6 +73,14 @@ def lacking_sentence(language: str, missing: tuple[str, ...]) -> str:
     """Said before the facts when the question asked for more than they hold: what they lack, as it was asked."""
     return say(language, f"Sorry, the data I have does not include {', '.join(missing)}. Here is what it says:",
                f"抱歉，我查到的数据里没有{'、'.join(missing)}。以下是我查到的：")
+
+
+def unanswered_sentence(language: str, missing: tuple[str, ...]) -> str:
+    """The whole answer when the facts hold nothing the question asks for: what they lack, and what to ask
+    instead, in words."""
+    return say(language, f"Sorry, the data I have does not include {', '.join(missing)}, so I cannot answer that. "
+                         "Ask me about something my tools look up, and I will check it for you.",
+               f"抱歉，我查到的数据里没有{'、'.join(missing)}，所以没法回答这个问题。您可以问我工具能查到的内容，我再帮您查。")
 
 
 def failures_only(facts: Facts, language: str) -> str:

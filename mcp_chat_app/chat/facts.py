@@ -10,7 +10,7 @@ servers that offer them, two conventions in `structuredContent`:
 
 A quantity the question asks for by name (the vocabulary's `quantities`) that a result holds but its text leaves
 out is added to what the writer reads, with its values; what no result holds is `missing`, and only that is
-said to be lacking.
+said to be lacking; when the results hold none of the quantities asked for, that is all the answer says.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from mcp_chat_app.chat.text.clock import unsupported_clock_times
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, day_words
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
-from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves
+from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves, measured
 from mcp_chat_app.chat.text.shown import shown_beside
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.results import ToolOutcome
@@ -78,12 +78,20 @@ class Facts:
     lead: str = ""  # what the answer must begin with: the verdict the question asks for ("" if none)
     asked: tuple[Quantity, ...] = ()  # the quantities the question names
     missing: tuple[str, ...] = ()  # what the question asks for (as it words it) that no result holds
+    # The values the results' data gives each asked quantity (by the word asked), which an answer quotes.
+    asked_values: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
     @property
     def lacking(self) -> tuple[Quantity, ...]:
         """The quantities the question names that no result holds."""
         missing = {word.lower() for word in self.missing}
         return tuple(quantity for quantity in self.asked if quantity.word.lower() in missing)
+
+    @property
+    def hold_nothing_asked(self) -> bool:
+        """Whether the question names quantities and no result holds any of them: the figures found (the air's,
+        asked for the tide) would answer another question."""
+        return bool(self.asked) and len(self.lacking) == len(self.asked)
 
     @property
     def verdicts(self) -> list[dict[str, Any]]:
@@ -149,7 +157,15 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
                                     for o in called.outcomes if not o.is_error)]
     return Facts(findings, failures, notices, numbers, numbers_of_data, days, tool_names,
                  _lead(verdicts, turn.question, turn.language, turn.earlier_question), tuple(asked),
-                 _missing(turn, asked, held, "\n".join(f.text for f in findings)))
+                 _missing(turn, asked, held, "\n".join(f.text for f in findings)),
+                 _values(called, held))
+
+
+def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:
+    """The values of each held quantity in the results' data (none for one only their text names)."""
+    contents = [measured(o.structured_content) for o in called.outcomes if not o.is_error]
+    return {q.word: tuple(value for content in contents for key, value in leaves(content)
+                          if field_matches(key, q.field)) for q in held}
 
 
 def _unsaid(outcome: ToolOutcome, text: str, asked: list[Quantity], turn: Turn) -> str:

@@ -25,7 +25,7 @@ from mcp_chat_app.chat.text.claims import (
     states_measurements,
     unusable,
 )
-from mcp_chat_app.chat.text.clock import unsupported_times
+from mcp_chat_app.chat.text.clock import clock_times, unsupported_times
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_words, segments, unsupported_days
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -46,6 +46,7 @@ _SENTENCE_SPLIT = re.compile(r"[。!！?？\n]|\.(?!\d)")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 # A question that asks for a figure ("How much fell?", "多少", "几度"): a yes or a no is not its answer.
 _ASKS_A_FIGURE = re.compile(r"\bhow\s+(?:much|many|high|low|strong)\b|多少|几度|多高|多大", re.IGNORECASE)
+_ISO_CLOCK = re.compile(r"T(\d{2}):(\d{2})")  # the time of day of an ISO date-time
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 # Comparing two things, in the languages fully served (the domain adds its own words); "less" and "少" put the
 # winner second.
@@ -183,6 +184,10 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     if denied:
         problems.append(Problem("refusal", f"it says {', '.join(denied)} is not available, but the facts give it: "
                                            "quote it"))
+    unquoted = unquoted_quantities(reply, facts, vocabulary)
+    if unquoted:
+        problems.append(Problem("unquoted", f"the question asks for {', '.join(unquoted)}, which the facts give, "
+                                            "and it does not say it: quote it"))
     claimed = claimed_missing(reply, facts)
     if claimed:
         problems.append(Problem("lacking", f"it speaks of {', '.join(claimed)} as if the facts gave it; they do not: "
@@ -209,6 +214,23 @@ def denied_quantities(reply: str, facts: Facts) -> list[str]:
         return []
     named = [q.word for q in held if any(q.named_in(clause) for clause in refusals)]
     return named or ([q.word for q in held] if not facts.missing else [])
+
+
+def unquoted_quantities(reply: str, facts: Facts, vocabulary: Vocabulary) -> list[str]:
+    """The asked quantities the results hold that the reply neither names nor gives a value of: "and sunset?"
+    answered with the sunrise."""
+    numbers = numbers_in(reply)
+    minutes = {minute for time in clock_times(reply, vocabulary) for minute in time.minutes}
+
+    def quoted(value: Any) -> bool:
+        if isinstance(value, str):  # a time of day ("2026-12-05T20:07"), however the reply writes it
+            clock = _ISO_CLOCK.search(value)
+            return bool(clock) and int(clock[1]) * 60 + int(clock[2]) in minutes
+        return isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and any(_same_figure(number, value) for number in numbers)
+
+    return [quantity.word for quantity in facts.asked if quantity.word in facts.asked_values
+            and not quantity.named_in(reply) and not any(map(quoted, facts.asked_values[quantity.word]))]
 
 
 def claimed_missing(reply: str, facts: Facts) -> list[str]:
@@ -259,8 +281,12 @@ def _repeated_piece(reply: str) -> str | None:
 
 def ungrounded_numbers(reply: str, known: list[float]) -> list[str]:
     """Numbers in the reply that the data does not hold (answers may round, or drop a sign after 零下)."""
-    return [_shown(number) for number in numbers_in(reply)
-            if not any(abs(abs(number) - abs(value)) < 0.051 or round(value) == number for value in known)]
+    return [_shown(number) for number in numbers_in(reply) if not any(_same_figure(number, value) for value in known)]
+
+
+def _same_figure(said: float, value: float) -> bool:
+    """Whether a figure said is the value, rounded or without its sign (after 零下)."""
+    return abs(abs(said) - abs(value)) < 0.051 or round(value) == said
 
 
 

@@ -19,7 +19,8 @@ from mcp_chat_app.llm.client import ChatTurn, LlmClient
 @dataclass(frozen=True)
 class Draft:
     """An answer to check: `kind` "own" (no tool result behind it), "written" (from the facts), or nothing written:
-    "listed" (a long list, shown as the server words it) or "failed" (every call failed)."""
+    "listed" (a long list, shown as the server words it), "lacking" (the results hold nothing the question asks
+    for) or "failed" (every call failed)."""
 
     kind: str
     text: str = ""
@@ -36,6 +37,8 @@ def write(turn: Turn, writer: LlmClient, routed: Routed, facts: Facts) -> Draft:
         return Draft("own", routed.answer, tools_offered=bool(routed.tools))
     if not facts.findings:
         return Draft("failed")  # a model would answer anyway, from nothing
+    if facts.hold_nothing_asked:
+        return Draft("lacking")  # a model would answer with the figures found, of something else
     limit = writer.endpoint.max_written_records
     if not routed.answer and limit is not None and facts.records_listed > limit \
             and turn.language in languages.FULLY_SERVED:

@@ -13,12 +13,15 @@ import pytest
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.compose import from_facts
-from mcp_chat_app.chat.facts import Facts, gather_facts
+from mcp_chat_app.chat.facts import Facts, gather_facts, numbers_in
+from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text.claims import is_yes_no_question, states_measurements
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.chat.verify import check_reply, comparison_patterns
+from mcp_chat_app.chat.write import Draft, write
+from mcp_chat_app.chat.write_prompt import WRITER_RULES
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.mcp_client.results import ToolOutcome
 
@@ -197,6 +200,59 @@ def test_a_reply_that_gives_what_no_result_holds_as_if_it_did_fails_the_check():
                                                       VOCABULARY)}
 
 
+def test_results_holding_none_of_the_asked_quantities_are_answered_with_the_limit_alone():
+    """Asked for the tide, the forecast's figures answer another question: the answer says what is lacking, with
+    no figure, and no writer is asked for one. Asked for that and the UV, the UV is quoted and the tide named."""
+    tomorrow = (dt.date.today() + dt.timedelta(days=1)).isoformat()
+    byron = forecast([{"date": tomorrow, "temp_max": 31.1, "uv_index_max": 9.7}], "Byron Bay, tomorrow: 23.4 to 31.1°C.")
+    turn, facts = facts_of("When's low tide at Byron Bay tomorrow?", byron)
+    assert facts.missing == ("tide",) and facts.hold_nothing_asked
+    answer = from_facts(facts, "en")
+    assert answer.startswith("Sorry, the data I have does not include tide, so I cannot answer that.")
+    assert not numbers_in(answer) and "Byron" not in answer
+    assert write(turn, None, Routed(), facts) == Draft("lacking")  # the writer is never asked
+    assert not numbers_in(from_facts(facts_of("三亚今天海水温度多少，适合游泳吗", byron)[1], "zh"))
+    _, facts = facts_of("Low tide and UV at Byron Bay tomorrow?", byron)
+    assert facts.missing == ("tide",) and not facts.hold_nothing_asked
+    assert from_facts(facts, "en").startswith("Sorry, the data I have does not include tide. Here is what it says:")
+
+
+def test_a_quantity_whose_unit_alone_a_result_gives_is_missing():
+    """The air quality names a unit for each pollen (`units`), and has pollen figures only in Europe: a unit is no
+    value, so asked for pollen in Seoul the answer says it is lacking; a figure is quoted where there is one."""
+    def air(birch: float | None) -> ToolOutcome:
+        return ToolOutcome("weather", "get_air_quality", {"city": "首尔"}, text="首尔现在空气质量良，PM2.5 59.9。",
+                           structured_content={"units": {"pm2_5": "μg/m³", "birch_pollen": "grains/m³"},
+                                               "current": {"pm2_5": 59.9, "birch_pollen": birch}})
+    _, facts = facts_of("首尔今天花粉浓度高不高", air(None))
+    assert facts.missing == ("花粉",)
+    assert from_facts(facts, "zh").startswith("抱歉，我查到的数据里没有花粉，所以没法回答这个问题。")
+    _, facts = facts_of("首尔今天花粉浓度高不高", air(12.5))
+    assert facts.missing == () and "birch pollen: 12.5 grains/m³" in facts.findings[0].text
+
+
+@pytest.mark.parametrize("question, field", [
+    ("今天普洱几点天黑", "sunset"), ("When does it get dark in Oslo?", "sunset"), ("明天几点天亮", "sunrise"),
+    ("What time does it get light in Oslo tomorrow?", "sunrise"), ("Will we get light rain tomorrow?", None),
+])
+def test_when_it_gets_dark_or_light_asks_for_the_sunset_or_the_sunrise(question, field):
+    assert [q.field for q in asked_quantities(question, VOCABULARY)] == ([field] if field else [])
+
+
+def test_a_reply_that_leaves_out_the_asked_quantity_the_facts_hold_fails_the_check():
+    """"and sunset?" after a sunrise question, answered with the sunrise again."""
+    tomorrow = (dt.date.today() + dt.timedelta(days=1)).isoformat()
+    question = "and sunset?"
+    _, facts = facts_of(question, forecast([{"date": tomorrow, "sunrise": f"{tomorrow}T06:39",
+                                             "sunset": f"{tomorrow}T20:07"}],
+                                           "San Pedro, tomorrow: sunrise 06:39, sunset 20:07."))
+    problems = check_reply("The sun will rise in San Pedro at 06:39 tomorrow.", question, "en", facts, VOCABULARY)
+    assert "the question asks for sunset, which the facts give, and it does not say it: quote it" in [
+        p.detail for p in problems]
+    for reply in ("Sunset in San Pedro tomorrow is at 20:07.", "The sun will set at 20:07 tomorrow."):
+        assert check_reply(reply, question, "en", facts, VOCABULARY) == [], reply
+
+
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory, fake_llm):
     process = GatewayProcess(tmp_path_factory.mktemp("answer_checks"), {"weather": WEATHER_SERVER}, fake_llm.url)
@@ -237,3 +293,13 @@ def test_a_uv_question_is_answered_with_the_figure_the_forecast_holds(gateway, f
     reply = gateway.chat("bob", {"message": "What is the UV index in Berlin tomorrow?"}).json()
     assert reply["answer_source"] == "model" and "Sorry" not in reply["response"]
     assert reply["response"].startswith(f"The UV index in Berlin tomorrow is {uv:g}")
+
+
+def test_a_question_on_what_no_tool_holds_gets_the_limit_and_no_figures(gateway, fake_llm):
+    fake_llm.script(call("get_forecast", city="Berlin", day=1))
+    reply = gateway.chat("cy", {"message": "When is low tide in Berlin tomorrow?"}).json()
+    assert reply["answer_source"] == "composed"
+    assert not any(WRITER_RULES in (message["content"] or "") for request in fake_llm.requests()
+                   for message in request["messages"])  # no writer asked
+    assert reply["response"].startswith("Sorry, the data I have does not include tide, so I cannot answer that.")
+    assert not numbers_in(reply["response"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_chat_app.chat.text.result_view import leaves
+from mcp_chat_app.chat.text.result_view import leaves, measured
 from mcp_chat_app.chat.text.vocabulary import Vocabulary, words_pattern
 
 
@@ -42,8 +42,8 @@ def field_matches(key: str, field: str) -> bool:
 
 
 def holds(content: Any, quantity: Quantity) -> bool:
-    """Whether structured content has a value for the quantity (a null is no value)."""
-    return any(field_matches(key, quantity.field) for key, _ in leaves(content))
+    """Whether structured content has a value for the quantity (a null is no value, nor is its unit)."""
+    return any(field_matches(key, quantity.field) for key, _ in leaves(measured(content)))
 
 
 def described(schema: Any, quantity: Quantity) -> bool:

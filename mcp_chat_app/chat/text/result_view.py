@@ -71,14 +71,20 @@ def leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         yield prefix, value
 
 
+def measured(content: Any) -> Any:
+    """The content without its `units` map (field name → unit): a unit's string is no value of that field."""
+    if isinstance(content, dict) and isinstance(content.get("units"), dict):
+        return {key: item for key, item in content.items() if key != "units"}
+    return content
+
+
 def field_values(content: Any, picked: Callable[[str], bool], today: dt.date) -> str:
     """The values of the fields `picked` chooses (by name), each after the day or hour of its record, with its
     unit where the content gives one (`units`): "uv index max: 2026-12-02 (today) 0.4, 2026-12-03 (tomorrow) 0.5".
     For a field an answer must quote that the server's text, or the trimmed view, leaves out."""
     found: dict[str, list[str]] = {}
     units = content.get("units") if isinstance(content, dict) else None
-    records = {key: item for key, item in content.items() if item is not units} if units else content
-    for key, when, value in _records(records, picked, "", today):
+    for key, when, value in _records(measured(content), picked, "", today):
         unit = units.get(key) if isinstance(units, dict) and isinstance(units.get(key), str) else ""
         shown = _rounded(value) if isinstance(value, float) else value
         if isinstance(shown, str) and _ISO_TIME.match(shown) and shown[:10] in when:
