@@ -8,6 +8,7 @@ Each problem is said in words the writer can act on in its corrective retry.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from mcp_chat_app.chat.text.claims import (
 )
 from mcp_chat_app.chat.text.clock import clock_times, unsupported_times
 from mcp_chat_app.chat.text.consistency import inconsistencies
-from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_words, segments, unsupported_days
+from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_references, day_words, segments, unsupported_days
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 
@@ -177,6 +178,11 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
             and not says_it_lacks(reply):
         problems.append(Problem("figure", "the question asks how much, and it gives no figure: quote the facts' "
                                           "figure for it"))
+    elif _asks_a_past_day(question) and states_measurements(facts.text, vocabulary) \
+            and not states_measurements(reply, vocabulary) and not says_it_lacks(reply):
+        # "Did it snow yesterday?": a yes or a no alone leaves out what the day measured, the answer's evidence.
+        problems.append(Problem("figure", "the question asks about a past day, and it gives no measured figure: "
+                                          "quote the facts' figure for it"))
     if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):
         problems.append(Problem("refusal", "it says the information is missing, but the facts give figures: answer "
                                            "with them"))
@@ -203,6 +209,12 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
                                                len(facts.findings) == 1)]
     return problems
+
+
+def _asks_a_past_day(question: str) -> bool:
+    """Whether the question names a day before today ("yesterday", 前天, a past date)."""
+    return any(offset is not None and offset < 0
+               for offset in day_references(question, dt.date.today()).values())
 
 
 def denied_quantities(reply: str, facts: Facts) -> list[str]:

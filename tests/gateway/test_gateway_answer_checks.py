@@ -170,7 +170,13 @@ def test_a_question_asking_how_much_is_answered_with_the_figure():
     assert "figure" in {p.rule for p in check_reply("No rain fell in Glasgow yesterday.", question, "en", facts,
                                                      VOCABULARY)}
     assert check_reply("No rain fell in Glasgow yesterday (0 mm).", question, "en", facts, VOCABULARY) == []
-    assert check_reply("No rain fell in Glasgow yesterday.", "Did it rain in Glasgow yesterday?", "en", facts,
+    # Asked whether it fell on a past day, the no is told with what the day measured, not the date alone.
+    question = "Did it rain in Glasgow yesterday?"
+    assert "figure" in {p.rule for p in check_reply(f"No rain fell in Glasgow yesterday ({yesterday}).", question,
+                                                     "en", facts, VOCABULARY)}
+    assert check_reply("No rain fell in Glasgow yesterday (0 mm).", question, "en", facts, VOCABULARY) == []
+    assert check_reply("No rain is expected in Glasgow tomorrow.", "Will it rain in Glasgow tomorrow?", "en",
+                       facts_of("Will it rain in Glasgow tomorrow?", forecast([], "Glasgow, tomorrow: 0 mm."))[1],
                        VOCABULARY) == []
 
 
