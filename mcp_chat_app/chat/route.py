@@ -59,7 +59,7 @@ from mcp_chat_app.chat.route_prompt import (
 from mcp_chat_app.chat.text.claims import in_english_instead, states_measurements, unusable
 from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
-from mcp_chat_app.chat.text.day_words import asked_day, day_references
+from mcp_chat_app.chat.text.day_words import asked_day, day_references, names_an_earlier_day
 from mcp_chat_app.chat.text.quantities import Quantity, described
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
@@ -195,6 +195,9 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             # Figures with no tool behind them are made up: the question needed data, so the calls are made.
             turn.shown.discard()
             return replace(own, calls=planned, answer="", own_answer=False)
+    elif planned and turn.earlier_calls and names_an_earlier_day(turn.question):
+        # "顺便看看天水那天的情况": a place of its own, asked alone, on the day the conversation was about.
+        planned = _with_earlier_days(planned, by_name, turn)
     if not planned and (calls or needs_tool_data(turn.question, tools, turn.vocabulary)):
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
         # nobody named): asked once more, with the conversation and a note that a tool has the data; a second

@@ -30,7 +30,6 @@ _HOW_MANY_DAYS = re.compile(r"\b(?:how many|number of)\s+days\b", re.IGNORECASE)
 # A question that counts days itself ("3 days", "三天", "a week", "一周"): its count is kept.
 _COUNTED_DAYS = re.compile(r"\d+\s*(?:days?|天|日)|[一二两三四五六七八九十]+\s*(?:天|日)|\b(?:week|fortnight)s?\b|"
                            r"[一两]?(?:周|星期|礼拜)(?![一二三四五六日天末])", re.IGNORECASE)
-# A question about the present, in the languages of the day words: it inherits no earlier day.
 # Which week a weekday is in ("Wednesday next week"): it names the day, it counts no days.
 _WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
 # One more name joined to a list ("or Budapest", ", Bergen", "vs Quito"): capitalised words.
@@ -48,6 +47,7 @@ _QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+){_NAME_WORDS}"
 _BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
 _RUN_BEFORE = re.compile(f"{_BEFORE}*$")
 _ASKS_ZH = "在去到查问请帮看想我你"  # the question's own words before a place ("帮我查一下杭州"), no qualifier's
+# A question about the present, in the languages of the day words: it inherits no earlier day.
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
@@ -286,8 +286,10 @@ def without_unasked_span(arguments: dict[str, Any], schema: dict[str, Any], aske
                          question: str) -> dict[str, Any]:
     """The arguments less a count of days above one when the question asks about one day and counts none:
     asked about "下周三" in 大阪, a model added `days: 3`, and the answer spoke of Thursday and Friday too. A count of days
-    is an integer argument whose description says "how many days" and whose default is one day."""
-    said = _WHICH_WEEK.sub("", question) if asked and asked.names_a_weekday else question
+    is an integer argument whose description says "how many days" and whose default is one day. The words of the
+    asked day count none ("16 days from today" is one day)."""
+    said = question.replace(asked.word, " ") if asked else question
+    said = _WHICH_WEEK.sub("", said) if asked and asked.names_a_weekday else said
     if asked is None or asked.span or _COUNTED_DAYS.search(said):
         return arguments
     kept = dict(arguments)

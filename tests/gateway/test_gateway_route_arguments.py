@@ -27,7 +27,7 @@ from mcp_chat_app.chat.route_arguments import (
 from mcp_chat_app.chat.route_prompt import (ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA,
                                             NOT_IN_THE_QUESTION)
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
-from mcp_chat_app.chat.text.day_words import asked_day, glossed, names_the_day_after
+from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_an_earlier_day, names_the_day_after
 from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
@@ -148,10 +148,50 @@ def test_days_after_a_day_word_begin_the_day_after_it(question, first):
     ("n tmrw?", TUESDAY, 1, None, set()),  # as people type it
     ("gonna be sunny the day after tmrw?", TUESDAY, 2, None, set()),
     ("wat about 2moro", TUESDAY, 1, None, set()),
+    ("What's the day after tomorow looking like in Kandy?", TUESDAY, 2, None, set()),  # typed inside the phrase
+    ("the day after tommorow?", TUESDAY, 2, None, set()),
 ])
 def test_relative_weekdays_are_counted_as_people_mean_them(question, today, offset, weekday, also):
     asked = asked_day(question, today)
     assert (asked.offset, asked.weekday, set(asked.also - {asked.offset})) == (offset, weekday, also - {offset})
+
+
+@pytest.mark.parametrize("question, offset, weekday", [
+    ("Quel temps fera-t-il à Colmar jeudi ? Answer in English please.", 2, "thursday"),
+    ("Wie wird das Wetter übermorgen in Bled? 请用中文回答。", 2, None),
+    ("¿Lloverá en Salta mañana a las 5 de la tarde? Reply in English.", 1, None),
+    ("Regnet es morgen früh in Graz?", 1, None),  # "morgen früh": tomorrow morning
+    ("Wie kalt war es heute Morgen in Graz?", 0, None),  # "heute Morgen": this morning
+    ("¿Hace frío esta mañana en Quito?", 0, None),
+    ("¿Lloverá mañana por la mañana en Lima?", 1, None),  # the second "mañana" is the morning
+    ("Vai chover em Lisboa na sexta?", 3, "friday"),
+    ("Vai chover no Porto depois de amanhã?", 2, None),
+    ("Che tempo fa a Roma dopodomani?", 2, None),
+    ("Quel temps faisait-il hier à Lyon ?", -1, None),
+    ("Wie wird das Wetter hier in Graz am Samstag?", 4, "saturday"),  # German "hier" is "here"
+    ("Llueve hoy en Santo Domingo?", 0, None),  # a place, not Sunday
+])
+def test_day_words_of_other_languages_are_read_as_their_days(question, offset, weekday):
+    asked = asked_day(question, TUESDAY)
+    assert (asked.offset, asked.weekday) == (offset, weekday)
+    assert with_asked_day({"city": "Graz", "day": "friday" if weekday != "friday" else 0}, FORECAST, asked,
+                          TUESDAY)["day"] == (weekday or offset)
+    assert asked_day("¿Lloverá en Lima por la mañana?", TUESDAY) is None  # the morning, of no day
+    assert day_words("A quinta vez em Avant-hier") == set()  # "quinta" alone is "fifth"
+
+
+@pytest.mark.parametrize("question, offset", [
+    ("What will the weather be in Tallinn 16 days from today?", 16), ("And 16 days from now?", 16),
+    ("Rain in Oslo in 3 days?", 3), ("Rome in two days?", 2), ("二十天后的常州天气怎么样", 20), ("三天以后北京下雨吗", 3),
+    ("十六天后天气如何", 16),  # not 后天
+])
+def test_a_day_counted_in_days_from_today_is_that_one_day(question, offset, caplog):
+    caplog.set_level(logging.INFO, "mcp_chat_app.chat.route_arguments")
+    asked = asked_day(question, TUESDAY)
+    assert (asked.offset, asked.span) == (offset, False)
+    called = with_asked_day({"city": "Tallinn", "day": 0, "days": offset}, FORECAST, asked, TUESDAY)
+    assert without_unasked_span(called, FORECAST, asked, question) == {"city": "Tallinn", "day": offset}
+    assert glossed(question, TUESDAY, VOCABULARY).endswith(f"({asked.word} = {offset} days from today)")
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -218,6 +258,12 @@ def test_a_question_naming_no_day_keeps_the_latest_calls_day(caplog):
     assert "days" not in with_earlier_day({"city": "Lima", "day": 3}, FORECAST, span, "And the day after that?",
                                           TUESDAY)
     assert "days" not in with_earlier_day({"city": "Lima"}, FORECAST, span, "And tomorrow?", TUESDAY)
+    # "That day" is the earlier calls' day, for the place the question names.
+    for question in ("顺便看看天水那天的天气", "天水同一天冷吗", "How windy will Tianshui be that day?"):
+        assert names_an_earlier_day(question), question
+        assert with_earlier_day({"city": "天水", "day": 0}, FORECAST, earlier, question, TUESDAY) == {
+            "city": "天水", "day": "2026-12-07"}
+    assert not names_an_earlier_day("那天气怎么样") and not names_an_earlier_day("北京明天冷吗")
 
 
 def test_relative_weekdays_are_glossed_for_the_router():
@@ -460,6 +506,40 @@ def test_over_http_the_day_after_that_is_the_day_after_the_one_the_conversation_
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "武夷山", "day": tuesday})]
 
 
+def test_over_http_a_place_asked_about_on_that_day_is_called_for_the_conversation_s_day(forced_gateway, fake_llm):
+    """"顺便看看天水那天的天气" after a question on 下周三 in 宝鸡: it names its own place, so the router was asked with
+    the question alone and called today; the call made is for the day the conversation was about."""
+    fake_llm.script(call("get_forecast", city="宝鸡", day=1), {"content": "宝鸡下周三的预报如上。"}, auto=True)
+    first = forced_gateway.chat("tia", {"message": "下周三我要去宝鸡出差，天气怎么样"}).json()
+    wednesday = first["tool_calls"][0]["arguments"]["day"]
+    fake_llm.script(call("get_forecast", city="天水", day=0), {"content": "天水那天的预报如上。"}, auto=True)
+    body = forced_gateway.chat("tia", {"message": "顺便看看天水那天的天气"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "天水", "day": wednesday})]
+
+
+def test_over_http_a_day_word_of_another_language_is_the_day_called(forced_gateway, fake_llm):
+    """"Quel temps fera-t-il à Paris jeudi ? Answer in English please." was called for Friday: the call made is
+    for Thursday, as the weekday, so the server counts it from Paris's own date."""
+    fake_llm.script(call("get_forecast", city="Paris", day="friday"), {"content": "Paris on Thursday: see above."},
+                    auto=True)
+    body = forced_gateway.chat("zed", {"message": "Quel temps fera-t-il à Paris jeudi ? Answer in English please."})
+    assert [(c["tool"], c["arguments"]) for c in body.json()["tool_calls"]] == [
+        ("get_forecast", {"city": "Paris", "day": "thursday"})]
+
+
+def test_over_http_a_day_counted_past_the_forecast_is_called_as_that_day_and_said_to_be_out_of_reach(
+        forced_gateway, fake_llm):
+    """"16 days from today" was called as 16 days from today and answered with 16 days of figures: the call made
+    is for that one day, which the server refuses as out of range, and the reply says so with no figures."""
+    fake_llm.script(call("get_forecast", city="Berlin", day=0, days=16), {"content": "Berlin will be mild."},
+                    auto=True)
+    body = forced_gateway.chat("vic", {"message": "What will the weather be in Berlin 16 days from today?"}).json()
+    assert [(c["tool"], c["arguments"], c["is_error"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "Berlin", "day": 16}, True)]
+    assert "beyond" in body["response"] and "mild" not in body["response"]
+
+
 def test_over_http_a_follow_up_naming_only_a_place_asks_the_earlier_question_of_it(forced_gateway, fake_llm):
     """"芽庄呢？" after a rain question on Sunday: the router called the forecast; the call is the rain tool's, for
     Sunday, of 芽庄. A follow-up that says more ("芽庄明天热吗") keeps the router's tool."""
@@ -524,7 +604,8 @@ def test_the_day_after_is_told_from_the_day_after_tomorrow():
     assert names_the_day_after("And the day after that?") and names_the_day_after("那次日呢") \
         and names_the_day_after("What about the next day?")
     assert not names_the_day_after("What about the day after tomorrow?") \
-        and not names_the_day_after("Rain in the next days?") and not names_the_day_after("后天呢")
+        and not names_the_day_after("Rain in the next days?") and not names_the_day_after("后天呢") \
+        and not names_the_day_after("What's the day after tomorow like?")
 
 
 def test_over_http_a_quantity_the_called_tool_lacks_is_asked_of_a_tool_whose_results_hold_it(forced_gateway, fake_llm):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
-from mcp_chat_app.chat.text.clock import hour_glosses
+from mcp_chat_app.chat.text.clock import hour_glosses, numeral
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_WEEKDAY = "一二三四五六日天"
@@ -17,14 +18,38 @@ _ZH = re.compile(
     r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# "tomorrow" as people type it, alone or in "the day after tomorow".
+_TOMORROW = r"tomorrow|tmrw|tmr|tmrow|2morrow|2moro|tomorow|tommorow|tommorrow|tomorro"
 _EN = re.compile(
-    r"\b(?:(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw|tmr)|tomorrow|today|tonight|this\s+(?:morning|afternoon|evening)|"
-    r"tmrw|tmr|tmrow|2morrow|2moro|tomorow|tommorow|tommorrow|tomorro|tonite|2day|"  # as people type them
-    r"yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    rf"\b(?:(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|tonight|this\s+(?:morning|afternoon|evening)|"
+    r"tonite|2day|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date; a bare "sun" or "sat" is a word ("the sun rises").
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)",
     re.IGNORECASE,
 )
+# Day words in the other languages questions are written in (French, German, Spanish, Portuguese, Italian), each
+# group named by the English word it reads as. German "Morgen" after heute/am/guten is the morning, as Spanish
+# "mañana" after la/una is ("esta mañana" is this morning: today); French "hier" is not German "hier" ("here")
+# beside German words.
+_OTHER_WORDS = {
+    "day_after_tomorrow": r"apr[eè]s[-\s]demain|(?:ü|ue|u)bermorgen|pasado\s+ma[nñ]ana|depois\s+de\s+amanh[aã]"
+                          r"|dopodomani",
+    "today": r"aujourd['’]hui|heute|hoy|hoje|oggi|esta\s+ma[nñ]ana",
+    "tomorrow": r"demain|(?<!heute\s)(?<!gestern\s)(?<!am\s)(?<!jeden\s)(?<!guten\s)(?<!diesen\s)(?<!morgen\s)morgen"
+                r"|(?<!la\s)(?<!una\s)(?<!cada\s)ma[nñ]ana|amanh[aã]|domani",
+    "yesterday": r"(?<!avant-)(?<!ist\s)(?<!es\s)(?<!morgen\s)(?<!heute\s)hier(?!\s+(?:in|im|bei|am|auf|und|ist)\b)"
+                 r"|gestern|ayer|ontem|(?<!altro\s)ieri",
+    # Portuguese weekdays without "-feira" only after "na" ("na sexta"): alone, "segunda" and "quinta" are numbers.
+    "monday": r"lundi|montag|lunes|luned[iì]|segunda-feira|(?<=\bna\s)segunda",
+    "tuesday": r"mardi|dienstag|martes|marted[iì]|ter[cç]a-feira|(?<=\bna\s)ter[cç]a",
+    "wednesday": r"mercredi|mittwoch|mi[eé]rcoles|mercoled[iì]|quarta-feira|(?<=\bna\s)quarta",
+    "thursday": r"jeudi|donnerstag|jueves|gioved[iì]|quinta-feira|(?<=\bna\s)quinta",
+    "friday": r"vendredi|freitag|viernes|venerd[iì]|sexta-feira|(?<=\bna\s)sexta",
+    "saturday": r"samedi|samstag|sonnabend|s[aá]bado|sabato",
+    "sunday": r"dimanche|sonntag|(?<!santo\s)(?<!s[aã]o\s)domingo|domenica",
+}
+_OTHER = re.compile(r"\b(?:" + "|".join(rf"(?P<{name}>{words})" for name, words in _OTHER_WORDS.items()) + r")\b",
+                    re.IGNORECASE)
 # "this coming Friday", "next Monday": weekdays counted another way than a bare "Friday".
 _EN_RELATIVE = re.compile(rf"\b(this\s+coming|coming|next|this)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 # "Wednesday next week", "Friday of next week": the same as "next Wednesday".
@@ -40,16 +65,23 @@ _FROM_TODAY = re.compile(
     r"|\bthis\s+week\b(?!end)", re.IGNORECASE)
 # The day after the one last asked about, in a follow-up ("And the day after that?", "那第二天呢"): a day counted
 # from the conversation's, not from today ("the day after tomorrow" is a day word of its own).
-_DAY_AFTER = re.compile(r"第二天|次日|隔天|(?:之|再)?后一天|\b(?:the\s+)?(?:day\s+after(?!\s+(?:tomorrow|tmrw|tmr)\b)|"
+_DAY_AFTER = re.compile(rf"第二天|次日|隔天|(?:之|再)?后一天|\b(?:the\s+)?(?:day\s+after(?!\s+(?:{_TOMORROW})\b)|"
                         r"next\s+day|following\s+day)\b", re.IGNORECASE)
+# The day the conversation was about, in a follow-up ("那天呢", "天水那天怎么样", "the same day"); 天 then 气 is
+# another word.
+_SAME_DAY = re.compile(r"(?:那一?|当|同一)天(?!气)|\b(?:that|the\s+same)\s+day\b", re.IGNORECASE)
+_EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_COUNT = rf"\d+|{'|'.join(_EN_NUMBERS)}"
+# One day counted in days from today ("16 days from now", "in 3 days", "二十天后"): that day, not the days up to it.
+_COUNTED_DAY = re.compile(
+    rf"\b(?:({_COUNT})\s+days?\s+from\s+(?:today|now)|in\s+({_COUNT})\s+days?)\b"
+    r"|(\d+|[零一二两三四五六七八九十]+)\s*天(?:以后|之后|后)", re.IGNORECASE)
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
             "昨日": "昨天", "这周": "本周", "这个星期": "本周",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天"}  # spoken
 _EN_SAME = {"tonight": "today", "this morning": "today", "this afternoon": "today", "this evening": "today",
-            "tonite": "today", "2day": "today", "day after tmrw": "day after tomorrow", "day after tmr": "day after tomorrow",
-            **dict.fromkeys(("tmrw", "tmr", "tmrow", "2morrow", "2moro", "tomorow", "tommorow", "tommorrow", "tomorro"),
-                            "tomorrow")}
+            "tonite": "today", "2day": "today", **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
 
 
 _ZH_OFFSETS = {"今天": 0, "明天": 1, "后天": 2, "大后天": 3, "昨天": -1, "前天": -2}
@@ -136,7 +168,9 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
     """The days a question names, each with its distance from today (None: not one day, or no fixed distance).
     "next Monday" is Monday of next week, as 下周一; "this coming Friday" the first Friday after today."""
     dates = calendar_dates(question, today)
-    references = {word: _offset(word, today) for word in day_words(question)}
+    # "16 days from today" names the one day it counts to, not today.
+    references = {word: _offset(word, today) for word in day_words(_COUNTED_DAY.sub(" ", question))}
+    references |= {match[0]: _counted_offset(match) for match in _COUNTED_DAY.finditer(question)}
     references |= {word: (day - today).days for word, day in dates.items()}
     if _ZH_THIS_WEEK.search(question):  # 这周五: 周五, not the whole week
         references.pop("本周", None)
@@ -164,6 +198,18 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
 def names_the_day_after(question: str) -> bool:
     """Whether the question asks about the day after the one the conversation was about ("the next day", 第二天)."""
     return bool(_DAY_AFTER.search(question))
+
+
+def names_an_earlier_day(question: str) -> bool:
+    """Whether the question asks about the day the conversation was about ("that day", 那天, 同一天) or the day
+    after it ("the next day", 第二天)."""
+    return bool(_SAME_DAY.search(question)) or names_the_day_after(question)
+
+
+def _counted_offset(match: re.Match[str]) -> int | None:
+    """The distance from today a _COUNTED_DAY match counts, in digits, Chinese numerals or English words."""
+    count = next(group for group in match.groups() if group).lower()
+    return _EN_NUMBERS.index(count) + 1 if count in _EN_NUMBERS else numeral(count)
 
 
 def _is_zh_weekday(word: str) -> bool:
@@ -211,10 +257,8 @@ class Segment:
 
 def segments(text: str) -> tuple[list[Segment], str]:
     """The text split by the day each part is about, and what is left over (said of no single day)."""
-    matches = sorted([(m.start(), m.end(), _zh_canonical(m[0])) for m in _ZH.finditer(text)]
-                     + [(m.start(), m.end(), _en_canonical(m[0])) for m in _EN.finditer(text)])
     found: list[tuple[int, int, set[str]]] = []
-    for start, end, word in matches:
+    for start, end, word in _named_days(text):
         if word in SPAN_WORDS:
             continue
         if found and start - found[-1][1] <= _LABEL_GAP and not _SEGMENT_END.search(text, found[-1][1], start):
@@ -236,16 +280,22 @@ def segments(text: str) -> tuple[list[Segment], str]:
 
 
 def day_words(text: str) -> set[str]:
-    """Every day the text names, as canonical words: 明天, 周五, 下周一, 周末, tomorrow, friday, weekend, ..."""
-    found = {_zh_canonical(match) for match in _ZH.findall(text)}
-    for match in _EN.findall(text):
-        found.add(_en_canonical(match))
-    return found
+    """Every day the text names, as canonical words: 明天, 周五, 下周一, 周末, tomorrow, friday, weekend, ...
+    (another language's are read as the English: jeudi is thursday)."""
+    return {word for _, _, word in _named_days(text)}
 
 
 def without_day_words(text: str) -> str:
     """The text less the days it names."""
-    return _EN.sub(" ", _ZH.sub(" ", text))
+    for pattern, _ in _READERS:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def _named_days(text: str) -> list[tuple[int, int, str]]:
+    """Where each day word of the text starts and ends, and its canonical word, in the text's order."""
+    return sorted((match.start(), match.end(), canonical(match)) for pattern, canonical in _READERS
+                  for match in pattern.finditer(text))
 
 
 def unsupported_days(reply: str, facts_days: set[str]) -> list[str]:
@@ -285,8 +335,20 @@ def _zh_canonical(word: str) -> str:
 
 def _en_canonical(word: str) -> str:
     word = re.sub(r"\s+", " ", word.lower()).removeprefix("the ")
+    if word.startswith("day after "):  # "day after tmrw"
+        return "day after tomorrow"
     word = _EN_SAME.get(word, word)
     for weekday in WEEKDAYS:
         if word[:3] == weekday[:3]:
             return weekday
     return word
+
+
+def _other_canonical(match: re.Match[str]) -> str:
+    return str(match.lastgroup).replace("_", " ")
+
+
+# Each language's day words and how a match of them reads as a canonical word.
+_READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (_ZH, lambda match: _zh_canonical(match[0])), (_EN, lambda match: _en_canonical(match[0])),
+    (_OTHER, _other_canonical))
