@@ -180,7 +180,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                                           "figure for it"))
     elif _asks_a_past_day(question) and states_measurements(facts.text, vocabulary) \
             and not states_measurements(reply, vocabulary) and not says_it_lacks(reply):
-        # "Did it snow yesterday?": a yes or a no alone leaves out what the day measured, the answer's evidence.
+        # Asked of a past day ("...yesterday?"), a yes or a no alone leaves out what the day measured.
         problems.append(Problem("figure", "the question asks about a past day, and it gives no measured figure: "
                                           "quote the facts' figure for it"))
     if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):

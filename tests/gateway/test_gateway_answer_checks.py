@@ -210,7 +210,8 @@ def test_results_holding_none_of_the_asked_quantities_are_answered_with_the_limi
     """Asked for the tide, the forecast's figures answer another question: the answer says what is lacking, with
     no figure, and no writer is asked for one. Asked for that and the UV, the UV is quoted and the tide named."""
     tomorrow = (dt.date.today() + dt.timedelta(days=1)).isoformat()
-    byron = forecast([{"date": tomorrow, "temp_max": 31.1, "uv_index_max": 9.7}], "Byron Bay, tomorrow: 23.4 to 31.1°C.")
+    byron = forecast([{"date": tomorrow, "temp_max": 31.1, "uv_index_max": 9.7}],
+                     "Byron Bay, tomorrow: 23.4 to 31.1°C.")
     turn, facts = facts_of("When's low tide at Byron Bay tomorrow?", byron)
     assert facts.missing == ("tide",) and facts.hold_nothing_asked
     answer = from_facts(facts, "en")
