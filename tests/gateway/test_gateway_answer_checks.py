@@ -224,6 +224,13 @@ def test_results_holding_none_of_the_asked_quantities_are_answered_with_the_limi
     assert from_facts(facts, "en").startswith("Sorry, the data I have does not include tide. Here is what it says:")
 
 
+def test_an_asked_hour_the_facts_give_before_a_colon_is_not_missing():
+    """"at 5am" asked, the facts' "… 05:00: Mainly clear": the hour is there, and nothing is said to be lacking."""
+    _, facts = facts_of("How cold will it be at 5am tomorrow there?",
+                        forecast([], "San Pedro, tomorrow (Sat 5 Dec) 05:00: Mainly clear, 18°C."))
+    assert facts.missing == () and not from_facts(facts, "en").startswith("Sorry")
+
+
 def test_a_quantity_whose_unit_alone_a_result_gives_is_missing():
     """The air quality names a unit for each pollen (`units`), and has pollen figures only in Europe: a unit is no
     value, so asked for pollen in Seoul the answer says it is lacking; a figure is quoted where there is one."""

@@ -20,11 +20,11 @@ _LATER = {"中午", "下午", "傍晚", "晚上", "夜里", "夜间", "今晚", 
 @lru_cache(maxsize=8)
 def _time_pattern(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
     """Clock times; minutes after 点 end with 分, or at least not like a figure does: "两点12.7" followed by a
-    unit sign is two o'clock and a measurement."""
+    unit sign is two o'clock and a measurement. "05:00:" before a label is a time, "05:00:30" none."""
     figure_end = r"\d." + "".join(re.escape(sign) for sign in unit_signs)
     return re.compile(
         rf"(?P<part>{_ZH_PARTS})?\s*(?:"
-        r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:\s*(?P<ap>[ap]\.?m\.?)(?![a-z]))?"
+        r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?!\d|:\d)(?:\s*(?P<ap>[ap]\.?m\.?)(?![a-z]))?"
         r"|(?P<hz>[零一二两三四五六七八九十\d]{1,3})\s*点(?:(?P<half>半)|钟|(?P<mz>[\d零一二三四五六七八九十]{1,3})"
         rf"(?:分|(?![{figure_end}])))?"
         r"|(?<![\d:.])(?P<h12>\d{1,2})\s*(?P<ap2>[ap]\.?m\.?)(?![a-z]))",
