@@ -111,7 +111,8 @@ def _check_own(turn: Turn, draft: Draft) -> Check:
     connected = draft.tools_offered or not turn.use_tools
     problems = [Problem("language", "")] if unusable(draft.text, turn.language, vocabulary) else []
     accepted = _accepted(draft.text, problems, turn.language, vocabulary)
-    if turn.assistant.claims_to_be_another(draft.text):
+    asked_who = turn.assistant.asked_who(turn.question) and not turn.assistant.says_its_name(draft.text)
+    if turn.assistant.claims_to_be_another(draft.text) or asked_who:  # "我是由MCP开发的。": not its name
         fallback = "identity"
     elif not connected and states_measurements(draft.text, vocabulary):
         fallback = "no_tools"

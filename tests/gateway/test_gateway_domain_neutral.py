@@ -90,10 +90,14 @@ def test_a_question_is_routed_called_and_answered_with_only_a_clock_server(clock
 
 
 def test_a_question_no_tool_answers_gets_the_assistants_own_answer(clock_gateway, fake_llm):
-    fake_llm.script({"content": "Hello! I can tell you the time anywhere."})
+    fake_llm.script({"content": "Hello! I am Clock Assistant: I can tell you the time anywhere."})
     reply = clock_gateway.chat("ada", {"message": "Hello, who are you?"}).json()
-    assert reply["response"] == "Hello! I can tell you the time anywhere." and reply["tool_calls"] == []
-    assert reply["answer_source"] == "model"
+    assert reply["response"] == "Hello! I am Clock Assistant: I can tell you the time anywhere."
+    assert reply["tool_calls"] == [] and reply["answer_source"] == "model"
+    # Asked who it is, an answer without its name gives way to its introduction, from its configuration.
+    fake_llm.script({"content": "Hello! I can tell you the time anywhere."})
+    reply = clock_gateway.chat("bea", {"message": "Hello, who are you?"}).json()
+    assert reply["response"].startswith("I am Clock Assistant, ") and reply["answer_source"] == "composed"
 
 
 def test_made_up_figures_are_not_held_to_weather_units(clock_gateway, fake_llm):
