@@ -118,7 +118,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         day: DayArg = 0,
         days: DayCount = 1,
     ) -> Annotated[CallToolResult, Comparison]:
-        """Which of two or more named places is warmer, colder or gets more rain (A和B哪个更冷, 哪里雨多) on a day or days."""
+        """Which of two or more named places is warmer, colder, windier or gets more rain (A和B哪个更冷, 哪里雨多, 哪边风大) on a day or days."""
         # Units by the client's standing preference (_meta.units) only: an argument here costs the router's prompt.
         use_locale(ctx.request_context.meta)
         result = convert(await service.compare(cities, DayQuery(day, days)), preferred(None, ctx.request_context.meta))

@@ -127,17 +127,26 @@ async def test_precipitation_decides_rain_snow_and_umbrella(connect) -> None:
     assert verdicts["umbrella"]["statement"] in result.content[0].text
 
 
-async def test_compare_names_the_warmer_colder_and_wetter_place(connect) -> None:
+async def test_compare_names_the_warmer_colder_wetter_and_windier_place(connect) -> None:
     async with connect() as client:
         tomorrow = await call(client, "compare_weather", {"cities": ["Beijing", "Harbin"], "day": 1})
         now = await call(client, "compare_weather", {"cities": ["北京", "哈尔滨"]}, meta={"locale": "zh-CN"})
         week = await call(client, "compare_weather", {"cities": ["London", "Berlin"], "days": 7})
+        named_today = await call(client, "compare_weather", {"cities": ["Beijing", "Harbin"], "day": "2026-07-20"})
     beijing, harbin = recording("beijing")["daily"], recording("harbin")["daily"]
     verdicts = {v["topic"]: v for v in tomorrow.structured_content["verdicts"]}
+    tomorrow_text = tomorrow.content[0].text
     tomorrow = PAST + 1
     warmer = "Beijing" if beijing["temperature_2m_max"][tomorrow] > harbin["temperature_2m_max"][tomorrow] else "Harbin"
     colder = "Beijing" if beijing["temperature_2m_min"][tomorrow] < harbin["temperature_2m_min"][tomorrow] else "Harbin"
     assert verdicts["warmer"]["winner"] == warmer and verdicts["colder"]["winner"] == colder
+    windy = {"Beijing": beijing["wind_speed_10m_max"][tomorrow], "Harbin": harbin["wind_speed_10m_max"][tomorrow]}
+    assert verdicts["windier"]["winner"] == (max(windy, key=windy.get) if len(set(windy.values())) > 1 else None)
+    assert f"wind up to {windy['Beijing']:g} km/h" in tomorrow_text
+    # A day named by its date is compared by that day's figures, even when it is today.
+    assert [p["temperature"] for p in named_today.structured_content["places"]] == [None, None]
+    warmer_today = "Beijing" if beijing["temperature_2m_max"][PAST] > harbin["temperature_2m_max"][PAST] else "Harbin"
+    assert {v["topic"]: v for v in named_today.structured_content["verdicts"]}["warmer"]["winner"] == warmer_today
     assert verdicts["warmer"]["statement"] == f"{warmer} is warmer"
     assert "Beijing" in verdicts["warmer"]["places"][0] and "Harbin" in verdicts["warmer"]["places"][1]
     # Today, the places are compared by the temperature now.

@@ -185,7 +185,9 @@ class WeatherService:
         for location, sourced, _, span in fetched:
             p = sourced.payloads[0]
             days = _forecast_days(p, span)
-            now = p.number("current", "temperature_2m") if (span.start, span.count) == (0, 1) else None
+            # The present when the call asks for today by its offset; a day it names ("saturday", a date) is the day's.
+            asks_now = isinstance(query.day, int) and (span.start, span.count) == (0, 1)
+            now = p.number("current", "temperature_2m") if asks_now else None
             places.append(ComparedPlace(location=location, temperature=now, days=days))
             standings.append(Standing(
                 location=location,
@@ -193,6 +195,7 @@ class WeatherService:
                 warmth=now if now is not None else _mean([d.temp_max for d in days]),
                 coldness=now if now is not None else _mean([d.temp_min for d in days]),
                 wetness=round(sum(d.precipitation_sum for d in days), 1),
+                windiness=max(d.wind_speed_max for d in days),  # the figure the result shows (no wind now in it)
             ))
         first = fetched[0][1]
         return Comparison(places=places, verdicts=comparison_verdicts(standings), source=first.source,

@@ -30,6 +30,7 @@ _KEYWORDS = {
     "colder": ["cold", "cool", "chill", "冷", "凉"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
     "windy": ["wind", "gust", "breez", "风大", "大风", "风不大", "风很大", "刮风", "风力"],  # not 风 alone: 台风
+    "windier": ["wind", "gust", "breez", "风"],
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
 }
 POLLUTED_AQI = 100  # China's AQI above this exceeds the Grade II standard: 轻度污染 and worse
@@ -124,10 +125,11 @@ class Standing:
     warmth: float
     coldness: float
     wetness: float
+    windiness: float
 
 
 def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
-    """Which place is warmer, colder and wetter; a tie names no winner."""
+    """Which place is warmer, colder, wetter and windier; a tie names no winner."""
     places = [_names(s) for s in standings]
     return [
         _winner("warmer", standings, places, max, lambda s: s.warmth,
@@ -137,6 +139,8 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
         _winner("wetter", standings, places, max, lambda s: s.wetness,
                 lambda name: pick(f"{name} gets more rain", f"{name}降水更多"),
                 pick("equally wet", "两地降水一样多")),
+        _winner("windier", standings, places, max, lambda s: s.windiness,
+                lambda name: pick(f"{name} is windier", f"{name}风更大"), pick("equally windy", "两地风一样大")),
     ]
 
 

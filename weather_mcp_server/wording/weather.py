@@ -130,14 +130,17 @@ def comparison_text(r: Comparison) -> str:
     for place in r.places:
         low, high = min(d.temp_min for d in place.days), max(d.temp_max for d in place.days)
         rain = round(sum(d.precipitation_sum for d in place.days), 1)
+        wind = f"{max(d.wind_speed_max for d in place.days):g} {r.units['wind_speed']}"
         if place.temperature is not None:
             rows.append(pick(f"{place_name(place.location)} now {place.temperature:g}{t} (today {low:g} to "
-                             f"{high:g}{t}, {_amount(rain, r.units)})",
+                             f"{high:g}{t}, {_amount(rain, r.units)}, wind up to {wind})",
                              f"{place_name(place.location)} 现在{place.temperature:g}{t}（今天{low:g}~{high:g}{t}，"
-                             f"降水{_amount(rain, r.units)}）"))
+                             f"降水{_amount(rain, r.units)}，最大风速{wind}）"))
         elif len(place.days) == 1:
-            rows.append(pick(f"{place_name(place.location)} {low:g} to {high:g}{t}, {_amount(rain, r.units)}",
-                             f"{place_name(place.location)} {low:g}~{high:g}{t}，降水{_amount(rain, r.units)}"))
+            rows.append(pick(f"{place_name(place.location)} {low:g} to {high:g}{t}, {_amount(rain, r.units)}, "
+                             f"wind up to {wind}",
+                             f"{place_name(place.location)} {low:g}~{high:g}{t}，降水{_amount(rain, r.units)}，"
+                             f"最大风速{wind}"))
         else:
             mean_high = round(sum(d.temp_max for d in place.days) / len(place.days), 1)
             mean_low = round(sum(d.temp_min for d in place.days) / len(place.days), 1)
