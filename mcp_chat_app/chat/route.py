@@ -24,9 +24,13 @@ from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer, own_passes_so_far
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
+    compares,
     hours_argument,
     made_up_numbers,
+    misquoted_numbers,
     place_argument,
+    place_list_argument,
+    says_now,
     siblings,
     stated_arguments,
     states_its_arguments,
@@ -36,6 +40,7 @@ from mcp_chat_app.chat.route_arguments import (
     with_asked_day,
     with_earlier_day,
     without_unasked_flags,
+    written_numbers,
     without_unasked_hours,
     without_unasked_span,
     without_unnamed_places,
@@ -46,6 +51,7 @@ from mcp_chat_app.chat.route_prompt import (
     ASKS_FOR_A_QUANTITY,
     ASKS_FOR_AN_HOUR,
     ASKS_FOR_DATA,
+    MISQUOTED,
     NOT_IN_THE_QUESTION,
     NO_TOOL,
     NO_TOOL_SPEC,
@@ -209,7 +215,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         if not planned:
             return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
     for asks, takes, note in ((_asks_an_hour(turn), takes_hours, ASKS_FOR_AN_HOUR),
-                              (_asks_another_day(turn), takes_a_day, ASKS_FOR_A_DAY)):
+                              (_asks_a_day(turn), takes_a_day, ASKS_FOR_A_DAY)):
         if _left_out(planned, by_name, asks, takes):
             # Asked about 21:00 or tomorrow, a small model called a tool of the present moment: asked once more,
             # told so; its new calls are kept only if they go to a tool that takes what was asked.
@@ -220,8 +226,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             replanned = _made(_real_calls(again), by_name, turn)
             if replanned and not _left_out(replanned, by_name, asks, takes):
                 planned = replanned
-            elif takes is takes_hours:
-                planned = _moved_to_hours(planned, by_name, turn)
+            else:
+                planned = (_moved_to_hours if takes is takes_hours else _moved_to_a_day)(planned, by_name, turn)
     if planned and all(plan.request is None for plan in planned):
         # Calls the schemas refuse (a chart of one day, an offset past the bound) answer nothing: asked once more,
         # told why, as an auto router is.
@@ -234,7 +240,9 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         replanned = _made(_real_calls(again), by_name, turn)
         if any(plan.request is not None for plan in replanned):
             planned = replanned
-    planned = _with_siblings(planned, by_name, turn)
+    planned, again_ms = _with_written_numbers(turn, router, tools, planned)
+    llm_ms += again_ms
+    planned = _as_one_comparison(_with_siblings(planned, by_name, turn), by_name, turn)
     routed = Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=llm_ms)
     return routed if routed.calls else _own(turn, router, routed, tools_connected=True)
 
@@ -248,7 +256,7 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
     made = {outcome.qualified_name for outcome in called.outcomes}
     holding = [tool for tool in tools if tool.qualified_name not in made
                and all(described(tool.output_schema, quantity) for quantity in lacking)]
-    for asks, takes in ((_asks_another_day(turn), takes_a_day), (_asks_an_hour(turn), takes_hours)):
+    for asks, takes in ((_asks_a_day(turn), takes_a_day), (_asks_an_hour(turn), takes_hours)):
         if asks and any(takes(tool.input_schema) for tool in holding):  # UV tomorrow: not the tool of the present
             holding = [tool for tool in holding if takes(tool.input_schema)]
     specs = router.tool_specs(tools)
@@ -309,6 +317,43 @@ def _with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo
     return planned + tuple(extra for extra in more if extra.request is not None)
 
 
+def _as_one_comparison(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                       turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls of one tool, a place each, for a question that asks which of them wins ("明天宁德和莆田哪边风更大"), as
+    one call of its server's tool that takes the places as a list and the calls' other arguments: that tool's
+    results decide the winner, where each place's own result left it to the writer (a small model named the
+    wrong one). The calls as they are where no tool takes them so."""
+    if len(planned) < 2 or any(plan.request is None for plan in planned) or len({p.name for p in planned}) != 1 \
+            or not compares(turn.question, turn.vocabulary):
+        return planned
+    tool = _resolve(planned[0].name, by_name)
+    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    rests = [{name: value for name, value in plan.arguments.items() if name != place} for plan in planned]
+    if tool is None or place is None or any(rest != rests[0] for rest in rests):
+        return planned
+    places = [plan.arguments.get(place) for plan in planned]
+    for target in by_name.values():
+        listed = place_list_argument(target.input_schema, turn.vocabulary)
+        if target.server != tool.server or listed is None:
+            continue
+        arguments = {**_without_defaults_it_lacks(rests[0], tool, target), listed: places}
+        if not _takes_exactly(target, arguments):
+            continue
+        again = _replanned(PlannedCall(planned[0].call_id, target.qualified_name, {}), arguments, by_name, turn)
+        if again.request is not None:
+            log.info("%s for %r as one call of %s: the question compares them", tool.qualified_name, places,
+                     target.qualified_name)
+            return (again,)
+    return planned
+
+
+def _without_defaults_it_lacks(arguments: dict[str, Any], tool: ToolInfo, target: ToolInfo) -> dict[str, Any]:
+    """The arguments less those `target` does not take and whose value is `tool`'s default (a flag left off)."""
+    properties, taken = tool.input_schema.get("properties", {}), target.input_schema.get("properties", {})
+    return {name: value for name, value in arguments.items()
+            if name in taken or "default" not in properties.get(name, {}) or properties[name]["default"] != value}
+
+
 def _moved_to_hours(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                     turn: Turn) -> tuple[PlannedCall, ...]:
     """Calls that a question on a clock time ("Chicago at 6pm") got twice for a tool of the present moment, moved
@@ -317,19 +362,35 @@ def _moved_to_hours(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInf
     hours = sorted({minute // 60 % 24 for time in times for minute in time.minutes})
     if not hours:
         return planned
+    return _moved(planned, by_name, turn, takes_hours, lambda target: {hours_argument(target.input_schema): hours},
+                  ", ".join(time.text for time in times))
+
+
+def _moved_to_a_day(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                    turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls that a question on a day ("How cold did it get yesterday?", "今天信阳怎么样") got twice for a tool of the
+    present moment, moved to the first tool of the same server that takes a day and the call's arguments; the
+    planning sets the asked day."""
+    return _moved(planned, by_name, turn, takes_a_day, lambda target: {}, "a day")
+
+
+def _moved(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn,
+           takes: Callable[[dict[str, Any]], bool], added: Callable[[ToolInfo], dict[str, Any]],
+           asked: str) -> tuple[PlannedCall, ...]:
+    """Each call to a tool that does not take what was asked, as the call of the first tool of its server that
+    does and takes its arguments, with the `added` ones; a call no such tool takes stays as it is."""
     moved = []
     for plan in planned:
         tool = _resolve(plan.name, by_name)
-        target = None if tool is None or takes_hours(tool.input_schema) else next(
-            (other for other in by_name.values() if other.server == tool.server and takes_hours(other.input_schema)
+        target = None if tool is None or takes(tool.input_schema) else next(
+            (other for other in by_name.values() if other.server == tool.server and takes(other.input_schema)
              and _takes_exactly(other, plan.arguments)), None)
         if target is None:
             moved.append(plan)
             continue
-        arguments = {**plan.arguments, hours_argument(target.input_schema): hours}
-        again = _replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
-        log.info("%s moved to %s with %r: the question asks about %s", plan.name, target.qualified_name, hours,
-                 ", ".join(time.text for time in times))
+        again = _replanned(PlannedCall(plan.call_id, target.qualified_name, {}), {**plan.arguments, **added(target)},
+                           by_name, turn)
+        log.info("%s moved to %s: the question asks about %s", plan.name, target.qualified_name, asked)
         moved.append(again if again.request is not None else plan)
     return tuple(moved)
 
@@ -381,9 +442,11 @@ def _asks_an_hour(turn: Turn) -> bool:
     return any(clock_times(turn.question, turn.vocabulary)) or any(parts_of_day(turn.question, turn.vocabulary))
 
 
-def _asks_another_day(turn: Turn) -> bool:
-    """Whether the question names a day other than today ("明儿", "this weekend", "yesterday")."""
-    return any(offset != 0 for offset in day_references(turn.question, turn.today).values())
+def _asks_a_day(turn: Turn) -> bool:
+    """Whether the question names a day other than today ("明儿", "this weekend", "yesterday"), or today and not
+    the present moment ("今天信阳怎么样", "today's high": the whole day, not only the present)."""
+    offsets = day_references(turn.question, turn.today).values()
+    return any(offset != 0 for offset in offsets) or (0 in offsets and not says_now(turn.question))
 
 
 def _left_out(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], asks: bool,
@@ -420,6 +483,35 @@ def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
     if again:
         log.info("%s not called: the question gives no %s", ", ".join(plan.name for plan in planned), numbers)
     return again or planned, llm_ms
+
+
+def _with_written_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
+                          planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
+    """Calls whose figures are not those the question writes ("below 0 F" searched below -1; a follow-up's "10以下"
+    kept the earlier call's 20 to 25), asked once more, told the question's figures; the new calls where they
+    misquote fewer, else the first ones. With the time the router took."""
+    by_name = {tool.qualified_name: tool for tool in tools}
+    misquoted = _misquoted(planned, by_name, turn)
+    if not misquoted:
+        return planned, 0.0
+    written = ", ".join(f"{number:g}" for number in sorted(written_numbers(turn.question, turn.vocabulary)))
+    arguments = ", ".join(f"{name}={value!r}" for plan in planned for name, value in plan.arguments.items()
+                          if name in misquoted)
+    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
+    note = MISQUOTED.format(written=written, arguments=arguments)
+    again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today, turn.vocabulary,
+                                                       earlier, note), router.tool_specs(tools) or [])
+    replanned = tuple(plan for plan in _made(_real_calls(again), by_name, turn) if plan.request is not None)
+    if replanned and len(_misquoted(replanned, by_name, turn)) < len(misquoted):
+        log.info("%s given the question's figures %s, not %s", ", ".join(p.name for p in replanned), written,
+                 arguments)
+        return replanned, again.duration_ms
+    return planned, again.duration_ms
+
+
+def _misquoted(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> list[str]:
+    return [name for plan in planned if plan.request is not None and (tool := _resolve(plan.name, by_name))
+            for name in misquoted_numbers(plan.arguments, tool.input_schema, turn.question, turn.vocabulary)]
 
 
 def _restated(turn: Turn, router: Router, tools: list[ToolInfo],

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from mcp_chat_app.chat.text.below_zero import below_zero_glosses
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
 from mcp_chat_app.chat.text.day_words import (
     WEEKDAYS,
@@ -39,6 +40,7 @@ _JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+)({_N
 # the question's own words (a day, "哪个", "的", the domain's) or a punctuation mark.
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更|分别|各自|都")
+_WINNER_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更")  # not 分别, 各自, 都: each its own
 _JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
 _NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各"
 # A place's qualifier as a question writes it: after it in Latin script ("Moscow, Idaho", "Kingston Jamaica"),
@@ -50,6 +52,8 @@ _ASKS_ZH = "在去到查问请帮看想我你"  # the question's own words befor
 # A question about the present, in the languages of the day words: it inherits no earlier day.
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
+_SIGNED = re.compile(r"(?<![A-Za-z0-9_.])([-−]?\d+(?:\.\d+)?)")  # "25-30" is 25 and 30, "-5" minus five
+_MINUS = re.compile(r"\bminus\s+(\d+(?:\.\d+)?)", re.IGNORECASE)
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
 
 
@@ -96,9 +100,22 @@ def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
     joined = [(bool(re.search(r"\b(?:or|and|vs|versus)\b", m[0])), m[1])
               for m in re.finditer(_JOINED_NAME, match[1])] if match else []
     # After the last "or" / "and", a comma says which one ("Córdoba, Argentina"); with none, all do ("Paris,
-    # France").
+    # France"), unless the question compares and two commas or more join names ("Dunedin, Nelson, Rotorua -
+    # which will be warmest?"): a list.
     last = max((i for i, (word, _) in enumerate(joined) if word), default=-1)
+    if last < 0 and len(joined) >= 2 and _compares(question, vocabulary):
+        last = len(joined) - 1
     return [name for _, name in joined[:last + 1]]
+
+
+def _compares(question: str, vocabulary: Vocabulary) -> bool:
+    """Whether a Latin-script question compares things: "which", "compare", "vs", or one of the domain's
+    comparatives, or a superlative ("warmest")."""
+    words = set(re.findall(r"[a-z]+", question.casefold()))
+    comparatives = set(vocabulary.comparatives)
+    superlatives = {word.removesuffix("er") + "est" for word in comparatives}
+    return bool(words & ({"which", "compare", "vs", "versus", "highest", "lowest", "most", "least"}
+                         | comparatives | superlatives))
 
 
 def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
@@ -350,6 +367,11 @@ def _day_later(value: Any, days: int) -> Any:
     return None
 
 
+def says_now(question: str) -> bool:
+    """Whether the question asks about the present moment ("现在", "right now")."""
+    return bool(_NOW.search(question))
+
+
 def takes_a_day(schema: dict[str, Any]) -> bool:
     """Whether a tool has an argument for the day (an offset from today, a weekday or a date)."""
     return any(_day_forms(spec) for spec in schema.get("properties", {}).values())
@@ -407,6 +429,55 @@ def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question:
     return [name for name in schema.get("required", ()) if name in arguments
             and isinstance(arguments[name], (int, float)) and not isinstance(arguments[name], bool)
             and arguments[name] != 0 and not _day_forms(properties.get(name, {}))]
+
+
+def misquoted_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                      vocabulary: Vocabulary) -> list[str]:
+    """The measurement arguments (`number`-typed) whose values a question that writes figures does not write:
+    "cities below 0 F" searched below -1, and "那后天10以下的有哪些" kept the earlier call's 20 to 25."""
+    written = written_numbers(question, vocabulary)
+    if not written:
+        return []
+    properties = schema.get("properties", {})
+    return [name for name, value in arguments.items()
+            if _is_number(properties.get(name, {})) and isinstance(value, int | float) and not isinstance(value, bool)
+            and float(value) not in written]
+
+
+def written_numbers(question: str, vocabulary: Vocabulary) -> set[float]:
+    """The figures a question writes in digits, signed as it signs them ("-5", "−5", "minus 5", "零下5度"); empty
+    when it writes a figure in Chinese numerals and a unit sign of the domain too ("三十" and a sign), whose value
+    this does not read."""
+    if _zh_figure(vocabulary.unit_signs).search(question):
+        return set()
+    numbers = {float(match[1].replace("−", "-")) for match in _SIGNED.finditer(question)}
+    numbers |= {-float(match[1]) for match in _MINUS.finditer(question)}
+    numbers |= {float(gloss.rpartition("= ")[2].removeprefix("below ")) for gloss in
+                below_zero_glosses(question, vocabulary)}
+    return numbers
+
+
+@lru_cache(maxsize=8)
+def _zh_figure(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
+    signs = "|".join(re.escape(sign) for sign in unit_signs) or "(?!)"
+    return re.compile(rf"[零〇一二两三四五六七八九十]+\s*(?:{signs})")
+
+
+def _is_number(spec: dict[str, Any]) -> bool:
+    return any(option.get("type") == "number" for option in spec.get("anyOf", [spec]))
+
+
+def place_list_argument(schema: dict[str, Any], vocabulary: Vocabulary) -> str | None:
+    """The required list argument whose items a schema calls places ("cities"), if it has one."""
+    properties = schema.get("properties", {})
+    return next((name for name in schema.get("required", ()) if properties.get(name, {}).get("type") == "array"
+                 and _is_place(name, properties[name].get("items", {}), vocabulary, properties[name])), None)
+
+
+def compares(question: str, vocabulary: Vocabulary) -> bool:
+    """Whether a question asks which of several things wins ("北京和上海哪个好", "Lyon or Nice: which is nicer?"):
+    not one that asks each its own ("北京和上海明天都去吗")."""
+    return bool(_WINNER_ZH.search(question)) or _compares(question, vocabulary)
 
 
 def place_argument(schema: dict[str, Any], vocabulary: Vocabulary) -> str | None:

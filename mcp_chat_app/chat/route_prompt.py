@@ -35,11 +35,13 @@ ASKS_FOR_A_QUANTITY = "\n\n(The question asks for {quantities}, which the result
 # A forced call its schema refused, handed back once with the reason (an auto router reads it as a tool result).
 REFUSED = "\n\n(That call was refused: {errors}. Call a tool with arguments it accepts.)"
 # Asked about tomorrow ("明儿牡丹江冷不冷"), a small model called the tool of the present moment, which has no day.
-ASKS_FOR_A_DAY = "\n\n(The question asks about another day than now: call a tool that takes a day, with that day.)"
+ASKS_FOR_A_DAY = ("\n\n(The question asks about a day, not only the present moment: call a tool that takes a "
+                  "day, with that day.)")
 
 # A call with values the question does not give (a bound for "which of A and B is lower?", a place for "where is
 # it above 20?"): asked again without that tool.
 NOT_IN_THE_QUESTION = "\n\n(The question gives no {arguments} for {tool}: call a tool that takes what it says.)"
+MISQUOTED = "\n\n(The question writes the figures {written}, not {arguments}: give them as it writes them.)"
 
 # Offered beside the real tools when a call is forced, so a question that needs no tool still has a way out.
 NO_TOOL = "answer_directly"

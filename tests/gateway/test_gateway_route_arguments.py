@@ -17,6 +17,7 @@ from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
+    misquoted_numbers,
     siblings,
     with_asked_day,
     with_earlier_day,
@@ -25,7 +26,7 @@ from mcp_chat_app.chat.route_arguments import (
     without_unnamed_places,
 )
 from mcp_chat_app.chat.route_prompt import (ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA,
-                                            NOT_IN_THE_QUESTION)
+                                            MISQUOTED, NOT_IN_THE_QUESTION)
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_an_earlier_day, names_the_day_after
 from mcp_chat_app.chat.text.languages import in_another_script
@@ -418,6 +419,44 @@ def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_name
         assert not any("The question gives no" in m["content"] for r in fake_llm.requests() for m in r["messages"])
 
 
+SEARCH = {"properties": {"relation": {"enum": ["above", "below", "between"], "type": "string"},
+                         "temp": {"type": "number"}, "temp2": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+                         "day": DAY, "fahrenheit": {"type": "boolean"}}, "required": ["relation", "temp"]}
+
+
+@pytest.mark.parametrize(("question", "arguments", "misquoted"), [
+    ("cities below 0°F tomorrow?", {"relation": "below", "temp": -1, "fahrenheit": True}, ["temp"]),
+    ("那后天10度以下的有哪些", {"relation": "between", "temp": 20, "temp2": 25, "day": 2}, ["temp", "temp2"]),
+    ("Where is it between -5 and 3.5 today?", {"relation": "between", "temp": -5, "temp2": 3.5}, []),
+    ("哪些城市明天零下5度以下", {"relation": "below", "temp": -5, "day": 1}, []),  # read from the gloss
+    ("anywhere at minus 10 or colder?", {"relation": "below", "temp": -10}, []),
+    ("明天25-30度的城市", {"relation": "between", "temp": 25, "temp2": 30, "day": 1}, []),
+    ("哪些城市明天零下", {"relation": "below", "temp": 0, "day": 1}, []),
+    ("明天三十度以上的城市", {"relation": "above", "temp": 30, "day": 1}, []),  # Chinese numerals: not read
+    ("Which of Oslo and Rome is warmer?", {"relation": "above", "temp": 20}, []),  # no figure: made_up_numbers
+])
+def test_figures_a_call_does_not_take_as_the_question_writes_them_are_told_apart(question, arguments, misquoted):
+    assert misquoted_numbers(arguments, SEARCH, question, VOCABULARY) == misquoted
+
+
+def test_over_http_a_bound_not_as_the_question_writes_it_is_asked_again_with_its_figures(forced_gateway, fake_llm):
+    """"below 0°F" searched below -1: asked once more, told the question's figures, the search below 0 is made;
+    a second answer that misquotes as much is not taken."""
+    fake_llm.script(call("find_cities_by_temperature", relation="below", temp=-1, day=1, fahrenheit=True),
+                    call("find_cities_by_temperature", relation="below", temp=0, day=1, fahrenheit=True),
+                    {"content": "Listed above."})
+    body = forced_gateway.chat("fig", {"message": "cities below 0°F tomorrow?"}).json()
+    assert [c["arguments"] for c in body["tool_calls"]] == [
+        {"relation": "below", "temp": 0, "day": 1, "fahrenheit": True}]
+    assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(MISQUOTED.format(written="0",
+                                                                                         arguments="temp=-1"))
+    fake_llm.script(call("find_cities_by_temperature", relation="below", temp=-1, day=1, fahrenheit=True),
+                    call("find_cities_by_temperature", relation="below", temp=-2, day=1, fahrenheit=True),
+                    {"content": "Listed above."})
+    body = forced_gateway.chat("fig2", {"message": "cities below 0°F tomorrow?"}).json()
+    assert [c["arguments"]["temp"] for c in body["tool_calls"]] == [-1]
+
+
 def test_over_http_a_call_for_a_made_up_place_is_asked_again_without_its_tool(forced_gateway, fake_llm):
     """"where will it be from 60°F up to 75°F" routed to the forecast of "Beijing", which nobody named: asked again
     without the forecast, the range search is made; a question naming no place and needing no tool keeps the own
@@ -444,9 +483,21 @@ def test_over_http_another_day_asked_of_a_tool_of_the_present_is_asked_again_for
     again = fake_llm.requests()[1]
     assert again["tool_choice"] == "required" and again["messages"][-1]["content"].endswith(ASKS_FOR_A_DAY)
     fake_llm.script(call("get_current_weather", city="牡丹江"), {"content": "牡丹江现在的天气如上。"})
-    body = forced_gateway.chat("lee", {"message": "牡丹江今天冷不冷"}).json()  # today: the weather now answers it
+    body = forced_gateway.chat("lee", {"message": "牡丹江现在冷不冷"}).json()  # now: the weather now answers it
     assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather"]
     assert not any(ASKS_FOR_A_DAY in r["messages"][-1]["content"] for r in fake_llm.requests())
+
+
+def test_over_http_today_asked_of_a_tool_of_the_present_twice_is_moved_to_a_tool_that_takes_a_day(
+        forced_gateway, fake_llm):
+    """"今天信阳天气" (today, not now) routed twice to the weather now: moved to the server's first tool that takes
+    a day and the call's arguments, on today."""
+    fake_llm.script(call("get_current_weather", city="信阳"), call("get_current_weather", city="信阳"),
+                    {"content": "信阳今天的预报如上。"})
+    body = forced_gateway.chat("xin", {"message": "今天信阳天气"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "信阳"})]
+    assert body["tool_calls"][0]["structured_content"]["days"][0]["day"] == 0
+    assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(ASKS_FOR_A_DAY)
 
 
 def test_over_http_a_follow_up_naming_a_new_place_keeps_it_when_the_conversation_brings_back_the_old_one(
@@ -559,18 +610,27 @@ def test_over_http_a_follow_up_naming_only_a_place_asks_the_earlier_question_of_
 
 
 def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_gateway, fake_llm):
-    """"Is it colder in Prague or Budapest right now?" was called for Prague only: the same call is made for
-    Budapest too. A qualifier after a comma is no second place."""
-    fake_llm.script(call("get_current_weather", city="Prague"), {"content": "Budapest is colder."}, auto=True)
-    body = forced_gateway.chat("uma", {"message": "Is it colder in Prague or Budapest right now?"}).json()
+    """"Any rain in Prague or Budapest tomorrow?" was called for Prague only: the same call is made for Budapest
+    too (a question that asks which of them is colder gets one comparison). A qualifier after a comma is no
+    second place."""
+    fake_llm.script(call("get_precipitation", city="Prague", day=1), {"content": "No rain in either."}, auto=True)
+    body = forced_gateway.chat("uma", {"message": "Any rain in Prague or Budapest tomorrow?"}).json()
     assert [(c["tool"], c["arguments"]["city"]) for c in body["tool_calls"]] == [
-        ("get_current_weather", "Prague"), ("get_current_weather", "Budapest")]
+        ("get_precipitation", "Prague"), ("get_precipitation", "Budapest")]
+    fake_llm.script(call("get_current_weather", city="Prague"), {"content": "Budapest is colder."}, auto=True)
+    body = forced_gateway.chat("uma3", {"message": "Is it colder in Prague or Budapest right now?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("compare_weather", {"cities": ["Prague", "Budapest"]})]
     assert siblings("Oslo", "Oslo, Bergen and Tromsø tomorrow?", VOCABULARY) == ["Bergen", "Tromsø"]
     assert siblings("São Paulo", "Is São Paulo or Rio de Janeiro warmer?", VOCABULARY) == ["Rio de Janeiro"]
     assert siblings("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?", VOCABULARY) == [
         "Asunción", "Córdoba"]
     assert siblings("London", "London, Ontario this Friday?", VOCABULARY) == [] == siblings(
         "Paris", "Rain in Paris or snow?", VOCABULARY)
+    # With no "or"/"and", names joined by two commas in a question that compares are a list, not qualifiers.
+    assert siblings("Dunedin", "Dunedin, Nelson, Rotorua - which will have the highest temperature the day after "
+                    "tomorrow?", VOCABULARY) == ["Nelson", "Rotorua"]
+    assert siblings("Portland", "Portland, Maine, USA - weather tomorrow?", VOCABULARY) == []
     # Chinese names have no capitals: in a comparison, each ends where the question's own words begin.
     assert siblings("成都", "成都、重庆还是贵阳明天雨多？", VOCABULARY) == ["重庆", "贵阳"]
     assert siblings("哈尔滨", "哈尔滨跟乌鲁木齐今天谁更冷", VOCABULARY) == ["乌鲁木齐"]
@@ -580,10 +640,31 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
 
 
 def test_over_http_a_chinese_comparison_called_for_one_place_is_called_for_each(forced_gateway, fake_llm):
+    """"北京和上海现在哪个更冷" called for 北京: made for both, as one comparison; "都" asks each its own."""
     fake_llm.script(call("get_current_weather", city="北京"), {"content": "上海更暖和。"}, auto=True)
     body = forced_gateway.chat("uma", {"message": "北京和上海现在哪个更冷？"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("compare_weather", {"cities": ["北京", "上海"]})]
+    fake_llm.script(call("get_precipitation", city="北京", day=1), {"content": "都不会下雨。"}, auto=True)
+    body = forced_gateway.chat("uma2", {"message": "北京和上海明天都下雨吗？"}).json()
     assert [(c["tool"], c["arguments"]["city"]) for c in body["tool_calls"]] == [
-        ("get_current_weather", "北京"), ("get_current_weather", "上海")]
+        ("get_precipitation", "北京"), ("get_precipitation", "上海")]
+
+
+def test_over_http_calls_of_one_tool_for_the_places_compared_are_one_comparison(forced_gateway, fake_llm):
+    """"Windier tomorrow: Inverness or Lerwick?" got each place's forecast, and the writer named the calmer one:
+    the calls become one of the tool that compares them and decides the winner (a flag left at its default is
+    dropped, the tool lacks it); calls the comparing tool cannot take stay as they are."""
+    fake_llm.script(call("get_forecast", city="Inverness", day=1, fahrenheit=False),
+                    call("get_forecast", city="Lerwick", day=1, fahrenheit=False), {"content": "Compared."},
+                    auto=True)
+    body = forced_gateway.chat("win", {"message": "Windier tomorrow: Inverness or Lerwick?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("compare_weather", {"cities": ["Inverness", "Lerwick"], "day": 1})]
+    fake_llm.script(call("get_forecast", city="Inverness", day=1, hours=[9]),
+                    call("get_forecast", city="Lerwick", day=1, hours=[9]), {"content": "Compared."}, auto=True)
+    body = forced_gateway.chat("win2", {"message": "Which is windier at 9am tomorrow, Inverness or Lerwick?"}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == ["get_forecast", "get_forecast"]
 
 
 def test_over_http_a_day_the_router_wrote_as_the_place_is_no_place_the_question_names(forced_gateway, fake_llm):
@@ -653,12 +734,15 @@ def test_over_http_wet_asked_of_the_air_quality_tool_is_asked_again_of_one_with_
 
 def test_over_http_a_calendar_date_the_results_do_not_reach_is_said_to_be_missing(forced_gateway, fake_llm):
     """Asked about New Year's Day 2020, the router called the weather now, twice (told the second time that the
-    question asks about another day): the reply says first that it has no data for that day, then what it has."""
+    question asks about another day): the call goes to the forecast of that date, and the reply says that its data
+    does not reach it, in the tool's words."""
     fake_llm.script(call("get_current_weather", city="Berlin"), call("get_current_weather", city="Berlin"),
                     {"content": "Berlin on New Year's Day 2020 was cold."})
     body = forced_gateway.chat("nia", {"message": "How cold was Berlin on New Year's Day 2020?"}).json()
-    assert [c["tool"] for c in body["tool_calls"]] == ["get_current_weather"]
-    assert body["response"].startswith("Sorry, the data I have does not include New Year's Day 2020.")
+    assert [(c["tool"], c["arguments"]["day"], c["is_error"]) for c in body["tool_calls"]] == [
+        ("get_forecast", "2020-01-01", True)]
+    assert body["response"].startswith("Sorry, I could not get that: Past weather reaches back 92 days")
+
     # A date the results do name is not said to be missing.
     fake_llm.script(call("get_forecast", city="Berlin", day=dt.date.today().isoformat()), {"content": "Cold."},
                     auto=True)
@@ -670,10 +754,10 @@ def test_over_http_a_calendar_date_the_results_do_not_reach_is_said_to_be_missin
 def test_over_http_a_place_the_router_translated_is_the_question_s_own(forced_gateway, fake_llm):
     """"Hong Kong weather today" was called with city "香港": a place in a script the question does not use is a
     translation, not a place made up, and the call is made (it was taken for a made-up one: no call, no answer)."""
-    fake_llm.script(call("get_current_weather", city="香港"), {"content": "Hong Kong is mild now."})
+    fake_llm.script(call("get_forecast", city="香港"), {"content": "Hong Kong is mild today."})
     body = forced_gateway.chat("ola", {"message": "Hong Kong weather today"}).json()
     assert [(c["tool"], c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [
-        ("get_current_weather", "香港", False)]
+        ("get_forecast", "香港", False)]
     assert body["tool_calls"][0]["structured_content"]["location"]["country_code"] == "HK"
     assert in_another_script("香港", "Hong Kong weather today") and in_another_script("Beijing", "北京冷吗")
     assert in_another_script("Moscow", "Москва: what's the temperature right now?")
