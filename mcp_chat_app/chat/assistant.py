@@ -71,7 +71,7 @@ class Assistant:
         return bool(_ASKS_WHO.search(question))
 
     def says_its_name(self, text: str) -> bool:
-        """Whether a text names the assistant, spaced or not ("MCP天气助手")."""
+        """Whether a text names the assistant, in either language, spaced or not."""
         said = re.sub(r"\s+", "", text).casefold()
         return any(re.sub(r"\s+", "", name).casefold() in said for name in self.name.values())
 
