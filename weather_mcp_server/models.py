@@ -75,7 +75,17 @@ class CurrentWeather(PlaceResult):
     today_max: float = Field(description="Today's high at the place")
 
 
-class ForecastDay(Day):
+class WeatherDay(Day):
+    """A day's weather record with the day's means of the air's state, named after the current record's fields
+    ("how humid tomorrow" asks a day, not an hour)."""
+
+    humidity_mean: float | None = None
+    cloud_cover_mean: float | None = None
+    pressure_mean: float | None = Field(None, description="Sea-level pressure")
+    dew_point_mean: float | None = None
+
+
+class ForecastDay(WeatherDay):
     weather_code: int
     description: str
     temp_min: float
@@ -118,7 +128,7 @@ class Forecast(PlaceResult):
     hours: list[HourRecord] = Field(default_factory=list, description="The hours asked for (by hour or part)")
 
 
-class PrecipitationDay(Day):
+class PrecipitationDay(WeatherDay):
     description: str
     precipitation_sum: float
     rain_sum: float

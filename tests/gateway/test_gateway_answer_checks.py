@@ -309,6 +309,18 @@ def test_a_uv_question_is_answered_with_the_figure_the_forecast_holds(gateway, f
     assert reply["response"].startswith(f"The UV index in Berlin tomorrow is {uv:g}")
 
 
+def test_a_day_s_humidity_is_in_the_forecast_and_is_not_called_missing(gateway, fake_llm):
+    question = {"message": "How humid will it be in Lisbon tomorrow?"}
+    fake_llm.script(call("get_forecast", city="Lisbon", day=1))
+    first = gateway.chat("dee", question).json()
+    assert "does not include humid" not in first["response"]  # "humid" is the word the question uses
+    humidity = first["tool_calls"][0]["structured_content"]["days"][0]["humidity_mean"]
+    answer = f"In Lisbon tomorrow the humidity will average {humidity:g}%."
+    fake_llm.script(call("get_forecast", city="Lisbon", day=1), {"content": answer})
+    reply = gateway.chat("dee", question).json()
+    assert reply["answer_source"] == "model" and reply["response"].startswith(answer)
+
+
 def test_a_question_on_what_no_tool_holds_gets_the_limit_and_no_figures(gateway, fake_llm):
     fake_llm.script(call("get_forecast", city="Berlin", day=1))
     reply = gateway.chat("cy", {"message": "When is low tide in Berlin tomorrow?"}).json()

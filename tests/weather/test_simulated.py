@@ -95,6 +95,10 @@ def test_hours_add_up_to_the_days_and_agree_with_each_other() -> None:
                 assert day["precipitation_hours"] == sum(h["precipitation"] > 0 for h in hours)
                 assert day["wind_speed_10m_max"] == max(h["wind_speed_10m"] for h in hours)
                 assert day["weather_code"] == max(h["weather_code"] for h in hours)  # the most severe hour
+                for variable, digits in (("relative_humidity_2m", None), ("cloud_cover", None),
+                                         ("pressure_msl", 1), ("dew_point_2m", 1)):
+                    mean = sum(h[variable] for h in hours) / len(hours)
+                    assert day[f"{variable}_mean"] == round(mean, digits), (variable, day["date"])
                 for h in hours:
                     wet = h["precipitation"] > 0
                     assert wet == (h["weather_code"] in PRECIPITATION_CODES), h
@@ -258,6 +262,11 @@ async def test_new_quantities_over_mcp_are_labelled_simulated_with_units() -> No
     assert f"pressure {m['pressure']:g} hPa" in metric.content[0].text
     assert f"dew point {i['dew_point']:g}°F" in imperial.content[0].text
     night, day = hours.structured_content["hours"]
+    (record_day,) = hours.structured_content["days"]
+    assert all(isinstance(record_day[k], float) for k in ("humidity_mean", "cloud_cover_mean", "pressure_mean",
+                                                          "dew_point_mean"))
+    assert record_day["dew_point_mean"] <= record_day["temp_max"] and 960 <= record_day["pressure_mean"] <= 1050
+    assert hours.structured_content["units"]["humidity_mean"] == "%"
     for record in (night, day):
         assert all(isinstance(record[k], float) for k in ("pressure", "visibility", "dew_point", "uv_index"))
     assert night["uv_index"] == 0

@@ -406,6 +406,38 @@ async def test_imperial_pressure_visibility_and_dew_point(connect) -> None:
     assert record["uv_index"] == hourly("london", "uv_index", 1, 15)  # an index: no units to convert
 
 
+DAY_MEANS = {"humidity_mean": "relative_humidity_2m_mean", "cloud_cover_mean": "cloud_cover_mean",
+             "pressure_mean": "pressure_msl_mean", "dew_point_mean": "dew_point_2m_mean"}
+
+
+async def test_a_day_carries_the_day_s_humidity_cloud_pressure_and_dew_point(connect) -> None:
+    """"How humid tomorrow" asks a day: every day record holds the recorded daily means, with their units, in
+    both unit systems, and the day's text says them."""
+    async with connect() as client:
+        forecast = await call(client, "get_forecast", {"city": "London", "day": 1})
+        zh = await call(client, "get_forecast", {"city": "伦敦", "day": 1}, meta={"locale": "zh-CN"})
+        imperial = await call(client, "get_forecast", {"city": "London", "day": 1, "fahrenheit": True})
+        wet = await call(client, "get_precipitation", {"city": "London", "day": 1})
+        compared = await call(client, "compare_weather", {"cities": ["London", "Berlin"], "day": 1})
+    daily = recording("london")["daily"]
+    expected = {field: daily[variable][PAST + 1] for field, variable in DAY_MEANS.items()}
+    (day,), (i,) = forecast.structured_content["days"], imperial.structured_content["days"]
+    assert {field: day[field] for field in DAY_MEANS} == expected
+    assert {field: wet.structured_content["days"][0][field] for field in DAY_MEANS} == expected
+    assert {field: compared.structured_content["places"][0]["days"][0][field] for field in DAY_MEANS} == expected
+    assert {k: forecast.structured_content["units"][k] for k in DAY_MEANS} == {
+        "humidity_mean": "%", "cloud_cover_mean": "%", "pressure_mean": "hPa", "dew_point_mean": "°C"}
+    assert (f"humidity {day['humidity_mean']:g}%, cloud cover {day['cloud_cover_mean']:g}%, pressure "
+            f"{day['pressure_mean']:g} hPa, dew point {day['dew_point_mean']:g}°C") in forecast.content[0].text
+    zh_means = f"湿度{day['humidity_mean']:g}%，云量{day['cloud_cover_mean']:g}%，气压{day['pressure_mean']:g}百帕"
+    assert zh_means in zh.content[0].text
+    assert i["dew_point_mean"] == round(day["dew_point_mean"] * 9 / 5 + 32, 1)
+    assert i["pressure_mean"] == round(day["pressure_mean"] / 33.8639, 2)
+    assert i["humidity_mean"] == day["humidity_mean"] and i["cloud_cover_mean"] == day["cloud_cover_mean"]
+    assert {k: imperial.structured_content["units"][k] for k in ("pressure_mean", "dew_point_mean")} == {
+        "pressure_mean": "inHg", "dew_point_mean": "°F"}
+    assert f"dew point {i['dew_point_mean']:g}°F" in imperial.content[0].text
+
 async def test_pollen_in_europe_and_null_elsewhere(connect) -> None:
     async with connect() as client:
         london = await call(client, "get_air_quality", {"city": "London"})

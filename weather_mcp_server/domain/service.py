@@ -327,6 +327,7 @@ def _forecast_days(p: Payload, span: DaySpan) -> list[ForecastDay]:
         polar = daylight in (0.0, 86400.0)  # no rise or set to give
         days.append(ForecastDay(
             **_day(p, offset),
+            **_day_means(p, i),
             weather_code=code,
             description=describe_day(p, i, code),
             temp_min=p.number("daily", "temperature_2m_min", i),
@@ -350,6 +351,7 @@ def _precipitation_day(p: Payload, offset: int) -> PrecipitationDay:
     snow = p.number("daily", "snowfall_sum", i)
     return PrecipitationDay(
         **_day(p, offset),
+        **_day_means(p, i),
         description=describe_day(p, i, code),
         precipitation_sum=p.number("daily", "precipitation_sum", i),
         rain_sum=rain,
@@ -372,6 +374,16 @@ def _day(p: Payload, offset: int) -> dict[str, object]:
     """The day fields of the daily record `offset` days from the place's today."""
     day = p.text("daily", "time", p.day_index(offset))
     return {"date": day, "weekday": weekday_name(date.fromisoformat(day)), "day": offset}
+
+
+def _day_means(p: Payload, i: int) -> dict[str, float | None]:
+    """The day's means of humidity, cloud, pressure and dew point (null where the provider has none)."""
+    return {
+        "humidity_mean": p.optional("daily", "relative_humidity_2m_mean", i),
+        "cloud_cover_mean": p.optional("daily", "cloud_cover_mean", i),
+        "pressure_mean": p.optional("daily", "pressure_msl_mean", i),
+        "dew_point_mean": p.optional("daily", "dew_point_2m_mean", i),
+    }
 
 
 def _mean(values: list[float]) -> float:

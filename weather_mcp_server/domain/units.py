@@ -18,14 +18,16 @@ UNITS_META_KEY = "units"  # a client's standing preference, in the request's _me
 M = TypeVar("M", bound=BaseModel)
 
 _TEMPERATURES = {"temperature", "feels_like", "today_min", "today_max", "temp_min", "temp_max", "min_temp",
-                 "max_temp", "dew_point"}
+                 "max_temp", "dew_point", "dew_point_mean"}
 _SPEEDS = {"wind_speed", "wind_gusts", "wind_speed_max"}
 _RAIN = {"precipitation", "precipitation_sum", "rain", "rain_sum"}
 _SNOW = {"snowfall", "snowfall_sum"}
+_PRESSURES = {"pressure", "pressure_mean"}
 HPA_PER_INHG = 33.8639
 M_PER_MILE = 1609.344
 IMPERIAL_UNITS = {"temperature": "°F", "wind_speed": "mph", "precipitation": "inch", "snowfall": "inch",
-                  "dew_point": "°F", "pressure": "inHg", "visibility": "mi"}
+                  "dew_point": "°F", "pressure": "inHg", "visibility": "mi", "dew_point_mean": "°F",
+                  "pressure_mean": "inHg"}
 
 
 def preferred(units: UnitSystem | None, meta: Mapping[str, Any] | None) -> UnitSystem:
@@ -67,7 +69,7 @@ def _convert(value: Any, key: str = "") -> Any:
         return round(value / 25.4, 2)
     if key in _SNOW:
         return round(value / 2.54, 2)
-    if key == "pressure":
+    if key in _PRESSURES:
         return round(value / HPA_PER_INHG, 2)
     if key == "visibility":
         return round(value / M_PER_MILE, 2)

@@ -23,7 +23,7 @@ CURRENT_VARIABLES = (
 DAILY_VARIABLES = (
     "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,rain_sum,snowfall_sum,"
     "precipitation_hours,precipitation_probability_max,wind_speed_10m_max,uv_index_max,sunrise,sunset,"
-    "daylight_duration"
+    "daylight_duration,relative_humidity_2m_mean,cloud_cover_mean,pressure_msl_mean,dew_point_2m_mean"
 )
 HOURLY_VARIABLES = (
     "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation_probability,precipitation,rain,"

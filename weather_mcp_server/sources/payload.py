@@ -18,6 +18,10 @@ FIELD_UNITS = {
     "pressure": (("current", "pressure_msl"), ("hourly", "pressure_msl")),
     "visibility": (("current", "visibility"), ("hourly", "visibility")),
     "dew_point": (("current", "dew_point_2m"), ("hourly", "dew_point_2m")),
+    "humidity_mean": (("daily", "relative_humidity_2m_mean"),),
+    "cloud_cover_mean": (("daily", "cloud_cover_mean"),),
+    "pressure_mean": (("daily", "pressure_msl_mean"),),
+    "dew_point_mean": (("daily", "dew_point_2m_mean"),),
 }
 DEFAULT_UNITS = {
     "temperature": "°C",
@@ -29,6 +33,10 @@ DEFAULT_UNITS = {
     "pressure": "hPa",
     "visibility": "m",
     "dew_point": "°C",
+    "humidity_mean": "%",
+    "cloud_cover_mean": "%",
+    "pressure_mean": "hPa",
+    "dew_point_mean": "°C",
 }
 
 

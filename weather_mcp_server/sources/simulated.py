@@ -7,7 +7,7 @@ as snow below about 0 °C, sleet (rain and snow) near it and rain above; weather
 precipitation or cloud cover; probabilities are high in wet hours and low in dry ones; the sun rises and sets
 when it does there (sun.py); the dew point follows temperature and humidity, visibility the rain, snow and damp
 air, and the pressure runs from day to day (low on wet days) with its twice-daily tide. The daily values are those
-of the hours: sums, highs, lows, the most severe code.
+of the hours: sums, highs, lows, means, the most severe code.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ _UNITS = {
     "snowfall_sum": "cm", "precipitation_hours": "h", "precipitation_probability_max": "%",
     "wind_speed_10m_max": "km/h", "uv_index_max": "", "sunrise": "iso8601", "sunset": "iso8601",
     "daylight_duration": "s", "pressure_msl": "hPa", "visibility": "m", "dew_point_2m": "°C",
+    "relative_humidity_2m_mean": "%", "cloud_cover_mean": "%", "pressure_msl_mean": "hPa", "dew_point_2m_mean": "°C",
 }
 _CURRENT_KEYS = ("temperature_2m", "apparent_temperature", "relative_humidity_2m", "precipitation", "snowfall",
                  "weather_code", "cloud_cover", "wind_speed_10m", "wind_direction_10m", "wind_gusts_10m", "uv_index",
@@ -163,7 +164,15 @@ def _simulate_day(latitude: float, longitude: float, zone: ZoneInfo, day: date,
         "sunrise": sunrise,
         "sunset": sunset,
         "daylight_duration": round(sun.daylight_s, 2),
+        "relative_humidity_2m_mean": round(_mean(hours, "relative_humidity_2m")),  # whole percent, as Open-Meteo's
+        "cloud_cover_mean": round(_mean(hours, "cloud_cover")),
+        "pressure_msl_mean": round(_mean(hours, "pressure_msl"), 1),
+        "dew_point_2m_mean": round(_mean(hours, "dew_point_2m"), 1),
     }
+
+
+def _mean(hours: list[dict[str, Any]], key: str) -> float:
+    return sum(h[key] for h in hours) / len(hours)
 
 
 def _simulate_hours(latitude: float, longitude: float, zone: ZoneInfo, day: date, stats: dict[date, _DayStats],

@@ -28,6 +28,7 @@ from weather_mcp_server.models import (
     TemperatureSearch,
     Verdict,
     WeatherChart,
+    WeatherDay,
 )
 from weather_mcp_server.sources.provider import Sourced
 from weather_mcp_server.wording.language import current, pick
@@ -226,10 +227,22 @@ def _forecast_day(d: ForecastDay, units: dict[str, str]) -> str:
         f", {d.precipitation_probability:g}% chance of precipitation", f"，降水概率{d.precipitation_probability:g}%")
     amount = "" if d.precipitation_sum == 0 else pick(f" ({_amount(d.precipitation_sum, units)})",
                                                       f"（{_amount(d.precipitation_sum, units)}）")
+    means = _day_means(d, units)
     return pick(f"{label(today, d.day)}: {d.description}, {d.temp_min:g} to {d.temp_max:g}{t}{chance}{amount}, "
-                f"wind up to {d.wind_speed_max:g} {wind}{_sun(d, True)}",
+                f"wind up to {d.wind_speed_max:g} {wind}{means}{_sun(d, True)}",
                 f"{label(today, d.day)}{d.description}，{d.temp_min:g}~{d.temp_max:g}{t}{chance}{amount}，"
-                f"最大风速{d.wind_speed_max:g} {wind}{_sun(d, True)}")
+                f"最大风速{d.wind_speed_max:g} {wind}{means}{_sun(d, True)}")
+
+
+def _day_means(d: WeatherDay, units: dict[str, str]) -> str:
+    """The day's mean humidity and cloud cover, then its pressure and dew point as the current state says them."""
+    said = []
+    if d.humidity_mean is not None:
+        said.append(pick(f"humidity {d.humidity_mean:g}%", f"湿度{d.humidity_mean:g}%"))
+    if d.cloud_cover_mean is not None:
+        said.append(pick(f"cloud cover {d.cloud_cover_mean:g}%", f"云量{d.cloud_cover_mean:g}%"))
+    clauses = "".join(pick(f", {part}", f"，{part}") for part in said)
+    return clauses + _air_state(d.pressure_mean, None, d.dew_point_mean, units)
 
 
 def _compact_day(d: ForecastDay, today: date, t: str) -> str:
