@@ -155,7 +155,10 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     characters before it, with or without 的/の ("下周三浙江丽水", "澳大利亚的纽卡斯尔"); day words are no qualifier,
     nor are names joined to it (siblings) or `others` (the call's other places). The rule is textual only: whether
     the longer form names a place is for the tool to say, since the gateway knows no place names (the call falls
-    back to the router's value when it fails). `value` itself when the question writes no qualifier beside it."""
+    back to the router's value when it fails). `value` itself when the question writes no qualifier beside it;
+    less the day words the router wrote into it ("周五十堰" of "周五十堰怎么样")."""
+    bare = re.sub(r"\s+", " ", without_day_words(value)).strip(" ,，")
+    value = bare if bare and not _only_day_words(value) else value
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
         else _qualified_after(value, question)
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
