@@ -665,6 +665,12 @@ def test_over_http_calls_of_one_tool_for_the_places_compared_are_one_comparison(
                     call("get_forecast", city="Lerwick", day=1, hours=[9]), {"content": "Compared."}, auto=True)
     body = forced_gateway.chat("win2", {"message": "Which is windier at 9am tomorrow, Inverness or Lerwick?"}).json()
     assert [c["tool"] for c in body["tool_calls"]] == ["get_forecast", "get_forecast"]
+    # A list of three: each place as it is listed, not qualified by the next one ("Nelson, Rotorua").
+    fake_llm.script(call("get_forecast", city="Dunedin", day=2), {"content": "Compared."}, auto=True)
+    question = "Dunedin, Nelson, Rotorua - which will have the highest temperature the day after tomorrow?"
+    body = forced_gateway.chat("win3", {"message": question}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("compare_weather", {"cities": ["Dunedin", "Nelson", "Rotorua"], "day": 2})]
 
 
 def test_over_http_a_day_the_router_wrote_as_the_place_is_no_place_the_question_names(forced_gateway, fake_llm):
