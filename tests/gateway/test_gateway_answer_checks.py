@@ -53,6 +53,8 @@ DRY = [rain(False, "no rain is expected")]
     ("今晚佛山有雨没？", True), ("那边会下雨不？", True), ("明天有雨没有", True), ("明天是否下雨", True),
     ("明天冷不冷", True), ("明天下雨吗", True), ("明天天气怎么样", False), ("不下雨的城市有哪些？", False),
     ("Will it rain?", True), ("What is the weather?", False),
+    ("Kingston, Jamaica - is it going to be hot tomorrow?", True), ("Timbuktu right now: is it scorching?", True),
+    ("Lagos, Nigeria, will it rain?", True), ("Paris - what is the weather?", False),
 ])
 def test_yes_no_questions_are_told_in_their_spoken_forms_too(question, yes_no):
     assert is_yes_no_question(question) is yes_no

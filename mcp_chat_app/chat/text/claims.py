@@ -15,6 +15,7 @@ _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据
                       r"do not have|not available|no data)\b", re.IGNORECASE)
 # (and spoken: "有空没？", "能去不？", "有票没有", "是否", "有无")
 _ZH_YES_NO = re.compile(r"[吗么嘛][？?\s]*$|(?:没有?|不)[？?\s]*$|会不会|要不要|是不是|有没有|需不需要|用不用|是否|有无|(.)不\1")
+_LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)
 _EN_YES_NO = re.compile(r"^\s*(will|is|are|does|do|did|should|shall|can|could|would|was|were|has|have|am|"
                         r"need|must|may)\b", re.IGNORECASE)
 
@@ -48,4 +49,5 @@ def says_it_lacks(reply: str) -> bool:
 def is_yes_no_question(question: str) -> bool:
     """A question answered by yes or no (会不会, 是不是, Will it ...)."""
     text = question.strip()
-    return bool(_ZH_YES_NO.search(text) or _EN_YES_NO.match(text))
+    # The question may come after its subject: "Kingston, Jamaica - is it going to be hot tomorrow?"
+    return bool(_ZH_YES_NO.search(text) or any(_EN_YES_NO.match(part) for part in _LEAD.split(text)))
