@@ -405,7 +405,9 @@ def _judge(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     if not places:
         return False
     temps = [float(p["current"]) for p in places if p["current"] is not None]
-    highs = [float(r["temp_max"]) for p in places for r in p["days"] if r.get("day", 0) == turn.get("day", 0)
+    today = _today(places)
+    offsets = (_asked_offsets(turn, today) if today else None) or {turn.get("day", 0)}  # a weekday's too
+    highs = [float(r["temp_max"]) for p in places for r in p["days"] if r.get("day", 0) in offsets
              and isinstance(r.get("temp_max"), int | float)]
     if not temps and not highs:
         return False

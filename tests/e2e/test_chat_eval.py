@@ -118,6 +118,11 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
                                                 "time": "2026-12-01T09:00", "today_max": 12.0, "today_min": 6.0})
     assert strict(hot, _reply("不热，现在11°C。", current))["verdict"] is True
     assert strict(hot, _reply("广州今天很热，11°C。", current))["verdict"] is False  # "热" for 11 °C
+    # A weekday's judgement reads that day's record (Thursday is offset 2 from Tuesday 1 December).
+    cold = {"query": "Guangzhou on Thursday - how cold?", "lang": "en", "intent": "forecast", "cities": [GUANGZHOU],
+            "weekday": 3, "judge": "cold"}
+    chilly_thursday = [WEEK[0], _day(2, "2026-12-03", "Thursday", temp_min=1.0, temp_max=5.0)]
+    assert strict(cold, _reply("Cold: 1 to 5°C.", forecast(GUANGZHOU, chilly_thursday)))["verdict"] is True
     compare = {"query": "北京和广州明天哪个更冷？", "lang": "zh", "intent": "compare", "cities": [BEIJING, GUANGZHOU],
                "day": 1, "compare": {"metric": "temp_min", "dir": "min", "names": [["北京", "Beijing"],
                                                                                  ["广州", "Guangzhou"]]}}
