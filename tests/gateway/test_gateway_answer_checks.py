@@ -26,6 +26,7 @@ from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.mcp_client.results import ToolOutcome
 
 from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
+from tests.support.gateway_processes import weather_call as call
 
 ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
 VOCABULARY = ASSISTANT.vocabulary
@@ -275,9 +276,6 @@ def gateway(tmp_path_factory, fake_llm):
     yield process
     process.stop()
 
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
 
 
 def test_a_contradicting_draft_is_rejected_and_the_answer_tells_one_story(gateway, fake_llm):

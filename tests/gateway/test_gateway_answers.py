@@ -19,6 +19,7 @@ from mcp_chat_app.mcp_client.registry import parse_server_spec
 from mcp_chat_app.media_store import MediaStore
 
 from tests.support.gateway_processes import WEATHER_SERVER
+from tests.support.gateway_processes import weather_call as call
 
 ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
 NOTICE_ZH = "注意：以上数据为模拟数据（演示用），并非真实天气。"
@@ -42,9 +43,6 @@ def pipeline(weather, fake_llm, tmp_path: Path):
         return ChatPipeline(manager, client, client, MediaStore(tmp_path / "media"), ASSISTANT)
     return build
 
-
-def call(name: str, **arguments) -> dict:
-    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
 
 
 def server_text(weather: McpManager, tool: str, arguments: dict, locale: str) -> str:

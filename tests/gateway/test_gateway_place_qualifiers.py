@@ -11,7 +11,7 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.route_arguments import qualified, with_qualifiers
 from mcp_chat_app.config import CONFIG_DIR
 
-from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
+from tests.support.gateway_processes import weather_call as call
 
 VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary
 CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Paris, FR'", "type": "string"}
@@ -68,19 +68,6 @@ def test_the_qualifiers_go_to_the_place_arguments_only():
                            VOCABULARY) == {"cities": ["Oslo", "Bergen"]}
 
 
-@pytest.fixture(scope="module")
-def gateway(fake_llm, tmp_path_factory):
-    """The default local profile's routing: one forced round."""
-    process = GatewayProcess(tmp_path_factory.mktemp("qualifier_gateway"), {"weather": WEATHER_SERVER}, fake_llm.url,
-                             profile={"tool_choice": "required", "max_tool_rounds": 1})
-    yield process
-    process.stop()
-
-
-def call(name, **arguments):
-    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
-
-
 @pytest.mark.parametrize(("question", "tool", "router", "written", "country"), [
     ("Córdoba, Spain this Saturday: how hot will it be?", "get_forecast", {"city": "Córdoba", "day": "saturday"},
      "Córdoba, Spain", "ES"),
@@ -89,20 +76,20 @@ def call(name, **arguments):
     ("Kingston Jamaica weather tomorrow", "get_forecast", {"city": "Kingston", "day": 1}, "Kingston Jamaica", "JM"),
     ("周五十堰天气好吗，打算去武当山", "get_forecast", {"city": "周五十堰", "day": "friday"}, "十堰", "CN"),
 ])
-def test_over_http_the_place_is_called_with_the_qualifier_the_question_writes(gateway, fake_llm, question, tool,
+def test_over_http_the_place_is_called_with_the_qualifier_the_question_writes(forced_gateway, fake_llm, question, tool,
                                                                                router, written, country):
     fake_llm.script(call(tool, **router), {"content": "As above."})
-    (made,) = gateway.chat("ann", {"message": question}).json()["tool_calls"]
+    (made,) = forced_gateway.chat("ann", {"message": question}).json()["tool_calls"]
     assert (made["tool"], made["arguments"]["city"], made["is_error"]) == (tool, written, False)
     assert made["structured_content"]["location"]["country_code"] == country
 
 
-def test_over_http_a_longer_form_the_tool_does_not_know_falls_back_to_the_routers_place(gateway, fake_llm):
+def test_over_http_a_longer_form_the_tool_does_not_know_falls_back_to_the_routers_place(forced_gateway, fake_llm):
     """"Berlin Weather Report" names no place: the call the router made, for Berlin, is the one kept."""
     fake_llm.script(call("get_forecast", city="Berlin", day=1), {"content": "As above."})
-    body = gateway.chat("bob", {"message": "Berlin Weather Report for tomorrow please"}).json()
+    body = forced_gateway.chat("bob", {"message": "Berlin Weather Report for tomorrow please"}).json()
     (made,) = body["tool_calls"]
     assert (made["arguments"]["city"], made["is_error"]) == ("Berlin", False)
     assert made["structured_content"]["location"]["country_code"] == "DE"
-    log = (gateway.work_dir / "gateway.log").read_text(encoding="utf-8")
+    log = (forced_gateway.work_dir / "gateway.log").read_text(encoding="utf-8")
     assert "'Berlin Weather Report'" in log  # the longer form was tried first

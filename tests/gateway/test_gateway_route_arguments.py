@@ -37,6 +37,7 @@ from mcp_chat_app.mcp_client.manager import ToolInfo
 from mcp_chat_app.media_store import MediaStore
 
 from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
+from tests.support.gateway_processes import weather_call as call
 
 from .mock_mcp_manager import MockMcpManager, ScriptedTool
 
@@ -317,9 +318,6 @@ def gateway(fake_llm, tmp_path_factory):
     process.stop()
 
 
-def call(name, **arguments):
-    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
-
 
 def test_over_http_the_corrected_arguments_reach_the_weather_server(gateway, fake_llm):
     """A comparison with a place nobody named goes back to the router; its next call, on the wrong day and with a
@@ -347,15 +345,6 @@ def test_over_http_a_question_with_no_call_is_asked_again_then_gets_the_data(gat
     again = fake_llm.requests()[1]
     assert again["tool_choice"] == "required" and again["messages"][-1]["content"].endswith(ASKS_FOR_DATA)
     assert "可能会降温" not in body["response"]
-
-
-@pytest.fixture(scope="module")
-def forced_gateway(fake_llm, tmp_path_factory):
-    """The default local profile's routing: one forced round."""
-    process = GatewayProcess(tmp_path_factory.mktemp("forced_gateway"), {"weather": WEATHER_SERVER}, fake_llm.url,
-                             profile={"tool_choice": "required", "max_tool_rounds": 1})
-    yield process
-    process.stop()
 
 
 def test_over_http_an_hour_asked_of_a_tool_without_hours_is_asked_again_for_one_with_them(forced_gateway, fake_llm):

@@ -66,6 +66,11 @@ def start_tiny_http(port: int, log: Path) -> subprocess.Popen:
     return process
 
 
+def weather_call(name: str, **arguments: Any) -> dict[str, Any]:
+    """A scripted router reply that calls the weather server's tool `name` (as the gateway names it)."""
+    return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
+
+
 class FakeLlm:
     """The scripted OpenAI-compatible server (tests/support/fake_llm.py) in its own process."""
 
