@@ -20,6 +20,10 @@ from mcp_chat_app.mcp_client.manager import ToolInfo
 # The terms a tool's description lists in brackets ("Air quality (空气质量, PM2.5, AQI)"): what users ask it for.
 _BRACKETED = re.compile(r"[(（]([^()（）]+)[)）]")
 _TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
+_STATEMENT_END = re.compile(r"[啊呀啦了哦嘛！!。.~～]\s*$")
+# A word that asks: Chinese anywhere, English at the start of a clause ("Tomorrow is my birthday!" asks nothing).
+_ASKS = re.compile(r"[?？吗呢么]|怎么|如何|多少|几|哪|什么|啥|是否|会不会|要不要|有没有|(?:^|[,.;:!-]\s*)"
+                   r"(?:what|how|when|where|which|who|why|will|is|are|does|do|should|can|could|any)\b", re.IGNORECASE)
 
 
 def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:
@@ -27,13 +31,19 @@ def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabu
     says a term a tool's description lists ("空气质量", "AQI"), or names a quantity (the vocabulary's) that a tool's
     results hold. Such a question gets the data or an honest "could not look it up", never an answer from memory."""
     tools = list(tools)
-    if day_words(question) and any(takes_a_day(tool.input_schema) for tool in tools):
+    if day_words(question) and not _remarks(question) and any(takes_a_day(tool.input_schema) for tool in tools):
         return True
     asked = question.casefold()
     if any(_said(term, asked) for tool in tools for term in _listed_terms(tool.description)):
         return True
     return any(tool.output_schema and described(tool.output_schema, quantity)
                for quantity in asked_quantities(question, vocabulary) for tool in tools)
+
+
+def _remarks(question: str) -> bool:
+    """Whether the message remarks rather than asks ("今天好累啊", "Tomorrow is my birthday!"): it ends as a
+    statement and holds no word that asks."""
+    return bool(_STATEMENT_END.search(question)) and not _ASKS.search(question)
 
 
 def not_looked_up(turn: Turn) -> str:

@@ -307,6 +307,10 @@ def test_a_question_the_tools_answer_is_told_apart():
     described = ToolInfo("weather", "now", "Now in one city.", {}, {"properties": {"humidity": {}, "wind_speed": {}}})
     assert needs("乌鲁木齐湿度多少", [described]) and needs("风大不大", [described])
     assert not needs("乌鲁木齐湿度多少", [now])
+    # A remark with a day word asks nothing of the data; a question with one does, however terse.
+    forecast = tools[:1]
+    assert not needs("今天好累啊", forecast) and not needs("Tomorrow is my birthday!", forecast)
+    assert needs("明天上海", forecast) and needs("明天会下雨吗！", forecast) and needs("tomorrow in Paris?", forecast)
     # Day words alone need a tool that takes a day.
     assert not needs("周末会降温吗", [ToolInfo("w", "now", "Now in one city.", {"properties": {"city": CITY}})])
 
