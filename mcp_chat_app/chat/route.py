@@ -28,6 +28,7 @@ from mcp_chat_app.chat.route_arguments import (
     hours_argument,
     made_up_numbers,
     misquoted_numbers,
+    only_run_on,
     place_argument,
     place_list_argument,
     says_now,
@@ -731,10 +732,15 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
 def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
     """The call with its places as the question writes them, qualifier included (route_arguments.with_qualifiers:
     "Moscow, Idaho - any news?" was called for "Moscow", in Russia); the router's own call is its fallback, made
-    when the tool does not know the longer form."""
+    when the tool does not know the longer form. Characters merely run on before a place in Chinese go the other
+    way: the longer form is the fallback of the router's, made when the tool does not know that one ("丽水" is
+    two places, "浙江丽水" one)."""
     arguments = with_qualifiers(plan.arguments, tool.input_schema, turn.question, turn.vocabulary)
     if arguments == plan.arguments or validation_error(arguments, tool.input_schema) is not None:
         return plan
+    if only_run_on(plan.arguments, arguments):
+        # "画出北京" is no place and "浙江丽水" is one: text alone cannot tell, so the router's form goes first.
+        return replace(plan, fallback=ToolRequest(tool.server, tool.name, arguments))
     log.info("%s: %r as the question writes them, not %r", plan.name, arguments, plan.arguments)
     return replace(plan, arguments=arguments, request=ToolRequest(tool.server, tool.name, arguments),
                    fallback=plan.request)

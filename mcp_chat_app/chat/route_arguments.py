@@ -149,6 +149,18 @@ def with_qualifiers(arguments: dict[str, Any], schema: dict[str, Any], question:
     return kept
 
 
+def only_run_on(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether each place `with_qualifiers` changed only got the characters written right before it, with no 的/の
+    between ("浙江丽水", but also "画出北京"): a guess, where a comma or 的 says a qualifier is one."""
+    changed = [(old, new) for name, value in before.items()
+               for old, new in zip(value if isinstance(value, list) else [value],
+                                   after[name] if isinstance(after.get(name), list) else [after.get(name)])
+               if old != new]
+    return bool(changed) and all(isinstance(old, str) and isinstance(new, str) and new.endswith(old)
+                                 and re.search(f"{_BEFORE}$", new[:-len(old)]) is not None
+                                 and not new[:-len(old)].endswith(("的", "の")) for old, new in changed)
+
+
 def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterable[str] = ()) -> str:
     """`value` as the question writes it with a qualifier beside it: in Latin script capitalised words after a
     comma or a space ("Moscow, Idaho - any news?", "Kingston Jamaica tomorrow"), in Chinese or Japanese the

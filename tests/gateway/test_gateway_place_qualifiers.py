@@ -93,3 +93,14 @@ def test_over_http_a_longer_form_the_tool_does_not_know_falls_back_to_the_router
     assert made["structured_content"]["location"]["country_code"] == "DE"
     log = (forced_gateway.work_dir / "gateway.log").read_text(encoding="utf-8")
     assert "'Berlin Weather Report'" in log  # the longer form was tried first
+
+
+def test_over_http_characters_run_on_before_a_chinese_place_are_tried_only_when_the_place_fails(forced_gateway,
+                                                                                               fake_llm):
+    """"画出北京…": 北京 is called, and 画出北京 never is; "丽水" alone is two places, so "浙江丽水" follows it."""
+    fake_llm.script(call("get_weather_chart", city="北京", days=5), {"content": "如图。"})
+    body = forced_gateway.chat("cat", {"message": "画出北京未来五天的温度曲线"}).json()
+    (made,) = body["tool_calls"]
+    assert (made["arguments"]["city"], made["is_error"]) == ("北京", False)
+    log = (forced_gateway.work_dir / "gateway.log").read_text(encoding="utf-8")
+    assert "'画出北京'" not in log  # not tried first, as a qualified place would be
