@@ -15,9 +15,10 @@ blueprint = Blueprint("health", __name__)
 
 def _llm_state(client: LlmClient) -> dict[str, Any]:
     """Reachable (answers HTTP) and not hung (answers calls): see llm_watch.py."""
+    # Read before the probe starts: a probe answered at once would otherwise hide the hang it was sent to test.
+    silent = client.watch.silent_s()
     if client.watch.claim_probe():  # hung and idle: only a new call can show that it recovered
         threading.Thread(target=client.probe, name="llm-probe", daemon=True).start()
-    silent = client.watch.silent_s()
     return {"profile": client.endpoint.profile, "base_url": client.endpoint.base_url, "model": client.endpoint.model,
             "reachable": client.reachable(), "hung": silent is not None and silent >= client.watch.hung_after_s,
             "silent_s": None if silent is None else round(silent, 1), "hung_after_s": client.watch.hung_after_s}
