@@ -220,9 +220,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         if _left_out(planned, by_name, asks, takes):
             # Asked about 21:00 or tomorrow, a small model called a tool of the present moment: asked once more,
             # told so; its new calls are kept only if they go to a tool that takes what was asked.
-            history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
-            again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today,
-                                                               turn.vocabulary, earlier, note), specs)
+            again = _asked_again(turn, router, tools, note, specs)
             llm_ms += again.duration_ms
             replanned = _made(_real_calls(again), by_name, turn)
             if replanned and not _left_out(replanned, by_name, asks, takes):
@@ -232,11 +230,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     if planned and all(plan.request is None for plan in planned):
         # Calls the schemas refuse (a chart of one day, an offset past the bound) answer nothing: asked once more,
         # told why, as an auto router is.
-        history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
         errors = "; ".join(f"{plan.name}: {plan.error}" for plan in planned)
-        again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today,
-                                                           turn.vocabulary, earlier, REFUSED.format(errors=errors)),
-                             specs)
+        again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), specs)
         llm_ms += again.duration_ms
         replanned = _made(_real_calls(again), by_name, turn)
         if any(plan.request is not None for plan in replanned):
@@ -266,10 +261,7 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
     by_name = {tool.qualified_name: tool for tool in tools}
     note = ASKS_FOR_A_QUANTITY.format(quantities=", ".join(quantity.word for quantity in lacking),
                                       tools=", ".join(tool.qualified_name for tool in holding))
-    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
-    again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today, turn.vocabulary,
-                                                       earlier, note),
-                         specs if router.forced else [*specs, NO_TOOL_SPEC])
+    again = _asked_again(turn, router, tools, note, specs if router.forced else [*specs, NO_TOOL_SPEC])
     wanted = {tool.qualified_name for tool in holding}
     planned = tuple(plan for plan in _made(_real_calls(again), by_name, turn) if plan.name in wanted)
     return Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=again.duration_ms)
@@ -509,10 +501,8 @@ def _with_written_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
     written = ", ".join(f"{number:g}" for number in sorted(written_numbers(turn.question, turn.vocabulary)))
     arguments = ", ".join(f"{name}={value!r}" for plan in planned for name, value in plan.arguments.items()
                           if name in misquoted)
-    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
-    note = MISQUOTED.format(written=written, arguments=arguments)
-    again = _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today, turn.vocabulary,
-                                                       earlier, note), router.tool_specs(tools) or [])
+    again = _asked_again(turn, router, tools, MISQUOTED.format(written=written, arguments=arguments),
+                         router.tool_specs(tools) or [])
     replanned = tuple(plan for plan in _made(_real_calls(again), by_name, turn) if plan.request is not None)
     if replanned and len(_misquoted(replanned, by_name, turn)) < len(misquoted):
         log.info("%s given the question's figures %s, not %s", ", ".join(p.name for p in replanned), written,
@@ -549,9 +539,7 @@ def _asked_without_their_tools(turn: Turn, router: Router, tools: list[ToolInfo]
     refused = {plan.name for plan in planned}
     others = [tool for tool in tools if tool.qualified_name not in refused]
     note = NOT_IN_THE_QUESTION.format(arguments=unsaid, tool=", ".join(sorted(refused)))
-    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
-    again = _forced_call(turn, router, router.messages(others, history, turn.question, turn.today, turn.vocabulary,
-                                                       earlier, note), router.tool_specs(others) or [])
+    again = _asked_again(turn, router, others, note, router.tool_specs(others) or [])
     by_name = {tool.qualified_name: tool for tool in others}
     calls = tuple(plan for plan in _made(_real_calls(again), by_name, turn) if plan.request is not None)
     return calls, again.duration_ms
@@ -681,6 +669,15 @@ def _unstated(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], qu
     tools = [_resolve(plan.name, by_name) for plan in planned]
     return unstated_arguments([plan.arguments for plan in planned],
                               [tool.input_schema if tool else {} for tool in tools], question)
+
+
+def _asked_again(turn: Turn, router: Router, tools: list[ToolInfo], note: str,
+                 specs: list[dict[str, Any]]) -> ChatTurn:
+    """A forced call asked once more with `note` after the question; with the conversation only when the turn
+    follows earlier calls (a small model copies whatever earlier calls it is shown)."""
+    history, earlier = (turn.plain_history, turn.earlier_calls) if turn.earlier_calls else ([], "")
+    return _forced_call(turn, router, router.messages(tools, history, turn.question, turn.today, turn.vocabulary,
+                                                      earlier, note), specs)
 
 
 def _forced_call(turn: Turn, router: Router, messages: list[dict[str, Any]], specs: list[dict[str, Any]]) -> ChatTurn:
