@@ -135,13 +135,13 @@ def passes_so_far(turn: Turn, facts: Facts) -> Callable[[str], bool]:
 
 def _problems(turn: Turn, facts: Facts, text: str) -> list[Problem]:
     return check_reply(text, turn.question, turn.language, facts, turn.vocabulary, turn.earlier_question,
-                       frozenset(turn.assistant.example_names))
+                       frozenset(turn.assistant.example_names), turn.today)
 
 
 def check_reply(reply: str, question: str, language: str, facts: Facts, vocabulary: Vocabulary, context: str = "",
-                borrowed: frozenset[str] = frozenset()) -> list[Problem]:
+                borrowed: frozenset[str] = frozenset(), today: dt.date | None = None) -> list[Problem]:
     """Every problem of `reply` as an answer to `question` (`context`: the earlier question, for verdicts;
-    `borrowed`: names from the writer's examples, which a reply must not bring in)."""
+    `borrowed`: names from the writer's examples, which a reply must not bring in; `today`: the turn's date)."""
     if not reply.strip():
         return [Problem("empty", "the answer is empty")]
     problems = []
@@ -179,7 +179,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
             and not says_it_lacks(reply):
         problems.append(Problem("figure", "the question asks how much, and it gives no figure: quote the facts' "
                                           "figure for it"))
-    elif _asks_a_past_day(question) and states_measurements(facts.text, vocabulary) \
+    elif _asks_a_past_day(question, today or dt.date.today()) and states_measurements(facts.text, vocabulary) \
             and not states_measurements(reply, vocabulary) and not says_it_lacks(reply):
         # Asked of a past day ("...yesterday?"), a yes or a no alone leaves out what the day measured.
         problems.append(Problem("figure", "the question asks about a past day, and it gives no measured figure: "
@@ -212,10 +212,9 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     return problems
 
 
-def _asks_a_past_day(question: str) -> bool:
-    """Whether the question names a day before today ("yesterday", 前天, a past date)."""
-    return any(offset is not None and offset < 0
-               for offset in day_references(question, dt.date.today()).values())
+def _asks_a_past_day(question: str, today: dt.date) -> bool:
+    """Whether the question names a day before `today` ("yesterday", 前天, a past date)."""
+    return any(offset is not None and offset < 0 for offset in day_references(question, today).values())
 
 
 def denied_quantities(reply: str, facts: Facts) -> list[str]:
