@@ -307,18 +307,7 @@ def _with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo
     log.info("%s for %r too: the question names them with %r", plan.name, others, value)
     more = tuple(_replanned(PlannedCall(f"{plan.call_id}_{i}", plan.name, {}), {**plan.arguments, name: other},
                             by_name, turn) for i, other in enumerate(others, 1))
-    return planned + tuple(_unqualified_by(extra, name, [value, *others]) for extra in more
-                           if extra.request is not None)
-
-
-def _unqualified_by(plan: PlannedCall, name: str, listed: list[str]) -> PlannedCall:
-    """The call as the router's, where the qualifier its place was given is another place of the list ("Nelson"
-    of "Dunedin, Nelson, Rotorua - which..." is not "Nelson, Rotorua")."""
-    place = str(plan.arguments.get(name, ""))
-    own = plan.fallback.arguments.get(name) if plan.fallback else None
-    if own is None or not any(other in place for other in listed if other != own):
-        return plan
-    return replace(plan, arguments=plan.fallback.arguments, request=plan.fallback, fallback=None)
+    return planned + tuple(extra for extra in more if extra.request is not None)
 
 
 def _as_one_comparison(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

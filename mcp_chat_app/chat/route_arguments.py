@@ -174,8 +174,21 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
         else _qualified_after(value, question)
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
-    taken = {other.casefold() for other in [*others, *siblings(value, question, vocabulary)] if other != value}
+    taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
     return written if written and not qualifiers & taken else value
+
+
+def _listed_with(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
+    """The names the question lists with `value`, before it as after it: "Dunedin" and "Rotorua" of "Nelson" in
+    "Dunedin, Nelson, Rotorua - which...", where the names after "Nelson" alone make no list."""
+    listed = siblings(value, question, vocabulary)
+    if _HAN.match(value):
+        return listed
+    for first in re.finditer(_NAME_WORDS, question[:max(question.find(value), 0)]):
+        after = siblings(first[0], question, vocabulary)
+        if value in after:
+            listed += [first[0], *after]
+    return listed
 
 
 def _qualified_after(value: str, question: str) -> str:
