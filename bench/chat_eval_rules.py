@@ -141,7 +141,10 @@ def _near(location: dict[str, Any], city: dict[str, Any]) -> bool:
 
 
 def _place_data(reply: dict[str, Any], city: dict[str, Any], tools: set[str] | None = None) -> list[dict[str, Any]]:
-    return [place for call in _calls(reply, tools) for place in _places(call) if _near(place["location"], city)]
+    """The results about `city`, the nearest first: two places 18 km apart (酒泉, 嘉峪关) are each near both."""
+    near = [place for call in _calls(reply, tools) for place in _places(call) if _near(place["location"], city)]
+    return sorted(near, key=lambda place: haversine_km(place["location"]["latitude"], place["location"]["longitude"],
+                                                       city["lat"], city["lon"]))
 
 
 def _today(places: list[dict[str, Any]]) -> dt.date | None:
@@ -351,6 +354,10 @@ def _records_for(turn: dict[str, Any], reply: dict[str, Any], tools: set[str]) -
     return [r for p in places for r in p["days"] if offsets is None or r.get("day") in offsets]
 
 
+# The WMO weather codes of snow (snow fall, snow grains, snow showers): a forecast day has no snowfall sum.
+_SNOW_CODES = {71, 73, 75, 77, 85, 86}
+
+
 def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     topic = turn["yesno"]
     said = _polarity(_answer(reply), _TOPIC_WORDS[topic])
@@ -368,7 +375,8 @@ def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
         no = all((r.get("precipitation_sum") or 0) < 0.2 and (r.get("probability_max") or r.get(
             "precipitation_probability") or 0) < 30 for r in records)
     else:
-        yes = any((r.get("snowfall_sum") or 0) > 0 or r.get("snow_expected") for r in records)
+        yes = any((r.get("snowfall_sum") or 0) > 0 or r.get("snow_expected") or r.get("weather_code") in _SNOW_CODES
+                  for r in records)
         no = not yes
     return said is not None and ((said and yes) or (not said and no))
 

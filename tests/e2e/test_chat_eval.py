@@ -133,6 +133,27 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     assert strict(compare, _reply("广州更冷，8.9~17.7°C。", both))["verdict"] is False
 
 
+def test_rule_verdict_reads_the_nearest_place_and_a_snowy_days_weather_code():
+    """Two places 18 km apart are each within reach of both: each is judged by its own (nearest) result. A
+    forecast day says snow by its weather code (71: slight snow fall), having no snowfall sum."""
+    jiuquan, jiayuguan = {"name": "Jiuquan", "lat": 39.74, "lon": 98.49}, {"name": "Jiayuguan", "lat": 39.77, "lon": 98.29}
+    coldest = {"query": "现在酒泉、嘉峪关哪个最冷", "lang": "zh", "intent": "compare", "cities": [jiuquan, jiayuguan],
+               "day": 0, "compare": {"metric": "temperature", "dir": "min",
+                                     "names": [["酒泉", "Jiuquan"], ["嘉峪关", "Jiayuguan"]]}}
+    both = _call("compare_weather", {}, {"places": [
+        {"location": {"name": "酒泉", "latitude": 39.743, "longitude": 98.517}, "temperature": -2.4, "days": []},
+        {"location": {"name": "嘉峪关", "latitude": 39.811, "longitude": 98.286}, "temperature": -6.4, "days": []}]})
+    assert strict(coldest, _reply("嘉峪关更冷，-6.4°C。", both))["verdict"] is True
+    assert strict(coldest, _reply("酒泉更冷，-2.4°C。", both))["verdict"] is False
+    snow = {"query": "广州周四会下雪吗", "lang": "zh", "intent": "precipitation", "cities": [GUANGZHOU], "weekday": 3,
+            "yesno": "snow"}
+    snowy = forecast(GUANGZHOU, [WEEK[0], _day(2, "2026-12-03", "Thursday", weather_code=71, precipitation_sum=2.0)])
+    assert strict(snow, _reply("会下雪，小雪。", snowy))["verdict"] is True
+    assert strict(snow, _reply("不会下雪。", snowy))["verdict"] is False
+    dry = forecast(GUANGZHOU, [WEEK[0], _day(2, "2026-12-03", "Thursday", weather_code=3, precipitation_sum=0.0)])
+    assert strict(snow, _reply("不会下雪。", dry))["verdict"] is True
+
+
 def test_rule_verdict_for_a_part_of_the_day_is_judged_by_its_hours():
     """Rain in the morning, none tonight: "今晚会下雨吗" is answered no when the hours of tonight were fetched."""
     turn = {"query": "成都今晚会下雨吗？", "lang": "zh", "intent": "precipitation", "cities": [GUANGZHOU], "day": 0,
