@@ -12,7 +12,9 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _ZH_PARTS = "凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|今晚|明晚"
-_EN_PARTS = r"\b(?:(?:this|tomorrow) (?:morning|afternoon|evening)|tonight|tomorrow night)\b"
+# "tonight" as people type it too; the day words read it as well (day_words.py).
+TONIGHT = r"tonight|tonite|2nite|2night"
+_EN_PARTS = rf"\b(?:(?:this|tomorrow) (?:morning|afternoon|evening)|{TONIGHT}|tomorrow night)\b"
 # After these, an hour on the 12-hour clock is in the afternoon or the evening ("下午3点" is 15:00).
 _LATER = {"中午", "下午", "傍晚", "晚上", "夜里", "夜间", "今晚", "明晚", "pm", "p.m."}
 
@@ -34,7 +36,7 @@ def _time_pattern(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
 
 _PART = re.compile(rf"{_ZH_PARTS}|{_EN_PARTS}", re.IGNORECASE)
 # Words for the same stretch of a day: a reply may say 晚上 of what the facts call 今晚.
-_SAME_TIME = ({"凌晨", "夜里", "夜间", "今晚", "明晚", "晚上", "傍晚", "tonight", "night", "evening"},
+_SAME_TIME = ({"凌晨", "夜里", "夜间", "今晚", "明晚", "晚上", "傍晚", *TONIGHT.split("|"), "night", "evening"},
               {"早上", "早晨", "上午", "morning"}, {"中午", "noon"}, {"下午", "afternoon"})
 
 

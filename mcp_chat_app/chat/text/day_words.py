@@ -9,7 +9,7 @@ from datetime import date
 
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
-from mcp_chat_app.chat.text.clock import hour_glosses, numeral
+from mcp_chat_app.chat.text.clock import TONIGHT, hour_glosses, numeral
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_WEEKDAY = "一二三四五六日天"
@@ -18,11 +18,12 @@ _ZH = re.compile(
     r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-# "tomorrow" as people type it, alone or in "the day after tomorow".
-_TOMORROW = r"tomorrow|tmrw|tmr|tmrow|2morrow|2moro|tomorow|tommorow|tommorrow|tomorro"
+# "tomorrow" as people type it (chat shorthand, slang, typos), alone or in "the day after tomorow".
+_TOMORROW = (r"tomorrow|tmrw|tmr|tmrow|tmw|tmoro|tmorow|tmorrow|2morrow|2moro|2morow|2mrw|2mro|tomoz|tomorow|tommorow"
+             r"|tommorrow|tomorro")
 _EN = re.compile(
-    rf"\b(?:(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|tonight|this\s+(?:morning|afternoon|evening)|"
-    r"tonite|2day|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    rf"\b(?:(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}|this\s+(?:morning|afternoon|"
+    r"evening)|2day|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date; a bare "sun" or "sat" is a word ("the sun rises").
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)",
     re.IGNORECASE,
@@ -80,8 +81,8 @@ _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五�
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
             "昨日": "昨天", "这周": "本周", "这个星期": "本周",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天"}  # spoken
-_EN_SAME = {"tonight": "today", "this morning": "today", "this afternoon": "today", "this evening": "today",
-            "tonite": "today", "2day": "today", **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
+_EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
+            **dict.fromkeys(TONIGHT.split("|"), "today"), **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
 
 
 _ZH_OFFSETS = {"今天": 0, "明天": 1, "后天": 2, "大后天": 3, "昨天": -1, "前天": -2}
