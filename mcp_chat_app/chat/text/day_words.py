@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
@@ -72,11 +72,24 @@ _DAY_AFTER = re.compile(rf"第二天|次日|隔天|(?:之|再)?后一天|\b(?:th
 # another word.
 _SAME_DAY = re.compile(r"(?:那一?|当|同一)天(?!气)|\b(?:that|the\s+same)\s+day\b", re.IGNORECASE)
 _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_COUNT = rf"\d+|{'|'.join(_EN_NUMBERS)}"
-# One day counted in days from today ("16 days from now", "in 3 days", "二十天后"): that day, not the days up to it.
-_COUNTED_DAY = re.compile(
-    rf"\b(?:({_COUNT})\s+days?\s+from\s+(?:today|now)|in\s+({_COUNT})\s+days?)\b"
-    r"|(\d+|[零一二两三四五六七八九十]+)\s*天(?:以后|之后|后)", re.IGNORECASE)
+_COUNT = rf"\d+|{'|'.join(_EN_NUMBERS)}|a"
+_NUMBER = re.compile(rf"\d+|[零一二两三四五六七八九十]+|\b(?:{_COUNT})\b", re.IGNORECASE)
+_EN_UNIT = r"days?|weeks?|fortnights?"
+_ZH_UNIT = r"天|周|个?星期|个?礼拜"
+# Days or weeks counted from today ("16 days from now", "in 3 days", "three weeks later", "in a week's time",
+# "二十天后", "两个星期后").
+_EN_COUNTED = (rf"(?:in\s+(?:{_COUNT})\s+(?:{_EN_UNIT})(?:['’]s?\s+time)?"
+               rf"|(?:{_COUNT})\s+(?:{_EN_UNIT})\s+(?:from\s+(?:today|now)|later|hence))")
+_ZH_COUNTED = rf"(?:\d+|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})(?:以后|之后|后)"
+# One day so counted: that day, not the days up to it.
+_COUNTED_DAY = re.compile(rf"\b{_EN_COUNTED}\b|{_ZH_COUNTED}", re.IGNORECASE)
+# A weekday of the week so counted ("三周后的周六", "Saturday in three weeks"): that week's, not the coming one.
+_WEEKDAY_OF_COUNTED = re.compile(
+    rf"\b(?P<en>{'|'.join(WEEKDAYS)})\s+{_EN_COUNTED}\b|{_ZH_COUNTED}的?(?:周|星期|礼拜)(?P<zh>[{_ZH_WEEKDAY}])",
+    re.IGNORECASE)
+# Weeks counted from a weekday ("a week from Friday", "two weeks from Saturday"): from the coming one.
+_COUNTED_FROM_WEEKDAY = re.compile(rf"\b(?:{_COUNT})\s+(?:weeks?|fortnights?)\s+from\s+(?P<en>{'|'.join(WEEKDAYS)})\b",
+                                   re.IGNORECASE)
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
             "昨日": "昨天", "这周": "本周", "这个星期": "本周",
@@ -170,8 +183,8 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
     "next Monday" is Monday of next week, as 下周一; "this coming Friday" the first Friday after today."""
     dates = calendar_dates(question, today)
     # "16 days from today" names the one day it counts to, not today.
-    references = {word: _offset(word, today) for word in day_words(_COUNTED_DAY.sub(" ", question))}
-    references |= {match[0]: _counted_offset(match) for match in _COUNTED_DAY.finditer(question)}
+    counted, rest = _counted_days(question, today)
+    references = {word: _offset(word, today) for word in day_words(rest)} | counted
     references |= {word: (day - today).days for word, day in dates.items()}
     if _ZH_THIS_WEEK.search(question):  # 这周五: 周五, not the whole week
         references.pop("本周", None)
@@ -207,10 +220,38 @@ def names_an_earlier_day(question: str) -> bool:
     return bool(_SAME_DAY.search(question)) or names_the_day_after(question)
 
 
-def _counted_offset(match: re.Match[str]) -> int | None:
-    """The distance from today a _COUNTED_DAY match counts, in digits, Chinese numerals or English words."""
-    count = next(group for group in match.groups() if group).lower()
-    return _EN_NUMBERS.index(count) + 1 if count in _EN_NUMBERS else numeral(count)
+def _counted_days(question: str, today: date) -> tuple[dict[str, int | None], str]:
+    """The days the question counts from today, by their words, and the question less those words (their weekday
+    and numbers name no day of their own: "三周后的周六" is not this Saturday, "十六天后" holds no 后天)."""
+    counted: dict[str, int | None] = {}
+    for pattern in (_WEEKDAY_OF_COUNTED, _COUNTED_FROM_WEEKDAY, _COUNTED_DAY):
+        counted |= {match[0]: _counted_offset(match, today) for match in pattern.finditer(question)}
+        question = pattern.sub(" ", question)
+    return counted, question
+
+
+def _counted_offset(match: re.Match[str], today: date) -> int | None:
+    """The distance from today of the day a match of a counted day names (see _counted_days): the days counted,
+    from the weekday it names or to that weekday of their week."""
+    days = _days_counted(match[0])
+    named = match.groupdict().get("en") or match.groupdict().get("zh")
+    if days is None or named is None:
+        return days
+    weekday = min(_ZH_WEEKDAY.index(named), 6) if named in _ZH_WEEKDAY else WEEKDAYS.index(named.lower())
+    if match.re is _COUNTED_FROM_WEEKDAY:
+        return (weekday - today.weekday()) % 7 + days
+    counted = today + timedelta(days=days)  # the weekday of that week, its week running Monday to Sunday
+    return days + weekday - counted.weekday()
+
+
+def _days_counted(words: str) -> int | None:
+    """How many days words count ("three weeks": 21, "两个星期": 14, "a fortnight": 14, "16 days": 16), in digits,
+    Chinese numerals or English words."""
+    number = _NUMBER.search(words)
+    count = number[0].lower() if number else ""
+    times = 1 if count == "a" else _EN_NUMBERS.index(count) + 1 if count in _EN_NUMBERS else numeral(count)
+    unit = 14 if "fortnight" in words.lower() else 7 if re.search(r"week|周|星期|礼拜", words, re.IGNORECASE) else 1
+    return None if times is None else times * unit
 
 
 def _is_zh_weekday(word: str) -> bool:
