@@ -6,12 +6,13 @@ import difflib
 import math
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.aliases import PLACE_ALIASES
+from weather_mcp_server.places.chinese_writing import LANDFORM_CHARACTERS, SPOT_ENDINGS
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.index_file import open_index
 from weather_mcp_server.places.names import (
@@ -19,6 +20,7 @@ from weather_mcp_server.places.names import (
     Candidate,
     choose,
     chinese_keys,
+    confused_variants,
     distance_km,
     has_cjk,
     normalize,
@@ -46,6 +48,10 @@ _SIMILAR_KEYS = "SELECT DISTINCT key FROM names WHERE key >= ? AND key < ? AND l
 # Words a qualifier may end with that its listed name lacks: "广东省", "内蒙古自治区", "缅因州", "Washington State".
 _QUALIFIER_SUFFIXES = ("壮族自治区", "回族自治区", "维吾尔自治区", "自治区", "特别行政区", "省", "市", "州", " province",
                        " state")
+# A Chinese name's leading place (Gazetteer.leading_place) not on the gazetteer's own lists must be in these and of at
+# least this many people: a county's or a prefecture's city, not a town that shares a scenic area's first characters.
+_CHINESE_SPEAKING = ("CN", "HK", "MO", "TW")
+LEADING_PLACE_MIN_POPULATION = 100_000
 
 
 class Gazetteer:
@@ -60,6 +66,7 @@ class Gazetteer:
         self._chinese_names: dict[str, str] = {}
         # Names geonames lacks: the major cities' Chinese names (纽约) and the islands of aliases.py, by key.
         self._added: dict[str, dict[str, Candidate]] = {}
+        self._listed: set[str] = set()  # the keys of the places those lists name
 
     def lookup(self, query: str) -> Location | None:
         """Resolve a name ('Peking', '北京', 'Paris, FR'); None when unknown, AmbiguousPlace when unclear."""
@@ -174,29 +181,69 @@ class Gazetteer:
         return min(close, key=lambda c: distance_km(latitude, longitude, c.latitude, c.longitude))
 
     def suggestions(self, query: str, limit: int = 5) -> list[str]:
-        """Close spellings of known place names, for 'did you mean' in error messages."""
+        """Close spellings of known place names, for 'did you mean' in error messages: as the place is named, or
+        for a Chinese query as the close name is written (夏尔迦, not Sharjah)."""
         labels: list[str] = []
-        for _, best in self._close(query, limit * 3):
-            if best.name not in labels:
-                labels.append(best.name)
+        for _, key, best in self._close(query, limit * 3):
+            label = key if has_cjk(query) else best.name
+            if label not in labels:
+                labels.append(label)
         return labels[:limit]
 
-    def correction(self, query: str) -> Candidate | None:
-        """The city a misspelt name unknown to the index means, when one stands out ('Nairobbi', 'Prauge',
-        'edinbrugh'): the most populous city of 15,000 or more among the spellings at least 0.8 alike, with five
-        times the people of any other. None when two compete ('Mumbay': Mumbai or Mumbwa) or only towns are close
-        ('Hallstatt' is not Hallstadt). Not for a Chinese name, whose one character off is another word (日本
-        is a country, not 日丹诺夫, Mariupol)."""
+    def correction(self, query: str) -> tuple[str, Candidate] | None:
+        """The name a misspelt query unknown to the index means and its city, when one city of 15,000 or more
+        stands out (_standing_out) and the query's qualifiers allow it. A Latin name: among the spellings at least 0.8
+        alike ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai or Mumbwa) or only towns
+        are close ('Hallstatt' is not Hallstadt). A Chinese name: among the names one commonly confused character
+        away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), not any close spelling: one character off is another word
+        (日本 is a country, not 日丹诺夫, Mariupol)."""
         if has_cjk(query):
+            for name, qualifiers in self._readings(query):  # "山东荷泽": 荷泽 in Shandong
+                named = {city: variant for key in self._chinese_keys(name) for variant in confused_variants(key)
+                         for city in self._named(variant).values() if city.major}
+                city = _standing_out(named)
+                if city is not None and self._allows(query, city, qualifiers):
+                    return named[city], city
             return None
-        cities = sorted({best.key: best for ratio, best in self._close(query, 15) if ratio >= 0.8 and best.major}
-                        .values(), key=lambda c: c.population, reverse=True)
-        if not cities or (len(cities) > 1 and cities[0].population < 5 * cities[1].population):
+        city = _standing_out(best for ratio, _, best in self._close(query, 15) if ratio >= 0.8 and best.major)
+        if city is None or not self._allows(query, city, split_qualifier(query)[1]):
             return None
-        return cities[0]
+        return city.name, city
 
-    def _close(self, query: str, limit: int) -> list[tuple[float, Candidate]]:
-        """The places of the names spelt closest to the query's (the largest of each name), closest first."""
+    def leading_place(self, query: str) -> tuple[str, Candidate] | None:
+        """The place a Chinese name unknown to the index begins with, and that leading name: '稻城亚丁' (the Yading
+        scenic area of Daocheng), '黄山风景区'. The longest leading name of two characters or more, before two or
+        more others, that the index knows; a place after it is taken for a part of it, as Chinese writes the larger
+        unit first (亚丁 is also Aden). None unless that place is chosen without ambiguity and is on the gazetteer's
+        own lists or a city in China of LEADING_PLACE_MIN_POPULATION or more: the names of small towns, and the
+        Chinese names of foreign places (transliterations, syllables meaning nothing), begin the names of many other
+        things (玉龙雪山 is no Yulong, Chongqing; 加利福尼亚 no Gali, Georgia; 龙门石窟 no Longmen). None for a
+        spot inside a city (SPOT_ENDINGS: 南京路 is in Shanghai), or a landform named after the leading place
+        (LANDFORM_CHARACTERS: 普陀山景区 is not in Putuo)."""
+        name, qualifiers = split_qualifier(query)
+        if not has_cjk(name) or name.endswith(SPOT_ENDINGS):
+            return None
+        for cut in range(len(name) - 2, 1, -1):
+            leading = ", ".join((name[:cut], *qualifiers))
+            try:
+                candidates = self.candidates(leading)
+                place = choose(leading, candidates) if candidates else None
+            except AmbiguousPlace:
+                return None
+            if place is None:
+                continue
+            large = place.country_code in _CHINESE_SPEAKING and place.population >= LEADING_PLACE_MIN_POPULATION
+            if name[cut] in LANDFORM_CHARACTERS or not (large or place.key in self._listed):
+                return None
+            return name[:cut], place
+        return None
+
+    def _allows(self, query: str, city: Candidate, qualifiers: Sequence[str]) -> bool:
+        """True when the qualifiers are none, or name the city's country or region."""
+        return not qualifiers or bool(self.narrow(query, [city], qualifiers))
+
+    def _close(self, query: str, limit: int) -> list[tuple[float, str, Candidate]]:
+        """The names spelt closest to the query's, with their likeness and their largest place, closest first."""
         wanted = normalize(split_qualifier(query)[0])
         if not wanted:
             return []
@@ -204,7 +251,7 @@ class Gazetteer:
         similar = self._query(_SIMILAR_KEYS, (wanted[0], chr(ord(wanted[0]) + 1),
                                               math.floor(len(wanted) * 0.6), math.ceil(len(wanted) / 0.6)))
         keys = difflib.get_close_matches(wanted, [key for (key,) in similar], n=limit, cutoff=0.75)
-        return [(difflib.SequenceMatcher(None, wanted, key).ratio(),
+        return [(difflib.SequenceMatcher(None, wanted, key).ratio(), key,
                  max(self._named(key).values(), key=lambda c: c.population)) for key in keys]
 
     def chinese_name(self, candidate_key: str) -> str | None:
@@ -253,6 +300,7 @@ class Gazetteer:
                 scopes.setdefault(_qualifier_key(name), set()).add((country, admin1))
             self._scopes = {key: frozenset(found) for key, found in scopes.items()}
             self._added = self._added_names()
+            self._listed = {place for places in self._added.values() for place in places}
         return self._db
 
     def _added_names(self) -> dict[str, dict[str, Candidate]]:
@@ -278,6 +326,18 @@ class Gazetteer:
         return Candidate(key=str(place), name=name, country_code=code, country=self._countries.get(code, code),
                          latitude=latitude, longitude=longitude, timezone=timezone, population=population,
                          exact=bool(exact), region=region, admin1=admin1, major=bool(major))
+
+
+def _standing_out(cities: Iterable[Candidate]) -> Candidate | None:
+    """The most populous city, when it has five times the people of any other more than SAME_PLACE_KM away (a
+    city's district is the city listed twice: 徐州 names Xuzhou and Tongshan, 12 km apart)."""
+    ranked = sorted(cities, key=lambda c: c.population, reverse=True)
+    if not ranked:
+        return None
+    leader = ranked[0]
+    rivals = [c for c in ranked[1:]
+              if distance_km(leader.latitude, leader.longitude, c.latitude, c.longitude) > SAME_PLACE_KM]
+    return leader if not rivals or leader.population >= 5 * rivals[0].population else None
 
 
 def _distinct_places(places: Sequence[Candidate]) -> int:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from opencc import OpenCC
 
 from weather_mcp_server.errors import AmbiguousPlace
+from weather_mcp_server.places.chinese_writing import CONFUSED_CHARACTERS
 from weather_mcp_server.wording.language import pick
 
 # A runner-up at least this share of the leader's population makes a name ambiguous.
@@ -92,6 +93,25 @@ def chinese_keys(name: str) -> set[str]:
 def simplified_key(name: str) -> str:
     """The normalised key of a name in simplified characters."""
     return normalize(_TO_SIMPLIFIED.convert(name))
+
+
+def _confusions(groups: Sequence[str]) -> dict[str, str]:
+    """Each character of the groups, with the characters of every group it is in but itself."""
+    others: dict[str, str] = {}
+    for group in groups:
+        for character in group:
+            others[character] = others.get(character, "") + group.replace(character, "")
+    return others
+
+
+_CONFUSED = _confusions(CONFUSED_CHARACTERS)
+
+
+def confused_variants(key: str) -> Iterator[str]:
+    """The names one commonly confused character away from a simplified Chinese key (荷泽 -> 菏泽; chinese_writing.py)."""
+    for at, character in enumerate(key):
+        for other in _CONFUSED.get(character, ""):
+            yield key[:at] + other + key[at + 1:]
 
 
 def is_indexed_script(name: str) -> bool:

@@ -102,12 +102,10 @@ class PlaceResolver:
                                 f"找不到名为“{query}”的地方。{hint}{offline}"))
 
     def _corrected(self, query: str) -> Location | None:
-        """The city a misspelt name stands for ('Nairobbi'), named as the city is, so the answer says which."""
-        city = self._gazetteer.correction(query)
-        qualifiers = split_qualifier(query)[1]
-        if city is None or (qualifiers and not self._gazetteer.narrow(query, [city], qualifiers)):
-            return None
-        return self._gazetteer.to_location(city, city.name)
+        """The place a misspelt name ('Nairobbi', 荷泽) or a place followed by more (稻城亚丁) stands for, named as
+        the place is (Nairobi, 菏泽, 稻城), so the answer says which."""
+        found = self._gazetteer.correction(query) or self._gazetteer.leading_place(query)
+        return self._gazetteer.to_location(found[1], found[0]) if found else None
 
     def _at_coordinates(self, query: str, latitude: float, longitude: float) -> Location:
         nearest = self._gazetteer.nearest(latitude, longitude)

@@ -1,0 +1,113 @@
+"""Chinese names the index lacks, offline: one commonly confused character (荷泽 for 菏泽, 毫州 for 亳州) and a place
+followed by more (稻城亚丁) resolve, named as the place is; what they must not turn into a place stays unknown, and
+a name the index has is never corrected."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from weather_mcp_server.errors import UnknownPlace
+from weather_mcp_server.models import Location
+from weather_mcp_server.places.chinese_writing import CONFUSED_CHARACTERS, LANDFORM_CHARACTERS, SPOT_ENDINGS
+from weather_mcp_server.places.gazetteer import Gazetteer
+from weather_mcp_server.places.names import distance_km, simplified_key
+from weather_mcp_server.places.resolver import PlaceResolver
+from weather_mcp_server.wording.language import use_locale
+
+
+class Offline:
+    online = False
+
+
+@pytest.fixture(scope="module")
+def gazetteer(place_index: Path) -> Gazetteer:
+    return Gazetteer(place_index)
+
+
+@pytest.fixture(scope="module")
+def resolver(gazetteer: Gazetteer) -> PlaceResolver:
+    return PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+
+
+def resolve(resolver: PlaceResolver, query: str, locale: str = "en") -> Location:
+    async def in_locale() -> Location:
+        use_locale({"locale": locale})
+        return await resolver.resolve(query)
+    return asyncio.run(in_locale())
+
+
+@pytest.mark.parametrize(("query", "name", "latitude", "longitude"), [
+    ("荷泽", "菏泽", 35.24, 115.47),  # 荷 and 菏 look and sound alike
+    ("毫州", "亳州", 33.88, 115.77),  # 毫 and 亳 look alike
+    ("荷泽市", "菏泽", 35.24, 115.47), ("荷澤", "菏泽", 35.24, 115.47),  # with "city"; in traditional characters
+    ("荷泽, 山东", "菏泽", 35.24, 115.47), ("山东荷泽", "菏泽", 35.24, 115.47),  # its province, after or before
+    ("郴洲", "郴州", 25.80, 113.03),
+    ("徐洲", "徐州", 34.20, 117.28),  # 徐州 names Xuzhou and its district Tongshan, 12 km apart: one place
+])
+def test_one_commonly_confused_character_is_corrected(resolver: PlaceResolver, query: str, name: str,
+                                                      latitude: float, longitude: float) -> None:
+    place = resolve(resolver, query)
+    assert (place.name, place.chinese_name, place.country_code) == (name, name, "CN"), query  # says which
+    assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 10, query
+
+
+@pytest.mark.parametrize(("query", "name", "latitude", "longitude"), [
+    ("稻城亚丁", "稻城", 29.04, 100.30),  # Daocheng's Yading scenic area; 亚丁 alone is Aden, Yemen
+    ("稻城亚丁景区", "稻城", 29.04, 100.30),
+    ("黄山风景区", "黄山", 29.71, 118.31),
+    ("拉萨布达拉宫", "拉萨", 29.65, 91.10),
+    ("东京迪士尼", "东京", 35.69, 139.69),  # a city of default_cities.py, abroad
+])
+def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: str, name: str, latitude: float,
+                                                longitude: float) -> None:
+    place = resolve(resolver, query)
+    assert (place.name, place.chinese_name) == (name, name), query
+    assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 10, query
+
+
+@pytest.mark.parametrize("query", [
+    "啊啊啊市", "夏尔", "中土世界", "日本",  # nonsense, fiction, a country: no place
+    "荷泽, 江苏",  # 菏泽 is in Shandong
+    "海洲",  # 海州 is Haizhou, CN and Haeju, KP: neither stands out
+    "玉龙雪山", "千户苗寨",  # 玉龙 and 千户 are small towns elsewhere (Chongqing, Gansu)
+    "加利福尼亚", "可可西里", "布达拉宫",  # transliterations: not Gali (Georgia), Cocoa (US), Buda (Hungary)
+    "龙门石窟",  # 龙门 is two towns, neither in Luoyang
+    "南京西路", "中山大学", "黄石公园", "中山纪念堂",  # spots named after other places and people
+    "普陀山景区",  # a mountain named after a place, not in it (Shanghai's Putuo district)
+])
+def test_names_that_are_no_such_place_stay_unknown(resolver: PlaceResolver, query: str) -> None:
+    with pytest.raises(UnknownPlace):
+        resolve(resolver, query)
+
+
+@pytest.mark.parametrize(("query", "english_name", "country_code"), [
+    ("宾州", "Bin Xian", "CN"),  # not 滨州 (宾 and 滨 are confused)
+    ("安山", "Ansan-si", "KR"),  # not 鞍山
+    ("蒲田", "Kamata", "JP"),  # not 莆田
+    ("亚丁", "Aden", "YE"),
+    ("香格里拉", "Shangri-La", "CN"),  # four characters: not 香格 and more
+])
+def test_a_name_the_index_has_is_never_corrected(gazetteer: Gazetteer, resolver: PlaceResolver, query: str,
+                                                 english_name: str, country_code: str) -> None:
+    place = resolve(resolver, query)
+    assert place == gazetteer.lookup(query)
+    assert (place.name, place.english_name, place.country_code) == (query, english_name, country_code)
+
+
+def test_the_unknown_chinese_name_error_reads_in_chinese(resolver: PlaceResolver) -> None:
+    with pytest.raises(UnknownPlace) as nonsense:
+        resolve(resolver, "啊啊啊市", "zh-CN")
+    assert str(nonsense.value).startswith("找不到名为“啊啊啊市”的地方。（仅查找了离线地名录")
+    with pytest.raises(UnknownPlace) as close:
+        resolve(resolver, "夏尔", "zh-CN")
+    assert "您是不是要找：夏尔迦？" in str(close.value)  # the close name as written, not "Sharjah"
+
+
+def test_the_tables_are_in_simplified_characters() -> None:
+    """Queries are looked up in simplified characters: a traditional entry would never match."""
+    for text in (*CONFUSED_CHARACTERS, *SPOT_ENDINGS, LANDFORM_CHARACTERS):
+        assert simplified_key(text) == text, text
+    assert all(len(set(group)) == len(group) >= 2 for group in CONFUSED_CHARACTERS)
