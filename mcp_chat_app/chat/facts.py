@@ -25,7 +25,7 @@ from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import is_yes_no_question
 from mcp_chat_app.chat.text.clock import unsupported_clock_times
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
-from mcp_chat_app.chat.text.day_words import asked_day, day_words
+from mcp_chat_app.chat.text.day_words import asked_day, day_words, without_day_words
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
 from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves, measured
 from mcp_chat_app.chat.text.shown import shown_beside
@@ -38,6 +38,14 @@ _NUMBER = re.compile(r"(?<![\d.])[-−]?\d+(?:\.\d+)?")
 _MAX_PROSE_CHARS = 2000  # a server's text longer than this is a dump, not a summary
 _MAX_PAIRS = 12
 _RECORD_SEPARATOR = re.compile(r"；|; ")
+# A follow-up that asks the earlier question of another day or place and nothing of its own ("那下周一呢",
+# "What about Tuesday?", "and in Fresno?").
+# "...呢" asking no figure (多少, 几, 最…); in English, day words and names only after "what about".
+_ZH_BARE_FOLLOW_UP = re.compile(r"^\s*(?:那么?)?(?:(?!多少|几|最)[^，。,.!！?？]){1,12}呢\s*[?？]?\s*$")
+_EN_BARE_FOLLOW_UP = re.compile(r"^\s*(?:and|what about|how about)\b([^,.;:!?]*)\??\s*$", re.IGNORECASE)
+_EN_FILLER = {"in", "on", "for", "the", "there", "then", "at", "of", "day", "s", "after", "next", "this", "that"}
+# The degree of a verdict's topic asked ("how hot will it get", "有多冷"): the answer gives the verdict too.
+_HOW = r"(?:\bhow\s+|多)"
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
 
@@ -156,7 +164,7 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
     held = [q for q in asked if any(holds(o.structured_content, q) or q.named_in(o.text)
                                     for o in called.outcomes if not o.is_error)]
     return Facts(findings, failures, notices, numbers, numbers_of_data, days, tool_names,
-                 _lead(verdicts, turn.question, turn.language, turn.earlier_question), tuple(asked),
+                 _lead(verdicts, turn, asked), tuple(asked),
                  _missing(turn, asked, held, "\n".join(f.text for f in findings)),
                  _values(called, held))
 
@@ -213,14 +221,38 @@ def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str =
     return []
 
 
-def _lead(verdicts: list[dict[str, Any]], question: str, language: str, context: str) -> str:
-    """The verdict a yes/no question or a comparison asks for, as the answer's first words."""
-    relevant = verdicts_about(question, verdicts, context)
+def _lead(verdicts: list[dict[str, Any]], turn: Turn, asked: list[Quantity]) -> str:
+    """The verdict a yes/no question, a question of its degree ("how hot") or a comparison asks for, as the
+    answer's first words."""
+    relevant = verdicts_about(turn.question, verdicts, turn.earlier_question)
     yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
-    if yes_no and is_yes_no_question(question) and len({v["holds"] for v in yes_no}) == 1:
-        return languages.capitalized(yes_no[0]["statement"], language)
+    if yes_no and len({v["holds"] for v in yes_no}) == 1 and (
+            asks_yes_no(turn.question, turn.earlier_question, asked) or degree_asked(turn.question, yes_no)):
+        return languages.capitalized(yes_no[0]["statement"], turn.language)
     winners = [v for v in relevant if v.get("winner")]
-    return languages.capitalized(winners[0]["statement"], language) if winners else ""
+    return languages.capitalized(winners[0]["statement"], turn.language) if winners else ""
+
+
+def asks_yes_no(question: str, context: str, asked: list[Quantity]) -> bool:
+    """A yes/no question, or a bare follow-up of one (`context`) that asks no quantity of its own: "那下周一呢"
+    after "周末会不会下…啊" asks the same yes or no of Monday."""
+    return is_yes_no_question(question) or (bool(context) and is_yes_no_question(context) and not asked
+                                            and _bare_follow_up(question))
+
+
+def _bare_follow_up(question: str) -> bool:
+    if _ZH_BARE_FOLLOW_UP.match(question):
+        return True
+    english = _EN_BARE_FOLLOW_UP.match(question)
+    rest = re.findall(r"[\w]+", without_day_words(english[1])) if english else ["-"]
+    return all(word[0].isupper() or word.lower() in _EN_FILLER for word in rest)
+
+
+def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The verdicts whose topic the question asks the degree of ("how hot will it get?", "有多冷")."""
+    lowered = question.lower()
+    return [v for v in verdicts if any(re.search(f"{_HOW}{re.escape(str(word).lower())}", lowered)
+                                       for word in v["keywords"])]
 
 
 def numbers_in(text: str) -> list[float]:

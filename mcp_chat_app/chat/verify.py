@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from mcp_chat_app.chat.facts import TERM, Facts, numbers_in, verdicts_about
+from mcp_chat_app.chat.facts import TERM, Facts, asks_yes_no, degree_asked, numbers_in, verdicts_about
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import (
     in_english_instead,
     is_output,
-    is_yes_no_question,
     says_it_lacks,
     states_measurements,
     unusable,
@@ -29,6 +28,7 @@ from mcp_chat_app.chat.text.claims import (
 from mcp_chat_app.chat.text.clock import clock_times, unsupported_times
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_references, day_words, segments, unsupported_days
+from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 
@@ -175,10 +175,11 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     repeated = _repeated_piece(reply)
     if repeated:
         problems.append(Problem("repetition", f"it repeats {repeated!r}: say each thing once"))
-    if facts.numbers_of_data and not numbers_in(reply) and _ASKS_A_FIGURE.search(question) \
-            and not says_it_lacks(reply):
-        problems.append(Problem("figure", "the question asks how much, and it gives no figure: quote the facts' "
-                                          "figure for it"))
+    if facts.numbers_of_data and not numbers_in(reply) and not says_it_lacks(reply) \
+            and (_ASKS_A_FIGURE.search(question) or (any(clock_times(question, vocabulary)) and not facts.missing)):
+        # "How much", or a clock time ("后天下午3点…吗"): a yes or a no alone leaves out what that hour measures.
+        problems.append(Problem("figure", "the question asks how much or of a time of day, and it gives no "
+                                          "figure: quote the facts' figure for it"))
     elif _asks_a_past_day(question, today or dt.date.today()) and states_measurements(facts.text, vocabulary) \
             and not states_measurements(reply, vocabulary) and not says_it_lacks(reply):
         # Asked of a past day ("...yesterday?"), a yes or a no alone leaves out what the day measured.
@@ -315,7 +316,8 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
     details = []
     relevant = verdicts_about(question, verdicts, context)
     yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
-    if yes_no and is_yes_no_question(question) and len({v["holds"] for v in yes_no}) == 1:
+    agreed = yes_no and len({v["holds"] for v in yes_no}) == 1
+    if agreed and asks_yes_no(question, context, asked_quantities(question, vocabulary)):
         holds, statement = yes_no[0]["holds"], yes_no[0]["statement"]
         first = _FIRST_SENTENCE.match(reply.strip())[0].lower()
         if not _BARE_YES_NO.match(first) and not any(str(w).lower() in first for v in yes_no for w in v["keywords"]):
@@ -323,6 +325,10 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
         elif _says_no(reply, vocabulary) == holds:
             details.append(f"it answers {'no' if holds else 'yes'}, but the facts say: {statement}; begin with "
                            "that answer")
+    elif agreed and (asked := degree_asked(question, yes_no)) \
+            and not any(str(w).lower() in reply.lower() for v in asked for w in v["keywords"]):
+        details.append(f"the question asks how much of it, and it does not say; the facts say: "
+                       f"{asked[0]['statement']}; say that with the figures")
     for verdict in relevant:
         if verdict.get("winner") and isinstance(verdict.get("places"), list):
             named = _first_named(reply, verdict["places"])

@@ -329,3 +329,49 @@ def test_a_question_on_what_no_tool_holds_gets_the_limit_and_no_figures(gateway,
                    for message in request["messages"])  # no writer asked
     assert reply["response"].startswith("Sorry, the data I have does not include tide, so I cannot answer that.")
     assert not numbers_in(reply["response"])
+
+
+def test_a_bare_follow_up_of_a_yes_no_question_is_answered_yes_or_no_first():
+    """"那下周一呢" after "周末会不会下雨啊" asks the same yes or no of Monday: the answer begins with it (the composed
+    one had put "不会下雨" last, after the figures). A follow-up asking a figure of its own is no yes/no."""
+    history = [{"role": "user", "content": "周末雅安会不会下雨啊"}, {"role": "assistant", "content": "不会下雨。"}]
+    monday = forecast([{"date": "2026-12-07", "precipitation_sum": 0.0}], "雅安下周一：局部多云，降水概率0%。",
+                      verdicts=[rain(False, "不会下雨")])
+    turn = Turn.start("那下周一呢", history, ASSISTANT)
+    facts = gather_facts(turn, Called(outcomes=(monday,)))
+    assert facts.lead == "不会下雨"
+    assert from_facts(facts, "zh").startswith("不会下雨")
+    late = check_reply("雅安下周一局部多云，降水概率0%，不会下雨。", turn.question, "zh", facts, VOCABULARY,
+                       turn.earlier_question)
+    assert "verdict" in {p.rule for p in late}
+    assert check_reply("不会下雨，雅安下周一局部多云，降水概率0%。", turn.question, "zh", facts, VOCABULARY,
+                       turn.earlier_question) == []
+    figure = Turn.start("那明天最高多少度呢", history, ASSISTANT)
+    assert gather_facts(figure, Called(outcomes=(monday,))).lead == ""
+    english = [{"role": "user", "content": "Will it rain in Galway tomorrow?"}, {"role": "assistant", "content": "No."}]
+    assert gather_facts(Turn.start("What about Saturday in Cork?", english, ASSISTANT),
+                        Called(outcomes=(monday,))).lead == "不会下雨"
+    assert gather_facts(Turn.start("What about tomorrow's high?", english, ASSISTANT),
+                        Called(outcomes=(monday,))).lead == ""
+
+
+def test_a_question_of_a_verdicts_degree_is_answered_with_the_verdict():
+    """"How hot will it get?" answered "13 to 18.6°C" leaves the reader to judge: the answer says it is not hot."""
+    hot = {"topic": "hot", "holds": False, "statement": "it is not hot", "keywords": ["hot", "warm", "热"]}
+    question = "Merida, Mexico this Saturday: how hot will it get?"
+    _, facts = facts_of(question, forecast([{"date": "2026-12-05", "temp_max": 18.6}],
+                                           "Mérida, Saturday: 13 to 18.6°C.", verdicts=[hot]))
+    assert facts.lead == "It is not hot"
+    problems = check_reply("Mérida will be 13 to 18.6°C on Saturday.", question, "en", facts, VOCABULARY)
+    assert "verdict" in {p.rule for p in problems}
+    assert check_reply("Mérida will be 13 to 18.6°C on Saturday: it is not hot.", question, "en", facts,
+                       VOCABULARY) == []
+    assert facts_of("明天有多热", forecast([], "明天：13~18.6°C。", verdicts=[hot]))[1].lead == "it is not hot"
+
+
+def test_a_question_of_a_clock_time_is_answered_with_a_figure():
+    """"后天下午3点南平会下雨吗" answered "不会下雨" alone gives nothing of 15:00: it quotes what the hour measures."""
+    question = "后天下午3点南平会下雨吗"
+    _, facts = facts_of(question, forecast([], "南平，15:00：降水0毫米，降水概率5%。", verdicts=[rain(False, "不会下雨")]))
+    assert "figure" in {p.rule for p in check_reply("不会下雨，不用带伞。", question, "zh", facts, VOCABULARY)}
+    assert check_reply("不会下雨，15:00降水概率5%。", question, "zh", facts, VOCABULARY) == []

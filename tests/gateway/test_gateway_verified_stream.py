@@ -79,7 +79,7 @@ def gateway(request, tmp_path_factory, fake_llm):
 
 
 CALL = {"tool_calls": [{"name": "weather__get_current_weather", "arguments": {"city": "Tokyo"}}]}
-QUESTION = {"message": "How warm is it in Tokyo?"}
+QUESTION = {"message": "What is it like in Tokyo?"}
 
 
 def temperature(gateway: GatewayProcess, fake_llm) -> str:
