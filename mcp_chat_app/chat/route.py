@@ -39,6 +39,7 @@ from mcp_chat_app.chat.route_arguments import (
     takes_hours,
     unstated_arguments,
     with_asked_day,
+    with_asked_span,
     with_earlier_day,
     without_unasked_flags,
     written_numbers,
@@ -700,7 +701,7 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
                                           else turn.question, turn.vocabulary)
         day = asked_day(turn.question, turn.today)
         arguments = with_asked_day(arguments, schema, day, turn.today)
-        arguments = without_unasked_span(arguments, schema, day, turn.question)
+        arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)
     except UnnamedArgument as error:
         log.info("call of %s not made: %s", tool.qualified_name, error)
         return PlannedCall(call.id, tool.qualified_name, {**arguments, error.argument: error.named},

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
-from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
+from mcp_chat_app.chat.text.clock import clock_times, numeral, parts_of_day
 from mcp_chat_app.chat.text.day_words import (
     WEEKDAYS,
     AskedDay,
@@ -54,6 +54,12 @@ _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|curren
 _NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
 _SIGNED = re.compile(r"(?<![A-Za-z0-9_.])([-−]?\d+(?:\.\d+)?)")  # "25-30" is 25 and 30, "-5" minus five
 _MINUS = re.compile(r"\bminus\s+(\d+(?:\.\d+)?)", re.IGNORECASE)
+# The count of a span of days in its own words: a number of days, or a week (一周, 一个星期) or a fortnight.
+_SPAN_COUNT = re.compile(r"(\d+|[一二两三四五六七八九十]+|two|three|four|five|six|seven|eight|nine|ten|fourteen)\s*"
+                         r"(?:days?\b|天)|(week|fortnight|周|星期)", re.IGNORECASE)
+_EN_COUNTS = {word: count for count, word in enumerate(
+    ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)} | {"fourteen": 14}
+_THIS_WEEK = re.compile(r"这|本|\bthis\b", re.IGNORECASE)  # the rest of this week: no count of its own
 _HOUR_WORDS = re.compile(r"\b(?:hours?|clock)\b", re.IGNORECASE)  # how a schema says an argument is a time of day
 
 
@@ -344,6 +350,36 @@ def without_unasked_span(arguments: dict[str, Any], schema: dict[str, Any], aske
             log.info("dropped %s=%r: the question asks about %s only", name, value, asked.word)
             del kept[name]
     return kept
+
+
+def with_asked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None) -> dict[str, Any]:
+    """The arguments with the count of days the question's span counts ("over the next 3 days", "未来三天", "the
+    coming week"), where the call counts fewer: "Anything expected over the next 3 days?" was called for today
+    only. A count of days is an integer argument whose description says "how many days"."""
+    count = span_days(asked.word) if asked and asked.span else None
+    if count is None:
+        return arguments
+    kept = dict(arguments)
+    for name, spec in schema.get("properties", {}).items():
+        value = arguments.get(name, spec.get("default", 1))
+        if _counts_days(spec) and isinstance(value, int) and value < count:
+            log.info("%s=%r replaced by %r: the question asks about %s", name, arguments.get(name), count, asked.word)
+            kept[name] = count
+    return kept
+
+
+def span_days(words: str) -> int | None:
+    """How many days the words of a span from its first day count ("next 3 days", "未来三天", "coming week": 7);
+    None for a span that counts none of its own ("这几天", "this week": the rest of it)."""
+    if _THIS_WEEK.search(words):
+        return None
+    match = _SPAN_COUNT.search(words)
+    if match is None:
+        return None
+    if match[2]:
+        return 14 if match[2].casefold() == "fortnight" else 7
+    count = match[1].casefold()
+    return _EN_COUNTS.get(count) or numeral(count)
 
 
 def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier: list[dict[str, Any]],

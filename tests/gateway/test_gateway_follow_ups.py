@@ -1,0 +1,54 @@
+"""Conversations: a follow-up keeps what the conversation asked (its day, its span, its unit choice) unless it says
+otherwise, and small talk (an acknowledgement, a question about the assistant) calls no tool. Pure functions
+first, then the gateway process over HTTP with the real weather server (simulated data) and the scripted LLM,
+scripted as the small model answered in the evaluation."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.route_arguments import span_days, with_asked_span
+from mcp_chat_app.chat.text.day_words import asked_day
+from mcp_chat_app.config import CONFIG_DIR
+
+from tests.support.gateway_processes import weather_call as call
+
+ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
+VOCABULARY = ASSISTANT.vocabulary
+TUESDAY = dt.date(2026, 12, 1)
+FORECAST = {"properties": {"city": {"type": "string", "description": "City name"},
+                           "day": {"type": "integer", "default": 0, "description": "0 = today, 1 = tomorrow"},
+                           "days": {"type": "integer", "default": 1, "description": "How many days from that day on"}},
+            "required": ["city"]}
+
+
+def _made(body: dict) -> list[tuple[str, dict]]:
+    return [(made["tool"], made["arguments"]) for made in body["tool_calls"]]
+
+
+@pytest.mark.parametrize("question, days", [
+    ("Any snow expected over the next 3 days?", 3), ("未来三天会下雨吗", 3), ("未来一周冷不冷", 7),
+    ("the coming week in Rome", 7), ("接下来的五天", 5), ("这几天冷吗", None), ("Oslo this week?", None),
+    ("next few days?", None),
+])
+def test_a_span_counts_its_own_days(question, days):
+    asked = asked_day(question, TUESDAY)
+    assert asked is not None and asked.span and span_days(asked.word) == days
+    expected = {"city": "Oslo", "day": 0, **({"days": days} if days else {})}
+    assert with_asked_span({"city": "Oslo", "day": 0}, FORECAST, asked) == expected
+    # A call that counts more days already keeps them.
+    assert with_asked_span({"city": "Oslo", "days": 10}, FORECAST, asked) == {"city": "Oslo", "days": 10}
+
+
+def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced_gateway, fake_llm):
+    """"Any snow expected over the next 3 days?" after questions on Trondheim was called for today only: the
+    call covers the three days it counts."""
+    fake_llm.script(call("get_forecast", city="Trondheim", day=1), {"content": "Tomorrow's high is mild."}, auto=True)
+    forced_gateway.chat("tor", {"message": "What about tomorrow's high in Trondheim?"})
+    fake_llm.script(call("get_forecast", city="Oslo", day=0), call("get_forecast", city="Trondheim", day=0),
+                    {"content": "See the outlook above."}, auto=True)
+    body = forced_gateway.chat("tor", {"message": "Any snow expected over the next 3 days?"}).json()
+    assert _made(body) == [("get_forecast", {"city": "Trondheim", "day": 0, "days": 3})]
