@@ -71,6 +71,7 @@ def test_over_http_a_day_weeks_ahead_is_called_for_that_day_and_answered_with_th
     assert "21 days from today) is beyond it" in body["response"]
     fake_llm.script(call("get_forecast", city="Split", day=1), {"content": "Split tomorrow: mild."})
     forced_gateway.chat("xan", {"message": "Split tomorrow?"})
-    fake_llm.script(call("get_forecast", city="Split", day=0, days=7), call("get_forecast", city="Split", day=0, days=7))
+    week = call("get_forecast", city="Split", day=0, days=7)
+    fake_llm.script(week, week)  # the router is asked with the conversation's note too
     body = forced_gateway.chat("xan", {"message": "And three weeks from now?"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "Split", "day": 21})]
