@@ -16,6 +16,27 @@ _FOLLOW_UP = re.compile(r"呢[？?。!！\s]*$|^\s*(那|那么|还有|然后)|^\
 _FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 
 
+# What people say to acknowledge or close an answer ("行", "ok 多谢哈", "cheers mate"), with the particles they end
+# it with: a message of these words alone asks nothing, so no tool answers it (told "行", a small model called a
+# tool for a place of that name).
+_ACKNOWLEDGEMENTS = (
+    "行", "好", "好的", "好吧", "好嘞", "好滴", "嗯", "嗯嗯", "哦", "噢", "喔", "收到", "知道了", "明白", "了解", "懂了",
+    "可以", "没问题", "不错", "太棒了", "棒", "赞", "谢谢", "谢谢你", "谢了", "多谢", "感谢", "辛苦", "辛苦了", "再见",
+    "拜拜", "晚安", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿",
+    "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "cheers", "mate", "got it", "great", "cool", "nice",
+    "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
+    "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
+)
+_ACKNOWLEDGES = re.compile(
+    "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else "")
+                     for word in sorted(_ACKNOWLEDGEMENTS, key=len, reverse=True)) + r"|[\W_])+", re.IGNORECASE)
+
+
+def acknowledges(question: str) -> bool:
+    """Whether the message only acknowledges or thanks ("行", "OK谢了", "辛苦了", "cheers mate"): it asks nothing."""
+    return bool(question.strip()) and _ACKNOWLEDGES.fullmatch(question.strip()) is not None
+
+
 def says_only(question: str, values: list[str]) -> bool:
     """Whether a follow-up says nothing but the values and its follow-up words ("芽庄呢？", "What about Kingston,
     Ontario?"): it asks what the question before it asked, of them."""

@@ -161,6 +161,10 @@ def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | 
         return _next_round(turn, router, previous, called)
     if not tools:
         return _own(turn, router, Routed(), tools_connected=not turn.use_tools)
+    if turn.assistant.asked_who(turn.question) or conversation.acknowledges(turn.question):
+        # Who it is, or "ok, thanks": no tool answers that, and a small model called one anyway (a place named
+        # "行"; the data of the conversation's place for "对了，你是谁开发的").
+        return _own(turn, router, Routed(tools=tuple(tools)), tools_connected=True)
     if router.forced:
         return _forced(turn, router, tools)
     messages = router.messages(tools, turn.plain_history, turn.question, turn.today, turn.vocabulary,

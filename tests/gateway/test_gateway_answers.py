@@ -224,9 +224,10 @@ def test_with_no_data_server_the_assistant_says_it_cannot_look_it_up(pipeline, f
 
 
 def test_the_assistant_introduces_itself(pipeline, fake_llm):
-    fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}}]}, {"content": "我是 MCP 天气助手。"})
+    fake_llm.script({"content": "我是 MCP 天气助手。"})
     result = pipeline().run("你是谁？", [])
-    system = fake_llm.requests()[1]["messages"][0]["content"]
+    (own,) = fake_llm.requests()  # who it is needs no tool: no router is asked
+    system = own["messages"][0]["content"]
     assert system.startswith(ASSISTANT.identity) and "MCP 天气助手" in system
     assert "not any other company's model" in system and result.response == "我是 MCP 天气助手。"
 

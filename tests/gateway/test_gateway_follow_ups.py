@@ -9,6 +9,7 @@ import datetime as dt
 
 import pytest
 
+from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.route_arguments import span_days, with_asked_span
 from mcp_chat_app.chat.text.day_words import asked_day
@@ -52,3 +53,37 @@ def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced
                     {"content": "See the outlook above."}, auto=True)
     body = forced_gateway.chat("tor", {"message": "Any snow expected over the next 3 days?"}).json()
     assert _made(body) == [("get_forecast", {"city": "Trondheim", "day": 0, "days": 3})]
+
+
+@pytest.mark.parametrize("message, acknowledges", [
+    ("行", True), ("ok 多谢哈", True), ("OK谢了", True), ("辛苦了", True), ("cheers mate", True), ("好的，谢谢", True),
+    ("Got it, thanks!", True), ("👍", True), ("行吗", False), ("好冷", False), ("那明天呢", False),
+    ("What about Nice?", False), ("ok, and tomorrow?", False), ("北京", False), ("", False),
+])
+def test_an_acknowledgement_is_told_from_a_question(message, acknowledges):
+    assert conversation.acknowledges(message) is acknowledges
+
+
+def test_over_http_an_acknowledgement_gets_the_assistants_own_answer_with_no_tool(forced_gateway, fake_llm):
+    """"行" after a search of cities was called as the current conditions of a place named "行": an
+    acknowledgement asks nothing; the writer answers it, offered no tool."""
+    fake_llm.script(call("find_cities_by_temperature", relation="below", temp=-10, day=1),
+                    {"content": "明天没有城市低于零下10度。"}, auto=True)
+    forced_gateway.chat("ack", {"message": "那明天零下10度以下的呢"})
+    fake_llm.script({"content": "不客气，有需要随时问我。"})
+    body = forced_gateway.chat("ack", {"message": "行"}).json()
+    assert body["tool_calls"] == [] and body["response"] == "不客气，有需要随时问我。"
+    (own,) = fake_llm.requests()
+    assert "tools" not in own and own["messages"][-1]["content"] == "行"
+
+
+def test_over_http_a_question_about_the_assistant_calls_no_tool(forced_gateway, fake_llm):
+    """"对了，你是谁开发的" in a conversation on 蒙自 was called as 蒙自's forecast and answered with data: who the
+    assistant is needs no tool; an own answer that does not name it gives way to its introduction."""
+    fake_llm.script(call("get_forecast", city="蒙自", day=1), {"content": "蒙自明天的预报如上。"}, auto=True)
+    forced_gateway.chat("who", {"message": "蒙自明天怎么样"})
+    fake_llm.script({"content": "我是由一个开发团队开发的。"})
+    body = forced_gateway.chat("who", {"message": "对了，你是谁开发的"}).json()
+    assert body["tool_calls"] == [] and body["response"].startswith("我是MCP 天气助手")
+    (own,) = fake_llm.requests()
+    assert "tools" not in own
