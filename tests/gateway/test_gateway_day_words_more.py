@@ -1,6 +1,7 @@
 """More of how the gateway reads the days, clock times and quantities a question names: shorthand for tomorrow
-and tonight. Pure text functions first, then the gateway process over HTTP with the real weather server (simulated
-data) and the scripted LLM where what the call and the answer become matters."""
+and tonight, days counted in weeks, hours said with a part of the day or in another language. Pure text functions,
+and the gateway process over HTTP with the real weather server (simulated data) and the scripted LLM where what
+the call and the answer become matters."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from tests.support.gateway_processes import weather_call as call
 
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.text.clock import parts_of_day
+from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed
 from mcp_chat_app.config import CONFIG_DIR
 
@@ -75,3 +76,73 @@ def test_over_http_a_day_weeks_ahead_is_called_for_that_day_and_answered_with_th
     fake_llm.script(week, week)  # the router is asked with the conversation's note too
     body = forced_gateway.chat("xan", {"message": "And three weeks from now?"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "Split", "day": 21})]
+
+
+def hours_read(text: str) -> list[tuple[str, list[str]]]:
+    """The clock times of a text as written, each with the times of day it may mean."""
+    return [(time.text, [f"{m // 60:02d}:{m % 60:02d}" for m in sorted(time.minutes)])
+            for time in clock_times(text, VOCABULARY)]
+
+
+@pytest.mark.parametrize("question, written, meant", [
+    # With a part of the day, before or after the hour: that half of the day.
+    ("What'll it be like in Krabi tonight at 9?", "tonight at 9", "21:00"),
+    ("at 9 tonight in Krabi", "at 9 tonight", "21:00"),
+    ("Rome this evening at 8?", "this evening at 8", "20:00"), ("Krabi, 9 tonight?", "9 tonight", "21:00"),
+    ("Krabi at 9:30 tonight?", "at 9:30 tonight", "21:30"),
+    ("Oslo at 7 in the morning", "at 7 in the morning", "07:00"),
+    ("Oslo tomorrow morning at 7", "tomorrow morning at 7", "07:00"),
+    ("Oslo tonight at 9 pm", "tonight at 9 pm", "21:00"),
+    # In the other languages of the day words, noon and midnight by name.
+    ("Quelle température fera-t-il à Bordeaux demain à midi ? 请用中文回答", "midi", "12:00"),
+    ("¿Qué tiempo hará en Sevilla mañana a mediodía?", "mediodía", "12:00"),
+    ("Wie warm wird es mittags?", "mittags", "12:00"),
+    ("Wie warm ist es morgen um 12 Uhr in Graz?", "um 12 Uhr", "12:00"), ("Oslo at noon", "noon", "12:00"),
+    ("北京明天正午多少度", "正午", "12:00"), ("北京明天中午12点多少度", "中午12点", "12:00"),
+    ("Oslo at midnight", "midnight", "00:00"),
+    ("¿Lloverá en Salta mañana a las 5 de la tarde?", "a las 5 de la tarde", "17:00"),
+    ("Il fera quel temps à Lyon à 17h ?", "à 17h", "17:00"), ("Lyon demain 17h30 ?", "17h30", "17:30"),
+    ("Regnet es um 17 Uhr in Graz?", "um 17 Uhr", "17:00"),
+    ("Wie kalt wird es heute Abend um 8?", "heute Abend um 8", "20:00"),
+    ("Piove a Roma alle 17?", "alle 17", "17:00"), ("Chove em Lisboa às 9 da noite?", "às 9 da noite", "21:00"),
+    # Chinese parts of the day: 明早 is the morning; the small hours and midnight of the night are not the evening's.
+    ("越南Sapa明早6点多少度", "明早6点", "06:00"), ("夜里2点冷吗", "夜里2点", "02:00"), ("晚上12点呢", "晚上12点", "00:00"),
+    ("今天晚上九点的气温", "晚上九点", "21:00"), ("中午1点呢", "中午1点", "13:00"),
+])
+def test_an_hour_said_with_a_part_of_the_day_or_in_another_language_is_one_time(question, written, meant):
+    assert hours_read(question) == [(written, [meant])]
+    assert f"{written} = {meant}" in glossed(question, MONDAY, VOCABULARY)
+    assert not any(part in written for part in parts_of_day(question, VOCABULARY))  # the part is the time's
+
+
+@pytest.mark.parametrize("text", [
+    "Will it drop below 5 tonight?", "Lows around 5 tonight", "Tonight 5, tomorrow 8", "at 5° tonight",
+    "dans 3 heures", "in 3h", "at 9", "cet après-midi", "Nachmittag", "prévisions 24h", "Canal 9 this evening",
+])
+def test_a_figure_beside_a_part_of_the_day_is_no_clock_time(text):
+    assert hours_read(text) == []
+
+
+def test_an_hour_with_no_half_of_the_day_is_either_and_a_time_no_part_hides_a_later_one():
+    assert hours_read("5 o'clock in Oslo?") == [("5 o'clock", ["05:00", "17:00"])]
+    assert hours_read("¿a las 5 en Lima?") == [("a las 5", ["05:00", "17:00"])]
+    assert hour_glosses("5 o'clock in Oslo?", VOCABULARY) == []  # left to the model
+    assert hours_read("below 5 tonight at 9") == [("tonight at 9", ["21:00"])]
+    assert hours_read("3 pm and 下午3点半") == [("3 pm", ["15:00"]), ("下午3点半", ["15:30"])]  # in the text's order
+
+
+@pytest.mark.parametrize("user, question, gloss, arguments, answer", [
+    ("kit", "What'll it be like in Krabi tonight at 9?", "(today = day 0; tonight at 9 = 21:00)",
+     {"city": "Krabi", "day": 0, "hours": [21]}, "Here is Krabi at 21:00 tonight."),
+    ("kim", "Quelle température fera-t-il à Bordeaux demain à midi ? 请用中文回答",
+     "(tomorrow = 1 day from today; midi = 12:00)", {"city": "Bordeaux", "day": 1, "hours": [12]},
+     "这是波尔多明天12:00的情况。"),
+])
+def test_over_http_an_hour_said_in_words_reaches_the_router_as_the_hour_and_the_facts_give_it(
+        forced_gateway, fake_llm, user, question, gloss, arguments, answer):
+    fake_llm.script(call("get_forecast", **arguments), {"content": answer})
+    body = forced_gateway.chat(user, {"message": question}).json()
+    assert fake_llm.requests()[0]["messages"][-1]["content"].endswith(gloss)
+    (made,) = body["tool_calls"]
+    assert made["arguments"] == arguments  # the hours are kept: the question names one
+    assert body["answer_source"] == "model" and body["response"].startswith(answer)  # not "lacking" the hour

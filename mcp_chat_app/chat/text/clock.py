@@ -5,18 +5,58 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_ZH_PARTS = "凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|今晚|明晚"
+# Parts of the day an hour of the 12-hour clock is said with, by the half of the day they put it in: "early" ones
+# keep it (上午9点, 9 in the morning), "noon" ones keep 11 and 12 and move the rest (中午1点 is 13:00), "later" ones
+# move it to the afternoon (下午3点, 5 de la tarde), "night" ones too, but for the small hours and midnight
+# (夜里2点 is 02:00, 晚上12点 00:00).
+_ZH_PART_KINDS = {**dict.fromkeys(("凌晨", "早上", "早晨", "上午", "今早", "明早", "清晨"), "early"),
+                  **dict.fromkeys(("中午", "正午"), "noon"), **dict.fromkeys(("下午", "午后", "傍晚"), "later"),
+                  **dict.fromkeys(("晚上", "晚间", "夜里", "夜间", "今晚", "明晚", "深夜", "半夜", "午夜"), "night")}
+_ZH_PARTS = "|".join(_ZH_PART_KINDS)
 # "tonight" as people type it too; the day words read it as well (day_words.py).
 TONIGHT = r"tonight|tonite|2nite|2night"
+# The same in English and the other languages questions are written in (French, German, Spanish, Italian,
+# Portuguese), before an hour ("tonight at 9", "heute Abend um 8") or after it ("9 in the evening", "5 de la tarde").
+_OTHER_PART_KINDS = {
+    "early": r"(?:this|tomorrow|in\s+the)\s+morning|(?:ce|demain)\s+matin|du\s+matin|morgens|vormittags"
+             r"|(?:heute|morgen)\s+(?:früh|vormittag)|(?:de|por)\s+la\s+(?:mañana|madrugada)|di\s+mattina"
+             r"|del\s+mattino|stamattina|domani\s+mattina|(?:da|de|pela)\s+manhã",
+    "later": r"(?:this|tomorrow|in\s+the)\s+(?:afternoon|evening)|cet\s+après-midi|(?:ce|demain)\s+soir"
+             r"|de\s+l['’]après-midi|du\s+soir|nachmittags|abends|(?:heute|morgen)\s+(?:nachmittag|abend)"
+             r"|(?:de|por)\s+la\s+tarde|esta\s+tarde|del\s+pomeriggio|(?:di|della)\s+sera|stasera|domani\s+sera"
+             r"|(?:da|à|pela)\s+tarde",
+    "night": rf"{TONIGHT}|tomorrow\s+night|at\s+night|cette\s+nuit|de\s+la\s+nuit|nachts|(?:heute|morgen)\s+nacht"
+             r"|(?:de|por)\s+la\s+noche|esta\s+noche|di\s+notte|stanotte|(?:da|à|pela|esta)\s+noite",
+}
+_OTHER_PARTS = "|".join(_OTHER_PART_KINDS.values())
 _EN_PARTS = rf"\b(?:(?:this|tomorrow) (?:morning|afternoon|evening)|{TONIGHT}|tomorrow night)\b"
-# After these, an hour on the 12-hour clock is in the afternoon or the evening ("下午3点" is 15:00).
-_LATER = {"中午", "下午", "傍晚", "晚上", "夜里", "夜间", "今晚", "明晚", "pm", "p.m."}
+# Words before an hour that make it a clock time with a part of the day ("at 9 tonight", "um 8 Uhr abends"), and
+# those that make it one alone ("a las 5", "alle 17", "às 9"). Not "around" or "by": "around 5 tonight" and "by 5
+# tonight" are as often degrees.
+_LEADS = r"at|for|until|till|before|after|from|à|vers|um|gegen|ab|bis|a\s+las?|hacia\s+las|alle|às"
+_HOUR_LEADS = re.compile(r"a\s+las?|hacia\s+las|alle|às", re.IGNORECASE)
+# Words after an hour that make it one: French and German hours are on the 24-hour clock ("à 17h", "um 17 Uhr");
+# a bare "17h" or "3 heures" may be a duration, so these two need a leading word.
+_UNITS = r"h|heures?|uhr|o['’]clock"
+_SAID_TIME = re.compile(
+    rf"(?:(?P<before>{_OTHER_PARTS})\s+)?(?:\b(?P<lead>{_LEADS})\s+)?"
+    r"(?<![\d:.,])(?P<h>\d{1,2})(?:(?P<sep>:|h)(?P<m>\d{2}))?(?!\d)"
+    rf"(?:\s*(?P<unit>{_UNITS})(?![a-zà-ÿ]))?(?:\s*(?P<ap>[ap]\.?m\.?)(?![a-z]))?"
+    rf"(?:\s+(?P<after>{_OTHER_PARTS})\b)?",
+    re.IGNORECASE)
+# Words for noon and midnight, which name the hour ("demain à midi", "a mediodía", "正午"); not 正午12点 (a part
+# and its hour), nor après-midi (the afternoon).
+_NAMED_HOURS = {12: re.compile(r"\b(?:noon|midday|(?<![-‐])midi|mediod[ií]a|mittags?|mezzogiorno|meio-dia)\b"
+                               r"|正午(?!\s*[\d零一二两三四五六七八九十])", re.IGNORECASE),
+                0: re.compile(r"\b(?:midnight|minuit|medianoche|mitternacht|mezzanotte|meia-noite)\b"
+                              r"|午夜(?!\s*[\d零一二两三四五六七八九十])", re.IGNORECASE)}
+_CLAUSE_START = re.compile(r"(?:^|[,，;；:：(（—–-])\s*$")
 
 
 @lru_cache(maxsize=8)
@@ -34,10 +74,12 @@ def _time_pattern(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-_PART = re.compile(rf"{_ZH_PARTS}|{_EN_PARTS}", re.IGNORECASE)
+_PART = re.compile(rf"{_ZH_PARTS}|{_EN_PARTS}|\b(?:{_OTHER_PARTS})\b", re.IGNORECASE)
 # Words for the same stretch of a day: a reply may say 晚上 of what the facts call 今晚.
-_SAME_TIME = ({"凌晨", "夜里", "夜间", "今晚", "明晚", "晚上", "傍晚", *TONIGHT.split("|"), "night", "evening"},
-              {"早上", "早晨", "上午", "morning"}, {"中午", "noon"}, {"下午", "afternoon"})
+_SAME_TIME = ({"凌晨", "夜里", "夜间", "今晚", "明晚", "晚上", "晚间", "深夜", "半夜", "午夜", "傍晚", *TONIGHT.split("|"),
+               "night", "evening"},
+              {"早上", "早晨", "上午", "今早", "明早", "清晨", "morning"}, {"中午", "正午", "noon"},
+              {"下午", "午后", "afternoon"})
 
 
 @dataclass(frozen=True)
@@ -46,11 +88,16 @@ class ClockTime:
 
     text: str
     minutes: frozenset[int]
+    span: tuple[int, int] = field(default=(0, 0), compare=False)  # where the text has it
 
 
 def clock_times(text: str, vocabulary: Vocabulary) -> Iterator[ClockTime]:
-    """Every clock time in the text; a bare 一点 ("a little": 多一点) is not one."""
+    """Every clock time in the text, in its order; a bare 一点 ("a little": 多一点) is not one. An hour said with
+    words of another language or a part of the day ("tonight at 9") is read once, as a whole."""
+    found = [*_said_times(text), *_named_hours(text)]
     for match in _time_pattern(vocabulary.unit_signs).finditer(text):
+        if any(start < match.end() and match.start() < end for start, end in (time.span for time in found)):
+            continue
         hour_text = match["h"] or match["hz"] or match["h12"]
         if match["hz"] == "一" and not (match["part"] or match["half"] or match["mz"] or "钟" in match[0]):
             continue
@@ -59,21 +106,62 @@ def clock_times(text: str, vocabulary: Vocabulary) -> Iterator[ClockTime]:
         if hour is None or hour > 24 or minute > 59:
             continue
         marker = (match["ap"] or match["ap2"] or "").lower().replace(".", "")
-        part = match["part"] or ""
-        if marker == "am" and hour == 12:
-            hours = {0}
-        elif (marker == "pm" or part in _LATER) and hour < 12 and not (part == "中午" and hour >= 11):
-            hours = {hour + 12}
-        elif marker or part or match["h"] or hour > 12:  # a 24-hour clock, or a part that says which half
-            hours = {hour % 24}
-        else:
-            hours = {hour, (hour + 12) % 24}
-        yield ClockTime(match[0].strip(), frozenset(h * 60 + minute for h in hours))
+        kind = _ZH_PART_KINDS.get(match["part"] or "", "")
+        hours = _hours(hour, kind, marker, fixed=bool(match["h"]))
+        # The span less the spaces the pattern may take before an hour with no part.
+        start = match.start() + len(match[0]) - len(match[0].lstrip())
+        found.append(ClockTime(match[0].strip(), frozenset(h * 60 + minute for h in hours), (start, match.end())))
+    yield from sorted(found, key=lambda time: time.span)
+
+
+def _said_times(text: str) -> Iterator[ClockTime]:
+    """Hours said with a part of the day in English or another language ("tonight at 9", "a las 5 de la tarde"),
+    or with a word that makes them hours ("à 17h", "um 17 Uhr", "alle 17", "5 o'clock")."""
+    at = 0
+    while match := _SAID_TIME.search(text, at):
+        at = match.start() + 1  # a match that is no time may hold the start of one ("below 5 tonight at 9")
+        part, lead, unit = match["before"] or match["after"] or "", match["lead"] or "", (match["unit"] or "").lower()
+        # A part before the hour needs a word between ("tonight at 9", not "Tonight 5, tomorrow 8"); one after it, that
+        # word or the clause's start ("Krabi, 9 tonight", not "below 5 tonight").
+        timed = bool(part) and bool(lead or (not match["before"] and _CLAUSE_START.search(text, 0, match.start())))
+        worded = unit in ("uhr", "o'clock", "o’clock") or (unit and lead) or match["sep"] == "h" \
+            or bool(_HOUR_LEADS.fullmatch(lead))
+        hour, minute = int(match["h"]), int(match["m"] or 0)
+        if not (timed or worded) or hour > 24 or minute > 59:
+            continue
+        marker = (match["ap"] or "").lower().replace(".", "")
+        kind = next((kind for kind, words in _OTHER_PART_KINDS.items() if re.fullmatch(words, part, re.I)), "")
+        hours = _hours(hour, kind, marker, fixed=unit in ("h", "heures", "heure", "uhr") or match["sep"] == "h")
+        yield ClockTime(match[0], frozenset(h * 60 + minute for h in hours), match.span())
+        at = match.end()
+
+
+def _named_hours(text: str) -> Iterator[ClockTime]:
+    """Noon and midnight by their names ("à midi", "正午", "midnight")."""
+    for hour, pattern in _NAMED_HOURS.items():
+        for match in pattern.finditer(text):
+            yield ClockTime(match[0], frozenset({hour * 60}), match.span())
+
+
+def _hours(hour: int, kind: str, marker: str, fixed: bool) -> set[int]:
+    """The hours of the day an hour as written may be: by its am or pm, the kind of its part of the day (see
+    _ZH_PART_KINDS), as written on a 24-hour clock (`fixed`, or past 12), else either half of the day."""
+    if marker == "am":
+        return {0 if hour == 12 else hour % 24}
+    if marker == "pm" or kind == "later":
+        return {hour + 12 if hour < 12 else hour % 24}
+    if kind == "noon":
+        return {hour if hour >= 11 else hour + 12}
+    if kind == "night":
+        return {0 if hour == 12 else hour if hour < 5 or hour > 12 else hour + 12}
+    if kind or fixed or hour > 12:
+        return {hour % 24}
+    return {hour, (hour + 12) % 24}
 
 
 def parts_of_day(text: str, vocabulary: Vocabulary) -> Iterator[str]:
     """Parts of the day said on their own (不 "下午两点", which is a clock time), as written."""
-    timed = [match.span() for match in _time_pattern(vocabulary.unit_signs).finditer(text) if match["part"]]
+    timed = [time.span for time in clock_times(text, vocabulary)]
     for match in _PART.finditer(text):
         if not any(start <= match.start() < end for start, end in timed):
             yield match[0]
