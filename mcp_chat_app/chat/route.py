@@ -28,6 +28,7 @@ from mcp_chat_app.chat.route_arguments import (
     hours_argument,
     made_up_numbers,
     misquoted_numbers,
+    names_another_day,
     only_run_on,
     place_argument,
     place_list_argument,
@@ -184,7 +185,9 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools, turn.vocabulary) \
             and _only_translated(planned, by_name, turn.question):
         stated = True  # "香港" for "Hong Kong, today?": the question's place in another script, not made up
+    inherits = False  # the calls take the conversation's day where the question names none
     if planned and turn.earlier_calls and (conversation.is_follow_up(turn.question) or not stated):
+        inherits = True
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
                                                            turn.vocabulary, turn.earlier_calls), specs)
         llm_ms += again.duration_ms
@@ -209,6 +212,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             return replace(own, calls=planned, answer="", own_answer=False)
     elif planned and turn.earlier_calls and names_an_earlier_day(turn.question):
         # "顺便看看天水那天的情况": a place of its own, asked alone, on the day the conversation was about.
+        inherits = True
         planned = _with_earlier_days(planned, by_name, turn)
     if not planned and (calls or needs_tool_data(turn.question, tools, turn.vocabulary)):
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
@@ -220,8 +224,9 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         planned = _made(_real_calls(again), by_name, turn)
         if not planned:
             return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
+    on_a_day = _asks_a_day(turn) or (inherits and _on_an_earlier_day(turn, by_name))
     for asks, takes, note in ((_asks_an_hour(turn), takes_hours, ASKS_FOR_AN_HOUR),
-                              (_asks_a_day(turn), takes_a_day, ASKS_FOR_A_DAY)):
+                              (on_a_day, takes_a_day, ASKS_FOR_A_DAY)):
         if _left_out(planned, by_name, asks, takes):
             # Asked about 21:00 or tomorrow, a small model called a tool of the present moment: asked once more,
             # told so; its new calls are kept only if they go to a tool that takes what was asked.
@@ -232,6 +237,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
                 planned = replanned
             else:
                 planned = (_moved_to_hours if takes is takes_hours else _moved_to_a_day)(planned, by_name, turn)
+            if inherits:  # moved to a tool that takes a day: the conversation's, where the question names none
+                planned = _with_earlier_days(planned, by_name, turn)
     if planned and all(plan.request is None for plan in planned):
         # Calls the schemas refuse (a chart of one day, an offset past the bound) answer nothing: asked once more,
         # told why, as an auto router is.
@@ -445,6 +452,18 @@ def _asks_a_day(turn: Turn) -> bool:
     the present moment ("今天信阳怎么样", "today's high": the whole day, not only the present)."""
     offsets = day_references(turn.question, turn.today).values()
     return any(offset != 0 for offset in offsets) or (0 in offsets and not says_now(turn.question))
+
+
+def _on_an_earlier_day(turn: Turn, by_name: dict[str, ToolInfo]) -> bool:
+    """Whether the latest calls were all about a day other than today and the question names no day nor the
+    present moment: following on from them, it asks about their day ("紫外线强吗" after 金边's tomorrow was called
+    for the present moment; "顺便看看黄石那天的情况" too)."""
+    latest = conversation.latest_calls(turn.history)
+    if not latest or day_references(turn.question, turn.today) or says_now(turn.question):
+        return False
+    tools = [_resolve(call["tool"], by_name) for call in latest]
+    return all(tool is not None and names_another_day(call["arguments"], tool.input_schema, turn.today)
+               for call, tool in zip(latest, tools))
 
 
 def _left_out(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], asks: bool,

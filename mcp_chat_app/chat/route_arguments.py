@@ -431,6 +431,13 @@ def _day_later(value: Any, days: int) -> Any:
     return None
 
 
+def names_another_day(arguments: dict[str, Any], schema: dict[str, Any], today: dt.date) -> bool:
+    """Whether a call is about a day other than today by its day argument (its default where it leaves it out):
+    a day counted from today, a weekday or a date, or days of no single one ("weekend")."""
+    days = [(name, spec) for name, spec in schema.get("properties", {}).items() if _day_forms(spec)]
+    return any(_day_offset(arguments.get(name, spec.get("default")), today) != 0 for name, spec in days)
+
+
 def says_now(question: str) -> bool:
     """Whether the question asks about the present moment ("现在", "right now")."""
     return bool(_NOW.search(question))

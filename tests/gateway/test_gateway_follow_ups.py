@@ -87,3 +87,32 @@ def test_over_http_a_question_about_the_assistant_calls_no_tool(forced_gateway, 
     assert body["tool_calls"] == [] and body["response"].startswith("我是MCP 天气助手")
     (own,) = fake_llm.requests()
     assert "tools" not in own
+
+
+def test_over_http_a_follow_up_for_a_tool_of_the_present_moment_is_asked_of_the_conversations_day(
+        forced_gateway, fake_llm):
+    """"紫外线强吗" after questions on 金边 tomorrow was called as 金边's present conditions: it names no day, so it
+    asks about the conversation's; told so once, the router called the same tool again, and the call is moved to
+    the server's tool that takes a day, for that day."""
+    fake_llm.script(call("get_forecast", city="金边", day=1), {"content": "金边明天很热。"}, auto=True)
+    forced_gateway.chat("uv", {"message": "哈喽，想问下金边明天热不热"})
+    fake_llm.script(call("get_current_weather", city="北京"), call("get_current_weather", city="金边"),
+                    call("get_current_weather", city="金边"), {"content": "金边明天紫外线很强。"}, auto=True)
+    body = forced_gateway.chat("uv", {"message": "紫外线强吗"}).json()
+    assert _made(body) == [("get_forecast", {"city": "金边", "day": 1})]
+    # Named as such, the present moment is no earlier day.
+    fake_llm.script(call("get_current_weather", city="金边"), {"content": "金边现在紫外线很弱。"}, auto=True)
+    body = forced_gateway.chat("uv", {"message": "金边现在紫外线强吗"}).json()
+    assert _made(body) == [("get_current_weather", {"city": "金边"})]
+
+
+def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):
+    """"顺便看看黄石那天的天气" after a question on 荆州 next Thursday was called as 黄石's present conditions: "那天"
+    is the conversation's day, which only a tool that takes a day answers."""
+    fake_llm.script(call("get_forecast", city="荆州", day=9), {"content": "荆州下周四的预报如上。"}, auto=True)
+    first = forced_gateway.chat("trip", {"message": "下周四去荆州出差，天气怎么样"}).json()
+    thursday = first["tool_calls"][0]["arguments"]["day"]
+    fake_llm.script(call("get_current_weather", city="黄石"), call("get_current_weather", city="黄石"),
+                    {"content": "黄石那天的预报如上。"}, auto=True)
+    body = forced_gateway.chat("trip", {"message": "顺便看看黄石那天的天气"}).json()
+    assert _made(body) == [("get_forecast", {"city": "黄石", "day": thursday})]
