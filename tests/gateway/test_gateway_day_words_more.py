@@ -1,5 +1,6 @@
 """More of how the gateway reads the days, clock times and quantities a question names: shorthand for tomorrow
-and tonight, days counted in weeks, hours said with a part of the day or in another language. Pure text functions,
+and tonight, days counted in weeks, hours said with a part of the day or in another language, the sea's temperature asked
+as no tool has it. Pure text functions,
 and the gateway process over HTTP with the real weather server (simulated data) and the scripted LLM where what
 the call and the answer become matters."""
 
@@ -14,6 +15,7 @@ from tests.support.gateway_processes import weather_call as call
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed
+from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.config import CONFIG_DIR
 
 VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary
@@ -146,3 +148,29 @@ def test_over_http_an_hour_said_in_words_reaches_the_router_as_the_hour_and_the_
     (made,) = body["tool_calls"]
     assert made["arguments"] == arguments  # the hours are kept: the question names one
     assert body["answer_source"] == "model" and body["response"].startswith(answer)  # not "lacking" the hour
+
+
+@pytest.mark.parametrize("question, named", [
+    ("北戴河今天海水多少度，能下海吗", "海水温度"), ("三亚海水几度", "海水温度"), ("青岛海水冷不冷", "海水温度"),
+    ("三亚今天海水温度多少，适合游泳吗", "海水温度"), ("大连水温多少", "水温"),
+    ("How warm is the sea in Nice today?", "sea temperature"), ("sea temp at Bondi?", "sea temp"),
+    ("What's the water temperature at Bondi Beach today?", "water temperature"),
+])
+def test_the_sea_s_temperature_is_an_asked_quantity_named_as_such(question, named):
+    (quantity,) = asked_quantities(question, VOCABULARY)
+    assert (quantity.word, quantity.field) == (named, "water_temperature")
+    assert quantity.named_in("海水温度约25度") and quantity.named_in("the sea temperature is 25")
+
+
+def test_a_place_at_the_sea_asks_for_no_quantity():
+    assert asked_quantities("青岛第一海水浴场明天天气", VOCABULARY) == []
+    assert [q.word for q in asked_quantities("What is the UV index in Berlin?", VOCABULARY)] == ["UV"]  # as written
+
+
+def test_over_http_the_sea_s_temperature_is_answered_with_the_limit_and_no_air_figure(forced_gateway, fake_llm):
+    fake_llm.script(call("get_forecast", city="北戴河", day=0))
+    body = forced_gateway.chat("sea", {"message": "北戴河今天海水多少度，能下海吗"}).json()
+    assert [(c["tool"], c["is_error"]) for c in body["tool_calls"]] == [("get_forecast", False)]
+    assert body["answer_source"] == "composed"
+    assert body["response"].startswith("抱歉，我查到的数据里没有海水温度，所以没法回答这个问题。")
+    assert "能下海" not in body["response"] and "°" not in body["response"]

@@ -1,5 +1,7 @@
 """The quantities a question asks for by name (the vocabulary's `quantities`: "UV", "紫外线" for the fields named
-`uv_index...`), and whether a tool result holds one: a field whose name has that part, with a value."""
+`uv_index...`), and whether a tool result holds one: a field whose name has that part, with a value. A word of the
+vocabulary may give, after "=", the name to call the quantity by when a question asks with that word: with
+"how tall is he=height", an answer says it lacks "height", not "how tall is he"."""
 
 from __future__ import annotations
 
@@ -26,13 +28,15 @@ class Quantity:
 
 
 def asked_quantities(question: str, vocabulary: Vocabulary) -> list[Quantity]:
-    """The quantities the question names, each with the word it uses for it."""
+    """The quantities the question names, each with the word it uses for it (or that word's name)."""
     asked = []
     for field, words in vocabulary.quantities.items():
-        pattern = words_pattern(words)
+        names = {said.casefold(): name for said, _, name in (word.partition("=") for word in words) if name}
+        pattern = words_pattern(tuple(word.partition("=")[0] for word in words))
         match = pattern.search(question) if pattern else None
         if match:
-            asked.append(Quantity(match[0], field, words))
+            forms = tuple(dict.fromkeys(form for word in words for form in word.split("=")))
+            asked.append(Quantity(names.get(match[0].casefold(), match[0]), field, forms))
     return asked
 
 
