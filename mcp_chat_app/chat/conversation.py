@@ -8,8 +8,10 @@ import re
 from typing import Any
 
 _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the two is warmer?"
-# How a question says it continues the one before ("那后天呢？", "What about Chicago?"), in any domain.
-_FOLLOW_UP = re.compile(r"呢[？?。!！\s]*$|^\s*(那|那么|还有|然后)|^\s*(what|how)\s+about\b|^\s*and\b", re.IGNORECASE)
+# How a question says it continues the one before ("那后天呢？", "What about Chicago?"), in any domain: the words
+# it opens with, or 呢 at its end.
+_OPENING = re.compile(r"^\s*(?:那么|那|还有|然后|(?:what|how)\s+about\b|and\b)", re.IGNORECASE)
+_FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|{_OPENING.pattern}", re.IGNORECASE)
 
 
 # What a follow-up says besides its values: the words that make it one, and punctuation.
@@ -52,6 +54,12 @@ def earlier_calls(history: list[dict[str, Any]]) -> str:
     said = ["; ".join(f"{call['tool']} {json.dumps(call['arguments'], ensure_ascii=False, separators=(',', ':'))}"
                       for call in answer["calls"]) for answer in reversed(answers)]
     return "; before that: ".join(said)
+
+
+def opening(question: str) -> str:
+    """The words a follow-up opens with ("那" of "那贡布呢", "What about"), or ""."""
+    match = _OPENING.match(question)
+    return match[0].strip() if match else ""
 
 
 def is_follow_up(question: str) -> bool:

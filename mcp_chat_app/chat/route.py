@@ -46,6 +46,7 @@ from mcp_chat_app.chat.route_arguments import (
     written_numbers,
     without_unasked_hours,
     without_unasked_span,
+    without_opening,
     without_unnamed_places,
     with_qualifiers,
 )
@@ -733,9 +734,10 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
         return PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
     problem = validation_error(arguments, tool.input_schema)
     if problem is None:
-        return _qualified(PlannedCall(call.id, tool.qualified_name, arguments,
+        plan = _qualified(PlannedCall(call.id, tool.qualified_name, arguments,
                                       request=ToolRequest(tool.server, tool.name, arguments),
                                       made_up=tuple(made_up_numbers(arguments, schema, turn.question))), tool, turn)
+        return plan if plan.fallback else _without_opening(plan, tool, turn)
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
 
 
@@ -754,6 +756,17 @@ def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
     log.info("%s: %r as the question writes them, not %r", plan.name, arguments, plan.arguments)
     return replace(plan, arguments=arguments, request=ToolRequest(tool.server, tool.name, arguments),
                    fallback=plan.request)
+
+
+def _without_opening(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
+    """The call with its places less the words the follow-up opens with as its fallback: "那贡布呢" ("and
+    Kampot?") was called for "那贡布". The router's form goes first, since text alone cannot tell it from a place
+    of that name ("那坡县明天冷吗")."""
+    arguments = without_opening(plan.arguments, tool.input_schema, conversation.opening(turn.question),
+                                turn.vocabulary)
+    if arguments == plan.arguments or validation_error(arguments, tool.input_schema) is not None:
+        return plan
+    return replace(plan, fallback=ToolRequest(tool.server, tool.name, arguments))
 
 
 def _said(turn: Turn) -> str:

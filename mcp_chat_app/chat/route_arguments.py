@@ -155,6 +155,30 @@ def with_qualifiers(arguments: dict[str, Any], schema: dict[str, Any], question:
     return kept
 
 
+def without_opening(arguments: dict[str, Any], schema: dict[str, Any], opening: str,
+                    vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each place (an argument or list item the schema calls one) less the words the question
+    opens its follow-up with (`opening`), where the router wrote them into it: "那贡布呢" ("and Kampot?") was called
+    for "那贡布". A place with fewer than two characters left keeps them ("那曲呢": 那曲 is a place)."""
+    def bare(value: Any) -> Any:
+        if not opening or not isinstance(value, str) or not value.casefold().startswith(opening.casefold()):
+            return value
+        rest = value[len(opening):].strip(" ,，")
+        return rest if len(rest) >= 2 else value
+
+    kept = dict(arguments)
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        spec = properties.get(name, {})
+        if isinstance(value, list) and _is_place(name, spec.get("items", {}), vocabulary, spec):
+            kept[name] = [bare(item) for item in value]
+        elif _is_place(name, spec, vocabulary):
+            kept[name] = bare(value)
+    if kept != arguments:
+        log.info("%r less the follow-up's opening %r: %r", arguments, opening, kept)
+    return kept
+
+
 def only_run_on(before: dict[str, Any], after: dict[str, Any]) -> bool:
     """Whether each place `with_qualifiers` changed only got the characters written right before it, with no 的/の
     between ("浙江丽水", but also "画出北京"): a guess, where a comma or 的 says a qualifier is one."""

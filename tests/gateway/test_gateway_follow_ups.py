@@ -11,7 +11,7 @@ import pytest
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments import span_days, with_asked_span
+from mcp_chat_app.chat.route_arguments import span_days, with_asked_span, without_opening
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.config import CONFIG_DIR
 
@@ -116,3 +116,33 @@ def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes
                     {"content": "黄石那天的预报如上。"}, auto=True)
     body = forced_gateway.chat("trip", {"message": "顺便看看黄石那天的天气"}).json()
     assert _made(body) == [("get_forecast", {"city": "黄石", "day": thursday})]
+
+
+def test_a_follow_ups_opening_is_no_part_of_a_place():
+    places = {"properties": {"city": FORECAST["properties"]["city"],
+                             "cities": {"type": "array", "items": {"type": "string"}, "description": "The places"}}}
+    assert without_opening({"city": "那贡布"}, places, conversation.opening("那贡布呢"), VOCABULARY) == {"city": "贡布"}
+    assert without_opening({"cities": ["and Paris", "Lyon"]}, places, conversation.opening("and Paris vs Lyon?"),
+                           VOCABULARY) == {"cities": ["Paris", "Lyon"]}
+    # A place the opening's characters begin, with too little left without them, and a question with no opening.
+    assert without_opening({"city": "那曲"}, places, conversation.opening("那曲呢"), VOCABULARY) == {"city": "那曲"}
+    # Text cannot tell "那坡县" from "那" and "坡县": the route stage makes the router's form first.
+    assert without_opening({"city": "那坡县"}, places, conversation.opening("那坡县明天冷吗"), VOCABULARY) == {
+        "city": "坡县"}
+    assert conversation.opening("贡布呢") == "" and conversation.opening("Andover tomorrow?") == ""
+
+
+def test_over_http_a_follow_up_naming_a_place_is_called_for_it_not_for_its_opening(forced_gateway, fake_llm):
+    """"那贡布呢" after a question on 金边 tomorrow was called as the present conditions of "那贡布": 那 ("and") is
+    the follow-up's, not the place's (the call falls back to 贡布 when the tool knows no "那贡布"), and the
+    follow-up asks the earlier question of 贡布, on its day. A place that 那 begins is called as it is."""
+    fake_llm.script(call("get_forecast", city="金边", day=1), {"content": "金边明天很热。"}, auto=True)
+    forced_gateway.chat("kampot", {"message": "哈喽，想问下金边明天热不热"})
+    fake_llm.script(call("get_current_weather", city="那贡布"), call("get_current_weather", city="那贡布"),
+                    {"content": "贡布明天的预报如上。"}, auto=True)
+    body = forced_gateway.chat("kampot", {"message": "那贡布呢"}).json()
+    assert _made(body) == [("get_forecast", {"city": "贡布", "day": 1})] and not body["tool_calls"][0]["is_error"]
+    fake_llm.script(call("get_forecast", city="那曲", day=1), call("get_forecast", city="那曲", day=1),
+                    {"content": "那曲明天的预报如上。"}, auto=True)
+    body = forced_gateway.chat("kampot", {"message": "那曲呢"}).json()
+    assert _made(body) == [("get_forecast", {"city": "那曲", "day": 1})] and not body["tool_calls"][0]["is_error"]
