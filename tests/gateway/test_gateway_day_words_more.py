@@ -1,8 +1,7 @@
 """More of how the gateway reads the days, clock times and quantities a question names: shorthand for tomorrow
-and tonight, days counted in weeks, hours said with a part of the day or in another language, the sea's temperature asked
-as no tool has it. Pure text functions,
-and the gateway process over HTTP with the real weather server (simulated data) and the scripted LLM where what
-the call and the answer become matters."""
+and tonight, days counted in weeks, hours said with a part of the day or in another language, the sea's
+temperature asked as no tool has it, two days joined into a run. Pure text functions, and the gateway process over
+HTTP with the real weather server (simulated data) and the scripted LLM where the call and the answer matter."""
 
 from __future__ import annotations
 
@@ -13,13 +12,19 @@ import pytest
 from tests.support.gateway_processes import weather_call as call
 
 from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.route_arguments import with_asked_day, without_unasked_span
 from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
-from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed
+from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_the_day_after
 from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.config import CONFIG_DIR
 
 VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary
 MONDAY = dt.date(2026, 3, 2)
+DAY = {"anyOf": [{"type": "integer"}, {"type": "string", "format": "date"}], "default": 0,
+       "description": "The (first) day: an offset from today (-1 = yesterday) or 'YYYY-MM-DD'"}
+FORECAST = {"properties": {"city": {"type": "string"}, "day": DAY, "days": {
+    "type": "integer", "default": 1, "description": "How many days from that day on: 1 = that day only"}},
+    "required": ["city"]}
 
 
 @pytest.mark.parametrize("question, offset", [
@@ -174,3 +179,34 @@ def test_over_http_the_sea_s_temperature_is_answered_with_the_limit_and_no_air_f
     assert body["answer_source"] == "composed"
     assert body["response"].startswith("抱歉，我查到的数据里没有海水温度，所以没法回答这个问题。")
     assert "能下海" not in body["response"] and "°" not in body["response"]
+
+
+@pytest.mark.parametrize("question, first, count", [
+    ("Any rain in Galle tomorrow or the day after?", 1, 2), ("Galle tomorrow and the day after?", 1, 2),
+    ("Galle tmrw or the next day?", 1, 2), ("Galle today or tomorrow?", 0, 2),
+    ("Galle tomorrow or the day after tomorrow?", 1, 2), ("明天或者后天加勒会下雨吗", 1, 2), ("明后天北京下雨吗", 1, 2),
+    ("明后两天北京下雨吗", 1, 2), ("今明两天冷吗", 0, 2), ("明天到大后天呢", 1, 3), ("Galle today or the day after that?", 0, 2),
+])
+def test_two_days_joined_are_a_run_of_days_from_the_first(question, first, count):
+    asked = asked_day(question, MONDAY)
+    assert (asked.offset, asked.span, asked.count) == (first, True, count)
+    assert glossed(question, MONDAY, VOCABULARY).endswith(
+        f"({asked.word} = {count} days from {'today (day 0)' if first == 0 else f'day {first}'} on)")
+    called = {"city": "Galle", "day": first + 1, "days": count}
+    assert with_asked_day(called, FORECAST, asked, MONDAY) == {**called, "day": first}  # the run's first day
+    assert without_unasked_span(called, FORECAST, asked, question) == called  # its count of days is kept
+
+
+def test_the_second_of_a_run_is_no_follow_up_s_day_after():
+    assert not names_the_day_after("Any rain in Galle tomorrow or the day after?")
+    assert names_the_day_after("And the day after?")
+    assert asked_day("北京明天和后天冷吗", MONDAY) is None  # two days named, each asked about
+    assert day_words("明后天") == {"后天"}  # a reply's words: what it says of 明后天 is held to 后天's facts
+
+
+def test_over_http_a_run_of_two_days_keeps_the_router_s_count(forced_gateway, fake_llm):
+    fake_llm.script(call("get_precipitation", city="Galle", day=1, days=2), {"content": "As the facts say."})
+    body = forced_gateway.chat("gal", {"message": "Any rain in Galle tomorrow or the day after?"}).json()
+    assert fake_llm.requests()[0]["messages"][-1]["content"].endswith(
+        "(tomorrow or the day after = 2 days from day 1 on)")
+    assert [c["arguments"] for c in body["tool_calls"]] == [{"city": "Galle", "day": 1, "days": 2}]

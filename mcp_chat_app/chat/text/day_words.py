@@ -71,6 +71,17 @@ _DAY_AFTER = re.compile(rf"第二天|次日|隔天|(?:之|再)?后一天|\b(?:th
 # The day the conversation was about, in a follow-up ("那天呢", "天水那天怎么样", "the same day"); 天 then 气 is
 # another word.
 _SAME_DAY = re.compile(r"(?:那一?|当|同一)天(?!气)|\b(?:that|the\s+same)\s+day\b", re.IGNORECASE)
+# Two day words joined into a run of days ("tomorrow or the day after", "明天或者后天", "明后天", "今明两天", "明天到大后天"):
+# the answer needs each, so a call covers them all. "The day after" counts from the first word; "and" joins a run
+# only so ("tomorrow and the day after"): two days named as such ("明天和后天") are each asked about.
+_EN_AFTER_IT = rf"(?:the\s+)?(?:day\s+after(?!\s+(?:{_TOMORROW})\b)(?:\s+that)?|next\s+day|following\s+day)"
+_JOINED = re.compile(
+    r"(?P<pair>今明|明后)两?天|(?P<zh1>今天|明天|后天)(?:或者?|或是|还是|到|至)(?P<zh2>明天|后天|大后天)"
+    rf"|\b(?P<en1>today|{_TOMORROW})\s+(?:(?:or|to|through)\s+(?P<en2>{_EN_AFTER_IT}|(?:the\s+)?day\s+after\s+"
+    rf"(?:{_TOMORROW})|{_TOMORROW})|and\s+(?P<en3>{_EN_AFTER_IT}))\b",
+    re.IGNORECASE)
+_ZH_RUN_WORDS = ("今天", "明天", "后天", "大后天")
+_EN_RUN_WORDS = ("today", "tomorrow", "day after tomorrow")
 _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _COUNT = rf"\d+|{'|'.join(_EN_NUMBERS)}|a"
 _NUMBER = re.compile(rf"\d+|[零一二两三四五六七八九十]+|\b(?:{_COUNT})\b", re.IGNORECASE)
@@ -111,8 +122,11 @@ def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
     dates = calendar_dates(question, today)
     from_today = asked_day(question, today)
     if from_today and from_today.span:
-        notes.append(f"{from_today.word} = from today (day 0) on")
+        notes.append(_span_gloss(from_today))
+    run = range(from_today.offset, from_today.offset + (from_today.count or 0)) if from_today else range(0)
     for word, offset in sorted(day_references(question, today).items()):
+        if offset in run:
+            continue  # a day of the run ("明后天"), spelled out with it
         if word in dates:
             notes.append(f"{word} = {dates[word].isoformat()}")
         elif offset is not None and offset != 0:
@@ -123,6 +137,12 @@ def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
             notes.append(f"{word} = day 0")
     notes += hours + below_zero_glosses(question, vocabulary)
     return f"{question}\n\n({'; '.join(notes)})" if notes else question
+
+
+def _span_gloss(asked: AskedDay) -> str:
+    """Days from one on, as a tool counts them: "明后天 = 2 days from day 1 on", "未来一周 = from today (day 0) on"."""
+    first = "today (day 0)" if asked.offset == 0 else f"day {asked.offset}"
+    return f"{asked.word} = {f'{asked.count} days ' if asked.count else ''}from {first} on"
 
 
 @dataclass(frozen=True)
@@ -137,6 +157,7 @@ class AskedDay:
     weekday: str | None = None
     date: date | None = None  # the words name a calendar date ("12月25日", "New Year's Day 2020")
     span: bool = False  # the words name days from this one on ("未来一周": `offset` 0)
+    count: int | None = None  # how many days from this one on, where the words say ("明后天": 2, from day 1)
 
     @property
     def offsets(self) -> frozenset[int]:
@@ -156,6 +177,10 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     if after:
         first = _ZH_OFFSETS[after[2]] if after[2] else _EN_OFFSETS[after[1].lower()]
         return AskedDay(after[0], first + 1, span=True)
+    joined = next(((match, run) for match in _JOINED.finditer(question) if (run := _run(match))), None)
+    if joined:
+        (match, (first, last)) = joined
+        return AskedDay(match[0], first, span=True, count=last - first + 1)
     references = day_references(question, today)
     dates = calendar_dates(question, today)
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
@@ -184,7 +209,8 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
     dates = calendar_dates(question, today)
     # "16 days from today" names the one day it counts to, not today.
     counted, rest = _counted_days(question, today)
-    references = {word: _offset(word, today) for word in day_words(rest)} | counted
+    joined, rest = _joined_days(rest)
+    references = {word: _offset(word, today) for word in day_words(rest)} | counted | joined
     references |= {word: (day - today).days for word, day in dates.items()}
     if _ZH_THIS_WEEK.search(question):  # 这周五: 周五, not the whole week
         references.pop("本周", None)
@@ -211,13 +237,41 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
 
 def names_the_day_after(question: str) -> bool:
     """Whether the question asks about the day after the one the conversation was about ("the next day", 第二天)."""
-    return bool(_DAY_AFTER.search(question))
+    return bool(_DAY_AFTER.search(_joined_days(question)[1]))  # not the second of "tomorrow or the day after"
 
 
 def names_an_earlier_day(question: str) -> bool:
     """Whether the question asks about the day the conversation was about ("that day", 那天, 同一天) or the day
     after it ("the next day", 第二天)."""
     return bool(_SAME_DAY.search(question)) or names_the_day_after(question)
+
+
+def _joined_days(question: str) -> tuple[dict[str, int | None], str]:
+    """The days of the runs the question names, as canonical words ("明后天": 明天 and 后天), and the question less
+    the runs' words (明后天 holds no 后天 of its own)."""
+    days: dict[str, int | None] = {}
+    for match in _JOINED.finditer(question):
+        run = _run(match)
+        if run is None:
+            continue
+        words = _EN_RUN_WORDS if match["en1"] else _ZH_RUN_WORDS
+        days |= {words[offset]: offset for offset in range(run[0], run[1] + 1) if offset < len(words)}
+        question = question.replace(match[0], " ")
+    return days, question
+
+
+def _run(match: re.Match[str]) -> tuple[int, int] | None:
+    """The first and last day (offsets from today) of a _JOINED match, if the second comes after the first."""
+    if match["pair"]:
+        first = 0 if match["pair"] == "今明" else 1
+        return first, first + 1
+    first = _ZH_OFFSETS[match["zh1"]] if match["zh1"] else _EN_OFFSETS[_en_canonical(match["en1"])]
+    said = match["zh2"] or match["en2"] or match["en3"]
+    if re.fullmatch(_EN_AFTER_IT, said, re.IGNORECASE):  # "the day after (that)", "the next day": after the first
+        second = first + 1
+    else:
+        second = _ZH_OFFSETS[said] if said in _ZH_OFFSETS else _EN_OFFSETS[_en_canonical(said)]
+    return (first, second) if second > first else None
 
 
 def _counted_days(question: str, today: date) -> tuple[dict[str, int | None], str]:
