@@ -42,6 +42,7 @@ from mcp_chat_app.chat.route_arguments import (
     with_asked_day,
     with_asked_span,
     with_earlier_day,
+    with_earlier_flags,
     without_unasked_flags,
     written_numbers,
     without_unasked_hours,
@@ -720,6 +721,8 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
     try:
         arguments = tidy_arguments(decode_arguments(call.arguments), schema)
         arguments = without_unasked_flags(arguments, schema, turn.asked, turn.vocabulary)
+        arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,
+                                       turn.vocabulary)
         arguments = without_unnamed_places(arguments, schema, _said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
                                           else turn.question, turn.vocabulary)
@@ -767,6 +770,12 @@ def _without_opening(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCa
     if arguments == plan.arguments or validation_error(arguments, tool.input_schema) is not None:
         return plan
     return replace(plan, fallback=ToolRequest(tool.server, tool.name, arguments))
+
+
+def _earlier_arguments(tool: ToolInfo, by_name: dict[str, ToolInfo], turn: Turn) -> list[dict[str, Any]]:
+    """The arguments of the latest calls of the tool's server: what the conversation chose there (a unit)."""
+    return [call["arguments"] for call in conversation.latest_calls(turn.history)
+            if (earlier := _resolve(call["tool"], by_name)) is not None and earlier.server == tool.server]
 
 
 def _said(turn: Turn) -> str:

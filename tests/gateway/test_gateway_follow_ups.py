@@ -11,7 +11,7 @@ import pytest
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments import span_days, with_asked_span, without_opening
+from mcp_chat_app.chat.route_arguments import span_days, with_asked_span, with_earlier_flags, without_opening
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.config import CONFIG_DIR
 
@@ -146,3 +146,41 @@ def test_over_http_a_follow_up_naming_a_place_is_called_for_it_not_for_its_openi
                     {"content": "那曲明天的预报如上。"}, auto=True)
     body = forced_gateway.chat("kampot", {"message": "那曲呢"}).json()
     assert _made(body) == [("get_forecast", {"city": "那曲", "day": 1})] and not body["tool_calls"][0]["is_error"]
+
+
+def test_a_flag_the_conversation_turned_on_is_kept_unless_the_question_names_another_unit():
+    schema = {"properties": {"city": {"type": "string"}, "fahrenheit": {
+        "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
+    on = [{"city": "Missoula", "fahrenheit": True}]
+    for asked in ("and tonight's low?", "Will it snow there on Saturday?", "明天呢", "Still in Fahrenheit?",
+                  "how many degrees tomorrow?"):
+        assert with_earlier_flags({"city": "Missoula", "fahrenheit": False}, schema, on, asked, VOCABULARY) == {
+            "city": "Missoula", "fahrenheit": True}, asked
+    for asked in ("And in Celsius please?", "明天呢，用摄氏度"):
+        assert with_earlier_flags({"city": "Missoula"}, schema, on, asked, VOCABULARY) == {"city": "Missoula"}, asked
+    # Nothing turned on before, nothing carried.
+    assert with_earlier_flags({"city": "Missoula"}, schema, [{"city": "Missoula", "fahrenheit": False}],
+                              "and tonight's low?", VOCABULARY) == {"city": "Missoula"}
+
+
+def test_over_http_a_follow_up_keeps_the_conversations_unit_until_the_user_changes_it(forced_gateway, fake_llm):
+    """After a question in Fahrenheit, "and tonight's low?" and "Will it snow there on Saturday?" were answered in
+    °C: the conversation's choice carries over, until "in Celsius please", which then carries over in its turn."""
+    fake_llm.script(call("get_current_weather", city="Missoula, Montana", fahrenheit=True),
+                    {"content": "It is 38.8°F now."}, auto=True)
+    forced_gateway.chat("msla", {"message": "Missoula, Montana - current temp in Fahrenheit?"})
+    for question, alone, again in (
+            ("and tonight's low?", call("get_forecast", city="Missoula", hours="night"),
+             call("get_forecast", city="Missoula, Montana", hours="night")),
+            ("Will it snow there on Saturday?", call("get_precipitation", city="Paris", day="saturday"),
+             call("get_precipitation", city="Missoula, Montana", day="saturday", fahrenheit=False))):
+        fake_llm.script(alone, again, {"content": "See the figures above."}, auto=True)
+        body = forced_gateway.chat("msla", {"message": question}).json()
+        ((_, arguments),) = _made(body)
+        assert arguments["fahrenheit"] is True, question
+    for question in ("And on Sunday, in Celsius please?", "and Monday?"):
+        fake_llm.script(call("get_forecast", city="Missoula, Montana"), call("get_forecast", city="Missoula, Montana"),
+                        {"content": "See the figures above."}, auto=True)
+        body = forced_gateway.chat("msla", {"message": question}).json()
+        ((_, arguments),) = _made(body)
+        assert not arguments.get("fahrenheit"), question
