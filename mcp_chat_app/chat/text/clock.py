@@ -56,7 +56,7 @@ _NAMED_HOURS = {12: re.compile(r"\b(?:noon|midday|(?<![-‐])midi|mediod[ií]a|m
                                r"|正午(?!\s*[\d零一二两三四五六七八九十])", re.IGNORECASE),
                 0: re.compile(r"\b(?:midnight|minuit|medianoche|mitternacht|mezzanotte|meia-noite)\b"
                               r"|午夜(?!\s*[\d零一二两三四五六七八九十])", re.IGNORECASE)}
-_CLAUSE_START = re.compile(r"(?:^|[,，;；:：(（—–-])\s*$")
+_CLAUSE_MARKS = ",，;；:：(（—–-"  # after one of these (or first), an hour begins a clause: "Krabi, 9 tonight"
 
 
 @lru_cache(maxsize=8)
@@ -123,8 +123,9 @@ def _said_times(text: str) -> Iterator[ClockTime]:
         part, lead, unit = match["before"] or match["after"] or "", match["lead"] or "", (match["unit"] or "").lower()
         # A part before the hour needs a word between ("tonight at 9", not "Tonight 5, tomorrow 8"); one after it, that
         # word or the clause's start ("Krabi, 9 tonight", not "below 5 tonight").
-        timed = bool(part) and bool(lead or (not match["before"] and _CLAUSE_START.search(text, 0, match.start())))
-        worded = unit in ("uhr", "o'clock", "o’clock") or (unit and lead) or match["sep"] == "h" \
+        opens = text[:match.start()].rstrip()[-1:] in ("", *_CLAUSE_MARKS)
+        timed = bool(part) and bool(lead or (opens and not match["before"]))
+        worded = unit in ("uhr", "o'clock", "o’clock") or bool(unit and lead) or match["sep"] == "h" \
             or bool(_HOUR_LEADS.fullmatch(lead))
         hour, minute = int(match["h"]), int(match["m"] or 0)
         if not (timed or worded) or hour > 24 or minute > 59:
