@@ -247,6 +247,21 @@ def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> N
             asyncio.run(resolver.resolve(unknown))
 
 
+def test_a_body_of_the_sky_is_no_place_on_earth_unless_qualified(gazetteer: Gazetteer) -> None:
+    """"Is there a forecast for Mars?" had the weather of Mars, Pennsylvania: the planet is refused as no place on
+    Earth; the town, written with its state, is found."""
+    class Offline:
+        online = False
+
+    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    for sky in ("Mars", "the Moon", "planet Venus", "火星", "月球"):
+        with pytest.raises(UnknownPlace) as unknown:
+            asyncio.run(resolver.resolve(sky))
+        assert "not a place on Earth" in str(unknown.value) or "不是地球上的地方" in str(unknown.value), sky
+    town = asyncio.run(resolver.resolve("Mars, Pennsylvania"))
+    assert (town.name, town.country_code) == ("Mars", "US")
+
+
 def test_coordinates_are_accepted() -> None:
     assert parse_coordinates("39.9, 116.4") == (39.9, 116.4)
     assert parse_coordinates("95, 10") is None

@@ -77,6 +77,17 @@ def normalize(name: str) -> str:
     return _SEPARATORS.sub(" ", text).strip()
 
 
+# Bodies of the sky, asked about as such ("a forecast for Mars?"): no place on Earth, though small towns bear
+# some of their names (Mars, Pennsylvania): a qualifier ("Mars, PA") still finds those.
+_OFF_EARTH = {"mars", "the moon", "moon", "venus", "jupiter", "saturn", "neptune", "uranus", "pluto", "the sun",
+              "火星", "月球", "月亮", "金星", "木星", "土星", "海王星", "天王星", "冥王星", "太阳"}
+
+
+def off_earth(name: str) -> bool:
+    """Whether a name, unqualified, is a body of the sky rather than a place on Earth."""
+    return normalize(name).removeprefix("planet ") in _OFF_EARTH
+
+
 _TO_SIMPLIFIED = OpenCC("t2s")
 
 

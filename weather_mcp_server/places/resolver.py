@@ -20,6 +20,7 @@ from weather_mcp_server.places.names import (
     choice_labels,
     choose,
     has_cjk,
+    off_earth,
     parse_coordinates,
     split_qualifier,
 )
@@ -80,6 +81,9 @@ class PlaceResolver:
         if len(query) > MAX_QUERY_LENGTH:
             raise InvalidArgument(pick(f"city is {len(query)} characters long; at most {MAX_QUERY_LENGTH} allowed",
                                        f"城市名有 {len(query)} 个字符，最多 {MAX_QUERY_LENGTH} 个"))
+        if off_earth(query):
+            raise UnknownPlace(pick(f"{query} is not a place on Earth: the weather tools cover places on Earth only.",
+                                    f"“{query}”不是地球上的地方：天气工具只能查地球上的地点。"))
         coordinates = parse_coordinates(query)
         if coordinates is not None:
             return self._at_coordinates(query, *coordinates)
