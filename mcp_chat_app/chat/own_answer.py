@@ -21,6 +21,7 @@ from mcp_chat_app.mcp_client.manager import ToolInfo
 _BRACKETED = re.compile(r"[(（]([^()（）]+)[)）]")
 _TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
 _STATEMENT_END = re.compile(r"[啊呀啦了哦嘛！!。.~～]\s*$")
+_CLAUSES = re.compile(r"[，；。]\s*\S")  # a Chinese message of more than one clause: no terse query ("明天上海")
 # A word that asks: Chinese anywhere, English at the start of a clause ("Tomorrow is my birthday!" asks nothing).
 _ASKS = re.compile(r"[?？吗呢么]|怎么|如何|多少|几|哪|什么|啥|是否|会不会|要不要|有没有|(?:^|[,.;:!-]\s*)"
                    r"(?:what|how|when|where|which|who|why|will|is|are|does|do|should|can|could|any)\b", re.IGNORECASE)
@@ -41,9 +42,9 @@ def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabu
 
 
 def _remarks(question: str) -> bool:
-    """Whether the message remarks rather than asks ("今天好累啊", "Tomorrow is my birthday!"): it ends as a
-    statement and holds no word that asks."""
-    return bool(_STATEMENT_END.search(question)) and not _ASKS.search(question)
+    """Whether the message remarks rather than asks ("今天好累啊", "Tomorrow is my birthday!", "今天心情不错，跟你聊两句"):
+    it holds no word that asks, and ends as a statement or says more than a terse query's one clause."""
+    return bool(_STATEMENT_END.search(question) or _CLAUSES.search(question)) and not _ASKS.search(question)
 
 
 def not_looked_up(turn: Turn) -> str:

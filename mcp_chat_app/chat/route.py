@@ -38,6 +38,7 @@ from mcp_chat_app.chat.route_arguments import (
     states_its_arguments,
     takes_a_day,
     takes_hours,
+    unnamed_places,
     unstated_arguments,
     with_asked_day,
     with_asked_span,
@@ -206,12 +207,15 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             # Made-up arguments with nothing before them to take them from ("Paris" for "What is the capital of
             # France?", "北京" for a poem): a forced model calling a tool for a question that needs none.
             own = _own(turn, router, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms), tools_connected=True)
-            if not (states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn)):
+            # Figures with no tool behind them are made up: the question needed data, so the calls are made, but
+            # never for a place nobody named.
+            made = _with_named_places(planned, by_name, turn) \
+                if states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn) else ()
+            if not made:
                 needs_data = needs_tool_data(turn.question, tools, turn.vocabulary)
                 return _not_looked_up(turn, own, restart=True) if needs_data else own
-            # Figures with no tool behind them are made up: the question needed data, so the calls are made.
             turn.shown.discard()
-            return replace(own, calls=planned, answer="", own_answer=False)
+            return replace(own, calls=made, answer="", own_answer=False)
     elif planned and turn.earlier_calls and names_an_earlier_day(turn.question):
         # "顺便看看天水那天的情况": a place of its own, asked alone, on the day the conversation was about.
         inherits = True
@@ -253,7 +257,10 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
     planned = _as_one_comparison(_with_siblings(planned, by_name, turn), by_name, turn)
-    routed = Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=llm_ms)
+    named = _with_named_places(planned, by_name, turn)
+    routed = Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=llm_ms)
+    if planned and not named and needs_tool_data(turn.question, tools, turn.vocabulary):
+        return _not_looked_up(turn, routed)
     return routed if routed.calls else _own(turn, router, routed, tools_connected=True)
 
 
@@ -776,6 +783,27 @@ def _earlier_arguments(tool: ToolInfo, by_name: dict[str, ToolInfo], turn: Turn)
     """The arguments of the latest calls of the tool's server: what the conversation chose there (a unit)."""
     return [call["arguments"] for call in conversation.latest_calls(turn.history)
             if (earlier := _resolve(call["tool"], by_name)) is not None and earlier.server == tool.server]
+
+
+def _with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                       turn: Turn) -> tuple[PlannedCall, ...]:
+    """The calls less those for a place that neither the question nor the conversation names (unless it is
+    written in a script the user does not write: "香港" for "Hong Kong"). The argument checks drop an optional
+    place nobody named but leave a required one to the router's check of made-up arguments, and a forced model
+    told that a tool has the data made one up: "今天心情不错，跟你聊两句" got the data of 北京."""
+    said = _said(turn)
+    written = "\n".join([*(m["content"] for m in turn.plain_history if m["role"] == "user"), turn.question])
+    kept = []
+    for plan in planned:
+        tool = _resolve(plan.name, by_name)
+        unnamed = [place for place in unnamed_places(plan.arguments, tool.input_schema, said, turn.vocabulary)
+                   if not in_another_script(place, written)] if tool else []
+        if unnamed:
+            log.info("call of %s not made: %s named neither in the question nor in the conversation", plan.name,
+                     ", ".join(unnamed))
+        else:
+            kept.append(plan)
+    return tuple(kept)
 
 
 def _said(turn: Turn) -> str:

@@ -332,6 +332,20 @@ def without_unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], sa
     return kept
 
 
+def unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], said: str, vocabulary: Vocabulary) -> list[str]:
+    """The places of a call (arguments or list items the schema calls ones) that `said`, the question and the
+    conversation, never names."""
+    asked = said.casefold()
+    found = []
+    for name, value in arguments.items():
+        spec = schema.get("properties", {}).get(name, {})
+        if isinstance(value, list) and _is_place(name, spec.get("items", {}), vocabulary, spec):
+            found += [item for item in value if isinstance(item, str) and not _mentioned(item, asked)]
+        elif isinstance(value, str) and _is_place(name, spec, vocabulary) and not _mentioned(value, asked):
+            found.append(value)
+    return found
+
+
 def without_unasked_hours(arguments: dict[str, Any], schema: dict[str, Any], question: str,
                           vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments less an optional time of day (hours by the clock, a part of the day: the schema says

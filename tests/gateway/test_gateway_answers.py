@@ -205,9 +205,14 @@ def test_a_call_with_made_up_arguments_is_set_aside_for_a_question_that_needs_no
     # (Asked once more without that tool first, the router makes no call.)
     fake_llm.script(call("get_current_weather", city="北京"), {"content": "穿外套。"}, {"content": "北京现在25°C。"},
                     {"content": "北京现在天气不错。"})
-    result = pipeline().run("今天出门穿什么好？", [])
+    said = [{"role": "user", "content": "我住在北京。"}, {"role": "assistant", "content": "好的，记住了。"}]
+    result = pipeline().run("今天出门穿什么好？", said)
     assert [c.arguments for c in result.tool_calls] == [{"city": "北京"}]
     assert result.response.startswith("北京现在天气不错。")
+    # Never for a place nobody named, though: asked where, not told about 北京.
+    fake_llm.script(call("get_current_weather", city="北京"), {"content": "穿外套。"}, {"content": "北京现在25°C。"})
+    result = pipeline().run("今天出门穿什么好？", [])
+    assert result.tool_calls == [] and result.response == ASSISTANT.not_looked_up["zh"]
 
 
 def test_with_no_data_server_the_assistant_says_it_cannot_look_it_up(pipeline, fake_llm, tmp_path):

@@ -11,9 +11,11 @@ import pytest
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.route_arguments import span_days, with_asked_span, with_earlier_flags, without_opening
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.config import CONFIG_DIR
+from mcp_chat_app.mcp_client.manager import ToolInfo
 
 from tests.support.gateway_processes import weather_call as call
 
@@ -24,6 +26,7 @@ FORECAST = {"properties": {"city": {"type": "string", "description": "City name"
                            "day": {"type": "integer", "default": 0, "description": "0 = today, 1 = tomorrow"},
                            "days": {"type": "integer", "default": 1, "description": "How many days from that day on"}},
             "required": ["city"]}
+FORECAST_TOOL = ToolInfo("weather", "get_forecast", "Forecast in one city for days.", FORECAST)
 
 
 def _made(body: dict) -> list[tuple[str, dict]]:
@@ -184,3 +187,19 @@ def test_over_http_a_follow_up_keeps_the_conversations_unit_until_the_user_chang
         body = forced_gateway.chat("msla", {"message": question}).json()
         ((_, arguments),) = _made(body)
         assert not arguments.get("fahrenheit"), question
+
+
+def test_over_http_small_talk_calls_no_tool_for_a_place_nobody_named(forced_gateway, fake_llm):
+    """"今天心情不错，跟你聊两句" ("good mood today, let's chat") was called as the forecast of 北京, which nobody
+    named: a remark with a day word asks nothing of the data, and a call for a place nobody named is not made."""
+    fake_llm.script(call("get_forecast", city="北京", day=0), {"content": "很高兴听到你心情不错！想聊点什么？"})
+    body = forced_gateway.chat("chat", {"message": "今天心情不错，跟你聊两句"}).json()
+    assert body["tool_calls"] == [] and body["response"] == "很高兴听到你心情不错！想聊点什么？"
+    # Told that a tool has the data, a small model made the place up: said to be not looked up, never guessed.
+    fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}}]},
+                    call("get_forecast", city="北京", day=0))
+    body = forced_gateway.chat("wear", {"message": "今天出门穿什么好？"}).json()
+    assert body["tool_calls"] == [] and body["response"] == ASSISTANT.not_looked_up["zh"]
+    assert needs_tool_data("今天出门穿什么好？", [FORECAST_TOOL], VOCABULARY)
+    assert not needs_tool_data("今天心情不错，跟你聊两句", [FORECAST_TOOL], VOCABULARY)
+    assert needs_tool_data("明天上海", [FORECAST_TOOL], VOCABULARY)
