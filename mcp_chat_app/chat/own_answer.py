@@ -34,11 +34,16 @@ def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabu
     tools = list(tools)
     if day_words(question) and not _remarks(question) and any(takes_a_day(tool.input_schema) for tool in tools):
         return True
-    asked = question.casefold()
-    if any(_said(term, asked) for tool in tools for term in _listed_terms(tool.description)):
+    if any(says_a_listed_term(question, tool) for tool in tools):
         return True
     return any(tool.output_schema and described(tool.output_schema, quantity)
                for quantity in asked_quantities(question, vocabulary) for tool in tools)
+
+
+def says_a_listed_term(question: str, tool: ToolInfo) -> bool:
+    """Whether the question says a term the tool's description lists in brackets: what users ask it for."""
+    asked = question.casefold()
+    return any(_said(term, asked) for term in _listed_terms(tool.description))
 
 
 def _remarks(question: str) -> bool:

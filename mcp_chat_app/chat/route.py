@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import Assistant
-from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer, own_passes_so_far
+from mcp_chat_app.chat.own_answer import (
+    needs_tool_data,
+    not_looked_up,
+    own_answer,
+    own_passes_so_far,
+    says_a_listed_term,
+)
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     compares,
@@ -194,9 +200,9 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
                                                            turn.vocabulary, turn.earlier_calls), specs)
         llm_ms += again.duration_ms
-        calls = _real_calls(again)
-        planned = _with_earlier_days(_with_stated_values(_made(calls, by_name, turn), planned if stated else (),
-                                                         by_name, turn), by_name, turn)
+        calls, alone = _real_calls(again), planned
+        planned = _with_stated_values(_made(calls, by_name, turn), alone if stated else (), by_name, turn)
+        planned = _with_earlier_days(_with_own_tool(planned, alone, by_name, turn), by_name, turn)
         planned = _with_earlier_tool(planned, by_name, turn)
     elif planned and not stated:
         restated, again_ms = _restated(turn, router, tools, planned)
@@ -308,6 +314,30 @@ def _with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCa
     log.info("%s: %r as the question states it, not the earlier calls' %r", plan.name, replaced,
              {name: plan.arguments[name] for name in replaced})
     return (_replanned(plan, {**plan.arguments, **replaced}, by_name, turn),)
+
+
+def _with_own_tool(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                   turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call asked with the conversation that repeats the latest calls' tool, for a question that says the words
+    of the tool called for it alone and none of the repeated one's (as their descriptions list them), as the call
+    of that tool with the conversation's values where it made them up (the place): shown the earlier calls, a small
+    model drew the week's chart once more for "这周末冷不冷"."""
+    if len(planned) != 1 or not alone or planned[0].request is None or alone[0].request is None:
+        return planned
+    (plan,), first = planned, alone[0]
+    tool, own = _resolve(plan.name, by_name), _resolve(first.name, by_name)
+    latest = {call["tool"] for call in conversation.latest_calls(turn.history)}
+    if tool is None or own is None or tool is own or latest != {tool.qualified_name} \
+            or says_a_listed_term(turn.question, tool) or not says_a_listed_term(turn.question, own):
+        return planned
+    made_up = {name for name, value in first.arguments.items()
+               if not states_its_arguments([{name: value}], [own.input_schema], turn.question)}
+    if not made_up <= set(plan.arguments):
+        return planned
+    log.info("%s, not %s: the question says the words of the one and none of the other's", own.qualified_name,
+             tool.qualified_name)
+    arguments = {**first.arguments, **{name: plan.arguments[name] for name in made_up}}
+    return (_replanned(PlannedCall(plan.call_id, own.qualified_name, {}), arguments, by_name, turn),)
 
 
 def _with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -203,3 +203,22 @@ def test_over_http_small_talk_calls_no_tool_for_a_place_nobody_named(forced_gate
     assert needs_tool_data("今天出门穿什么好？", [FORECAST_TOOL], VOCABULARY)
     assert not needs_tool_data("今天心情不错，跟你聊两句", [FORECAST_TOOL], VOCABULARY)
     assert needs_tool_data("明天上海", [FORECAST_TOOL], VOCABULARY)
+
+
+def test_over_http_a_verdict_after_charts_is_asked_of_the_tool_its_own_words_name(forced_gateway, fake_llm):
+    """"这周末冷不冷" after two charts of 衢州 was called as the week's chart again: shown the earlier calls, the
+    router repeated them; asked alone it called the forecast, whose listed words ("周末") the question says and
+    none of the chart's ("图"). "再来一张降水图" says the chart's, and stays a chart."""
+    fake_llm.script(call("get_weather_chart", city="衢州", kind="temperature", days=7),
+                    {"content": "衢州未来7天的气温图如上。"}, auto=True)
+    forced_gateway.chat("chart", {"message": "给我画张衢州未来7天的气温图"})
+    fake_llm.script(call("get_weather_chart", city="北京", kind="precipitation"),
+                    call("get_weather_chart", city="衢州", kind="precipitation", day=0, days=7),
+                    {"content": "衢州未来7天的降水图如上。"}, auto=True)
+    body = forced_gateway.chat("chart", {"message": "再来一张降水图"}).json()
+    assert _made(body) == [("get_weather_chart", {"city": "衢州", "kind": "precipitation", "day": 0, "days": 7})]
+    fake_llm.script(call("get_forecast", city="北京", day="weekend"),
+                    call("get_weather_chart", city="衢州", kind="temperature", day=0, days=7),
+                    {"content": "衢州周末不算冷。"}, auto=True)
+    body = forced_gateway.chat("chart", {"message": "这周末冷不冷"}).json()
+    assert _made(body) == [("get_forecast", {"city": "衢州", "day": "weekend"})]
