@@ -9,6 +9,7 @@ import datetime as dt
 import json
 import logging
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
@@ -645,12 +646,18 @@ def _enum_values(spec: dict[str, Any]) -> list[Any]:
 
 def _mentioned(value: str, asked: str) -> bool:
     """The value, or one of its words ("New York City" for "New York"), is in the (casefolded) question, as a
-    word: "Rome" is not in "Romeo"."""
+    word: "Rome" is not in "Romeo"; accents aside ("Zurich" for "Zürich")."""
     value = value.casefold().strip()
     if _only_day_words(value):
         return False  # "Thursday" as the place of "Thursday any better?": the question's day, not a value of it
     words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value)]
-    return any(re.search(_as_word(word), asked) for word in words if word)
+    return any(re.search(_as_word(word), asked) or re.search(_as_word(_unaccented(word)), _unaccented(asked))
+               for word in words if word)
+
+
+def _unaccented(text: str) -> str:
+    """Latin letters without their accents ("zürich" as "zurich")."""
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
 def _only_day_words(value: str) -> bool:

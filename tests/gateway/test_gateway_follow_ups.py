@@ -1,7 +1,7 @@
 """Conversations: a follow-up keeps what the conversation asked (its day, its span, its unit choice) unless it says
-otherwise, and small talk (an acknowledgement, a question about the assistant) calls no tool. Pure functions
-first, then the gateway process over HTTP with the real weather server (simulated data) and the scripted LLM,
-scripted as the small model answered in the evaluation."""
+otherwise, and small talk (an acknowledgement, a question about the assistant) calls no tool. Each kind with its
+pure functions, then a conversation with the gateway process over HTTP, the real weather server (simulated data)
+and the scripted LLM, scripted as the small model answered in the evaluation."""
 
 from __future__ import annotations
 
@@ -12,7 +12,13 @@ import pytest
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.own_answer import needs_tool_data
-from mcp_chat_app.chat.route_arguments import span_days, with_asked_span, with_earlier_flags, without_opening
+from mcp_chat_app.chat.route_arguments import (
+    span_days,
+    unnamed_places,
+    with_asked_span,
+    with_earlier_flags,
+    without_opening,
+)
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.mcp_client.manager import ToolInfo
@@ -222,3 +228,11 @@ def test_over_http_a_verdict_after_charts_is_asked_of_the_tool_its_own_words_nam
                     {"content": "衢州周末不算冷。"}, auto=True)
     body = forced_gateway.chat("chart", {"message": "这周末冷不冷"}).json()
     assert _made(body) == [("get_forecast", {"city": "衢州", "day": "weekend"})]
+
+
+def test_a_place_is_named_by_the_question_or_the_conversation_accents_aside():
+    schema = {"properties": {"city": {"type": "string", "description": "City name"}}, "required": ["city"]}
+    assert unnamed_places({"city": "北京"}, schema, "今天心情不错，跟你聊两句", VOCABULARY) == ["北京"]
+    assert unnamed_places({"city": "北京"}, schema, "我住在北京。\n好的。\n今天出门穿什么好？", VOCABULARY) == []
+    assert unnamed_places({"city": "Zurich"}, schema, "Is it cold in Zürich?", VOCABULARY) == []
+    assert unnamed_places({"city": "Missoula, MT"}, schema, "Missoula, Montana - any snow?", VOCABULARY) == []
