@@ -422,10 +422,10 @@ def without_unasked_span(arguments: dict[str, Any], schema: dict[str, Any], aske
 
 
 def with_asked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None) -> dict[str, Any]:
-    """The arguments with the count of days the question's span counts ("over the next 3 days", "未来三天", "the
-    coming week"), where the call counts fewer: "Anything expected over the next 3 days?" was called for today
+    """The arguments with the count of days the question's span counts ("明后天", "over the next 3 days", "未来三天",
+    "the coming week"), where the call counts fewer: "Anything expected over the next 3 days?" was called for today
     only. A count of days is an integer argument whose description says "how many days"."""
-    count = span_days(asked.word) if asked and asked.span else None
+    count = (asked.count or span_days(asked.word)) if asked and asked.span else None
     if count is None:
         return arguments
     kept = dict(arguments)
@@ -438,8 +438,9 @@ def with_asked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: As
 
 
 def span_days(words: str) -> int | None:
-    """How many days the words of a span from its first day count ("next 3 days", "未来三天", "coming week": 7);
-    None for a span that counts none of its own ("这几天", "this week": the rest of it)."""
+    """How many days the words of a span from today count ("next 3 days", "未来三天", "coming week": 7), where the
+    day words leave its count out; None for a span that counts none of its own ("这几天", "this week": the rest
+    of it)."""
     if _THIS_WEEK.search(words):
         return None
     match = _SPAN_COUNT.search(words)

@@ -53,6 +53,11 @@ def test_a_span_counts_its_own_days(question, days):
     assert with_asked_span({"city": "Oslo", "days": 10}, FORECAST, asked) == {"city": "Oslo", "days": 10}
 
 
+def test_a_run_of_days_is_called_for_each_of_them():
+    asked = asked_day("金边明后天热不热", TUESDAY)
+    assert with_asked_span({"city": "金边", "day": 1}, FORECAST, asked) == {"city": "金边", "day": 1, "days": 2}
+
+
 def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced_gateway, fake_llm):
     """"Any snow expected over the next 3 days?" after questions on Trondheim was called for today only: the
     call covers the three days it counts."""
