@@ -47,6 +47,7 @@ from mcp_chat_app.chat.route_arguments import (
     unnamed_places,
     unstated_arguments,
     with_asked_day,
+    with_clock_hours,
     with_asked_span,
     with_earlier_day,
     with_earlier_flags,
@@ -230,8 +231,13 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
         # nobody named): asked once more, with the conversation and a note that a tool has the data; a second
         # refusal is said as such, never answered from memory.
+        # Told a tool has the data, a small model still took the escape ("whats tmrw looking like in ipoh"): it is
+        # offered the tools alone (a call for a place nobody named is still not made).
+        offered = [spec for spec in specs if spec is not NO_TOOL_SPEC] \
+            if needs_tool_data(turn.question, tools, turn.vocabulary) else specs
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
-                                                           turn.vocabulary, turn.earlier_calls, ASKS_FOR_DATA), specs)
+                                                           turn.vocabulary, turn.earlier_calls, ASKS_FOR_DATA),
+                             offered)
         llm_ms += again.duration_ms
         planned = _made(_real_calls(again), by_name, turn)
         if not planned:
@@ -763,6 +769,7 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
         arguments = without_unnamed_places(arguments, schema, _said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
                                           else turn.question, turn.vocabulary)
+        arguments = with_clock_hours(arguments, schema, turn.question, turn.vocabulary)
         day = asked_day(turn.question, turn.today)
         arguments = with_asked_day(arguments, schema, day, turn.today)
         arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)

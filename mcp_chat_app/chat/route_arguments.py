@@ -188,6 +188,7 @@ def only_run_on(before: dict[str, Any], after: dict[str, Any]) -> bool:
                                    after[name] if isinstance(after.get(name), list) else [after.get(name)])
                if old != new]
     return bool(changed) and all(isinstance(old, str) and isinstance(new, str) and new.endswith(old)
+                                 and re.match(_BEFORE, old) is not None
                                  and re.search(f"{_BEFORE}$", new[:-len(old)]) is not None
                                  and not new[:-len(old)].endswith(("的", "の")) for old, new in changed)
 
@@ -202,8 +203,9 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     less the day words the router wrote into it ("周五十堰" of "周五十堰怎么样")."""
     bare = re.sub(r"\s+", " ", without_day_words(value)).strip(" ,，")
     value = bare if bare and not _only_day_words(value) else value
+    # A Latin name may follow its qualifier in Chinese too ("越南Sapa").
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
-        else _qualified_after(value, question)
+        else _qualified_after(value, question) or _qualified_before(value, question, vocabulary)
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
     taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
     return written if written and not qualifiers & taken else value
@@ -365,6 +367,30 @@ def without_unasked_hours(arguments: dict[str, Any], schema: dict[str, Any], que
             log.info("dropped %s=%r: the question names no time of day", name, value)
             del kept[name]
     return kept
+
+
+def with_clock_hours(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                     vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with the hours the question writes by the clock, each time with one reading ("tonight at 9"
+    is 21, "demain à midi" 12), in an optional time-of-day argument that takes a list of hours, where the router
+    gave a part of the day ("night": the answer spoke of the whole night) or nothing."""
+    times = list(clock_times(question, vocabulary))
+    if not times or any(len(time.minutes) != 1 for time in times):
+        return arguments  # a bare "3点" may be 03:00 or 15:00: the router's reading stands
+    hours = sorted({minute // 60 for time in times for minute in time.minutes})
+    kept = dict(arguments)
+    for name, spec in schema.get("properties", {}).items():
+        value = arguments.get(name)
+        if name not in schema.get("required", ()) and _is_hours(name, spec) and _takes_integer_list(spec) \
+                and not isinstance(value, list):
+            log.info("%s=%r as the question's clock times %s", name, value, hours)
+            kept[name] = hours
+    return kept
+
+
+def _takes_integer_list(spec: dict[str, Any]) -> bool:
+    return any(option.get("type") == "array" and option.get("items", {}).get("type") == "integer"
+               for option in spec.get("anyOf", [spec]))
 
 
 def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None,

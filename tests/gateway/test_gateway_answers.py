@@ -253,8 +253,9 @@ def test_an_own_answer_never_claims_another_identity(pipeline, fake_llm, questio
 
 def test_an_hour_the_facts_lack_is_said_to_be_lacking(pipeline, fake_llm):
     fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
-    result = pipeline().run("北京明天下午三点天气怎么样？", [])
+    # "三点" may be 03:00 or 15:00, so the call is made for the day, as the router made it.
+    result = pipeline().run("北京明天三点天气怎么样？", [])
     # The day's figures may answer, but not as the hour's: the answer first says it lacks the hour, and only that.
-    assert result.response.startswith("抱歉，我查到的数据里没有下午三点。以下是我查到的：北京明天天气不错。")
+    assert result.response.startswith("抱歉，我查到的数据里没有三点。以下是我查到的：北京明天天气不错。")
     fake_llm.script(call("get_forecast", city="北京", day=1), {"content": "北京明天天气不错。"})
     assert pipeline().run("北京明天天气怎么样？", []).response.startswith("北京明天天气不错。")

@@ -210,3 +210,14 @@ def test_over_http_a_run_of_two_days_keeps_the_router_s_count(forced_gateway, fa
     assert fake_llm.requests()[0]["messages"][-1]["content"].endswith(
         "(tomorrow or the day after = 2 days from day 1 on)")
     assert [c["arguments"] for c in body["tool_calls"]] == [{"city": "Galle", "day": 1, "days": 2}]
+
+
+@pytest.mark.parametrize("question, words, offset", [
+    ("这周末冷不冷", {"周末"}, None), ("本周末去哪", {"周末"}, None),  # the weekend, not the week from today
+    ("这周天气怎么样", {"本周"}, 0), ("本周天气", {"本周"}, 0),  # 周天 before 气 is no Sunday
+    ("下周天气如何", {"下周"}, None), ("下周天会不会冷", {"下周日"}, 13), ("这周天呢", {"本周"}, 6),
+])
+def test_this_weekend_and_the_weeks_conditions_are_not_the_week_and_sunday(question, words, offset):
+    assert day_words(question) == words
+    asked = asked_day(question, MONDAY)
+    assert (asked.offset if asked else None) == offset

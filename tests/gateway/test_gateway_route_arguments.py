@@ -18,8 +18,11 @@ from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
     misquoted_numbers,
+    only_run_on,
+    qualified,
     siblings,
     with_asked_day,
+    with_clock_hours,
     with_earlier_day,
     without_unasked_hours,
     without_unasked_span,
@@ -803,6 +806,9 @@ def test_a_forced_escape_for_a_question_the_tools_answer_is_asked_again_with_the
     assert again[-1]["content"] == ("周末会降温吗\n\n(What this question does not say, it takes from the previous "
                                     'request: weather__get_forecast {"city":"杭州"})' + ASKS_FOR_DATA)
     assert result.response == "杭州周末3.5~9.5°C。"
+    # Asked again, the router is offered the tools alone: the escape was taken once already.
+    assert [t["function"]["name"] for t in fake_llm.requests()[0]["tools"]][-1] == "answer_directly"
+    assert "answer_directly" not in [t["function"]["name"] for t in fake_llm.requests()[1]["tools"]]
 
 
 def test_a_forced_escape_twice_is_said_to_be_not_looked_up_never_guessed(forced, fake_llm):
@@ -841,3 +847,48 @@ def test_next_weeks_weekday_is_passed_as_its_date_which_both_calendars_share(utc
     # A tool that takes offsets only still gets the offset; a relative day ("后天") stays an offset.
     assert with_asked_day({"city": "北京", "day": 6}, AIR, asked, gateway_today)["day"] == 6
     assert not asked_day("后天北京冷吗", gateway_today).names_a_weekday
+
+
+HOURS = {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"enum": ["morning", "night"]}, {"type": "null"}],
+         "default": None, "description": "24-hour clock [15], or a part of the day"}
+
+
+@pytest.mark.parametrize("question, arguments, hours", [
+    ("What'll it be like in Krabi tonight at 9?", {"city": "Krabi", "hours": "night"}, [21]),
+    ("Quelle température à Bordeaux demain à midi ?", {"city": "Bordeaux", "day": 1}, [12]),
+    ("明早6点Sapa多少度", {"city": "Sapa", "hours": None}, [6]),
+    ("Krabi tonight at 9?", {"city": "Krabi", "hours": [20, 21, 22]}, [20, 21, 22]),  # a list the router gave stands
+    ("明天3点Krabi会下雨吗", {"city": "Krabi", "hours": "night"}, "night"),  # 03:00 or 15:00: not one reading
+    ("Krabi tonight?", {"city": "Krabi", "hours": "night"}, "night"),  # no clock time
+])
+def test_the_clock_times_a_question_writes_are_the_calls_hours(question, arguments, hours):
+    """"Krabi tonight at 9" was called for the whole night: a clock time with one reading is the hours argument,
+    where the router gave a part of the day or none."""
+    schema = {"properties": {"city": {"type": "string"}, "day": {"type": "integer"}, "hours": HOURS},
+              "required": ["city"]}
+    assert with_clock_hours(arguments, schema, question, VOCABULARY).get("hours") == hours
+
+
+def test_a_latin_place_after_its_chinese_qualifier_is_called_with_it():
+    """"越南Sapa明早6点多少度" was called for "Sapa" (another Sapa): the qualifier before a Latin name goes with it,
+    and first, since it is written as one with the name, not merely run on before it."""
+    assert qualified("Sapa", "越南Sapa明早6点多少度", VOCABULARY) == "越南Sapa"
+    assert qualified("Sapa", "越南的Sapa明天", VOCABULARY) == "越南的Sapa"
+    for place, question in (("Sapa", "帮我查Sapa明天"), ("Sapa", "明天Sapa冷吗"), ("Paris", "我在Paris，明天冷吗"),
+                            ("Paris", "北京和Paris哪个冷")):
+        assert qualified(place, question, VOCABULARY) == place, question
+    assert not only_run_on({"city": "Sapa"}, {"city": "越南Sapa"}) and only_run_on({"city": "丽水"}, {"city": "浙江丽水"})
+
+
+def test_over_http_a_latin_place_after_its_chinese_qualifier_is_that_countrys(forced_gateway, fake_llm):
+    fake_llm.script(call("get_forecast", city="Sapa", day=1, hours=[6]), {"content": "Sapa明早6点。"}, auto=True)
+    body = forced_gateway.chat("sapa", {"message": "越南Sapa明早6点多少度"}).json()
+    (made,) = body["tool_calls"]
+    assert made["arguments"]["city"] == "越南Sapa" and made["structured_content"]["location"]["country_code"] == "VN"
+
+
+def test_over_http_a_clock_time_is_called_as_its_hour_not_the_part_of_the_day(forced_gateway, fake_llm):
+    fake_llm.script(call("get_forecast", city="Krabi", day=0, hours="night"), {"content": "Krabi at 21:00."},
+                    auto=True)
+    body = forced_gateway.chat("krabi", {"message": "What'll it be like in Krabi tonight at 9?"}).json()
+    assert [c["arguments"]["hours"] for c in body["tool_calls"]] == [[21]]

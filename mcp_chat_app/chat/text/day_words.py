@@ -14,7 +14,7 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_WEEKDAY = "一二三四五六日天"
 _ZH = re.compile(
-    r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|(?:明|今|昨)儿个?|周末|本周|这周|这个星期|下周[一二三四五六日天]?"
+    r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|(?:明|今|昨)儿个?|(?:本|这)?周末|本周|这周|这个星期|下周(?:[一二三四五六日]|天(?!气))?"
     r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -61,7 +61,7 @@ _EN_OF_THIS_WEEK = re.compile(rf"\b({'|'.join(WEEKDAYS)})\s+(?:of\s+)?this\s+wee
 _DAYS_AFTER = re.compile(r"\bdays\s+after\s+(today|tomorrow)\b|(今天|明天)(?:之后|以后)", re.IGNORECASE)
 # Days from today on ("未来一周", "the coming week", "this week"): a span whose first day is today.
 _FROM_TODAY = re.compile(
-    r"(?:未来|接下来的?|最近)(?:一周|一个星期|[一二两三四五六七八九十几]+天)|这几天|本周|这周(?![一二三四五六日天末])|这个星期(?![一二三四五六日天])"
+    r"(?:未来|接下来的?|最近)(?:一周|一个星期|[一二两三四五六七八九十几]+天)|这几天|本周(?![一二三四五六日末]|天(?!气))|这周(?![一二三四五六日末]|天(?!气))|这个星期(?![一二三四五六日天])"
     r"|\b(?:the\s+)?(?:coming\s+week|(?:coming|next)\s+(?:few|\d+|three|five|seven|ten|fourteen)\s+days)\b"
     r"|\bthis\s+week\b(?!end)", re.IGNORECASE)
 # The day after the one last asked about, in a follow-up ("And the day after that?", "那第二天呢"): a day counted
@@ -101,9 +101,10 @@ _WEEKDAY_OF_COUNTED = re.compile(
 # Weeks counted from a weekday ("a week from Friday", "two weeks from Saturday"): from the coming one.
 _COUNTED_FROM_WEEKDAY = re.compile(rf"\b(?:{_COUNT})\s+(?:weeks?|fortnights?)\s+from\s+(?P<en>{'|'.join(WEEKDAYS)})\b",
                                    re.IGNORECASE)
-_ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日天])")
+# 周天 is Sunday, but not before 气: that is the week's conditions, in the domain's word for them.
+_ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日]|天(?!气))")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
-            "昨日": "昨天", "这周": "本周", "这个星期": "本周",
+            "昨日": "昨天", "这周": "本周", "这周末": "周末", "本周末": "周末", "这个星期": "本周",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天"}  # spoken
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
             **dict.fromkeys(TONIGHT.split("|"), "today"), **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
