@@ -29,6 +29,7 @@ from mcp_chat_app.chat.own_answer import (
     says_a_listed_term,
 )
 from mcp_chat_app.chat.route_arguments import (
+    as_the_question_spells,
     UnnamedArgument,
     compares,
     hours_argument,
@@ -766,6 +767,7 @@ def _plan(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> Plan
         arguments = without_unasked_flags(arguments, schema, turn.asked, turn.vocabulary)
         arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,
                                        turn.vocabulary)
+        arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary)
         arguments = without_unnamed_places(arguments, schema, _said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
                                           else turn.question, turn.vocabulary)

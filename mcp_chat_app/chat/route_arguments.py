@@ -11,6 +11,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Iterable
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any
 
@@ -47,6 +48,8 @@ _NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有
 # A place's qualifier as a question writes it: after it in Latin script ("Moscow, Idaho", "Kingston Jamaica"),
 # before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
 _QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+){_NAME_WORDS}"
+# How alike a copy of a name must be to the question's words to be taken for them ("Ipoah" for "ipoh": 0.89).
+_NEARLY_THE_SAME = 0.8
 _BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
 _RUN_BEFORE = re.compile(f"{_BEFORE}*$")
 _ASKS_ZH = "在去到查问请帮看想我你"  # the question's own words before a place ("帮我查一下杭州"), no qualifier's
@@ -304,6 +307,32 @@ def _flag_terms(name: str, spec: dict[str, Any], vocabulary: Vocabulary) -> list
     """What names a flag: its own name, and the symbols of the domain (with their letter) and Chinese terms its
     description quotes."""
     return [name.replace("_", " "), *_quoted_term(vocabulary.quoted_symbols).findall(spec.get("description", ""))]
+
+
+def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                           vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each Latin-script place the question does not write but writes nearly so, as the
+    question writes it: the router copied "ipoh" as "Ipoah", and a place nobody named is no call to make."""
+    words = re.findall(r"[^\W\d_][\w'’.-]*", question)
+    phrases = [" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
+
+    def respelt(value: Any) -> Any:
+        if not isinstance(value, str) or _HAN.search(value) or _mentioned(value, question.casefold()):
+            return value
+        similarity = {phrase: SequenceMatcher(None, phrase.casefold(), value.casefold()).ratio() for phrase in phrases}
+        best = max(similarity, key=similarity.__getitem__, default="")
+        return best if best and similarity[best] >= _NEARLY_THE_SAME else value
+
+    kept = dict(arguments)
+    for name, value in arguments.items():
+        spec = schema.get("properties", {}).get(name, {})
+        if isinstance(value, list) and _is_place(name, spec.get("items", {}), vocabulary, spec):
+            kept[name] = [respelt(item) for item in value]
+        elif _is_place(name, spec, vocabulary):
+            kept[name] = respelt(value)
+    if kept != arguments:
+        log.info("%r as the question spells it: %r", arguments, kept)
+    return kept
 
 
 def without_unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], said: str,

@@ -17,6 +17,7 @@ from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.chat.route_arguments import (
     UnnamedArgument,
+    as_the_question_spells,
     misquoted_numbers,
     only_run_on,
     qualified,
@@ -892,3 +893,21 @@ def test_over_http_a_clock_time_is_called_as_its_hour_not_the_part_of_the_day(fo
                     auto=True)
     body = forced_gateway.chat("krabi", {"message": "What'll it be like in Krabi tonight at 9?"}).json()
     assert [c["arguments"]["hours"] for c in body["tool_calls"]] == [[21]]
+
+
+def test_a_place_the_router_copied_with_a_slip_is_the_questions():
+    """"whats tmrw looking like in ipoh" was called for "Ipoah", a place nobody named, so no call was made: a
+    near copy of the question's words is those words; a translation or another place is not."""
+    assert as_the_question_spells({"city": "Ipoah", "day": 1}, FORECAST, "whats tmrw looking like in ipoh",
+                                  VOCABULARY) == {"city": "ipoh", "day": 1}
+    assert as_the_question_spells({"cities": ["Lyon", "Nicee"]}, COMPARE, "Lyon or Nice, which is warmer?",
+                                  VOCABULARY) == {"cities": ["Lyon", "Nice"]}
+    for city, question in (("Beijing", "北京明天"), ("Paris", "What is the capital of France?"), ("Home", "Rome?")):
+        assert as_the_question_spells({"city": city}, FORECAST, question, VOCABULARY) == {"city": city}
+
+
+def test_over_http_a_place_the_router_copied_with_a_slip_is_called_as_written(forced_gateway, fake_llm):
+    fake_llm.script(call("get_forecast", city="Ipoah", day=1), {"content": "Ipoh tomorrow."}, auto=True)
+    body = forced_gateway.chat("ipoh", {"message": "whats tmrw looking like in ipoh"}).json()
+    (made,) = body["tool_calls"]
+    assert made["arguments"]["city"] == "ipoh" and made["structured_content"]["location"]["country_code"] == "MY"
