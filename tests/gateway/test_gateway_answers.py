@@ -243,6 +243,11 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     # Asked who it is or who made it, an answer without its name is no answer ("MCP" is not who it is).
     ("嗨，你是哪家公司做的", "我是由MCP开发的。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
     ("Who built you?", "I was built by a team of developers.", "I am MCP Weather Assistant, a private assistant"),
+    # What it is or can do: its introduction, not "Yes, I am an AI." ("what model", "你是机器人吗", "what can you do").
+    ("are you an AI?", "Yes, I am an AI.", "I am MCP Weather Assistant, a private assistant"),
+    ("what model are you", "I am a private assistant.", "I am MCP Weather Assistant, a private assistant"),
+    ("你是机器人吗", "是的，我是机器人。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
+    ("what can you do?", "I can provide weather updates.", "I am MCP Weather Assistant, a private assistant"),
 ])
 def test_an_own_answer_never_claims_another_identity(pipeline, fake_llm, question, claimed, introduction):
     fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}}]}, {"content": claimed})
