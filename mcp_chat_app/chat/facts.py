@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.notices import Notice, approval_notice, result_notice, unread_notice
 from mcp_chat_app.chat.text import languages
@@ -42,7 +43,7 @@ _RECORD_SEPARATOR = re.compile(r"；|; ")
 # "What about Tuesday?", "and in Fresno?").
 # "...呢" asking no figure (多少, 几, 最…); in English, day words and names only after "what about".
 _ZH_BARE_FOLLOW_UP = re.compile(r"^\s*(?:那么?)?(?:(?!多少|几|最)[^，。,.!！?？]){1,12}呢\s*[?？]?\s*$")
-_EN_BARE_FOLLOW_UP = re.compile(r"^\s*(?:and|what about|how about)\b([^,.;:!?]*)\??\s*$", re.IGNORECASE)
+_ONE_CLAUSE = re.compile(r"[^,.;:!?]*\??\s*")
 _EN_FILLER = {"in", "on", "for", "the", "there", "then", "at", "of", "day", "s", "after", "next", "this", "that"}
 # The degree of a verdict's topic asked ("how hot will it get", "有多冷"): the answer gives the verdict too.
 _HOW = r"(?:\bhow\s+|多)"
@@ -243,9 +244,11 @@ def asks_yes_no(question: str, context: str, asked: list[Quantity]) -> bool:
 def _bare_follow_up(question: str) -> bool:
     if _ZH_BARE_FOLLOW_UP.match(question):
         return True
-    english = _EN_BARE_FOLLOW_UP.match(question)
-    rest = re.findall(r"[\w]+", without_day_words(english[1])) if english else ["-"]
-    return all(word[0].isupper() or word.lower() in _EN_FILLER for word in rest)
+    opening = conversation.opening(question)
+    rest = question.strip()[len(opening):]
+    if not opening or not _ONE_CLAUSE.fullmatch(rest):
+        return False
+    return all(word[0].isupper() or word.lower() in _EN_FILLER for word in re.findall(r"\w+", without_day_words(rest)))
 
 
 def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -228,14 +228,14 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         # "顺便看看天水那天的情况": a place of its own, asked alone, on the day the conversation was about.
         inherits = True
         planned = _with_earlier_days(planned, by_name, turn)
-    if not planned and (calls or needs_tool_data(turn.question, tools, turn.vocabulary)):
+    needs_data = not planned and needs_tool_data(turn.question, tools, turn.vocabulary)
+    if not planned and (calls or needs_data):
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place
         # nobody named): asked once more, with the conversation and a note that a tool has the data; a second
         # refusal is said as such, never answered from memory.
         # Told a tool has the data, a small model still took the escape ("whats tmrw looking like in ipoh"): it is
         # offered the tools alone (a call for a place nobody named is still not made).
-        offered = [spec for spec in specs if spec is not NO_TOOL_SPEC] \
-            if needs_tool_data(turn.question, tools, turn.vocabulary) else specs
+        offered = [spec for spec in specs if spec is not NO_TOOL_SPEC] if needs_data else specs
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
                                                            turn.vocabulary, turn.earlier_calls, ASKS_FOR_DATA),
                              offered)

@@ -407,14 +407,12 @@ def with_clock_hours(arguments: dict[str, Any], schema: dict[str, Any], question
     if not times or any(len(time.minutes) != 1 for time in times):
         return arguments  # a bare "3点" may be 03:00 or 15:00: the router's reading stands
     hours = sorted({minute // 60 for time in times for minute in time.minutes})
-    kept = dict(arguments)
-    for name, spec in schema.get("properties", {}).items():
-        value = arguments.get(name)
-        if name not in schema.get("required", ()) and _is_hours(name, spec) and _takes_integer_list(spec) \
-                and not isinstance(value, list):
-            log.info("%s=%r as the question's clock times %s", name, value, hours)
-            kept[name] = hours
-    return kept
+    name = hours_argument(schema)
+    if name is None or name in schema.get("required", ()) or isinstance(arguments.get(name), list) \
+            or not _takes_integer_list(schema["properties"][name]):
+        return arguments
+    log.info("%s=%r as the question's clock times %s", name, arguments.get(name), hours)
+    return {**arguments, name: hours}
 
 
 def _takes_integer_list(spec: dict[str, Any]) -> bool:

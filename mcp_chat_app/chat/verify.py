@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,7 @@ from mcp_chat_app.chat.text.claims import (
 from mcp_chat_app.chat.text.clock import clock_times, unsupported_times
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_references, day_words, segments, unsupported_days
-from mcp_chat_app.chat.text.quantities import asked_quantities
+from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 
@@ -205,7 +205,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
         problems.append(Problem("attribution", f"it says {', '.join(misplaced)} of a day the facts do not say it of; "
                                                "give each day what the facts give it"))
     problems += [Problem("verdict", detail)
-                 for detail in contradictions(reply, question, facts.verdicts, vocabulary, context)]
+                 for detail in contradictions(reply, question, facts.verdicts, vocabulary, context, facts.asked)]
     comparing = comparison_patterns(vocabulary.comparatives, vocabulary.lesser_comparatives)[0]
     problems += [Problem("consistency", detail)
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
@@ -311,13 +311,15 @@ def _same_figure(said: float, value: float) -> bool:
 
 
 def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vocabulary: Vocabulary,
-                   context: str = "") -> list[str]:
-    """How the reply goes against the data's verdicts: a wrong yes/no, or a wrong winner named first."""
+                   context: str = "", asked: Sequence[Quantity] | None = None) -> list[str]:
+    """How the reply goes against the data's verdicts: a wrong yes/no, or a wrong winner named first (`asked`:
+    the quantities the question names, as the facts read them; read here when not given)."""
     details = []
     relevant = verdicts_about(question, verdicts, context)
     yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
     agreed = yes_no and len({v["holds"] for v in yes_no}) == 1
-    if agreed and asks_yes_no(question, context, asked_quantities(question, vocabulary)):
+    asked = asked_quantities(question, vocabulary) if asked is None else asked
+    if agreed and asks_yes_no(question, context, list(asked)):
         holds, statement = yes_no[0]["holds"], yes_no[0]["statement"]
         first = _FIRST_SENTENCE.match(reply.strip())[0].lower()
         if not _BARE_YES_NO.match(first) and not any(str(w).lower() in first for v in yes_no for w in v["keywords"]):
