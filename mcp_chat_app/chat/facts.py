@@ -48,7 +48,8 @@ _EN_FILLER = {"in", "on", "for", "the", "there", "then", "at", "of", "day", "s",
 # The degree of a verdict's topic asked ("how hot will it get", "有多冷"): the answer gives the verdict too.
 _HOW = r"(?:\bhow\s+|多)"
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
-TERM = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
+# "OK" in capitals is no term ("OK, what about this Friday?" was answered "the data does not include OK").
+TERM = re.compile(r"(?<![A-Za-z0-9])(?!OK(?![A-Za-z0-9]))(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
 
 
 @dataclass(frozen=True)

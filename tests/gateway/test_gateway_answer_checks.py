@@ -375,3 +375,12 @@ def test_a_question_of_a_clock_time_is_answered_with_a_figure():
     _, facts = facts_of(question, forecast([], "南平，15:00：降水0毫米，降水概率5%。", verdicts=[rain(False, "不会下雨")]))
     assert "figure" in {p.rule for p in check_reply("不会下雨，不用带伞。", question, "zh", facts, VOCABULARY)}
     assert check_reply("不会下雨，15:00降水概率5%。", question, "zh", facts, VOCABULARY) == []
+
+
+def test_ok_in_capitals_is_no_term_the_facts_lack():
+    """"OK, what about this Friday?" was answered "Sorry, the data I have does not include OK."."""
+    _, facts = facts_of("OK, what about this Friday?", forecast([], "Antalya, Friday: 2.4 to 12.6°C."))
+    assert facts.missing == ()
+    # Terms still are: what no result holds is said missing, OK beside them or not.
+    assert facts_of("PM2.5 and AQI in Delhi today?", forecast([], "Delhi today: 20°C."))[1].missing == ("AQI", "PM2.5")
+    assert facts_of("Is the UV OK today?", forecast([], "Delhi today: 20°C."))[1].missing == ("UV",)
