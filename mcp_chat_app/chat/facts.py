@@ -28,7 +28,7 @@ from mcp_chat_app.chat.text.clock import unsupported_clock_times
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, without_day_words
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
-from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves, measured
+from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves, measured, results_today
 from mcp_chat_app.chat.text.shown import shown_beside
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.results import ToolOutcome
@@ -282,9 +282,9 @@ def _writer_text(outcome: ToolOutcome, notice: Notice | None, turn: Turn) -> tup
 
 def _pairs(outcome: ToolOutcome, turn: Turn) -> str:
     """A result's data as a reader can take it: "price eur 12.3, state open"."""
-    pairs = [f"{key.rsplit('.', 1)[-1].replace('_', ' ')} {value}" for key, value in leaves(essentials(
-        outcome.structured_content if outcome.structured_content is not None else outcome.text, turn.vocabulary,
-        turn.today))]
+    content = outcome.structured_content if outcome.structured_content is not None else outcome.text
+    pairs = [f"{key.rsplit('.', 1)[-1].replace('_', ' ')} {value}"
+             for key, value in leaves(essentials(content, turn.vocabulary, results_today(content, turn.today)))]
     return ", ".join(pairs[:_MAX_PAIRS]) + ("." if pairs else "")
 
 

@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import sqlite3
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -15,7 +16,7 @@ from mcp_chat_app.chat.route_prompt import openai_tools
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import states_measurements
 from mcp_chat_app.chat.text.day_words import day_words, glossed, unsupported_days
-from mcp_chat_app.chat.text.result_view import model_view
+from mcp_chat_app.chat.text.result_view import model_view, results_today
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.chat.verify import contradictions
 from mcp_chat_app.config import CONFIG_DIR
@@ -296,6 +297,23 @@ def test_model_view_marks_the_days_of_the_coming_week():
         f"{dates[0].isoformat()} (today)", f"{dates[1].isoformat()} (tomorrow)",
         f"{dates[2].isoformat()} (day after tomorrow)", f"{dates[3].isoformat()} ({dates[3].strftime('%A')})",
         dates[4].isoformat()]  # a week on: the weekday alone would be ambiguous
+
+
+def test_a_result_in_another_time_zone_names_its_days_from_that_zones_date():
+    # At 23:30 UTC Berlin is a day on: its "tomorrow" was shown as "day after tomorrow" beside the server's text.
+    fixed = dt.date(2026, 12, 4)
+    for zone in ("Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC"):
+        now = dt.datetime.now(dt.timezone.utc)
+        place_today = fixed + (now.astimezone(ZoneInfo(zone)).date() - now.astimezone().date())
+        tomorrow = place_today + dt.timedelta(days=1)
+        content = {"location": {"name": "X", "timezone": zone}, "days": [{"date": tomorrow.isoformat()}]}
+        view = json.loads(model_view(ToolOutcome("w", "forecast", {}, structured_content=content), VOCABULARY, fixed))
+        assert view["days"][0]["date"] == f"{tomorrow.isoformat()} (tomorrow)", zone
+        assert results_today(content, fixed) == place_today
+    # No zone, a zone no clock knows, or zones that disagree on the date: the gateway's own date.
+    assert results_today({"timezone": "Mars/Olympus"}, fixed) == fixed
+    assert results_today({"a": {"timezone": "Pacific/Kiritimati"}, "b": {"timezone": "Pacific/Pago_Pago"}},
+                         fixed) == fixed
 
 
 def test_measurements_are_recognised():

@@ -4,6 +4,7 @@ Over a real MCP client and a stdio server process on the simulated source (no ne
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,6 +14,10 @@ from mcp import Client
 from tests.weather.conftest import server_env, stdio_client
 
 pytestmark = pytest.mark.anyio
+
+# A weekday two dates after UTC's, so one or two after Oslo's and never its today, the default ("saturday" was
+# Oslo's today at 23:30 UTC on a Friday).
+_A_WEEKDAY_ON = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=2)).strftime("%A").lower()
 
 # The arguments a call needs, and for each optional argument a value other than its default.
 REQUIRED: dict[str, dict[str, Any]] = {
@@ -27,7 +32,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
 OTHER_VALUES: dict[str, dict[str, Any]] = {
     "get_current_weather": {"fahrenheit": True},
     "get_forecast": {"day": 1, "days": 3, "hours": "afternoon", "fahrenheit": True},
-    "get_precipitation": {"day": "saturday", "days": 2, "hours": [21], "fahrenheit": True},
+    "get_precipitation": {"day": _A_WEEKDAY_ON, "days": 2, "hours": [21], "fahrenheit": True},
     "get_air_quality": {"day": 1, "hours": "morning"},
     "compare_weather": {"day": 2, "days": 3},
     "find_cities_by_temperature": {"temp2": 20, "day": 1, "measure": "min", "fahrenheit": True},

@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mcp_chat_app.chat.text.shown import shown_beside
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -59,6 +60,22 @@ def _with_relative_day(text: str, today: dt.date) -> str:
     return _ISO_DATE.sub(lambda date: f"{date[0]} ({labels[date[0]]})" if date[0] in labels else date[0], text)
 
 
+def results_today(content: Any, today: dt.date) -> dt.date:
+    """The day `today` is where a result's data is dated: a result that names its IANA time zone ("timezone":
+    "Europe/Berlin") counts its days from that clock, so at 23:30 UTC Berlin's "tomorrow" is two dates after the
+    gateway's. Zones that disagree on the date, or none, leave `today`."""
+    shifts = set()
+    for key, value in leaves(content):
+        if key.rsplit(".", 1)[-1].replace("_", "") in ("timezone", "tz") and isinstance(value, str):
+            try:
+                zone = ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                continue
+            now = dt.datetime.now(dt.timezone.utc)
+            shifts.add(now.astimezone(zone).date() - now.astimezone().date())
+    return today + shifts.pop() if len(shifts) == 1 else today
+
+
 def leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     """Scalar fields as (dotted key, value), in order."""
     if isinstance(value, dict):
@@ -83,6 +100,7 @@ def field_values(content: Any, picked: Callable[[str], bool], today: dt.date) ->
     unit where the content gives one (`units`): "uv index max: 2026-12-02 (today) 0.4, 2026-12-03 (tomorrow) 0.5".
     For a field an answer must quote that the server's text, or the trimmed view, leaves out."""
     found: dict[str, list[str]] = {}
+    today = results_today(content, today)
     units = content.get("units") if isinstance(content, dict) else None
     for key, when, value in _records(measured(content), picked, "", today):
         unit = units.get(key) if isinstance(units, dict) and isinstance(units.get(key), str) else ""
@@ -125,7 +143,7 @@ def model_view(outcome: ToolOutcome, vocabulary: Vocabulary, today: dt.date) -> 
         payload: Any = {"error": outcome.text or "the tool failed"}
     elif outcome.structured_content is not None and 0 < len(outcome.text) <= _MAX_SUMMARY_CHARS:
         shown = shown_beside(outcome)
-        return _with_relative_day(outcome.text, today) + (f" ({shown})" if shown else "")
+        return _with_relative_day(outcome.text, results_today(outcome.structured_content, today)) + (f" ({shown})" if shown else "")
     else:
         payload = _data(outcome, vocabulary, today)
     shown = shown_beside(outcome)
@@ -142,9 +160,10 @@ def data_view(outcome: ToolOutcome, vocabulary: Vocabulary, today: dt.date) -> s
 
 def _data(outcome: ToolOutcome, vocabulary: Vocabulary, today: dt.date) -> Any:
     if outcome.structured_content is not None:
-        return essentials(outcome.structured_content, vocabulary, today)
+        return essentials(outcome.structured_content, vocabulary, results_today(outcome.structured_content, today))
     # Many servers put JSON in a TextContent; re-encoding it compactly saves tokens.
     try:
-        return essentials(json.loads(outcome.text), vocabulary, today)
+        content = json.loads(outcome.text)
+        return essentials(content, vocabulary, results_today(content, today))
     except ValueError:
         return outcome.text
