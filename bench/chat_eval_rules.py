@@ -270,7 +270,7 @@ def _day_mentions(text: str, today: dt.date) -> Iterator[tuple[str, int]]:
             if word in rest:
                 yield word, words[word]
                 rest = rest.replace(word, " ")
-    for match in re.finditer(r"(下?)(?:周|星期|礼拜)([一二三四五六日天])", text):
+    for match in re.finditer(r"(下?)(?:周|星期|礼拜)([一二三四五六日]|天(?!气))", text):
         weekday = _ZH_WEEKDAYS.index(match[2].replace("天", "日"))
         dated = re.search(r"(\d{1,2})月(\d{1,2})[日号]\s*$", text[:match.start()])
         if dated:  # "12月4日 周五": the weekday of that date, not the next Friday
@@ -369,7 +369,11 @@ def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     records = _records_for(turn, reply, {"get_precipitation", "get_forecast"})
     if not records:
         return False
-    if topic == "rain":
+    if topic == "rain" and all("rain_sum" in r for r in records):
+        # A day whose record splits its precipitation (a past day): 5.6 mm that all fell as snow is no rain.
+        yes = any((r.get("rain_sum") or 0) >= 1 or r.get("rain_expected") for r in records)
+        no = all((r.get("rain_sum") or 0) < 0.2 and not r.get("rain_expected") for r in records)
+    elif topic == "rain":
         yes = any((r.get("precipitation_sum") or 0) >= 1 or (r.get("probability_max") or r.get(
             "precipitation_probability") or 0) >= 50 or r.get("rain_expected") for r in records)
         no = all((r.get("precipitation_sum") or 0) < 0.2 and (r.get("probability_max") or r.get(

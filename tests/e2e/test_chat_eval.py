@@ -316,6 +316,20 @@ def test_rule_day_reads_a_chinese_weekday_by_the_date_before_it():
     assert strict(turn, _reply("广州昨天（12月4日）11~19.5°C，周五还会下雨。", data))["day"] is False
 
 
+def test_rule_day_reads_a_weeks_weather_as_no_sunday_and_snow_as_no_rain():
+    # "未来一周天气" holds 周天 (Sunday) before 气; a week labelled as 7 days is judged as its span.
+    week = {"query": "广州未来一周天气", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "days": 7}
+    days = [_day(offset, f"2026-12-{offset + 1:02d}", "x", temp_min=1.0, temp_max=2.0) for offset in range(7)]
+    assert strict(week, _reply("广州未来7天1~2°C。", forecast(GUANGZHOU, days)))["day"] is True
+    # A past day whose 5.6 mm all fell as snow: "no rain, it snowed" is the right answer, "it rained" is not.
+    rained = {"query": "昨天广州下雨了吗", "lang": "zh", "intent": "past", "cities": [GUANGZHOU], "day": -1,
+              "yesno": "rain"}
+    snowed = forecast(GUANGZHOU, [_day(-1, "2026-11-30", "Monday", precipitation_sum=5.6, rain_sum=0.0,
+                                       snowfall_sum=3.9, rain_expected=False, snow_expected=True)])
+    assert strict(rained, _reply("没有下雨，下了雪。", snowed))["verdict"] is True
+    assert strict(rained, _reply("下雨了，降水5.6毫米。", snowed))["verdict"] is False
+
+
 def test_rule_limits_pollen_needs_a_pollen_figure():
     turn = {"query": "Is the pollen bad in London today?", "lang": "en", "intent": "aqi", "cities": [LONDON], "day": 0}
     air = _call("get_air_quality", {"city": "London"}, {
