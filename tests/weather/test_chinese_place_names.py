@@ -97,6 +97,18 @@ def test_a_name_the_index_has_is_never_corrected(gazetteer: Gazetteer, resolver:
     assert (place.name, place.english_name, place.country_code) == (query, english_name, country_code)
 
 
+@pytest.mark.parametrize(("query", "english_name", "country_code"), [
+    ("台东", "Taitung", "TW"),  # not Taito, Tokyo (台東区, twice the people)
+    ("台湾台东", "Taitung", "TW"),
+    ("东京", "Tokyo", "JP"),  # no place where Chinese is written has the name: the preference changes nothing
+    ("长崎", "Nagasaki", "JP"),
+])
+def test_a_chinese_name_means_the_place_where_chinese_is_written(gazetteer: Gazetteer, query: str,
+                                                                 english_name: str, country_code: str) -> None:
+    place = gazetteer.lookup(query)
+    assert place is not None and (place.english_name, place.country_code) == (english_name, country_code)
+
+
 def test_the_unknown_chinese_name_error_reads_in_chinese(resolver: PlaceResolver) -> None:
     with pytest.raises(UnknownPlace) as nonsense:
         resolve(resolver, "啊啊啊市", "zh-CN")

@@ -16,6 +16,7 @@ from weather_mcp_server.places.chinese_writing import LANDFORM_CHARACTERS, SPOT_
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.index_file import open_index
 from weather_mcp_server.places.names import (
+    CHINESE_SPEAKING,
     SAME_PLACE_KM,
     Candidate,
     choose,
@@ -48,9 +49,8 @@ _SIMILAR_KEYS = "SELECT DISTINCT key FROM names WHERE key >= ? AND key < ? AND l
 # Words a qualifier may end with that its listed name lacks: "广东省", "内蒙古自治区", "缅因州", "Washington State".
 _QUALIFIER_SUFFIXES = ("壮族自治区", "回族自治区", "维吾尔自治区", "自治区", "特别行政区", "省", "市", "州", " province",
                        " state")
-# A Chinese name's leading place (Gazetteer.leading_place) not on the gazetteer's own lists must be in these and of at
-# least this many people: a county's or a prefecture's city, not a town that shares a scenic area's first characters.
-_CHINESE_SPEAKING = ("CN", "HK", "MO", "TW")
+# A Chinese name's leading place (Gazetteer.leading_place) not on the gazetteer's own lists must be in
+# CHINESE_SPEAKING and of at least this many people: a county's or a prefecture's city, not a town that shares a scenic area's first characters.
 LEADING_PLACE_MIN_POPULATION = 100_000
 
 
@@ -232,7 +232,7 @@ class Gazetteer:
                 return None
             if place is None:
                 continue
-            large = place.country_code in _CHINESE_SPEAKING and place.population >= LEADING_PLACE_MIN_POPULATION
+            large = place.country_code in CHINESE_SPEAKING and place.population >= LEADING_PLACE_MIN_POPULATION
             if name[cut] in LANDFORM_CHARACTERS or not (large or place.key in self._listed):
                 return None
             return name[:cut], place

@@ -17,10 +17,15 @@ from weather_mcp_server.wording.language import pick
 # A runner-up at least this share of the leader's population makes a name ambiguous.
 AMBIGUITY_POPULATION_RATIO = 0.5
 ALIAS_DISCOUNT = 0.1
+# A name in Chinese characters (no kana) means a place where Chinese is written ten times more readily: 台东 is
+# Taitung (103,000 people), not Taito, Tokyo (211,000), whose 台東 is the same characters; 东京 is still Tokyo.
+CHINESE_SPEAKING = ("CN", "HK", "MO", "TW")
+CHINESE_NAME_PREFERENCE = 10.0
 # Candidates closer than this are one place listed twice (a city and its district, say).
 SAME_PLACE_KM = 50.0
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
 # Latin (with accents) and Chinese: the scripts most users type, indexed for every town; the names in other scripts
 # (Тбилиси, ホノルル) are indexed for the major places only (index_build.py), a tenth of the size for all.
 _INDEXED_SCRIPT = re.compile(
@@ -169,13 +174,19 @@ def distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
 
 def choose(query: str, candidates: list[Candidate]) -> Candidate:
     """Pick the best-scored candidate; refuse when a rival place (not a duplicate nearby) scores close to it."""
-    ranked = sorted(candidates, key=_score, reverse=True)
+    chinese = has_cjk(query) and not _KANA.search(query)
+
+    def score(candidate: Candidate) -> float:
+        preferred = chinese and candidate.country_code in CHINESE_SPEAKING
+        return _score(candidate) * (CHINESE_NAME_PREFERENCE if preferred else 1.0)
+
+    ranked = sorted(candidates, key=score, reverse=True)
     leader = ranked[0]
     rivals = [
         c
         for c in ranked[1:]
         if distance_km(leader.latitude, leader.longitude, c.latitude, c.longitude) > SAME_PLACE_KM
-        and _score(c) >= AMBIGUITY_POPULATION_RATIO * _score(leader)
+        and score(c) >= AMBIGUITY_POPULATION_RATIO * score(leader)
     ]
     if rivals:
         shown = [leader, *rivals][:6]
