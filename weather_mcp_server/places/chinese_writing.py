@@ -59,6 +59,7 @@ CONFUSED_CHARACTERS: tuple[str, ...] = (
     "鞍安",  # 鞍山
     "汾份",  # 汾阳
     "朔塑",  # 朔州
+    "纳那",  # 马纳瓜 (Managua): a foreign name's "na" is written either way
 )
 
 # The endings of names of spots inside a city: a street, a park, a campus, a station, a memorial. Such spots are
