@@ -193,10 +193,10 @@ class Gazetteer:
     def correction(self, query: str) -> tuple[str, Candidate] | None:
         """The name a misspelt query unknown to the index means and its city, when one city of 15,000 or more
         stands out (_standing_out) and the query's qualifiers allow it. A Latin name: among the spellings at least 0.8
-        alike ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai or Mumbwa) or only towns
-        are close ('Hallstatt' is not Hallstadt). A Chinese name: among the names one commonly confused character
-        away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), not any close spelling: one character off is another word
-        (日本 is a country, not 日丹诺夫, Mariupol)."""
+        alike and of those the closest ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai
+        or Mumbwa) or only towns are closest ('Hallstatt' is not Hallstadt, 'Narnia' not Narni). A Chinese name:
+        among the names one commonly confused character away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), not any
+        close spelling: one character off is another word (日本 is a country, not 日丹诺夫, Mariupol)."""
         if has_cjk(query):
             for name, qualifiers in self._readings(query):  # "山东荷泽": 荷泽 in Shandong
                 named = {city: variant for key in self._chinese_keys(name) for variant in confused_variants(key)
@@ -205,7 +205,11 @@ class Gazetteer:
                 if city is not None and self._allows(query, city, qualifiers):
                     return named[city], city
             return None
-        city = _standing_out(best for ratio, _, best in self._close(query, 15) if ratio >= 0.8 and best.major)
+        # Only the closest spellings compete: "Narnia" is closest to Narni (a town), and Nanning, a city five times
+        # larger than any other among the names 0.8 alike, is a worse spelling of it.
+        close = [(ratio, best) for ratio, _, best in self._close(query, 15) if ratio >= 0.8]
+        city = _standing_out(best for ratio, best in close if ratio >= close[0][0] - 0.01 and best.major) \
+            if close else None
         if city is None or not self._allows(query, city, split_qualifier(query)[1]):
             return None
         return city.name, city
