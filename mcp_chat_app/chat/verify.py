@@ -230,8 +230,8 @@ def denied_quantities(reply: str, facts: Facts) -> list[str]:
 
 
 def unquoted_quantities(reply: str, facts: Facts, vocabulary: Vocabulary) -> list[str]:
-    """The asked quantities the results hold that the reply neither names nor gives a value of: "and sunset?"
-    answered with the sunrise."""
+    """The asked quantities the results hold that the reply gives no value of: "and sunset?" answered with the
+    sunrise; "后天PM10高不高" answered "PM10高" beside the PM2.5 figure (named, not quoted)."""
     numbers = numbers_in(reply)
     minutes = {minute for time in clock_times(reply, vocabulary) for minute in time.minutes}
 
@@ -243,7 +243,7 @@ def unquoted_quantities(reply: str, facts: Facts, vocabulary: Vocabulary) -> lis
             and any(_same_figure(number, value) for number in numbers)
 
     return [quantity.word for quantity in facts.asked if quantity.word in facts.asked_values
-            and not quantity.named_in(reply) and not any(map(quoted, facts.asked_values[quantity.word]))]
+            and not any(map(quoted, facts.asked_values[quantity.word]))]
 
 
 def claimed_missing(reply: str, facts: Facts) -> list[str]:

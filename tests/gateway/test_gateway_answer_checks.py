@@ -251,6 +251,7 @@ def test_a_quantity_whose_unit_alone_a_result_gives_is_missing():
 @pytest.mark.parametrize("question, field", [
     ("今天普洱几点天黑", "sunset"), ("When does it get dark in Oslo?", "sunset"), ("明天几点天亮", "sunrise"),
     ("What time does it get light in Oslo tomorrow?", "sunrise"), ("Will we get light rain tomorrow?", None),
+    ("and what time does it set?", "sunset"), ("Any chance of northern lights in Oulu?", "kp_index"),
 ])
 def test_when_it_gets_dark_or_light_asks_for_the_sunset_or_the_sunrise(question, field):
     assert [q.field for q in asked_quantities(question, VOCABULARY)] == ([field] if field else [])
@@ -268,6 +269,9 @@ def test_a_reply_that_leaves_out_the_asked_quantity_the_facts_hold_fails_the_che
         p.detail for p in problems]
     for reply in ("Sunset in San Pedro tomorrow is at 20:07.", "The sun will set at 20:07 tomorrow."):
         assert check_reply(reply, question, "en", facts, VOCABULARY) == [], reply
+    # Named without its value is not said: "sunset is late tomorrow".
+    assert "the question asks for sunset, which the facts give, and it does not say it: quote it" in [
+        p.detail for p in check_reply("Sunset in San Pedro is late tomorrow.", question, "en", facts, VOCABULARY)]
 
 
 @pytest.fixture(scope="module")
