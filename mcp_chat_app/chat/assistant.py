@@ -19,7 +19,10 @@ _ASKS_WHO = re.compile(r"你是谁|你叫什么|你的名字|谁(?:开发|做|�
                        r"|\bwho\s+(?:are|made|built|created|trained|developed)\s+you\b|\bwhat(?:'s|\s+is)\s+your\s+name\b"
                        r"|\bwhat\s+are\s+you\b|\bwhich\s+company\b|\b(?:what|which)\s+(?:llm|model|ai)\s+(?:are|is|do|powers|runs)\b"
                        r"|\bare\s+you\s+(?:an?\s+)?(?:ai|bot|robot|human|real\s+person|language\s+model|llm)\b"
-                       r"|\b(?:tell\s+me\s+about|introduce)\s+yourself\b|\bwhat\s+can\s+you\s+do\b(?!\s+(?:about|for|with))", re.IGNORECASE)
+                       r"|\b(?:tell\s+me\s+about|introduce)\s+yourself\b|\bwhat\s+can\s+you\s+do\b(?!\s+(?:about|for|with))"
+                       # "你该不会是ChatGPT吧", "you're GPT-4, right?": another assistant's name, said of it
+                       r"|(?:你|\byou(?:'re)?\b)[^。？?.!,，]{0,8}?(?:chat\s*gpt|\bgpt\b|\bgpt-?\d|claude|gemini|copilot|"
+                       r"llama|qwen|通义|千问|文心|豆包|kimi|deepseek)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
