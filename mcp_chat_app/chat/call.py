@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from mcp_chat_app.chat.route import PlannedCall, Routed, error_view
+from mcp_chat_app.chat.route import Routed
+from mcp_chat_app.chat.route_plan import PlannedCall, error_view
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.result_view import model_view
 from mcp_chat_app.chat.tool_media import MediaItem, stored_media

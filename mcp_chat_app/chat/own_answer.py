@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from mcp_chat_app.chat.route_arguments import takes_a_day
+from mcp_chat_app.chat.route_arguments.days import takes_a_day
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import states_measurements, unusable
 from mcp_chat_app.chat.text.day_words import day_words

@@ -12,7 +12,7 @@ import pytest
 from tests.support.gateway_processes import weather_call as call
 
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments import with_asked_day, without_unasked_span
+from mcp_chat_app.chat.route_arguments.days import with_asked_day, without_unasked_span
 from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_the_day_after
 from mcp_chat_app.chat.text.quantities import asked_quantities

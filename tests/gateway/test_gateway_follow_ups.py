@@ -12,13 +12,10 @@ import pytest
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.own_answer import needs_tool_data
-from mcp_chat_app.chat.route_arguments import (
-    span_days,
-    unnamed_places,
-    with_asked_span,
-    with_earlier_flags,
-    without_opening,
-)
+from mcp_chat_app.chat.route_arguments.days import span_days, with_asked_span
+from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags
+from mcp_chat_app.chat.route_arguments.place_names import without_opening
+from mcp_chat_app.chat.route_arguments.places import unnamed_places
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.mcp_client.manager import ToolInfo

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments import qualified, with_qualifiers
+from mcp_chat_app.chat.route_arguments.place_names import qualified, with_qualifiers
 from mcp_chat_app.config import CONFIG_DIR
 
 from tests.support.gateway_processes import weather_call as call

@@ -15,20 +15,11 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.conversation import says_only
 from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.pipeline import ChatPipeline
-from mcp_chat_app.chat.route_arguments import (
-    UnnamedArgument,
-    as_the_question_spells,
-    misquoted_numbers,
-    only_run_on,
-    qualified,
-    siblings,
-    with_asked_day,
-    with_clock_hours,
-    with_earlier_day,
-    without_unasked_hours,
-    without_unasked_span,
-    without_unnamed_places,
-)
+from mcp_chat_app.chat.route_arguments.days import with_asked_day, with_earlier_day, without_unasked_span
+from mcp_chat_app.chat.route_arguments.hours import with_clock_hours, without_unasked_hours
+from mcp_chat_app.chat.route_arguments.numbers import misquoted_numbers
+from mcp_chat_app.chat.route_arguments.place_names import as_the_question_spells, only_run_on, qualified, siblings
+from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, without_unnamed_places
 from mcp_chat_app.chat.route_prompt import (ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA,
                                             MISQUOTED, NOT_IN_THE_QUESTION)
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates

@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mcp_chat_app.chat import conversation, route_arguments
+from mcp_chat_app.chat import conversation
+from mcp_chat_app.chat.route_arguments import flags, stated
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.route_prompt import openai_tools
 from mcp_chat_app.chat.text import languages
@@ -159,10 +160,10 @@ def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert not conversation.is_follow_up("北京今天天气怎么样？")
     schema = {"properties": {"city": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]},
                              "cities": {"type": "array", "items": {"type": "string"}}}}
-    assert route_arguments.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema],
+    assert stated.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema],
                                                 "Current weather in New York")
-    assert not route_arguments.states_its_arguments([{"city": "Paris"}], [schema], "What is the capital of France?")
-    assert not route_arguments.states_its_arguments([{"cities": ["北京", "上海"]}], [schema], "北京和广州哪个冷")
+    assert not stated.states_its_arguments([{"city": "Paris"}], [schema], "What is the capital of France?")
+    assert not stated.states_its_arguments([{"cities": ["北京", "上海"]}], [schema], "北京和广州哪个冷")
     history = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "calls": [
         {"tool": "w__f", "arguments": {"city": "杭州"}}]}]
     assert conversation.earlier_calls(history) == 'w__f {"city":"杭州"}' and conversation.earlier_question(history) == "q"
@@ -172,13 +173,13 @@ def test_a_flag_the_question_does_not_name_is_dropped():
     schema = {"properties": {"city": {"type": "string"}, "fahrenheit": {
         "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
     turned_on = {"city": "Chicago", "fahrenheit": True}
-    assert route_arguments.without_unasked_flags(turned_on, schema, "What about Chicago?", VOCABULARY) == {
+    assert flags.without_unasked_flags(turned_on, schema, "What about Chicago?", VOCABULARY) == {
         "city": "Chicago"}
     for asked in ("Chicago in Fahrenheit please", "Chicago, in °F", "芝加哥现在多少华氏度"):
-        assert route_arguments.without_unasked_flags(turned_on, schema, asked, VOCABULARY) == turned_on, asked
+        assert flags.without_unasked_flags(turned_on, schema, asked, VOCABULARY) == turned_on, asked
     off = {"city": "Chicago", "fahrenheit": False}
     # only a flag turned on
-    assert route_arguments.without_unasked_flags(off, schema, "What about Chicago?", VOCABULARY) == off
+    assert flags.without_unasked_flags(off, schema, "What about Chicago?", VOCABULARY) == off
 
 
 def test_model_view_is_compact_structured_content():

@@ -1,0 +1,215 @@
+"""The day argument (an offset from today, a weekday or a date) and the count of days: the day the question asks
+about, or the conversation's latest calls' day where it names none, and the count of days its span gives."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+from typing import Any
+
+from mcp_chat_app.chat.text.clock import numeral
+from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references, names_the_day_after
+
+log = logging.getLogger(__name__)
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_HOW_MANY_DAYS = re.compile(r"\b(?:how many|number of)\s+days\b", re.IGNORECASE)  # a schema's count of days
+# A question that counts days itself ("3 days", "三天", "a week", "一周"): its count is kept.
+_COUNTED_DAYS = re.compile(r"\d+\s*(?:days?|天|日)|[一二两三四五六七八九十]+\s*(?:天|日)|\b(?:week|fortnight)s?\b|"
+                           r"[一两]?(?:周|星期|礼拜)(?![一二三四五六日天末])", re.IGNORECASE)
+# Which week a weekday is in ("Wednesday next week"): it names the day, it counts no days.
+_WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
+# A question about the present, in the languages of the day words: it inherits no earlier day.
+_NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
+# The count of a span of days in its own words: a number of days, or a week (一周, 一个星期) or a fortnight.
+_SPAN_COUNT = re.compile(r"(\d+|[一二两三四五六七八九十]+|two|three|four|five|six|seven|eight|nine|ten|fourteen)\s*"
+                         r"(?:days?\b|天)|(week|fortnight|周|星期)", re.IGNORECASE)
+_EN_COUNTS = {word: count for count, word in enumerate(
+    ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)} | {"fourteen": 14}
+_THIS_WEEK = re.compile(r"这|本|\bthis\b", re.IGNORECASE)  # the rest of this week: no count of its own
+
+
+def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None,
+                   today: dt.date) -> dict[str, Any]:
+    """The arguments with the day the question asks about, when its one day argument (an offset from today, a
+    weekday or a date, as the schema allows) says another: "周三" became Thursday. A weekday asked for is passed
+    as the weekday where the schema takes one, so the tool counts it from the place's own date (past midnight
+    there, the gateway's date is the day before); another weekday ("下周二") as its date where the schema takes one
+    (the same in both calendars); any other day as an offset, the tool's own "today" being the place's. Offsets the
+    question's words are read as are counted from `today`, the gateway's date."""
+    days = [name for name, spec in schema.get("properties", {}).items() if day_forms(spec)]
+    if asked is None or len(days) != 1:
+        return arguments
+    (name,) = days
+    forms = day_forms(schema["properties"][name])
+    value = arguments.get(name, schema["properties"][name].get("default"))
+    if asked.date and "date" in forms:  # a calendar date: the tool says whether its data reaches it
+        wanted: Any = asked.date.isoformat()
+    elif asked.weekday and "weekday" in forms:
+        wanted = asked.weekday
+    elif asked.names_a_weekday and "date" in forms:  # "下周二": an offset would be counted from the place's today
+        offset = _day_offset(value, today)
+        wanted = (today + dt.timedelta(days=offset if offset in asked.offsets else asked.offset)).isoformat()
+    elif _day_offset(value, today) in asked.offsets and (isinstance(value, int) or "offset" not in forms):
+        return arguments
+    elif "offset" in forms:
+        wanted = asked.offset
+    elif "date" in forms:
+        wanted = (today + dt.timedelta(days=asked.offset)).isoformat()
+    else:
+        return arguments
+    if value == wanted:
+        return arguments
+    log.info("%s=%r replaced by %r: the question asks about %s", name, value, wanted, asked.word)
+    return {**arguments, name: wanted}
+
+
+def without_unasked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None,
+                         question: str) -> dict[str, Any]:
+    """The arguments less a count of days above one when the question asks about one day and counts none:
+    asked about "下周三" in 大阪, a model added `days: 3`, and the answer spoke of Thursday and Friday too. A count of days
+    is an integer argument whose description says "how many days" and whose default is one day. The words of the
+    asked day count none ("16 days from today" is one day)."""
+    said = question.replace(asked.word, " ") if asked else question
+    said = _WHICH_WEEK.sub("", said) if asked and asked.names_a_weekday else said
+    if asked is None or asked.span or _COUNTED_DAYS.search(said):
+        return arguments
+    kept = dict(arguments)
+    for name, value in arguments.items():
+        spec = schema.get("properties", {}).get(name, {})
+        if isinstance(value, int) and spec.get("default") == 1 and value > 1 and _counts_days(spec):
+            log.info("dropped %s=%r: the question asks about %s only", name, value, asked.word)
+            del kept[name]
+    return kept
+
+
+def with_asked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None) -> dict[str, Any]:
+    """The arguments with the count of days the question's span counts ("明后天", "over the next 3 days", "未来三天",
+    "the coming week"), where the call counts fewer: "Anything expected over the next 3 days?" was called for today
+    only. A count of days is an integer argument whose description says "how many days"."""
+    count = (asked.count or span_days(asked.word)) if asked and asked.span else None
+    if count is None:
+        return arguments
+    kept = dict(arguments)
+    for name, spec in schema.get("properties", {}).items():
+        value = arguments.get(name, spec.get("default", 1))
+        if _counts_days(spec) and isinstance(value, int) and value < count:
+            log.info("%s=%r replaced by %r: the question asks about %s", name, arguments.get(name), count, asked.word)
+            kept[name] = count
+    return kept
+
+
+def span_days(words: str) -> int | None:
+    """How many days the words of a span from today count ("next 3 days", "未来三天", "coming week": 7), where the
+    day words leave its count out; None for a span that counts none of its own ("这几天", "this week": the rest
+    of it)."""
+    if _THIS_WEEK.search(words):
+        return None
+    match = _SPAN_COUNT.search(words)
+    if match is None:
+        return None
+    if match[2]:
+        return 14 if match[2].casefold() == "fortnight" else 7
+    count = match[1].casefold()
+    return _EN_COUNTS.get(count) or numeral(count)
+
+
+def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier: list[dict[str, Any]],
+                     question: str, today: dt.date) -> dict[str, Any]:
+    """The arguments with the day of the latest calls (`earlier`: their arguments) when the question names no
+    day and does not say "now": "那要带什么？" after a question on 下周一 was called for day 7 (the date's day of
+    the month). Only where the calls agree on one day. A question on "the day after that" (第二天) gets the day
+    after theirs: the model repeated the earlier day. Their count of days goes with it ("over the same three
+    days" was called for one), but not to the day after."""
+    if day_references(question, today) or _NOW.search(question):
+        return arguments
+    step = 1 if names_the_day_after(question) else 0
+    kept = dict(arguments)
+    for name, spec in schema.get("properties", {}).items():
+        values = {json.dumps(call[name]) for call in earlier if name in call}
+        if not values and step and earlier and "default" in spec:  # the calls were about the default day
+            values = {json.dumps(spec["default"])}
+        if len(values) == 1 and not step and _counts_days(spec):
+            value = json.loads(values.pop())
+            if isinstance(value, int) and value > kept.get(name, spec.get("default", 1)):
+                log.info("%s=%r replaced by %r: the question names no day, and the latest calls covered %s days",
+                         name, kept.get(name), value, value)
+                kept[name] = value
+            continue
+        if not day_forms(spec) or len(values) != 1:
+            continue
+        value = _day_later(json.loads(values.pop()), step)
+        if value is not None and kept.get(name, spec.get("default")) != value:
+            log.info("%s=%r replaced by %r: the question names no day, and the latest calls asked about %s",
+                     name, kept.get(name), value, "the day before it" if step else "it")
+            kept[name] = value
+    return kept
+
+
+def _day_later(value: Any, days: int) -> Any:
+    """A day argument's value moved `days` later in its own form (offset, weekday, date); None where it names
+    no single day."""
+    if not days:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value + days
+    if isinstance(value, str) and value in WEEKDAYS:
+        return WEEKDAYS[(WEEKDAYS.index(value) + days) % 7]
+    if isinstance(value, str) and _DATE.match(value):
+        try:
+            return (dt.date.fromisoformat(value) + dt.timedelta(days=days)).isoformat()
+        except ValueError:
+            return None
+    return None
+
+
+def names_another_day(arguments: dict[str, Any], schema: dict[str, Any], today: dt.date) -> bool:
+    """Whether a call is about a day other than today by its day argument (its default where it leaves it out):
+    a day counted from today, a weekday or a date, or days of no single one ("weekend")."""
+    days = [(name, spec) for name, spec in schema.get("properties", {}).items() if day_forms(spec)]
+    return any(_day_offset(arguments.get(name, spec.get("default")), today) != 0 for name, spec in days)
+
+
+def says_now(question: str) -> bool:
+    """Whether the question asks about the present moment ("现在", "right now")."""
+    return bool(_NOW.search(question))
+
+
+def takes_a_day(schema: dict[str, Any]) -> bool:
+    """Whether a tool has an argument for the day (an offset from today, a weekday or a date)."""
+    return any(day_forms(spec) for spec in schema.get("properties", {}).values())
+
+
+def day_forms(spec: dict[str, Any]) -> set[str]:
+    """How an argument names a day: "offset" (an integer from today), "weekday" (an enum of weekdays), "date"
+    (YYYY-MM-DD); none for any other argument."""
+    forms = set()
+    for option in spec.get("anyOf", [spec]):
+        if option.get("type") == "integer" and "today" in spec.get("description", "").casefold():
+            forms.add("offset")
+        elif set(option.get("enum", ())) & set(WEEKDAYS):
+            forms.add("weekday")
+        elif option.get("type") == "string" and (option.get("format") == "date"
+                                                 or _DATE.pattern in option.get("pattern", "")):
+            forms.add("date")
+    return forms
+
+
+def _counts_days(spec: dict[str, Any]) -> bool:
+    return spec.get("type") == "integer" and bool(_HOW_MANY_DAYS.search(spec.get("description", "")))
+
+
+def _day_offset(value: Any, today: dt.date) -> int | None:
+    """The distance from today of a day argument's value (None for a value that names no single day)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value in WEEKDAYS:
+        return (WEEKDAYS.index(value) - today.weekday()) % 7
+    if isinstance(value, str) and _DATE.match(value):
+        try:
+            return (dt.date.fromisoformat(value) - today).days
+        except ValueError:
+            return None
+    return None

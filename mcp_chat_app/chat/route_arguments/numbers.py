@@ -1,0 +1,63 @@
+"""Number arguments the question does not give: required numbers for a question that holds none, and measurements
+other than the figures it writes."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from mcp_chat_app.chat.route_arguments.days import day_forms
+from mcp_chat_app.chat.text.below_zero import below_zero_glosses
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
+
+_NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
+_SIGNED = re.compile(r"(?<![A-Za-z0-9_.])([-−]?\d+(?:\.\d+)?)")  # "25-30" is 25 and 30, "-5" minus five
+_MINUS = re.compile(r"\bminus\s+(\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> list[str]:
+    """The required numbers (not a day, not 0, which words say: "below zero") a call was given for a question that
+    holds no number at all: "济南、石家庄，明天谁更低" became a search of every city below 10."""
+    if _NUMBER.search(question):
+        return []
+    properties = schema.get("properties", {})
+    return [name for name in schema.get("required", ()) if name in arguments
+            and isinstance(arguments[name], (int, float)) and not isinstance(arguments[name], bool)
+            and arguments[name] != 0 and not day_forms(properties.get(name, {}))]
+
+
+def misquoted_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                      vocabulary: Vocabulary) -> list[str]:
+    """The measurement arguments (`number`-typed) whose values a question that writes figures does not write:
+    "cities below 0 F" searched below -1, and "那后天10以下的有哪些" kept the earlier call's 20 to 25."""
+    written = written_numbers(question, vocabulary)
+    if not written:
+        return []
+    properties = schema.get("properties", {})
+    return [name for name, value in arguments.items()
+            if _is_number(properties.get(name, {})) and isinstance(value, int | float) and not isinstance(value, bool)
+            and float(value) not in written]
+
+
+def written_numbers(question: str, vocabulary: Vocabulary) -> set[float]:
+    """The figures a question writes in digits, signed as it signs them ("-5", "−5", "minus 5", "零下5度"); empty
+    when it writes a figure in Chinese numerals and a unit sign of the domain too ("三十" and a sign), whose value
+    this does not read."""
+    if _zh_figure(vocabulary.unit_signs).search(question):
+        return set()
+    numbers = {float(match[1].replace("−", "-")) for match in _SIGNED.finditer(question)}
+    numbers |= {-float(match[1]) for match in _MINUS.finditer(question)}
+    numbers |= {float(gloss.rpartition("= ")[2].removeprefix("below ")) for gloss in
+                below_zero_glosses(question, vocabulary)}
+    return numbers
+
+
+@lru_cache(maxsize=8)
+def _zh_figure(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
+    signs = "|".join(re.escape(sign) for sign in unit_signs) or "(?!)"
+    return re.compile(rf"[零〇一二两三四五六七八九十]+\s*(?:{signs})")
+
+
+def _is_number(spec: dict[str, Any]) -> bool:
+    return any(option.get("type") == "number" for option in spec.get("anyOf", [spec]))

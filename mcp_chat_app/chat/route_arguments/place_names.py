@@ -1,0 +1,222 @@
+"""Places as the question writes them: the names it joins to one ("Prague or Budapest") and whether it asks which
+of them wins, a place with the qualifier written beside it ("Moscow, Idaho", "浙江丽水"), less the words a
+follow-up opens with, and a near copy of the question's words as those words."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from difflib import SequenceMatcher
+from typing import Any
+
+from mcp_chat_app.chat.route_arguments.places import is_place
+from mcp_chat_app.chat.route_arguments.stated import mentioned, only_day_words
+from mcp_chat_app.chat.text.day_words import day_words, without_day_words
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
+
+log = logging.getLogger(__name__)
+
+# One more name joined to a list ("or Budapest", ", Bergen", "vs Quito"): capitalised words.
+_NAME_WORDS = r"[A-ZÀ-Þ][\w'’.-]*(?:\s+(?:(?:de|da|do|dos|del|des|la|le|el|al|upon|am)\s+)?[A-ZÀ-Þ][\w'’.-]*)*"
+_JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+)({_NAME_WORDS})"
+# Chinese names joined in a comparison: a joining word, then two characters or more up to a character that begins
+# the question's own words (a day, "哪个", "的", the domain's) or a punctuation mark.
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更|分别|各自|都")
+_WINNER_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更")  # not 分别, 各自, 都: each its own
+_JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
+_NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各"
+# A place's qualifier as a question writes it: after it in Latin script ("Moscow, Idaho", "Kingston Jamaica"),
+# before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
+_QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+){_NAME_WORDS}"
+# How alike a copy of a name must be to the question's words to be taken for them ("Ipoah" for "ipoh": 0.89).
+_NEARLY_THE_SAME = 0.8
+_BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
+_RUN_BEFORE = re.compile(f"{_BEFORE}*$")
+_ASKS_ZH = "在去到查问请帮看想我你"  # the question's own words before a place ("帮我查一下杭州"), no qualifier's
+
+
+def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
+    """The names the question joins to `value` ("Prague or Budapest", "Oslo, Bergen and Tromsø", "Lima vs
+    Quito"): capitalised Latin names after it, each following "or", "and", "vs" or a comma that another such word
+    ends; in Chinese, in a question that compares ("北京和上海哪个好"), the names after 和/与/跟/、/还是, each
+    ending at the first word of the question's own (明天, 哪个, 的, or the vocabulary's) after its second character."""
+    if _HAN.match(value):
+        return _chinese_siblings(value, question, vocabulary.name_ends_zh)
+    match = re.search(rf"(?<![\w]){re.escape(value)}((?:{_JOINED_NAME})+)", question)
+    joined = [(bool(re.search(r"\b(?:or|and|vs|versus)\b", m[0])), m[1])
+              for m in re.finditer(_JOINED_NAME, match[1])] if match else []
+    # After the last "or" / "and", a comma says which one ("Córdoba, Argentina"); with none, all do ("Paris,
+    # France"), unless the question compares and two commas or more join names ("Dunedin, Nelson, Rotorua -
+    # which will be warmest?"): a list.
+    last = max((i for i, (word, _) in enumerate(joined) if word), default=-1)
+    if last < 0 and len(joined) >= 2 and _compares(question, vocabulary):
+        last = len(joined) - 1
+    return [name for _, name in joined[:last + 1]]
+
+
+def compares(question: str, vocabulary: Vocabulary) -> bool:
+    """Whether a question asks which of several things wins ("北京和上海哪个好", "Lyon or Nice: which is nicer?"):
+    not one that asks each its own ("北京和上海明天都去吗")."""
+    return bool(_WINNER_ZH.search(question)) or _compares(question, vocabulary)
+
+
+def _compares(question: str, vocabulary: Vocabulary) -> bool:
+    """Whether a Latin-script question compares things: "which", "compare", "vs", or one of the domain's
+    comparatives, or a superlative ("warmest")."""
+    words = set(re.findall(r"[a-z]+", question.casefold()))
+    comparatives = set(vocabulary.comparatives)
+    superlatives = {word.removesuffix("er") + "est" for word in comparatives}
+    return bool(words & ({"which", "compare", "vs", "versus", "highest", "lowest", "most", "least"}
+                         | comparatives | superlatives))
+
+
+def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
+    if not _COMPARES_ZH.search(question):
+        return []
+    ends = _NAME_ENDS_ZH + domain_ends
+    found, rest = [], question.split(value, 1)[1] if value in question else ""
+    while (joined := _JOINED_ZH.match(rest)) is not None:
+        tail = joined[1][2:]
+        name = joined[1][:2] + tail[:next((i for i, c in enumerate(tail) if c in ends), len(tail))]
+        found.append(name)
+        rest = rest[joined.start(1) + len(name):]
+    return found
+
+
+def with_qualifiers(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                    vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each place (an argument or list item the schema calls one) as the question writes it
+    with its qualifier (see qualified): "Moscow, Idaho - any news?" was called for "Moscow" (Russia), "下周三浙江丽水
+    怎么样" for "丽水" (Lishui or Yeosu)."""
+    kept = dict(arguments)
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        spec = properties.get(name, {})
+        if isinstance(value, list) and is_place(name, spec.get("items", {}), vocabulary, spec):
+            others = [item for item in value if isinstance(item, str)]
+            kept[name] = [qualified(item, question, vocabulary, others) if isinstance(item, str) else item
+                          for item in value]
+        elif isinstance(value, str) and is_place(name, spec, vocabulary):
+            kept[name] = qualified(value, question, vocabulary)
+    return kept
+
+
+def without_opening(arguments: dict[str, Any], schema: dict[str, Any], opening: str,
+                    vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each place (an argument or list item the schema calls one) less the words the question
+    opens its follow-up with (`opening`), where the router wrote them into it: "那贡布呢" ("and Kampot?") was called
+    for "那贡布". A place with fewer than two characters left keeps them ("那曲呢": 那曲 is a place)."""
+    def bare(value: Any) -> Any:
+        if not opening or not isinstance(value, str) or not value.casefold().startswith(opening.casefold()):
+            return value
+        rest = value[len(opening):].strip(" ,，")
+        return rest if len(rest) >= 2 else value
+
+    kept = dict(arguments)
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        spec = properties.get(name, {})
+        if isinstance(value, list) and is_place(name, spec.get("items", {}), vocabulary, spec):
+            kept[name] = [bare(item) for item in value]
+        elif is_place(name, spec, vocabulary):
+            kept[name] = bare(value)
+    if kept != arguments:
+        log.info("%r less the follow-up's opening %r: %r", arguments, opening, kept)
+    return kept
+
+
+def only_run_on(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether each place `with_qualifiers` changed only got the characters written right before it, with no 的/の
+    between ("浙江丽水", but also "画出北京"): a guess, where a comma or 的 says a qualifier is one."""
+    changed = [(old, new) for name, value in before.items()
+               for old, new in zip(value if isinstance(value, list) else [value],
+                                   after[name] if isinstance(after.get(name), list) else [after.get(name)])
+               if old != new]
+    return bool(changed) and all(isinstance(old, str) and isinstance(new, str) and new.endswith(old)
+                                 and re.match(_BEFORE, old) is not None
+                                 and re.search(f"{_BEFORE}$", new[:-len(old)]) is not None
+                                 and not new[:-len(old)].endswith(("的", "の")) for old, new in changed)
+
+
+def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterable[str] = ()) -> str:
+    """`value` as the question writes it with a qualifier beside it: in Latin script capitalised words after a
+    comma or a space ("Moscow, Idaho - any news?", "Kingston Jamaica tomorrow"), in Chinese or Japanese the
+    characters before it, with or without 的/の ("下周三浙江丽水", "澳大利亚的纽卡斯尔"); day words are no qualifier,
+    nor are names joined to it (siblings) or `others` (the call's other places). The rule is textual only: whether
+    the longer form names a place is for the tool to say, since the gateway knows no place names (the call falls
+    back to the router's value when it fails). `value` itself when the question writes no qualifier beside it;
+    less the day words the router wrote into it ("周五十堰" of "周五十堰怎么样")."""
+    bare = re.sub(r"\s+", " ", without_day_words(value)).strip(" ,，")
+    value = bare if bare and not only_day_words(value) else value
+    # A Latin name may follow its qualifier in Chinese too ("越南Sapa").
+    written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
+        else _qualified_after(value, question) or _qualified_before(value, question, vocabulary)
+    qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
+    taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
+    return written if written and not qualifiers & taken else value
+
+
+def _listed_with(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
+    """The names the question lists with `value`, before it as after it: "Dunedin" and "Rotorua" of "Nelson" in
+    "Dunedin, Nelson, Rotorua - which...", where the names after "Nelson" alone make no list."""
+    listed = siblings(value, question, vocabulary)
+    if _HAN.match(value):
+        return listed
+    for first in re.finditer(_NAME_WORDS, question[:max(question.find(value), 0)]):
+        after = siblings(first[0], question, vocabulary)
+        if value in after:
+            listed += [first[0], *after]
+    return listed
+
+
+def _qualified_after(value: str, question: str) -> str:
+    """The value and the capitalised words after it, up to the first day word ("Córdoba, Spain" of "Córdoba,
+    Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?")."""
+    match = re.search(rf"(?<![\w])(?i:{re.escape(value)})((?:{_QUALIFIER_AFTER})+)", question)
+    if match is None:
+        return ""
+    words = match[1]
+    day = next((word.start() for word in re.finditer(r"[\w'’.-]+", words) if day_words(word[0])), len(words))
+    kept = words[:day].rstrip(" ,\t")
+    return f"{question[match.start():match.start(1)]}{kept}" if kept.strip(" ,\t") else ""
+
+
+def _qualified_before(value: str, question: str, vocabulary: Vocabulary) -> str:
+    """The value and the characters right before it, less day words and what ends a name ("浙江丽水" of
+    "下周三浙江丽水怎么样"; "浙江的丽水"), when two or more are left before a 的/の."""
+    at = question.find(value)
+    before = without_day_words(question[:max(at, 0)])
+    run = match[0] if (match := _RUN_BEFORE.search(before)) else ""
+    joiner = run[-1:] if run[-1:] in ("的", "の") else ""
+    name = run[:len(run) - len(joiner)]
+    ends = set(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)
+    name = name[max((i + 1 for i, c in enumerate(name) if c in ends), default=0):]
+    return f"{name}{joiner}{value}" if at > 0 and len(name) >= 2 else ""
+
+
+def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                           vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each Latin-script place the question does not write but writes nearly so, as the
+    question writes it: the router copied "ipoh" as "Ipoah", and a place nobody named is no call to make."""
+    words = re.findall(r"[^\W\d_][\w'’.-]*", question)
+    phrases = [" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
+
+    def respelt(value: Any) -> Any:
+        if not isinstance(value, str) or _HAN.search(value) or mentioned(value, question.casefold()):
+            return value
+        similarity = {phrase: SequenceMatcher(None, phrase.casefold(), value.casefold()).ratio() for phrase in phrases}
+        best = max(similarity, key=similarity.__getitem__, default="")
+        return best if best and similarity[best] >= _NEARLY_THE_SAME else value
+
+    kept = dict(arguments)
+    for name, value in arguments.items():
+        spec = schema.get("properties", {}).get(name, {})
+        if isinstance(value, list) and is_place(name, spec.get("items", {}), vocabulary, spec):
+            kept[name] = [respelt(item) for item in value]
+        elif is_place(name, spec, vocabulary):
+            kept[name] = respelt(value)
+    if kept != arguments:
+        log.info("%r as the question spells it: %r", arguments, kept)
+    return kept

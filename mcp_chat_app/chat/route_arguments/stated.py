@@ -1,0 +1,72 @@
+"""Which free-text arguments (a place, a name: no enum, no pattern) the question states: a value, or one of its
+words, written in it as a word, accents aside; a day word is no value."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from mcp_chat_app.chat.text.day_words import day_words, without_day_words
+
+
+def states_its_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[dict[str, Any]],
+                         question: str) -> bool:
+    """Whether the question writes every free-text argument of the calls (see unstated_arguments)."""
+    return not unstated_arguments(arguments, schemas, question)
+
+
+def unstated_arguments(arguments: Iterable[dict[str, Any]], schemas: Iterable[dict[str, Any]],
+                       question: str) -> list[str]:
+    """The free-text arguments of the calls (a place, a name: no enum, no pattern) the question does not write.
+    Asked alone, a model fills what a follow-up leaves out with something made up ("北京")."""
+    asked = question.casefold()
+    return [item for values, schema in zip(arguments, schemas) for _, item in _free_text_items(values, schema)
+            if not mentioned(item, asked)]
+
+
+def stated_arguments(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> dict[str, str]:
+    """The free-text arguments of one call (not lists) the question writes."""
+    asked = question.casefold()
+    return {name: item for name, item in _free_text_items(arguments, schema)
+            if arguments[name] == item and mentioned(item, asked)}
+
+
+def _free_text_items(arguments: dict[str, Any], schema: dict[str, Any]) -> Iterable[tuple[str, str]]:
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        spec = properties.get(name, {})
+        items = value if isinstance(value, list) else [value]
+        if free_text(spec.get("items", {}) if isinstance(value, list) else spec):
+            yield from ((name, item) for item in items if isinstance(item, str))
+
+
+def free_text(spec: dict[str, Any]) -> bool:
+    return spec.get("type") == "string" and "enum" not in spec and "pattern" not in spec
+
+
+def mentioned(value: str, asked: str) -> bool:
+    """The value, or one of its words ("New York City" for "New York"), is in the (casefolded) question, as a
+    word: "Rome" is not in "Romeo"; accents aside ("Zurich" for "Zürich")."""
+    value = value.casefold().strip()
+    if only_day_words(value):
+        return False  # "Thursday" as the place of "Thursday any better?": the question's day, not a value of it
+    words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value)]
+    return any(re.search(_as_word(word), asked) or re.search(_as_word(_unaccented(word)), _unaccented(asked))
+               for word in words if word)
+
+
+def _unaccented(text: str) -> str:
+    """Latin letters without their accents ("zürich" as "zurich")."""
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+def only_day_words(value: str) -> bool:
+    """Whether a value says nothing but days ("thursday", "周日", "明天")."""
+    return bool(day_words(value)) and not re.sub(r"[\W_]+", "", without_day_words(value))
+
+
+def _as_word(text: str) -> str:
+    """A pattern for `text` standing alone: Latin letters may not run on either side (Chinese has no spaces)."""
+    return rf"(?<![a-z\u00c0-\u024f]){re.escape(text)}(?![a-z\u00c0-\u024f])"

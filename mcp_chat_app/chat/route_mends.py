@@ -1,0 +1,270 @@
+"""Route's mends of a forced round's planned calls, each taking and giving a tuple of PlannedCall: with the values
+the question states or the conversation's day where calls asked with the conversation took others, with the tool
+the question's words or the latest call point to, the same call for each value the question names with one, one
+call of a list tool for a question that asks which place wins, calls moved to a tool that takes the hour or the
+day asked, and calls for places nobody named left out."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from mcp_chat_app.chat import conversation
+from mcp_chat_app.chat.own_answer import says_a_listed_term
+from mcp_chat_app.chat.route_arguments.days import names_another_day, says_now, takes_a_day, with_earlier_day
+from mcp_chat_app.chat.route_arguments.hours import hours_argument, takes_hours
+from mcp_chat_app.chat.route_arguments.place_names import compares, siblings
+from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, unnamed_places
+from mcp_chat_app.chat.route_arguments.stated import stated_arguments, states_its_arguments
+from mcp_chat_app.chat.route_plan import (
+    PlannedCall,
+    everything_said,
+    replanned,
+    resolve,
+    states_their_arguments,
+    takes_exactly,
+)
+from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
+from mcp_chat_app.chat.text.day_words import day_references
+from mcp_chat_app.chat.text.languages import in_another_script
+from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.mcp_client.manager import ToolInfo
+
+log = logging.getLogger(__name__)
+
+
+def with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ...],
+                       by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call asked with the conversation, with the free-text values (a place) the question states where the
+    call asked with the question alone (`alone`) took them from it and this one took earlier ones: shown the
+    earlier calls, a small model answered "芽庄呢？" with the previous place."""
+    if len(planned) != 1 or len(alone) != 1 or states_their_arguments(planned, by_name, turn.question):
+        return planned
+    (plan,), (first,) = planned, alone
+    tool = resolve(plan.name, by_name)
+    schema = tool.input_schema if tool else {}
+    def states(name: str, value: Any) -> bool:  # arguments that are no free text (a day, a flag) state nothing
+        return states_its_arguments([{name: value}], [schema], turn.question)
+
+    replaced = {name: first.arguments[name] for name, value in plan.arguments.items()
+                if name in first.arguments and states(name, first.arguments[name]) and not states(name, value)}
+    if not replaced:
+        return planned
+    log.info("%s: %r as the question states it, not the earlier calls' %r", plan.name, replaced,
+             {name: plan.arguments[name] for name in replaced})
+    return (replanned(plan, {**plan.arguments, **replaced}, by_name, turn),)
+
+
+def with_own_tool(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                  turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call asked with the conversation that repeats the latest calls' tool, for a question that says the words
+    of the tool called for it alone and none of the repeated one's (as their descriptions list them), as the call
+    of that tool with the conversation's values where it made them up (the place): shown the earlier calls, a small
+    model drew the week's chart once more for "这周末冷不冷"."""
+    if len(planned) != 1 or not alone or planned[0].request is None or alone[0].request is None:
+        return planned
+    (plan,), first = planned, alone[0]
+    tool, own = resolve(plan.name, by_name), resolve(first.name, by_name)
+    latest = {call["tool"] for call in conversation.latest_calls(turn.history)}
+    if tool is None or own is None or tool is own or latest != {tool.qualified_name} \
+            or says_a_listed_term(turn.question, tool) or not says_a_listed_term(turn.question, own):
+        return planned
+    made_up = {name for name, value in first.arguments.items()
+               if not states_its_arguments([{name: value}], [own.input_schema], turn.question)}
+    if not made_up <= set(plan.arguments):
+        return planned
+    log.info("%s, not %s: the question says the words of the one and none of the other's", own.qualified_name,
+             tool.qualified_name)
+    arguments = {**first.arguments, **{name: plan.arguments[name] for name in made_up}}
+    return (replanned(PlannedCall(plan.call_id, own.qualified_name, {}), arguments, by_name, turn),)
+
+
+def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                      turn: Turn) -> tuple[PlannedCall, ...]:
+    """A follow-up that says only a new value ("芽庄呢？" after a question on 岘港 on Sunday) asks what the latest
+    call asked, of it: a small model called another tool of that server for the new place."""
+    latest = conversation.latest_calls(turn.history)
+    if len(planned) != 1 or len(latest) != 1 or planned[0].request is None:
+        return planned
+    (plan,), (earlier,) = planned, latest
+    tool, before = resolve(plan.name, by_name), resolve(earlier["tool"], by_name)
+    stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
+    if before is None or before is tool or not conversation.says_only(turn.question, list(stated.values())) \
+            or not all(isinstance(earlier["arguments"].get(name), str) for name in stated):
+        return planned
+    log.info("%s, not %s: the follow-up says only %r", before.qualified_name, plan.name, stated)
+    return (replanned(PlannedCall(plan.call_id, before.qualified_name, {}), {**earlier["arguments"], **stated},
+                      by_name, turn),)
+
+
+def with_earlier_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                      turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls asked with the conversation, on the latest calls' day when the question names none."""
+    earlier = [call.get("arguments", {}) for call in conversation.latest_calls(turn.history)]
+    kept = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        arguments = with_earlier_day(plan.arguments, tool.input_schema, earlier, turn.question, turn.today) \
+            if tool and plan.request else plan.arguments
+        kept.append(plan if arguments == plan.arguments else replanned(plan, arguments, by_name, turn))
+    return tuple(kept)
+
+
+def with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                  turn: Turn) -> tuple[PlannedCall, ...]:
+    """One call for a value the question names with others ("Prague or Budapest"): the same call for each of
+    them too, as a forced router is asked to make (a small model made the first only)."""
+    if len(planned) != 1 or planned[0].request is None:
+        return planned
+    (plan,) = planned
+    tool = resolve(plan.name, by_name)
+    stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
+    if len(stated) != 1:
+        return planned
+    ((name, value),) = stated.items()
+    others = siblings(value, turn.question, turn.vocabulary)
+    if not others:
+        return planned
+    log.info("%s for %r too: the question names them with %r", plan.name, others, value)
+    more = tuple(replanned(PlannedCall(f"{plan.call_id}_{i}", plan.name, {}), {**plan.arguments, name: other},
+                           by_name, turn) for i, other in enumerate(others, 1))
+    return planned + tuple(extra for extra in more if extra.request is not None)
+
+
+def as_one_comparison(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                      turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls of one tool, a place each, for a question that asks which of them wins ("明天宁德和莆田哪边风更大"), as
+    one call of its server's tool that takes the places as a list and the calls' other arguments: that tool's
+    results decide the winner, where each place's own result left it to the writer (a small model named the
+    wrong one). The calls as they are where no tool takes them so."""
+    if len(planned) < 2 or any(plan.request is None for plan in planned) or len({p.name for p in planned}) != 1 \
+            or not compares(turn.question, turn.vocabulary):
+        return planned
+    tool = resolve(planned[0].name, by_name)
+    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    rests = [{name: value for name, value in plan.arguments.items() if name != place} for plan in planned]
+    if tool is None or place is None or any(rest != rests[0] for rest in rests):
+        return planned
+    places = [plan.arguments.get(place) for plan in planned]
+    for target in by_name.values():
+        listed = place_list_argument(target.input_schema, turn.vocabulary)
+        if target.server != tool.server or listed is None:
+            continue
+        arguments = {**_without_defaults_it_lacks(rests[0], tool, target), listed: places}
+        if not takes_exactly(target, arguments):
+            continue
+        again = replanned(PlannedCall(planned[0].call_id, target.qualified_name, {}), arguments, by_name, turn)
+        if again.request is not None:
+            log.info("%s for %r as one call of %s: the question compares them", tool.qualified_name, places,
+                     target.qualified_name)
+            return (again,)
+    return planned
+
+
+def _without_defaults_it_lacks(arguments: dict[str, Any], tool: ToolInfo, target: ToolInfo) -> dict[str, Any]:
+    """The arguments less those `target` does not take and whose value is `tool`'s default (a flag left off)."""
+    properties, taken = tool.input_schema.get("properties", {}), target.input_schema.get("properties", {})
+    return {name: value for name, value in arguments.items()
+            if name in taken or "default" not in properties.get(name, {}) or properties[name]["default"] != value}
+
+
+def asks_an_hour(turn: Turn) -> bool:
+    """Whether the question names a clock time ("晚上九点") or a part of the day ("tonight")."""
+    return any(clock_times(turn.question, turn.vocabulary)) or any(parts_of_day(turn.question, turn.vocabulary))
+
+
+def asks_a_day(turn: Turn) -> bool:
+    """Whether the question names a day other than today ("明儿", "this weekend", "yesterday"), or today and not
+    the present moment ("今天信阳怎么样", "today's high": the whole day, not only the present)."""
+    offsets = day_references(turn.question, turn.today).values()
+    return any(offset != 0 for offset in offsets) or (0 in offsets and not says_now(turn.question))
+
+
+def on_an_earlier_day(turn: Turn, by_name: dict[str, ToolInfo]) -> bool:
+    """Whether the latest calls were all about a day other than today and the question names no day nor the
+    present moment: following on from them, it asks about their day ("紫外线强吗" after 金边's tomorrow was called
+    for the present moment; "顺便看看黄石那天的情况" too)."""
+    latest = conversation.latest_calls(turn.history)
+    if not latest or day_references(turn.question, turn.today) or says_now(turn.question):
+        return False
+    tools = [resolve(call["tool"], by_name) for call in latest]
+    return all(tool is not None and names_another_day(call["arguments"], tool.input_schema, turn.today)
+               for call, tool in zip(latest, tools))
+
+
+def left_out(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], asks: bool,
+             takes: Callable[[dict[str, Any]], bool]) -> bool:
+    """Whether the question asks for something (an hour, a day) and the calls go to tools that take no argument
+    for it (`takes`, read from a schema), while another offered tool does."""
+    if not planned or not asks:
+        return False
+    return not any(_takes(plan.name, by_name, takes) for plan in planned) \
+        and any(_takes(name, by_name, takes) for name in by_name)
+
+
+def _takes(name: str, by_name: dict[str, ToolInfo], takes: Callable[[dict[str, Any]], bool]) -> bool:
+    tool = resolve(name, by_name)
+    return tool is not None and takes(tool.input_schema)
+
+
+def moved_to_hours(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                   turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls that a question on a clock time ("Chicago at 6pm") got twice for a tool of the present moment, moved
+    to the first tool of the same server that takes the hours and the call's arguments, with the asked hours."""
+    times = list(clock_times(turn.question, turn.vocabulary))
+    hours = sorted({minute // 60 % 24 for time in times for minute in time.minutes})
+    if not hours:
+        return planned
+    return _moved(planned, by_name, turn, takes_hours, lambda target: {hours_argument(target.input_schema): hours},
+                  ", ".join(time.text for time in times))
+
+
+def moved_to_a_day(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                   turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls that a question on a day ("How cold did it get yesterday?", "今天信阳怎么样") got twice for a tool of the
+    present moment, moved to the first tool of the same server that takes a day and the call's arguments; the
+    planning sets the asked day."""
+    return _moved(planned, by_name, turn, takes_a_day, lambda target: {}, "a day")
+
+
+def _moved(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn,
+           takes: Callable[[dict[str, Any]], bool], added: Callable[[ToolInfo], dict[str, Any]],
+           asked: str) -> tuple[PlannedCall, ...]:
+    """Each call to a tool that does not take what was asked, as the call of the first tool of its server that
+    does and takes its arguments, with the `added` ones; a call no such tool takes stays as it is."""
+    moved = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        target = None if tool is None or takes(tool.input_schema) else next(
+            (other for other in by_name.values() if other.server == tool.server and takes(other.input_schema)
+             and takes_exactly(other, plan.arguments)), None)
+        if target is None:
+            moved.append(plan)
+            continue
+        again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), {**plan.arguments, **added(target)},
+                          by_name, turn)
+        log.info("%s moved to %s: the question asks about %s", plan.name, target.qualified_name, asked)
+        moved.append(again if again.request is not None else plan)
+    return tuple(moved)
+
+
+def with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                      turn: Turn) -> tuple[PlannedCall, ...]:
+    """The calls less those for a place that neither the question nor the conversation names (unless it is
+    written in a script the user does not write: "香港" for "Hong Kong"). The argument checks drop an optional
+    place nobody named but leave a required one to the router's check of made-up arguments, and a forced model
+    told that a tool has the data made one up: "今天心情不错，跟你聊两句" got the data of 北京."""
+    said = everything_said(turn)
+    written = "\n".join([*(m["content"] for m in turn.plain_history if m["role"] == "user"), turn.question])
+    kept = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        unnamed = [place for place in unnamed_places(plan.arguments, tool.input_schema, said, turn.vocabulary)
+                   if not in_another_script(place, written)] if tool else []
+        if unnamed:
+            log.info("call of %s not made: %s named neither in the question nor in the conversation", plan.name,
+                     ", ".join(unnamed))
+        else:
+            kept.append(plan)
+    return tuple(kept)

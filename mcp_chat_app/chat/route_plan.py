@@ -1,0 +1,206 @@
+"""Route's planned calls: a model's tool call as a PlannedCall, its tool resolved (`server__tool`, or a bare tool
+name one server has), its arguments decoded, tidied, made as the question asks (route_arguments/) and validated,
+or the error the router reads to repair it."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcp_chat_app.chat import conversation
+from mcp_chat_app.chat.route_arguments.days import with_asked_day, with_asked_span, without_unasked_span
+from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags, without_unasked_flags
+from mcp_chat_app.chat.route_arguments.hours import with_clock_hours, without_unasked_hours
+from mcp_chat_app.chat.route_arguments.numbers import made_up_numbers
+from mcp_chat_app.chat.route_arguments.place_names import (
+    as_the_question_spells,
+    only_run_on,
+    with_qualifiers,
+    without_opening,
+)
+from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, place_argument, without_unnamed_places
+from mcp_chat_app.chat.route_arguments.stated import unstated_arguments
+from mcp_chat_app.chat.route_prompt import NO_TOOL, dump_arguments
+from mcp_chat_app.chat.text.day_words import asked_day
+from mcp_chat_app.chat.turn import Turn
+from mcp_chat_app.llm.client import ChatTurn, ModelToolCall
+from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
+from mcp_chat_app.mcp_client.arguments import decode_arguments, tidy_arguments, validation_error
+from mcp_chat_app.mcp_client.manager import ToolInfo, ToolRequest
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """A model tool call after resolution and validation: either a request or an error to feed back."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    request: ToolRequest | None = None
+    error: str | None = None
+    made_up: tuple[str, ...] = ()  # its numbers the question does not give (route_arguments.numbers.made_up_numbers)
+    unnamed: str = ""  # refused: this list argument needs places that neither the question nor the conversation
+    # names; `arguments` then hold the named ones in it
+    fallback: ToolRequest | None = None  # made if `request` fails: the router's call, before its places were given
+
+
+def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
+    tool = resolve(call.name, by_name)
+    if tool is None:
+        known = ", ".join(by_name)
+        return PlannedCall(call.id, call.name, {}, error=f"unknown tool {call.name!r}; available: {known}")
+    schema = tool.input_schema
+    try:
+        arguments = tidy_arguments(decode_arguments(call.arguments), schema)
+        arguments = without_unasked_flags(arguments, schema, turn.asked, turn.vocabulary)
+        arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,
+                                       turn.vocabulary)
+        arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary)
+        arguments = without_unnamed_places(arguments, schema, everything_said(turn), turn.vocabulary)
+        arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
+                                          else turn.question, turn.vocabulary)
+        arguments = with_clock_hours(arguments, schema, turn.question, turn.vocabulary)
+        day = asked_day(turn.question, turn.today)
+        arguments = with_asked_day(arguments, schema, day, turn.today)
+        arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)
+    except UnnamedArgument as error:
+        log.info("call of %s not made: %s", tool.qualified_name, error)
+        return PlannedCall(call.id, tool.qualified_name, {**arguments, error.argument: error.named},
+                           error=str(error), unnamed=error.argument)
+    except ValueError as error:
+        return PlannedCall(call.id, tool.qualified_name, {}, error=str(error))
+    problem = validation_error(arguments, tool.input_schema)
+    if problem is None:
+        plan = _qualified(PlannedCall(call.id, tool.qualified_name, arguments,
+                                      request=ToolRequest(tool.server, tool.name, arguments),
+                                      made_up=tuple(made_up_numbers(arguments, schema, turn.question))), tool, turn)
+        return plan if plan.fallback else _without_opening(plan, tool, turn)
+    return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
+
+
+def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
+    """The call with its places as the question writes them, qualifier included
+    (route_arguments.place_names.with_qualifiers: "Moscow, Idaho - any news?" was called for "Moscow", in Russia);
+    the router's own call is its fallback, made when the tool does not know the longer form. Characters merely run
+    on before a place in Chinese go the other way: the longer form is the fallback of the router's, made when the
+    tool does not know that one ("丽水" is two places, "浙江丽水" one)."""
+    arguments = with_qualifiers(plan.arguments, tool.input_schema, turn.question, turn.vocabulary)
+    if arguments == plan.arguments or validation_error(arguments, tool.input_schema) is not None:
+        return plan
+    if only_run_on(plan.arguments, arguments):
+        # "画出北京" is no place and "浙江丽水" is one: text alone cannot tell, so the router's form goes first.
+        return replace(plan, fallback=ToolRequest(tool.server, tool.name, arguments))
+    log.info("%s: %r as the question writes them, not %r", plan.name, arguments, plan.arguments)
+    return replace(plan, arguments=arguments, request=ToolRequest(tool.server, tool.name, arguments),
+                   fallback=plan.request)
+
+
+def _without_opening(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
+    """The call with its places less the words the follow-up opens with as its fallback: "那贡布呢" ("and
+    Kampot?") was called for "那贡布". The router's form goes first, since text alone cannot tell it from a place
+    of that name ("那坡县明天冷吗")."""
+    arguments = without_opening(plan.arguments, tool.input_schema, conversation.opening(turn.question),
+                                turn.vocabulary)
+    if arguments == plan.arguments or validation_error(arguments, tool.input_schema) is not None:
+        return plan
+    return replace(plan, fallback=ToolRequest(tool.server, tool.name, arguments))
+
+
+def _earlier_arguments(tool: ToolInfo, by_name: dict[str, ToolInfo], turn: Turn) -> list[dict[str, Any]]:
+    """The arguments of the latest calls of the tool's server: what the conversation chose there (a unit)."""
+    return [call["arguments"] for call in conversation.latest_calls(turn.history)
+            if (earlier := resolve(call["tool"], by_name)) is not None and earlier.server == tool.server]
+
+
+def everything_said(turn: Turn) -> str:
+    """Everything the user and the assistant said before and in this question, and the calls behind it: where a
+    call's places may come from."""
+    return "\n".join([*(message["content"] for message in turn.plain_history), turn.earlier_calls, turn.question])
+
+
+def planned_calls(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:
+    """A forced round's calls as planned; one that needs places nobody named, for the one place named, or left out."""
+    planned = (planned_call(call, by_name, turn) for call in calls)
+    return tuple(plan for plan in (_for_the_named_place(plan, by_name, turn) if plan.unnamed else plan
+                                   for plan in planned) if plan is not None)
+
+
+def _for_the_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
+    """A call of several places with one of them named ("Alice Springs in two days - scorcher or not?" compared
+    with Sydney), as the call of its server's first tool that takes that one place and the call's other arguments;
+    None when there is none. Told that the place was not named, a small model made the same call again."""
+    tool, named = resolve(plan.name, by_name), plan.arguments.get(plan.unnamed)
+    if tool is None or not isinstance(named, list) or len(named) != 1:
+        return None
+    rest = {name: value for name, value in plan.arguments.items() if name != plan.unnamed}
+    for other in by_name.values():
+        place = place_argument(other.input_schema, turn.vocabulary)
+        arguments = {**rest, place: named[0]} if place else {}
+        if other.server != tool.server or not arguments or not takes_exactly(other, arguments):
+            continue
+        again = replanned(PlannedCall(plan.call_id, other.qualified_name, {}), arguments, by_name, turn)
+        if again.request is not None:
+            log.info("%s for %r only, as %s: the other places were not named", plan.name, named[0],
+                     other.qualified_name)
+            return again
+    return None
+
+
+def replanned(plan: PlannedCall, arguments: dict[str, Any], by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
+    """The call with changed arguments, planned (cleaned and validated) again."""
+    return planned_call(ModelToolCall(plan.call_id, plan.name, dump_arguments(arguments)), by_name, turn)
+
+
+def takes_exactly(tool: ToolInfo, arguments: dict[str, Any]) -> bool:
+    """Whether the arguments give all the tool requires and nothing its schema lacks."""
+    schema = tool.input_schema
+    return set(schema.get("required", ())) <= set(arguments) <= set(schema.get("properties", {}))
+
+
+def states_their_arguments(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], question: str) -> bool:
+    """Whether the question writes every free-text argument of the planned calls (see unstated)."""
+    return not unstated(planned, by_name, question)
+
+
+def unstated(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], question: str) -> list[str]:
+    tools = [resolve(plan.name, by_name) for plan in planned]
+    return unstated_arguments([plan.arguments for plan in planned],
+                              [tool.input_schema if tool else {} for tool in tools], question)
+
+
+def real_calls(forced: ChatTurn) -> list[ModelToolCall]:
+    """The distinct calls of a forced turn's first tool, unless it took the escape."""
+    kept: list[ModelToolCall] = []
+    for call in forced.tool_calls:
+        if call.name == NO_TOOL or call.name != forced.tool_calls[0].name:
+            break
+        if all(call.arguments != earlier.arguments for earlier in kept):
+            kept.append(call)
+    return kept
+
+
+def calls_in_text(content: str, by_name: dict[str, ToolInfo]) -> list[ModelToolCall]:
+    """Tool calls written as JSON text, accepted only when every name is a known tool."""
+    parsed = parse_tool_calls(content)
+    if not parsed or any(resolve(call.name, by_name) is None for call in parsed):
+        return []
+    return [ModelToolCall(f"call_{i}", call.name, dump_arguments(call.arguments)
+                          if isinstance(call.arguments, dict) else str(call.arguments))
+            for i, call in enumerate(parsed)]
+
+
+def resolve(name: str, by_name: dict[str, ToolInfo]) -> ToolInfo | None:
+    """`server__tool`, or a bare tool name when exactly one server has it."""
+    if name in by_name:
+        return by_name[name]
+    matches = [tool for tool in by_name.values() if tool.name == name]
+    return matches[0] if len(matches) == 1 else None
+
+
+def error_view(plan: PlannedCall) -> str:
+    """What the router reads of a call refused before it ran, so it can repair it."""
+    return json.dumps({"error": f"{plan.error}. Call the tool again with corrected arguments."}, ensure_ascii=False)
