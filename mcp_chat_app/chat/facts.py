@@ -172,10 +172,12 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
 
 
 def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:
-    """The values of each held quantity in the results' data (none for one only their text names)."""
-    contents = [measured(o.structured_content) for o in called.outcomes if not o.is_error]
-    return {q.word: tuple(value for content in contents for key, value in leaves(content)
-                          if field_matches(key, q.field)) for q in held}
+    """The values of each held quantity in the results' data that an answer must quote: none for one only their
+    text names, nor of a result with images (a chart shows its figures; its words need not repeat them)."""
+    contents = [measured(o.structured_content) for o in called.outcomes if not o.is_error and not o.images]
+    values = {q.word: tuple(value for content in contents for key, value in leaves(content)
+                            if field_matches(key, q.field)) for q in held}
+    return {word: found for word, found in values.items() if found}
 
 
 def _unsaid(outcome: ToolOutcome, text: str, asked: list[Quantity], turn: Turn) -> str:

@@ -39,6 +39,15 @@ def test_shorthand_for_tomorrow_and_tonight_is_read_as_the_day(question, offset)
         assert glossed(question, MONDAY, VOCABULARY).endswith(f"{offset} day{'s' * (offset > 1)} from today)")
 
 
+@pytest.mark.parametrize("question, offset", [
+    ("明後日の長崎の天気を教えてください。英語で答えてください。", 2), ("あした東京は雨？", 1),  # Japanese
+    ("台北後天會下雨嗎", 2), ("高雄大後天熱嗎", 3),  # traditional characters
+])
+def test_near_days_in_japanese_and_traditional_characters(question, offset):
+    asked = asked_day(question, MONDAY)
+    assert (asked.offset, asked.span) == (offset, False)
+
+
 def test_shorthand_for_tonight_is_a_part_of_the_day():
     assert list(parts_of_day("Ipoh tonite?", VOCABULARY)) == ["tonite"]
     assert day_words("Ipoh 2nite, and tmw") == {"today", "tomorrow"}
@@ -55,6 +64,8 @@ def test_shorthand_for_tonight_is_a_part_of_the_day():
     ("一周后的星期天呢", MONDAY, 13), ("Saturday in three weeks in Rome?", MONDAY, 26),
     # Weeks from a weekday: from the coming one.
     ("a week from Friday in Oslo", MONDAY, 11), ("two weeks from Monday in Oslo", MONDAY, 14),
+    # Months: past any forecast, counted as 30 days each; "的今天" is that date, not today.
+    ("两个月后的今天台州会下雨吗", MONDAY, 60), ("Will it snow in Oslo in two months?", MONDAY, 60),
 ])
 def test_a_day_counted_in_weeks_from_today_is_that_one_day(question, today, offset):
     asked = asked_day(question, today)

@@ -72,7 +72,8 @@ def test_the_qualifiers_go_to_the_place_arguments_only():
     ("Córdoba, Spain this Saturday: how hot will it be?", "get_forecast", {"city": "Córdoba", "day": "saturday"},
      "Córdoba, Spain", "ES"),
     ("Moscow, Idaho - any snow tomorrow?", "get_precipitation", {"city": "Moscow", "day": 1}, "Moscow, Idaho", "US"),
-    ("下周三浙江丽水下不下雨", "get_precipitation", {"city": "丽水"}, "浙江丽水", "CN"),
+    # 通州 alone is two places (Beijing's, Jiangsu's): the one the question writes
+    ("下周三江苏通州下不下雨", "get_precipitation", {"city": "通州"}, "江苏通州", "CN"),
     ("Kingston Jamaica weather tomorrow", "get_forecast", {"city": "Kingston", "day": 1}, "Kingston Jamaica", "JM"),
     ("周五十堰天气好吗，打算去武当山", "get_forecast", {"city": "周五十堰", "day": "friday"}, "十堰", "CN"),
 ])
@@ -97,7 +98,7 @@ def test_over_http_a_longer_form_the_tool_does_not_know_falls_back_to_the_router
 
 def test_over_http_characters_run_on_before_a_chinese_place_are_tried_only_when_the_place_fails(forced_gateway,
                                                                                                fake_llm):
-    """"画出北京…": 北京 is called, and 画出北京 never is; "丽水" alone is two places, so "浙江丽水" follows it."""
+    """"画出北京…": 北京 is called, and 画出北京 never is (as "江苏通州" follows "通州", two places alone)."""
     fake_llm.script(call("get_weather_chart", city="北京", days=5), {"content": "如图。"})
     body = forced_gateway.chat("cat", {"message": "画出北京未来五天的温度曲线"}).json()
     (made,) = body["tool_calls"]

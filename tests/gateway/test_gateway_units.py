@@ -116,6 +116,8 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
     # a place in its own script inside a Chinese question; Japanese with kanji and hiragana, or in katakana only
     ("부산 明天出海钓鱼，天会不会下雨", "zh"), ("ホノルル明天热不热", "zh"), ("明日、仙台で雪が降りますか？", "ja"),
     ("ホノルル、アロハ", "ja"),
+    # a long Latin name in a Chinese question, by its particles; a Chinese name in an English one
+    ("那Naypyidaw呢", "zh"), ("Naypyidaw明天热吗", "zh"), ("weather in 多伦多?", "en"),
 ])
 def test_the_language_of_a_text(text, language):
     assert languages.detect(text, VOCABULARY) == language

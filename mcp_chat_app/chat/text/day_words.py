@@ -14,7 +14,7 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_WEEKDAY = "一二三四五六日天"
 _ZH = re.compile(
-    r"大后天|后天|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|(?:明|今|昨)儿个?|(?:本|这)?周末|本周|这周|这个星期|下周(?:[一二三四五六日]|天(?!气))?"
+    r"大后天|后天|大後天|後天|明後日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|(?:明|今|昨)儿个?|(?:本|这)?周末|本周|这周|这个星期|下周(?:[一二三四五六日]|天(?!气))?"
     r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -85,13 +85,13 @@ _EN_RUN_WORDS = ("today", "tomorrow", "day after tomorrow")
 _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _COUNT = rf"\d+|{'|'.join(_EN_NUMBERS)}|a"
 _NUMBER = re.compile(rf"\d+|[零一二两三四五六七八九十]+|\b(?:{_COUNT})\b", re.IGNORECASE)
-_EN_UNIT = r"days?|weeks?|fortnights?"
-_ZH_UNIT = r"天|周|个?星期|个?礼拜"
-# Days or weeks counted from today ("16 days from now", "in 3 days", "three weeks later", "in a week's time",
-# "二十天后", "两个星期后").
+_EN_UNIT = r"days?|weeks?|fortnights?|months?"
+_ZH_UNIT = r"天|周|个?星期|个?礼拜|个月"
+# Days, weeks or months counted from today ("16 days from now", "in 3 days", "three weeks later", "in a week's
+# time", "二十天后", "两个星期后", "两个月后").
 _EN_COUNTED = (rf"(?:in\s+(?:{_COUNT})\s+(?:{_EN_UNIT})(?:['’]s?\s+time)?"
                rf"|(?:{_COUNT})\s+(?:{_EN_UNIT})\s+(?:from\s+(?:today|now)|later|hence))")
-_ZH_COUNTED = rf"(?:\d+|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})(?:以后|之后|后)"
+_ZH_COUNTED = rf"(?:\d+|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})(?:以后|之后|后)(?:的今天)?"  # 的今天: that date
 # One day so counted: that day, not the days up to it.
 _COUNTED_DAY = re.compile(rf"\b{_EN_COUNTED}\b|{_ZH_COUNTED}", re.IGNORECASE)
 # A weekday of the week so counted ("三周后的周六", "Saturday in three weeks"): that week's, not the coming one.
@@ -105,6 +105,8 @@ _COUNTED_FROM_WEEKDAY = re.compile(rf"\b(?:{_COUNT})\s+(?:weeks?|fortnights?)\s+
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日]|天(?!气))")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
             "昨日": "昨天", "这周": "本周", "这周末": "周末", "本周末": "周末", "这个星期": "本周",
+            # in traditional characters, and Japanese (明後日: the day after tomorrow)
+            "大後天": "大后天", "後天": "后天", "明後日": "后天", "あさって": "后天", "あした": "明天", "きょう": "今天",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天"}  # spoken
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
             **dict.fromkeys(TONIGHT.split("|"), "today"), **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
@@ -305,7 +307,8 @@ def _days_counted(words: str) -> int | None:
     number = _NUMBER.search(words)
     count = number[0].lower() if number else ""
     times = 1 if count == "a" else _EN_NUMBERS.index(count) + 1 if count in _EN_NUMBERS else numeral(count)
-    unit = 14 if "fortnight" in words.lower() else 7 if re.search(r"week|周|星期|礼拜", words, re.IGNORECASE) else 1
+    unit = 14 if "fortnight" in words.lower() else 7 if re.search(r"week|周|星期|礼拜", words, re.IGNORECASE) \
+        else 30 if re.search(r"month|月", words, re.IGNORECASE) else 1  # a month: past any forecast, as 30 days
     return None if times is None else times * unit
 
 

@@ -20,6 +20,9 @@ _ARABIC = re.compile(r"[\u0600-\u06ff]")
 _GREEK = re.compile(r"[\u0370-\u03ff]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _WORD = re.compile(r"[a-zà-ÿ']+")
+# Chinese a question is asked in, not a name it quotes: its particles and question words ("那Naypyidaw呢" is a
+# Chinese question, a long Latin name in it; "weather in 多伦多?" is English).
+_ZH_GRAMMAR = re.compile(r"[呢吗嘛吧呀]|怎么|什么|^\s*那")
 
 # A few words each language uses in almost every question, and English does not (the domain adds its own).
 _LATIN_MARKERS = {
@@ -51,7 +54,7 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
         return "ja"
     if hangul > han and hangul >= 0.3 * (hangul + latin):
         return "ko"
-    if han and han >= 0.3 * (han + latin):
+    if han and (han >= 0.3 * (han + latin) or _ZH_GRAMMAR.search(text)):
         return "zh"
     if len(_CYRILLIC.findall(text)) > latin:
         return "ru"
