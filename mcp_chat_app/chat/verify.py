@@ -111,14 +111,15 @@ def _check_own(turn: Turn, draft: Draft) -> Check:
     connected = draft.tools_offered or not turn.use_tools
     problems = [Problem("language", "")] if unusable(draft.text, turn.language, vocabulary) else []
     accepted = _accepted(draft.text, problems, turn.language, vocabulary)
-    asked_who = turn.assistant.asked_who(turn.question) and not turn.assistant.says_its_name(draft.text)
-    if turn.assistant.claims_to_be_another(draft.text) or asked_who:  # "我是由MCP开发的。": not its name
-        fallback = "identity"
+    asked_who = turn.assistant.asked_who(turn.question)
+    if turn.assistant.claims_to_be_another(draft.text) or (asked_who and not turn.assistant.says_its_name(draft.text)):
+        fallback = "identity"  # "我是由MCP开发的。": not its name
     elif not connected and states_measurements(draft.text, vocabulary):
         fallback = "no_tools"
     elif accepted is None or (draft.tools_offered and states_measurements(accepted, vocabulary)):
-        # Figures with no tool behind them are made up.
-        fallback = "cannot_answer"
+        # Figures with no tool behind them are made up; asked who it is, its introduction answers ("不是的，我是MCP
+        # Weather Assistant。" is its name, in the wrong language).
+        fallback = "identity" if asked_who else "cannot_answer"
     else:
         turn.shown.accept()
         return Check(accepted)
