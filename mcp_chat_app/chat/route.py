@@ -259,18 +259,22 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
     made = {outcome.qualified_name for outcome in called.outcomes}
     holding = [tool for tool in tools if tool.qualified_name not in made
                and all(described(tool.output_schema, quantity) for quantity in lacking)]
-    for asks, takes in ((asks_a_day(turn), takes_a_day), (asks_an_hour(turn), takes_hours)):
+    by_name = {tool.qualified_name: tool for tool in tools}
+    # "紫外线强不强" after tomorrow's calls: tomorrow's UV, not the present moment's.
+    inherits = on_an_earlier_day(turn, by_name)
+    for asks, takes in ((asks_a_day(turn) or inherits, takes_a_day), (asks_an_hour(turn), takes_hours)):
         if asks and any(takes(tool.input_schema) for tool in holding):  # UV tomorrow: not the tool of the present
             holding = [tool for tool in holding if takes(tool.input_schema)]
     specs = router.tool_specs(tools)
     if not holding or not specs:
         return Routed(tools=tuple(tools))
-    by_name = {tool.qualified_name: tool for tool in tools}
     note = ASKS_FOR_A_QUANTITY.format(quantities=", ".join(quantity.word for quantity in lacking),
                                       tools=", ".join(tool.qualified_name for tool in holding))
     again = _asked_again(turn, router, tools, note, specs if router.forced else [*specs, NO_TOOL_SPEC])
     wanted = {tool.qualified_name for tool in holding}
     planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if plan.name in wanted)
+    if inherits:
+        planned = with_earlier_days(planned, by_name, turn)
     return Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=again.duration_ms)
 
 

@@ -117,6 +117,19 @@ def test_over_http_a_follow_up_for_a_tool_of_the_present_moment_is_asked_of_the_
     assert _made(body) == [("get_current_weather", {"city": "金边"})]
 
 
+def test_over_http_a_quantity_asked_again_of_another_tool_keeps_the_conversations_day(forced_gateway, fake_llm):
+    """"紫外线强不强" after 仰光 tomorrow's rain: the rain tool's result has no UV, and asked again, the router took
+    the tool of the present moment; the tools offered take a day, and the call is on the conversation's."""
+    fake_llm.script(call("get_precipitation", city="仰光", day=1), {"content": "仰光明天不下雨。"}, auto=True)
+    forced_gateway.chat("uvday", {"message": "仰光明天出门要不要带伞"})
+    fake_llm.script(call("get_precipitation", city="仰光", day=1), call("get_precipitation", city="仰光", day=1),
+                    call("get_forecast", city="仰光"), {"content": "placeholder"}, {"content": "placeholder"})
+    body = forced_gateway.chat("uvday", {"message": "紫外线强不强"}).json()
+    assert _made(body)[-1] == ("get_forecast", {"city": "仰光", "day": 1})
+    note = next(r for r in fake_llm.requests() if "(The question asks for 紫外线" in r["messages"][-1]["content"])
+    assert "weather__get_current_weather" not in note["messages"][-1]["content"].rsplit("(The question asks", 1)[1]
+
+
 def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):
     """"顺便看看黄石那天的天气" after a question on 荆州 next Thursday was called as 黄石's present conditions: "那天"
     is the conversation's day, which only a tool that takes a day answers."""
