@@ -36,6 +36,7 @@ from mcp_chat_app.chat.route_mends import (
     moved_to_a_day,
     moved_to_hours,
     on_an_earlier_day,
+    places_of,
     with_earlier_days,
     with_earlier_tool,
     with_named_places,
@@ -221,11 +222,13 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
                               (on_a_day, takes_a_day, ASKS_FOR_A_DAY)):
         if left_out(planned, by_name, asks, takes):
             # Asked about 21:00 or tomorrow, a small model called a tool of the present moment: asked once more,
-            # told so; its new calls are kept only if they go to a tool that takes what was asked.
+            # told so; its new calls are kept only if they go to a tool that takes what was asked, for every place
+            # the first ones were ("tomorrow night, which one gets colder?" became one place's forecast).
             again = _asked_again(turn, router, tools, note, specs)
             llm_ms += again.duration_ms
             replanned = planned_calls(real_calls(again), by_name, turn)
-            if replanned and not left_out(replanned, by_name, asks, takes):
+            if replanned and not left_out(replanned, by_name, asks, takes) \
+                    and places_of(planned, by_name, turn) <= places_of(replanned, by_name, turn):
                 planned = replanned
             else:
                 planned = (moved_to_hours if takes is takes_hours else moved_to_a_day)(planned, by_name, turn)

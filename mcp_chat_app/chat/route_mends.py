@@ -193,6 +193,21 @@ def on_an_earlier_day(turn: Turn, by_name: dict[str, ToolInfo]) -> bool:
                for call, tool in zip(latest, tools))
 
 
+def places_of(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> set[str]:
+    """The places the calls are for (their place argument, or the items of their place list), folded."""
+    places: set[str] = set()
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        if tool is None:
+            continue
+        one = place_argument(tool.input_schema, turn.vocabulary)
+        listed = place_list_argument(tool.input_schema, turn.vocabulary)
+        values = [plan.arguments.get(one)] if one else []
+        values += plan.arguments.get(listed) or [] if listed else []
+        places |= {value.casefold() for value in values if isinstance(value, str)}
+    return places
+
+
 def left_out(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], asks: bool,
              takes: Callable[[dict[str, Any]], bool]) -> bool:
     """Whether the question asks for something (an hour, a day) and the calls go to tools that take no argument

@@ -27,7 +27,14 @@ from mcp_chat_app.chat.text.claims import (
 )
 from mcp_chat_app.chat.text.clock import clock_times, unsupported_times
 from mcp_chat_app.chat.text.consistency import inconsistencies
-from mcp_chat_app.chat.text.day_words import SPAN_WORDS, day_references, day_words, segments, unsupported_days
+from mcp_chat_app.chat.text.day_words import (
+    SPAN_WORDS,
+    day_references,
+    day_words,
+    segments,
+    unsupported_days,
+    unsupported_present,
+)
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
@@ -156,6 +163,8 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
         problems.append(Problem("numbers", f"it gives {', '.join(invented)}, which the facts do not contain; "
                                            "if the facts lack what is asked, say so instead"))
     days = unsupported_days(reply, facts.days)
+    present = unsupported_present(reply, facts.days, today or dt.date.today())
+    days += [present] if present else []
     if days:
         problems.append(Problem("days", f"it names {', '.join(days)}, which the facts are not about; name only "
                                         "the days the facts give"))

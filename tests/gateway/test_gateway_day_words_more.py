@@ -14,7 +14,7 @@ from tests.support.gateway_processes import weather_call as call
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.route_arguments.days import with_asked_day, without_unasked_span
 from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
-from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_the_day_after
+from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_the_day_after, unsupported_present
 from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.config import CONFIG_DIR
 
@@ -232,3 +232,12 @@ def test_this_weekend_and_the_weeks_conditions_are_not_the_week_and_sunday(quest
     assert day_words(question) == words
     asked = asked_day(question, MONDAY)
     assert (asked.offset if asked else None) == offset
+
+
+def test_the_present_moment_in_a_reply_needs_facts_of_today():
+    # "Which one gets colder tomorrow night?" answered "Oulu is colder right now" from tomorrow's comparison.
+    assert unsupported_present("Oulu is colder right now.", {"tomorrow", "sunday"}, MONDAY) == "right now"
+    assert unsupported_present("北京现在很冷。", {"明天"}, MONDAY) == "现在"
+    assert unsupported_present("Oulu is colder right now.", {"monday"}, MONDAY) is None  # today's weekday
+    assert unsupported_present("Oulu is colder right now.", set(), MONDAY) is None  # facts of no named day
+    assert unsupported_present("目前的预报显示明天有雨。", {"明天"}, MONDAY) is None

@@ -130,6 +130,19 @@ def test_over_http_a_quantity_asked_again_of_another_tool_keeps_the_conversation
     assert "weather__get_current_weather" not in note["messages"][-1]["content"].rsplit("(The question asks", 1)[1]
 
 
+def test_over_http_a_comparison_asked_again_for_the_hours_keeps_every_place(forced_gateway, fake_llm):
+    """"And tomorrow night - which one gets colder?": told the question asks about a time of day, the router gave
+    one place's forecast at 23:00 for the comparison of two; the comparison is kept, for the day."""
+    fake_llm.script(call("compare_weather", cities=["Oulu", "Umeå"], day=0), {"content": "Oulu is colder."},
+                    auto=True)
+    forced_gateway.chat("night", {"message": "Which is colder right now, Oulu or Umeå?"})
+    fake_llm.script(call("compare_weather", cities=["Oulu", "Umeå"], day=1),
+                    call("compare_weather", cities=["Oulu", "Umeå"], day=1),
+                    call("get_forecast", city="Oulu", day=1, hours=[23]), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("night", {"message": "And tomorrow night - which one gets colder?"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["Oulu", "Umeå"], "day": 1})]
+
+
 def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):
     """"顺便看看黄石那天的天气" after a question on 荆州 next Thursday was called as 黄石's present conditions: "那天"
     is the conversation's day, which only a tool that takes a day answers."""

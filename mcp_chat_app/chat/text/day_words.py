@@ -405,6 +405,22 @@ def unsupported_days(reply: str, facts_days: set[str]) -> list[str]:
     return sorted(day for day in day_words(reply) if not _covered(day, facts_days))
 
 
+# Words that say the present moment, in a reply: of today, and only of the facts' today.
+# (Not "currently" nor 目前: "目前的预报" is the forecast as it stands.)
+_PRESENT = re.compile(r"\b(?:right\s+now|at\s+the\s+moment)\b|现在|此刻", re.IGNORECASE)
+
+
+def unsupported_present(reply: str, facts_days: set[str], today: date) -> str | None:
+    """The present-moment words of a reply ("right now", 现在) when every day the facts name is another day than
+    today: "which one gets colder tomorrow night?" answered "Oulu is colder right now". None when they name none,
+    or one whose distance from today is not fixed."""
+    said = _PRESENT.search(reply)
+    if said is None or not facts_days:
+        return None
+    offsets = [_offset(day, today) for day in facts_days]
+    return said[0] if all(offset is not None and offset != 0 for offset in offsets) else None
+
+
 def _covered(day: str, facts_days: set[str]) -> bool:
     if day in facts_days:
         return True
