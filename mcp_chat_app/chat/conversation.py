@@ -11,7 +11,9 @@ _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the t
 # How a question says it continues the one before ("那后天呢？", "What about Chicago?"), in any domain: the words
 # it opens with, or 呢 at its end.
 _OPENING = re.compile(r"^\s*(?:那么|那|还有|然后|(?:what|how)\s+about\b|and\b)", re.IGNORECASE)
-_FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|{_OPENING.pattern}", re.IGNORECASE)
+# ... or that asks the previous question again of another value ("same question for Lae", "同样的问题，问一下兰州").
+_FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|{_OPENING.pattern}|\bsame\s+(?:question|thing|again)\b"
+                        r"|(?:同样|一样)的?问题|同上", re.IGNORECASE)
 
 
 # What a follow-up says besides its values: the words that make it one, and punctuation.

@@ -160,6 +160,7 @@ def test_words_for_below_zero_are_spelled_out_for_the_router():
 def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert conversation.is_follow_up("那后天呢？") and conversation.is_follow_up("What about Chicago?")
     assert not conversation.is_follow_up("北京今天天气怎么样？")
+    assert conversation.is_follow_up("same question for Lae") and conversation.is_follow_up("同样的问题，问一下兰州")
     schema = {"properties": {"city": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]},
                              "cities": {"type": "array", "items": {"type": "string"}}}}
     assert stated.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema],
