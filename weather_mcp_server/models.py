@@ -91,6 +91,7 @@ class ForecastDay(WeatherDay):
     temp_min: float
     temp_max: float
     precipitation_sum: float
+    rain_sum: float | None = Field(None, description="The part of precipitation_sum that falls as rain")
     precipitation_probability: float | None = None
     wind_speed_max: float
     uv_index_max: float | None = None

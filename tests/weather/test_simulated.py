@@ -10,6 +10,8 @@ import pytest
 
 from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.domain.service import describe_day
+from weather_mcp_server.domain.verdicts import forecast_verdicts
+from weather_mcp_server.models import ForecastDay
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
@@ -179,6 +181,19 @@ def test_a_day_is_called_sleet_only_when_its_rain_counts_as_rain() -> None:
     assert describe_day(day(0.4, 1.2), 0, 71) == "Slight snowfall"
     assert describe_day(day(1.0, 1.2), 0, 71) == "Rain and snow"
     assert describe_day(day(3.0, 0.0), 0, 61) == "Slight rain"
+
+
+def test_a_forecast_day_of_rain_and_snow_has_rain_in_its_verdict() -> None:
+    """A snowy day (code 71) whose rain reaches 1 mm is described "Rain and snow": its verdict says rain is
+    expected ("Rain and snow ... no rain is expected" was one forecast's text); with no rain sum, none counts."""
+    def forecast_day(rain_sum: float | None) -> ForecastDay:
+        return ForecastDay(date="2026-11-30", weekday="Monday", day=0, weather_code=71, description="x",
+                           temp_min=-2.0, temp_max=1.0, precipitation_sum=3.0, rain_sum=rain_sum, wind_speed_max=5.0)
+
+    def rain(day: ForecastDay) -> bool:
+        return next(v for v in forecast_verdicts([day], ["today"]) if v.topic == "rain").holds
+
+    assert rain(forecast_day(1.6)) and not rain(forecast_day(0.4)) and not rain(forecast_day(None))
 
 
 def test_pressure_visibility_and_dew_point_are_plausible() -> None:

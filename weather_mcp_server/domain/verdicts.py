@@ -57,11 +57,18 @@ def precipitation_verdicts(days: Sequence[PrecipitationDay], labels: Sequence[st
     return verdicts if past else [*verdicts, _umbrella(bool(rainy or snowy))]
 
 
+def _rain_mm(day: ForecastDay) -> float:
+    """The day's rain: its rain sum where the provider gives one (a snowy day's sleet counts, as its description
+    "Rain and snow" says), else none on a snowy day and all its precipitation on another."""
+    if day.rain_sum is not None:
+        return day.rain_sum
+    return 0.0 if day.weather_code in SNOW_CODES else day.precipitation_sum
+
+
 def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> list[Verdict]:
     """Rain and snow over the covered days, and hot/cold and windy when the span is one day."""
-    rainy = [label for day, label in zip(days, labels) if rain_expected(
-        0.0 if day.weather_code in SNOW_CODES else day.precipitation_sum, day.weather_code,
-        day.precipitation_probability)]
+    rainy = [label for day, label in zip(days, labels) if rain_expected(_rain_mm(day), day.weather_code,
+                                                                          day.precipitation_probability)]
     snowy = [label for day, label in zip(days, labels) if day.weather_code in SNOW_CODES]
     past = days[-1].day < 0
     verdicts = _rain_and_snow(rainy, snowy, len(days), past)
