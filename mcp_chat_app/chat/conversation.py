@@ -69,6 +69,11 @@ def is_follow_up(question: str) -> bool:
     return bool(_FOLLOW_UP.search(question))
 
 
+def all_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every tool call behind the answers, the latest first, as the history keeps them."""
+    return [call for m in reversed(history) if m.get("role") == "assistant" for call in m.get("calls") or []]
+
+
 def latest_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The tool calls behind the latest answer that made any ([] for none), as the history keeps them."""
     return next((list(m["calls"]) for m in reversed(history) if m.get("role") == "assistant" and m.get("calls")), [])

@@ -37,6 +37,7 @@ from mcp_chat_app.chat.route_mends import (
     moved_to_hours,
     on_an_earlier_day,
     places_of,
+    with_distinct_places,
     with_earlier_days,
     with_earlier_tool,
     with_named_places,
@@ -246,6 +247,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)
+    planned = with_distinct_places(planned, by_name, turn)
     named = with_named_places(planned, by_name, turn)
     routed = Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=llm_ms)
     if planned and not named and needs_tool_data(turn.question, tools, turn.vocabulary):

@@ -132,6 +132,33 @@ def with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo]
     return planned + tuple(extra for extra in more if extra.request is not None)
 
 
+def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                         turn: Turn) -> tuple[PlannedCall, ...]:
+    """A list of places naming one twice ("Which Charleston will be warmer?" called for ["Charleston",
+    "Charleston"]), each time as the conversation's calls named a longer form of it, in their order
+    ("Charleston, West Virginia", "Charleston, South Carolina"); a list with no such forms stays as it is."""
+    earlier = [value for call in conversation.all_calls(turn.history) for value in call.get("arguments", {}).values()
+               if isinstance(value, str)]
+    mended = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
+        items = plan.arguments.get(listed) if listed else None
+        if not isinstance(items, list) or len({str(item).casefold() for item in items}) == len(items):
+            mended.append(plan)
+            continue
+        forms = {str(item).casefold(): [value for value in dict.fromkeys(reversed(earlier))
+                                        if value.casefold().startswith(f"{str(item).casefold()},")]
+                 for item in items}
+        distinct = [forms[str(item).casefold()].pop(0) if forms[str(item).casefold()] else item for item in items]
+        if distinct == items:
+            mended.append(plan)
+            continue
+        log.info("%s: %r for %r, as the conversation named them", plan.name, distinct, items)
+        mended.append(replanned(plan, {**plan.arguments, listed: distinct}, by_name, turn))
+    return tuple(mended)
+
+
 def as_one_comparison(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                       turn: Turn) -> tuple[PlannedCall, ...]:
     """Calls of one tool, a place each, for a question that asks which of them wins ("明天宁德和莆田哪边风更大"), as

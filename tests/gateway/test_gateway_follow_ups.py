@@ -143,6 +143,19 @@ def test_over_http_a_comparison_asked_again_for_the_hours_keeps_every_place(forc
     assert _made(body) == [("compare_weather", {"cities": ["Oulu", "Umeå"], "day": 1})]
 
 
+def test_over_http_one_name_twice_in_a_comparison_is_each_place_the_conversation_named(forced_gateway, fake_llm):
+    """"Which Charleston will be warmer tomorrow?" after questions on Charleston, West Virginia and Charleston,
+    South Carolina was called for ["Charleston", "Charleston"]: each is the conversation's longer form."""
+    for city in ("Charleston, West Virginia", "Charleston, South Carolina"):
+        fake_llm.script(call("get_forecast", city=city, day=1), {"content": "As above."}, auto=True)
+        forced_gateway.chat("two", {"message": f"What's the weather in {city} tomorrow?"})
+    fake_llm.script(call("compare_weather", cities=["Charleston", "Charleston"], day=1), {"content": "placeholder"},
+                    auto=True)
+    body = forced_gateway.chat("two", {"message": "Which Charleston will be warmer tomorrow?"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["Charleston, West Virginia", "Charleston, South Carolina"],
+                                                "day": 1})]
+
+
 def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):
     """"顺便看看黄石那天的天气" after a question on 荆州 next Thursday was called as 黄石's present conditions: "那天"
     is the conversation's day, which only a tool that takes a day answers."""

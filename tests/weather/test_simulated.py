@@ -290,3 +290,17 @@ async def test_new_quantities_over_mcp_are_labelled_simulated_with_units() -> No
     assert oslo.structured_content["units"]["birch_pollen"] == "grains/m³"
     assert all(asia[name] is None for name in pollen("London", 1))
     assert "pollen" in oslo.content[0].text and "pollen" not in tokyo.content[0].text
+
+
+@pytest.mark.anyio
+async def test_two_places_of_one_name_are_compared_as_the_caller_named_them() -> None:
+    """"Which Charleston will be warmer?" read "Charleston is warmer than Charleston": places of the same name are
+    labelled as the call wrote them."""
+    async with stdio_client(server_env("simulated")) as client:
+        both = await client.call_tool("compare_weather", {"cities": ["Charleston, West Virginia",
+                                                                     "Charleston, South Carolina"], "day": 1})
+    places = both.structured_content["places"]
+    assert [p["location"]["country_code"] for p in places] == ["US", "US"]
+    assert places[0]["location"]["latitude"] > places[1]["location"]["latitude"] + 3  # two places
+    assert [p["location"]["english_name"] for p in places] == ["Charleston, West Virginia", "Charleston, South Carolina"]
+    assert "Charleston, West Virginia" in both.content[0].text and "Charleston, South Carolina" in both.content[0].text

@@ -181,8 +181,11 @@ class WeatherService:
             raise InvalidArgument(pick(f"Compare 2 to {MAX_COMPARED} places, got {len(cities)}",
                                        f"请比较 2 到 {MAX_COMPARED} 个地方，收到 {len(cities)} 个"))
         fetched = [await self._fetch(city, query) for city in cities]
+        labels = [place_name(location) for location, *_ in fetched]
         places, standings = [], []
-        for location, sourced, _, span in fetched:
+        for city, label, (location, sourced, _, span) in zip(cities, labels, fetched):
+            if labels.count(label) > 1:  # two Charlestons: each as the caller named it ("Charleston, South Carolina")
+                location = location.model_copy(update={"name": city, "english_name": city, "chinese_name": None})
             p = sourced.payloads[0]
             days = _forecast_days(p, span)
             # The present when the call asks for today by its offset; a day it names ("saturday", a date) is the day's.
