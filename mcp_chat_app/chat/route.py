@@ -224,7 +224,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         if left_out(planned, by_name, asks, takes):
             # Asked about 21:00 or tomorrow, a small model called a tool of the present moment: asked once more,
             # told so; its new calls are kept only if they go to a tool that takes what was asked, for every place
-            # the first ones were ("tomorrow night, which one gets colder?" became one place's forecast).
+            # the first ones were ("tomorrow night, which one gets colder?" became one place's call).
             again = _asked_again(turn, router, tools, note, specs)
             llm_ms += again.duration_ms
             replanned = planned_calls(real_calls(again), by_name, turn)

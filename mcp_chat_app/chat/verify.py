@@ -124,8 +124,8 @@ def _check_own(turn: Turn, draft: Draft) -> Check:
     elif not connected and states_measurements(draft.text, vocabulary):
         fallback = "no_tools"
     elif accepted is None or (draft.tools_offered and states_measurements(accepted, vocabulary)):
-        # Figures with no tool behind them are made up; asked who it is, its introduction answers ("不是的，我是MCP
-        # Weather Assistant。" is its name, in the wrong language).
+        # Figures with no tool behind them are made up; asked who it is, its introduction answers ("不是的，我是" and its
+        # English name is its name, in the wrong language).
         fallback = "identity" if asked_who else "cannot_answer"
     else:
         turn.shown.accept()

@@ -308,7 +308,7 @@ def _days_counted(words: str) -> int | None:
     count = number[0].lower() if number else ""
     times = 1 if count == "a" else _EN_NUMBERS.index(count) + 1 if count in _EN_NUMBERS else numeral(count)
     unit = 14 if "fortnight" in words.lower() else 7 if re.search(r"week|周|星期|礼拜", words, re.IGNORECASE) \
-        else 30 if re.search(r"month|月", words, re.IGNORECASE) else 1  # a month: past any forecast, as 30 days
+        else 30 if re.search(r"month|月", words, re.IGNORECASE) else 1  # a month: past any tool's days, as 30 days
     return None if times is None else times * unit
 
 
@@ -406,7 +406,7 @@ def unsupported_days(reply: str, facts_days: set[str]) -> list[str]:
 
 
 # Words that say the present moment, in a reply: of today, and only of the facts' today.
-# (Not "currently" nor 目前: "目前的预报" is the forecast as it stands.)
+# (Not "currently" nor 目前: "目前的数据显示" is the data as it stands.)
 _PRESENT = re.compile(r"\b(?:right\s+now|at\s+the\s+moment)\b|现在|此刻", re.IGNORECASE)
 
 

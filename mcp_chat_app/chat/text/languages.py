@@ -21,7 +21,7 @@ _GREEK = re.compile(r"[\u0370-\u03ff]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _WORD = re.compile(r"[a-zà-ÿ']+")
 # Chinese a question is asked in, not a name it quotes: its particles and question words ("那Naypyidaw呢" is a
-# Chinese question, a long Latin name in it; "weather in 多伦多?" is English).
+# Chinese question, a long Latin name in it; "news in 多伦多?" is English).
 _ZH_GRAMMAR = re.compile(r"[呢吗嘛吧呀]|怎么|什么|^\s*那")
 
 # A few words each language uses in almost every question, and English does not (the domain adds its own).
