@@ -29,6 +29,8 @@ from mcp_chat_app.mcp_client.results import ToolOutcome
 from mcp_chat_app.llm.profiles import load_roles
 from mcp_chat_app.mcp_client.registry import Registry, load_registry, parse_server_spec
 from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
+from weather_mcp_server.domain.verdicts import Standing, comparison_verdicts
+from weather_mcp_server.models import Location
 
 ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
 VOCABULARY = ASSISTANT.vocabulary  # the shipped (weather) assistant's
@@ -340,6 +342,21 @@ def test_media_served_from_a_relative_data_dir(tmp_path, monkeypatch):
     response = app.test_client().get(f"/m/{media_id}")
     assert response.status_code == 200 and response.data == b"\x89PNG fake"
     assert (tmp_path / "data" / "media" / media_id).is_file()
+
+
+def test_the_lowest_low_asked_for_is_the_colder_places_and_the_reply_names_it_first():
+    """"明天锦州、营口、盘锦谁的最低气温最低" answered "盘锦的最低气温最低，为-5.4°C" beside 锦州's -9: the weather server's
+    colder verdict is about that question, and a reply naming another place first breaks it."""
+    def standing(name: str, low: float) -> Standing:
+        location = Location(name=name, english_name=name, chinese_name=name, country="China", country_code="CN",
+                            latitude=0.0, longitude=0.0, timezone="Asia/Shanghai")
+        return Standing(location=location, name=name, warmth=0.0, coldness=low, wetness=0.0, windiness=0.0)
+
+    verdicts = [v.model_dump() for v in comparison_verdicts([standing("锦州", -9.0), standing("营口", -7.2),
+                                                             standing("盘锦", -5.4)])]
+    question = "明天锦州、营口、盘锦谁的最低气温最低"
+    assert contradictions("盘锦的最低气温最低，为-5.4°C。", question, verdicts, VOCABULARY) != []
+    assert contradictions("锦州的最低气温最低，为-9°C。", question, verdicts, VOCABULARY) == []
 
 
 def test_a_comparison_the_reply_makes_unasked_must_name_the_winner():

@@ -26,8 +26,10 @@ _KEYWORDS = {
     "umbrella": ["umbrella", "伞"],
     "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "热", "暖"],
     "cold": ["cold", "chilly", "freez", "cool", "frigid", "frost", "冷", "凉", "冻"],
-    "warmer": ["warm", "hot", "热", "暖"],
-    "colder": ["cold", "cool", "chill", "冷", "凉"],
+    # The highest high is the warmer place's, the lowest low the colder's ("谁的最低气温最低").
+    "warmer": ["warm", "hot", "热", "暖", "highest high", "highest max", "最高气温最高", "最高温最高", "最高温度最高"],
+    "colder": ["cold", "cool", "chill", "冷", "凉", "lowest low", "lowest min", "最低气温最低", "最低温最低",
+               "最低温度最低"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
     "windy": ["wind", "gust", "breez", "风大", "大风", "风不大", "风很大", "刮风", "风力"],  # not 风 alone: 台风
     "windier": ["wind", "gust", "breez", "风"],
