@@ -31,9 +31,8 @@ from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_
 from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves, measured, results_today
 from mcp_chat_app.chat.text.shown import shown_beside
 from mcp_chat_app.chat.turn import Turn
-from mcp_chat_app.mcp_client.results import ToolOutcome
+from mcp_chat_app.mcp_client.results import ToolOutcome, tool_error_text
 
-_TOOL_ERROR_PREFIX = re.compile(r"^Error executing tool \w+: ")  # the MCP SDK's wrapper, noise to a reader
 # A minus right after a digit is a separator ("2026-11-30"), not a sign.
 _NUMBER = re.compile(r"(?<![\d.])[-−]?\d+(?:\.\d+)?")
 _MAX_PROSE_CHARS = 2000  # a server's text longer than this is a dump, not a summary
@@ -264,11 +263,6 @@ def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str
 def numbers_in(text: str) -> list[float]:
     """The numbers written in `text` (a Unicode minus counts as a sign)."""
     return [float(match.replace("−", "-")) for match in _NUMBER.findall(text)]
-
-
-def tool_error_text(text: str) -> str:
-    """A tool's error message without the SDK's "Error executing tool x:" wrapper."""
-    return _TOOL_ERROR_PREFIX.sub("", text).strip()
 
 
 def _writer_text(outcome: ToolOutcome, notice: Notice | None, turn: Turn) -> tuple[str, bool]:

@@ -17,7 +17,7 @@ from mcp_chat_app.chat.call import Called, call
 from mcp_chat_app.chat.compose import Reply, compose
 from mcp_chat_app.chat.facts import Facts, gather_facts
 from mcp_chat_app.chat.notices import Notice
-from mcp_chat_app.chat.route import Routed, Router, route, route_for_lacking
+from mcp_chat_app.chat.route import Routed, Router, route, route_after_errors, route_for_lacking
 from mcp_chat_app.chat.tool_media import MediaItem
 from mcp_chat_app.chat.turn import EventSink, Turn
 from mcp_chat_app.chat.verify import passes_so_far, verify
@@ -93,6 +93,8 @@ class ChatPipeline:
         while routed.continues:  # an auto router reads the results, and may call again
             routed = route(turn, self.router, tools, routed, called)
             called = call(turn, self.manager, self.media, routed, called)
+        if self.router.forced and called.outcomes and all(o.reason == "tool_error" for o in called.outcomes):
+            routed, called = self._called_after_errors(turn, tools, routed, called)
         facts = gather_facts(turn, called)
         if facts.lacking and tools:  # asked for what no result holds: another tool's results may, asked once
             routed, called, facts = self._called_for_lacking(turn, tools, routed, called, facts)
@@ -119,6 +121,20 @@ class ChatPipeline:
             return replace(routed, llm_ms=llm_ms), replace(called, tools_ms=recalled.tools_ms), facts
         turn.shown.discard()  # an auto router's draft beside the first results may have streamed
         return replace(again, rounds=routed.rounds + 1, llm_ms=llm_ms), recalled, refacts
+
+    def _called_after_errors(self, turn: Turn, tools: list[ToolInfo], routed: Routed,
+                             called: Called) -> tuple[Routed, Called]:
+        """Calls the router makes told the errors of its first ones, in their place when one of them succeeds;
+        the first calls, and their errors, otherwise."""
+        again = route_after_errors(turn, self.router, tools, called)
+        llm_ms = routed.llm_ms + again.llm_ms
+        if not again.calls:
+            return replace(routed, llm_ms=llm_ms), called
+        recalled = call(turn, self.manager, self.media, again)
+        if all(outcome.is_error for outcome in recalled.outcomes):
+            return replace(routed, llm_ms=llm_ms), replace(called, tools_ms=called.tools_ms + recalled.tools_ms)
+        return (replace(again, rounds=routed.rounds + 1, llm_ms=llm_ms),
+                replace(recalled, tools_ms=called.tools_ms + recalled.tools_ms))
 
     def warm_up(self) -> None:
         """Fill the backend's prefix cache with the fixed start of the router's and the writer's prompts (one

@@ -77,7 +77,7 @@ from mcp_chat_app.chat.text.quantities import Quantity, described
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
-from mcp_chat_app.mcp_client.results import ToolOutcome
+from mcp_chat_app.mcp_client.results import ToolOutcome, tool_error_text
 from mcp_chat_app.mcp_client.manager import McpManager, ToolInfo
 
 if TYPE_CHECKING:  # the auto rounds read what the previous round's calls returned
@@ -239,11 +239,16 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         # Calls the schemas refuse (a chart of one day, an offset past the bound) answer nothing: asked once more,
         # told why, as an auto router is.
         errors = "; ".join(f"{plan.name}: {plan.error}" for plan in planned)
-        again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), specs)
-        llm_ms += again.duration_ms
-        replanned = planned_calls(real_calls(again), by_name, turn)
-        if any(plan.request is not None for plan in replanned):
-            planned = replanned
+        refused = {plan.name for plan in planned}
+        # Told why, a small model made the same call again (a chart of one day, for "how warm did it get
+        # yesterday?"): the third time, the other tools alone are offered (the prompt, and its cache, unchanged).
+        for offered in (specs, [spec for spec in specs if spec["function"]["name"] not in refused]):
+            again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), offered)
+            llm_ms += again.duration_ms
+            replanned = planned_calls(real_calls(again), by_name, turn)
+            if any(plan.request is not None for plan in replanned):
+                planned = replanned
+                break
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)
@@ -281,6 +286,25 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
     if inherits:
         planned = with_earlier_days(planned, by_name, turn)
     return Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=again.duration_ms)
+
+
+def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called: Called) -> Routed:
+    """Calls in place of a forced round's that the servers answered with errors ("day must be 0 or more" for a
+    chart of yesterday, asked for yesterday's high): the router is asked once more, told the errors, as an auto
+    router reads them. No calls when it makes none, repeats one, or names a place nobody named ("Narni" for
+    "Narnia")."""
+    specs = router.tool_specs(tools)
+    if not specs:
+        return Routed(tools=tuple(tools))
+    errors = "; ".join(f"{outcome.qualified_name}: {tool_error_text(outcome.text).rstrip('.')}"
+                       for outcome in called.outcomes)
+    again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), specs)
+    by_name = {tool.qualified_name: tool for tool in tools}
+    made = [(outcome.qualified_name, outcome.arguments) for outcome in called.outcomes]
+    planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn)
+                    if plan.request is not None and (plan.name, plan.request.arguments) not in made)
+    return Routed(tools=tuple(tools), calls=with_named_places(planned, by_name, turn), rounds=1,
+                  llm_ms=again.duration_ms)
 
 
 def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo],

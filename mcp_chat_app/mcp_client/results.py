@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,3 +136,11 @@ def outcome_from_result(server: str, tool: str, arguments: dict[str, Any], resul
 def _file_name(uri: str) -> str:
     """The last segment of a resource URI ("demo://resource/session/report.gz" -> "report.gz")."""
     return uri.rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]
+
+
+_TOOL_ERROR_PREFIX = re.compile(r"^Error executing tool \w+: ")  # the MCP SDK's wrapper, noise to a reader
+
+
+def tool_error_text(text: str) -> str:
+    """A tool's error message without the SDK's "Error executing tool x:" wrapper."""
+    return _TOOL_ERROR_PREFIX.sub("", text).strip()

@@ -171,6 +171,8 @@ def test_over_http_an_hour_said_in_words_reaches_the_router_as_the_hour_and_the_
     ("三亚今天海水温度多少，适合游泳吗", "海水温度"), ("大连水温多少", "水温"),
     ("How warm is the sea in Nice today?", "sea temperature"), ("sea temp at Bondi?", "sea temp"),
     ("What's the water temperature at Bondi Beach today?", "water temperature"),
+    ("How warm is the Mediterranean off Malaga today? thinking of a swim", "sea temperature"),
+    ("Is it warm enough to swim in Durban?", "water temperature"), ("厦门今天能游泳吗", "水温"),
 ])
 def test_the_sea_s_temperature_is_an_asked_quantity_named_as_such(question, named):
     (quantity,) = asked_quantities(question, VOCABULARY)

@@ -513,6 +513,39 @@ def test_over_http_a_forced_call_its_schema_refuses_is_handed_back_once_with_the
     assert "That call was refused: weather__get_weather_chart: invalid arguments" in note and "days" in note
 
 
+def test_over_http_a_call_refused_twice_is_asked_a_third_time_of_the_other_tools(forced_gateway, fake_llm):
+    """"How warm did San Antonio get yesterday?": told why its chart of one day was refused, the router made it
+    again; the third time the chart is not offered (the same prompt), and yesterday's forecast answers."""
+    chart = call("get_weather_chart", city="San Antonio", kind="temperature", day=-1, days=1)
+    fake_llm.script(chart, chart, call("get_forecast", city="San Antonio", day=-1), {"content": "As above."})
+    body = forced_gateway.chat("rho", {"message": "How warm did San Antonio get yesterday? the high, I mean"}).json()
+    assert [(c["tool"], c["arguments"], c["is_error"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "San Antonio", "day": -1}, False)]
+    second, third = fake_llm.requests()[1:3]
+    assert second["messages"] == third["messages"]
+    offered = {spec["function"]["name"] for spec in third["tools"]}
+    assert "weather__get_weather_chart" not in offered and "weather__get_forecast" in offered
+
+
+def test_over_http_calls_the_server_answered_with_errors_are_asked_again_told_the_errors(forced_gateway, fake_llm):
+    """"Vostok Station ... coordinates -78.46, 106.84": the name is no place the server knows, and its error says
+    that coordinates are taken; told the error, the router calls with the question's coordinates. A place nobody
+    named, made up after an error, is not called."""
+    fake_llm.script(call("get_current_weather", city="Vostok Station"),
+                    call("get_current_weather", city="-78.46, 106.84"), {"content": "As above."})
+    body = forced_gateway.chat("sig", {"message": "How cold is it right now at Vostok Station in Antarctica? "
+                                                  "coordinates -78.46, 106.84"}).json()
+    assert [(c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [("-78.46, 106.84", False)]
+    note = fake_llm.requests()[1]["messages"][-1]["content"]
+    assert "That call was refused: weather__get_current_weather: Unknown place 'Vostok Station'" in note
+    assert "'latitude,longitude'" in note
+    fake_llm.script(call("get_current_weather", city="Narnia"), call("get_current_weather", city="Narni"),
+                    {"content": "As above."})
+    body = forced_gateway.chat("tau", {"message": "Is it snowing in Narnia right now?"}).json()
+    assert [(c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [("Narnia", True)]
+    assert body["response"].startswith("Sorry, I could not get that: Unknown place 'Narnia'")
+
+
 def test_over_http_a_follow_up_naming_no_day_is_called_for_the_day_before(forced_gateway, fake_llm):
     """"需要带雨具吗？" after a question on 下周一: asked with the earlier calls, the router wrote day 7 (the
     date's day of the month); the call made is for next Monday's date, as the first call was."""

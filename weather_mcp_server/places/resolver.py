@@ -102,8 +102,9 @@ class PlaceResolver:
         offline = "" if self._provider.online else pick(
             f" Only offline place names (towns of {MIN_POPULATION:,} people or more) were searched.",
             f"（仅查找了离线地名录：人口{MIN_POPULATION}以上的城镇。）")
-        raise UnknownPlace(pick(f"Unknown place {query!r}: no city of that name was found.{hint}{offline}",
-                                f"找不到名为“{query}”的地方。{hint}{offline}"))
+        raise UnknownPlace(pick(f"Unknown place {query!r}: no city of that name was found.{hint}{offline} A place"
+                                " no name finds may be given by its coordinates, as 'latitude,longitude'.",
+                                f"找不到名为“{query}”的地方。{hint}{offline}没有名字可查的地方，可以用坐标“纬度,经度”。"))
 
     def _corrected(self, query: str) -> Location | None:
         """The place a misspelt name ('Nairobbi', 荷泽) or a place followed by more (稻城亚丁) stands for, named as
