@@ -185,7 +185,8 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     repeated = _repeated_piece(reply)
     if repeated:
         problems.append(Problem("repetition", f"it repeats {repeated!r}: say each thing once"))
-    if facts.numbers_of_data and not numbers_in(reply) and not says_it_lacks(reply) \
+    figures = numbers_in(_without_clock_times(reply, vocabulary))  # "at 5 pm" gives the hour, not a figure of it
+    if facts.numbers_of_data and not figures and not says_it_lacks(reply) \
             and (_ASKS_A_FIGURE.search(question) or (any(clock_times(question, vocabulary)) and not facts.missing)):
         # "How much", or a clock time ("后天下午3点…吗"): a yes or a no alone leaves out what that hour measures.
         problems.append(Problem("figure", "the question asks how much or of a time of day, and it gives no "
@@ -221,6 +222,12 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
                                                len(facts.findings) == 1)]
     return problems
+
+
+def _without_clock_times(text: str, vocabulary: Vocabulary) -> str:
+    for time in clock_times(text, vocabulary):
+        text = text.replace(time.text, " ")
+    return text
 
 
 def _asks_a_past_day(question: str, today: dt.date) -> bool:

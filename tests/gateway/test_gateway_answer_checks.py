@@ -379,6 +379,8 @@ def test_a_question_of_a_clock_time_is_answered_with_a_figure():
     _, facts = facts_of(question, forecast([], "南平，15:00：降水0毫米，降水概率5%。", verdicts=[rain(False, "不会下雨")]))
     assert "figure" in {p.rule for p in check_reply("不会下雨，不用带伞。", question, "zh", facts, VOCABULARY)}
     assert check_reply("不会下雨，15:00降水概率5%。", question, "zh", facts, VOCABULARY) == []
+    # The hour itself is no figure of it: "不会下雨，下午3点也不会" quotes nothing the hour measures.
+    assert "figure" in {p.rule for p in check_reply("不会下雨，下午3点也不会。", question, "zh", facts, VOCABULARY)}
 
 
 def test_ok_in_capitals_is_no_term_the_facts_lack():
