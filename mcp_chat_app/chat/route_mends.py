@@ -16,7 +16,7 @@ from mcp_chat_app.chat.route_arguments.days import names_another_day, says_now, 
 from mcp_chat_app.chat.route_arguments.hours import hours_argument, takes_hours
 from mcp_chat_app.chat.route_arguments.place_names import compares, siblings
 from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, unnamed_places
-from mcp_chat_app.chat.route_arguments.stated import stated_arguments, states_its_arguments
+from mcp_chat_app.chat.route_arguments.stated import mentioned, stated_arguments, states_its_arguments
 from mcp_chat_app.chat.route_plan import (
     PlannedCall,
     everything_said,
@@ -90,6 +90,14 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     (plan,), (earlier,) = planned, latest
     tool, before = resolve(plan.name, by_name), resolve(earlier["tool"], by_name)
     stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
+    listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
+    place = place_argument(before.input_schema, turn.vocabulary) if before else None
+    if not stated and listed and place and isinstance(earlier["arguments"].get(place), str):
+        # "what about Tartu?" after Oulu's snow, called as a comparison of Oulu and Tartu (copied from an earlier
+        # call): the one place it says, as the latest call's place.
+        said = [item for item in plan.arguments.get(listed) or []
+                if isinstance(item, str) and mentioned(item, turn.question.casefold())]
+        stated = {place: said[0]} if len(said) == 1 else {}
     if before is None or before is tool or not conversation.says_only(turn.question, list(stated.values())) \
             or not all(isinstance(earlier["arguments"].get(name), str) for name in stated):
         return planned

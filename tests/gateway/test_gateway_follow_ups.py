@@ -156,6 +156,19 @@ def test_over_http_one_name_twice_in_a_comparison_is_each_place_the_conversation
                                                 "day": 1})]
 
 
+def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
+    """"what about Tartu?" after Oulu's snow tomorrow (and before it, a comparison of Oulu and Umeå): the router
+    copied the comparison, for Oulu and Tartu; the follow-up says one place, so it is the latest call's, for it."""
+    fake_llm.script(call("compare_weather", cities=["Oulu", "Umeå"]), {"content": "Oulu is colder."}, auto=True)
+    forced_gateway.chat("tartu", {"message": "Which is colder right now, Oulu or Umeå?"})
+    fake_llm.script(call("get_precipitation", city="Oulu", day=1), {"content": "Snow in Oulu."}, auto=True)
+    forced_gateway.chat("tartu", {"message": "Any snow coming to Oulu tomorrow?"})
+    fake_llm.script(call("get_current_weather", city="Tartu"), call("compare_weather", cities=["Oulu", "Tartu"]),
+                    {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("tartu", {"message": "what about Tartu?"}).json()
+    assert _made(body) == [("get_precipitation", {"city": "Tartu", "day": 1})]
+
+
 def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):
     """"顺便看看黄石那天的天气" after a question on 荆州 next Thursday was called as 黄石's present conditions: "那天"
     is the conversation's day, which only a tool that takes a day answers."""
