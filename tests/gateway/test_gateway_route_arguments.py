@@ -513,6 +513,16 @@ def test_over_http_a_forced_call_its_schema_refuses_is_handed_back_once_with_the
     assert "That call was refused: weather__get_weather_chart: invalid arguments" in note and "days" in note
 
 
+def test_over_http_more_of_one_or_another_is_one_comparison_of_both(forced_gateway, fake_llm):
+    """"Over the next 3 days, where will it rain more: Cardiff or Plymouth, England?" got each place's forecast,
+    and the writer named the drier one: one comparison of both decides it."""
+    fake_llm.script(call("get_forecast", city="Cardiff", day=0, days=3), {"content": "As above."})
+    body = forced_gateway.chat("wet", {"message": "Over the next 3 days, where will it rain more: Cardiff or "
+                                                  "Plymouth, England?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("compare_weather", {"day": 0, "days": 3, "cities": ["Cardiff", "Plymouth, England"]})]
+
+
 def test_over_http_a_call_refused_twice_is_asked_a_third_time_of_the_other_tools(forced_gateway, fake_llm):
     """"How warm did San Antonio get yesterday?": told why its chart of one day was refused, the router made it
     again; the third time the chart is not offered (the same prompt), and yesterday's forecast answers."""

@@ -64,12 +64,14 @@ def compares(question: str, vocabulary: Vocabulary) -> bool:
 
 def _compares(question: str, vocabulary: Vocabulary) -> bool:
     """Whether a Latin-script question compares things: "which", "compare", "vs", or one of the domain's
-    comparatives, or a superlative ("warmest")."""
+    comparatives, or a superlative ("warmest"), or "more" of one or another."""
     words = set(re.findall(r"[a-z]+", question.casefold()))
     comparatives = set(vocabulary.comparatives)
     superlatives = {word.removesuffix("er") + "est" for word in comparatives}
-    return bool(words & ({"which", "compare", "vs", "versus", "highest", "lowest", "most", "least"}
-                         | comparatives | superlatives))
+    # "more" between two named with "or" ("where will it rain more: Cardiff or Plymouth?") asks which.
+    more_of_either = bool(words & {"more", "less", "fewer", "better", "worse"}) and "or" in words
+    return more_of_either or bool(words & ({"which", "compare", "vs", "versus", "highest", "lowest", "most", "least"}
+                                           | comparatives | superlatives))
 
 
 def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
