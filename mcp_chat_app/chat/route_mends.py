@@ -93,7 +93,7 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
     place = place_argument(before.input_schema, turn.vocabulary) if before else None
     if not stated and listed and place and isinstance(earlier["arguments"].get(place), str):
-        # "what about Tartu?" after Oulu's snow, called as a comparison of Oulu and Tartu (copied from an earlier
+        # "what about Tartu?" after a question on Oulu, called as a comparison of Oulu and Tartu (copied from an earlier
         # call): the one place it says, as the latest call's place.
         said = [item for item in plan.arguments.get(listed) or []
                 if isinstance(item, str) and mentioned(item, turn.question.casefold())]

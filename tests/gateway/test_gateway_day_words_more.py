@@ -163,7 +163,11 @@ def test_over_http_an_hour_said_in_words_reaches_the_router_as_the_hour_and_the_
     assert fake_llm.requests()[0]["messages"][-1]["content"].endswith(gloss)
     (made,) = body["tool_calls"]
     assert made["arguments"] == arguments  # the hours are kept: the question names one
-    assert body["answer_source"] == "model" and body["response"].startswith(answer)  # not "lacking" the hour
+    # Not "lacking" the hour: no draft is told the hour is missing, nor is the reply (a draft that quotes no figure
+    # of the hour is rejected for that, and composed from the facts).
+    notes = [m["content"] for r in fake_llm.requests() for m in r["messages"]]
+    assert not any("a time of day the facts do not give" in note for note in notes)
+    assert not body["response"].startswith(("Sorry, the data I have does not include", "抱歉，我查到的数据里没有"))
 
 
 @pytest.mark.parametrize("question, named", [

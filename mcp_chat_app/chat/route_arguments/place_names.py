@@ -68,7 +68,7 @@ def _compares(question: str, vocabulary: Vocabulary) -> bool:
     words = set(re.findall(r"[a-z]+", question.casefold()))
     comparatives = set(vocabulary.comparatives)
     superlatives = {word.removesuffix("er") + "est" for word in comparatives}
-    # "more" between two named with "or" ("where will it rain more: Cardiff or Plymouth?") asks which.
+    # "more" between two named with "or" ("where is it busier, more crowded: Cardiff or Plymouth?") asks which.
     more_of_either = bool(words & {"more", "less", "fewer", "better", "worse"}) and "or" in words
     return more_of_either or bool(words & ({"which", "compare", "vs", "versus", "highest", "lowest", "most", "least"}
                                            | comparatives | superlatives))
