@@ -135,7 +135,8 @@ def test_days_after_a_day_word_begin_the_day_after_it(question, first):
     ("这周五呢", TUESDAY, 3, "friday", set()),
     ("Oslo next Monday?", TUESDAY, 6, None, {6}),
     ("Oslo next Friday?", dt.date(2026, 11, 30), 11, None, {4}),  # asked on a Monday: next week's, or this one
-    ("Oslo this coming Friday?", dt.date(2026, 12, 4), 7, None, set()),  # asked on a Friday: a week on
+    # asked on a Friday: today, as the next such weekday counts it, or a week on
+    ("Oslo this coming Friday?", dt.date(2026, 12, 4), 0, "friday", {7}),
     ("Oslo this coming Friday?", TUESDAY, 3, "friday", set()),
     ("Oslo on Friday?", dt.date(2026, 12, 4), 0, "friday", set()),
     ("周二呢", TUESDAY, 0, "tuesday", set()),

@@ -202,13 +202,13 @@ def asked_day(question: str, today: date) -> AskedDay | None:
         coming = (WEEKDAYS.index(word.split()[-1]) - today.weekday() - 1) % 7 + 1
         return AskedDay(word, offset, also=frozenset({coming}))
     if word.startswith(("coming ", "this coming ")):
-        return AskedDay(word, offset, weekday=word.split()[-1] if offset < 7 else None)
+        return AskedDay(word, offset, weekday=word.split()[-1], also=frozenset({7}) if offset == 0 else frozenset())
     return AskedDay(word, offset, weekday=_coming_weekday(word))
 
 
 def day_references(question: str, today: date) -> dict[str, int | None]:
     """The days a question names, each with its distance from today (None: not one day, or no fixed distance).
-    "next Monday" is Monday of next week, as 下周一; "this coming Friday" the first Friday after today."""
+    "next Monday" is Monday of next week, as 下周一; "this coming Friday" the next Friday, today included."""
     dates = calendar_dates(question, today)
     # "16 days from today" names the one day it counts to, not today.
     counted, rest = _counted_days(question, today)
@@ -233,8 +233,8 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
             references[weekday] = gap
         elif prefix == "next":
             references[f"next {weekday}"] = gap + 7 if today.weekday() <= WEEKDAYS.index(weekday) else gap
-        else:
-            references[f"{prefix} {weekday}"] = gap or 7
+        else:  # "this coming Friday" asked on a Friday: today, as the next such weekday counts it (or a week on)
+            references[f"{prefix} {weekday}"] = gap
     return references
 
 
