@@ -124,3 +124,15 @@ def test_the_tables_are_in_simplified_characters() -> None:
     for text in (*CONFUSED_CHARACTERS, *SPOT_ENDINGS, LANDFORM_CHARACTERS):
         assert simplified_key(text) == text, text
     assert all(len(set(group)) == len(group) >= 2 for group in CONFUSED_CHARACTERS)
+
+
+@pytest.mark.parametrize(("query", "city"), [("湖南", "长沙"), ("河北", "石家庄"), ("海南", "海口"), ("广东省", "深圳")])
+def test_a_chinese_province_is_no_city_and_the_error_names_one_in_it(resolver: PlaceResolver, query: str,
+                                                                     city: str) -> None:
+    """湖南 was Konan, Japan (湖南市), 河北 Kahoku: a province named alone is said to be one, with a city in it."""
+    with pytest.raises(UnknownPlace, match=f"是省份或地区，不是城市：请说出其中的一个城市，比如{city}"):
+        resolve(resolver, query, "zh-CN")
+
+
+def test_a_province_with_a_city_of_its_name_in_it_is_that_city(resolver: PlaceResolver) -> None:
+    assert resolve(resolver, "吉林").english_name == "Jilin" and resolve(resolver, "湖南长沙").english_name == "Changsha"

@@ -44,6 +44,9 @@ _CLOSE = """SELECT id, name, country_code, latitude, longitude, timezone, popula
         + (min(abs(longitude - :lon), 360 - abs(longitude - :lon)) * :cos)
         * (min(abs(longitude - :lon), 360 - abs(longitude - :lon)) * :cos)
     LIMIT 32"""
+# The most populous place of a country (admin1 "") or of one of its first-level regions.
+_LARGEST_IN = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major, 1
+    FROM places WHERE country_code = ? AND (? = '' OR admin1 = ?) ORDER BY population DESC LIMIT 1"""
 # Spelling suggestions look among the keys of the same first letter and a length difflib could call close.
 _SIMILAR_KEYS = "SELECT DISTINCT key FROM names WHERE key >= ? AND key < ? AND length(key) BETWEEN ? AND ?"
 # Words a qualifier may end with that its listed name lacks: "广东省", "内蒙古自治区", "缅因州", "Washington State".
@@ -241,6 +244,24 @@ class Gazetteer:
                 return None
             return name[:cut], place
         return None
+
+    def region_named(self, query: str) -> Candidate | None:
+        """The largest city of the region where Chinese is written that a Chinese query names as a whole (湖南,
+        广东省), when no place of the name lies in it: 湖南 is the province, not Konan, Japan, whose name is
+        written alike. None for any other query, and where a city of the name is in the region (吉林)."""
+        if not has_cjk(query):
+            return None
+        scopes = frozenset(scope for scope in self.scopes(query) if scope[0] in CHINESE_SPEAKING)
+        if not scopes:
+            return None
+        try:
+            found = self.candidates(query)
+        except AmbiguousPlace:
+            found = []
+        if any(self._within(candidate, scopes) for candidate in found):
+            return None
+        rows = [row for code, admin1 in scopes for row in self._query(_LARGEST_IN, (code, admin1, admin1))]
+        return max(map(self._candidate, rows), key=lambda city: city.population, default=None)
 
     def _allows(self, query: str, city: Candidate, qualifiers: Sequence[str]) -> bool:
         """True when the qualifiers are none, or name the city's country or region."""

@@ -87,6 +87,11 @@ class PlaceResolver:
         coordinates = parse_coordinates(query)
         if coordinates is not None:
             return self._at_coordinates(query, *coordinates)
+        region = self._gazetteer.region_named(query)
+        if region is not None:
+            city = self._gazetteer.chinese_name(region.key) or region.name
+            raise UnknownPlace(pick(f"{query!r} is a province or region, not a city: name a city in it, such as "
+                                    f"{region.name}.", f"“{query}”是省份或地区，不是城市：请说出其中的一个城市，比如{city}。"))
         found = self._gazetteer.lookup(query) or await self._geocode(query) or self._corrected(query)
         if found is not None:
             return found
