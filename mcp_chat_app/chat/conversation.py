@@ -70,8 +70,8 @@ def is_follow_up(question: str) -> bool:
 
 
 def all_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every tool call behind the answers, the latest first, as the history keeps them."""
-    return [call for m in reversed(history) if m.get("role") == "assistant" for call in m.get("calls") or []]
+    """Every tool call behind the answers, in the conversation's order, as the history keeps them."""
+    return [call for m in history if m.get("role") == "assistant" for call in m.get("calls") or []]
 
 
 def latest_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:

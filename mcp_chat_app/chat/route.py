@@ -237,11 +237,11 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
                 planned = with_earlier_days(planned, by_name, turn)
     if planned and all(plan.request is None for plan in planned):
         # Calls the schemas refuse (a chart of one day, an offset past the bound) answer nothing: asked once more,
-        # told why, as an auto router is.
+        # told why, as an auto router is. Told why, a small model made the same call again (a chart of one day, for
+        # "how warm did it get yesterday?"): the third time, the other tools alone are offered (the prompt, and its
+        # cache, unchanged).
         errors = "; ".join(f"{plan.name}: {plan.error}" for plan in planned)
         refused = {plan.name for plan in planned}
-        # Told why, a small model made the same call again (a chart of one day, for "how warm did it get
-        # yesterday?"): the third time, the other tools alone are offered (the prompt, and its cache, unchanged).
         for offered in (specs, [spec for spec in specs if spec["function"]["name"] not in refused]):
             again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), offered)
             llm_ms += again.duration_ms
@@ -289,10 +289,10 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
 
 
 def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called: Called) -> Routed:
-    """Calls in place of a forced round's that the servers answered with errors ("day must be 0 or more" for a
-    chart of yesterday, asked for yesterday's high): the router is asked once more, told the errors, as an auto
-    router reads them. No calls when it makes none, repeats one, or names a place nobody named ("Narni" for
-    "Narnia")."""
+    """Calls in place of a forced round's that the servers answered with errors (an unknown station, whose
+    coordinates the question gives and the error says are taken): the router is asked once more, told the errors,
+    as an auto router reads them. No calls when it makes none, repeats one, or names a place nobody named ("Narni"
+    for "Narnia")."""
     specs = router.tool_specs(tools)
     if not specs:
         return Routed(tools=tuple(tools))

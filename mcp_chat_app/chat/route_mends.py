@@ -15,7 +15,7 @@ from mcp_chat_app.chat.own_answer import says_a_listed_term
 from mcp_chat_app.chat.route_arguments.days import names_another_day, says_now, takes_a_day, with_earlier_day
 from mcp_chat_app.chat.route_arguments.hours import hours_argument, takes_hours
 from mcp_chat_app.chat.route_arguments.place_names import compares, siblings
-from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, unnamed_places
+from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, place_values, unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import mentioned, stated_arguments, states_its_arguments
 from mcp_chat_app.chat.route_plan import (
     PlannedCall,
@@ -93,8 +93,8 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
     place = place_argument(before.input_schema, turn.vocabulary) if before else None
     if not stated and listed and place and isinstance(earlier["arguments"].get(place), str):
-        # "what about Tartu?" after a question on Oulu, called as a comparison of Oulu and Tartu (copied from an earlier
-        # call): the one place it says, as the latest call's place.
+        # "what about Tartu?" after a question on Oulu, called as a comparison of Oulu and Tartu (copied from an
+        # earlier call): the one place it says, as the latest call's place.
         said = [item for item in plan.arguments.get(listed) or []
                 if isinstance(item, str) and mentioned(item, turn.question.casefold())]
         stated = {place: said[0]} if len(said) == 1 else {}
@@ -145,20 +145,19 @@ def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, To
     """A list of places naming one twice ("Which Charleston will be warmer?" called for ["Charleston",
     "Charleston"]), each time as the conversation's calls named a longer form of it, in their order
     ("Charleston, West Virginia", "Charleston, South Carolina"); a list with no such forms stays as it is."""
-    earlier = [value for call in conversation.all_calls(turn.history) for value in call.get("arguments", {}).values()
-               if isinstance(value, str)]
+    earlier = list(dict.fromkeys(value for call in conversation.all_calls(turn.history)
+                                 for value in call.get("arguments", {}).values() if isinstance(value, str)))
     mended = []
     for plan in planned:
         tool = resolve(plan.name, by_name)
         listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
         items = plan.arguments.get(listed) if listed else None
-        if not isinstance(items, list) or len({str(item).casefold() for item in items}) == len(items):
+        folded = [str(item).casefold() for item in items] if isinstance(items, list) else []
+        if len(set(folded)) == len(folded):
             mended.append(plan)
             continue
-        forms = {str(item).casefold(): [value for value in dict.fromkeys(reversed(earlier))
-                                        if value.casefold().startswith(f"{str(item).casefold()},")]
-                 for item in items}
-        distinct = [forms[str(item).casefold()].pop(0) if forms[str(item).casefold()] else item for item in items]
+        forms = {name: [value for value in earlier if value.casefold().startswith(f"{name},")] for name in folded}
+        distinct = [forms[name].pop(0) if forms[name] else item for name, item in zip(folded, items)]
         if distinct == items:
             mended.append(plan)
             continue
@@ -229,18 +228,9 @@ def on_an_earlier_day(turn: Turn, by_name: dict[str, ToolInfo]) -> bool:
 
 
 def places_of(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> set[str]:
-    """The places the calls are for (their place argument, or the items of their place list), folded."""
-    places: set[str] = set()
-    for plan in planned:
-        tool = resolve(plan.name, by_name)
-        if tool is None:
-            continue
-        one = place_argument(tool.input_schema, turn.vocabulary)
-        listed = place_list_argument(tool.input_schema, turn.vocabulary)
-        values = [plan.arguments.get(one)] if one else []
-        values += plan.arguments.get(listed) or [] if listed else []
-        places |= {value.casefold() for value in values if isinstance(value, str)}
-    return places
+    """The places the calls are for, folded."""
+    return {place.casefold() for plan in planned if (tool := resolve(plan.name, by_name))
+            for place in place_values(plan.arguments, tool.input_schema, turn.vocabulary)}
 
 
 def left_out(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], asks: bool,

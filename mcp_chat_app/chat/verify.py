@@ -185,9 +185,9 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     repeated = _repeated_piece(reply)
     if repeated:
         problems.append(Problem("repetition", f"it repeats {repeated!r}: say each thing once"))
-    figures = numbers_in(_without_clock_times(reply, vocabulary))  # "at 5 pm" gives the hour, not a figure of it
-    if facts.numbers_of_data and not figures and not says_it_lacks(reply) \
-            and (_ASKS_A_FIGURE.search(question) or (any(clock_times(question, vocabulary)) and not facts.missing)):
+    if facts.numbers_of_data and not says_it_lacks(reply) \
+            and (_ASKS_A_FIGURE.search(question) or (any(clock_times(question, vocabulary)) and not facts.missing)) \
+            and not numbers_in(_without_clock_times(reply, vocabulary)):  # "at 5 pm" is the hour, no figure of it
         # "How much", or a clock time ("后天下午3点…吗"): a yes or a no alone leaves out what that hour measures.
         problems.append(Problem("figure", "the question asks how much or of a time of day, and it gives no "
                                           "figure: quote the facts' figure for it"))

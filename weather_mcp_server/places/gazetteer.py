@@ -53,7 +53,8 @@ _SIMILAR_KEYS = "SELECT DISTINCT key FROM names WHERE key >= ? AND key < ? AND l
 _QUALIFIER_SUFFIXES = ("壮族自治区", "回族自治区", "维吾尔自治区", "自治区", "特别行政区", "省", "市", "州", " province",
                        " state")
 # A Chinese name's leading place (Gazetteer.leading_place) not on the gazetteer's own lists must be in
-# CHINESE_SPEAKING and of at least this many people: a county's or a prefecture's city, not a town that shares a scenic area's first characters.
+# CHINESE_SPEAKING and of at least this many people: a county's or a prefecture's city, not a town that shares a
+# scenic area's first characters.
 LEADING_PLACE_MIN_POPULATION = 100_000
 
 

@@ -52,15 +52,19 @@ def without_unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], sa
 
 
 def unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], said: str, vocabulary: Vocabulary) -> list[str]:
-    """The places of a call (arguments or list items the schema calls ones) that `said`, the question and the
-    conversation, never names."""
+    """The places of a call that `said`, the question and the conversation, never names."""
     asked = said.casefold()
+    return [place for place in place_values(arguments, schema, vocabulary) if not mentioned(place, asked)]
+
+
+def place_values(arguments: dict[str, Any], schema: dict[str, Any], vocabulary: Vocabulary) -> list[str]:
+    """The places of a call: the arguments, or list items, the schema calls places."""
     found = []
     for name, value in arguments.items():
         spec = schema.get("properties", {}).get(name, {})
         if isinstance(value, list) and is_place(name, spec.get("items", {}), vocabulary, spec):
-            found += [item for item in value if isinstance(item, str) and not mentioned(item, asked)]
-        elif isinstance(value, str) and is_place(name, spec, vocabulary) and not mentioned(value, asked):
+            found += [item for item in value if isinstance(item, str)]
+        elif isinstance(value, str) and is_place(name, spec, vocabulary):
             found.append(value)
     return found
 

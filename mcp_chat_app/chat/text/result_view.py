@@ -64,6 +64,7 @@ def results_today(content: Any, today: dt.date) -> dt.date:
     """The day `today` is where a result's data is dated: a result that names its IANA time zone ("timezone":
     "Europe/Berlin") counts its days from that clock, so at 23:30 UTC Berlin's "tomorrow" is two dates after the
     gateway's. Zones that disagree on the date, or none, leave `today`."""
+    now = dt.datetime.now(dt.timezone.utc)
     shifts = set()
     for key, value in leaves(content):
         if key.rsplit(".", 1)[-1].replace("_", "") in ("timezone", "tz") and isinstance(value, str):
@@ -71,7 +72,6 @@ def results_today(content: Any, today: dt.date) -> dt.date:
                 zone = ZoneInfo(value)
             except (ZoneInfoNotFoundError, ValueError):
                 continue
-            now = dt.datetime.now(dt.timezone.utc)
             shifts.add(now.astimezone(zone).date() - now.astimezone().date())
     return today + shifts.pop() if len(shifts) == 1 else today
 
@@ -143,7 +143,8 @@ def model_view(outcome: ToolOutcome, vocabulary: Vocabulary, today: dt.date) -> 
         payload: Any = {"error": outcome.text or "the tool failed"}
     elif outcome.structured_content is not None and 0 < len(outcome.text) <= _MAX_SUMMARY_CHARS:
         shown = shown_beside(outcome)
-        return _with_relative_day(outcome.text, results_today(outcome.structured_content, today)) + (f" ({shown})" if shown else "")
+        text = _with_relative_day(outcome.text, results_today(outcome.structured_content, today))
+        return text + (f" ({shown})" if shown else "")
     else:
         payload = _data(outcome, vocabulary, today)
     shown = shown_beside(outcome)
