@@ -92,6 +92,7 @@ class ForecastDay(WeatherDay):
     temp_max: float
     precipitation_sum: float
     rain_sum: float | None = Field(None, description="The part of precipitation_sum that falls as rain")
+    snowfall_sum: float | None = Field(None, description="Snow that falls, in the unit of units.snowfall")
     precipitation_probability: float | None = None
     wind_speed_max: float
     uv_index_max: float | None = None

@@ -196,6 +196,19 @@ def test_a_forecast_day_of_rain_and_snow_has_rain_in_its_verdict() -> None:
     assert rain(forecast_day(1.6)) and not rain(forecast_day(0.4)) and not rain(forecast_day(None))
 
 
+def test_a_forecast_day_of_rain_and_snow_under_a_rain_code_has_snow_in_its_verdict() -> None:
+    """"雨夹雪 ... 不会下雪" was one forecast's text: a day coded as rain (63) whose snowfall is above 0 is snowy."""
+    def forecast_day(snowfall_sum: float | None) -> ForecastDay:
+        return ForecastDay(date="2026-11-30", weekday="Monday", day=0, weather_code=63, description="x",
+                           temp_min=-3.0, temp_max=4.0, precipitation_sum=19.0, rain_sum=15.0,
+                           snowfall_sum=snowfall_sum, wind_speed_max=5.0)
+
+    def snow(day: ForecastDay) -> bool:
+        return next(v for v in forecast_verdicts([day], ["today"]) if v.topic == "snow").holds
+
+    assert snow(forecast_day(2.8)) and not snow(forecast_day(0.0)) and not snow(forecast_day(None))
+
+
 def test_pressure_visibility_and_dew_point_are_plausible() -> None:
     """The dew point is the hour's (never above the temperature, equal in saturated air); pressure stays in the
     range of weather maps and drifts without jumps, midnight included, lower on wet days; falling rain and snow

@@ -337,6 +337,7 @@ def _forecast_days(p: Payload, span: DaySpan) -> list[ForecastDay]:
             temp_max=p.number("daily", "temperature_2m_max", i),
             precipitation_sum=p.number("daily", "precipitation_sum", i),
             rain_sum=p.optional("daily", "rain_sum", i),
+            snowfall_sum=p.optional("daily", "snowfall_sum", i),
             precipitation_probability=p.optional("daily", "precipitation_probability_max", i),
             wind_speed_max=p.number("daily", "wind_speed_10m_max", i),
             uv_index_max=p.optional("daily", "uv_index_max", i),

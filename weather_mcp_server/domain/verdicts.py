@@ -71,7 +71,8 @@ def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> lis
     """Rain and snow over the covered days, and hot/cold and windy when the span is one day."""
     rainy = [label for day, label in zip(days, labels) if rain_expected(_rain_mm(day), day.weather_code,
                                                                           day.precipitation_probability)]
-    snowy = [label for day, label in zip(days, labels) if day.weather_code in SNOW_CODES]
+    # A day of rain and snow under a rain code ("雨夹雪 ... 不会下雪" was one forecast's text) has snow by its sum.
+    snowy = [label for day, label in zip(days, labels) if snow_expected(day.snowfall_sum or 0, day.weather_code)]
     past = days[-1].day < 0
     verdicts = _rain_and_snow(rainy, snowy, len(days), past)
     if len(days) == 1:
