@@ -1,6 +1,7 @@
 """Chinese names the index lacks, offline: one commonly confused character (荷泽 for 菏泽, 毫州 for 亳州) and a place
-followed by more (稻城亚丁) resolve, named as the place is; what they must not turn into a place stays unknown, and
-a name the index has is never corrected."""
+followed by more (稻城亚丁) resolve, named as the place is, and a town geonames names in Latin letters only is read
+by its sound (瑞丽, Ruili); what they must not turn into a place stays unknown, and a name the index has is never
+corrected."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def resolve(resolver: PlaceResolver, query: str, locale: str = "en") -> Location
     ("荷泽, 山东", "菏泽", 35.24, 115.47), ("山东荷泽", "菏泽", 35.24, 115.47),  # its province, after or before
     ("郴洲", "郴州", 25.80, 113.03),
     ("徐洲", "徐州", 34.20, 117.28),
+    ("鹰谭", "鹰潭", 28.24, 117.03), ("湘谭", "湘潭", 27.85, 112.90),  # 谭 and 潭 sound and look alike
     ("马那瓜", "马纳瓜", 12.13, -86.25),  # Managua, transliterated with the other "na"  # 徐州 names Xuzhou and its district Tongshan, 12 km apart: one place
 ])
 def test_one_commonly_confused_character_is_corrected(resolver: PlaceResolver, query: str, name: str,
@@ -78,6 +80,8 @@ def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: 
     "龙门石窟",  # 龙门 is two towns, neither in Luoyang
     "南京西路", "中山大学", "黄石公园", "中山纪念堂",  # spots named after other places and people
     "普陀山景区",  # a mountain named after a place, not in it (Shanghai's Putuo district)
+    "泰山", "华山", "长城", "故宫", "西部世界",  # landmarks and fiction, not towns of the same sound (Gazetteer.by_sound)
+    "瑞丽, 广东",  # 瑞丽 is read as Ruili, Yunnan
 ])
 def test_names_that_are_no_such_place_stay_unknown(resolver: PlaceResolver, query: str) -> None:
     with pytest.raises(UnknownPlace):
@@ -136,3 +140,30 @@ def test_a_chinese_province_is_no_city_and_the_error_names_one_in_it(resolver: P
 
 def test_a_province_with_a_city_of_its_name_in_it_is_that_city(resolver: PlaceResolver) -> None:
     assert resolve(resolver, "吉林").english_name == "Jilin" and resolve(resolver, "湖南长沙").english_name == "Changsha"
+
+
+@pytest.mark.parametrize("query", ["瑞丽", "瑞丽市", "瑞麗", "瑞丽, 云南"])
+def test_a_town_geonames_names_in_latin_letters_only_is_read_by_its_sound(resolver: PlaceResolver, query: str) -> None:
+    """geonames has Ruili (as Mengmao) without the Chinese name 瑞丽: its pinyin finds it, and the answer keeps the
+    user's wording while the data says which place it is."""
+    place = resolve(resolver, query)
+    assert (place.name, place.english_name, place.country_code) == ("瑞丽" if "," in query else query.removesuffix("市"),
+                                                                   "Mengmao", "CN")
+    assert distance_km(place.latitude, place.longitude, 24.01, 97.85) <= 30
+
+
+@pytest.mark.parametrize("query", [
+    "泰山", "华山", "西湖", "香山", "南海",  # landforms: not Taishan (台山), Huashan, Xiangshan (Zhongshan), Nanhai
+    "长城", "江南",  # townships of 63,000 and 21,000 people, Changcheng and Jiangnan: too small to be read by sound
+    "故宫", "日本", "西部世界",
+])
+def test_landmarks_and_words_are_not_read_as_towns_of_their_sound(gazetteer: Gazetteer, query: str) -> None:
+    assert gazetteer.by_sound(query) is None
+
+
+def test_city_is_kept_where_one_character_would_be_left(gazetteer: Gazetteer, resolver: PlaceResolver) -> None:
+    """芒市 (Mangshi) is not 芒; 鹰潭市 is still 鹰潭."""
+    mangshi = resolve(resolver, "芒市")
+    assert (mangshi.name, mangshi.chinese_name) == ("芒市", "芒市")
+    assert distance_km(mangshi.latitude, mangshi.longitude, 24.43, 98.58) <= 30
+    assert gazetteer.lookup("鹰潭市").name == "鹰潭"

@@ -209,6 +209,8 @@ def test_a_qualifier_nothing_is_known_by_is_said_not_dropped(gazetteer: Gazettee
     ("海拉尔", 49.20, 119.70), ("海拉尔区", 49.20, 119.70),  # geonames: 海拉尔区 (the district) only
     ("满洲里", 49.60, 117.43),  # geonames: 满洲里市
     ("凤凰", 27.94, 109.60), ("凤凰县", 27.94, 109.60),  # Hunan's, by aliases.py: geonames gives it no Chinese name
+    ("陵水", 18.51, 110.03), ("陵水黎族自治县", 18.51, 110.03),  # autonomous counties, without their ethnic groups
+    ("石柱", 30.00, 108.11), ("肃北", 39.50, 95.04),  # geonames: 石柱土家族自治县, 肃北蒙古自治县 (no 族)
 ])
 def test_chinese_towns_known_by_their_district_or_county_name(gazetteer: Gazetteer, query: str, latitude: float,
                                                               longitude: float) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from weather_mcp_server.places import index_file
 from weather_mcp_server.places.gazetteer import Gazetteer
-from weather_mcp_server.places.index_build import build_index
+from weather_mcp_server.places.index_build import _autonomous_names, build_index
 from weather_mcp_server.places.index_file import STAMP, open_index
 
 
@@ -99,3 +99,14 @@ def test_an_unwritable_cache_keeps_the_index_in_memory(tmp_path: Path, builds: l
     gazetteer = Gazetteer(tmp_path / "file" / "places.sqlite")
     assert gazetteer.lookup("Paris").country_code == "FR"
     assert len(builds) == 1 and (tmp_path / "file").is_file()
+
+
+def test_autonomous_counties_are_also_named_without_their_ethnic_groups() -> None:
+    """陵水黎族自治县 is 陵水 too: the name before one or more ethnic groups, of two characters or more, unless
+    another place has it."""
+    with closing(sqlite3.connect(":memory:")) as connection:
+        connection.execute("CREATE TABLE names (key TEXT NOT NULL, place INTEGER NOT NULL, exact INTEGER NOT NULL)")
+        connection.executemany("INSERT INTO names VALUES (?, ?, 1)", [
+            ("陵水黎族自治县", 1), ("长阳土家族自治县", 2), ("双江拉祜族佤族布朗族傣族自治县", 3),
+            ("莫力达瓦达斡尔族自治旗", 4), ("东乡族自治县", 5), ("河南蒙古族自治县", 6), ("河南", 7)])
+        assert sorted(_autonomous_names(connection)) == sorted([("陵水", 1), ("长阳", 2), ("双江", 3), ("莫力达瓦", 4)])

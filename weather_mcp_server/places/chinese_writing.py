@@ -1,5 +1,5 @@
 """How people write Chinese place names the index lacks: the data of the gazetteer's one-character correction
-(荷泽 -> 菏泽) and of its leading place (稻城亚丁 -> 稻城).
+(荷泽 -> 菏泽), of its leading place (稻城亚丁 -> 稻城) and of the short names of autonomous counties (陵水).
 
 Kept as data, and short on purpose: every entry can turn a name nothing was found for into a place, or keep it
 unknown.
@@ -59,6 +59,7 @@ CONFUSED_CHARACTERS: tuple[str, ...] = (
     "鞍安",  # 鞍山
     "汾份",  # 汾阳
     "朔塑",  # 朔州
+    "潭谭",  # 鹰潭, 湘潭
     "纳那",  # 马纳瓜 (Managua): a foreign name's "na" is written either way
 )
 
@@ -74,3 +75,12 @@ SPOT_ENDINGS: tuple[str, ...] = (
 # The first characters of a landform's name, after the place name it begins with: that mountain or lake is named
 # after the place, not in it (普陀山 is off Zhoushan, not in Shanghai's Putuo district).
 LANDFORM_CHARACTERS = "山湖岛江河海峰岭谷洞峡湾泉溪池"
+
+# China's ethnic minorities, as autonomous counties and banners are named after them (陵水黎族自治县, 双江拉祜族佤族
+# 布朗族傣族自治县): the index also finds such a county by the name before them (陵水), the name people use.
+ETHNIC_GROUPS: tuple[str, ...] = (
+    "蒙古", "回", "藏", "维吾尔", "苗", "彝", "壮", "布依", "朝鲜", "满", "侗", "瑶", "白", "土家", "哈尼", "哈萨克",
+    "傣", "黎", "傈僳", "佤", "畲", "高山", "拉祜", "水", "东乡", "纳西", "景颇", "柯尔克孜", "土", "达斡尔", "仫佬",
+    "羌", "布朗", "撒拉", "毛南", "仡佬", "锡伯", "阿昌", "普米", "塔吉克", "怒", "乌孜别克", "俄罗斯", "鄂温克",
+    "德昂", "保安", "裕固", "京", "塔塔尔", "独龙", "鄂伦春", "赫哲", "门巴", "珞巴", "基诺",
+)

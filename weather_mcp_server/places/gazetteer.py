@@ -29,6 +29,7 @@ from weather_mcp_server.places.names import (
     split_parenthesised,
     split_qualifier,
 )
+from weather_mcp_server.places.pinyin import pinyin_keys, wholly_chinese
 from weather_mcp_server.wording.language import pick
 
 # (country code, geonames' admin1 code, or "" for the whole country): what a qualifier names.
@@ -36,6 +37,7 @@ Scope = tuple[str, str]
 
 _NAMED = ("SELECT p.id, p.name, p.country_code, p.latitude, p.longitude, p.timezone, p.population, p.region,"
           " p.admin1, p.major, n.exact FROM names n JOIN places p ON p.id = n.place WHERE n.key = ?")
+_PLACE_NAMES = "SELECT key FROM names WHERE place = ?"
 # The closest few by a flat-earth distance at the query's latitude (the longitude gap taken across the date line);
 # the great-circle distance then picks among them.
 _CLOSE = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major, 1
@@ -56,6 +58,10 @@ _QUALIFIER_SUFFIXES = ("壮族自治区", "回族自治区", "维吾尔自治区
 # CHINESE_SPEAKING and of at least this many people: a county's or a prefecture's city, not a town that shares a
 # scenic area's first characters.
 LEADING_PLACE_MIN_POPULATION = 100_000
+# A place read by its sound alone (Gazetteer.by_sound) must be a city of this many people: the townships geonames
+# lists by their Latin names only share their syllables with landmarks and words (长城 is no Changcheng, Shandong,
+# 63,000 people; 华山 no Huashan, Jiangsu).
+SOUND_MIN_POPULATION = LEADING_PLACE_MIN_POPULATION
 
 
 class Gazetteer:
@@ -246,6 +252,32 @@ class Gazetteer:
             return name[:cut], place
         return None
 
+    def by_sound(self, query: str) -> Candidate | None:
+        """The place a name wholly in Chinese characters that nothing else found is read as by its pinyin: 瑞丽 is
+        Ruili (geonames lists it as Mengmao, with no Chinese name 瑞丽). The last resort, so kept narrow: among the
+        places where Chinese is written, one must stand out (_standing_out), be a city of SOUND_MIN_POPULATION or
+        more, and have no Chinese name of the same sound written otherwise (泰山 is not Taishan: that is 台山); and
+        the name must not end as a landform's or a spot's does (华山, 香山, 南海; SPOT_ENDINGS). A landmark or a
+        word must not become a town that merely sounds like it."""
+        for name, qualifiers in self._readings(query):
+            written = self._chinese_keys(name) if wholly_chinese(name) else []
+            if not written or any(key[-1] in LANDFORM_CHARACTERS or key.endswith(SPOT_ENDINGS) for key in written):
+                continue
+            keys = {key for text in written for key in pinyin_keys(text)}
+            city = _standing_out({c.key: c for key in keys for c in self._named(key).values()
+                                  if c.country_code in CHINESE_SPEAKING}.values())
+            if (city is not None and city.major and city.population >= SOUND_MIN_POPULATION
+                    and not self._sounds_written_otherwise(city, keys, written)
+                    and self._allows(query, city, qualifiers)):
+                return city
+        return None
+
+    def _sounds_written_otherwise(self, city: Candidate, keys: set[str], written: Sequence[str]) -> bool:
+        """Whether one of the city's Chinese names other than the query's reads as its pinyin (台山 for 泰山)."""
+        names = {key for (key,) in self._query(_PLACE_NAMES, (int(city.key),)) if has_cjk(key)}
+        names.update(filter(None, [self._chinese_names.get(city.key)]))
+        return any(keys & set(pinyin_keys(name)) for name in names.difference(written))
+
     def region_named(self, query: str) -> Candidate | None:
         """The largest city of the region where Chinese is written that a Chinese query names as a whole (湖南,
         广东省), when no place of the name lies in it: 湖南 is the province, not Konan, Japan, whose name is
@@ -287,9 +319,13 @@ class Gazetteer:
         return self._chinese_names.get(candidate_key)
 
     def to_location(self, candidate: Candidate, query: str) -> Location:
-        """Build the public Location; a Chinese query keeps its own wording as the display name."""
+        """Build the public Location; a Chinese query keeps its own wording as the display name, without 市 unless
+        one character would be left (芒市 stays 芒市; chinese_keys keeps it alike)."""
         written, _ = split_qualifier(query)
-        chinese = written.removesuffix("市") if has_cjk(written) else self.chinese_name(candidate.key)
+        if has_cjk(written):
+            chinese = written.removesuffix("市") if len(written) > 2 else written
+        else:
+            chinese = self.chinese_name(candidate.key)
         return Location(
             name=chinese if has_cjk(written) and chinese else candidate.name,
             english_name=candidate.name,

