@@ -74,6 +74,11 @@ def all_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [call for m in history if m.get("role") == "assistant" for call in m.get("calls") or []]
 
 
+def latest_answers(history: list[dict[str, Any]], count: int) -> list[list[dict[str, Any]]]:
+    """The tool calls behind each of the latest `count` answers that made any, the latest last."""
+    return [list(m["calls"]) for m in history if m.get("role") == "assistant" and m.get("calls")][-count:]
+
+
 def latest_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The tool calls behind the latest answer that made any ([] for none), as the history keeps them."""
     return next((list(m["calls"]) for m in reversed(history) if m.get("role") == "assistant" and m.get("calls")), [])

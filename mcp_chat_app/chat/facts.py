@@ -181,11 +181,19 @@ def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:
 
 def _unsaid(outcome: ToolOutcome, text: str, asked: list[Quantity], turn: Turn) -> str:
     """The values of the asked quantities the result holds but `text` does not speak of."""
-    unsaid = [q for q in asked if holds(outcome.structured_content, q) and not q.named_in(text)]
+    said = numbers_in(text)
+    unsaid = [q for q in asked if holds(outcome.structured_content, q) and not q.named_in(text)
+              and not _quotes_a_value(said, outcome.structured_content, q)]
     if not unsaid:
         return ""
     return field_values(outcome.structured_content, lambda key: any(field_matches(key, q.field) for q in unsaid),
                         turn.today)
+
+
+def _quotes_a_value(said: list[float], content: Any, quantity: Quantity) -> bool:
+    """Whether numbers a text says include a value of the quantity ("62 kg" of the weight it never names)."""
+    return any(isinstance(value, (int, float)) and not isinstance(value, bool) and value in said
+               for key, value in leaves(measured(content)) if field_matches(key, quantity.field))
 
 
 def _missing(turn: Turn, asked: list[Quantity], held: list[Quantity], text: str) -> tuple[str, ...]:
@@ -218,7 +226,13 @@ def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str =
     falls back on the earlier question's words."""
     for text in (question, context):
         lowered = text.lower()
-        matched = [v for v in verdicts if any(str(word).lower() in lowered for word in v["keywords"])]
+        spans = [[(m.start(), m.end()) for word in v["keywords"] if str(word)
+                  for m in re.finditer(re.escape(str(word).lower()), lowered)] for v in verdicts]
+        every = {span for found in spans for span in found}
+        # A keyword inside another verdict's longer one is that one's: "gearbox" asks the gear box's verdict,
+        # not the gear's (the two may differ).
+        matched = [v for v, found in zip(verdicts, spans)
+                   if any(not any(s <= a and b <= e and (s, e) != (a, b) for s, e in every) for a, b in found)]
         if matched:
             return matched
     return []

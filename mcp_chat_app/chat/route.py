@@ -30,6 +30,7 @@ from mcp_chat_app.chat.route_arguments.hours import takes_hours
 from mcp_chat_app.chat.route_arguments.numbers import misquoted_numbers, written_numbers
 from mcp_chat_app.chat.route_mends import (
     as_one_comparison,
+    as_the_conversations_comparison,
     asks_a_day,
     asks_an_hour,
     left_out,
@@ -252,6 +253,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)
+    planned = as_the_conversations_comparison(planned, by_name, turn)
     planned = with_distinct_places(planned, by_name, turn)
     named = with_named_places(planned, by_name, turn)
     routed = Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=llm_ms)

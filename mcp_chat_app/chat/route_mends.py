@@ -1,12 +1,13 @@
 """Route's mends of a forced round's planned calls, each taking and giving a tuple of PlannedCall: with the values
 the question states or the conversation's day where calls asked with the conversation took others, with the tool
 the question's words or the latest call point to, the same call for each value the question names with one, one
-call of a list tool for a question that asks which place wins, calls moved to a tool that takes the hour or the
-day asked, and calls for places nobody named left out."""
+call of a list tool for a question that asks which place wins (of the places it names, or the conversation's),
+calls moved to a tool that takes the hour or the day asked, and calls for places nobody named left out."""
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,9 @@ from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.manager import ToolInfo
 
 log = logging.getLogger(__name__)
+# The latest answers whose places a comparison naming none is of ("哪个更冷" after A, then "那B呢").
+_COMPARED_TURNS = 3
+_FIGURE = re.compile(r"\d|零")
 
 
 def with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ...],
@@ -193,6 +197,41 @@ def as_one_comparison(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
             log.info("%s for %r as one call of %s: the question compares them", tool.qualified_name, places,
                      target.qualified_name)
             return (again,)
+    return planned
+
+
+def as_the_conversations_comparison(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                                    turn: Turn) -> tuple[PlannedCall, ...]:
+    """For a question that asks which wins and names neither a place nor a figure ("哪个更冷" after Ann Arbor and
+    Detroit), one call of a list tool for the places the conversation's latest calls were for, on their day: a
+    small model called a tool of no place, its bound made up. The calls as they are where the question names a
+    place they are for, or the conversation had fewer than two places."""
+    if not planned or not turn.history or not compares(turn.question, turn.vocabulary) \
+            or _FIGURE.search(turn.question):
+        return planned
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        if tool and any(place in turn.question for place in place_values(plan.arguments, tool.input_schema,
+                                                                          turn.vocabulary)):
+            return planned
+    places: list[str] = []
+    server = None
+    for answer in conversation.latest_answers(turn.history, _COMPARED_TURNS):
+        for call in answer:
+            tool = resolve(call["tool"], by_name)
+            found = place_values(call.get("arguments", {}), tool.input_schema, turn.vocabulary) if tool else []
+            server = server or (tool.server if found else None)
+            places += [place for place in found if place.casefold() not in {p.casefold() for p in places}]
+    if len(places) < 2:
+        return planned
+    for target in by_name.values():
+        listed = place_list_argument(target.input_schema, turn.vocabulary)
+        if target.server != server or listed is None:
+            continue
+        again = replanned(PlannedCall(planned[0].call_id, target.qualified_name, {}), {listed: places}, by_name, turn)
+        if again.request is not None:
+            log.info("%s for %r: the question compares the conversation's places", target.qualified_name, places)
+            return with_earlier_days((again,), by_name, turn)
     return planned
 
 

@@ -13,11 +13,11 @@ import pytest
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.compose import from_facts
-from mcp_chat_app.chat.facts import Facts, gather_facts, numbers_in
+from mcp_chat_app.chat.facts import Facts, gather_facts, numbers_in, verdicts_about
 from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text.claims import is_yes_no_question, states_measurements
 from mcp_chat_app.chat.text.consistency import inconsistencies
-from mcp_chat_app.chat.text.quantities import asked_quantities
+from mcp_chat_app.chat.text.quantities import asked_quantities, holds
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.chat.verify import check_reply, comparison_patterns
 from mcp_chat_app.chat.write import Draft, write
@@ -56,6 +56,7 @@ DRY = [rain(False, "no rain is expected")]
     ("Will it rain?", True), ("What is the weather?", False),
     ("Kingston, Jamaica - is it going to be hot tomorrow?", True), ("Timbuktu right now: is it scorching?", True),
     ("Lagos, Nigeria, will it rain?", True), ("Paris - what is the weather?", False),
+    ("willit rain in Keelung tmr", True), ("isit cold in Oslo", True), ("Willits weather tomorrow", False),
 ])
 def test_yes_no_questions_are_told_in_their_spoken_forms_too(question, yes_no):
     assert is_yes_no_question(question) is yes_no
@@ -230,7 +231,8 @@ def test_results_holding_none_of_the_asked_quantities_are_answered_with_the_limi
 def test_an_asked_hour_the_facts_give_before_a_colon_is_not_missing():
     """"at 5am" asked, the facts' "… 05:00: Mainly clear": the hour is there, and nothing is said to be lacking."""
     _, facts = facts_of("How cold will it be at 5am tomorrow there?",
-                        forecast([], "San Pedro, tomorrow (Sat 5 Dec) 05:00: Mainly clear, 18°C."))
+                        forecast([], "San Pedro, tomorrow (Sat 5 Dec) 05:00: Mainly clear, 18°C.",
+                                 hours=[{"time": "2026-12-05T05:00", "temperature": 18.0}]))
     assert facts.missing == () and not from_facts(facts, "en").startswith("Sorry")
 
 
@@ -390,3 +392,31 @@ def test_ok_in_capitals_is_no_term_the_facts_lack():
     # Terms still are: what no result holds is said missing, OK beside them or not.
     assert facts_of("PM2.5 and AQI in Delhi today?", forecast([], "Delhi today: 20°C."))[1].missing == ("AQI", "PM2.5")
     assert facts_of("Is the UV OK today?", forecast([], "Delhi today: 20°C."))[1].missing == ("UV",)
+
+
+@pytest.mark.parametrize("question, fields", [
+    ("Santiago de Compostela next Wednesday, will I need a jacket?", ["temperature|temp"]),
+    ("今天下午余姚热不热", ["temperature|temp"]), ("How warm will Lyon get?", ["temperature|temp"]),
+    # a word inside another quantity's longer one is that one's
+    ("What's the water temperature in Nice?", ["water_temperature"]), ("海水温度多少", ["water_temperature"]),
+    ("Is it raining in Lyon?", []),
+])
+def test_a_question_asks_the_temperature_by_its_words_and_not_inside_another_quantitys(question, fields):
+    assert [q.field for q in asked_quantities(question, VOCABULARY)] == fields
+
+
+def test_a_forecast_day_holds_the_temperature_by_its_high_and_low_and_a_moment_by_its_reading():
+    (quantity,) = asked_quantities("need a coat?", VOCABULARY)
+    assert holds({"days": [{"temp_min": 1.0, "temp_max": 6.5}]}, quantity)
+    assert holds({"temperature": 3.0}, quantity)
+    assert not holds({"days": [{"precipitation_sum": 0.0, "rain_sum": 0.0}]}, quantity)
+
+
+def test_a_keyword_inside_another_verdicts_longer_one_asks_that_verdict():
+    """A raincoat asks the umbrella's verdict, not the rain's: on a day of snow they differ."""
+    verdicts = [{"topic": "rain", "holds": False, "keywords": ["rain", "雨"]},
+                {"topic": "snow", "holds": True, "keywords": ["snow", "雪"]},
+                {"topic": "umbrella", "holds": True, "keywords": ["umbrella", "伞", "raincoat", "雨衣"]}]
+    assert [v["topic"] for v in verdicts_about("Should I pack a raincoat for Monday?", verdicts)] == ["umbrella"]
+    assert [v["topic"] for v in verdicts_about("要带雨衣吗", verdicts)] == ["umbrella"]
+    assert [v["topic"] for v in verdicts_about("下雨要带伞吗", verdicts)] == ["rain", "umbrella"]

@@ -114,7 +114,7 @@ def test_what_a_reader_would_reject_is_rewritten(pipeline, fake_llm, weather, re
     # The facts give the hour as 15:00: the reply may say it as a reader does, but not another hour.
     ("北京明天下午三点多少度？", {"city": "北京", "day": 1, "hours": [15]}, "北京明天下午三点{t}°C。", "北京明天下午四点{t}°C。"),
     ("How warm is it in Beijing at 3 pm tomorrow?", {"city": "Beijing", "day": 1, "hours": [15]},
-     "Tomorrow at 3pm Beijing will be {t}°C.", "Tomorrow at 4 pm Beijing will be {t}°C."),
+     "Tomorrow at 3pm Beijing will not be warm: {t}°C.", "Tomorrow at 4 pm Beijing will not be warm: {t}°C."),
 ])
 def test_a_time_of_day_is_held_to_the_hours_the_facts_give(pipeline, fake_llm, weather, question, arguments, good,
                                                            bad):
@@ -209,7 +209,8 @@ def test_a_call_with_made_up_arguments_is_set_aside_for_a_question_that_needs_no
     said = [{"role": "user", "content": "我住在北京。"}, {"role": "assistant", "content": "好的，记住了。"}]
     result = pipeline().run("今天出门穿什么好？", said)
     assert [c.arguments for c in result.tool_calls] == [{"city": "北京"}]
-    assert result.response.startswith("北京现在天气不错。")
+    # (what to wear asks the temperature: a reply without its figure is composed from the data)
+    assert result.response.startswith("北京") and "°C" in result.response
     # Never for a place nobody named, though: asked where, not told about 北京.
     fake_llm.script(call("get_current_weather", city="北京"), {"content": "穿外套。"}, {"content": "北京现在25°C。"})
     result = pipeline().run("今天出门穿什么好？", [])

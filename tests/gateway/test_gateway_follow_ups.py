@@ -156,6 +156,21 @@ def test_over_http_one_name_twice_in_a_comparison_is_each_place_the_conversation
                                                 "day": 1})]
 
 
+def test_over_http_which_wins_asked_of_no_place_compares_the_conversations_places(forced_gateway, fake_llm):
+    """"哪个更冷" after Ann Arbor's and then Detroit's tomorrow was called as a search of all cities below a made-up
+    0 °C today: it compares the conversation's two places, on their day. A bound the question writes keeps it."""
+    for city in ("Ann Arbor", "Detroit"):
+        fake_llm.script(call("get_forecast", city=city, day=1), {"content": "As above."}, auto=True)
+        forced_gateway.chat("which", {"message": f"{city}明天天气怎么样"})
+    search = call("find_cities_by_temperature", relation="below", temp=0, day=0)
+    fake_llm.script(search, search, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("which", {"message": "哪个更冷"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["Ann Arbor", "Detroit"], "day": 1})]
+    fake_llm.script(search, search, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("which", {"message": "哪些城市更冷，零度以下的？"}).json()
+    assert _made(body)[0][0] == "find_cities_by_temperature"
+
+
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
     """"what about Tartu?" after Oulu's snow tomorrow (and before it, a comparison of Oulu and Umeå): the router
     copied the comparison, for Oulu and Tartu; the follow-up says one place, so it is the latest call's, for it."""

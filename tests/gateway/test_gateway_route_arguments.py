@@ -222,6 +222,11 @@ def test_a_count_of_days_the_question_does_not_give_is_dropped(question, kept, c
     ("May I ask about Rome on 2 Mar?", {"2 Mar": "2027-03-02"}),
     ("I decided 3 times", {}), ("北京二月三十日", {}),  # no month word; no such day
     ("Berlin now (Thu 3 Dec 09:00)", {"3 Dec": "2026-12-03"}),  # a clock time after a date is no day
+    # holidays of the Chinese calendar, by their year's date: the next one, or the year named
+    ("明年春节抚远会下雪吗", {"明年春节": "2027-02-06"}), ("除夕哈尔滨冷吗", {"除夕": "2027-02-05"}),
+    ("Chinese New Year in Taipei?", {"Chinese New Year": "2027-02-06"}), ("2028年中秋", {"2028年中秋": "2028-10-03"}),
+    ("last Mid-Autumn Festival in Xi'an", {"last Mid-Autumn Festival": "2026-09-25"}),
+    ("情人节上海下雨吗", {"情人节": "2027-02-14"}), ("Halloween in Salem", {"Halloween": "2026-10-31"}),
 ])
 def test_calendar_dates_are_read_as_dates(question, named):
     assert {word: day.isoformat() for word, day in calendar_dates(question, TUESDAY).items()} == named

@@ -10,8 +10,8 @@ import pytest
 
 from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.domain.service import describe_day
-from weather_mcp_server.domain.verdicts import forecast_verdicts
-from weather_mcp_server.models import ForecastDay
+from weather_mcp_server.domain.verdicts import forecast_verdicts, hour_verdicts
+from weather_mcp_server.models import ForecastDay, HourRecord
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
@@ -207,6 +207,23 @@ def test_a_forecast_day_of_rain_and_snow_under_a_rain_code_has_snow_in_its_verdi
         return next(v for v in forecast_verdicts([day], ["today"]) if v.topic == "snow").holds
 
     assert snow(forecast_day(2.8)) and not snow(forecast_day(0.0)) and not snow(forecast_day(None))
+
+
+def test_asked_hours_have_hot_cold_and_windy_verdicts() -> None:
+    """"今天下午热不热" asked of the afternoon's hours: their verdicts say hot or cold and windy or not, as a day's
+    do (they said only rain and snow, and the answer gave a figure without saying whether it was hot)."""
+    def hour(temperature: float, feels_like: float | None, wind: float | None) -> HourRecord:
+        return HourRecord(date="2026-12-05", weekday="Saturday", day=0, time="2026-12-05T15:00", hour=15,
+                          weather_code=3, description="x", temperature=temperature, feels_like=feels_like,
+                          precipitation=0.0, wind_speed=wind)
+
+    def holds(hours: list[HourRecord]) -> dict[str, bool]:
+        return {v.topic: v.holds for v in hour_verdicts(hours, umbrella=False)}
+
+    assert holds([hour(6.2, 2.2, 10.2)]) == {"rain": False, "snow": False, "hot": False, "cold": True, "windy": False}
+    afternoon = holds([hour(27.0, 29.0, 12.0), hour(30.5, 33.0, 31.0)])
+    assert afternoon["hot"] and not afternoon["cold"] and afternoon["windy"]
+    assert "windy" not in holds([hour(12.0, None, None)])  # no wind figures, no verdict on it
 
 
 def test_pressure_visibility_and_dew_point_are_plausible() -> None:

@@ -23,7 +23,7 @@ GUSTY_KMH = 50.0  # gusts from here up make it windy whatever the mean wind
 _KEYWORDS = {
     "rain": ["rain", "shower", "wet", "drizzle", "雨", "降水"],
     "snow": ["snow", "雪"],
-    "umbrella": ["umbrella", "伞"],
+    "umbrella": ["umbrella", "伞", "raincoat", "rain coat", "rain jacket", "waterproof", "poncho", "雨衣", "雨具"],
     "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "热", "暖"],
     "cold": ["cold", "chilly", "freez", "cool", "frigid", "frost", "冷", "凉", "冻"],
     # The highest high is the warmer place's, the lowest low the colder's ("谁的最低气温最低").
@@ -89,7 +89,15 @@ def hour_verdicts(hours: Sequence[HourRecord], umbrella: bool) -> list[Verdict]:
     snowy = any((h.snowfall or 0) > 0 or h.weather_code in SNOW_CODES for h in hours)
     past = hours[-1].day < 0
     verdicts = [_rain(rainy, "", past), _snow(snowy, "", past)]
-    return [*verdicts, _umbrella(rainy or snowy)] if umbrella and not past else verdicts
+    if umbrella and not past:
+        verdicts.append(_umbrella(rainy or snowy))
+    # Hot or cold, windy or not, in those hours ("今天下午热不热", "下午3点风大吗"): the warmest hour decides, as a
+    # day's high does, its feel for cold (6 °C that feels like 2 °C is cold).
+    warmest = max(h.temperature for h in hours)
+    verdicts += feel_verdicts(warmest, max(h.feels_like if h.feels_like is not None else h.temperature
+                                           for h in hours), past)
+    winds = [h.wind_speed for h in hours if h.wind_speed is not None]
+    return [*verdicts, windy(max(winds), None, past)] if winds else verdicts
 
 
 def feel_verdicts(warmest: float, coldest: float, past: bool = False) -> list[Verdict]:

@@ -1,4 +1,4 @@
-"""Calendar dates a question names ("12月25日", "下个月20号", "New Year's Day 2020", "去年圣诞节", "2026-12-25"), as
+"""Calendar dates a question names ("12月25日", "下个月20号", "New Year's Day 2020", "去年圣诞节", "明年春节", "2026-12-25"), as
 dates. A small model turns them into today or a wrong offset; passed as the date, one beyond the data reaches the
 tool, which says how far its data goes."""
 
@@ -14,6 +14,25 @@ _ORDINAL = r"(?:st|nd|rd|th)?"
 _HOLIDAYS = {"christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "new year's day": (1, 1),
              "new years day": (1, 1), "new year's eve": (12, 31), "new years eve": (12, 31),
              "平安夜": (12, 24), "圣诞节": (12, 25), "圣诞": (12, 25), "元旦": (1, 1)}
+_FIXED_HOLIDAYS = {"国庆节": (10, 1), "国庆": (10, 1), "劳动节": (5, 1), "五一": (5, 1), "情人节": (2, 14),
+                   "万圣节": (10, 31), "儿童节": (6, 1), "valentine's day": (2, 14), "valentines day": (2, 14),
+                   "halloween": (10, 31)}
+_HOLIDAYS.update(_FIXED_HOLIDAYS)
+# Holidays of the Chinese calendar, by Gregorian year: its New Year's Day, eve and Lantern Festival, the Dragon
+# Boat and the Mid-Autumn festivals ("明年春节" asked in December is two months ahead, not today).
+_LUNAR_HOLIDAYS = {
+    "new year": {2025: (1, 29), 2026: (2, 17), 2027: (2, 6), 2028: (1, 26), 2029: (2, 13), 2030: (2, 3)},
+    "eve": {2025: (1, 28), 2026: (2, 16), 2027: (2, 5), 2028: (1, 25), 2029: (2, 12), 2030: (2, 2)},
+    "lantern": {2025: (2, 12), 2026: (3, 3), 2027: (2, 20), 2028: (2, 9), 2029: (2, 27), 2030: (2, 17)},
+    "dragon boat": {2025: (5, 31), 2026: (6, 19), 2027: (6, 9), 2028: (5, 28), 2029: (6, 16), 2030: (6, 5)},
+    "mid-autumn": {2025: (10, 6), 2026: (9, 25), 2027: (9, 15), 2028: (10, 3), 2029: (9, 22), 2030: (9, 12)},
+}
+_LUNAR_NAMES = {"春节": "new year", "大年初一": "new year", "过年": "new year", "除夕": "eve", "大年三十": "eve",
+                "元宵节": "lantern", "元宵": "lantern", "端午节": "dragon boat", "端午": "dragon boat",
+                "中秋节": "mid-autumn", "中秋": "mid-autumn", "chinese new year": "new year",
+                "lunar new year": "new year", "spring festival": "new year", "lantern festival": "lantern",
+                "dragon boat festival": "dragon boat", "mid-autumn festival": "mid-autumn",
+                "mid autumn festival": "mid-autumn"}
 _ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
 _ZH_MONTHS = {"上个月": -1, "上月": -1, "这个月": 0, "本月": 0, "下个月": 1, "下月": 1}
 _EN_YEAR = r"(?:,?\s+(?:in\s+)?(\d{4}))?"
@@ -23,13 +42,16 @@ _PATTERNS = (
     ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
     ("zh", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?(\d{1,2})月(\d{1,2})[日号]")),
     ("zh_month", re.compile(r"(上个?月|这个月|本月|下个?月)的?(\d{1,2})[日号]")),
-    ("zh_holiday", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?的?(平安夜|圣诞节|圣诞|元旦)")),
+    ("zh_holiday", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?的?(平安夜|圣诞节|国庆节|劳动节|情人节|万圣节|儿童节|圣诞|元旦|国庆|五一)")),
+    ("lunar", re.compile(r"(?:(\d{4})年?|(前年|去年|今年|明年|last|this|next))?\s*的?\s*("
+                         + "|".join(sorted(_LUNAR_NAMES, key=len, reverse=True)) + ")", re.IGNORECASE)),
     # (not "Dec 09:00" of "Thu 3 Dec 09:00": a clock time after a date)
     ("en_month_day", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL}\b(?!:\d){_EN_YEAR}", re.IGNORECASE)),
     ("en_day_month", re.compile(rf"\b(\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?({_MONTH})\b{_EN_YEAR}", re.IGNORECASE)),
     ("en_of_month", re.compile(rf"\b(?:the\s+)?(\d{{1,2}}){_ORDINAL}\s+of\s+(last|this|next)\s+month\b",
                                re.IGNORECASE)),
-    ("en_holiday", re.compile(rf"{_EN_LAST_NEXT}\b(christmas(?:\s+(?:eve|day))?|new\s+year'?s\s+(?:day|eve))\b"
+    ("en_holiday", re.compile(rf"{_EN_LAST_NEXT}\b(christmas(?:\s+(?:eve|day))?|new\s+year'?s\s+(?:day|eve)|"
+                              rf"valentine'?s\s+day|halloween)\b"
                               rf"{_EN_YEAR}", re.IGNORECASE)),
 )
 
@@ -60,6 +82,8 @@ def _date(kind: str, match: re.Match[str], today: date) -> date | None:
     if kind == "zh_holiday":
         month, day = _HOLIDAYS[match[3]]
         return _in_year(match[1], _ZH_YEARS.get(match[2] or ""), month, day, today)
+    if kind == "lunar":
+        return _lunar(_LUNAR_NAMES[re.sub(r"\s+", " ", match[3].lower())], match[1], (match[2] or "").lower(), today)
     if kind == "en_month_day":
         return _in_year(match[3], None, _month(match[1]), int(match[2]), today)
     if kind == "en_day_month":
@@ -105,3 +129,18 @@ def _nearest(month: int, day: int, today: date, before: bool) -> date | None:
     years = (0, -1, -2) if before else (0, 1, 2)
     candidates = [d for d in (_valid(today.year + step, month, day) for step in years) if d]
     return next((d for d in candidates if (d < today if before else d > today)), None)
+
+
+def _lunar(holiday: str, year: str | None, which: str, today: date) -> date | None:
+    """A holiday of the Chinese calendar in the year written or named, else its next one from today on (the last
+    one before today for "last"); None outside the years listed."""
+    dates = {y: date(y, month, day) for y, (month, day) in _LUNAR_HOLIDAYS[holiday].items()}
+    if year:
+        return dates.get(int(year))
+    years_on = {**_ZH_YEARS, "this": 0, "next": 1}.get(which)
+    if which == "last":
+        return max((d for d in dates.values() if d < today), default=None)
+    if years_on is not None and which != "next":
+        return dates.get(today.year + years_on)
+    after = [d for d in dates.values() if d >= today] if which != "next" else [d for d in dates.values() if d > today]
+    return min(after, default=None)

@@ -16,8 +16,9 @@ _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据
 # (and spoken: "有空没？", "能去不？", "有票没有", "是否", "有无")
 _ZH_YES_NO = re.compile(r"[吗么嘛][？?\s]*$|(?:没有?|不)[？?\s]*$|会不会|要不要|是不是|有没有|需不需要|用不用|是否|有无|(.)不\1")
 _LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)
+# (typed fast: "willit be sunny tmr", "isit open")
 _EN_YES_NO = re.compile(r"^\s*(will|is|are|does|do|did|should|shall|can|could|would|was|were|has|have|am|"
-                        r"need|must|may)\b", re.IGNORECASE)
+                        r"need|must|may)(?:it|there)?\b", re.IGNORECASE)
 
 
 def is_output(text: str) -> bool:

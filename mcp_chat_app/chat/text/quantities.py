@@ -1,5 +1,6 @@
 """The quantities a question asks for by name (the vocabulary's `quantities`: "UV", "紫外线" for the fields named
-`uv_index...`), and whether a tool result holds one: a field whose name has that part, with a value. A word of the
+`uv_index...`; parts joined by "|" are alternatives: "height|tall" for `height` and `tall_max`), and
+whether a tool result holds one: a field whose name has one of those parts, with a value. A word of the
 vocabulary may give, after "=", the name to call the quantity by when a question asks with that word: with
 "how tall is he=height", an answer says it lacks "height", not "how tall is he"."""
 
@@ -23,26 +24,29 @@ class Quantity:
 
     def named_in(self, text: str) -> bool:
         """Whether the text speaks of it, by one of its words or its field name ("uv_index" in a JSON view)."""
-        pattern = words_pattern((*self.words, self.field))
+        pattern = words_pattern((*self.words, *self.field.split("|")))
         return bool(pattern and pattern.search(text))
 
 
 def asked_quantities(question: str, vocabulary: Vocabulary) -> list[Quantity]:
     """The quantities the question names, each with the word it uses for it (or that word's name)."""
-    asked = []
+    found = []
     for field, words in vocabulary.quantities.items():
         names = {said.casefold(): name for said, _, name in (word.partition("=") for word in words) if name}
         pattern = words_pattern(tuple(word.partition("=")[0] for word in words))
         match = pattern.search(question) if pattern else None
         if match:
             forms = tuple(dict.fromkeys(form for word in words for form in word.split("=")))
-            asked.append(Quantity(names.get(match[0].casefold(), match[0]), field, forms))
-    return asked
+            found.append((match.span(), Quantity(names.get(match[0].casefold(), match[0]), field, forms)))
+    # A word inside another quantity's longer one is that one's: "blood pressure" asks no air pressure.
+    return [quantity for (start, end), quantity in found
+            if not any(s <= start and end <= e and (s, e) != (start, end) for (s, e), _ in found)]
 
 
 def field_matches(key: str, field: str) -> bool:
     """Whether a data field (its last name, "uv_index_max", "birch_pollen") is one of the quantity's."""
-    return f"_{field}_" in f"_{key.rsplit('.', 1)[-1]}_"
+    name = f"_{key.rsplit('.', 1)[-1]}_"
+    return any(f"_{part}_" in name for part in field.split("|"))
 
 
 def holds(content: Any, quantity: Quantity) -> bool:
