@@ -45,7 +45,8 @@ _ZH_BARE_FOLLOW_UP = re.compile(r"^\s*(?:那么?)?(?:(?!多少|几|最)[^，。,
 _ONE_CLAUSE = re.compile(r"[^,.;:!?]*\??\s*")
 _EN_FILLER = {"in", "on", "for", "the", "there", "then", "at", "of", "day", "s", "after", "next", "this", "that"}
 # The degree of a verdict's topic asked ("how hot will it get", "有多冷"): the answer gives the verdict too.
-_HOW = r"(?:\bhow\s+|多)"
+_HOW = r"(?:\bhow\s+|多|\b(?:chances?|odds|likelihood|probability)\s+of\s+(?:any\s+|some\s+)?)"
+_HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"  # "…的概率多大": the chance of it, after its word
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 # "OK" in capitals is no term ("OK, what about this Friday?" was answered "the data does not include OK").
 TERM = re.compile(r"(?<![A-Za-z0-9])(?!OK(?![A-Za-z0-9]))(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
@@ -268,9 +269,11 @@ def _bare_follow_up(question: str) -> bool:
 
 
 def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The verdicts whose topic the question asks the degree of ("how hot will it get?", "有多冷")."""
+    """The verdicts whose topic the question asks the degree or the chance of ("how hot will it get?", "有多冷",
+    "chance of X over the next 3 days?": answered with the verdict first, then its figures)."""
     lowered = question.lower()
     return [v for v in verdicts if any(re.search(f"{_HOW}{re.escape(str(word).lower())}", lowered)
+                                       or re.search(f"{re.escape(str(word).lower())}{_HOW_AFTER}", lowered)
                                        for word in v["keywords"])]
 
 

@@ -13,7 +13,7 @@ import pytest
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.compose import from_facts
-from mcp_chat_app.chat.facts import Facts, gather_facts, numbers_in, verdicts_about
+from mcp_chat_app.chat.facts import Facts, degree_asked, gather_facts, numbers_in, verdicts_about
 from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text.claims import is_yes_no_question, states_measurements
 from mcp_chat_app.chat.text.consistency import inconsistencies
@@ -420,3 +420,14 @@ def test_a_keyword_inside_another_verdicts_longer_one_asks_that_verdict():
     assert [v["topic"] for v in verdicts_about("Should I pack a raincoat for Monday?", verdicts)] == ["umbrella"]
     assert [v["topic"] for v in verdicts_about("要带雨衣吗", verdicts)] == ["umbrella"]
     assert [v["topic"] for v in verdicts_about("下雨要带伞吗", verdicts)] == ["rain", "umbrella"]
+
+
+@pytest.mark.parametrize("question, asked", [
+    ("chance of rain in Taif over the next 3 days?", True), ("明天下雨的概率大吗", True), ("降水概率多少", True),
+    ("odds of rain tomorrow", True), ("how rainy is it", True), ("Will it rain?", False), ("明天天气", False),
+])
+def test_the_chance_of_a_verdicts_topic_is_asked_as_its_degree(question, asked):
+    """Answered with the verdict first ("no rain is expected"), then its figures: "the chance of rain over the
+    next 3 days" was answered "8% for tomorrow", which reads as rain."""
+    verdicts = [{"topic": "rain", "holds": False, "keywords": ["rain", "雨", "降水"]}]
+    assert bool(degree_asked(question, verdicts)) is asked

@@ -426,8 +426,13 @@ SEARCH = {"properties": {"relation": {"enum": ["above", "below", "between"], "ty
     ("anywhere at minus 10 or colder?", {"relation": "below", "temp": -10}, []),
     ("明天25-30度的城市", {"relation": "between", "temp": 25, "temp2": 30, "day": 1}, []),
     ("哪些城市明天零下", {"relation": "below", "temp": 0, "day": 1}, []),
-    ("明天三十度以上的城市", {"relation": "above", "temp": 30, "day": 1}, []),  # Chinese numerals: not read
+    ("明天三十度以上的城市", {"relation": "above", "temp": 30, "day": 1}, []),  # Chinese numerals, read
+    ("明天三十度以上的城市", {"relation": "above", "temp": 3, "day": 1}, ["temp"]),
     ("Which of Oslo and Rome is warmer?", {"relation": "above", "temp": 20}, []),  # no figure: made_up_numbers
+    # one figure twice where the question writes another; "零下10度" is -10 only
+    ("今天零下10度到零度之间的城市", {"relation": "between", "temp": -10, "temp2": -10, "day": 0}, ["temp2"]),
+    ("今天零下10度到零度之间的城市", {"relation": "between", "temp": -10, "temp2": 10, "day": 0}, ["temp2"]),
+    ("今天零下10度到零度之间的城市", {"relation": "between", "temp": -10, "temp2": 0, "day": 0}, []),
 ])
 def test_figures_a_call_does_not_take_as_the_question_writes_them_are_told_apart(question, arguments, misquoted):
     assert misquoted_numbers(arguments, SEARCH, question, VOCABULARY) == misquoted
@@ -944,6 +949,10 @@ def test_a_place_the_router_copied_with_a_slip_is_the_questions():
                                   VOCABULARY) == {"cities": ["Lyon", "Nice"]}
     for city, question in (("Beijing", "北京明天"), ("Paris", "What is the capital of France?"), ("Home", "Rome?")):
         assert as_the_question_spells({"city": city}, FORECAST, question, VOCABULARY) == {"city": city}
+    # "下周一定州天气怎么样" was called for "州": a Chinese name cut to its last character is the question's whole
+    assert as_the_question_spells({"city": "州", "day": 7}, FORECAST, "下周一定州天气怎么样", VOCABULARY) == {
+        "city": "定州", "day": 7}
+    assert as_the_question_spells({"city": "州"}, FORECAST, "这周怎么样", VOCABULARY) == {"city": "州"}
 
 
 def test_over_http_a_place_the_router_copied_with_a_slip_is_called_as_written(forced_gateway, fake_llm):

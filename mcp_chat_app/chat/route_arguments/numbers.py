@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp_chat_app.chat.route_arguments.days import day_forms
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
+from mcp_chat_app.chat.text.clock import numeral
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
@@ -29,24 +30,33 @@ def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question:
 
 def misquoted_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str,
                       vocabulary: Vocabulary) -> list[str]:
-    """The measurement arguments (`number`-typed) whose values a question that writes figures does not write:
-    "cities below 0 F" searched below -1, and "那后天10以下的有哪些" kept the earlier call's 20 to 25."""
+    """The measurement arguments (`number`-typed) whose values a question that writes figures does not write, or
+    that repeat another's where it writes one they leave out: "cities below 0 F" searched below -1, "那后天10以下的有
+    哪些" kept the earlier call's 20 to 25, "零下10度到零度" searched from -10 to -10."""
     written = written_numbers(question, vocabulary)
     if not written:
         return []
     properties = schema.get("properties", {})
-    return [name for name, value in arguments.items()
-            if _is_number(properties.get(name, {})) and isinstance(value, int | float) and not isinstance(value, bool)
-            and float(value) not in written]
+    numbers = {name: float(value) for name, value in arguments.items()
+               if _is_number(properties.get(name, {})) and isinstance(value, int | float) and not isinstance(value, bool)}
+    # One figure given twice where the question writes another ("零下10度到零度" searched from -10 to -10).
+    unused = written - set(numbers.values())
+    repeated = [name for i, (name, value) in enumerate(numbers.items()) if value in list(numbers.values())[:i]]
+    return [name for name, value in numbers.items() if value not in written or (unused and name in repeated)]
 
 
 def written_numbers(question: str, vocabulary: Vocabulary) -> set[float]:
-    """The figures a question writes in digits, signed as it signs them ("-5", "−5", "minus 5", "零下5度"); empty
-    when it writes a figure in Chinese numerals and a unit sign of the domain too ("三十" and a sign), whose value
-    this does not read."""
-    if _zh_figure(vocabulary.unit_signs).search(question):
-        return set()
-    numbers = {float(match[1].replace("−", "-")) for match in _SIGNED.finditer(question)}
+    """The figures a question writes, signed as it signs them ("-5", "−5", "minus 5", "零下5度"), in digits or in
+    Chinese numerals before a unit sign of the domain ("零度", "三十" and a sign); empty when such numerals read as
+    no figure under 100."""
+    numbers = set()
+    for match in _zh_figure(vocabulary.unit_signs).finditer(question):
+        value = numeral(match[1])
+        if value is None:
+            return set()
+        numbers.add(float(value))
+    numbers |= {float(match[1].replace("−", "-")) for match in _SIGNED.finditer(question)
+                if not question[:match.start()].rstrip().endswith(("零下", "负"))}  # signed by its gloss below
     numbers |= {-float(match[1]) for match in _MINUS.finditer(question)}
     numbers |= {float(gloss.rpartition("= ")[2].removeprefix("below ")) for gloss in
                 below_zero_glosses(question, vocabulary)}
@@ -56,7 +66,8 @@ def written_numbers(question: str, vocabulary: Vocabulary) -> set[float]:
 @lru_cache(maxsize=8)
 def _zh_figure(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
     signs = "|".join(re.escape(sign) for sign in unit_signs) or "(?!)"
-    return re.compile(rf"[零〇一二两三四五六七八九十]+\s*(?:{signs})")
+    # (not the figure of "零下五度" or "负五度": below_zero_glosses reads it, signed)
+    return re.compile(rf"(?<![零〇一二两三四五六七八九十负])(?<!零下)([零〇一二两三四五六七八九十]+)\s*(?:{signs})")
 
 
 def _is_number(spec: dict[str, Any]) -> bool:

@@ -201,11 +201,14 @@ def _qualified_before(value: str, question: str, vocabulary: Vocabulary) -> str:
 def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], question: str,
                            vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each Latin-script place the question does not write but writes nearly so, as the
-    question writes it: the router copied "ipoh" as "Ipoah", and a place nobody named is no call to make."""
+    question writes it: the router copied "ipoh" as "Ipoah", and a place nobody named is no call to make. A
+    Chinese place of one character is the name the question writes it at the end of ("州" of "下周一定州天气")."""
     words = re.findall(r"[^\W\d_][\w'’.-]*", question)
     phrases = [" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
 
     def respelt(value: Any) -> Any:
+        if isinstance(value, str) and len(value) == 1 and _HAN.match(value):
+            return _whole_chinese_name(value, question, vocabulary)
         if not isinstance(value, str) or _HAN.search(value) or mentioned(value, question.casefold()):
             return value
         similarity = {phrase: SequenceMatcher(None, phrase.casefold(), value.casefold()).ratio() for phrase in phrases}
@@ -222,3 +225,12 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
     if kept != arguments:
         log.info("%r as the question spells it: %r", arguments, kept)
     return kept
+
+
+def _whole_chinese_name(value: str, question: str, vocabulary: Vocabulary) -> str:
+    """A one-character Chinese value with the character before it in the question, where that is no word of the
+    question's own: the name the router cut."""
+    at = question.find(value)
+    before = question[at - 1] if at > 0 else ""
+    ends = set(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)
+    return f"{before}{value}" if _HAN.match(before) and before not in ends else value
