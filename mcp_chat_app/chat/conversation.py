@@ -26,19 +26,36 @@ _FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 _ACKNOWLEDGEMENTS = (
     "行", "好", "好的", "好吧", "好嘞", "好滴", "嗯", "嗯嗯", "哦", "噢", "喔", "收到", "知道了", "明白", "了解", "懂了",
     "可以", "没问题", "不错", "太棒了", "棒", "赞", "谢谢", "谢谢你", "谢了", "多谢", "感谢", "辛苦", "辛苦了", "再见",
-    "拜拜", "晚安", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿",
+    "拜拜", "晚安", "谢啦", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿",
     "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "cheers", "mate", "got it", "great", "cool", "nice",
     "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
 )
+_THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank you|thx|cheers)(?![a-z])[\s,，.。!！~]+", re.IGNORECASE)
+# A word that asks, in a remark after thanks ("谢啦，明天呢？" asks again).
+_ASKS = re.compile(r"[?？吗呢么]|怎么|如何|多少|几|哪|什么|啥|是否|会不会|要不要|有没有|(?:^|[,.;:!]\s*)(?:what|how|when|where|"
+                   r"which|who|why|will|is|are|does|do|should|can|could|any|and|but|also)\b", re.IGNORECASE)
+_DAYS = re.compile(r"今|明|后天|昨|周|星期|礼拜|\b(?:today|tonight|tomorrow|tmr|yesterday|weekend|week|"
+                   r"mon|tue|wed|thu|fri|sat|sun)", re.IGNORECASE)
 _ACKNOWLEDGES = re.compile(
     "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else "")
                      for word in sorted(_ACKNOWLEDGEMENTS, key=len, reverse=True)) + r"|[\W_])+", re.IGNORECASE)
 
 
 def acknowledges(question: str) -> bool:
-    """Whether the message only acknowledges or thanks ("行", "OK谢了", "辛苦了", "cheers mate"): it asks nothing."""
-    return bool(question.strip()) and _ACKNOWLEDGES.fullmatch(question.strip()) is not None
+    """Whether the message only acknowledges or thanks ("行", "OK谢了", "辛苦了", "cheers mate"), or thanks and
+    remarks ("谢啦，图很清楚", "thanks, that helps"): it asks nothing."""
+    text = question.strip()
+    if not text:
+        return False
+    if _ACKNOWLEDGES.fullmatch(text) is not None:
+        return True
+    thanks = _THANKS.match(text)
+    if not thanks:
+        return False
+    rest = text[thanks.end():]
+    # A remark names no day, figure or name: "thanks, Rome tomorrow" asks, tersely.
+    return not (_ASKS.search(rest) or _DAYS.search(rest) or re.search(r"\d|\s[A-Z]", rest))
 
 
 def says_only(question: str, values: list[str]) -> bool:

@@ -904,6 +904,7 @@ HOURS = {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"enum": ["m
     ("Quelle température à Bordeaux demain à midi ?", {"city": "Bordeaux", "day": 1}, [12]),
     ("明早6点Sapa多少度", {"city": "Sapa", "hours": None}, [6]),
     ("Krabi tonight at 9?", {"city": "Krabi", "hours": [20, 21, 22]}, [20, 21, 22]),  # a list the router gave stands
+    ("and at 8 tomorrow morning?", {"city": "Dundee", "day": 1, "hours": [20]}, [8]),  # ... unless none is asked
     ("明天3点Krabi会下雨吗", {"city": "Krabi", "hours": "night"}, "night"),  # 03:00 or 15:00: not one reading
     ("Krabi tonight?", {"city": "Krabi", "hours": "night"}, "night"),  # no clock time
 ])
@@ -947,6 +948,12 @@ def test_a_place_the_router_copied_with_a_slip_is_the_questions():
                                   VOCABULARY) == {"city": "ipoh", "day": 1}
     assert as_the_question_spells({"cities": ["Lyon", "Nicee"]}, COMPARE, "Lyon or Nice, which is warmer?",
                                   VOCABULARY) == {"cities": ["Lyon", "Nice"]}
+    # a qualifier alone is the place it qualifies; a list names places
+    assert as_the_question_spells({"city": "Kyrgyzstan", "day": 2}, FORECAST,
+                                  "Osh, Kyrgyzstan, the day after tomorrow - will it be hot?", VOCABULARY) == {
+        "city": "Osh, Kyrgyzstan", "day": 2}
+    for question in ("Oslo, Bergen and Tromsø: which is warmest?", "Oslo, Bergen: which is warmer?"):
+        assert as_the_question_spells({"city": "Bergen"}, FORECAST, question, VOCABULARY) == {"city": "Bergen"}
     for city, question in (("Beijing", "北京明天"), ("Paris", "What is the capital of France?"), ("Home", "Rome?")):
         assert as_the_question_spells({"city": city}, FORECAST, question, VOCABULARY) == {"city": city}
     # "下周一定州天气怎么样" was called for "州": a Chinese name cut to its last character is the question's whole

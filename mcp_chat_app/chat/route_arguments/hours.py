@@ -40,13 +40,16 @@ def with_clock_hours(arguments: dict[str, Any], schema: dict[str, Any], question
                      vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with the hours the question writes by the clock, each time with one reading ("tonight at 9"
     is 21, "demain à midi" 12), in an optional time-of-day argument that takes a list of hours, where the router
-    gave a part of the day ("night": the answer spoke of the whole night) or nothing."""
+    gave a part of the day ("night": the answer spoke of the whole night), nothing, or hours of which none is the
+    question's ("and at 8 tomorrow morning?" kept the earlier call's [20]; a list that has them may be the span
+    between them, and stands)."""
     times = list(clock_times(question, vocabulary))
     if not times or any(len(time.minutes) != 1 for time in times):
         return arguments  # a bare "3点" may be 03:00 or 15:00: the router's reading stands
     hours = sorted({minute // 60 for time in times for minute in time.minutes})
     name = hours_argument(schema)
-    if name is None or name in schema.get("required", ()) or isinstance(arguments.get(name), list) \
+    given = arguments.get(name) if name else None
+    if name is None or name in schema.get("required", ()) or (isinstance(given, list) and set(given) & set(hours)) \
             or not _takes_integer_list(schema["properties"][name]):
         return arguments
     log.info("%s=%r as the question's clock times %s", name, arguments.get(name), hours)

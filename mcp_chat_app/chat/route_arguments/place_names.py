@@ -202,13 +202,16 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
                            vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each Latin-script place the question does not write but writes nearly so, as the
     question writes it: the router copied "ipoh" as "Ipoah", and a place nobody named is no call to make. A
-    Chinese place of one character is the name the question writes it at the end of ("州" of "下周一定州天气")."""
+    Chinese place of one character is the name the question writes it at the end of ("州" of "下周一定州怎么样"); a
+    qualifier alone is the place it qualifies ("Kyrgyzstan" of "Osh, Kyrgyzstan, the day after tomorrow")."""
     words = re.findall(r"[^\W\d_][\w'’.-]*", question)
     phrases = [" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
 
     def respelt(value: Any) -> Any:
         if isinstance(value, str) and len(value) == 1 and _HAN.match(value):
             return _whole_chinese_name(value, question, vocabulary)
+        if isinstance(value, str) and (place := _place_it_qualifies(value, question, vocabulary)):
+            return place
         if not isinstance(value, str) or _HAN.search(value) or mentioned(value, question.casefold()):
             return value
         similarity = {phrase: SequenceMatcher(None, phrase.casefold(), value.casefold()).ratio() for phrase in phrases}
@@ -234,3 +237,13 @@ def _whole_chinese_name(value: str, question: str, vocabulary: Vocabulary) -> st
     before = question[at - 1] if at > 0 else ""
     ends = set(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)
     return f"{before}{value}" if _HAN.match(before) and before not in ends else value
+
+
+def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> str:
+    """"Osh, Kyrgyzstan" where the question writes `value` ("Kyrgyzstan") after a name and a comma, that name
+    listed with no other in a question that compares nothing (a list, "Oslo, Bergen and Tromsø", or "Oslo, Bergen:
+    which is warmer?" names places, not a place and its country); "" else."""
+    match = re.search(rf"(?<![\w])({_NAME_WORDS})\s*,\s*{re.escape(value)}(?![\w])", question)
+    if not match or siblings(match[1], question, vocabulary) or compares(question, vocabulary):
+        return ""
+    return f"{match[1]}, {value}"
