@@ -119,6 +119,19 @@ def test_every_alias_names_a_place_in_its_country(gazetteer: Gazetteer) -> None:
         assert (place.english_name, place.country_code) == (name, country), alias
 
 
+def test_antarctic_research_stations_are_places_of_their_own(gazetteer: Gazetteer) -> None:
+    """Antarctica has no town in geonames: "中国南极长城站现在多少度" found nothing. Its stations are places, by each of
+    their names, in the Antarctic time zones; a landmark a station's name begins with stays what it was."""
+    for name in ("中国南极长城站", "长城站", "Great Wall Station", "Great Wall Station, Antarctica"):
+        station = gazetteer.lookup(name)
+        assert (station.country_code, round(station.latitude), round(station.longitude)) == ("AQ", -62, -59), name
+    assert gazetteer.lookup("南极中山站").timezone == "Antarctica/Davis"
+    assert gazetteer.lookup("McMurdo").english_name == "McMurdo Station"
+    assert gazetteer.lookup("South Pole").latitude == -90.0
+    for name in ("长城", "泰山"):
+        assert gazetteer.lookup(name) is None or gazetteer.lookup(name).country_code != "AQ"
+
+
 def test_cities_keep_their_names_over_the_smaller_towns(gazetteer: Gazetteer) -> None:
     """A city of 15,000 or more (or a capital) answers as before the towns were indexed; a town answers only a name
     no such city has, and two towns of a name are an ambiguity like two cities."""
@@ -263,6 +276,20 @@ def test_a_body_of_the_sky_is_no_place_on_earth_unless_qualified(gazetteer: Gaze
         assert "not a place on Earth" in str(unknown.value) or "不是地球上的地方" in str(unknown.value), sky
     town = asyncio.run(resolver.resolve("Mars, Pennsylvania"))
     assert (town.name, town.country_code) == ("Mars", "US")
+
+
+def test_a_place_of_stories_is_no_place_on_earth(gazetteer: Gazetteer) -> None:
+    """"Is it raining in Westeros?" was answered with Västerås, its closest spelling: a place of stories is
+    refused as such, in the language it is written in; a real town of a near name is still found."""
+    class Offline:
+        online = False
+
+    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    for story in ("Westeros", "Narnia", "King's Landing", "Hogwarts", "维斯特洛", "霍格沃茨"):
+        with pytest.raises(UnknownPlace) as unknown:
+            asyncio.run(resolver.resolve(story))
+        assert "place of stories" in str(unknown.value) or "虚构" in str(unknown.value), story
+    assert asyncio.run(resolver.resolve("Västerås")).country_code == "SE"
 
 
 def test_coordinates_are_accepted() -> None:

@@ -30,6 +30,7 @@ from weather_mcp_server.places.names import (
     split_qualifier,
 )
 from weather_mcp_server.places.pinyin import pinyin_keys, wholly_chinese
+from weather_mcp_server.places.stations import STATIONS
 from weather_mcp_server.wording.language import pick
 
 # (country code, geonames' admin1 code, or "" for the whole country): what a qualifier names.
@@ -375,6 +376,12 @@ class Gazetteer:
                 if not exact:
                     self._chinese_names[city.key] = written
                 added.setdefault(normalize(written), {})[city.key] = Candidate(**{**city.__dict__, "exact": exact})
+        for names, latitude, longitude, timezone in STATIONS:
+            station = Candidate(key=f"AQ:{names[0]}", name=names[0], country_code="AQ",
+                                country=self._countries.get("AQ", "Antarctica"), latitude=latitude,
+                                longitude=longitude, timezone=timezone, population=0, exact=True)
+            for written in names:
+                added.setdefault(normalize(written), {})[station.key] = station
         return added
 
     def _main_place(self, english: str) -> Candidate | None:

@@ -93,6 +93,20 @@ def off_earth(name: str) -> bool:
     return normalize(name).removeprefix("planet ") in _OFF_EARTH
 
 
+# Places of stories, asked about as if real ("Is it raining in Westeros?"): a close spelling of a real city
+# (Västerås) is not what was meant. Only names no town of geonames bears (not Atlantis, Florida; not 香格里拉).
+_FICTIONAL = {"westeros", "essos", "winterfell", "kings landing", "narnia", "middle earth", "mordor", "gondor",
+              "rivendell", "hogwarts", "hogsmeade", "wakanda", "neverland", "asgard", "tatooine", "hyrule",
+              "gotham city", "arrakis", "krypton", "lilliput", "camelot", "zootopia", "atlantis city",
+              "维斯特洛", "临冬城", "君临", "纳尼亚", "中土世界", "中土", "魔多", "刚铎", "霍格沃茨", "霍格莫德", "瓦坎达", "梦幻岛",
+              "永无岛", "阿斯加德", "塔图因", "海拉鲁", "哥谭", "哥谭市", "厄拉科斯", "氪星", "小人国", "卡美洛", "疯狂动物城"}
+
+
+def fictional(name: str) -> bool:
+    """Whether a name, unqualified, is a place of stories rather than one on Earth."""
+    return simplified_key(name) in _FICTIONAL if has_cjk(name) else normalize(name) in _FICTIONAL
+
+
 _TO_SIMPLIFIED = OpenCC("t2s")
 
 

@@ -19,6 +19,7 @@ from weather_mcp_server.places.names import (
     Candidate,
     choice_labels,
     choose,
+    fictional,
     has_cjk,
     off_earth,
     parse_coordinates,
@@ -84,6 +85,9 @@ class PlaceResolver:
         if off_earth(query):
             raise UnknownPlace(pick(f"{query} is not a place on Earth: the weather tools cover places on Earth only.",
                                     f"“{query}”不是地球上的地方：天气工具只能查地球上的地点。"))
+        if fictional(query):
+            raise UnknownPlace(pick(f"{query} is a place of stories, not one on Earth: the weather tools cover real "
+                                    "places only.", f"“{query}”是虚构的地方，不在地球上：天气工具只能查真实的地点。"))
         coordinates = parse_coordinates(query)
         if coordinates is not None:
             return self._at_coordinates(query, *coordinates)
