@@ -17,7 +17,11 @@ _ASKS_WHO = re.compile(r"你是谁|你叫什么|你的名字|谁(?:开发|做|�
                        r"|你是(?:什么|哪个|哪家的?)(?:模型|东西|AI|机器人)|你是(?:机器人|人工智能|AI|真人|人)吗"
                        r"|介绍一下(?:你)?自己|你(?:能|会|可以)(?:做|干)(?:些)?(?:什么|啥)|你有(?:什么|哪些)功能"
                        r"|\bwho\s+(?:are|made|built|created|trained|developed)\s+you\b|\bwhat(?:'s|\s+is)\s+your\s+name\b"
-                       r"|\bwhat\s+are\s+you\b|\bwhich\s+company\b|\b(?:what|which)\s+(?:llm|model|ai)\s+(?:are|is|do|powers|runs)\b"
+                       r"|你是(?:人|真人)还是|你到底是(?:什么|谁|人|机器)|(?:我|是)在(?:和|跟)(?:真人|人|机器人?|AI)(?:聊天|说话|对话)"
+                       r"|\bwhat\s+(?:exactly\s+|really\s+)?are\s+you\b(?!\s+\w+ing\b)|\bwhich\s+company\b"
+                       r"|\b(?:are|r)\s+(?:you|u)\s+(?:a\s+)?(?:person|human|bot|robot|machine|real)\b"
+                       r"|\b(?:am\s+i|are\s+we)\s+(?:talking|chatting|speaking)\s+(?:to|with)\s+(?:a\s+)?(?:real\s+)?"
+                       r"(?:person|human|bot|robot|machine|ai)\b|\b(?:what|which)\s+(?:llm|model|ai)\s+(?:are|is|do|powers|runs)\b"
                        r"|\bare\s+you\s+(?:an?\s+)?(?:ai|bot|robot|human|real\s+person|language\s+model|llm)\b"
                        r"|\b(?:tell\s+me\s+about|introduce)\s+yourself\b|\bwhat\s+can\s+you\s+do\b(?!\s+(?:about|for|with))"
                        # "你该不会是ChatGPT吧", "you're GPT-4, right?": another assistant's name, said of it

@@ -254,6 +254,10 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     ("you're GPT-4, right?", "I can't say.", "I am MCP Weather Assistant, a private assistant"),
     # its name, in the wrong language: its introduction, not "I cannot answer"
     ("你该不会是ChatGPT吧", "不是的，我是MCP Weather Assistant。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
+    # person or machine, asked in the ways people do
+    ("what exactly are you - a person or a bot?", "I am a private assistant.", "I am MCP Weather Assistant, a private"),
+    ("am I talking to a real person?", "No.", "I am MCP Weather Assistant, a private assistant"),
+    ("你是人还是机器人", "我是机器人。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
 ])
 def test_an_own_answer_never_claims_another_identity(pipeline, fake_llm, question, claimed, introduction):
     fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}}]}, {"content": claimed})
