@@ -516,6 +516,8 @@ def rule_limits(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
         return None
     if turn["intent"] == "sun":
         times = _sun_times(turn, reply)
+        if not times and _polar(turn, reply):  # no sunrise or no sunset that day: saying so is the answer
+            return bool(_POLAR_WORDS.search(text))
         return bool(times) and bool(_clock_times(text) & times)
     values = _feature_values(turn, reply)
     return any(abs(q - v) < 0.051 or round(v) == q for q in numbers_in(text) for v in values)
@@ -573,6 +575,17 @@ def _sun_times(turn: dict[str, Any], reply: dict[str, Any]) -> set[str]:
     fields = _fields(turn["query"], _SUN_WORDS, ("sunrise", "sunset"))
     return {record[field][11:16] for record in _asked_records(turn, reply, "days") for field in fields
             if isinstance(record.get(field), str)}
+
+
+_POLAR_WORDS = re.compile(r"polar (?:night|day)|极夜|极昼|(?:does not|doesn't|won't|will not|never) (?:rise|set)|"
+                          r"no (?:sunrise|sunset)|没有日[出落]|不(?:升起|落)", re.IGNORECASE)
+
+
+def _polar(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
+    """Whether the asked day's record at the place has no sunrise or sunset (polar night or day)."""
+    fields = _fields(turn["query"], _SUN_WORDS, ("sunrise", "sunset"))
+    records = _asked_records(turn, reply, "days")
+    return bool(records) and all(record.get(field) is None for record in records for field in fields)
 
 
 def _clock_times(text: str) -> set[str]:

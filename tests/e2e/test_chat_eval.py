@@ -226,6 +226,12 @@ def test_rule_limits_sun_needs_the_asked_days_sunrise_or_sunset():
     sets = {"query": "东京明天几点日落？", "lang": "zh", "intent": "sun", "cities": [TOKYO], "day": 1}
     assert strict(sets, _reply("东京明天下午4点27分日落。", both_days))["limits"] is True
     assert strict(sets, _reply("东京明天16:28日落。", both_days))["limits"] is False
+    # a polar night has no sunrise: saying so is the answer, saying the data lacks it is not
+    dark = [_day(0, "2026-12-01", "Tuesday", temp_min=-9.0, temp_max=-4.0, sunrise=None, sunset=None),
+            _day(1, "2026-12-02", "Wednesday", temp_min=-8.0, temp_max=-3.0, sunrise=None, sunset=None)]
+    polar = forecast(TOKYO, dark, day=0)
+    assert strict(rise, _reply("Tomorrow is polar night there: the sun does not rise.", polar))["limits"] is True
+    assert strict(rise, _reply("Sorry, the data does not include the sunrise.", polar))["limits"] is False
 
 
 def test_rule_limits_hourly_needs_the_figure_of_the_asked_hour():

@@ -431,3 +431,13 @@ def test_the_chance_of_a_verdicts_topic_is_asked_as_its_degree(question, asked):
     next 3 days" was answered "8% for tomorrow", which reads as rain."""
     verdicts = [{"topic": "rain", "holds": False, "keywords": ["rain", "雨", "降水"]}]
     assert bool(degree_asked(question, verdicts)) is asked
+
+
+def test_a_polar_night_that_says_there_is_no_sunrise_answers_when_the_sun_rises():
+    """"When does the sun rise in Narvik tomorrow?" in December: the day has no sunrise (null), and the server's
+    text says so by name; the answer says that, not that the data lacks the sunrise."""
+    tomorrow = (dt.date.today() + dt.timedelta(days=1)).isoformat()
+    narvik = forecast([{"date": tomorrow, "day": 1, "temp_max": -3.0, "sunrise": None, "sunset": None}],
+                      "Narvik, tomorrow: Overcast, -8 to -3°C, polar night (no sunrise: the sun does not rise).")
+    _, facts = facts_of("When does the sun rise in Narvik tomorrow?", narvik)
+    assert facts.missing == () and not from_facts(facts, "en").startswith("Sorry")
