@@ -10,7 +10,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp_chat_app.chat import conversation
-from mcp_chat_app.chat.route_arguments.days import with_asked_day, with_asked_span, without_unasked_span
+from mcp_chat_app.chat.route_arguments.days import (
+    with_asked_day,
+    with_asked_span,
+    with_asked_weekend,
+    without_unasked_span,
+)
 from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags, without_unasked_flags
 from mcp_chat_app.chat.route_arguments.hours import with_clock_hours, without_unasked_hours
 from mcp_chat_app.chat.route_arguments.numbers import made_up_numbers
@@ -67,6 +72,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         day = asked_day(turn.question, turn.today)
         arguments = with_asked_day(arguments, schema, day, turn.today)
         arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)
+        arguments = with_asked_weekend(arguments, schema, turn.question)
     except UnnamedArgument as error:
         log.info("call of %s not made: %s", tool.qualified_name, error)
         return PlannedCall(call.id, tool.qualified_name, {**arguments, error.argument: error.named},

@@ -15,7 +15,12 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.conversation import says_only
 from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.pipeline import ChatPipeline
-from mcp_chat_app.chat.route_arguments.days import with_asked_day, with_earlier_day, without_unasked_span
+from mcp_chat_app.chat.route_arguments.days import (
+    with_asked_day,
+    with_asked_weekend,
+    with_earlier_day,
+    without_unasked_span,
+)
 from mcp_chat_app.chat.route_arguments.hours import with_clock_hours, without_unasked_hours
 from mcp_chat_app.chat.route_arguments.numbers import misquoted_numbers
 from mcp_chat_app.chat.route_arguments.place_names import as_the_question_spells, only_run_on, qualified, siblings
@@ -346,7 +351,7 @@ def test_over_http_a_question_with_no_call_is_asked_again_then_gets_the_data(gat
                     {"content": "北京周末的预报如上。"})
     body = gateway.chat("bob", {"message": "北京周末会降温吗"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
-        ("get_forecast", {"city": "北京", "day": "weekend", "days": 2})]
+        ("get_forecast", {"city": "北京", "day": "weekend"})]  # (the weekend's count of days is the tool's)
     again = fake_llm.requests()[1]
     assert again["tool_choice"] == "required" and again["messages"][-1]["content"].endswith(ASKS_FOR_DATA)
     assert "可能会降温" not in body["response"]
@@ -549,22 +554,22 @@ def test_over_http_a_call_refused_twice_is_asked_a_third_time_of_the_other_tools
 
 
 def test_over_http_calls_the_server_answered_with_errors_are_asked_again_told_the_errors(forced_gateway, fake_llm):
-    """"Vostok Station ... coordinates -78.46, 106.84": the name is no place the server knows, and its error says
+    """"Dome Fuji Station ... coordinates -77.32, 39.70": the name is no place the server knows, and its error says
     that coordinates are taken; told the error, the router calls with the question's coordinates. A place nobody
     named, made up after an error, is not called."""
-    fake_llm.script(call("get_current_weather", city="Vostok Station"),
-                    call("get_current_weather", city="-78.46, 106.84"), {"content": "As above."})
-    body = forced_gateway.chat("sig", {"message": "How cold is it right now at Vostok Station in Antarctica? "
-                                                  "coordinates -78.46, 106.84"}).json()
-    assert [(c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [("-78.46, 106.84", False)]
+    fake_llm.script(call("get_current_weather", city="Dome Fuji Station"),
+                    call("get_current_weather", city="-77.32, 39.70"), {"content": "As above."})
+    body = forced_gateway.chat("sig", {"message": "How cold is it right now at Dome Fuji Station in Antarctica? "
+                                                  "coordinates -77.32, 39.70"}).json()
+    assert [(c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [("-77.32, 39.70", False)]
     note = fake_llm.requests()[1]["messages"][-1]["content"]
-    assert "That call was refused: weather__get_current_weather: Unknown place 'Vostok Station'" in note
+    assert "That call was refused: weather__get_current_weather: Unknown place 'Dome Fuji Station'" in note
     assert "'latitude,longitude'" in note
     fake_llm.script(call("get_current_weather", city="Narnia"), call("get_current_weather", city="Narni"),
                     {"content": "As above."})
     body = forced_gateway.chat("tau", {"message": "Is it snowing in Narnia right now?"}).json()
     assert [(c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [("Narnia", True)]
-    assert body["response"].startswith("Sorry, I could not get that: Unknown place 'Narnia'")
+    assert body["response"].startswith("Sorry, I could not get that: Narnia is a place of stories")
 
 
 def test_over_http_a_follow_up_naming_no_day_is_called_for_the_day_before(forced_gateway, fake_llm):
@@ -845,7 +850,7 @@ def test_a_forced_escape_for_a_question_the_tools_answer_is_asked_again_with_the
                 "calls": [{"tool": "weather__get_forecast", "arguments": {"city": "杭州"}}]}]
     fake_llm.script(ESCAPE, call("get_forecast", city="杭州", day="weekend", days=2), {"content": "杭州周末3.5~9.5°C。"})
     result = pipeline.run("周末会降温吗", history)
-    assert [c.arguments for c in manager.calls] == [{"city": "杭州", "day": "weekend", "days": 2}]
+    assert [c.arguments for c in manager.calls] == [{"city": "杭州", "day": "weekend"}]
     again = fake_llm.requests()[1]["messages"]
     assert again[1:3] == [{"role": "user", "content": "杭州今天冷吗"},
                           {"role": "assistant", "content": "杭州今天3.5~9.5°C。"}]
@@ -967,3 +972,18 @@ def test_over_http_a_place_the_router_copied_with_a_slip_is_called_as_written(fo
     body = forced_gateway.chat("ipoh", {"message": "whats tmrw looking like in ipoh"}).json()
     (made,) = body["tool_calls"]
     assert made["arguments"]["city"] == "ipoh" and made["structured_content"]["location"]["country_code"] == "MY"
+
+
+@pytest.mark.parametrize("question, arguments, expected", [
+    # "这周末那边会下雪吗" after a week's chart kept its seven days
+    ("这周末那边会下雪吗", {"city": "辽源", "day": 0, "days": 7}, {"city": "辽源", "day": "weekend"}),
+    ("Oslo this weekend?", {"city": "Oslo", "day": "saturday"}, {"city": "Oslo", "day": "weekend"}),
+    ("Oslo next weekend?", {"city": "Oslo", "day": 7, "days": 2}, {"city": "Oslo", "day": 7, "days": 2}),
+    ("下周末北京", {"city": "北京", "day": 7, "days": 2}, {"city": "北京", "day": 7, "days": 2}),
+    ("Oslo tomorrow?", {"city": "Oslo", "day": 1}, {"city": "Oslo", "day": 1}),
+])
+def test_this_weekend_asked_is_the_day_arguments_weekend(question, arguments, expected):
+    schema = {"properties": {"city": CITY, "day": DAY,
+                             "days": {"type": "integer", "default": 1, "description": "How many days from that day on"}},
+              "required": ["city"]}
+    assert with_asked_weekend(arguments, schema, question) == expected

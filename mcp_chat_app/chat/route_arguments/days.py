@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from mcp_chat_app.chat.text.clock import numeral
-from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references, names_the_day_after
+from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references, day_words, names_the_day_after
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +20,7 @@ _HOW_MANY_DAYS = re.compile(r"\b(?:how many|number of)\s+days\b", re.IGNORECASE)
 _COUNTED_DAYS = re.compile(r"\d+\s*(?:days?|天|日)|[一二两三四五六七八九十]+\s*(?:天|日)|\b(?:week|fortnight)s?\b|"
                            r"[一两]?(?:周|星期|礼拜)(?![一二三四五六日天末])", re.IGNORECASE)
 # Which week a weekday is in ("Wednesday next week"): it names the day, it counts no days.
+_NEXT_WEEKEND = re.compile(r"下个?周末|下个?礼拜|\bnext\s+weekend\b|\bweekend\s+after\b", re.IGNORECASE)
 _WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
 # A question about the present, in the languages of the day words: it inherits no earlier day.
 _NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now)\b", re.IGNORECASE)
@@ -98,6 +99,22 @@ def with_asked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: As
         if _counts_days(spec) and isinstance(value, int) and value < count:
             log.info("%s=%r replaced by %r: the question asks about %s", name, arguments.get(name), count, asked.word)
             kept[name] = count
+    return kept
+
+
+def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> dict[str, Any]:
+    """The arguments with the weekend as their day, its count of days left to the tool, when the question asks
+    about this weekend (周末, "this weekend") and the day argument takes "weekend": "这周末会下雪吗" after a week's
+    chart kept its seven days. Not "next weekend": which one that is, the tool's "weekend" does not say."""
+    days = [name for name, spec in schema.get("properties", {}).items() if "weekend" in day_forms(spec)]
+    if len(days) != 1 or not day_words(question) & {"周末", "weekend"} or _NEXT_WEEKEND.search(question):
+        return arguments
+    kept = {**arguments, days[0]: "weekend"}
+    for name, spec in schema.get("properties", {}).items():
+        if name in kept and _counts_days(spec):
+            del kept[name]
+    if kept != arguments:
+        log.info("%r as the weekend: the question asks about it", arguments)
     return kept
 
 
@@ -191,6 +208,7 @@ def day_forms(spec: dict[str, Any]) -> set[str]:
             forms.add("offset")
         elif set(option.get("enum", ())) & set(WEEKDAYS):
             forms.add("weekday")
+            forms |= {"weekend"} & set(option["enum"])
         elif option.get("type") == "string" and (option.get("format") == "date"
                                                  or _DATE.pattern in option.get("pattern", "")):
             forms.add("date")
