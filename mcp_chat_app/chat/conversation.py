@@ -68,7 +68,8 @@ def says_only(question: str, values: list[str]) -> bool:
 
 
 def earlier_calls(history: list[dict[str, Any]]) -> str:
-    """The tool calls behind the latest answers, the latest first, as the router reads them ("" for none)."""
+    """The tool calls behind the latest answers, the latest first, as the router reads them ("" for none); failed
+    ones too, whose places and days a follow-up may ask of again ("ok then, what about this Thursday?")."""
     answers = [m for m in history if m.get("role") == "assistant" and m.get("calls")][-_CALL_TURNS:]
     said = ["; ".join(f"{call['tool']} {json.dumps(call['arguments'], ensure_ascii=False, separators=(',', ':'))}"
                       for call in answer["calls"]) for answer in reversed(answers)]
@@ -87,18 +88,26 @@ def is_follow_up(question: str) -> bool:
 
 
 def all_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every tool call behind the answers, in the conversation's order, as the history keeps them."""
-    return [call for m in history if m.get("role") == "assistant" for call in m.get("calls") or []]
+    """Every successful tool call behind the answers, in the conversation's order, as the history keeps them."""
+    return [call for calls in _answered(history) for call in calls]
 
 
 def latest_answers(history: list[dict[str, Any]], count: int) -> list[list[dict[str, Any]]]:
-    """The tool calls behind each of the latest `count` answers that made any, the latest last."""
-    return [list(m["calls"]) for m in history if m.get("role") == "assistant" and m.get("calls")][-count:]
+    """The successful tool calls behind each of the latest `count` answers that made any, the latest last."""
+    return _answered(history)[-count:]
 
 
 def latest_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tool calls behind the latest answer that made any ([] for none), as the history keeps them."""
-    return next((list(m["calls"]) for m in reversed(history) if m.get("role") == "assistant" and m.get("calls")), [])
+    """The successful tool calls behind the latest answer that made any ([] for none), as the history keeps them."""
+    answered = _answered(history)
+    return answered[-1] if answered else []
+
+
+def _answered(history: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Each answer's successful calls, for the answers that have any, in order."""
+    answers = ([call for call in m.get("calls") or [] if not call.get("failed")]
+               for m in history if m.get("role") == "assistant")
+    return [calls for calls in answers if calls]
 
 
 def earlier_question(history: list[dict[str, Any]]) -> str:

@@ -46,8 +46,10 @@ class ChatResult:
 
     @property
     def calls(self) -> list[dict[str, Any]]:
-        """The successful calls, as the history keeps them for follow-up questions."""
-        return [{"tool": o.qualified_name, "arguments": o.arguments} for o in self.tool_calls if not o.is_error]
+        """The calls, as the history keeps them for follow-up questions; a failed one is marked (`failed`): a
+        follow-up of "Kuopio 30 days from now?" (beyond the forecast) asks of Kuopio, which only it named."""
+        return [{"tool": o.qualified_name, "arguments": o.arguments, **({"failed": True} if o.is_error else {})}
+                for o in self.tool_calls]
 
     def to_json(self) -> dict[str, Any]:
         return {

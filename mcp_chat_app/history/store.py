@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-# `{"role", "content"}`, and on an answer `"calls"`: the tool calls behind it (`{"tool", "arguments"}`), which
+# `{"role", "content"}`, and on an answer `"calls"`: the tool calls behind it (`{"tool", "arguments"}`, and
+# `"failed": true` on one the server answered with an error), which
 # follow-up questions inherit their places and days from; and what the page showed beside it (SHOWN_KEYS). On a
 # question, `"attachments"`: the resources attached to it (`{"server", "uri", "mime"?}`), read again for follow-ups.
 Message = dict[str, Any]

@@ -226,7 +226,9 @@ _SCHEMAS: dict[str, Any] = {
         "type": "array", "items": {"type": "object", "properties": {
             "role": {"type": "string"}, "content": {"type": "string"},
             "calls": {"type": "array", "description": "on an answer: the tool calls behind it", "items": {
-                "type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}}}},
+                "type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"},
+                                                 "failed": {"type": "boolean", "description": "the server answered "
+                                                            "it with an error (present only then)"}}}},
             "notices": {"type": "array", "description": "on an answer: its notices, when it had any",
                         "items": {"$ref": "#/components/schemas/Notice"}},
             "images": {"type": "array", "description": "on an answer: its images (charts), when it had any",

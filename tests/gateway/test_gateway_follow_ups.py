@@ -174,6 +174,24 @@ def test_over_http_which_wins_asked_of_no_place_compares_the_conversations_place
     assert _made(body)[0][0] == "find_cities_by_temperature"
 
 
+def test_over_http_a_follow_up_of_a_failed_call_is_asked_with_it(forced_gateway, fake_llm):
+    """"Weather in Kuopio, Finland 30 days from now?" is beyond the forecast (the call fails); "ok then, what about
+    this Thursday?" was called for a city nobody named: the failed call is kept, marked, and the router is shown it,
+    so the follow-up asks of Kuopio. A failed call lends no day or tool to the mends of successful ones."""
+    fake_llm.script(call("get_forecast", city="Kuopio", day=30), {"content": "placeholder"}, auto=True)
+    first = forced_gateway.chat("kuopio", {"message": "Weather in Kuopio, Finland 30 days from now?"}).json()
+    assert [c["is_error"] for c in first["tool_calls"]] == [True]
+    stored = forced_gateway.get("/chat/kuopio/history").json()["messages"][-1]["calls"]
+    assert stored == [{"tool": "weather__get_forecast", "arguments": {"city": "Kuopio", "day": 30}, "failed": True}]
+    fake_llm.script(call("get_forecast", city="南宁", day="thursday"), call("get_forecast", city="Kuopio",
+                                                                         day="thursday"),
+                    {"content": "placeholder"}, {"content": "placeholder"})
+    body = forced_gateway.chat("kuopio", {"message": "ok then, what about this Thursday?"}).json()
+    assert _made(body) == [("get_forecast", {"city": "Kuopio", "day": "thursday"})]
+    again = fake_llm.requests()[1]["messages"][-1]["content"]
+    assert 'weather__get_forecast {"city":"Kuopio","day":30}' in again
+
+
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
     """"what about Tartu?" after Oulu's snow tomorrow (and before it, a comparison of Oulu and Umeå): the router
     copied the comparison, for Oulu and Tartu; the follow-up says one place, so it is the latest call's, for it."""
