@@ -7,6 +7,8 @@ import json
 import re
 from typing import Any
 
+from mcp_chat_app.chat.text.day_words import day_words, without_day_words
+
 _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the two is warmer?"
 # How a question says it continues the one before ("那后天呢？", "What about Chicago?"), in any domain: the words
 # it opens with, or 呢 at its end.
@@ -16,6 +18,9 @@ _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|{_OPENING.pattern}|\bsame\s+(?:q
                         r"|(?:同样|一样)的?问题|同上", re.IGNORECASE)
 
 
+# What a follow-up of a new day says besides it ("and how about tomorrow?", "ok then, what about this Thursday?").
+_DAY_FOLLOW_UP_FILLER = re.compile(r"\b(?:and|so|ok|okay|then|what|how|about|for|this|that|the|on|is|it|like|looking|"
+                                   r"one)\b|那么|那|还有|然后|呢|的|[\W_]+", re.IGNORECASE)
 # What a follow-up says besides its values: the words that make it one, and punctuation.
 _FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 
@@ -65,6 +70,12 @@ def says_only(question: str, values: list[str]) -> bool:
     for value in sorted(values, key=len, reverse=True):
         rest = re.sub(re.escape(value), " ", rest, flags=re.IGNORECASE)
     return bool(values) and not _FOLLOW_UP_WORDS.sub("", rest.strip())
+
+
+def says_only_a_day(question: str) -> bool:
+    """Whether a follow-up says a day and nothing else ("and how about tomorrow?", "那后天呢"): it asks what the
+    question before it asked, of that day."""
+    return bool(day_words(question)) and not _DAY_FOLLOW_UP_FILLER.sub("", without_day_words(question)).strip()
 
 
 def earlier_calls(history: list[dict[str, Any]]) -> str:

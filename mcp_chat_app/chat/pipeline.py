@@ -47,7 +47,7 @@ class ChatResult:
     @property
     def calls(self) -> list[dict[str, Any]]:
         """The calls, as the history keeps them for follow-up questions; a failed one is marked (`failed`): a
-        follow-up of "Kuopio 30 days from now?" (beyond the forecast) asks of Kuopio, which only it named."""
+        follow-up of "Kuopio 30 days from now?" (beyond the data's reach) asks of Kuopio, which only it named."""
         return [{"tool": o.qualified_name, "arguments": o.arguments, **({"failed": True} if o.is_error else {})}
                 for o in self.tool_calls]
 

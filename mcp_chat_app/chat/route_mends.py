@@ -86,13 +86,21 @@ def with_own_tool(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ..
 
 def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                       turn: Turn) -> tuple[PlannedCall, ...]:
-    """A follow-up that says only a new value ("芽庄呢？" after a question on 岘港 on Sunday) asks what the latest
-    call asked, of it: a small model called another tool of that server for the new place."""
+    """A follow-up that says only a new value ("芽庄呢？" after a question on 岘港 on Sunday) or a new day ("and how
+    about tomorrow?" after the air today) asks what the latest call asked, of it: a small model called another
+    tool of that server (its first question's, copied from the conversation)."""
     latest = conversation.latest_calls(turn.history)
     if len(planned) != 1 or len(latest) != 1 or planned[0].request is None:
         return planned
     (plan,), (earlier,) = planned, latest
     tool, before = resolve(plan.name, by_name), resolve(earlier["tool"], by_name)
+    if before is not None and before is not tool and conversation.says_only_a_day(turn.question) \
+            and takes_a_day(before.input_schema):
+        again = replanned(PlannedCall(plan.call_id, before.qualified_name, {}), dict(earlier["arguments"]), by_name,
+                          turn)
+        if again.request is not None:
+            log.info("%s, not %s: the follow-up says only a day", before.qualified_name, plan.name)
+            return (again,)
     stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
     listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
     place = place_argument(before.input_schema, turn.vocabulary) if before else None

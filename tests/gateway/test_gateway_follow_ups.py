@@ -192,6 +192,21 @@ def test_over_http_a_follow_up_of_a_failed_call_is_asked_with_it(forced_gateway,
     assert 'weather__get_forecast {"city":"Kuopio","day":30}' in again
 
 
+def test_over_http_a_follow_up_of_a_new_day_alone_asks_the_latest_calls_tool(forced_gateway, fake_llm):
+    """"and how about tomorrow?" after the air in Heidelberg today (and, before it, yesterday's rain there) was
+    called as tomorrow's rain: a follow-up that says only a day asks the latest call's tool, on that day."""
+    fake_llm.script(call("get_precipitation", city="Heidelberg, Germany", day=-1), {"content": "As above."},
+                    auto=True)
+    forced_gateway.chat("air", {"message": "Did it rain in Heidelberg, Germany yesterday?"})
+    air = call("get_air_quality", city="Heidelberg, Germany")
+    fake_llm.script(air, air, {"content": "As above."}, auto=True)
+    forced_gateway.chat("air", {"message": "How's the air there today?"})
+    rain = call("get_precipitation", city="Heidelberg, Germany", day=1)
+    fake_llm.script(rain, rain, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("air", {"message": "and how about tomorrow?"}).json()
+    assert _made(body) == [("get_air_quality", {"city": "Heidelberg, Germany", "day": 1})]
+
+
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
     """"what about Tartu?" after Oulu's snow tomorrow (and before it, a comparison of Oulu and Umeå): the router
     copied the comparison, for Oulu and Tartu; the follow-up says one place, so it is the latest call's, for it."""

@@ -410,7 +410,14 @@ def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_name
         ("compare_weather", {"cities": ["Melbourne", "Adelaide", "Canberra"], "day": 1})]
     assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(
         NOT_IN_THE_QUESTION.format(arguments="temp", tool="weather__find_cities_by_temperature"))
-    for asked, bound in (("Which cities will be above 25 tomorrow?", 25), ("哪些城市明天零下", 0)):
+    # A bound of 0 is made up too where no word says zero ("现在敦化和扎兰屯哪个更冷" became a search below 0).
+    fake_llm.script(call("find_cities_by_temperature", relation="below", temp=0, day=0),
+                    call("compare_weather", cities=["敦化", "扎兰屯"], day=0), {"content": "Compared as above."})
+    body = forced_gateway.chat("zero", {"message": "现在敦化和扎兰屯哪个更冷"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("compare_weather", {"cities": ["敦化", "扎兰屯"], "day": 0})]
+    for asked, bound in (("Which cities will be above 25 tomorrow?", 25), ("哪些城市明天零下", 0),
+                         ("Which cities are below freezing tomorrow?", 0)):
         fake_llm.script(call("find_cities_by_temperature", relation="above", temp=bound, day=1),
                         {"content": "Listed above."})
         body = forced_gateway.chat("pia", {"message": asked}).json()

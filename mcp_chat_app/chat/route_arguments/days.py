@@ -104,7 +104,7 @@ def with_asked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: As
 
 def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> dict[str, Any]:
     """The arguments with the weekend as their day, its count of days left to the tool, when the question asks
-    about this weekend (周末, "this weekend") and the day argument takes "weekend": "这周末会下雪吗" after a week's
+    about this weekend (周末, "this weekend") and the day argument takes "weekend": "这周末冷不冷" after a week's
     chart kept its seven days. Not "next weekend": which one that is, the tool's "weekend" does not say."""
     days = [name for name, spec in schema.get("properties", {}).items() if "weekend" in day_forms(spec)]
     if len(days) != 1 or not day_words(question) & {"周末", "weekend"} or _NEXT_WEEKEND.search(question):

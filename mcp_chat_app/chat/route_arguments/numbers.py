@@ -14,18 +14,21 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
 _SIGNED = re.compile(r"(?<![A-Za-z0-9_.])([-−]?\d+(?:\.\d+)?)")  # "25-30" is 25 and 30, "-5" minus five
+# Words that say zero without a figure ("below zero", "sub-zero", "freezing", 冰点).
+_ZERO_WORDS = re.compile(r"zero|freez|冰点|冰冻|结冰", re.IGNORECASE)
 _MINUS = re.compile(r"\bminus\s+(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
 def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> list[str]:
-    """The required numbers (not a day, not 0, which words say: "below zero") a call was given for a question that
-    holds no number at all: "济南、石家庄，明天谁更低" became a search of every city below 10."""
+    """The required numbers (not a day; not 0 where words say it: "below zero", "freezing") a call was given for a
+    question that holds no number at all: "济南、石家庄，明天谁更低" became a search of every city below 10, "现在敦化和
+    扎兰屯哪个更冷" one below 0."""
     if _NUMBER.search(question):
         return []
     properties = schema.get("properties", {})
     return [name for name in schema.get("required", ()) if name in arguments
             and isinstance(arguments[name], (int, float)) and not isinstance(arguments[name], bool)
-            and arguments[name] != 0 and not day_forms(properties.get(name, {}))]
+            and (arguments[name] != 0 or not _ZERO_WORDS.search(question)) and not day_forms(properties.get(name, {}))]
 
 
 def misquoted_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str,
