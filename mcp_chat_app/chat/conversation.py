@@ -14,13 +14,16 @@ _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the t
 # it opens with, or 呢 at its end.
 _OPENING = re.compile(r"^\s*(?:那么|那|还有|然后|(?:what|how)\s+about\b|and\b)", re.IGNORECASE)
 # ... or that asks the previous question again of another value ("same question for Lae", "同样的问题，问一下兰州").
+# A correction of the question before ("oops, I meant Lafayette, Indiana", "我是说绵阳") asks it again, of what it says.
 _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|{_OPENING.pattern}|\bsame\s+(?:question|thing|again)\b"
-                        r"|(?:同样|一样)的?问题|同上", re.IGNORECASE)
+                        r"|(?:同样|一样)的?问题|同上|\bi\s+meant\b|\bi\s+mean\b|\bsorry,?\s+(?:i\s+)?meant\b"
+                        r"|我是说|我说的是|我指的是|我的意思是", re.IGNORECASE)
 
 
 # What a follow-up of a new day says besides it ("and how about tomorrow?", "ok then, what about this Thursday?").
 _DAY_FOLLOW_UP_FILLER = re.compile(r"\b(?:and|so|ok|okay|then|what|how|about|for|this|that|the|on|is|it|like|looking|"
-                                   r"one)\b|那么|那|还有|然后|呢|的|[\W_]+", re.IGNORECASE)
+                                   r"one|will|be|any|better|worse)\b|那么|那|还有|然后|呢|的|会|好点|好些|更好|差点|吗|[\W_]+",
+                                   re.IGNORECASE)
 # What a follow-up says besides its values: the words that make it one, and punctuation.
 _FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 

@@ -38,6 +38,7 @@ from mcp_chat_app.chat.route_mends import (
     moved_to_hours,
     on_an_earlier_day,
     places_of,
+    with_added_places,
     with_distinct_places,
     with_earlier_days,
     with_earlier_tool,
@@ -254,7 +255,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)
     planned = as_the_conversations_comparison(planned, by_name, turn)
-    planned = with_distinct_places(planned, by_name, turn)
+    planned = with_added_places(with_distinct_places(planned, by_name, turn), by_name, turn)
     named = with_named_places(planned, by_name, turn)
     routed = Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=llm_ms)
     if planned and not named and needs_tool_data(turn.question, tools, turn.vocabulary):

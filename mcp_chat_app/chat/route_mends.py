@@ -15,7 +15,7 @@ from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.own_answer import says_a_listed_term
 from mcp_chat_app.chat.route_arguments.days import names_another_day, says_now, takes_a_day, with_earlier_day
 from mcp_chat_app.chat.route_arguments.hours import hours_argument, takes_hours
-from mcp_chat_app.chat.route_arguments.place_names import compares, siblings
+from mcp_chat_app.chat.route_arguments.place_names import added_names, compares, joined_names, siblings
 from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, place_values, unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import mentioned, stated_arguments, states_its_arguments
 from mcp_chat_app.chat.route_plan import (
@@ -143,13 +143,40 @@ def with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo]
     if len(stated) != 1:
         return planned
     ((name, value),) = stated.items()
-    others = siblings(value, turn.question, turn.vocabulary)
-    if not others:
+    joined = joined_names(value) if compares(turn.question, turn.vocabulary) else []
+    if joined:  # "海林和尚志" called as one place: the first, and the others as siblings
+        plan = replanned(plan, {**plan.arguments, name: joined[0]}, by_name, turn)
+        planned, value = (plan,), joined[0]
+    others = joined[1:] or siblings(value, turn.question, turn.vocabulary)
+    if not others or plan.request is None:
         return planned
     log.info("%s for %r too: the question names them with %r", plan.name, others, value)
     more = tuple(replanned(PlannedCall(f"{plan.call_id}_{i}", plan.name, {}), {**plan.arguments, name: other},
                            by_name, turn) for i, other in enumerate(others, 1))
     return planned + tuple(extra for extra in more if extra.request is not None)
+
+
+def with_added_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                      turn: Turn) -> tuple[PlannedCall, ...]:
+    """A list of places with the names the question adds to it ("加上奉化呢，三个里面哪个最热" copied the two places
+    of the call before)."""
+    added = added_names(turn.question)
+    if not added:
+        return planned
+    mended = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
+        items = plan.arguments.get(listed) if listed else None
+        missing = [name for name in added if isinstance(items, list)
+                   and name.casefold() not in {str(item).casefold() for item in items}]
+        if not missing:
+            mended.append(plan)
+            continue
+        log.info("%s: %r added, as the question says", plan.name, missing)
+        again = replanned(plan, {**plan.arguments, listed: [*items, *missing]}, by_name, turn)
+        mended.append(again if again.request is not None else plan)
+    return tuple(mended)
 
 
 def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

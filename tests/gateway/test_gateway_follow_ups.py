@@ -207,6 +207,31 @@ def test_over_http_a_follow_up_of_a_new_day_alone_asks_the_latest_calls_tool(for
     assert _made(body) == [("get_air_quality", {"city": "Heidelberg, Germany", "day": 1})]
 
 
+def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake_llm):
+    """"oops, I meant Lafayette, Indiana" after tomorrow's forecast for Lafayette, Louisiana was called for today:
+    a correction asks the question before again, of what it says, on its day."""
+    fake_llm.script(call("get_forecast", city="Lafayette, Louisiana", day=1), {"content": "As above."}, auto=True)
+    forced_gateway.chat("laf", {"message": "What's tomorrow's forecast for Lafayette, Louisiana?"})
+    today = call("get_forecast", city="Lafayette, Indiana", day=0)
+    fake_llm.script(today, today, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("laf", {"message": "oops, I meant Lafayette, Indiana"}).json()
+    assert _made(body) == [("get_forecast", {"city": "Lafayette, Indiana", "day": 1})]
+
+
+def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_compared(forced_gateway, fake_llm):
+    """"明天夜里海林和尚志哪边更冷" was called for one place, "海林和尚志"; "加上奉化呢，三个里面哪个最热" copied the two places
+    of the call before: each named place is in the comparison."""
+    fake_llm.script(call("get_forecast", city="海林和尚志", day=1), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("join", {"message": "明天海林和尚志哪边更冷"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["海林", "尚志"], "day": 1})]
+    fake_llm.script(call("compare_weather", cities=["东阳", "嵊州"], day=1), {"content": "As above."}, auto=True)
+    forced_gateway.chat("add", {"message": "明天东阳和嵊州哪个更热"})
+    two = call("compare_weather", cities=["东阳", "嵊州"], day=1)
+    fake_llm.script(two, two, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("add", {"message": "加上奉化呢，三个里面哪个最热"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化"], "day": 1})]
+
+
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
     """"what about Tartu?" after Oulu's snow tomorrow (and before it, a comparison of Oulu and Umeå): the router
     copied the comparison, for Oulu and Tartu; the follow-up says one place, so it is the latest call's, for it."""
@@ -341,3 +366,12 @@ def test_a_place_is_named_by_the_question_or_the_conversation_accents_aside():
     assert unnamed_places({"city": "北京"}, schema, "我住在北京。\n好的。\n今天出门穿什么好？", VOCABULARY) == []
     assert unnamed_places({"city": "Zurich"}, schema, "Is it cold in Zürich?", VOCABULARY) == []
     assert unnamed_places({"city": "Missoula, MT"}, schema, "Missoula, Montana - any snow?", VOCABULARY) == []
+
+
+@pytest.mark.parametrize("message, only_a_day", [
+    ("and how about tomorrow?", True), ("那后天呢", True), ("ok then, what about this Thursday?", True),
+    ("那明天呢，会好点吗", True), ("tomorrow?", True), ("and tomorrow in Oslo?", False), ("明天会下雨吗", False),
+    ("what about tomorrow night?", False), ("Is it cold tomorrow?", False), ("那边呢", False),
+])
+def test_a_follow_up_that_says_only_a_day_is_told_apart(message, only_a_day):
+    assert conversation.says_only_a_day(message) is only_a_day

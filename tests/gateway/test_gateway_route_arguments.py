@@ -227,6 +227,9 @@ def test_a_count_of_days_the_question_does_not_give_is_dropped(question, kept, c
     ("May I ask about Rome on 2 Mar?", {"2 Mar": "2027-03-02"}),
     ("I decided 3 times", {}), ("北京二月三十日", {}),  # no month word; no such day
     ("Berlin now (Thu 3 Dec 09:00)", {"3 Dec": "2026-12-03"}),  # a clock time after a date is no day
+    # a month of a year is its first day (the data's reach is said of it)
+    ("coldest temperature recorded in Tomsk in January 1998?", {"January 1998": "1998-01-01"}),
+    ("帮我查一下1987年7月托克逊的最高气温", {"1987年7月": "1987-07-01"}),
     # holidays of the Chinese calendar, by their year's date: the next one, or the year named
     ("明年春节抚远会下雪吗", {"明年春节": "2027-02-06"}), ("除夕哈尔滨冷吗", {"除夕": "2027-02-05"}),
     ("Chinese New Year in Taipei?", {"Chinese New Year": "2027-02-06"}), ("2028年中秋", {"2028年中秋": "2028-10-03"}),
@@ -410,6 +413,11 @@ def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_name
         ("compare_weather", {"cities": ["Melbourne", "Adelaide", "Canberra"], "day": 1})]
     assert fake_llm.requests()[1]["messages"][-1]["content"].endswith(
         NOT_IN_THE_QUESTION.format(arguments="temp", tool="weather__find_cities_by_temperature"))
+    # Numerals of day words are no figures ("周六冈山和高松哪个更暖和" became a search from 15 to 20).
+    fake_llm.script(call("find_cities_by_temperature", relation="between", temp=15, temp2=20, day="saturday"),
+                    call("compare_weather", cities=["冈山", "高松"], day="saturday"), {"content": "Compared as above."})
+    body = forced_gateway.chat("sat", {"message": "周六冈山和高松哪个更暖和"}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == ["compare_weather"]
     # A bound of 0 is made up too where no word says zero ("现在敦化和扎兰屯哪个更冷" became a search below 0).
     fake_llm.script(call("find_cities_by_temperature", relation="below", temp=0, day=0),
                     call("compare_weather", cities=["敦化", "扎兰屯"], day=0), {"content": "Compared as above."})
@@ -972,6 +980,8 @@ def test_a_place_the_router_copied_with_a_slip_is_the_questions():
     assert as_the_question_spells({"city": "州", "day": 7}, FORECAST, "下周一定州天气怎么样", VOCABULARY) == {
         "city": "定州", "day": 7}
     assert as_the_question_spells({"city": "州"}, FORECAST, "这周怎么样", VOCABULARY) == {"city": "州"}
+    assert as_the_question_spells({"city": "龙", "day": 1}, FORECAST, "明天下龙天气", VOCABULARY) == {
+        "city": "下龙", "day": 1}  # 下 ends 下周 elsewhere; here it begins 下龙 (Ha Long)
 
 
 def test_over_http_a_place_the_router_copied_with_a_slip_is_called_as_written(forced_gateway, fake_llm):

@@ -10,6 +10,7 @@ from typing import Any
 from mcp_chat_app.chat.route_arguments.days import day_forms
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
 from mcp_chat_app.chat.text.clock import numeral
+from mcp_chat_app.chat.text.day_words import without_day_words
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
@@ -22,8 +23,8 @@ _MINUS = re.compile(r"\bminus\s+(\d+(?:\.\d+)?)", re.IGNORECASE)
 def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> list[str]:
     """The required numbers (not a day; not 0 where words say it: "below zero", "freezing") a call was given for a
     question that holds no number at all: "济南、石家庄，明天谁更低" became a search of every city below 10, "现在敦化和
-    扎兰屯哪个更冷" one below 0."""
-    if _NUMBER.search(question):
+    扎兰屯哪个更冷" one below 0, "周六冈山和高松哪个更暖和" one from 15 to 20."""
+    if _NUMBER.search(without_day_words(question)):  # (周六's 六 is no figure)
         return []
     properties = schema.get("properties", {})
     return [name for name in schema.get("required", ()) if name in arguments

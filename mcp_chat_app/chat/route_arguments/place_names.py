@@ -35,6 +35,7 @@ _NEARLY_THE_SAME = 0.8
 _BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
 _RUN_BEFORE = re.compile(f"{_BEFORE}*$")
 _ASKS_ZH = "在去到查问请帮看想我你"  # the question's own words before a place ("帮我查一下杭州"), no qualifier's
+_BEFORE_NO_NAME = "的吗呢了是和与跟"  # before a one-character value, never a part of its name
 
 
 def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
@@ -209,7 +210,7 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
 
     def respelt(value: Any) -> Any:
         if isinstance(value, str) and len(value) == 1 and _HAN.match(value):
-            return _whole_chinese_name(value, question, vocabulary)
+            return _whole_chinese_name(value, question)
         if isinstance(value, str) and (place := _place_it_qualifies(value, question, vocabulary)):
             return place
         if not isinstance(value, str) or _HAN.search(value) or mentioned(value, question.casefold()):
@@ -230,13 +231,13 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
     return kept
 
 
-def _whole_chinese_name(value: str, question: str, vocabulary: Vocabulary) -> str:
+def _whole_chinese_name(value: str, question: str) -> str:
     """A one-character Chinese value with the character before it in the question, where that is no word of the
-    question's own: the name the router cut."""
+    question's own (帮, 查, 的): the name the router cut. Characters that end a name elsewhere may begin one here
+    (下 of 下龙, 会 of 会理, 天 of 天津): a one-character place is the rarer reading."""
     at = question.find(value)
     before = question[at - 1] if at > 0 else ""
-    ends = set(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)
-    return f"{before}{value}" if _HAN.match(before) and before not in ends else value
+    return f"{before}{value}" if _HAN.match(before) and before not in _ASKS_ZH + _BEFORE_NO_NAME else value
 
 
 def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> str:
@@ -247,3 +248,24 @@ def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> st
     if not match or siblings(match[1], question, vocabulary) or compares(question, vocabulary):
         return ""
     return f"{match[1]}, {value}"
+
+
+_JOINER_ZH = re.compile(r"和|与|跟|、|还是|或者|或")
+
+
+def joined_names(value: str) -> list[str]:
+    """The Chinese names a value joins ("海林和尚志", the router's one place for "明天夜里海林和尚志哪边更冷"): each part
+    of two characters or more between 和/与/跟/、/还是/或; [] for a value that joins none (和田, 共和 are one name)."""
+    if not _HAN.match(value):
+        return []
+    parts = [part.strip() for part in _JOINER_ZH.split(value)]
+    return parts if len(parts) > 1 and all(len(part) >= 2 and _HAN.match(part) for part in parts) else []
+
+
+_ADDED_ZH = re.compile(r"(?:再?加上|加入|算上|带上|再加)\s*([\u3400-\u9fff]{2,}?)(?=呢|吧|吗|一起|[，,。？?！!\s]|$)")
+_ADDED = re.compile(rf"\b(?:add|adding|plus|include|including)\s+({_NAME_WORDS})")
+
+
+def added_names(question: str) -> list[str]:
+    """The names a follow-up adds to the places asked about ("加上奉化呢，三个里面哪个最热", "add Tromsø too")."""
+    return [match[1] for pattern in (_ADDED_ZH, _ADDED) for match in pattern.finditer(question)]

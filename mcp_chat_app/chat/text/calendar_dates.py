@@ -48,6 +48,9 @@ _PATTERNS = (
     # (not "Dec 09:00" of "Thu 3 Dec 09:00": a clock time after a date)
     ("en_month_day", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL}\b(?!:\d){_EN_YEAR}", re.IGNORECASE)),
     ("en_day_month", re.compile(rf"\b(\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?({_MONTH})\b{_EN_YEAR}", re.IGNORECASE)),
+    # a month of a year, no day ("January 1998", "1987年7月"): its first day, which says how far the data reaches
+    ("zh_year_month", re.compile(r"(\d{4})年(\d{1,2})月(?!\d{1,2}[日号])")),
+    ("en_month_year", re.compile(rf"\b({_MONTH})\.?,?\s+(?:of\s+)?(\d{{4}})\b", re.IGNORECASE)),
     ("en_of_month", re.compile(rf"\b(?:the\s+)?(\d{{1,2}}){_ORDINAL}\s+of\s+(last|this|next)\s+month\b",
                                re.IGNORECASE)),
     ("en_holiday", re.compile(rf"{_EN_LAST_NEXT}\b(christmas(?:\s+(?:eve|day))?|new\s+year'?s\s+(?:day|eve)|"
@@ -84,6 +87,10 @@ def _date(kind: str, match: re.Match[str], today: date) -> date | None:
         return _in_year(match[1], _ZH_YEARS.get(match[2] or ""), month, day, today)
     if kind == "lunar":
         return _lunar(_LUNAR_NAMES[re.sub(r"\s+", " ", match[3].lower())], match[1], (match[2] or "").lower(), today)
+    if kind == "zh_year_month":
+        return _valid(int(match[1]), int(match[2]), 1)
+    if kind == "en_month_year":
+        return _valid(int(match[2]), _month(match[1]), 1)
     if kind == "en_month_day":
         return _in_year(match[3], None, _month(match[1]), int(match[2]), today)
     if kind == "en_day_month":
