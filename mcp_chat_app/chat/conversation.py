@@ -35,7 +35,7 @@ _ACKNOWLEDGEMENTS = (
     "行", "好", "好的", "好吧", "好嘞", "好滴", "嗯", "嗯嗯", "哦", "噢", "喔", "收到", "知道了", "明白", "了解", "懂了",
     "可以", "没问题", "不错", "太棒了", "棒", "赞", "谢谢", "谢谢你", "谢了", "多谢", "感谢", "辛苦", "辛苦了", "再见",
     "拜拜", "晚安", "谢啦", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿",
-    "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "cheers", "mate", "got it", "great", "cool", "nice",
+    "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "ta", "cheers", "mate", "got it", "great", "cool", "nice",
     "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
 )

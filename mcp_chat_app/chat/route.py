@@ -294,8 +294,8 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
 def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called: Called) -> Routed:
     """Calls in place of a forced round's that the servers answered with errors (an unknown station, whose
     coordinates the question gives and the error says are taken): the router is asked once more, told the errors,
-    as an auto router reads them. No calls when it makes none, repeats one, or names a place nobody named ("Narni"
-    for "Narnia")."""
+    as an auto router reads them. No calls when it makes none, repeats one, names a place nobody named ("Narni"
+    for "Narnia"), or calls a tool that takes no day or hour the question asks (the present, for "January 1998")."""
     specs = router.tool_specs(tools)
     if not specs:
         return Routed(tools=tuple(tools))
@@ -306,6 +306,11 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
     made = [(outcome.qualified_name, outcome.arguments) for outcome in called.outcomes]
     planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn)
                     if plan.request is not None and (plan.name, plan.request.arguments) not in made)
+    # Told that a day is beyond the data ("January 1998"), a small model called a tool of the present moment: no
+    # call answers a day or hour asked of a tool that takes none.
+    if left_out(planned, by_name, asks_a_day(turn), takes_a_day) or left_out(planned, by_name, asks_an_hour(turn),
+                                                                            takes_hours):
+        planned = ()
     return Routed(tools=tuple(tools), calls=with_named_places(planned, by_name, turn), rounds=1,
                   llm_ms=again.duration_ms)
 

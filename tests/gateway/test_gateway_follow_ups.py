@@ -68,7 +68,7 @@ def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced
 
 @pytest.mark.parametrize("message, acknowledges", [
     ("行", True), ("ok 多谢哈", True), ("OK谢了", True), ("辛苦了", True), ("cheers mate", True), ("好的，谢谢", True),
-    ("Got it, thanks!", True), ("👍", True), ("行吗", False), ("好冷", False), ("那明天呢", False),
+    ("Got it, thanks!", True), ("ta", True), ("👍", True), ("行吗", False), ("好冷", False), ("那明天呢", False),
     ("What about Nice?", False), ("ok, and tomorrow?", False), ("北京", False), ("", False),
     # thanks and a remark asks nothing either; thanks and a terse request does
     ("谢啦，图很清楚", True), ("thanks, the chart is clear", True), ("Thanks! This is great.", True),

@@ -568,6 +568,18 @@ def test_over_http_a_call_refused_twice_is_asked_a_third_time_of_the_other_tools
     assert "weather__get_weather_chart" not in offered and "weather__get_forecast" in offered
 
 
+def test_over_http_a_day_beyond_the_data_is_not_answered_with_the_present(forced_gateway, fake_llm):
+    """"the coldest temperature recorded in Tomsk in January 1998": the forecast tool says its data does not reach
+    that day; told so, the router called the tool of the present moment, whose figures would have been given as
+    1998's. No call is made after the error, and the answer says how far the data reaches."""
+    fake_llm.script(call("get_forecast", city="Tomsk", day="1998-01-01"), call("get_current_weather", city="Tomsk"),
+                    {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("tomsk", {"message": "What was the coldest temperature recorded in Tomsk in "
+                                                    "January 1998?"}).json()
+    assert [(c["tool"], c["is_error"]) for c in body["tool_calls"]] == [("get_forecast", True)]
+    assert body["response"].startswith("Sorry, I could not get that") and "1998-01-01" in body["response"]
+
+
 def test_over_http_calls_the_server_answered_with_errors_are_asked_again_told_the_errors(forced_gateway, fake_llm):
     """"Dome Fuji Station ... coordinates -77.32, 39.70": the name is no place the server knows, and its error says
     that coordinates are taken; told the error, the router calls with the question's coordinates. A place nobody
