@@ -36,6 +36,15 @@ def _made(body: dict) -> list[tuple[str, dict]]:
     return [(made["tool"], made["arguments"]) for made in body["tool_calls"]]
 
 
+def _asker(gateway, fake_llm, user: str):
+    """A user's turns with the forced router calling `planned` twice (the question alone, then with the
+    conversation) and the writer answering anything; each turn's JSON body."""
+    def asked(message: str, planned: dict) -> dict:
+        fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
+        return gateway.chat(user, {"message": message}).json()
+    return asked
+
+
 @pytest.mark.parametrize("question, days", [
     ("Any snow expected over the next 3 days?", 3), ("未来三天会下雨吗", 3), ("未来一周冷不冷", 7),
     ("the coming week in Rome", 7), ("接下来的五天", 5), ("这几天冷吗", None), ("Oslo this week?", None),
@@ -195,26 +204,20 @@ def test_over_http_a_follow_up_of_a_failed_call_is_asked_with_it(forced_gateway,
 def test_over_http_a_follow_up_of_a_new_day_alone_asks_the_latest_calls_tool(forced_gateway, fake_llm):
     """"and how about tomorrow?" after the air in Heidelberg today (and, before it, yesterday's rain there) was
     called as tomorrow's rain: a follow-up that says only a day asks the latest call's tool, on that day."""
-    fake_llm.script(call("get_precipitation", city="Heidelberg, Germany", day=-1), {"content": "As above."},
-                    auto=True)
-    forced_gateway.chat("air", {"message": "Did it rain in Heidelberg, Germany yesterday?"})
-    air = call("get_air_quality", city="Heidelberg, Germany")
-    fake_llm.script(air, air, {"content": "As above."}, auto=True)
-    forced_gateway.chat("air", {"message": "How's the air there today?"})
-    rain = call("get_precipitation", city="Heidelberg, Germany", day=1)
-    fake_llm.script(rain, rain, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("air", {"message": "and how about tomorrow?"}).json()
+    asked = _asker(forced_gateway, fake_llm, "air")
+    asked("Did it rain in Heidelberg, Germany yesterday?", call("get_precipitation", city="Heidelberg, Germany", day=-1))
+    asked("How's the air there today?", call("get_air_quality", city="Heidelberg, Germany"))
+    body = asked("and how about tomorrow?", call("get_precipitation", city="Heidelberg, Germany", day=1))
     assert _made(body) == [("get_air_quality", {"city": "Heidelberg, Germany", "day": 1})]
 
 
 def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake_llm):
     """"oops, I meant Lafayette, Indiana" after tomorrow's forecast for Lafayette, Louisiana was called for today:
     a correction asks the question before again, of what it says, on its day."""
-    fake_llm.script(call("get_forecast", city="Lafayette, Louisiana", day=1), {"content": "As above."}, auto=True)
-    forced_gateway.chat("laf", {"message": "What's tomorrow's forecast for Lafayette, Louisiana?"})
-    today = call("get_forecast", city="Lafayette, Indiana", day=0)
-    fake_llm.script(today, today, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("laf", {"message": "oops, I meant Lafayette, Indiana"}).json()
+    asked = _asker(forced_gateway, fake_llm, "laf")
+    asked("What's tomorrow's forecast for Lafayette, Louisiana?", call("get_forecast", city="Lafayette, Louisiana",
+                                                                     day=1))
+    body = asked("oops, I meant Lafayette, Indiana", call("get_forecast", city="Lafayette, Indiana", day=0))
     assert _made(body) == [("get_forecast", {"city": "Lafayette, Indiana", "day": 1})]
 
 
@@ -224,11 +227,10 @@ def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_c
     fake_llm.script(call("get_forecast", city="海林和尚志", day=1), {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("join", {"message": "明天海林和尚志哪边更冷"}).json()
     assert _made(body) == [("compare_weather", {"cities": ["海林", "尚志"], "day": 1})]
-    fake_llm.script(call("compare_weather", cities=["东阳", "嵊州"], day=1), {"content": "As above."}, auto=True)
-    forced_gateway.chat("add", {"message": "明天东阳和嵊州哪个更热"})
+    asked = _asker(forced_gateway, fake_llm, "add")
     two = call("compare_weather", cities=["东阳", "嵊州"], day=1)
-    fake_llm.script(two, two, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("add", {"message": "加上奉化呢，三个里面哪个最热"}).json()
+    asked("明天东阳和嵊州哪个更热", two)
+    body = asked("加上奉化呢，三个里面哪个最热", two)
     assert _made(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化"], "day": 1})]
 
 
