@@ -30,6 +30,7 @@ from mcp_chat_app.chat.text.day_words import asked_day, day_words, without_day_w
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
 from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves, measured, results_today
 from mcp_chat_app.chat.text.shown import shown_beside
+from mcp_chat_app.chat.text.vocabulary import inside_another
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.results import ToolOutcome, tool_error_text
 
@@ -232,8 +233,7 @@ def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str =
         every = {span for found in spans for span in found}
         # A keyword inside another verdict's longer one is that one's: "gearbox" asks the gear box's verdict,
         # not the gear's (the two may differ).
-        matched = [v for v, found in zip(verdicts, spans)
-                   if any(not any(s <= a and b <= e and (s, e) != (a, b) for s, e in every) for a, b in found)]
+        matched = [v for v, found in zip(verdicts, spans) if any(not inside_another(span, every) for span in found)]
         if matched:
             return matched
     return []

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_chat_app.chat.text.result_view import leaves, measured
-from mcp_chat_app.chat.text.vocabulary import Vocabulary, words_pattern
+from mcp_chat_app.chat.text.vocabulary import Vocabulary, inside_another, words_pattern
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,7 @@ def asked_quantities(question: str, vocabulary: Vocabulary) -> list[Quantity]:
             forms = tuple(dict.fromkeys(form for word in words for form in word.split("=")))
             found.append((match.span(), Quantity(names.get(match[0].casefold(), match[0]), field, forms)))
     # A word inside another quantity's longer one is that one's: "blood pressure" asks no air pressure.
-    return [quantity for (start, end), quantity in found
-            if not any(s <= start and end <= e and (s, e) != (start, end) for (s, e), _ in found)]
+    return [quantity for span, quantity in found if not inside_another(span, (other for other, _ in found))]
 
 
 def field_matches(key: str, field: str) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -59,6 +60,13 @@ class Vocabulary:
     @cached_property
     def exception(self) -> re.Pattern[str] | None:
         return words_pattern(self.exceptions)
+
+
+def inside_another(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
+    """Whether a matched span lies within another, longer one: a word inside another's ("blood pressure" holds
+    "pressure") is that word's."""
+    start, end = span
+    return any(s <= start and end <= e and (s, e) != span for s, e in spans)
 
 
 def words_pattern(words: tuple[str, ...], whole: bool = True) -> re.Pattern[str] | None:
