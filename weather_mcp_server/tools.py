@@ -72,7 +72,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         hours: Hours = None,
         fahrenheit: Fahrenheit = False,
     ) -> Annotated[CallToolResult, Forecast]:
-        """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚), past days (昨天), with UV, sunrise and sunset."""
+        """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚, tonight), past days (昨天), with UV, sunrise and sunset."""
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
         result = await service.forecast(city, _query(day, days, hours))
@@ -89,7 +89,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         hours: Hours = None,
         fahrenheit: Fahrenheit = False,
     ) -> Annotated[CallToolResult, PrecipitationOutlook]:
-        """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞) in one city on a day, its hours or tonight."""
+        """Will it rain or snow, is an umbrella needed (下雨, 下雪, 带伞) in one city on a day or in its hours."""
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
         result = await service.precipitation(city, _query(day, days, hours))

@@ -182,7 +182,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     if missing and not says_it_lacks(reply):
         problems.append(Problem("terms", f"it gives {', '.join(missing)}, which the facts do not contain: say that "
                                          "you do not have it"))
-    repeated = _repeated_piece(reply)
+    repeated = repeated_piece(reply)
     if repeated:
         problems.append(Problem("repetition", f"it repeats {repeated!r}: say each thing once"))
     if facts.numbers_of_data and not says_it_lacks(reply) \
@@ -303,7 +303,7 @@ def _tokens(text: str) -> set[str]:
     return pairs | set(_LATIN_WORD.findall(lowered)) | {f"{n:g}" for n in numbers_in(lowered)}
 
 
-def _repeated_piece(reply: str) -> str | None:
+def repeated_piece(reply: str) -> str | None:
     """A clause said three times or more: a model looping."""
     pieces = [piece.strip() for piece in _PIECE.split(reply) if len(piece.strip()) >= 4]
     return next((piece for piece in pieces if pieces.count(piece) >= 3), None)
@@ -317,14 +317,6 @@ def ungrounded_numbers(reply: str, known: list[float]) -> list[str]:
 def _same_figure(said: float, value: float) -> bool:
     """Whether a figure said is the value, rounded or without its sign (after 零下)."""
     return abs(abs(said) - abs(value)) < 0.051 or round(value) == said
-
-
-
-
-
-
-
-
 
 
 def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vocabulary: Vocabulary,

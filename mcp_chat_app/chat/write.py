@@ -11,7 +11,7 @@ from mcp_chat_app.chat.facts import Facts
 from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.turn import Turn
-from mcp_chat_app.chat.verify import passes_so_far
+from mcp_chat_app.chat.verify import passes_so_far, repeated_piece
 from mcp_chat_app.chat.write_prompt import CITES_A_FIGURE, fixed_part, retry_messages, writer_messages
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
 
@@ -55,23 +55,29 @@ def write(turn: Turn, writer: LlmClient, routed: Routed, facts: Facts) -> Draft:
 
 def rewrite(turn: Turn, writer: LlmClient, facts: Facts, draft: Draft, reasons: list[str],
             rules: frozenset[str]) -> Draft:
-    """The writer's second draft, told why the first cannot be used (`reasons`; `rules`: those it broke)."""
-    reply = _written(turn, writer, retry_messages(list(draft.messages), draft.text, reasons), facts)
+    """The writer's second draft, told why the first cannot be used (`reasons`; `rules`: those it broke). After a
+    loop it need not cite a figure first: held to one, a model that has none to hand lists clauses round and round."""
+    reply = _written(turn, writer, retry_messages(list(draft.messages), draft.text, reasons), facts,
+                     figure_first="repetition" not in rules)
     return Draft("written", reply.content.strip(), draft.messages, attempt=draft.attempt + 1, rules_before=rules,
                  llm_ms=draft.llm_ms + reply.duration_ms)
 
 
-def _written(turn: Turn, writer: LlmClient, messages: list[dict[str, str]], facts: Facts) -> ChatTurn:
-    """The writer's answer, streamed as far as it passes the check; a backend with constrained decoding is held
-    to begin with the verdict and to cite a figure in its first sentence."""
+def _written(turn: Turn, writer: LlmClient, messages: list[dict[str, str]], facts: Facts,
+             figure_first: bool = True) -> ChatTurn:
+    """The writer's answer, streamed as far as it passes the check and stopped once it loops; a backend with
+    constrained decoding is held to begin with the verdict and (`figure_first`) to cite a figure in its first
+    sentence."""
     regex = None
-    if writer.endpoint.structured_outputs and (facts.lead or facts.numbers_of_data):
+    cites = figure_first and facts.numbers_of_data
+    if writer.endpoint.structured_outputs and (facts.lead or cites):
         # A bare "yes" leaves out what the user needs (how much, how likely); small models write it often, and a
         # figure in the data is then what they go on with once they may not stop without one.
-        regex = _literal(facts.lead) + (CITES_A_FIGURE if facts.numbers_of_data else r"[\s\S]*")
+        regex = _literal(facts.lead) + (CITES_A_FIGURE if cites else r"[\s\S]*")
     # Everything before the question (rules and worked examples) holds no user data: shared across users.
     return writer.chat(messages, on_token=turn.stream(passes_so_far(turn, facts)), regex=regex,
-                       shared=fixed_part(turn.assistant), cancellation=turn.cancellation)
+                       shared=fixed_part(turn.assistant), cancellation=turn.cancellation,
+                       stop_when=lambda text: repeated_piece(text) is not None)
 
 
 def _literal(text: str) -> str:

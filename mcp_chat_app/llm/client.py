@@ -128,7 +128,7 @@ class LlmClient:
              on_token: Callable[[str], None] | None = None, tool_choice: str = "auto",
              parallel_tool_calls: bool | None = None, calls_of_one_tool: bool = False,
              regex: str | None = None, max_tokens: int | None = None, shared: int | None = None,
-             cancellation: Cancellation | None = None) -> ChatTurn:
+             cancellation: Cancellation | None = None, stop_when: Callable[[str], bool] | None = None) -> ChatTurn:
         """One completion; raises LlmUnavailable when the endpoint is down or fails.
 
         `calls_of_one_tool`: the reply is streamed and cut off at the first call of a tool other than the
@@ -136,7 +136,8 @@ class LlmClient:
         left to run on until max_tokens). `regex`: the reply text must match it (needs an endpoint with
         `structured_outputs`). `shared`: how many leading messages hold no user data (default: the system
         messages), so a salted prompt cache still shares them across users. `cancellation`: the reply is
-        streamed, and the stream closed when it is cancelled (the server then aborts); raises Cancelled."""
+        streamed, and the stream closed when it is cancelled (the server then aborts); raises Cancelled.
+        `stop_when`: the reply is streamed, and ends early once the text so far satisfies it (a model looping)."""
         request: dict[str, Any] = {
             "model": self.endpoint.model,
             "messages": messages,
@@ -156,14 +157,14 @@ class LlmClient:
         if self.endpoint.prefill_progress:
             request["stream_options"] = {"include_progress": True}
         streamed = (self.endpoint.prefill_progress or on_token is not None or calls_of_one_tool
-                    or cancellation is not None)
+                    or cancellation is not None or stop_when is not None)
         started = time.perf_counter()
         try:
             if not streamed:
                 turn = self._complete(request)
             else:
                 turn = self._stream(request, on_token or (lambda token: None), calls_of_one_tool, cancellation,
-                                    _progress_listener.get())
+                                    _progress_listener.get(), stop_when)
         except (openai.APIError, httpx.HTTPError) as error:
             if cancellation is not None and cancellation.cancelled:
                 raise Cancelled("the client went away during the LLM call") from error
@@ -200,7 +201,8 @@ class LlmClient:
         return ChatTurn(content=content, tool_calls=calls)
 
     def _stream(self, request: dict[str, Any], on_token: Callable[[str], None], calls_of_one_tool: bool,
-                cancellation: Cancellation | None, on_progress: ProgressListener | None) -> ChatTurn:
+                cancellation: Cancellation | None, on_progress: ProgressListener | None,
+                stop_when: Callable[[str], bool] | None = None) -> ChatTurn:
         content: list[str] = []
         calls: dict[int, ModelToolCall] = {}
         finish_reason = None
@@ -222,6 +224,8 @@ class LlmClient:
                     if delta.content:
                         content.append(delta.content)
                         on_token(delta.content)
+                        if stop_when is not None and stop_when("".join(content)):
+                            break
                     for piece in delta.tool_calls or []:
                         call = calls.setdefault(piece.index, ModelToolCall(piece.id or f"call_{piece.index}", "", ""))
                         if piece.function and piece.function.name:

@@ -347,6 +347,23 @@ def test_an_unknown_tool_or_broken_json_is_fed_back_once_then_the_user_gets_an_h
     assert result.response == "Sorry, I could not get that data from the weather service."
 
 
+def test_a_writer_looping_is_stopped_and_its_retry_need_not_cite_a_figure_first(make, fake_llm):
+    """A small writer held to cite a figure in its first sentence, with none it wants to write, listed the facts'
+    clauses round and round until max_tokens (a minute on a CPU, twice): the stream is closed once a clause comes
+    a third time, and the retry is held only to the verdict, if any."""
+    orchestrator, _ = make(tool_choice="required", max_rounds=1, structured_outputs=True)
+    loop = "It is cloudy, it is grey, " * 40
+    fake_llm.script(call("weather__get_current_weather", city="Beijing"), {"content": loop, "token_gap": 0.01},
+                    {"content": "It is 12.3 °C and cloudy in Beijing."})
+    result = orchestrator.run("Weather in Beijing?", [])
+    assert result.response.startswith("It is 12.3 °C and cloudy in Beijing.")
+    _, first, retry = fake_llm.requests()
+    assert len(fake_llm.closed_streams()) == 1 and fake_llm.finished_streams() == 2  # router, retry: the loop cut short
+    assert first["structured_outputs"] == {"regex": CITES_A_FIGURE} and "structured_outputs" not in retry
+    shown_draft = next(m["content"] for m in retry["messages"] if m["role"] == "assistant" and "grey" in m["content"])
+    assert shown_draft.count("It is cloudy") == 3 and len(shown_draft) < 80  # up to the third time, not forty
+
+
 def test_warm_up_sends_the_fixed_prompt_starts_a_turn_reuses(make, fake_llm):
     """One token each for the router's and the writer's fixed prompts, byte-identical to a real turn's, so the
     backend's prefix cache holds them before the first user asks, and the writer's constraint is compiled."""

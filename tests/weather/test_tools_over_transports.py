@@ -283,6 +283,10 @@ async def test_hours_and_parts_of_a_day(connect) -> None:
     verdicts = {v["topic"]: v["holds"] for v in tonight.structured_content["verdicts"]}
     assert verdicts["rain"] == wet == tonight.structured_content["rain_expected"]
     assert tonight.content[0].text.startswith("Chengdu, tonight (Mon 20 Jul, 18:00 to 05:00 the next day): ")
+    # Hot and cold are said only when one holds, as in a forecast's text: a list of six verdicts ("not hot, cold,
+    # not windy, ...") made the writer list them round and round. The data keeps them all, for the checks.
+    said = [v for v in tonight.structured_content["verdicts"] if v["topic"] in ("hot", "cold")]
+    assert len(said) == 2 and all((v["statement"] in tonight.content[0].text) == v["holds"] for v in said)
     temps = [h["temperature"] for h in morning.structured_content["hours"]]
     assert len(temps) == 6 and morning.structured_content["part"] == "morning"
     assert f"{min(temps):g} to {max(temps):g}°C" in morning.content[0].text

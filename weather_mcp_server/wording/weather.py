@@ -118,7 +118,7 @@ def precipitation_text(r: PrecipitationOutlook) -> str:
             parts.append(pick(f"no precipitation {'on ' if len(dry) <= 2 and wet else ''}{which} (chance at most "
                               f"{chance:g}%)", f"{which}没有降水（降水概率不超过{chance:g}%）"))
         facts = _headed(_place_span(r.location, r.days), pick("; ", "；").join(parts))
-    return with_verdicts(facts, r.verdicts, r.notice)
+    return with_verdicts(facts, _feel_and_rest(r.verdicts), r.notice)
 
 
 def comparison_text(r: Comparison) -> str:
