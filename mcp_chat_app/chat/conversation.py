@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+from mcp_chat_app.chat.text.claims import asks
 from mcp_chat_app.chat.text.day_words import day_words, without_day_words
 
 _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the two is warmer?"
@@ -40,9 +41,8 @@ _ACKNOWLEDGEMENTS = (
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
 )
 _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank you|thx|cheers)(?![a-z])[\s,，.。!！~]+", re.IGNORECASE)
-# A word that asks, in a remark after thanks ("谢啦，明天呢？" asks again).
-_ASKS = re.compile(r"[?？吗呢么]|怎么|如何|多少|几|哪|什么|啥|是否|会不会|要不要|有没有|(?:^|[,.;:!]\s*)(?:what|how|when|where|"
-                   r"which|who|why|will|is|are|does|do|should|can|could|any|and|but|also)\b", re.IGNORECASE)
+# After thanks, a word that asks ("谢啦，明天呢？") asks again, and so does a clause that goes on ("thanks, and Rome").
+_GOES_ON = re.compile(r"(?:^|[,.;:!-]\s*)(?:and|but|also)\b", re.IGNORECASE)
 _DAYS = re.compile(r"今|明|后天|昨|周|星期|礼拜|\b(?:today|tonight|tomorrow|tmr|yesterday|weekend|week|"
                    r"mon|tue|wed|thu|fri|sat|sun)", re.IGNORECASE)
 _ACKNOWLEDGES = re.compile(
@@ -63,7 +63,7 @@ def acknowledges(question: str) -> bool:
         return False
     rest = text[thanks.end():]
     # A remark names no day, figure or name: "thanks, Rome tomorrow" asks, tersely.
-    return not (_ASKS.search(rest) or _DAYS.search(rest) or re.search(r"\d|\s[A-Z]", rest))
+    return not (asks(rest) or _GOES_ON.search(rest) or _DAYS.search(rest) or re.search(r"\d|\s[A-Z]", rest))
 
 
 def says_only(question: str, values: list[str]) -> bool:

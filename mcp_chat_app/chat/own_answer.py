@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 from mcp_chat_app.chat.route_arguments.days import takes_a_day
 from mcp_chat_app.chat.text import languages
-from mcp_chat_app.chat.text.claims import states_measurements, unusable
+from mcp_chat_app.chat.text.claims import asks, states_measurements, unusable
 from mcp_chat_app.chat.text.day_words import day_words
 from mcp_chat_app.chat.text.quantities import asked_quantities, described
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -22,9 +22,6 @@ _BRACKETED = re.compile(r"[(（]([^()（）]+)[)）]")
 _TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
 _STATEMENT_END = re.compile(r"[啊呀啦了哦嘛！!。.~～]\s*$")
 _CLAUSES = re.compile(r"[，；。]\s*\S")  # a Chinese message of more than one clause: no terse query ("明天上海")
-# A word that asks: Chinese anywhere, English at the start of a clause ("Tomorrow is my birthday!" asks nothing).
-_ASKS = re.compile(r"[?？吗呢么]|怎么|如何|多少|几|哪|什么|啥|是否|会不会|要不要|有没有|(?:^|[,.;:!-]\s*)"
-                   r"(?:what|how|when|where|which|who|why|will|is|are|does|do|should|can|could|any)\b", re.IGNORECASE)
 
 
 def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:
@@ -49,7 +46,7 @@ def says_a_listed_term(question: str, tool: ToolInfo) -> bool:
 def _remarks(question: str) -> bool:
     """Whether the message remarks rather than asks ("今天好累啊", "Tomorrow is my birthday!", "今天心情不错，跟你聊两句"):
     it holds no word that asks, and ends as a statement or says more than a terse query's one clause."""
-    return bool(_STATEMENT_END.search(question) or _CLAUSES.search(question)) and not _ASKS.search(question)
+    return bool(_STATEMENT_END.search(question) or _CLAUSES.search(question)) and not asks(question)
 
 
 def not_looked_up(turn: Turn) -> str:

@@ -16,6 +16,9 @@ _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据
 # (and spoken: "有空没？", "能去不？", "有票没有", "是否", "有无")
 _ZH_YES_NO = re.compile(r"[吗么嘛][？?\s]*$|(?:没有?|不)[？?\s]*$|会不会|要不要|是不是|有没有|需不需要|用不用|是否|有无|(.)不\1")
 _LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)
+# A word or mark that asks, anywhere in Chinese, at a clause's start in English ("Tomorrow is my birthday!" asks nothing).
+_ASKS = re.compile(r"[?？吗呢么]|怎么|如何|多少|几|哪|什么|啥|是否|会不会|要不要|有没有|(?:^|[,.;:!-]\s*)"
+                   r"(?:what|how|when|where|which|who|why|will|is|are|does|do|should|can|could|any)\b", re.IGNORECASE)
 # (typed fast: "willit be sunny tmr", "isit open")
 _EN_YES_NO = re.compile(r"^\s*(will|is|are|does|do|did|should|shall|can|could|would|was|were|has|have|am|"
                         r"need|must|may)(?:it|there)?\b", re.IGNORECASE)
@@ -45,6 +48,11 @@ def states_measurements(reply: str, vocabulary: Vocabulary) -> bool:
 def says_it_lacks(reply: str) -> bool:
     """Whether the reply says the information is missing."""
     return bool(_REFUSAL.search(reply))
+
+
+def asks(text: str) -> bool:
+    """Whether the text holds a word or a mark that asks (吗, 多少, "how", "?")."""
+    return bool(_ASKS.search(text))
 
 
 def is_yes_no_question(question: str) -> bool:
