@@ -245,7 +245,8 @@ def _lead(verdicts: list[dict[str, Any]], turn: Turn, asked: list[Quantity]) -> 
     relevant = verdicts_about(turn.question, verdicts, turn.earlier_question)
     yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
     if yes_no and len({v["holds"] for v in yes_no}) == 1 and (
-            asks_yes_no(turn.question, turn.earlier_question, asked) or degree_asked(turn.question, yes_no)):
+            asks_yes_no(turn.question, turn.earlier_question, asked) or degree_asked(turn.question, yes_no)
+            or tersely_asked(turn.question, yes_no)):
         return languages.capitalized(yes_no[0]["statement"], turn.language)
     winners = [v for v in relevant if v.get("winner")]
     return languages.capitalized(winners[0]["statement"], turn.language) if winners else ""
@@ -275,6 +276,16 @@ def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str
     return [v for v in verdicts if any(re.search(f"{_HOW}{re.escape(str(word).lower())}", lowered)
                                        or re.search(f"{re.escape(str(word).lower())}{_HOW_AFTER}", lowered)
                                        for word in v["keywords"])]
+
+
+def tersely_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The verdicts a terse question opens with ("Rain tonight in Calabar?", "any snow tomorrow?"): asked yes or
+    no, as "will it ...?" asks it."""
+    lowered = question.strip().lower()
+    if not lowered.endswith(("?", "？")):
+        return []
+    return [v for v in verdicts if any(re.match(rf"(?:any\s+)?{re.escape(str(word).lower())}\b", lowered)
+                                       for word in v["keywords"] if str(word).isascii())]
 
 
 def numbers_in(text: str) -> list[float]:

@@ -13,7 +13,7 @@ import pytest
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.compose import from_facts
-from mcp_chat_app.chat.facts import Facts, degree_asked, gather_facts, numbers_in, verdicts_about
+from mcp_chat_app.chat.facts import Facts, degree_asked, gather_facts, numbers_in, tersely_asked, verdicts_about
 from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text.claims import is_yes_no_question, states_measurements
 from mcp_chat_app.chat.text.consistency import inconsistencies
@@ -431,6 +431,20 @@ def test_the_chance_of_a_verdicts_topic_is_asked_as_its_degree(question, asked):
     next 3 days" was answered "8% for tomorrow", which reads as rain."""
     verdicts = [{"topic": "rain", "holds": False, "keywords": ["rain", "雨", "降水"]}]
     assert bool(degree_asked(question, verdicts)) is asked
+
+
+@pytest.mark.parametrize("question, asked", [
+    ("Rain tonight in Calabar?", True), ("snow in Laramie tonight?", True), ("any rain tomorrow?", True),
+    ("Rainfall totals for Lima?", False), ("rain tonight in Calabar", False), ("Weather in Calabar, rain?", False),
+])
+def test_a_terse_question_that_opens_with_a_verdicts_word_asks_it_yes_or_no(question, asked):
+    """"snow in Laramie tonight?" was answered without the verdict first, and the writer listed the others."""
+    verdicts = [{"topic": "rain", "holds": False, "statement": "no rain is expected", "keywords": ["rain", "雨"]},
+                {"topic": "snow", "holds": False, "statement": "no snow is expected", "keywords": ["snow", "雪"]}]
+    assert bool(tersely_asked(question, verdicts)) is asked
+    if asked:
+        _, facts = facts_of(question, forecast([], "Tonight: no precipitation.", verdicts=verdicts))
+        assert facts.lead.startswith("No ")
 
 
 def test_a_polar_night_that_says_there_is_no_sunrise_answers_when_the_sun_rises():
