@@ -247,3 +247,10 @@ def test_the_present_moment_in_a_reply_needs_facts_of_today():
     assert unsupported_present("Oulu is colder right now.", {"monday"}, MONDAY) is None  # today's weekday
     assert unsupported_present("Oulu is colder right now.", set(), MONDAY) is None  # facts of no named day
     assert unsupported_present("目前的预报显示明天有雨。", {"明天"}, MONDAY) is None
+
+
+def test_this_weeks_weekday_is_that_day_not_the_week():
+    """"这周五来凤天气" named 本周 (the week) and left 五 beside the place; 这周 alone is still the week."""
+    assert day_words("这周五来凤天气") == {"周五"} and day_words("这个星期六上海") == {"周六"}
+    assert day_words("这周北京冷吗") == {"本周"} and day_words("这周末") == {"周末"}
+

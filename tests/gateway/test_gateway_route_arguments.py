@@ -994,6 +994,14 @@ def test_a_place_the_router_copied_with_a_slip_is_the_questions():
     assert as_the_question_spells({"city": "州"}, FORECAST, "这周怎么样", VOCABULARY) == {"city": "州"}
     assert as_the_question_spells({"city": "龙", "day": 1}, FORECAST, "明天下龙天气", VOCABULARY) == {
         "city": "下龙", "day": 1}  # 下 ends 下周 elsewhere; here it begins 下龙 (Ha Long)
+    # A name the question does not write is its one name that shares a character with it: the router wrote 凤城
+    # for 来凤 and 南宁 for 定南, a place nobody named, so no call was made; 这周五 is Friday, not the week.
+    assert as_the_question_spells({"city": "凤城", "day": "friday"}, FORECAST, "这周五来凤天气", VOCABULARY) == {
+        "city": "来凤", "day": "friday"}
+    assert as_the_question_spells({"city": "南宁", "hours": [16]}, FORECAST, "今天下午4点定南降雨概率多少",
+                                  VOCABULARY) == {"city": "定南", "hours": [16]}
+    for city, question in (("北京", "会理明天冷吗"), ("杭州", "明天杭州和苏州哪个热"), ("长沙", "明天长春和长治哪个冷")):
+        assert as_the_question_spells({"city": city}, FORECAST, question, VOCABULARY) == {"city": city}
 
 
 def test_over_http_a_place_the_router_copied_with_a_slip_is_called_as_written(forced_gateway, fake_llm):

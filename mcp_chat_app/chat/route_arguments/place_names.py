@@ -12,6 +12,7 @@ from typing import Any
 
 from mcp_chat_app.chat.route_arguments.places import is_place
 from mcp_chat_app.chat.route_arguments.stated import mentioned, only_day_words
+from mcp_chat_app.chat.text.clock import clock_times
 from mcp_chat_app.chat.text.day_words import day_words, without_day_words
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
@@ -203,7 +204,8 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
                            vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each Latin-script place the question does not write but writes nearly so, as the
     question writes it: the router copied "ipoh" as "Ipoah", and a place nobody named is no call to make. A
-    Chinese place of one character is the name the question writes it at the end of ("州" of "下周一定州怎么样"); a
+    Chinese place of one character is the name the question writes it at the end of ("州" of "下周一定州怎么样"), one
+    the question does not write is its one name that shares a character with it ("凤城" of "这周五来凤天气"); a
     qualifier alone is the place it qualifies ("Kyrgyzstan" of "Osh, Kyrgyzstan, the day after tomorrow")."""
     words = re.findall(r"[^\W\d_][\w'’.-]*", question)
     phrases = [" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
@@ -211,6 +213,9 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
     def respelt(value: Any) -> Any:
         if isinstance(value, str) and len(value) == 1 and _HAN.match(value):
             return _whole_chinese_name(value, question)
+        if isinstance(value, str) and len(value) > 1 and _HAN.match(value) and not mentioned(value, question) \
+                and (name := _name_sharing_a_character(value, question, vocabulary)):
+            return name
         if isinstance(value, str) and (place := _place_it_qualifies(value, question, vocabulary)):
             return place
         if not isinstance(value, str) or _HAN.search(value) or mentioned(value, question.casefold()):
@@ -238,6 +243,22 @@ def _whole_chinese_name(value: str, question: str) -> str:
     at = question.find(value)
     before = question[at - 1] if at > 0 else ""
     return f"{before}{value}" if _HAN.match(before) and before not in _ASKS_ZH + _BEFORE_NO_NAME else value
+
+
+def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary) -> str:
+    """The one name of a Chinese question that shares a character with `value`, a name it does not write (the
+    router's 凤城 of "这周五来凤天气", 南宁 of "今天下午4点定南降雨概率多少"); "" when none or several do. The names are
+    what is left of the question less its clock times, its days, the domain's words and what ends a name."""
+    for time in clock_times(question, vocabulary):
+        question = question.replace(time.text, " ")
+    rest = without_day_words(question)
+    domain = [word for words in [*vocabulary.quantities.values(), *vocabulary.claim_topics.values()]
+              for word in words if _HAN.match(word)]
+    for word in sorted(domain, key=len, reverse=True):
+        rest = rest.replace(word, " ")
+    rest = re.sub(f"[{re.escape(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)}]", " ", rest)
+    names = {run for run in re.findall(r"[\u3400-\u9fff]+", rest) if 2 <= len(run) <= 4 and set(run) & set(value)}
+    return names.pop() if len(names) == 1 else ""
 
 
 def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> str:
