@@ -937,6 +937,7 @@ HOURS = {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"enum": ["m
     ("明早6点Sapa多少度", {"city": "Sapa", "hours": None}, [6]),
     ("Krabi tonight at 9?", {"city": "Krabi", "hours": [20, 21, 22]}, [20, 21, 22]),  # a list the router gave stands
     ("and at 8 tomorrow morning?", {"city": "Dundee", "day": 1, "hours": [20]}, [8]),  # ... unless none is asked
+    ("明天早上六点佛坪多少度", {"city": "佛坪", "day": 1, "hours": [0, 6]}, [6]),  # ... or others apart from it
     ("明天3点Krabi会下雨吗", {"city": "Krabi", "hours": "night"}, "night"),  # 03:00 or 15:00: not one reading
     ("Krabi tonight?", {"city": "Krabi", "hours": "night"}, "night"),  # no clock time
 ])

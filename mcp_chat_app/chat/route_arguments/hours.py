@@ -42,18 +42,25 @@ def with_clock_hours(arguments: dict[str, Any], schema: dict[str, Any], question
     is 21, "demain à midi" 12), in an optional time-of-day argument that takes a list of hours, where the router
     gave a part of the day ("night": the answer spoke of the whole night), nothing, or hours of which none is the
     question's ("and at 8 tomorrow morning?" kept the earlier call's [20]; a list that has them may be the span
-    between them, and stands)."""
+    between them, and stands), or a list with the question's one hour and others apart from it."""
     times = list(clock_times(question, vocabulary))
     if not times or any(len(time.minutes) != 1 for time in times):
         return arguments  # a bare "3点" may be 03:00 or 15:00: the router's reading stands
     hours = sorted({minute // 60 for time in times for minute in time.minutes})
     name = hours_argument(schema)
     given = arguments.get(name) if name else None
-    if name is None or name in schema.get("required", ()) or (isinstance(given, list) and set(given) & set(hours)) \
-            or not _takes_integer_list(schema["properties"][name]):
+    # A list with the question's hours stands when it may be the span between them or the hours around one; with
+    # its one hour and others apart from it ("明天早上六点" as [0, 6]) it is that hour.
+    spans = isinstance(given, list) and set(given) & set(hours) and (len(hours) > 1 or _in_a_row(given))
+    if name is None or name in schema.get("required", ()) or spans or not _takes_integer_list(schema["properties"][name]):
         return arguments
     log.info("%s=%r as the question's clock times %s", name, arguments.get(name), hours)
     return {**arguments, name: hours}
+
+
+def _in_a_row(hours: list[Any]) -> bool:
+    whole = {hour for hour in hours if isinstance(hour, int)}
+    return len(whole) == len(hours) and max(whole) - min(whole) == len(whole) - 1
 
 
 def _takes_integer_list(spec: dict[str, Any]) -> bool:
