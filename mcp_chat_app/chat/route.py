@@ -53,6 +53,7 @@ from mcp_chat_app.chat.route_plan import (
     planned_call,
     planned_calls,
     real_calls,
+    replanned,
     resolve,
     states_their_arguments,
     unstated,
@@ -343,12 +344,34 @@ def _with_written_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
                           if name in misquoted)
     again = _asked_again(turn, router, tools, MISQUOTED.format(written=written, arguments=arguments),
                          router.tool_specs(tools) or [])
-    replanned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if plan.request is not None)
-    if replanned and len(_misquoted(replanned, by_name, turn)) < len(misquoted):
-        log.info("%s given the question's figures %s, not %s", ", ".join(p.name for p in replanned), written,
+    requoted = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if plan.request is not None)
+    if not (requoted and len(_misquoted(requoted, by_name, turn)) < len(misquoted)):
+        requoted = _given_the_one_figure(planned, by_name, turn)
+    if requoted and len(_misquoted(requoted, by_name, turn)) < len(misquoted):
+        log.info("%s given the question's figures %s, not %s", ", ".join(p.name for p in requoted), written,
                  arguments)
-        return replanned, again.duration_ms
+        return requoted, again.duration_ms
     return planned, again.duration_ms
+
+
+def _given_the_one_figure(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                          turn: Turn) -> tuple[PlannedCall, ...]:
+    """The calls with the question's one figure in place of each call's one misquoted one ("Anywhere below 0°C
+    tomorrow?" searched below -1, asked twice); () when the question writes several or a call misquotes more."""
+    written = written_numbers(turn.question, turn.vocabulary)
+    if len(written) != 1:
+        return ()
+    (figure,) = written
+    given = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        names = misquoted_numbers(plan.arguments, tool.input_schema, turn.question, turn.vocabulary) \
+            if tool is not None and plan.request is not None else []
+        if len(names) > 1:
+            return ()
+        given.append(replanned(plan, {**plan.arguments, **dict.fromkeys(names, figure)}, by_name, turn)
+                     if names else plan)
+    return tuple(plan for plan in given if plan.request is not None)
 
 
 def _misquoted(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> list[str]:

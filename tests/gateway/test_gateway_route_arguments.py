@@ -460,7 +460,8 @@ def test_figures_a_call_does_not_take_as_the_question_writes_them_are_told_apart
 
 def test_over_http_a_bound_not_as_the_question_writes_it_is_asked_again_with_its_figures(forced_gateway, fake_llm):
     """"below 0°F" searched below -1: asked once more, told the question's figures, the search below 0 is made;
-    a second answer that misquotes as much is not taken."""
+    a second answer that misquotes as much is not taken: the question's one figure is put in its place ("Anywhere
+    below 0°C tomorrow?" was searched below -1 twice)."""
     fake_llm.script(call("find_cities_by_temperature", relation="below", temp=-1, day=1, fahrenheit=True),
                     call("find_cities_by_temperature", relation="below", temp=0, day=1, fahrenheit=True),
                     {"content": "Listed above."})
@@ -473,6 +474,12 @@ def test_over_http_a_bound_not_as_the_question_writes_it_is_asked_again_with_its
                     call("find_cities_by_temperature", relation="below", temp=-2, day=1, fahrenheit=True),
                     {"content": "Listed above."})
     body = forced_gateway.chat("fig2", {"message": "cities below 0°F tomorrow?"}).json()
+    assert [c["arguments"]["temp"] for c in body["tool_calls"]] == [0]
+    # Two figures written: which one a misquoted bound stands for is not guessed.
+    fake_llm.script(call("find_cities_by_temperature", relation="between", temp=-1, temp2=10, day=1),
+                    call("find_cities_by_temperature", relation="between", temp=-2, temp2=10, day=1),
+                    {"content": "Listed above."})
+    body = forced_gateway.chat("fig3", {"message": "cities between 0 and 10°C tomorrow?"}).json()
     assert [c["arguments"]["temp"] for c in body["tool_calls"]] == [-1]
 
 
