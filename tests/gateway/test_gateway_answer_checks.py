@@ -452,6 +452,8 @@ def test_a_polar_night_that_says_there_is_no_sunrise_answers_when_the_sun_rises(
     text says so by name; the answer says that, not that the data lacks the sunrise."""
     tomorrow = (dt.date.today() + dt.timedelta(days=1)).isoformat()
     narvik = forecast([{"date": tomorrow, "day": 1, "temp_max": -3.0, "sunrise": None, "sunset": None}],
-                      "Narvik, tomorrow: Overcast, -8 to -3°C, polar night (no sunrise: the sun does not rise).")
-    _, facts = facts_of("When does the sun rise in Narvik tomorrow?", narvik)
-    assert facts.missing == () and not from_facts(facts, "en").startswith("Sorry")
+                      "Narvik, tomorrow: Overcast, -8 to -3°C, polar night (no sunrise or sunset: the sun does not "
+                      "rise).")
+    for question in ("When does the sun rise in Narvik tomorrow?", "sunset time in Narvik tomorrow?"):
+        _, facts = facts_of(question, narvik)
+        assert facts.missing == () and not from_facts(facts, "en").startswith("Sorry")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextvars
 import math
+from types import SimpleNamespace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -15,6 +17,8 @@ from weather_mcp_server.models import ForecastDay, HourRecord
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
+from weather_mcp_server.wording.language import use_locale
+from weather_mcp_server.wording.weather import _sun
 
 
 def forecast(lat: float, lon: float, tz: str, when: datetime) -> dict:
@@ -160,6 +164,20 @@ def test_sunrise_and_sunset_are_the_almanac_s() -> None:
     polar_night, polar_day = days_of("Tromso", 12, 21, 1)[0], days_of("Tromso", 6, 21, 1)[0]
     assert polar_night["daylight_duration"] == 0 and not any(h["is_day"] for h in polar_night["hours"])
     assert polar_day["daylight_duration"] == 86400 and all(h["is_day"] for h in polar_day["hours"])
+
+
+def test_a_polar_day_or_night_is_said_to_have_no_sunrise_and_no_sunset_by_name() -> None:
+    """"sunset time in Upernavik today?" in December was answered that the data lacks the sunset: the text names
+    both, so a question of either is answered from it."""
+    night = SimpleNamespace(daylight_duration=0, sunrise=None, sunset=None)
+    day = SimpleNamespace(daylight_duration=86400, sunrise=None, sunset=None)
+    for said in (_sun(night, True), _sun(day, True)):
+        assert "no sunrise or sunset" in said
+
+    def in_chinese() -> str:
+        use_locale({"locale": "zh-CN"})
+        return _sun(night, False)
+    assert "没有日出日落" in contextvars.copy_context().run(in_chinese)
 
 
 def test_past_days_are_the_same_days() -> None:
