@@ -159,12 +159,14 @@ def with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo]
 def with_added_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                       turn: Turn) -> tuple[PlannedCall, ...]:
     """A list of places with the names the question adds to it ("加上奉化呢，三个里面哪个最热" copied the two places
-    of the call before)."""
+    of the call before); a call for an added place alone ("把丰宁也加进来，后天三个里哪个最冷" called for 丰宁) is the
+    conversation's latest list call with it added, on this call's day."""
     added = added_names(turn.question)
     if not added:
         return planned
     mended = []
     for plan in planned:
+        plan = _as_the_latest_list_call(plan, added, by_name, turn)
         tool = resolve(plan.name, by_name)
         listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
         items = plan.arguments.get(listed) if listed else None
@@ -177,6 +179,33 @@ def with_added_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
         again = replanned(plan, {**plan.arguments, listed: [*items, *missing]}, by_name, turn)
         mended.append(again if again.request is not None else plan)
     return tuple(mended)
+
+
+def _as_the_latest_list_call(plan: PlannedCall, added: list[str], by_name: dict[str, ToolInfo],
+                             turn: Turn) -> PlannedCall:
+    """A call whose only place is an added one, as the latest call of the conversation that took a list of places,
+    with the day arguments this call gives; the call as it is otherwise."""
+    tool = resolve(plan.name, by_name)
+    if tool is None or plan.request is None or place_list_argument(tool.input_schema, turn.vocabulary):
+        return plan
+    place = place_argument(tool.input_schema, turn.vocabulary)
+    value = plan.arguments.get(place) if place else None
+    if not isinstance(value, str) or value.casefold() not in {name.casefold() for name in added}:
+        return plan
+    for call in conversation.latest_calls(turn.history):
+        earlier = resolve(str(call.get("tool")), by_name)
+        listed = place_list_argument(earlier.input_schema, turn.vocabulary) if earlier else None
+        items = call.get("arguments", {}).get(listed) if listed else None
+        if earlier is None or not isinstance(items, list):
+            continue
+        days = {name: given for name, given in plan.arguments.items()
+                if name != place and name in earlier.input_schema.get("properties", {})}
+        again = replanned(PlannedCall(plan.call_id, earlier.qualified_name, {}),
+                          {**call["arguments"], **days, listed: [*items, value]}, by_name, turn)
+        if again.request is not None:
+            log.info("%s for %r as %s with it added", plan.name, value, earlier.qualified_name)
+            return again
+    return plan
 
 
 def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -223,7 +223,7 @@ def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake
 
 def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_compared(forced_gateway, fake_llm):
     """"明天夜里海林和尚志哪边更冷" was called for one place, "海林和尚志"; "加上奉化呢，三个里面哪个最热" copied the two places
-    of the call before: each named place is in the comparison."""
+    of the call before, and "把丰宁也加进来" was called for 丰宁 alone: each named place is in the comparison."""
     fake_llm.script(call("get_forecast", city="海林和尚志", day=1), {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("join", {"message": "明天海林和尚志哪边更冷"}).json()
     assert _made(body) == [("compare_weather", {"cities": ["海林", "尚志"], "day": 1})]
@@ -232,6 +232,9 @@ def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_c
     asked("明天东阳和嵊州哪个更热", two)
     body = asked("加上奉化呢，三个里面哪个最热", two)
     assert _made(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化"], "day": 1})]
+    # the added place alone, called on its own, is added to the comparison, on the day this question asks
+    body = asked("把丰宁也加进来，后天三个里哪个最冷", call("get_forecast", city="丰宁", day=2))
+    assert _made(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化", "丰宁"], "day": 2})]
 
 
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
