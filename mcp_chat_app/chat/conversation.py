@@ -39,6 +39,7 @@ _ACKNOWLEDGEMENTS = (
     "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "ta", "cheers", "mate", "got it", "great", "cool", "nice",
     "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
+    "fair", "fair enough",
 )
 _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank you|thx|cheers)(?![a-z])[\s,，.。!！~]+", re.IGNORECASE)
 # After thanks, a word that asks ("谢啦，明天呢？") asks again, and so does a clause that goes on ("thanks, and Rome").
@@ -68,8 +69,8 @@ def acknowledges(question: str) -> bool:
 
 def says_only(question: str, values: list[str]) -> bool:
     """Whether a follow-up says nothing but the values and its follow-up words ("芽庄呢？", "What about Kingston,
-    Ontario?"): it asks what the question before it asked, of them."""
-    rest = question
+    Ontario?", "ok fair, how about Roseau?"): it asks what the question before it asked, of them."""
+    rest = _unacknowledged(question)
     for value in sorted(values, key=len, reverse=True):
         rest = re.sub(re.escape(value), " ", rest, flags=re.IGNORECASE)
     return bool(values) and not _FOLLOW_UP_WORDS.sub("", rest.strip())
@@ -98,7 +99,13 @@ def opening(question: str) -> str:
 
 def is_follow_up(question: str) -> bool:
     """Whether the question says it continues the previous one."""
-    return bool(_FOLLOW_UP.search(question))
+    return bool(_FOLLOW_UP.search(_unacknowledged(question)))
+
+
+def _unacknowledged(question: str) -> str:
+    """The question less the acknowledgement it opens with ("ok fair, how about Roseau?")."""
+    opened = _ACKNOWLEDGES.match(question)
+    return question[opened.end():] if opened else question
 
 
 def all_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -115,6 +122,13 @@ def latest_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The successful tool calls behind the latest answer that made any ([] for none), as the history keeps them."""
     answered = _answered(history)
     return answered[-1] if answered else []
+
+
+def latest_tried(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool calls behind the latest answer that made any, failed ones too ([] for none): what a follow-up
+    that says only a new place or day asks again ("how about Roseau?" after a place of stories)."""
+    tried = [m.get("calls") for m in history if m.get("role") == "assistant" and m.get("calls")]
+    return list(tried[-1]) if tried else []
 
 
 def _answered(history: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

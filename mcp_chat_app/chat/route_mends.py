@@ -88,8 +88,9 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
                       turn: Turn) -> tuple[PlannedCall, ...]:
     """A follow-up that says only a new value ("芽庄呢？" after a question on 岘港 on Sunday) or a new day ("and how
     about tomorrow?" after the air today) asks what the latest call asked, of it: a small model called another
-    tool of that server (its first question's, copied from the conversation)."""
-    latest = conversation.latest_calls(turn.history)
+    tool of that server (its first question's, copied from the conversation). The latest call may have failed
+    ("ok fair, how about Roseau?" after a place of stories was compared with itself)."""
+    latest = conversation.latest_tried(turn.history)
     if len(planned) != 1 or len(latest) != 1 or planned[0].request is None:
         return planned
     (plan,), (earlier,) = planned, latest
@@ -107,8 +108,8 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     if not stated and listed and place and isinstance(earlier["arguments"].get(place), str):
         # "what about Tartu?" after a question on Oulu, called as a comparison of Oulu and Tartu (copied from an
         # earlier call): the one place it says, as the latest call's place.
-        said = [item for item in plan.arguments.get(listed) or []
-                if isinstance(item, str) and mentioned(item, turn.question.casefold())]
+        said = list(dict.fromkeys(item for item in plan.arguments.get(listed) or []
+                                  if isinstance(item, str) and mentioned(item, turn.question.casefold())))
         stated = {place: said[0]} if len(said) == 1 else {}
     if before is None or before is tool or not conversation.says_only(turn.question, list(stated.values())) \
             or not all(isinstance(earlier["arguments"].get(name), str) for name in stated):

@@ -380,3 +380,15 @@ def test_a_place_is_named_by_the_question_or_the_conversation_accents_aside():
 ])
 def test_a_follow_up_that_says_only_a_day_is_told_apart(message, only_a_day):
     assert conversation.says_only_a_day(message) is only_a_day
+
+
+def test_over_http_a_new_place_after_a_failed_call_asks_that_calls_question_of_it(forced_gateway, fake_llm):
+    """"ok fair, how about Roseau, Dominica?" after the weather of a place of stories (refused) was called as a
+    comparison of Roseau with itself over a week: the follow-up says one place, so it is the failed call's
+    question, of it."""
+    asked = _asker(forced_gateway, fake_llm, "roseau")
+    failed = asked("what's the weather in King's Landing today?", call("get_forecast", city="King's Landing", day=0))
+    assert [made["is_error"] for made in failed["tool_calls"]] == [True]
+    body = asked("ok fair, how about Roseau, Dominica?",
+                 call("compare_weather", cities=["Roseau, Dominica", "Roseau, Dominica"], day=0, days=7))
+    assert _made(body) == [("get_forecast", {"city": "Roseau, Dominica", "day": 0})]
