@@ -5,8 +5,8 @@ the examples are made up."""
 INSTRUCTIONS = """\
 Weather tools (Open-Meteo), cities in any language. Pick the tool by what is asked:
 - now, today's temperature, humidity, wind, hot or cold (现在, 冷不冷) -> get_current_weather
-- days ahead or past, a weekday, the weekend, next week, hours, tonight, sunrise, sunset, UV (未来几天, 下周, 今晚, 日出)
-  -> get_forecast
+- days ahead or past, a weekday, the weekend, next week, hours, tonight, sunny, sunrise, sunset, UV (未来几天, 下周, 今晚,
+  出太阳, 日出) -> get_forecast
 - will it rain or snow, umbrella (下雨, 降水), for any day or hours -> get_precipitation
 - air quality, smog, haze, PM2.5, pollen (空气质量, 雾霾) -> get_air_quality
 - two or more named places compared -> compare_weather with all of them

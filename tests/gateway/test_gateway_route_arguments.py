@@ -712,6 +712,10 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
     assert siblings("Dunedin", "Dunedin, Nelson, Rotorua - which will have the highest temperature the day after "
                     "tomorrow?", VOCABULARY) == ["Nelson", "Rotorua"]
     assert siblings("Portland", "Portland, Maine, USA - weather tomorrow?", VOCABULARY) == []
+    # Typed in lowercase, two names around "vs" still are ("nanaimo vs chicoutimi" was called for nanaimo only).
+    assert siblings("nanaimo", "nanaimo vs chicoutimi, which one's colder right now", VOCABULARY) == ["chicoutimi"]
+    assert siblings("lima", "lima vs quito which is warmer", VOCABULARY) == ["quito"]
+    assert siblings("san jose", "san jose vs santa cruz?", VOCABULARY) == ["santa cruz"]
     # Chinese names have no capitals: in a comparison, each ends where the question's own words begin.
     assert siblings("成都", "成都、重庆还是贵阳明天雨多？", VOCABULARY) == ["重庆", "贵阳"]
     assert siblings("哈尔滨", "哈尔滨跟乌鲁木齐今天谁更冷", VOCABULARY) == ["乌鲁木齐"]

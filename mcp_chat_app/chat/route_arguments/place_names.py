@@ -20,6 +20,10 @@ log = logging.getLogger(__name__)
 
 # One more name joined to a list ("or Budapest", ", Bergen", "vs Quito"): capitalised words.
 _NAME_WORDS = r"[A-ZÀ-Þ][\w'’.-]*(?:\s+(?:(?:de|da|do|dos|del|des|la|le|el|al|upon|am)\s+)?[A-ZÀ-Þ][\w'’.-]*)*"
+# Two names typed in lowercase around "vs": the second, up to a mark or a word that asks ("which", "is").
+_ASKING = r"(?:which|who|what|where|is|are|will|for|today|tomorrow|now|right)\b"
+_LOWERCASE_VERSUS = re.compile(rf"(?<![\w])([a-z][\w'’.-]*(?:\s+[a-z][\w'’.-]*)?)\s+(?:vs\.?|versus)\s+"
+                               rf"([a-z][\w'’.-]*(?:\s+(?!{_ASKING})[a-z][\w'’.-]*)?)(?=\s*(?:[,?!:;]|$)|\s+{_ASKING})")
 _JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+)({_NAME_WORDS})"
 # Chinese names joined in a comparison: a joining word, then two characters or more up to a character that begins
 # the question's own words (a day, "哪个", "的", the domain's) or a punctuation mark.
@@ -55,6 +59,8 @@ def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
     last = max((i for i, (word, _) in enumerate(joined) if word), default=-1)
     if last < 0 and len(joined) >= 2 and _compares(question, vocabulary):
         last = len(joined) - 1
+    if not joined and (typed := _LOWERCASE_VERSUS.search(question)) and typed[1].casefold() == value.casefold():
+        return [typed[2]]  # typed in lowercase: "nanaimo vs chicoutimi, which one's colder"
     return [name for _, name in joined[:last + 1]]
 
 
