@@ -17,7 +17,7 @@ from mcp_chat_app.chat.route_arguments.days import (
     without_unasked_span,
 )
 from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags, without_unasked_flags
-from mcp_chat_app.chat.route_arguments.hours import with_clock_hours, without_unasked_hours
+from mcp_chat_app.chat.route_arguments.hours import with_asked_part, with_clock_hours, without_unasked_hours
 from mcp_chat_app.chat.route_arguments.numbers import made_up_numbers
 from mcp_chat_app.chat.route_arguments.place_names import (
     as_the_question_spells,
@@ -68,7 +68,8 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         arguments = without_unnamed_places(arguments, schema, everything_said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
                                           else turn.question, turn.vocabulary)
-        arguments = with_clock_hours(arguments, schema, turn.question, turn.vocabulary)
+        arguments = with_asked_part(with_clock_hours(arguments, schema, turn.question, turn.vocabulary), schema,
+                                    turn.question, turn.vocabulary)
         day = asked_day(turn.question, turn.today)
         arguments = with_asked_day(arguments, schema, day, turn.today)
         arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)

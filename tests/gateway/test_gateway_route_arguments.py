@@ -21,7 +21,7 @@ from mcp_chat_app.chat.route_arguments.days import (
     with_earlier_day,
     without_unasked_span,
 )
-from mcp_chat_app.chat.route_arguments.hours import with_clock_hours, without_unasked_hours
+from mcp_chat_app.chat.route_arguments.hours import with_asked_part, with_clock_hours, without_unasked_hours
 from mcp_chat_app.chat.route_arguments.numbers import misquoted_numbers
 from mcp_chat_app.chat.route_arguments.place_names import as_the_question_spells, only_run_on, qualified, siblings
 from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, without_unnamed_places
@@ -1014,6 +1014,20 @@ def test_a_place_the_router_copied_with_a_slip_is_the_questions():
                                   VOCABULARY) == {"city": "定南", "hours": [16]}
     for city, question in (("北京", "会理明天冷吗"), ("杭州", "明天杭州和苏州哪个热"), ("长沙", "明天长春和长治哪个冷")):
         assert as_the_question_spells({"city": city}, FORECAST, question, VOCABULARY) == {"city": city}
+
+
+@pytest.mark.parametrize("question, given, hours", [
+    ("那明天早上冷不冷", "night", "morning"),  # after tomorrow night's rain: the router kept `night`
+    ("tomorrow morning in Oslo?", "night", "morning"), ("this afternoon?", "evening", "afternoon"),
+    ("今晚呢", "morning", "morning"),  # 晚上 may be the evening or the night: the router's reading stands
+    ("明天下午3点呢", "night", "night"),  # a clock time: with_clock_hours' to mend
+    ("明天呢", "night", "night"),  # no part of the day named
+])
+def test_the_part_of_the_day_a_question_names_is_the_calls(question, given, hours):
+    schema = {"properties": {"city": {"type": "string"}, "hours": HOURS | {"anyOf": [
+        {"type": "array", "items": {"type": "integer"}}, {"enum": ["morning", "noon", "afternoon", "evening", "night"]},
+        {"type": "null"}]}}, "required": ["city"]}
+    assert with_asked_part({"city": "x", "hours": given}, schema, question, VOCABULARY)["hours"] == hours
 
 
 def test_over_http_a_place_the_router_copied_with_a_slip_is_called_as_written(forced_gateway, fake_llm):

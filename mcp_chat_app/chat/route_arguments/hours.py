@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from mcp_chat_app.chat.route_arguments.stated import mentioned
-from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
+from mcp_chat_app.chat.text.clock import clock_times, parts_of_day, stretches_named
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -56,6 +56,27 @@ def with_clock_hours(arguments: dict[str, Any], schema: dict[str, Any], question
         return arguments
     log.info("%s=%r as the question's clock times %s", name, arguments.get(name), hours)
     return {**arguments, name: hours}
+
+
+def with_asked_part(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                    vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with the part of the day the question names, where the router gave another of the time-of-day
+    argument's values ("那明天早上冷不冷" after a question on tomorrow night kept `night`); a question that writes a
+    clock time is with_clock_hours', and one whose part may be two of the values ("晚上": evening or night) keeps
+    the router's."""
+    name = hours_argument(schema)
+    given = arguments.get(name) if name else None
+    if not isinstance(given, str) or any(clock_times(question, vocabulary)):
+        return arguments
+    named = stretches_named(question, vocabulary)
+    if not named or any(given in words for words in named):
+        return arguments
+    values = [value for value in _enum_values(schema["properties"][name])
+              if isinstance(value, str) and any(value in words for words in named)]
+    if len(values) != 1:
+        return arguments
+    log.info("%s=%r as the part of the day the question names: %r", name, given, values[0])
+    return {**arguments, name: values[0]}
 
 
 def _in_a_row(hours: list[Any]) -> bool:

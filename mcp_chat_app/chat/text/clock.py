@@ -168,6 +168,19 @@ def parts_of_day(text: str, vocabulary: Vocabulary) -> Iterator[str]:
             yield match[0]
 
 
+def stretches_named(text: str, vocabulary: Vocabulary) -> list[frozenset[str]]:
+    """The stretches of the day the text names on their own, each as all its words ("明天早上" names the morning's:
+    早上, 上午, ..., morning)."""
+    named = []
+    for part in parts_of_day(text, vocabulary):
+        part = part.casefold()
+        stretch = next((words for words in _SAME_TIME if part in words
+                        or any(word.isascii() and re.search(rf"\b{word}\b", part) for word in words)), None)
+        if stretch is not None and frozenset(stretch) not in named:
+            named.append(frozenset(stretch))
+    return named
+
+
 def unsupported_clock_times(text: str, facts_text: str, vocabulary: Vocabulary) -> list[str]:
     """The clock times a text names that the facts do not give (the same time of day, however written)."""
     known = {minute for time in clock_times(facts_text, vocabulary) for minute in time.minutes}
