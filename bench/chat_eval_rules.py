@@ -121,17 +121,19 @@ def _calls(reply: dict[str, Any], tools: set[str] | None = None) -> list[dict[st
 def _places(call: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Each place a result is about, as {location, days, current}."""
     content = call["structured_content"]
+    fahrenheit = (content.get("units") or {}).get("temperature") == "°F"  # °C is the rules' scale
     if "places" in content:
         for place in content["places"]:
             yield {"location": place.get("location") or {}, "days": place.get("days") or [],
-                   "current": place.get("temperature")}
+                   "current": place.get("temperature"), "fahrenheit": fahrenheit}
     elif "location" in content:
         current = content.get("temperature") if call["tool"] == "get_current_weather" else None
         days = content.get("days") or content.get("points") or []
         if call["tool"] == "get_current_weather" and "today_max" in content:
             days = [{"date": content["time"][:10], "day": 0, "temp_max": content["today_max"],
                      "temp_min": content["today_min"]}]
-        yield {"location": content["location"], "days": days, "current": current, "content": content}
+        yield {"location": content["location"], "days": days, "current": current, "content": content,
+               "fahrenheit": fahrenheit}
 
 
 def _near(location: dict[str, Any], city: dict[str, Any]) -> bool:
@@ -416,10 +418,10 @@ def _judge(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     places = [p for city in turn["cities"] for p in _place_data(reply, city)]
     if not places:
         return False
-    temps = [float(p["current"]) for p in places if p["current"] is not None]
+    temps = [_celsius(p, p["current"]) for p in places if p["current"] is not None]
     today = _today(places)
     offsets = (_asked_offsets(turn, today) if today else None) or {turn.get("day", 0)}  # a weekday's too
-    highs = [float(r["temp_max"]) for p in places for r in p["days"] if r.get("day", 0) in offsets
+    highs = [_celsius(p, r["temp_max"]) for p in places for r in p["days"] if r.get("day", 0) in offsets
              and isinstance(r.get("temp_max"), int | float)]
     if not temps and not highs:
         return False
@@ -430,6 +432,11 @@ def _judge(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     value = min(temps or highs)
     said = _polarity(_answer(reply), ("冷", "cold", "chilly", "凉", "cool"))
     return said is not None and ((said and value <= 15) or (not said and value >= 8))
+
+
+def _celsius(place: dict[str, Any], value: float) -> float:
+    """A temperature of the place's result in °C: a hot or cold verdict is judged on that scale."""
+    return (float(value) - 32) * 5 / 9 if place.get("fahrenheit") else float(value)
 
 
 def _compare(turn: dict[str, Any], reply: dict[str, Any]) -> bool:

@@ -123,6 +123,14 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
             "weekday": 3, "judge": "cold"}
     chilly_thursday = [WEEK[0], _day(2, "2026-12-03", "Thursday", temp_min=1.0, temp_max=5.0)]
     assert strict(cold, _reply("Cold: 1 to 5°C.", forecast(GUANGZHOU, chilly_thursday)))["verdict"] is True
+    # In °F, the verdict is judged in °C: 23.4 °F is cold.
+    fahrenheit = {"query": "is that cold for them?", "lang": "en", "intent": "current", "cities": [GUANGZHOU],
+                  "day": 0, "judge": "cold", "units": "imperial"}
+    frozen = _call("get_current_weather", {}, {"location": _location(GUANGZHOU), "temperature": 23.4,
+                                               "time": "2026-12-01T09:00", "today_max": 28.2, "today_min": 15.1,
+                                               "units": {"temperature": "°F"}})
+    assert strict(fahrenheit, _reply("It is cold: 23.4°F.", frozen))["verdict"] is True
+    assert strict(fahrenheit, _reply("It is not cold: 23.4°F.", frozen))["verdict"] is False
     compare = {"query": "北京和广州明天哪个更冷？", "lang": "zh", "intent": "compare", "cities": [BEIJING, GUANGZHOU],
                "day": 1, "compare": {"metric": "temp_min", "dir": "min", "names": [["北京", "Beijing"],
                                                                                  ["广州", "Guangzhou"]]}}
