@@ -56,6 +56,15 @@ def test_chinese_query_keeps_chinese_display_name(gazetteer: Gazetteer) -> None:
     assert place.timezone == "Asia/Shanghai" and place.country == "China"
 
 
+def test_another_spelling_of_a_places_name_is_shown_as_the_question_spells_it(gazetteer: Gazetteer) -> None:
+    """"Hargeisa" was answered as Hargeysa (geonames' spelling), which a reader checking the names took for
+    another place; another name of a place ("Peking") still shows the place's own."""
+    for query, shown, english in (("Hargeisa", "Hargeisa", "Hargeysa"), ("hai phong", "Hai Phong", "Haiphong"),
+                                  ("Peking", "Beijing", "Beijing"), ("Bombay", "Mumbai", "Mumbai")):
+        location = gazetteer.lookup(query)
+        assert location is not None and (location.name, location.english_name) == (shown, english)
+
+
 @pytest.mark.parametrize(("query", "latitude", "longitude"), [
     ("开普敦", -33.93, 18.42), ("温哥华", 49.25, -123.12), ("利马", -12.04, -77.03),  # geonames: 開普敦, 溫哥華, 利馬
     ("丽江", 26.87, 100.22), ("大理市", 25.59, 100.23),  # geonames: 丽江市 (with "city"); 大理 (without)

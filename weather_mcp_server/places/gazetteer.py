@@ -33,6 +33,8 @@ from weather_mcp_server.places.pinyin import pinyin_keys, wholly_chinese
 from weather_mcp_server.places.stations import STATIONS
 from weather_mcp_server.wording.language import pick
 
+SPELLING_RATIO = 0.75  # Hargeisa and Hargeysa 0.88, Hai Phong and Haiphong 0.94; Peking and Beijing 0.46
+
 # (country code, geonames' admin1 code, or "" for the whole country): what a qualifier names.
 Scope = tuple[str, str]
 
@@ -321,14 +323,20 @@ class Gazetteer:
 
     def to_location(self, candidate: Candidate, query: str) -> Location:
         """Build the public Location; a Chinese query keeps its own wording as the display name, without 市 unless
-        one character would be left (芒市 stays 芒市; chinese_keys keeps it alike)."""
+        one character would be left (芒市 stays 芒市; chinese_keys keeps it alike), and so does another spelling of
+        the place's name ("Hargeisa" of Hargeysa; not "Peking", another name of Beijing)."""
         written, _ = split_qualifier(query)
         if has_cjk(written):
             chinese = written.removesuffix("市") if len(written) > 2 else written
         else:
             chinese = self.chinese_name(candidate.key)
+        name = candidate.name
+        if has_cjk(written) and chinese:
+            name = chinese
+        elif not candidate.exact and _spelt_otherwise(written, candidate.name):
+            name = written.strip().title() if written.islower() else written.strip()
         return Location(
-            name=chinese if has_cjk(written) and chinese else candidate.name,
+            name=name,
             english_name=candidate.name,
             chinese_name=chinese,
             country=candidate.country,
@@ -395,6 +403,11 @@ class Gazetteer:
         return Candidate(key=str(place), name=name, country_code=code, country=self._countries.get(code, code),
                          latitude=latitude, longitude=longitude, timezone=timezone, population=population,
                          exact=bool(exact), region=region, admin1=admin1, major=bool(major))
+
+
+def _spelt_otherwise(written: str, name: str) -> bool:
+    """Whether a name the query matched by an alias is the place's own name spelt otherwise (Hargeisa, Hargeysa)."""
+    return difflib.SequenceMatcher(None, normalize(written), normalize(name)).ratio() >= SPELLING_RATIO
 
 
 def _standing_out(cities: Iterable[Candidate]) -> Candidate | None:
