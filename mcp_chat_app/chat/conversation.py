@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from mcp_chat_app.chat.text.claims import asks
-from mcp_chat_app.chat.text.day_words import day_words, without_day_words
+from mcp_chat_app.chat.text.day_words import day_words, names_an_earlier_day, names_the_day_after, without_day_words
 
 _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the two is warmer?"
 # How a question says it continues the one before ("那后天呢？", "What about Chicago?"), in any domain: the words
@@ -26,6 +26,9 @@ _DAY_FOLLOW_UP_FILLER = re.compile(r"\b(?:and|so|ok|okay|then|what|how|about|for
                                    r"one|will|be|any|better|worse)\b|那么|那|还有|然后|呢|的|会|好点|好些|更好|差点|吗|[\W_]+",
                                    re.IGNORECASE)
 # What a follow-up says besides its values: the words that make it one, and punctuation.
+# A name as a follow-up says it alone: capitalised words (a qualifier after a comma), or two to eight Han characters.
+_A_NAME = re.compile(r"[A-ZÀ-Þ][\w'’.-]*(?:,?\s+[A-ZÀ-Þ][\w'’.-]*)*|[\u3400-\u9fff]{2,8}")
+_ZH_DAY_AROUND = re.compile(r"(?:前|后|第.|次|隔|上|下)[一两二三]?[天日]")  # 前一天, 第二天, 次日, 隔天
 _FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 
 
@@ -100,6 +103,17 @@ def opening(question: str) -> str:
 def is_follow_up(question: str) -> bool:
     """Whether the question says it continues the previous one."""
     return bool(_FOLLOW_UP.search(_unacknowledged(question)))
+
+
+def named_alone(question: str) -> str:
+    """The one name a follow-up says besides its follow-up words, and no day ("Berbera" of "and Berbera?", "贡布"
+    of "那贡布呢", "Paris, France" of "And in Paris, France?"); "" for anything else."""
+    text = _OPENING.sub("", _unacknowledged(question)).strip()
+    text = re.sub(r"^(?:in|for|at)\s+|[\s?？!！.。呢]+$", "", text, flags=re.IGNORECASE)
+    if day_words(text) or names_the_day_after(text) or names_an_earlier_day(text) or _ZH_DAY_AROUND.search(text) \
+            or not _A_NAME.fullmatch(text):
+        return ""
+    return text
 
 
 def _unacknowledged(question: str) -> str:

@@ -29,10 +29,13 @@ from mcp_chat_app.chat.route_plan import (
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
 from mcp_chat_app.chat.text.day_words import day_references
 from mcp_chat_app.chat.text.languages import in_another_script
+from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.manager import ToolInfo
 
 log = logging.getLogger(__name__)
+
+_A_TERM = re.compile(r"[A-Z0-9.]+|\S*\d\S*")  # "UV", "PM2.5", "AQI": asked of, not places
 # The latest answers whose places a comparison naming none is of ("哪个更冷" after A, then "那B呢").
 _COMPARED_TURNS = 3
 _FIGURE = re.compile(r"\d|零")
@@ -117,6 +120,28 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     log.info("%s, not %s: the follow-up says only %r", before.qualified_name, plan.name, stated)
     return (replanned(PlannedCall(plan.call_id, before.qualified_name, {}), {**earlier["arguments"], **stated},
                       by_name, turn),)
+
+
+def with_the_place_said(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                        turn: Turn) -> tuple[PlannedCall, ...]:
+    """A follow-up that says one name alone ("and Berbera?") asks of it: a call for another place, that the
+    question does not name (the router copied Djibouti from the question before), is made for it. Not a term or
+    a quantity ("and UV?")."""
+    name = conversation.named_alone(turn.question) if conversation.is_follow_up(turn.question) else ""
+    if len(planned) != 1 or planned[0].request is None or not name or _A_TERM.fullmatch(name) \
+            or asked_quantities(name, turn.vocabulary):
+        return planned
+    (plan,) = planned
+    tool = resolve(plan.name, by_name)
+    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    value = plan.arguments.get(place) if place else None
+    if not isinstance(value, str) or mentioned(value, turn.question.casefold()):
+        return planned
+    again = replanned(plan, {**plan.arguments, place: name}, by_name, turn)
+    if again.request is None:
+        return planned
+    log.info("%s for %r, not %r: the follow-up says it alone", plan.name, name, value)
+    return (again,)
 
 
 def with_earlier_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -392,3 +392,13 @@ def test_over_http_a_new_place_after_a_failed_call_asks_that_calls_question_of_i
     body = asked("ok fair, how about Roseau, Dominica?",
                  call("compare_weather", cities=["Roseau, Dominica", "Roseau, Dominica"], day=0, days=7))
     assert _made(body) == [("get_forecast", {"city": "Roseau, Dominica", "day": 0})]
+
+
+def test_over_http_a_follow_up_that_says_one_name_alone_asks_of_it(forced_gateway, fake_llm):
+    """"and Berbera?" after Djibouti's temperature was called for Djibouti again: the name said alone is the
+    call's place; "and UV?" names a quantity, not a place."""
+    asked = _asker(forced_gateway, fake_llm, "berbera")
+    djibouti = call("get_current_weather", city="Djibouti")
+    asked("How hot is it in Djibouti right now?", djibouti)
+    assert _made(asked("and Berbera?", djibouti)) == [("get_current_weather", {"city": "Berbera"})]
+    assert _made(asked("and UV?", djibouti)) == [("get_current_weather", {"city": "Djibouti"})]
