@@ -229,6 +229,9 @@ def test_a_count_of_days_the_question_does_not_give_is_dropped(question, kept, c
     ("Berlin now (Thu 3 Dec 09:00)", {"3 Dec": "2026-12-03"}),  # a clock time after a date is no day
     # a month of a year is its first day (the data's reach is said of it)
     ("coldest temperature recorded in Tomsk in January 1998?", {"January 1998": "1998-01-01"}),
+    # a season of a year: its first month's first day ("2015年冬天" was answered with today's weather)
+    ("帮我查查2015年冬天右玉的最低气温", {"2015年冬天": "2015-12-01"}), ("winter 2015 in Oslo", {"winter 2015": "2015-12-01"}),
+    ("the 1998 summer in Rome", {"1998 summer": "1998-06-01"}), ("this winter in Oslo", {}),
     ("帮我查一下1987年7月托克逊的最高气温", {"1987年7月": "1987-07-01"}),
     # holidays of the Chinese calendar, by their year's date: the next one, or the year named
     ("明年春节抚远会下雪吗", {"明年春节": "2027-02-06"}), ("除夕哈尔滨冷吗", {"除夕": "2027-02-05"}),

@@ -38,6 +38,8 @@ _ZH_MONTHS = {"上个月": -1, "上月": -1, "这个月": 0, "本月": 0, "下�
 _EN_YEAR = r"(?:,?\s+(?:in\s+)?(\d{4}))?"
 _EN_LAST_NEXT = r"(?:\b(last|this|next)\s+)?"
 
+# The month a season of the northern year begins in: the first day the data must reach.
+_SEASON_MONTHS = {"春": 3, "夏": 6, "秋": 9, "冬": 12, "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _PATTERNS = (
     ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
     ("zh", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?(\d{1,2})月(\d{1,2})[日号]")),
@@ -51,6 +53,10 @@ _PATTERNS = (
     # a month of a year, no day ("January 1998", "1987年7月"): its first day, which says how far the data reaches
     ("zh_year_month", re.compile(r"(\d{4})年(\d{1,2})月(?!\d{1,2}[日号])")),
     ("en_month_year", re.compile(rf"\b({_MONTH})\.?,?\s+(?:of\s+)?(\d{{4}})\b", re.IGNORECASE)),
+    # ... and a season of a year ("2015年冬天", "winter 2015", "the 1998 summer"): its first month's first day
+    ("zh_year_season", re.compile(r"(\d{4})年的?(春|夏|秋|冬)(?:天|季)")),
+    ("en_season_year", re.compile(r"\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?(\d{4})\b|\b(\d{4})\s+"
+                                  r"(spring|summer|autumn|fall|winter)\b", re.IGNORECASE)),
     ("en_of_month", re.compile(rf"\b(?:the\s+)?(\d{{1,2}}){_ORDINAL}\s+of\s+(last|this|next)\s+month\b",
                                re.IGNORECASE)),
     ("en_holiday", re.compile(rf"{_EN_LAST_NEXT}\b(christmas(?:\s+(?:eve|day))?|new\s+year'?s\s+(?:day|eve)|"
@@ -91,6 +97,10 @@ def _date(kind: str, match: re.Match[str], today: date) -> date | None:
         return _valid(int(match[1]), int(match[2]), 1)
     if kind == "en_month_year":
         return _valid(int(match[2]), _month(match[1]), 1)
+    if kind == "zh_year_season":
+        return _valid(int(match[1]), _SEASON_MONTHS[match[2]], 1)
+    if kind == "en_season_year":
+        return _valid(int(match[2] or match[3]), _SEASON_MONTHS[(match[1] or match[4]).lower()], 1)
     if kind == "en_month_day":
         return _in_year(match[3], None, _month(match[1]), int(match[2]), today)
     if kind == "en_day_month":
