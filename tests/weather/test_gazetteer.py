@@ -162,6 +162,10 @@ def test_population_ranking_and_country_qualifier(gazetteer: Gazetteer) -> None:
     assert gazetteer.lookup("Paris, US").country_code == "US"
     assert gazetteer.lookup("Cambridge, GB").country_code == "GB"
     assert gazetteer.lookup("Pékin").english_name == "Beijing"  # an alias of a metropolis beats a small town
+    # ... but a city known by the name itself beats a place the name is another name of, unless that is a hundred
+    # times its size: "Jayapura" was ambiguous with Jaipur, "Arrecife" (Lanzarote) was Recife.
+    assert [gazetteer.lookup(name).country_code for name in ("Jayapura", "Arrecife", "Canton", "Naples")] == [
+        "ID", "ES", "CN", "IT"]
     assert gazetteer.lookup("Paris, France").country_code == "FR"
     assert gazetteer.lookup("Portland, Oregon").country_code == "US"  # a region, not a country (see below)
     assert gazetteer.lookup("北京, 中国").english_name == "Beijing"

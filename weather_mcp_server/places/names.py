@@ -17,6 +17,8 @@ from weather_mcp_server.wording.language import pick
 # A runner-up at least this share of the leader's population makes a name ambiguous.
 AMBIGUITY_POPULATION_RATIO = 0.5
 ALIAS_DISCOUNT = 0.1
+KNOWN_CITY = 50_000
+ALIAS_OVER_NAME = 100
 # A name in Chinese characters (no kana) means a place where Chinese is written ten times more readily: 台东 is
 # Taitung (103,000 people), not Taito, Tokyo (211,000), whose 台東 is the same characters; 东京 is still Tokyo.
 CHINESE_SPEAKING = ("CN", "HK", "MO", "TW")
@@ -194,6 +196,8 @@ def choose(query: str, candidates: list[Candidate]) -> Candidate:
         preferred = chinese and candidate.country_code in CHINESE_SPEAKING
         return _score(candidate) * (CHINESE_NAME_PREFERENCE if preferred else 1.0)
 
+    if not chinese:
+        candidates = _known_by_the_name(candidates)
     ranked = sorted(candidates, key=score, reverse=True)
     leader = ranked[0]
     rivals = [
@@ -210,6 +214,16 @@ def choose(query: str, candidates: list[Candidate]) -> Candidate:
             "Add the country code (e.g. 'Cambridge, GB') or pass 'latitude,longitude'.",
             f"地名“{query}”有多个可能：{listed}。请加上国家代码（如“Cambridge, GB”）或给出“纬度,经度”。"), shown)
     return leader
+
+
+def _known_by_the_name(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates less the places the name is only another name of, where a city of KNOWN_CITY people or more
+    has it as its own, unless such a place is ALIAS_OVER_NAME times its size: "Jayapura" is Jayapura, not Jaipur;
+    "Arrecife" is Arrecife, not Recife; "Canton" is still Guangzhou, "Pekin" Beijing."""
+    known = [c.population for c in candidates if c.exact and c.population >= KNOWN_CITY]
+    if not known:
+        return candidates
+    return [c for c in candidates if c.exact or c.population >= ALIAS_OVER_NAME * max(known)]
 
 
 def _score(candidate: Candidate) -> float:
