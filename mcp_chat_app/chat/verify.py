@@ -191,6 +191,12 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
         # "How much", or a clock time ("后天下午3点…吗"): a yes or a no alone leaves out what that hour measures.
         problems.append(Problem("figure", "the question asks how much or of a time of day, and it gives no "
                                           "figure: quote the facts' figure for it"))
+    elif facts.numbers_of_data and not says_it_lacks(reply) and not numbers_in(reply) and any(
+            verdict.get("winner") for verdict in verdicts_about(question, facts.verdicts, context)):
+        # "which one's hotter?" answered with the winner alone (or a chain of every comparison's winner): the
+        # figures that make it the winner are what the reader checks it by.
+        problems.append(Problem("figure", "it names the winner without a figure: quote the facts' figures that "
+                                          "make it the winner"))
     elif _asks_a_past_day(question, today or dt.date.today()) and states_measurements(facts.text, vocabulary) \
             and not states_measurements(reply, vocabulary) and not says_it_lacks(reply):
         # Asked of a past day ("...yesterday?"), a yes or a no alone leaves out what the day measured.

@@ -447,6 +447,22 @@ def test_a_terse_question_that_opens_with_a_verdicts_word_asks_it_yes_or_no(ques
         assert facts.lead.startswith("No ")
 
 
+def test_a_comparison_answered_with_its_winner_alone_quotes_the_figures_that_make_it():
+    """"which one's hotter?" was answered "Berbera is warmer than Djibouti, which gets more rain and is windier than
+    Djibouti, ...": no figure the reader can check it by."""
+    warmer = {"topic": "warmer", "winner": "Berbera", "statement": "Berbera is warmer than Djibouti",
+              "keywords": ["warmer", "hotter", "热"]}
+    compared = ToolOutcome("weather", "compare_weather", {"cities": ["Djibouti", "Berbera"]},
+                           text="Today: Djibouti 21.6 to 29.8°C; Berbera 24.1 to 31.2°C. Berbera is warmer than "
+                                "Djibouti.", structured_content={"places": [], "verdicts": [warmer]})
+    question = "which one's hotter?"
+    _, facts = facts_of(question, compared)
+    assert "figure" in {p.rule for p in check_reply("Berbera is warmer than Djibouti.", question, "en", facts,
+                                                    VOCABULARY)}
+    assert check_reply("Berbera is warmer than Djibouti: up to 31.2°C against 29.8°C.", question, "en", facts,
+                       VOCABULARY) == []
+
+
 def test_a_polar_night_that_says_there_is_no_sunrise_answers_when_the_sun_rises():
     """"When does the sun rise in Narvik tomorrow?" in December: the day has no sunrise (null), and the server's
     text says so by name; the answer says that, not that the data lacks the sunrise."""

@@ -13,8 +13,10 @@ from mcp_chat_app.chat.text.clock import TONIGHT, hour_glosses, numeral
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _ZH_WEEKDAY = "一二三四五六日天"
+# A weekday's character after 这周 or 本周 (这周五), but not one that begins a word (这周一直晴 is the week's).
+_WEEKDAY_AFTER = "[一二三四五六日](?!直|些|样|定|般|起|切|点|共)"
 _ZH = re.compile(
-    r"大后天|后天|大後天|後天|明後日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|(?:明|今|昨)儿个?|(?:本|这)?周末|本周(?![一二三四五六日])|这周(?![一二三四五六日])|这个星期(?![一二三四五六日天])|下周(?:[一二三四五六日]|天(?!气))?"
+    rf"大后天|后天|大後天|後天|明後日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|(?:明|今|昨)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这周(?!{_WEEKDAY_AFTER})|这个星期(?!{_WEEKDAY_AFTER}|天)|下周(?:[一二三四五六日]|天(?!气))?"
     r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
