@@ -94,6 +94,10 @@ def test_the_weather_server_installs_and_runs_alone(tmp_path, outside):
     town = run_in(bin_dir, "from weather_mcp_server.places.gazetteer import Gazetteer; "
                            "print(Gazetteer().lookup('漠河').english_name)", outside, XDG_CACHE_HOME=str(tmp_path / "c"))
     assert town.stdout.strip() == "Mohe", town.stderr
+    # China's county table ships in the wheel: a county geonames knows by pinyin only is found by its Chinese name.
+    county = run_in(bin_dir, "from weather_mcp_server.places.gazetteer import Gazetteer; "
+                             "print(Gazetteer().county('红原').name)", outside, XDG_CACHE_HOME=str(tmp_path / "c"))
+    assert county.stdout.strip() == "Hongyuan", county.stderr
     assert list((tmp_path / "c" / "weather_mcp_server").glob("places-*.sqlite"))
 
 

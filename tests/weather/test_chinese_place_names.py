@@ -1,6 +1,6 @@
 """Chinese names the index lacks, offline: one commonly confused character (荷泽 for 菏泽, 毫州 for 亳州) and a place
 followed by more (稻城亚丁) resolve, named as the place is, and a town geonames names in Latin letters only is read
-by its sound (瑞丽, Ruili); what they must not turn into a place stays unknown, and a name the index has is never
+in China's table of county-level divisions or by its sound (瑞丽, Ruili); what they must not turn into a place stays unknown, and a name the index has is never
 corrected."""
 
 from __future__ import annotations
@@ -142,14 +142,28 @@ def test_a_province_with_a_city_of_its_name_in_it_is_that_city(resolver: PlaceRe
     assert resolve(resolver, "吉林").english_name == "Jilin" and resolve(resolver, "湖南长沙").english_name == "Changsha"
 
 
-@pytest.mark.parametrize("query", ["瑞丽", "瑞丽市", "瑞麗", "瑞丽, 云南"])
-def test_a_town_geonames_names_in_latin_letters_only_is_read_by_its_sound(resolver: PlaceResolver, query: str) -> None:
-    """geonames has Ruili (as Mengmao) without the Chinese name 瑞丽: its pinyin finds it, and the answer keeps the
-    user's wording while the data says which place it is."""
+@pytest.mark.parametrize(("query", "written", "english_name", "latitude", "longitude"), [
+    ("瑞丽", "瑞丽", "Ruili", 24.01, 97.85), ("瑞丽市", "瑞丽", "Ruili", 24.01, 97.85), ("瑞麗", "瑞麗", "Ruili", 24.01, 97.85),
+    ("瑞丽, 云南", "瑞丽", "Ruili", 24.01, 97.85), ("红原", "红原", "Hongyuan", 32.79, 102.54),
+    ("四川红原", "四川红原", "Hongyuan", 32.79, 102.54), ("绩溪县", "绩溪县", "Jixi", 30.07, 118.58),  # not 鸡西, Heilongjiang
+    ("神农架", "神农架", "Shennongjia", 31.74, 110.68), ("新疆富蕴", "新疆富蕴", "Fuyun", 46.99, 89.53),
+])
+def test_a_county_geonames_names_in_latin_letters_only_is_found_in_the_county_table(
+        resolver: PlaceResolver, query: str, written: str, english_name: str, latitude: float, longitude: float) -> None:
+    """geonames has 瑞丽 (as Mengmao), 红原 or 绩溪 without their Chinese names: China's table of county-level
+    divisions finds them, and the answer keeps the user's wording while the data says which place it is."""
     place = resolve(resolver, query)
-    assert (place.name, place.english_name, place.country_code) == ("瑞丽" if "," in query else query.removesuffix("市"),
-                                                                   "Mengmao", "CN")
-    assert distance_km(place.latitude, place.longitude, 24.01, 97.85) <= 30
+    assert (place.name, place.english_name, place.country_code) == (written, english_name, "CN")
+    assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 30
+    with pytest.raises(UnknownPlace):
+        resolve(resolver, "广东红原")  # a qualifier the county is not in
+
+
+def test_a_town_geonames_names_in_latin_letters_only_is_read_by_its_sound(gazetteer: Gazetteer) -> None:
+    """The last resort, after the county table: 瑞丽's pinyin finds Ruili (geonames' Mengmao)."""
+    place = gazetteer.by_sound("瑞丽")
+    assert place is not None and place.name == "Mengmao" and distance_km(place.latitude, place.longitude, 24.01,
+                                                                           97.85) <= 30
 
 
 @pytest.mark.parametrize("query", [

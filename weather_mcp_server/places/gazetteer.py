@@ -13,6 +13,7 @@ from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.chinese_writing import LANDFORM_CHARACTERS, SPOT_ENDINGS
+from weather_mcp_server.places.counties import county_named
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.index_file import open_index
 from weather_mcp_server.places.names import (
@@ -273,6 +274,25 @@ class Gazetteer:
                     and not self._sounds_written_otherwise(city, keys, written)
                     and self._allows(query, city, qualifiers)):
                 return city
+        return None
+
+    def county(self, query: str) -> Candidate | None:
+        """The Chinese county a name wholly in Chinese characters means (红原, 绩溪县, "四川红原"), from the table of
+        China's county-level divisions: the fallback for county towns geonames knows by pinyin only. Its time zone
+        and region are the nearest indexed place's; its name is the county's, in pinyin."""
+        for name, qualifiers in self._readings(query):
+            keys = self._chinese_keys(name) if wholly_chinese(name) else []  # (瑞麗 as 瑞丽)
+            found = next(filter(None, map(county_named, keys)), None)
+            if found is None:
+                continue
+            full, leading, latitude, longitude = found
+            near = self.nearest(latitude, longitude)
+            county = Candidate(key=f"CN:{full}", name=pinyin_keys(leading)[0].capitalize(),
+                               country_code="CN", country=self._countries.get("CN", "China"), latitude=latitude,
+                               longitude=longitude, timezone=near.timezone, population=0, exact=True,
+                               region=near.region, admin1=near.admin1)
+            if self._allows(query, county, qualifiers):
+                return county
         return None
 
     def _sounds_written_otherwise(self, city: Candidate, keys: set[str], written: Sequence[str]) -> bool:

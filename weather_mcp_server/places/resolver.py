@@ -96,8 +96,8 @@ class PlaceResolver:
             city = self._gazetteer.chinese_name(region.key) or region.name
             raise UnknownPlace(pick(f"{query!r} is a province or region, not a city: name a city in it, such as "
                                     f"{region.name}.", f"“{query}”是省份或地区，不是城市：请说出其中的一个城市，比如{city}。"))
-        found = (self._gazetteer.lookup(query) or await self._geocode(query) or self._corrected(query)
-                 or self._by_sound(query))
+        found = (self._gazetteer.lookup(query) or await self._geocode(query) or self._county(query)
+                 or self._corrected(query) or self._by_sound(query))
         if found is not None:
             return found
         suggestions = self._gazetteer.suggestions(query)
@@ -121,6 +121,11 @@ class PlaceResolver:
         the place is (Nairobi, 菏泽, 稻城), so the answer says which."""
         found = self._gazetteer.correction(query) or self._gazetteer.leading_place(query)
         return self._gazetteer.to_location(found[1], found[0]) if found else None
+
+    def _county(self, query: str) -> Location | None:
+        """A county of China named in Chinese (红原, 绩溪) that the index lists by pinyin only."""
+        county = self._gazetteer.county(query)
+        return self._gazetteer.to_location(county, query) if county else None
 
     def _by_sound(self, query: str) -> Location | None:
         """A Chinese name read by its pinyin (瑞丽 -> Ruili), the last resort; it keeps the user's wording."""

@@ -1,0 +1,49 @@
+"""China's county-level divisions (县, 县级市, 旗, 自治县, 林区) with their coordinates, from the adcodes table of
+cpca 0.5.5 (MIT: china_counties.LICENSE), less cities' districts (区): geonames lists most county towns by their
+pinyin only, so 红原, 绩溪 or 黎平 were unknown. Read only when the index finds nothing for a Chinese name; a name two
+divisions far apart share is left out."""
+
+from __future__ import annotations
+
+import csv
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from weather_mcp_server.places.names import SAME_PLACE_KM, distance_km
+
+_TABLE = Path(__file__).with_name("china_counties.csv")
+_SUFFIXES = ("自治县", "自治旗", "林区", "特区", "县", "市", "旗")
+# What follows an autonomous county's leading name: its peoples (their names end in 族), then 自治县 or 自治旗.
+_PEOPLES = re.compile(r"(?:[^族]{1,4}族)+自治[县旗]")
+
+County = tuple[str, str, float, float]  # its full name, its leading name (红原, 陵水), latitude, longitude
+
+
+def county_named(name: str) -> County | None:
+    """The county a Chinese name means, by its full name (红原县) or without its suffix (红原)."""
+    return _counties().get(name)
+
+
+@lru_cache(maxsize=1)
+def _counties() -> dict[str, County]:
+    by_name: dict[str, list[County]] = {}
+    with _TABLE.open(encoding="utf-8", newline="") as table:
+        for row in csv.DictReader(table):
+            keys = _keys(row["name"])
+            county = (row["name"], min(keys, key=len), float(row["latitude"]), float(row["longitude"]))
+            for key in keys:
+                by_name.setdefault(key, []).append(county)
+    return {key: found[0] for key, found in by_name.items()
+            if all(distance_km(found[0][2], found[0][3], c[2], c[3]) <= SAME_PLACE_KM for c in found)}
+
+
+def _keys(name: str) -> set[str]:
+    """The full name, without its suffix, and an autonomous county's leading name (陵水 of 陵水黎族自治县; 积石山 of
+    积石山保安族东乡族撒拉族自治县, where 积石 may be read too: the same place)."""
+    keys = {name}
+    keys.update(name[:cut] for cut in range(2, len(name)) if "族" not in name[:cut] and _PEOPLES.fullmatch(name[cut:]))
+    suffix = next((s for s in _SUFFIXES if name.endswith(s)), "")
+    if suffix and len(name) - len(suffix) >= 2:
+        keys.add(name[:-len(suffix)])
+    return keys
