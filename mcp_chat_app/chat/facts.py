@@ -279,7 +279,7 @@ def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str
 
 
 def tersely_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The verdicts a terse question opens with ("Rain tonight in Calabar?", "any snow tomorrow?"): asked yes or
+    """The verdicts a terse question opens with ("Delays tonight on the A1?", "any queues tomorrow?"): asked yes or
     no, as "will it ...?" asks it."""
     lowered = question.strip().lower()
     if not lowered.endswith(("?", "？")):

@@ -357,8 +357,8 @@ def _with_written_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
 
 def _given_the_one_figure(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                           turn: Turn) -> tuple[PlannedCall, ...]:
-    """The calls with the question's one figure in place of each call's one misquoted one ("Anywhere below 0°C
-    tomorrow?" searched below -1, asked twice); () when the question writes several or a call misquotes more."""
+    """The calls with the question's one figure in place of each call's one misquoted one ("Anything under 0
+    tomorrow?" searched under -1, asked twice); () when the question writes several or a call misquotes more."""
     written = written_numbers(turn.question, turn.vocabulary)
     if len(written) != 1:
         return ()

@@ -211,7 +211,7 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
     """The arguments with each Latin-script place the question does not write but writes nearly so, as the
     question writes it: the router copied "ipoh" as "Ipoah", and a place nobody named is no call to make. A
     Chinese place of one character is the name the question writes it at the end of ("州" of "下周一定州怎么样"), one
-    the question does not write is its one name that shares a character with it ("凤城" of "这周五来凤天气"); a
+    the question does not write is its one name that shares a character with it ("凤城" of "这周五来凤怎么样"); a
     qualifier alone is the place it qualifies ("Kyrgyzstan" of "Osh, Kyrgyzstan, the day after tomorrow")."""
     words = re.findall(r"[^\W\d_][\w'’.-]*", question)
     phrases = [" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
@@ -253,7 +253,7 @@ def _whole_chinese_name(value: str, question: str) -> str:
 
 def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary) -> str:
     """The one name of a Chinese question that shares a character with `value`, a name it does not write (the
-    router's 凤城 of "这周五来凤天气", 南宁 of "今天下午4点定南降雨概率多少"); "" when none or several do. The names are
+    router's 凤城 of "这周五来凤怎么样", 南宁 of "今天下午4点定南人多不多"); "" when none or several do. The names are
     what is left of the question less its clock times, its days, the domain's words and what ends a name."""
     for time in clock_times(question, vocabulary):
         question = question.replace(time.text, " ")
