@@ -343,21 +343,21 @@ class Gazetteer:
 
     def to_location(self, candidate: Candidate, query: str) -> Location:
         """Build the public Location; a Chinese query keeps its own wording as the display name, without 市 unless
-        one character would be left (芒市 stays 芒市; chinese_keys keeps it alike), and so does another spelling of
-        the place's name ("Hargeisa" of Hargeysa; not "Peking", another name of Beijing)."""
+        one character would be left (芒市 stays 芒市; chinese_keys keeps it alike), and another spelling of the
+        place's name is its name in English too ("Hargeisa" of Hargeysa; not "Peking", another name of Beijing)."""
         written, _ = split_qualifier(query)
         if has_cjk(written):
             chinese = written.removesuffix("市") if len(written) > 2 else written
         else:
             chinese = self.chinese_name(candidate.key)
-        name = candidate.name
+        name = english = candidate.name
         if has_cjk(written) and chinese:
             name = chinese
         elif not candidate.exact and _spelt_otherwise(written, candidate.name):
-            name = written.strip().title() if written.islower() else written.strip()
+            name = english = written.strip().title() if written.islower() else written.strip()
         return Location(
             name=name,
-            english_name=candidate.name,
+            english_name=english,
             chinese_name=chinese,
             country=candidate.country,
             country_code=candidate.country_code,
