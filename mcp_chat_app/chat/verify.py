@@ -25,7 +25,7 @@ from mcp_chat_app.chat.text.claims import (
     states_measurements,
     unusable,
 )
-from mcp_chat_app.chat.text.clock import clock_times, unsupported_times
+from mcp_chat_app.chat.text.clock import clock_times, unsupported_times, without_clock_times
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.day_words import (
     SPAN_WORDS,
@@ -187,7 +187,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
         problems.append(Problem("repetition", f"it repeats {repeated!r}: say each thing once"))
     if facts.numbers_of_data and not says_it_lacks(reply) \
             and (_ASKS_A_FIGURE.search(question) or (any(clock_times(question, vocabulary)) and not facts.missing)) \
-            and not numbers_in(_without_clock_times(reply, vocabulary)):  # "at 5 pm" is the hour, no figure of it
+            and not numbers_in(without_clock_times(reply, vocabulary)):  # "at 5 pm" is the hour, no figure of it
         # "How much", or a clock time ("后天下午3点…吗"): a yes or a no alone leaves out what that hour measures.
         problems.append(Problem("figure", "the question asks how much or of a time of day, and it gives no "
                                           "figure: quote the facts' figure for it"))
@@ -228,12 +228,6 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
                                                len(facts.findings) == 1)]
     return problems
-
-
-def _without_clock_times(text: str, vocabulary: Vocabulary) -> str:
-    for time in clock_times(text, vocabulary):
-        text = text.replace(time.text, " ")
-    return text
 
 
 def _asks_a_past_day(question: str, today: dt.date) -> bool:

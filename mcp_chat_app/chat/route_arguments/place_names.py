@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp_chat_app.chat.route_arguments.places import is_place
 from mcp_chat_app.chat.route_arguments.stated import mentioned, only_day_words
-from mcp_chat_app.chat.text.clock import clock_times
+from mcp_chat_app.chat.text.clock import without_clock_times
 from mcp_chat_app.chat.text.day_words import day_words, without_day_words
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
@@ -255,9 +255,7 @@ def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary)
     """The one name of a Chinese question that shares a character with `value`, a name it does not write (the
     router's 凤城 of "这周五来凤怎么样", 南宁 of "今天下午4点定南人多不多"); "" when none or several do. The names are
     what is left of the question less its clock times, its days, the domain's words and what ends a name."""
-    for time in clock_times(question, vocabulary):
-        question = question.replace(time.text, " ")
-    rest = without_day_words(question)
+    rest = without_day_words(without_clock_times(question, vocabulary))
     domain = [word for words in [*vocabulary.quantities.values(), *vocabulary.claim_topics.values()]
               for word in words if _HAN.match(word)]
     for word in sorted(domain, key=len, reverse=True):

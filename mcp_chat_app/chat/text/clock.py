@@ -168,6 +168,13 @@ def parts_of_day(text: str, vocabulary: Vocabulary) -> Iterator[str]:
             yield match[0]
 
 
+def without_clock_times(text: str, vocabulary: Vocabulary) -> str:
+    """The text less its clock times ("at 5 pm" is an hour, no figure of it; no name either)."""
+    for time in clock_times(text, vocabulary):
+        text = text.replace(time.text, " ")
+    return text
+
+
 def stretches_named(text: str, vocabulary: Vocabulary) -> list[frozenset[str]]:
     """The stretches of the day the text names on their own, each as all its words ("明天早上" names the morning's:
     早上, 上午, ..., morning)."""
