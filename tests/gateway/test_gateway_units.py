@@ -120,6 +120,8 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
     ("ホノルル、アロハ", "ja"),
     # a long Latin name in a Chinese question, by its particles; a Chinese name in an English one
     ("那Naypyidaw呢", "zh"), ("Naypyidaw明天热吗", "zh"), ("weather in 多伦多?", "en"),
+    # names alone in Latin letters, however long, around a Chinese question
+    ("现在Nuwara Eliya几度", "zh"), ("明天Swift Current多少度", "zh"), ("Is 北京 cold?", "en"),
 ])
 def test_the_language_of_a_text(text, language):
     assert languages.detect(text, VOCABULARY) == language

@@ -63,6 +63,10 @@ def test_one_commonly_confused_character_is_corrected(resolver: PlaceResolver, q
     ("黄山风景区", "黄山", 29.71, 118.31),
     ("拉萨布达拉宫", "拉萨", 29.65, 91.10),
     ("东京迪士尼", "东京", 35.69, 139.69),  # a city of default_cities.py, abroad
+    ("建水古城", "建水", 23.63, 102.83),  # a county of China leads as a city does
+    ("元阳梯田", "元阳", 23.22, 102.84),
+    ("玉龙雪山", "玉龙", 26.82, 100.24),  # the mountain of Yulong county (Lijiang), not the town of Chongqing
+    ("崇明岛", "崇明", 31.62, 121.70),  # the island a place is named after
 ])
 def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: str, name: str, latitude: float,
                                                 longitude: float) -> None:
@@ -75,9 +79,9 @@ def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: 
     "啊啊啊市", "夏尔", "中土世界", "日本",  # nonsense, fiction, a country: no place
     "荷泽, 江苏",  # 菏泽 is in Shandong
     "海洲",  # 海州 is Haizhou, CN and Haeju, KP: neither stands out
-    "玉龙雪山", "千户苗寨",  # 玉龙 and 千户 are small towns elsewhere (Chongqing, Gansu)
+    "千户苗寨",  # 千户 is a small town elsewhere (Gansu)
     "加利福尼亚", "可可西里", "布达拉宫",  # transliterations: not Gali (Georgia), Cocoa (US), Buda (Hungary)
-    "龙门石窟",  # 龙门 is two towns, neither in Luoyang
+    "龙门石窟",  # 龙门 is two towns and a county, none in Luoyang
     "南京西路", "中山大学", "黄石公园", "中山纪念堂",  # spots named after other places and people
     "普陀山景区",  # a mountain named after a place, not in it (Shanghai's Putuo district)
     "泰山", "华山", "长城", "故宫", "西部世界",  # landmarks and fiction, not towns of the same sound (Gazetteer.by_sound)
@@ -157,6 +161,26 @@ def test_a_county_geonames_names_in_latin_letters_only_is_found_in_the_county_ta
     assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 30
     with pytest.raises(UnknownPlace):
         resolve(resolver, "广东红原")  # a qualifier the county is not in
+
+
+@pytest.mark.parametrize(("query", "latitude", "longitude"), [
+    ("庆元", 27.62, 119.06),  # a county of Zhejiang, not the town of Chongqing of the name
+    ("宁海", 29.29, 121.42), ("宁安", 44.34, 129.47), ("临江", 41.81, 126.91),  # of the towns, the county's
+    ("开化", 29.14, 118.42), ("竹山", 32.22, 110.23),  # towns of 64,000 (Yunnan) and 44,000 (Taiwan) elsewhere
+    ("巴东", 31.04, 110.34),  # Padang's Chinese name: a county in China outranks it in a Chinese question
+    ("东山岛", 23.70, 117.43), ("南澳岛", 23.42, 117.02),  # the island the county is
+    ("甘南合作市", 34.99, 102.91),  # a county-level city after its prefecture
+])
+def test_a_name_of_a_chinese_county_is_the_county(resolver: PlaceResolver, query: str, latitude: float,
+                                                  longitude: float) -> None:
+    place = resolve(resolver, query)
+    assert place.country_code == "CN" and distance_km(place.latitude, place.longitude, latitude, longitude) <= 30
+
+
+def test_a_city_of_the_name_of_a_county_beside_it_is_the_city(resolver: PlaceResolver) -> None:
+    """通化 is the city (通化县 is 30 km off), 白沙 a town of 115,000 in Chongqing before Hainan's county."""
+    assert resolve(resolver, "通化").english_name == "Tonghua" and resolve(resolver, "海南白沙").english_name != "Baisha"
+    assert resolve(resolver, "白沙").english_name == "Baisha"
 
 
 def test_a_town_geonames_names_in_latin_letters_only_is_read_by_its_sound(gazetteer: Gazetteer) -> None:

@@ -65,11 +65,12 @@ CONFUSED_CHARACTERS: tuple[str, ...] = (
 
 # The endings of names of spots inside a city: a street, a park, a campus, a station, a memorial. Such spots are
 # named after other places and people as often as not (南京路 is in Shanghai, 中山大学 in Guangzhou, 中山陵园 in
-# Nanjing, 黄石公园 is Yellowstone), so the place name they begin with says nothing about where they are.
+# Nanjing, 黄石公园 is Yellowstone, 龙门石窟 is in Luoyang, not Longmen county), so the place name they begin with says
+# nothing about where they are.
 SPOT_ENDINGS: tuple[str, ...] = (
     "路", "街", "道", "巷", "胡同", "弄", "桥", "广场", "公园", "花园", "乐园", "动物园", "植物园", "大学", "学院",
     "中学", "小学", "学校", "医院", "机场", "站", "码头", "大厦", "中心", "商场", "酒店", "宾馆", "饭店", "小区",
-    "体育场", "体育馆", "博物馆", "纪念馆", "纪念堂", "陵园", "故居",
+    "体育场", "体育馆", "博物馆", "纪念馆", "纪念堂", "陵园", "故居", "石窟",
 )
 
 # The first characters of a landform's name, after the place name it begins with: that mountain or lake is named

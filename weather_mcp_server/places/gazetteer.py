@@ -87,6 +87,9 @@ class Gazetteer:
         candidates = self.candidates(query)
         if not candidates:
             return None
+        county = self.county(query)
+        if county is not None:
+            candidates = _as_the_county(county, candidates)
         return self.to_location(choose(query, candidates), query)
 
     def candidates(self, query: str) -> list[Candidate]:
@@ -235,23 +238,29 @@ class Gazetteer:
         unit first (亚丁 is also Aden). None unless that place is chosen without ambiguity and is on the gazetteer's
         own lists or a city in China of LEADING_PLACE_MIN_POPULATION or more: the names of small towns, and the
         Chinese names of foreign places (transliterations, syllables meaning nothing), begin the names of many other
-        things (玉龙雪山 is no Yulong, Chongqing; 加利福尼亚 no Gali, Georgia; 龙门石窟 no Longmen). None for a
+        things (玉龙雪山 is no Yulong, Chongqing; 加利福尼亚 no Gali, Georgia; 龙门石窟 no Longmen). A county of China
+        (counties.py) leads as such a city does (建水古城, 元阳梯田), and an island ending the name is its place's
+        (崇明岛). None for a
         spot inside a city (SPOT_ENDINGS: 南京路 is in Shanghai), or a landform named after the leading place
         (LANDFORM_CHARACTERS: 普陀山景区 is not in Putuo)."""
         name, qualifiers = split_qualifier(query)
         if not has_cjk(name) or name.endswith(SPOT_ENDINGS):
             return None
-        for cut in range(len(name) - 2, 1, -1):
+        island = name.endswith("岛")  # 崇明岛: the island a place is named after, and the place
+        for cut in range(len(name) - (1 if island else 2), 1, -1):
             leading = ", ".join((name[:cut], *qualifiers))
             try:
                 candidates = self.candidates(leading)
-                place = choose(leading, candidates) if candidates else None
+                county = self.county(leading)
+                place = choose(leading, _as_the_county(county, candidates) if county else candidates) \
+                    if candidates else county
             except AmbiguousPlace:
                 return None
             if place is None:
                 continue
             large = place.country_code in CHINESE_SPEAKING and place.population >= LEADING_PLACE_MIN_POPULATION
-            if name[cut] in LANDFORM_CHARACTERS or not (large or place.key in self._listed):
+            landform = name[cut] in LANDFORM_CHARACTERS and not (island and cut == len(name) - 1)
+            if landform or not (large or place.key in self._listed or place is county):
                 return None
             return name[:cut], place
         return None
@@ -278,10 +287,14 @@ class Gazetteer:
 
     def county(self, query: str) -> Candidate | None:
         """The Chinese county a name wholly in Chinese characters means (红原, 绩溪县, "四川红原"), from the table of
-        China's county-level divisions: the fallback for county towns geonames knows by pinyin only. Its time zone
-        and region are the nearest indexed place's; its name is the county's, in pinyin."""
+        China's county-level divisions: county towns geonames knows by pinyin only, or lists under towns of the
+        same name elsewhere (lookup: 庆元 is a county of Zhejiang, not a town of Chongqing). Also the island a
+        county is (东山岛), and a county after its prefecture (甘南合作市). Its time zone and region are the nearest
+        indexed place's; its name is the county's, in pinyin."""
         for name, qualifiers in self._readings(query):
             keys = self._chinese_keys(name) if wholly_chinese(name) else []  # (瑞麗 as 瑞丽)
+            keys += [key[:-1] for key in keys if key.endswith("岛")]
+            keys += [key[cut:] for key in keys if key.endswith(("县", "市", "旗")) for cut in range(2, len(key) - 2)]
             found = next(filter(None, map(county_named, keys)), None)
             if found is None:
                 continue
@@ -440,6 +453,20 @@ def _standing_out(cities: Iterable[Candidate]) -> Candidate | None:
     rivals = [c for c in ranked[1:]
               if distance_km(leader.latitude, leader.longitude, c.latitude, c.longitude) > SAME_PLACE_KM]
     return leader if not rivals or leader.population >= 5 * rivals[0].population else None
+
+
+def _as_the_county(county: Candidate, candidates: list[Candidate]) -> list[Candidate]:
+    """The places a name of a Chinese county means: those at the county (宁海 is a county of Zhejiang and a town of
+    Shandong), else the county itself, unless a city of LEADING_PLACE_MIN_POPULATION or more where Chinese is
+    written has the name (通化 is the city, not the county beside it). A town elsewhere (竹山, Taiwan) and a
+    foreign city's Chinese name (巴东, Padang) do not outrank a county people in China know by it."""
+    at = [c for c in candidates if distance_km(county.latitude, county.longitude, c.latitude, c.longitude)
+          <= SAME_PLACE_KM]
+    if at:
+        return at
+    if any(c.country_code in CHINESE_SPEAKING and c.population >= LEADING_PLACE_MIN_POPULATION for c in candidates):
+        return candidates
+    return [county]
 
 
 def _distinct_places(places: Sequence[Candidate]) -> int:

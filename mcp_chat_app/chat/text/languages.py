@@ -23,6 +23,9 @@ _WORD = re.compile(r"[a-zà-ÿ']+")
 # Chinese a question is asked in, not a name it quotes: its particles and question words ("那Naypyidaw呢" is a
 # Chinese question, a long Latin name in it; "news in 多伦多?" is English).
 _ZH_GRAMMAR = re.compile(r"[呢吗嘛吧呀]|怎么|什么|^\s*那")
+# Latin words that are names only (capitalised: "现在Nuwara Eliya几度", "明天Swift Current多少度"): the Chinese around
+# them is the question's language, however long the names.
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'’.-]*")
 
 # A few words each language uses in almost every question, and English does not (the domain adds its own).
 _LATIN_MARKERS = {
@@ -54,13 +57,17 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
         return "ja"
     if hangul > han and hangul >= 0.3 * (hangul + latin):
         return "ko"
-    if han and (han >= 0.3 * (han + latin) or _ZH_GRAMMAR.search(text)):
+    if han and (han >= 0.3 * (han + latin) or _ZH_GRAMMAR.search(text) or _names_only(text)):
         return "zh"
     if len(_CYRILLIC.findall(text)) > latin:
         return "ru"
     if len(_ARABIC.findall(text)) > latin:
         return "ar"
     return _latin_language(text, vocabulary.language_words)
+
+
+def _names_only(text: str) -> bool:
+    return all(word[0].isupper() for word in _LATIN_WORD.findall(text))
 
 
 # Words that say nothing of their writer's language: a Chinese conversation goes on in Chinese after "ok".
