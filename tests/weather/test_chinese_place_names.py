@@ -66,7 +66,7 @@ def test_one_commonly_confused_character_is_corrected(resolver: PlaceResolver, q
     ("建水古城", "建水", 23.63, 102.83),  # a county of China leads as a city does
     ("元阳梯田", "元阳", 23.22, 102.84),
     ("玉龙雪山", "玉龙", 26.82, 100.24),  # the mountain of Yulong county (Lijiang), not the town of Chongqing
-    ("崇明岛", "崇明", 31.62, 121.70),  # the island a place is named after
+    ("南岳衡山", "南岳", 27.23, 112.74),  # a city's district leads too (Mount Heng of Hengyang's 南岳区)
 ])
 def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: str, name: str, latitude: float,
                                                 longitude: float) -> None:
@@ -84,7 +84,7 @@ def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: 
     "龙门石窟",  # 龙门 is two towns and a county, none in Luoyang
     "南京西路", "中山大学", "黄石公园", "中山纪念堂",  # spots named after other places and people
     "普陀山景区",  # a mountain named after a place, not in it (Shanghai's Putuo district)
-    "泰山", "华山", "长城", "故宫", "西部世界",  # landmarks and fiction, not towns of the same sound (Gazetteer.by_sound)
+    "华山", "长城", "故宫", "西部世界",  # landmarks and fiction, not towns of the same sound (Gazetteer.by_sound)
     "瑞丽, 广东",  # 瑞丽 is read as Ruili, Yunnan
 ])
 def test_names_that_are_no_such_place_stay_unknown(resolver: PlaceResolver, query: str) -> None:
@@ -168,7 +168,9 @@ def test_a_county_geonames_names_in_latin_letters_only_is_found_in_the_county_ta
     ("宁海", 29.29, 121.42), ("宁安", 44.34, 129.47), ("临江", 41.81, 126.91),  # of the towns, the county's
     ("开化", 29.14, 118.42), ("竹山", 32.22, 110.23),  # towns of 64,000 (Yunnan) and 44,000 (Taiwan) elsewhere
     ("巴东", 31.04, 110.34),  # Padang's Chinese name: a county in China outranks it in a Chinese question
-    ("东山岛", 23.70, 117.43), ("南澳岛", 23.42, 117.02),  # the island the county is
+    ("东山岛", 23.70, 117.43), ("南澳岛", 23.42, 117.02), ("崇明岛", 31.62, 121.40),  # the island the county is
+    ("洞头", 27.84, 121.16),  # a city's district (Wenzhou's) no county shares the name of
+    ("泰山", 36.19, 117.14),  # Tai'an's district at the mountain, not Taishan (台山) by sound
     ("甘南合作市", 34.99, 102.91),  # a county-level city after its prefecture
 ])
 def test_a_name_of_a_chinese_county_is_the_county(resolver: PlaceResolver, query: str, latitude: float,
@@ -178,7 +180,9 @@ def test_a_name_of_a_chinese_county_is_the_county(resolver: PlaceResolver, query
 
 
 def test_a_city_of_the_name_of_a_county_beside_it_is_the_city(resolver: PlaceResolver) -> None:
-    """通化 is the city (通化县 is 30 km off), 白沙 a town of 115,000 in Chongqing before Hainan's county."""
+    """通化 is the city (通化县 is 30 km off), 白沙 a town of 115,000 in Chongqing before Hainan's county, 松山
+    Matsuyama before Chifeng's district; 象山 Ningbo's county, not also Guilin's district."""
+    assert resolve(resolver, "松山").country_code == "JP" and resolve(resolver, "象山").latitude > 29
     assert resolve(resolver, "通化").english_name == "Tonghua" and resolve(resolver, "海南白沙").english_name != "Baisha"
     assert resolve(resolver, "白沙").english_name == "Baisha"
 

@@ -1,7 +1,7 @@
-"""China's county-level divisions (县, 县级市, 旗, 自治县, 林区) with their coordinates, from the adcodes table of
-cpca 0.5.5 (MIT: china_counties.LICENSE), less cities' districts (区): geonames lists most county towns by their
-pinyin only, so 红原, 绩溪 or 黎平 were unknown. Read only when the index finds nothing for a Chinese name; a name two
-divisions far apart share is left out."""
+"""China's county-level divisions (县, 县级市, 旗, 自治县, 林区, and cities' districts, 区) with their coordinates,
+from the adcodes table of cpca 0.5.5 (MIT: china_counties.LICENSE): geonames lists most county towns by their
+pinyin only, so 红原, 绩溪, 黎平 or 洞头 were unknown. A name two divisions far apart share is left out, and a
+district's name where a county has it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from weather_mcp_server.places.names import SAME_PLACE_KM, distance_km
 
 _TABLE = Path(__file__).with_name("china_counties.csv")
-_SUFFIXES = ("自治县", "自治旗", "林区", "特区", "县", "市", "旗")
+_SUFFIXES = ("自治县", "自治旗", "林区", "特区", "县", "市", "旗", "区")
 # What follows an autonomous county's leading name: its peoples (their names end in 族), then 自治县 or 自治旗.
 _PEOPLES = re.compile(r"(?:[^族]{1,4}族)+自治[县旗]")
 
@@ -27,13 +27,17 @@ def county_named(name: str) -> County | None:
 
 @lru_cache(maxsize=1)
 def _counties() -> dict[str, County]:
-    by_name: dict[str, list[County]] = {}
+    counties: dict[str, list[County]] = {}
+    districts: dict[str, list[County]] = {}
     with _TABLE.open(encoding="utf-8", newline="") as table:
         for row in csv.DictReader(table):
             keys = _keys(row["name"])
             county = (row["name"], min(keys, key=len), float(row["latitude"]), float(row["longitude"]))
+            district = row["name"].endswith("区") and not row["name"].endswith(("林区", "特区"))
             for key in keys:
-                by_name.setdefault(key, []).append(county)
+                (districts if district else counties).setdefault(key, []).append(county)
+    # A district names what no county does: 象山 is Ningbo's county, not also Guilin's district.
+    by_name = {**{key: found for key, found in districts.items() if key not in counties}, **counties}
     return {key: found[0] for key, found in by_name.items()
             if all(distance_km(found[0][2], found[0][3], c[2], c[3]) <= SAME_PLACE_KM for c in found)}
 

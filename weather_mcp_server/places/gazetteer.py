@@ -213,7 +213,9 @@ class Gazetteer:
         alike and of those the closest ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai
         or Mumbwa) or only towns are closest ('Hallstatt' is not Hallstadt, 'Narnia' not Narni). A Chinese name:
         among the names one commonly confused character away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), not any
-        close spelling: one character off is another word (日本 is a country, not 日丹诺夫, Mariupol)."""
+        close spelling: one character off is another word (日本 is a country, not 日丹诺夫, Mariupol). A typo
+        changes letters, not words or a name's length (_a_typo_of: Cameron Highlands is not Cameron Heights, nor
+        Jomsom Jōsō)."""
         if has_cjk(query):
             for name, qualifiers in self._readings(query):  # "山东荷泽": 荷泽 in Shandong
                 named = {city: variant for key in self._chinese_keys(name) for variant in confused_variants(key)
@@ -224,7 +226,8 @@ class Gazetteer:
             return None
         # Only the closest spellings compete: "Narnia" is closest to Narni (a town), and Nanning, a city five times
         # larger than any other among the names 0.8 alike, is a worse spelling of it.
-        close = [(ratio, best) for ratio, _, best in self._close(query, 15) if ratio >= 0.8]
+        close = [(ratio, best) for ratio, key, best in self._close(query, 15) if ratio >= 0.8
+                 and _a_typo_of(normalize(split_qualifier(query)[0]), key)]
         city = _standing_out(best for ratio, best in close if ratio >= close[0][0] - 0.01 and best.major) \
             if close else None
         if city is None or not self._allows(query, city, split_qualifier(query)[1]):
@@ -438,6 +441,14 @@ class Gazetteer:
                          exact=bool(exact), region=region, admin1=admin1, major=bool(major))
 
 
+def _a_typo_of(written: str, key: str) -> bool:
+    """Whether a normalised name may be a typo of a key: as many words, each still alike (a word replaced is
+    another name: Fernando de Noronha is not Fernando de la Mora), and a letter or fewer more or less."""
+    words, key_words = written.split(), key.split()
+    return (len(words) == len(key_words) and abs(len(written) - len(key)) <= 1
+            and all(difflib.SequenceMatcher(None, a, b).ratio() >= SPELLING_RATIO for a, b in zip(words, key_words)))
+
+
 def _spelt_otherwise(written: str, name: str) -> bool:
     """Whether a name the query matched by an alias is the place's own name spelt otherwise (Hargeisa, Hargeysa)."""
     return difflib.SequenceMatcher(None, normalize(written), normalize(name)).ratio() >= SPELLING_RATIO
@@ -458,13 +469,16 @@ def _standing_out(cities: Iterable[Candidate]) -> Candidate | None:
 def _as_the_county(county: Candidate, candidates: list[Candidate]) -> list[Candidate]:
     """The places a name of a Chinese county means: those at the county (宁海 is a county of Zhejiang and a town of
     Shandong), else the county itself, unless a city of LEADING_PLACE_MIN_POPULATION or more where Chinese is
-    written has the name (通化 is the city, not the county beside it). A town elsewhere (竹山, Taiwan) and a
-    foreign city's Chinese name (巴东, Padang) do not outrank a county people in China know by it."""
+    written has the name (通化 is the city, not the county beside it), or, for a city's district, any city of
+    that many. A town elsewhere (竹山, Taiwan) and a foreign city's Chinese name (巴东, Padang) do not outrank a
+    county people in China know by it."""
     at = [c for c in candidates if distance_km(county.latitude, county.longitude, c.latitude, c.longitude)
           <= SAME_PLACE_KM]
     if at:
         return at
-    if any(c.country_code in CHINESE_SPEAKING and c.population >= LEADING_PLACE_MIN_POPULATION for c in candidates):
+    district = county.key.endswith("区")  # a city's district, less known abroad than a county: 松山 is Matsuyama
+    if any((district or c.country_code in CHINESE_SPEAKING) and c.population >= LEADING_PLACE_MIN_POPULATION
+           for c in candidates):
         return candidates
     return [county]
 
