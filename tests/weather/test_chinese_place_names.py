@@ -66,7 +66,8 @@ def test_one_commonly_confused_character_is_corrected(resolver: PlaceResolver, q
     ("建水古城", "建水", 23.63, 102.83),  # a county of China leads as a city does
     ("元阳梯田", "元阳", 23.22, 102.84),
     ("玉龙雪山", "玉龙", 26.82, 100.24),  # the mountain of Yulong county (Lijiang), not the town of Chongqing
-    ("南岳衡山", "南岳", 27.23, 112.74),  # a city's district leads too (Mount Heng of Hengyang's 南岳区)
+    ("南岳衡山", "南岳", 27.23, 112.74),
+    ("普陀山景区", "普陀山", 29.99, 122.20),  # aliases.py's mountain (Zhoushan), not Shanghai's Putuo district  # a city's district leads too (Mount Heng of Hengyang's 南岳区)
 ])
 def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: str, name: str, latitude: float,
                                                 longitude: float) -> None:
@@ -83,7 +84,6 @@ def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: 
     "加利福尼亚", "可可西里", "布达拉宫",  # transliterations: not Gali (Georgia), Cocoa (US), Buda (Hungary)
     "龙门石窟",  # 龙门 is two towns and a county, none in Luoyang
     "南京西路", "中山大学", "黄石公园", "中山纪念堂",  # spots named after other places and people
-    "普陀山景区",  # a mountain named after a place, not in it (Shanghai's Putuo district)
     "华山", "长城", "故宫", "西部世界",  # landmarks and fiction, not towns of the same sound (Gazetteer.by_sound)
     "瑞丽, 广东",  # 瑞丽 is read as Ruili, Yunnan
 ])

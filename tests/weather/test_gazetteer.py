@@ -272,8 +272,8 @@ def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> N
     assert gazetteer.correction("日本") is None  # one character off is another word
     # Narnia: closest to Narni (5,000 people), and Nanning, the largest of the names 0.8 alike, is a worse spelling.
     # A word replaced, or two letters fewer, is another name: Cameron Heights, Fernando de la Mora, Jōsō.
-    for unknown in ("Hallstatt", "Prauge, FR", "Qwertyuiopville", "Narnia", "Cameron Highlands",
-                    "Fernando de Noronha", "Jomsom"):
+    for unknown in ("Hallstatt", "Prauge, FR", "Qwertyuiopville", "Narnia", "Cameron Highland", "Fernando de Noronia",
+                    "Jomsom"):
         with pytest.raises(UnknownPlace):
             asyncio.run(resolver.resolve(unknown))
 

@@ -1,8 +1,10 @@
-"""Islands and regions people ask the weather of, named by no town in geonames (or by another, smaller one): each
-means its main town.
+"""Islands, parks and regions travellers ask the weather of, named by no town in geonames (or by another, smaller
+one): each means its main town, the one a visitor stays in.
 
-Kept short on purpose: a name here overrides the data, and it must name a place the index has ("Name, CC"). A
-name listed here counts as that town's own name (not a discounted alias), so "Bali" means Denpasar, not Bāli, IN.
+Only destinations whose name no town has: a name here overrides the data, and it must name a place the index has
+("Name, CC"). A name listed here counts as that town's own name (not a discounted alias), so "Bali" means Denpasar,
+not Bāli, IN. Places with no town of 1,000 people within a visitor's reach (Jomsom, Serengeti) stay unknown: the
+answer asks for coordinates rather than give another place's weather.
 """
 
 from __future__ import annotations
@@ -25,6 +27,60 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("Santorini", "Firá, GR"),
     ("Hokkaido", "Sapporo, JP"),
     ("北海道", "Sapporo, JP"),
+    ("Roatán", "Coxen Hole, HN"),
+    ("Nosy Be", "Hell-Ville, MG"),
+    ("Cameron Highlands", "Tanah Rata, MY"),
+    ("Fernando de Noronha", "Vila dos Remédios, BR"),
+    ("Boracay", "Balabag, PH"),
+    ("Palawan", "Puerto Princesa, PH"),
+    ("Sicily", "Palermo, IT"),
+    ("Corsica", "Ajaccio, FR"),
+    ("Azores", "Ponta Delgada, PT"),
+    ("Galápagos", "Puerto Ayora, EC"),
+    ("Galápagos Islands", "Puerto Ayora, EC"),
+    ("Easter Island", "Hanga Roa, CL"),
+    ("Isle of Skye", "Portree, GB"),
+    ("Skye", "Portree, GB"),
+    ("Lake District", "Keswick, GB"),
+    ("Yosemite", "Yosemite Valley, US"),
+    ("Yellowstone", "West Yellowstone, US"),
+    ("Tasmania", "Hobart, AU"),
+    ("Big Island", "Hilo, US"),
+    ("Kauai", "Lihue, US"),
+    ("Martha's Vineyard", "Vineyard Haven, US"),
+    ("Cape Cod", "Hyannis, US"),
+    ("Bora Bora", "Vaitape, PF"),
+    ("Lofoten", "Svolvær, NO"),
+    ("Svalbard", "Longyearbyen, SJ"),
+    ("Faroe Islands", "Tórshavn, FO"),
+    ("Uluru", "Yulara, AU"),
+    ("Ha Long Bay", "Hạ Long, VN"),
+    ("Halong Bay", "Hạ Long, VN"),
+    ("Lanzarote", "Arrecife, ES"),
+    ("Fuerteventura", "Puerto del Rosario, ES"),
+    ("Gran Canaria", "Las Palmas de Gran Canaria, ES"),
+    ("Menorca", "Maó, ES"),
+    ("Minorca", "Maó, ES"),
+    ("Isle of Man", "Douglas, IM"),
+    ("Jersey", "Saint Helier, JE"),
+    ("Shetland", "Lerwick, GB"),
+    ("Tierra del Fuego", "Ushuaia, AR"),
+    ("Torres del Paine", "Puerto Natales, CL"),
+    ("Atacama", "San Pedro de Atacama, CL"),
+    ("Isla Margarita", "Porlamar, VE"),
+    ("Margarita Island", "Porlamar, VE"),
+    ("Cinque Terre", "Monterosso al Mare, IT"),
+    ("Amalfi Coast", "Amalfi, IT"),
+    ("Dolomites", "Cortina d'Ampezzo, IT"),
+    ("Okavango Delta", "Maun, BW"),
+    ("Great Barrier Reef", "Cairns, AU"),
+    ("Siargao", "General Luna, PH"),
+    ("鼓浪屿", "Xiamen, CN"),
+    ("涠洲岛", "Beihai, CN"),
+    ("普陀山", "Zhoushan, CN"),
+    ("莫干山", "Deqing, CN"),
+    ("武当山", "Danjiangkou, CN"),
+    ("喀纳斯", "Burqin, CN"),
     # Destinations whose Chinese names geonames lacks, or gives to another place (皇后镇 to Bourg-la-Reine, FR).
     ("皇后镇", "Queenstown, NZ"),
     ("普吉岛", "Phuket, TH"),

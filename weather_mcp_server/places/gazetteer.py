@@ -245,7 +245,7 @@ class Gazetteer:
         (counties.py) leads as such a city does (建水古城, 元阳梯田), and an island ending the name is its place's
         (崇明岛). None for a
         spot inside a city (SPOT_ENDINGS: 南京路 is in Shanghai), or a landform named after the leading place
-        (LANDFORM_CHARACTERS: 普陀山景区 is not in Putuo)."""
+        (LANDFORM_CHARACTERS: 普陀山 is not in Shanghai's Putuo district)."""
         name, qualifiers = split_qualifier(query)
         if not has_cjk(name) or name.endswith(SPOT_ENDINGS):
             return None
@@ -263,7 +263,7 @@ class Gazetteer:
                 continue
             large = place.country_code in CHINESE_SPEAKING and place.population >= LEADING_PLACE_MIN_POPULATION
             landform = name[cut] in LANDFORM_CHARACTERS and not (island and cut == len(name) - 1)
-            if landform or not (large or place.key in self._listed or place is county):
+            if landform or not (large or place.key in self._listed or county is not None):
                 return None
             return name[:cut], place
         return None
