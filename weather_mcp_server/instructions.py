@@ -9,9 +9,10 @@ Weather tools (Open-Meteo), cities in any language. Pick the tool by what is ask
   出太阳, 日出) -> get_forecast
 - will it rain or snow, umbrella (下雨, 降水), for any day or hours -> get_precipitation
 - air quality, smog, haze, PM2.5, pollen (空气质量, 雾霾) -> get_air_quality
-- two or more named places compared -> compare_weather with all of them
+- two or more named places compared (哪里更冷, 哪边风大) -> compare_weather with all of them
 - chart, graph, plot (图) -> get_weather_chart, kind "precipitation" for rain, else "temperature"
-- which cities are above, below or between temperatures -> find_cities_by_temperature, relation from the user's words
+- which cities (哪些城市) are above, below or between temperatures -> find_cities_by_temperature, relation from the
+  user's words
 Name the day exactly: today 0, tomorrow 1, the day after tomorrow 2, 大后天 3, a weekday ("friday"), "weekend" or a
 date; days is how many days from there (1 = that day only, "the next three days" 3, "this week" 7). hours only for an
 hour or part of the day the user names.

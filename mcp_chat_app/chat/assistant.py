@@ -24,9 +24,12 @@ _ASKS_WHO = re.compile(r"你是谁|你叫什么|你的名字|谁(?:开发|做|�
                        r"(?:person|human|bot|robot|machine|ai)\b|\b(?:what|which)\s+(?:llm|model|ai)\s+(?:are|is|do|powers|runs)\b"
                        r"|\bare\s+you\s+(?:an?\s+)?(?:ai|bot|robot|human|real\s+person|language\s+model|llm)\b"
                        r"|\b(?:tell\s+me\s+about|introduce)\s+yourself\b|\bwhat\s+can\s+you\s+do\b(?!\s+(?:about|for|with))"
-                       # "你该不会是ChatGPT吧", "you're GPT-4, right?": another assistant's name, said of it
-                       r"|(?:你|\byou(?:'re)?\b)[^。？?.!,，]{0,8}?(?:chat\s*gpt|\bgpt\b|\bgpt-?\d|claude|gemini|copilot|"
-                       r"llama|qwen|通义|千问|文心|豆包|kimi|deepseek)", re.IGNORECASE)
+                       # "你该不会是ChatGPT吧", "you're GPT-4, right?", "is this Gemini?": another assistant's name,
+                       # said of it
+                       r"|(?:你|这是|这个是|\byou(?:'re)?\b|\b(?:is|isn't)\s+(?:this|it)\b|\bthis\s+is\b"
+                       r"|\b(?:am\s+i|are\s+we)\s+(?:talking|chatting|speaking)\s+(?:to|with)\b)"
+                       r"[^。？?.!,，]{0,8}?(?:chat\s*gpt|\bgpt\b|\bgpt-?\d|claude|gemini|copilot|\bsiri\b|\balexa\b|"
+                       r"\bbard\b|llama|qwen|通义|千问|文心|豆包|kimi|deepseek)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

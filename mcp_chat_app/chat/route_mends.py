@@ -231,6 +231,16 @@ def _as_the_latest_list_call(plan: PlannedCall, added: list[str], by_name: dict[
         if again.request is not None:
             log.info("%s for %r as %s with it added", plan.name, value, earlier.qualified_name)
             return again
+    # No list call before: the places the conversation asked of one by one, when the question compares ("add
+    # Tennant Creek - which of the three is hottest tomorrow?" after Kununurra, then Katherine).
+    places, server = _conversations_places(by_name, turn)
+    others = [name for name in places if name.casefold() != value.casefold()]
+    if others and compares(turn.question, turn.vocabulary):
+        again = _list_call(plan.call_id, [*others, value], server or tool.server,
+                           {name: given for name, given in plan.arguments.items() if name != place}, by_name, turn)
+        if again is not None:
+            log.info("%s for %r as %s with the conversation's places", plan.name, value, again.name)
+            return again
     return plan
 
 
@@ -304,6 +314,18 @@ def as_the_conversations_comparison(planned: tuple[PlannedCall, ...], by_name: d
         if tool and any(place in turn.question for place in place_values(plan.arguments, tool.input_schema,
                                                                           turn.vocabulary)):
             return planned
+    places, server = _conversations_places(by_name, turn)
+    if len(places) < 2:
+        return planned
+    again = _list_call(planned[0].call_id, places, server, {}, by_name, turn)
+    if again is None:
+        return planned
+    log.info("%s for %r: the question compares the conversation's places", again.name, places)
+    return with_earlier_days((again,), by_name, turn)
+
+
+def _conversations_places(by_name: dict[str, ToolInfo], turn: Turn) -> tuple[list[str], str | None]:
+    """The places the conversation's latest calls were for, in order, and the server of their tools."""
     places: list[str] = []
     server = None
     for answer in conversation.latest_answers(turn.history, _COMPARED_TURNS):
@@ -312,17 +334,22 @@ def as_the_conversations_comparison(planned: tuple[PlannedCall, ...], by_name: d
             found = place_values(call.get("arguments", {}), tool.input_schema, turn.vocabulary) if tool else []
             server = server or (tool.server if found else None)
             places += [place for place in found if place.casefold() not in {p.casefold() for p in places}]
-    if len(places) < 2:
-        return planned
+    return places, server
+
+
+def _list_call(call_id: str, places: list[str], server: str | None, arguments: dict[str, Any],
+               by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
+    """A call of the server's tool that takes a list of places, for `places`, with those of `arguments` it takes."""
     for target in by_name.values():
         listed = place_list_argument(target.input_schema, turn.vocabulary)
         if target.server != server or listed is None:
             continue
-        again = replanned(PlannedCall(planned[0].call_id, target.qualified_name, {}), {listed: places}, by_name, turn)
+        taken = {name: value for name, value in arguments.items()
+                 if name in target.input_schema.get("properties", {})}
+        again = replanned(PlannedCall(call_id, target.qualified_name, {}), {**taken, listed: places}, by_name, turn)
         if again.request is not None:
-            log.info("%s for %r: the question compares the conversation's places", target.qualified_name, places)
-            return with_earlier_days((again,), by_name, turn)
-    return planned
+            return again
+    return None
 
 
 def _without_defaults_it_lacks(arguments: dict[str, Any], tool: ToolInfo, target: ToolInfo) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from mcp_chat_app.chat.route_arguments.days import (
     with_asked_weekend,
     without_unasked_span,
 )
-from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags, without_unasked_flags
+from mcp_chat_app.chat.route_arguments.flags import with_asked_flags, with_earlier_flags, without_unasked_flags
 from mcp_chat_app.chat.route_arguments.hours import with_asked_part, with_clock_hours, without_unasked_hours
 from mcp_chat_app.chat.route_arguments.numbers import made_up_numbers
 from mcp_chat_app.chat.route_arguments.place_names import (
@@ -61,7 +61,8 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
     schema = tool.input_schema
     try:
         arguments = tidy_arguments(decode_arguments(call.arguments), schema)
-        arguments = without_unasked_flags(arguments, schema, turn.asked, turn.vocabulary)
+        arguments = with_asked_flags(without_unasked_flags(arguments, schema, turn.asked, turn.vocabulary), schema,
+                                     turn.question, turn.vocabulary)
         arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,
                                        turn.vocabulary)
         arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary)

@@ -252,6 +252,8 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     ("what can you do?", "I can provide weather updates.", "I am MCP Weather Assistant, a private assistant"),
     ("你该不会是ChatGPT吧", "抱歉，我现在无法回答这个问题。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
     ("you're GPT-4, right?", "I can't say.", "I am MCP Weather Assistant, a private assistant"),
+    ("is this Gemini?", "Gemini now: 2.8°C.", "I am MCP Weather Assistant, a private assistant"),
+    ("这是ChatGPT吗", "是的。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
     # its name, in the wrong language: its introduction, not "I cannot answer"
     ("你该不会是ChatGPT吧", "不是的，我是MCP Weather Assistant。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
     # person or machine, asked in the ways people do

@@ -235,6 +235,13 @@ def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_c
     # the added place alone, called on its own, is added to the comparison, on the day this question asks
     body = asked("把丰宁也加进来，后天三个里哪个最冷", call("get_forecast", city="丰宁", day=2))
     assert _made(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化", "丰宁"], "day": 2})]
+    # no comparison before: the places asked of one by one, and the added one
+    asked = _asker(forced_gateway, fake_llm, "add-one-by-one")
+    asked("Is it going to be hot in Kununurra tomorrow?", call("get_forecast", city="Kununurra", day=1))
+    asked("what about Katherine, NT?", call("get_forecast", city="Katherine, NT", day=1))
+    body = asked("add Tennant Creek - which of the three is hottest tomorrow?",
+                 call("get_forecast", city="Tennant Creek", day=1))
+    assert _made(body) == [("compare_weather", {"cities": ["Kununurra", "Katherine, NT", "Tennant Creek"], "day": 1})]
 
 
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):

@@ -23,7 +23,13 @@ from mcp_chat_app.chat.route_arguments.days import (
 )
 from mcp_chat_app.chat.route_arguments.hours import with_asked_part, with_clock_hours, without_unasked_hours
 from mcp_chat_app.chat.route_arguments.numbers import misquoted_numbers
-from mcp_chat_app.chat.route_arguments.place_names import as_the_question_spells, only_run_on, qualified, siblings
+from mcp_chat_app.chat.route_arguments.place_names import (
+    added_names,
+    as_the_question_spells,
+    only_run_on,
+    qualified,
+    siblings,
+)
 from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, without_unnamed_places
 from mcp_chat_app.chat.route_prompt import (ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA,
                                             MISQUOTED, NOT_IN_THE_QUESTION)
@@ -238,6 +244,11 @@ def test_a_count_of_days_the_question_does_not_give_is_dropped(question, kept, c
     ("Chinese New Year in Taipei?", {"Chinese New Year": "2027-02-06"}), ("2028年中秋", {"2028年中秋": "2028-10-03"}),
     ("last Mid-Autumn Festival in Xi'an", {"last Mid-Autumn Festival": "2026-09-25"}),
     ("情人节上海下雨吗", {"情人节": "2027-02-14"}), ("Halloween in Salem", {"Halloween": "2026-10-31"}),
+    # a part of a month, months or years from now: the day they begin ("半年后去札达" was answered for next Friday)
+    ("下个月底去乡城，到时候天气怎样", {"下个月底": "2027-01-21"}), ("本月初", {"本月初": "2026-12-01"}),
+    ("半年后去札达，天气怎么样", {"半年后": "2027-06-01"}), ("三个月以后的北京", {"三个月以后": "2027-03-01"}),
+    ("Oslo in six months?", {"in six months": "2027-06-01"}), ("a year from now in Rome", {"a year from now": "2027-12-01"}),
+    ("in 3 days in Oslo", {}),  # days are day words, not calendar dates
 ])
 def test_calendar_dates_are_read_as_dates(question, named):
     assert {word: day.isoformat() for word, day in calendar_dates(question, TUESDAY).items()} == named
@@ -1053,3 +1064,13 @@ def test_this_weekend_asked_is_the_day_arguments_weekend(question, arguments, ex
                              "days": {"type": "integer", "default": 1, "description": "How many days from that day on"}},
               "required": ["city"]}
     assert with_asked_weekend(arguments, schema, question) == expected
+
+
+@pytest.mark.parametrize("question, added", [
+    ("加上奉化呢，三个里面哪个最热", ["奉化"]), ("把丰宁也加进来，后天三个里哪个最冷", ["丰宁"]),
+    ("加上Medicine Hat，明天哪个更冷", ["Medicine Hat"]),  # a Latin name added in a Chinese question
+    ("再加上 Red Deer 呢", ["Red Deer"]), ("add Tennant Creek - which of the three is hottest?", ["Tennant Creek"]),
+    ("加上明天呢", []),  # no name: a day
+])
+def test_names_a_follow_up_adds(question, added):
+    assert added_names(question) == added

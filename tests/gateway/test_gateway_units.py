@@ -189,6 +189,18 @@ def test_a_flag_the_question_does_not_name_is_dropped():
     assert flags.without_unasked_flags(off, schema, "What about Chicago?", VOCABULARY) == off
 
 
+def test_a_flag_the_question_names_is_turned_on():
+    """"list cities between 85 and 100 F today" and "用华氏度再说一遍" were called in the default unit."""
+    schema = {"properties": {"temp": {"type": "number"}, "fahrenheit": {
+        "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
+    for asked in ("list cities between 85 and 100 F today", "between 25 and 40°F?", "用华氏度再说一遍",
+                  "in fahrenheit please"):
+        assert flags.with_asked_flags({"temp": 85}, schema, asked, VOCABULARY) == {"temp": 85, "fahrenheit": True}
+        assert flags.with_asked_flags({"temp": 85, "fahrenheit": False}, schema, asked, VOCABULARY)["fahrenheit"]
+    for asked in ("cities above 30 today", "Fine, thanks", "below 5 °C in Fes?"):
+        assert flags.with_asked_flags({"temp": 30}, schema, asked, VOCABULARY) == {"temp": 30}, asked
+
+
 def test_model_view_is_compact_structured_content():
     outcome = ToolOutcome("w", "t", {}, structured_content={"a": 1.23456, "b": None, "c": list(range(50))})
     today = dt.date.today()

@@ -1,5 +1,6 @@
 """Flag arguments (optional, off unless turned on: another unit): those turned on that the question does not name,
-and those the conversation's latest calls turned on, kept in a follow-up."""
+those the question names and the call leaves off, and those the conversation's latest calls turned on, kept in a
+follow-up."""
 
 from __future__ import annotations
 
@@ -29,6 +30,29 @@ def without_unasked_flags(arguments: dict[str, Any], schema: dict[str, Any], que
                    for term in _flag_terms(name, spec, vocabulary)):
             del kept[name]
     return kept
+
+
+def with_asked_flags(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                     vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with the optional flags the question names turned on: "between 85 and 100 F", "用华氏度再说一
+    遍" were called with the unit left off, and answered in the other. A symbol's letter right after a figure
+    names it too ("100 F")."""
+    kept = dict(arguments)
+    for name, spec in schema.get("properties", {}).items():
+        if not _is_flag(spec) or kept.get(name) is True:
+            continue
+        if any(_names(term, question, vocabulary) for term in _flag_terms(name, spec, vocabulary)):
+            log.info("%s=True: the question names it", name)
+            kept[name] = True
+    return kept
+
+
+def _names(term: str, question: str, vocabulary: Vocabulary) -> bool:
+    if term.isascii() and term.isalpha():
+        return mentioned(term, question.casefold())
+    symbol = next((symbol for symbol in vocabulary.quoted_symbols if term.startswith(symbol)), None)
+    letter = term[len(symbol):] if symbol else ""
+    return term.casefold() in question.casefold() or bool(letter and re.search(rf"\d ?{re.escape(letter)}\b", question))
 
 
 def with_earlier_flags(arguments: dict[str, Any], schema: dict[str, Any], earlier: list[dict[str, Any]],

@@ -287,7 +287,8 @@ def joined_names(value: str) -> list[str]:
     return parts if len(parts) > 1 and all(len(part) >= 2 and _HAN.match(part) for part in parts) else []
 
 
-_ADDED_ZH = re.compile(r"(?:再?加上|加入|算上|带上|再加)\s*([\u3400-\u9fff]{2,}?)(?=呢|吧|吗|一起|[，,。？?！!\s]|$)")
+_ADDED_ZH = re.compile(r"(?:再?加上|加入|算上|带上|再加)\s*([\u3400-\u9fff]{2,}?|[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)"
+                       r"(?=呢|吧|吗|一起|[，,。？?！!\s]|$)")
 # (and with 把 before it: "把丰宁也加进来")
 _ADDED_BEFORE_ZH = re.compile(r"把\s*([\u3400-\u9fff]{2,}?)\s*(?:也|一起|一并)?\s*(?:加进来|加进去|加上|加入|算上|算进来|算进去|放进来)")
 _ADDED = re.compile(rf"\b(?:add|adding|plus|include|including)\s+({_NAME_WORDS})")
@@ -296,4 +297,5 @@ _ADDED = re.compile(rf"\b(?:add|adding|plus|include|including)\s+({_NAME_WORDS})
 def added_names(question: str) -> list[str]:
     """The names a follow-up adds to the places asked about ("加上奉化呢，三个里面哪个最热", "把丰宁也加进来",
     "add Tromsø too")."""
-    return [match[1] for pattern in (_ADDED_ZH, _ADDED_BEFORE_ZH, _ADDED) for match in pattern.finditer(question)]
+    return [match[1] for pattern in (_ADDED_ZH, _ADDED_BEFORE_ZH, _ADDED) for match in pattern.finditer(question)
+            if without_day_words(match[1]).strip()]  # (加上明天呢: a day)
