@@ -34,9 +34,9 @@ def without_unasked_flags(arguments: dict[str, Any], schema: dict[str, Any], que
 
 def with_asked_flags(arguments: dict[str, Any], schema: dict[str, Any], question: str,
                      vocabulary: Vocabulary) -> dict[str, Any]:
-    """The arguments with the optional flags the question names turned on: "between 85 and 100 F", "用华氏度再说一
-    遍" were called with the unit left off, and answered in the other. A symbol's letter right after a figure
-    names it too ("100 F")."""
+    """The arguments with the optional flags the question names turned on: "between 85 and 100 F", "in Kelvin
+    again please" were called with the unit left off, and answered in the other. A symbol's letter right after a
+    figure names it too ("100 F")."""
     kept = dict(arguments)
     for name, spec in schema.get("properties", {}).items():
         if not _is_flag(spec) or kept.get(name) is True:
