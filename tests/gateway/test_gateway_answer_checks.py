@@ -166,6 +166,20 @@ def test_saying_a_held_quantity_is_not_available_fails_the_check():
     assert check_reply("UV 2.3 today; sorry, I have no pollen data.", question, "en", facts, VOCABULARY) == []
 
 
+def test_an_asked_chance_of_rain_is_quoted():
+    """"chance of rain in Baguio tomorrow?" and "今天下午4点临高降雨概率" were answered with a yes or a no alone."""
+    tomorrow = (dt.date.today() + dt.timedelta(days=1)).isoformat()
+    question = "chance of rain in Baguio tomorrow?"
+    _, facts = facts_of(question, forecast([{"date": tomorrow, "precipitation_probability_max": 64,
+                                             "precipitation_sum": 3.2}], "Baguio, tomorrow: light rain, 3.2 mm."))
+    assert [q.field for q in facts.asked] == ["precipitation_probability"] and facts.missing == ()
+    assert "unquoted" in {p.rule for p in check_reply("Yes, it will rain in Baguio tomorrow (3.2 mm).", question, "en",
+                                                       facts, VOCABULARY)}
+    assert "unquoted" not in {p.rule for p in check_reply("Yes: a 64% chance of rain in Baguio tomorrow, 3.2 mm.",
+                                                           question, "en", facts, VOCABULARY)}
+    assert [q.field for q in asked_quantities("今天下午4点临高降雨概率", VOCABULARY)] == ["precipitation_probability"]
+
+
 def test_a_question_asking_how_much_is_answered_with_the_figure():
     yesterday = (dt.date.today() - dt.timedelta(days=1)).isoformat()
     question = "How much rain fell in Glasgow yesterday?"

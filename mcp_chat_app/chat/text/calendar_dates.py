@@ -1,5 +1,5 @@
 """Calendar dates a question names ("12月25日", "下个月20号", "New Year's Day 2020", "去年圣诞节", "明年春节", "2026-12-25",
-"下个月底", "半年后", "in six months"), as dates. A small model turns them into today or a wrong offset; passed as the
+"下个月底"), as dates (days counted from today, "两个月后", are day words: day_words.py). A small model turns them into today or a wrong offset; passed as the
 date, one beyond the data reaches the tool, which says how far its data goes."""
 
 from __future__ import annotations
@@ -37,11 +37,6 @@ _ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
 _ZH_MONTHS = {"上个月": -1, "上月": -1, "这个月": 0, "本月": 0, "下个月": 1, "下月": 1}
 # A part of a month ("下个月底", "月初"): the day it begins, near enough to say whether the data reaches it.
 _ZH_MONTH_PARTS = {"初": 1, "上旬": 1, "中旬": 11, "下旬": 21, "底": 21, "末": 21}
-# Months or years from now ("半年后", "三个月以后", "in six months", "a year from now"), in months.
-_ZH_COUNTS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_EN_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-              "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "a couple of": 2, "a few": 3}
-_EN_COUNT = rf"(\d{{1,2}}|{'|'.join(sorted(_EN_COUNTS, key=len, reverse=True))})"
 _EN_YEAR = r"(?:,?\s+(?:in\s+)?(\d{4}))?"
 _EN_LAST_NEXT = r"(?:\b(last|this|next)\s+)?"
 
@@ -52,9 +47,6 @@ _PATTERNS = (
     ("zh", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?(\d{1,2})月(\d{1,2})[日号]")),
     ("zh_month", re.compile(r"(上个?月|这个月|本月|下个?月)的?(\d{1,2})[日号]")),
     ("zh_month_part", re.compile(r"(上个?月|这个月|本月|下个?月)的?(初|上旬|中旬|下旬|底|末)")),
-    ("zh_months_on", re.compile(r"(半年|(\d{1,2}|[一两二三四五六七八九十])(个月|年))(?:以后|之后|后)")),
-    ("en_months_on", re.compile(rf"\bin\s+(?:about\s+)?{_EN_COUNT}\s+(months?|years?)(?:'\s+time)?\b|"
-                                rf"\b{_EN_COUNT}\s+(months?|years?)\s+from\s+(?:now|today)\b", re.IGNORECASE)),
     ("zh_holiday", re.compile(r"(?:(\d{4})年|(前年|去年|今年|明年))?的?(平安夜|圣诞节|国庆节|劳动节|情人节|万圣节|儿童节|圣诞|元旦|国庆|五一)")),
     ("lunar", re.compile(r"(?:(\d{4})年?|(前年|去年|今年|明年|last|this|next))?\s*的?\s*("
                          + "|".join(sorted(_LUNAR_NAMES, key=len, reverse=True)) + ")", re.IGNORECASE)),
@@ -101,13 +93,6 @@ def _date(kind: str, match: re.Match[str], today: date) -> date | None:
         return _in_month(_ZH_MONTHS[match[1]], int(match[2]), today)
     if kind == "zh_month_part":
         return _in_month(_ZH_MONTHS[match[1]], _ZH_MONTH_PARTS[match[2]], today)
-    if kind == "zh_months_on":
-        count = 6 if match[1] == "半年" else int(match[2]) if match[2].isdigit() else _ZH_COUNTS[match[2]]
-        return _in_month(count * (12 if match[3] == "年" else 1), min(today.day, 28), today)
-    if kind == "en_months_on":
-        count, unit = (match[1], match[2]) if match[1] else (match[3], match[4])
-        number = int(count) if count.isdigit() else _EN_COUNTS[count.lower()]
-        return _in_month(number * (12 if unit.lower().startswith("year") else 1), min(today.day, 28), today)
     if kind == "zh_holiday":
         month, day = _HOLIDAYS[match[3]]
         return _in_year(match[1], _ZH_YEARS.get(match[2] or ""), month, day, today)

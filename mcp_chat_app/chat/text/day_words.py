@@ -87,13 +87,13 @@ _EN_RUN_WORDS = ("today", "tomorrow", "day after tomorrow")
 _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _COUNT = rf"\d+|{'|'.join(_EN_NUMBERS)}|a"
 _NUMBER = re.compile(rf"\d+|[零一二两三四五六七八九十]+|\b(?:{_COUNT})\b", re.IGNORECASE)
-_EN_UNIT = r"days?|weeks?|fortnights?|months?"
-_ZH_UNIT = r"天|周|个?星期|个?礼拜|个月"
+_EN_UNIT = r"days?|weeks?|fortnights?|months?|years?"
+_ZH_UNIT = r"天|周|个?星期|个?礼拜|个月|年"
 # Days, weeks or months counted from today ("16 days from now", "in 3 days", "three weeks later", "in a week's
-# time", "二十天后", "两个星期后", "两个月后").
+# time", "二十天后", "两个星期后", "两个月后", "半年后", "a year from now").
 _EN_COUNTED = (rf"(?:in\s+(?:{_COUNT})\s+(?:{_EN_UNIT})(?:['’]s?\s+time)?"
                rf"|(?:{_COUNT})\s+(?:{_EN_UNIT})\s+(?:from\s+(?:today|now)|later|hence))")
-_ZH_COUNTED = rf"(?:\d+|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})(?:以后|之后|后)(?:的今天)?"  # 的今天: that date
+_ZH_COUNTED = rf"(?:(?:(?<!\d)\d{{1,3}}|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})|半年|半个月)(?:以后|之后|后)(?:的今天)?"  # 的今天: that date
 # One day so counted: that day, not the days up to it.
 _COUNTED_DAY = re.compile(rf"\b{_EN_COUNTED}\b|{_ZH_COUNTED}", re.IGNORECASE)
 # A weekday of the week so counted ("三周后的周六", "Saturday in three weeks"): that week's, not the coming one.
@@ -309,8 +309,11 @@ def _days_counted(words: str) -> int | None:
     number = _NUMBER.search(words)
     count = number[0].lower() if number else ""
     times = 1 if count == "a" else _EN_NUMBERS.index(count) + 1 if count in _EN_NUMBERS else numeral(count)
+    if words.startswith("半"):  # 半年, 半个月
+        return 182 if "年" in words else 15
     unit = 14 if "fortnight" in words.lower() else 7 if re.search(r"week|周|星期|礼拜", words, re.IGNORECASE) \
-        else 30 if re.search(r"month|月", words, re.IGNORECASE) else 1  # a month: past any tool's days, as 30 days
+        else 30 if re.search(r"month|月", words, re.IGNORECASE) \
+        else 365 if re.search(r"year|年", words, re.IGNORECASE) else 1  # past any tool's days: 30 or 365 days
     return None if times is None else times * unit
 
 
