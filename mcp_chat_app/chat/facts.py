@@ -91,6 +91,8 @@ class Facts:
     missing: tuple[str, ...] = ()  # what the question asks for (as it words it) that no result holds
     # The values the results' data gives each asked quantity (by the word asked), which an answer quotes.
     asked_values: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    # The question asks of a date or a year no result is of ("1954年那场大洪水…", a tool of the present called).
+    out_of_time: bool = False
 
     @property
     def lacking(self) -> tuple[Quantity, ...]:
@@ -100,9 +102,10 @@ class Facts:
 
     @property
     def hold_nothing_asked(self) -> bool:
-        """Whether the question names quantities and no result holds any of them: the figures found (the air's,
-        asked for the tide) would answer another question."""
-        return bool(self.asked) and len(self.lacking) == len(self.asked)
+        """Whether the question names quantities and no result holds any of them, or asks of a time no result is
+        of: the figures found (the air's, asked for the tide; today's, asked of 1954) would answer another
+        question."""
+        return self.out_of_time or (bool(self.asked) and len(self.lacking) == len(self.asked))
 
     @property
     def verdicts(self) -> list[dict[str, Any]]:
@@ -166,10 +169,11 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
     verdicts = [verdict for finding in findings for verdict in finding.verdicts]
     held = [q for q in asked if any(holds(o.structured_content, q) or q.named_in(o.text)
                                     for o in called.outcomes if not o.is_error)]
+    text = "\n".join(f.text for f in findings)
+    unreached = _unreached_date(turn, text) + _unreached_year(turn, text)
     return Facts(findings, failures, notices, numbers, numbers_of_data, days, tool_names,
-                 _lead(verdicts, turn, asked), tuple(asked),
-                 _missing(turn, asked, held, "\n".join(f.text for f in findings)),
-                 _values(called, held))
+                 _lead(verdicts, turn, asked), tuple(asked), _missing(turn, asked, held, text, unreached),
+                 _values(called, held), out_of_time=bool(unreached))
 
 
 def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:
@@ -198,13 +202,15 @@ def _quotes_a_value(said: list[float], content: Any, quantity: Quantity) -> bool
                for key, value in leaves(measured(content)) if field_matches(key, quantity.field))
 
 
-def _missing(turn: Turn, asked: list[Quantity], held: list[Quantity], text: str) -> tuple[str, ...]:
-    """What the question names that no result holds: a quantity, a term ("CO2"), a clock time ("下午三点")."""
+def _missing(turn: Turn, asked: list[Quantity], held: list[Quantity], text: str,
+             unreached: list[str]) -> tuple[str, ...]:
+    """What the question names that no result holds: a quantity, a term ("CO2"), a clock time ("下午三点"), a
+    date or a year (`unreached`)."""
     lacking = [q.word for q in asked if q not in held]
     lacking += [term for term in TERM.findall(turn.question) if term.lower() not in text.lower()
                 and not any(q.named_in(term) for q in held)]
     lacking += unsupported_clock_times(turn.question, text, turn.vocabulary)
-    lacking += _unreached_date(turn, text)
+    lacking += unreached
     once: dict[str, str] = {}
     for word in lacking:
         once.setdefault(word.lower(), word)
@@ -221,6 +227,23 @@ def _unreached_date(turn: Turn, text: str) -> list[str]:
     if not named or any(abs((day - asked.date).days) <= 1 for day in named):
         return []
     return [asked.word]
+
+
+# A year named alone ("1954年那场大洪水", "back in 1998"): not one of a date, a month or a season (calendar_dates.py).
+_YEAR = re.compile(r"(?<![\d-])(1[89]\d\d|20\d\d)(?:年(?![\d一二三四五六七八九十]+月|的?[春夏秋冬])|(?![\d-]))")
+
+
+def _unreached_year(turn: Turn, text: str) -> list[str]:
+    """A year the question names alone, other than this one, when the results name their dates and none is of
+    it: a tool of the present was called for a question of another year."""
+    asked = asked_day(turn.question, turn.today)
+    if asked is not None and asked.date is not None:  # a date named: _unreached_date's
+        return []
+    years = [match for match in _YEAR.finditer(turn.question) if int(match[1]) != turn.today.year]
+    named = calendar_dates(text, turn.today).values()
+    if not years or not named or any(day.year == int(match[1]) for day in named for match in years):
+        return []
+    return [years[0][0]]
 
 
 def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str = "") -> list[dict[str, Any]]:

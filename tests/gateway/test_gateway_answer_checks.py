@@ -224,6 +224,19 @@ def test_a_reply_that_gives_what_no_result_holds_as_if_it_did_fails_the_check():
                                                       VOCABULARY)}
 
 
+def test_a_year_no_result_is_of_is_answered_with_the_limit_alone():
+    """"1954年那场大洪水武汉一共下了多少雨" was called for today, and answered that 1954 had today's 32.4 mm."""
+    today = dt.date.today()
+    wuhan = forecast([{"date": today.isoformat(), "precipitation_sum": 32.4}],
+                     f"武汉今天（{today.month}月{today.day}日）：中雨，32.4毫米。")
+    for question in ("1954年那场大洪水武汉一共下了多少雨", "How much rain fell in Wuhan back in 1954?"):
+        _, facts = facts_of(question, wuhan)
+        assert facts.out_of_time and facts.hold_nothing_asked and numbers_in(from_facts(facts, "zh")) == [1954], question
+    for question in (f"{today.year}年武汉下了多少雨", "武汉今天下了多少雨"):
+        assert not facts_of(question, wuhan)[1].hold_nothing_asked, question
+    assert facts_of("武汉1954年7月下了多少雨", wuhan)[1].missing == ("1954年7月",)  # a month of a year: a date
+
+
 def test_results_holding_none_of_the_asked_quantities_are_answered_with_the_limit_alone():
     """Asked for the tide, the forecast's figures answer another question: the answer says what is lacking, with
     no figure, and no writer is asked for one. Asked for that and the UV, the UV is quoted and the tide named."""
