@@ -297,7 +297,8 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
     """Calls in place of a forced round's that the servers answered with errors (an unknown station, whose
     coordinates the question gives and the error says are taken): the router is asked once more, told the errors,
     as an auto router reads them. No calls when it makes none, repeats one, names a place nobody named ("Narni"
-    for "Narnia"), or calls a tool that takes no day or hour the question asks (the present, for "January 1998")."""
+    for "Narnia"), gives figures the question does not (a search of places below 10, for two places compared), or
+    calls a tool that takes no day or hour the question asks (the present, for "January 1998")."""
     specs = router.tool_specs(tools)
     if not specs:
         return Routed(tools=tuple(tools))
@@ -306,8 +307,11 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
     again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), specs)
     by_name = {tool.qualified_name: tool for tool in tools}
     made = [(outcome.qualified_name, outcome.arguments) for outcome in called.outcomes]
+    # Told a place is unknown, a small model searched every place below a figure the question never gave
+    # ("下周一改则和狮泉河哪里更冷"): a call of made-up numbers answers another question.
     planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn)
-                    if plan.request is not None and (plan.name, plan.request.arguments) not in made)
+                    if plan.request is not None and (plan.name, plan.request.arguments) not in made
+                    and not plan.made_up)
     # Told that a day is beyond the data ("January 1998"), a small model called a tool of the present moment: no
     # call answers a day or hour asked of a tool that takes none.
     if left_out(planned, by_name, asks_a_day(turn), takes_a_day) or left_out(planned, by_name, asks_an_hour(turn),

@@ -616,6 +616,12 @@ def test_over_http_calls_the_server_answered_with_errors_are_asked_again_told_th
     body = forced_gateway.chat("tau", {"message": "Is it snowing in Narnia right now?"}).json()
     assert [(c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [("Narnia", True)]
     assert body["response"].startswith("Sorry, I could not get that: Narnia is a place of stories")
+    # ... nor a search of every place below a figure nobody gave, for two places compared
+    fake_llm.script(call("compare_weather", cities=["Narnia", "Oslo"]),
+                    call("find_cities_by_temperature", relation="below", temp=10), {"content": "As above."})
+    body = forced_gateway.chat("tau2", {"message": "Which is colder now, Narnia or Oslo?"}).json()
+    assert [(c["tool"], c["is_error"]) for c in body["tool_calls"]] == [("compare_weather", True)]
+    assert body["response"].startswith("Sorry, I could not get that: Narnia is a place of stories")
 
 
 def test_over_http_a_follow_up_naming_no_day_is_called_for_the_day_before(forced_gateway, fake_llm):
