@@ -153,8 +153,31 @@ def _answered(history: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 
 def earlier_question(history: list[dict[str, Any]]) -> str:
-    """The user's previous question ("" at the start of a conversation)."""
-    return next((m["content"] for m in reversed(history) if m.get("role") == "user"), "")
+    """The user's previous question ("" at the start of a conversation), past bare follow-ups of it: for "皮山那边呢"
+    after "叶城呢" after "现在莎车热吗", the question they all ask."""
+    asked = [m["content"] for m in reversed(history) if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    return next((question for question in asked[:_ASKED_AGAIN] if not bare_follow_up(question)),
+                asked[0] if asked else "")
+
+
+# A follow-up that asks the earlier question of another day or place and nothing of its own ("那下周一呢",
+# "What about Tuesday?", "and in Fresno?").
+# "...呢" asking no figure (多少, 几, 最…); in English, day words and names only after "what about".
+_ZH_BARE_FOLLOW_UP = re.compile(r"^\s*(?:那么?)?(?:(?!多少|几|最)[^，。,.!！?？]){1,12}呢\s*[?？]?\s*$")
+_ONE_CLAUSE = re.compile(r"[^,.;:!?]*\??\s*")
+_EN_FILLER = {"in", "on", "for", "the", "there", "then", "at", "of", "day", "s", "after", "next", "this", "that"}
+_ASKED_AGAIN = 4  # how many bare follow-ups in a row still ask the question before them
+
+
+def bare_follow_up(question: str) -> bool:
+    """Whether a follow-up only names another day or place, asking the earlier question of it."""
+    if _ZH_BARE_FOLLOW_UP.match(question):
+        return True
+    head = opening(question)
+    rest = question.strip()[len(head):]
+    if not head or not _ONE_CLAUSE.fullmatch(rest):
+        return False
+    return all(word[0].isupper() or word.lower() in _EN_FILLER for word in re.findall(r"\w+", without_day_words(rest)))
 
 
 def plain_turns(history: list[dict[str, Any]]) -> list[dict[str, str]]:

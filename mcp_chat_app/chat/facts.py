@@ -26,7 +26,7 @@ from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import is_yes_no_question
 from mcp_chat_app.chat.text.clock import unsupported_clock_times
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
-from mcp_chat_app.chat.text.day_words import asked_day, day_words, without_day_words
+from mcp_chat_app.chat.text.day_words import asked_day, day_words
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
 from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves, measured, results_today
 from mcp_chat_app.chat.text.shown import shown_beside
@@ -39,12 +39,6 @@ _NUMBER = re.compile(r"(?<![\d.])[-−]?\d+(?:\.\d+)?")
 _MAX_PROSE_CHARS = 2000  # a server's text longer than this is a dump, not a summary
 _MAX_PAIRS = 12
 _RECORD_SEPARATOR = re.compile(r"；|; ")
-# A follow-up that asks the earlier question of another day or place and nothing of its own ("那下周一呢",
-# "What about Tuesday?", "and in Fresno?").
-# "...呢" asking no figure (多少, 几, 最…); in English, day words and names only after "what about".
-_ZH_BARE_FOLLOW_UP = re.compile(r"^\s*(?:那么?)?(?:(?!多少|几|最)[^，。,.!！?？]){1,12}呢\s*[?？]?\s*$")
-_ONE_CLAUSE = re.compile(r"[^,.;:!?]*\??\s*")
-_EN_FILLER = {"in", "on", "for", "the", "there", "then", "at", "of", "day", "s", "after", "next", "this", "that"}
 # The degree of a verdict's topic asked ("how hot will it get", "有多冷"): the answer gives the verdict too.
 _HOW = r"(?:\bhow\s+|多|\b(?:chances?|odds|likelihood|probability)\s+of\s+(?:any\s+|some\s+)?)"
 _HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"  # "…的概率多大": the chance of it, after its word
@@ -279,17 +273,7 @@ def asks_yes_no(question: str, context: str, asked: list[Quantity]) -> bool:
     """A yes/no question, or a bare follow-up of one (`context`) that asks no quantity of its own: "那下周一呢"
     after "周末会不会下…啊" asks the same yes or no of Monday."""
     return is_yes_no_question(question) or (bool(context) and is_yes_no_question(context) and not asked
-                                            and _bare_follow_up(question))
-
-
-def _bare_follow_up(question: str) -> bool:
-    if _ZH_BARE_FOLLOW_UP.match(question):
-        return True
-    opening = conversation.opening(question)
-    rest = question.strip()[len(opening):]
-    if not opening or not _ONE_CLAUSE.fullmatch(rest):
-        return False
-    return all(word[0].isupper() or word.lower() in _EN_FILLER for word in re.findall(r"\w+", without_day_words(rest)))
+                                            and conversation.bare_follow_up(question))
 
 
 def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:

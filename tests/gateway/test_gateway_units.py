@@ -176,6 +176,19 @@ def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert conversation.earlier_calls(history) == 'w__f {"city":"杭州"}' and conversation.earlier_question(history) == "q"
 
 
+def test_bare_follow_ups_ask_the_question_before_them():
+    """"皮山那边呢" after "叶城呢" after "现在莎车热吗" asks whether it is hot, as each before it did."""
+    said = ["现在莎车热吗", "叶城呢"]
+    history = [{"role": role, "content": text} for question in said for role, text in (("user", question),
+                                                                                       ("assistant", "…"))]
+    assert conversation.earlier_question(history) == "现在莎车热吗"
+    assert conversation.earlier_question(history[:2]) == "现在莎车热吗" and conversation.earlier_question([]) == ""
+    history += [{"role": "user", "content": "How about tomorrow, is it windy?"}, {"role": "assistant", "content": "…"}]
+    assert conversation.earlier_question(history) == "How about tomorrow, is it windy?"
+    assert [conversation.bare_follow_up(q) for q in ("叶城呢", "and Yakima?", "明天多少度呢", "is it windy?")] == [
+        True, True, False, False]
+
+
 def test_a_flag_the_question_does_not_name_is_dropped():
     schema = {"properties": {"city": {"type": "string"}, "fahrenheit": {
         "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
