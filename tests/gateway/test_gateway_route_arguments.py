@@ -987,6 +987,11 @@ def test_a_latin_place_after_its_chinese_qualifier_is_called_with_it():
                             ("Paris", "北京和Paris哪个冷")):
         assert qualified(place, question, VOCABULARY) == place, question
     assert not only_run_on({"city": "Sapa"}, {"city": "越南Sapa"}) and only_run_on({"city": "丽水"}, {"city": "浙江丽水"})
+    # the qualifier alone, as the router called it, is the place it runs on into
+    schema = {"properties": {"city": {"type": "string", "description": "City name"}}}
+    assert as_the_question_spells({"city": "斯里兰卡"}, schema, "明天去斯里兰卡Ella要不要带伞", VOCABULARY) == {
+        "city": "斯里兰卡Ella"}
+    assert as_the_question_spells({"city": "北京"}, schema, "北京明天冷吗", VOCABULARY) == {"city": "北京"}
 
 
 def test_over_http_a_latin_place_after_its_chinese_qualifier_is_that_countrys(forced_gateway, fake_llm):

@@ -268,13 +268,19 @@ def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary)
 def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> str:
     """"Osh, Kyrgyzstan" where the question writes `value` ("Kyrgyzstan") after a name and a comma, that name
     listed with no other in a question that compares nothing (a list, "Oslo, Bergen and Tromsø", or "Oslo, Bergen:
-    which is warmer?" names places, not a place and its country); "" else."""
+    which is warmer?" names places, not a place and its country); "斯里兰卡Ella" where a Chinese value runs on
+    into a Latin name ("明天去斯里兰卡Ella要不要带伞" was called for the country); "" else."""
+    after = re.search(rf"{re.escape(value)}({_LATIN_NAME})", question) \
+        if re.fullmatch(r"[\u3400-\u9fff]+", value) and not day_words(value) else None
+    if after:
+        return f"{value}{after[1]}"
     match = re.search(rf"(?<![\w])({_NAME_WORDS})\s*,\s*{re.escape(value)}(?![\w])", question)
     if not match or siblings(match[1], question, vocabulary) or compares(question, vocabulary):
         return ""
     return f"{match[1]}, {value}"
 
 
+_LATIN_NAME = r"[A-Z][A-Za-z\u00c0-\u024f'’.-]*(?: [A-Z][A-Za-z\u00c0-\u024f'’.-]*)*"
 _JOINER_ZH = re.compile(r"和|与|跟|、|还是|或者|或")
 
 
