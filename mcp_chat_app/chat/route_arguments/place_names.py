@@ -269,7 +269,7 @@ def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> st
     """"Osh, Kyrgyzstan" where the question writes `value` ("Kyrgyzstan") after a name and a comma, that name
     listed with no other in a question that compares nothing (a list, "Oslo, Bergen and Tromsø", or "Oslo, Bergen:
     which is warmer?" names places, not a place and its country); "斯里兰卡Ella" where a Chinese value runs on
-    into a Latin name ("明天去斯里兰卡Ella要不要带伞" was called for the country); "" else."""
+    into a Latin name ("明天去斯里兰卡Ella玩，怎么样" was called for the country); "" else."""
     after = re.search(rf"{re.escape(value)}({_LATIN_NAME})", question) \
         if re.fullmatch(r"[\u3400-\u9fff]+", value) and not day_words(value) else None
     if after:
