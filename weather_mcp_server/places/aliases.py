@@ -80,7 +80,6 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("普陀山", "Zhoushan, CN"),
     ("莫干山", "Deqing, CN"),
     ("武当山", "Danjiangkou, CN"),
-    ("喀纳斯", "Burqin, CN"),
     ("狮泉河", "Gar, CN"),  # the seat of Gar county (Ngari), by the town's own name
     # Destinations whose Chinese names geonames lacks, or gives to another place (皇后镇 to Bourg-la-Reine, FR).
     ("皇后镇", "Queenstown, NZ"),

@@ -10,12 +10,14 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from weather_mcp_server.places.chinese_writing import ETHNIC_GROUPS
 from weather_mcp_server.places.names import SAME_PLACE_KM, distance_km
 
 _TABLE = Path(__file__).with_name("china_counties.csv")
 _SUFFIXES = ("自治县", "自治旗", "林区", "特区", "县", "市", "旗", "区")
-# What follows an autonomous county's leading name: its peoples (their names end in 族), then 自治县 or 自治旗.
-_PEOPLES = re.compile(r"(?:[^族]{1,4}族)+自治[县旗]")
+# What follows an autonomous county's leading name: its peoples (names ending in 族, or a people's name alone:
+# 木垒哈萨克自治县, 和布克赛尔蒙古自治县), then 自治县 or 自治旗.
+_PEOPLES = re.compile(rf"(?:(?:[^族]{{1,4}}族)|{'|'.join(sorted(ETHNIC_GROUPS, key=len, reverse=True))})+自治[县旗]")
 
 County = tuple[str, str, float, float]  # its full name, its leading name (红原, 陵水), latitude, longitude
 

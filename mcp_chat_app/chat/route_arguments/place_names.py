@@ -297,7 +297,7 @@ _ADDED_ZH = re.compile(r"(?:再?加上|加入|算上|带上|再加)\s*([\u3400-\
                        r"(?=呢|吧|吗|一起|[，,。？?！!\s]|$)")
 # (and with 把 before it: "把丰宁也加进来")
 _ADDED_BEFORE_ZH = re.compile(r"把\s*([\u3400-\u9fff]{2,}?)\s*(?:也|一起|一并)?\s*(?:加进来|加进去|加上|加入|算上|算进来|算进去|放进来)")
-_ADDED = re.compile(rf"\b(?:add|adding|plus|include|including)\s+({_NAME_WORDS})")
+_ADDED = re.compile(rf"\b(?:add|adding|plus|include|including|throw in|toss in|chuck in)\s+({_NAME_WORDS})")
 
 
 def added_names(question: str) -> list[str]:
