@@ -363,3 +363,20 @@ async def test_the_server_answers_qualified_names_in_simulated_mode(place_index:
     location = perth.structured_content["location"]
     assert (location["english_name"], location["country_code"], round(location["latitude"])) == ("Perth", "GB", 56)
     assert kerala.is_error and "'Kerala' is no country or first-level region" in kerala.content[0].text
+
+
+def test_places_compared_together_are_the_ones_near_each_other(gazetteer: Gazetteer) -> None:
+    """"Armidale vs Tamworth" and "Hastings or Weymouth" were refused as ambiguous: a name several places have is,
+    among names asked together, the place of it clearly closest to the others; two names no pair of places makes
+    near stay ambiguous (Thompson and Churchill: Manitoba's or others', 400 km apart or more)."""
+    class Offline:
+        online = False
+
+    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    for names, country in ((["Armidale", "Tamworth"], "AU"), (["Hastings", "Weymouth"], "GB"),
+                           (["Napier", "Hastings"], "NZ")):
+        assert {place.country_code for place in asyncio.run(resolver.resolve_among(names))} == {country}, names
+    with pytest.raises(AmbiguousPlace):
+        asyncio.run(resolver.resolve_among(["Thompson", "Churchill"]))
+    with pytest.raises(AmbiguousPlace):
+        asyncio.run(resolver.resolve("Tamworth"))  # alone, it is still either

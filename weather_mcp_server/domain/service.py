@@ -180,7 +180,8 @@ class WeatherService:
         if not 2 <= len(cities) <= MAX_COMPARED:
             raise InvalidArgument(pick(f"Compare 2 to {MAX_COMPARED} places, got {len(cities)}",
                                        f"请比较 2 到 {MAX_COMPARED} 个地方，收到 {len(cities)} 个"))
-        fetched = [await self._fetch(city, query) for city in cities]
+        located = await self._resolver.resolve_among(cities)
+        fetched = [await self._fetch_at(location, query) for location in located]
         labels = [place_name(location) for location, *_ in fetched]
         places, standings = [], []
         for city, label, (location, sourced, _, span) in zip(cities, labels, fetched):
@@ -292,7 +293,9 @@ class WeatherService:
 
     async def _fetch(self, city: str, query: DayQuery) -> tuple[Location, Sourced, date, DaySpan]:
         """The place, its forecast reaching back to the asked days, its today and the asked span."""
-        location = await self._resolver.resolve(city)
+        return await self._fetch_at(await self._resolver.resolve(city), query)
+
+    async def _fetch_at(self, location: Location, query: DayQuery) -> tuple[Location, Sourced, date, DaySpan]:
         sourced = await self._provider.forecast(location, query.past_days)
         today, span = query.span(sourced.payloads[0])
         if span.start < -sourced.payloads[0].past_days:  # a date further back than fetched

@@ -19,6 +19,7 @@ from weather_mcp_server.places.names import (
     Candidate,
     choice_labels,
     choose,
+    distance_km,
     fictional,
     has_cjk,
     off_earth,
@@ -30,6 +31,10 @@ from weather_mcp_server.sources.provider import WeatherProvider
 from weather_mcp_server.wording.language import pick
 
 MAX_QUERY_LENGTH = 120
+# A name compared with others is the place of it this close to one of them (resolve_among): a day's drive; where
+# the others' names are as ambiguous, a short one (Hastings and Weymouth, England: 190 km).
+NEAR_OTHERS_KM = 1500.0
+NEAR_AMBIGUOUS_KM = 400.0
 # The place the user picked in this call, by the name they chose between (see use_place_choice).
 _choices: ContextVar[dict[str, str]] = ContextVar("place_choices", default={})
 # What this call has settled of a name already (its place, or why it has none): a tool settles it before its body
@@ -41,6 +46,17 @@ def use_place_choice(query: str, label: str | None) -> None:
     """For the rest of this call, an ambiguous `query` means the candidate the user picked by its choice label
     (names.choice_labels), as an elicitation answered; None: nothing was picked."""
     _choices.set({query.strip(): label} if label else {})
+
+
+def _closest(ambiguous: AmbiguousPlace, others: list[tuple[float, float]], near_km: float) -> Candidate | None:
+    """The candidate closest to the others, when within `near_km` and a third as far as the next one."""
+    if not others:
+        return None
+    distances = sorted((min(distance_km(c.latitude, c.longitude, *other) for other in others), i)
+                       for i, c in enumerate(ambiguous.candidates))
+    if len(distances) < 2 or distances[0][0] > near_km or distances[1][0] < 3 * distances[0][0]:
+        return None
+    return ambiguous.candidates[distances[0][1]]
 
 
 class PlaceResolver:
@@ -62,6 +78,33 @@ class PlaceResolver:
         if isinstance(outcome, WeatherToolError):
             raise outcome
         return outcome
+
+    async def resolve_among(self, queries: list[str]) -> list[Location]:
+        """The places of names asked together (a comparison): a name several places have is the one of them
+        closest to the others, when it is clearly closest ("Hastings or Weymouth": England's Hastings, not New
+        Zealand's; "Armidale vs Tamworth": New South Wales's); AmbiguousPlace when none is."""
+        outcomes: list[Location | WeatherToolError] = []
+        for query in queries:
+            try:
+                outcomes.append(await self.resolve(query))
+            except AmbiguousPlace as error:
+                outcomes.append(error)
+        while any(isinstance(outcome, AmbiguousPlace) for outcome in outcomes):
+            settled = False
+            for index, (query, outcome) in enumerate(zip(queries, outcomes)):
+                if not isinstance(outcome, AmbiguousPlace):
+                    continue
+                # the others' places; where none is settled yet, every place each other name may be
+                known = [(o.latitude, o.longitude) for o in outcomes if isinstance(o, Location)]
+                others = known or [(c.latitude, c.longitude) for i, o in enumerate(outcomes) if i != index
+                                   and isinstance(o, AmbiguousPlace) for c in o.candidates]
+                chosen = _closest(outcome, others, NEAR_OTHERS_KM if known else NEAR_AMBIGUOUS_KM)
+                if chosen is not None:
+                    outcomes[index] = self._gazetteer.to_location(chosen, query)
+                    settled = True
+            if not settled:
+                raise next(outcome for outcome in outcomes if isinstance(outcome, AmbiguousPlace))
+        return [outcome for outcome in outcomes if isinstance(outcome, Location)]
 
     async def settle(self, query: str) -> Location | WeatherToolError:
         """Resolve `query` once for the rest of this call: its Location, or the error that resolving it gives."""
