@@ -242,6 +242,11 @@ def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_c
     body = asked("add Tennant Creek - which of the three is hottest tomorrow?",
                  call("get_forecast", city="Tennant Creek", day=1))
     assert _made(body) == [("compare_weather", {"cities": ["Kununurra", "Katherine, NT", "Tennant Creek"], "day": 1})]
+    # ... in Chinese, a Latin name after 加上 is added, not qualified by it ("加上Kirkland Lake" was no place)
+    asked = _asker(forced_gateway, fake_llm, "add-latin")
+    asked("明天Cochrane, Ontario多少度", call("get_forecast", city="Cochrane, Ontario", day=1))
+    body = asked("加上Kirkland Lake，明天哪个更冷", call("get_forecast", city="Kirkland Lake", day=1))
+    assert _made(body) == [("compare_weather", {"cities": ["Cochrane, Ontario", "Kirkland Lake"], "day": 1})]
 
 
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):

@@ -193,6 +193,9 @@ def _qualified_after(value: str, question: str) -> str:
     return f"{question[match.start():match.start(1)]}{kept}" if kept.strip(" ,\t") else ""
 
 
+_ADDS_ZH = re.compile(r"(?:加上|加入|算上|带上|再加)$")
+
+
 def _qualified_before(value: str, question: str, vocabulary: Vocabulary) -> str:
     """The value and the characters right before it, less day words and what ends a name ("浙江丽水" of
     "下周三浙江丽水怎么样"; "浙江的丽水"), when two or more are left before a 的/の."""
@@ -203,6 +206,8 @@ def _qualified_before(value: str, question: str, vocabulary: Vocabulary) -> str:
     name = run[:len(run) - len(joiner)]
     ends = set(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)
     name = name[max((i + 1 for i, c in enumerate(name) if c in ends), default=0):]
+    if _ADDS_ZH.search(name):  # "加上Kirkland Lake": a place added, not qualified
+        return ""
     return f"{name}{joiner}{value}" if at > 0 and len(name) >= 2 else ""
 
 
