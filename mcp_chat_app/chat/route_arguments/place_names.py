@@ -193,7 +193,9 @@ def _qualified_after(value: str, question: str) -> str:
     return f"{question[match.start():match.start(1)]}{kept}" if kept.strip(" ,\t") else ""
 
 
-_ADDS_ZH = re.compile(r"(?:加上|加入|算上|带上|再加)$")
+# The words that add a place to those asked about (加上奉化呢, 再加上 Red Deer): what follows is no qualifier.
+_ADDING_ZH = r"(?:再?加上|加入|算上|带上|再加)"
+_ADDS_ZH = re.compile(rf"{_ADDING_ZH}$")
 
 
 def _qualified_before(value: str, question: str, vocabulary: Vocabulary) -> str:
@@ -298,7 +300,7 @@ def joined_names(value: str) -> list[str]:
     return parts if len(parts) > 1 and all(len(part) >= 2 and _HAN.match(part) for part in parts) else []
 
 
-_ADDED_ZH = re.compile(r"(?:再?加上|加入|算上|带上|再加)\s*([\u3400-\u9fff]{2,}?|[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)"
+_ADDED_ZH = re.compile(rf"{_ADDING_ZH}\s*([\u3400-\u9fff]{{2,}}?|[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)"
                        r"(?=呢|吧|吗|一起|[，,。？?！!\s]|$)")
 # (and with 把 before it: "把丰宁也加进来")
 _ADDED_BEFORE_ZH = re.compile(r"把\s*([\u3400-\u9fff]{2,}?)\s*(?:也|一起|一并)?\s*(?:加进来|加进去|加上|加入|算上|算进来|算进去|放进来)")
