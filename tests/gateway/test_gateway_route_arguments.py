@@ -1079,6 +1079,7 @@ def test_this_weekend_asked_is_the_day_arguments_weekend(question, arguments, ex
     ("加上奉化呢，三个里面哪个最热", ["奉化"]), ("把丰宁也加进来，后天三个里哪个最冷", ["丰宁"]),
     ("加上Medicine Hat，明天哪个更冷", ["Medicine Hat"]),  # a Latin name added in a Chinese question
     ("再加上 Red Deer 呢", ["Red Deer"]), ("add Tennant Creek - which of the three is hottest?", ["Tennant Creek"]),
+    ("再加上Red Deer呢", ["Red Deer"]),  # not "Red Deer呢"
     ("throw in Julia Creek too - which is hottest?", ["Julia Creek"]),
     ("加上明天呢", []),  # no name: a day
 ])

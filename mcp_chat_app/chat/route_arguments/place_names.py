@@ -195,6 +195,8 @@ def _qualified_after(value: str, question: str) -> str:
 
 # The words that add a place to those asked about (加上奉化呢, 再加上 Red Deer): what follows is no qualifier.
 _ADDING_ZH = r"(?:再?加上|加入|算上|带上|再加)"
+# A name in Latin letters inside Chinese: capitalised words, no Chinese character after them ("Red Deer呢").
+_LATIN_NAME = r"[A-Z][A-Za-z\u00c0-\u024f'’.-]*(?: [A-Z][A-Za-z\u00c0-\u024f'’.-]*)*"
 _ADDS_ZH = re.compile(rf"{_ADDING_ZH}$")
 
 
@@ -287,7 +289,6 @@ def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> st
     return f"{match[1]}, {value}"
 
 
-_LATIN_NAME = r"[A-Z][A-Za-z\u00c0-\u024f'’.-]*(?: [A-Z][A-Za-z\u00c0-\u024f'’.-]*)*"
 _JOINER_ZH = re.compile(r"和|与|跟|、|还是|或者|或")
 
 
@@ -300,7 +301,7 @@ def joined_names(value: str) -> list[str]:
     return parts if len(parts) > 1 and all(len(part) >= 2 and _HAN.match(part) for part in parts) else []
 
 
-_ADDED_ZH = re.compile(rf"{_ADDING_ZH}\s*([\u3400-\u9fff]{{2,}}?|[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)"
+_ADDED_ZH = re.compile(rf"{_ADDING_ZH}\s*([\u3400-\u9fff]{{2,}}?|{_LATIN_NAME})"
                        r"(?=呢|吧|吗|一起|[，,。？?！!\s]|$)")
 # (and with 把 before it: "把丰宁也加进来")
 _ADDED_BEFORE_ZH = re.compile(r"把\s*([\u3400-\u9fff]{2,}?)\s*(?:也|一起|一并)?\s*(?:加进来|加进去|加上|加入|算上|算进来|算进去|放进来)")
