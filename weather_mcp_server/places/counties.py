@@ -22,6 +22,11 @@ _PEOPLES = re.compile(rf"(?:(?:[^族]{{1,4}}族)|{'|'.join(sorted(ETHNIC_GROUPS,
 County = tuple[str, str, float, float]  # its full name, its leading name (红原, 陵水), latitude, longitude
 
 
+def is_district(name: str) -> bool:
+    """Whether a division's full name is a city's district (海淀区), not a county (林区 and 特区 are counties)."""
+    return name.endswith("区") and not name.endswith(("林区", "特区"))
+
+
 def county_named(name: str) -> County | None:
     """The county a Chinese name means, by its full name (红原县) or without its suffix (红原)."""
     return _counties().get(name)
@@ -35,9 +40,8 @@ def _counties() -> dict[str, County]:
         for row in csv.DictReader(table):
             keys = _keys(row["name"])
             county = (row["name"], min(keys, key=len), float(row["latitude"]), float(row["longitude"]))
-            district = row["name"].endswith("区") and not row["name"].endswith(("林区", "特区"))
             for key in keys:
-                (districts if district else counties).setdefault(key, []).append(county)
+                (districts if is_district(row["name"]) else counties).setdefault(key, []).append(county)
     # A district names what no county does: 象山 is Ningbo's county, not also Guilin's district.
     by_name = {**{key: found for key, found in districts.items() if key not in counties}, **counties}
     return {key: found[0] for key, found in by_name.items()

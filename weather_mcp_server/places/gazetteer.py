@@ -13,7 +13,7 @@ from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.chinese_writing import LANDFORM_CHARACTERS, SPOT_ENDINGS
-from weather_mcp_server.places.counties import county_named
+from weather_mcp_server.places.counties import county_named, is_district
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.index_file import open_index
 from weather_mcp_server.places.names import (
@@ -476,7 +476,7 @@ def _as_the_county(county: Candidate, candidates: list[Candidate]) -> list[Candi
           <= SAME_PLACE_KM]
     if at:
         return at
-    district = county.key.endswith("区")  # a city's district, less known abroad than a county: 松山 is Matsuyama
+    district = is_district(county.key)  # a city's district, less known abroad than a county: 松山 is Matsuyama
     if any((district or c.country_code in CHINESE_SPEAKING) and c.population >= LEADING_PLACE_MIN_POPULATION
            for c in candidates):
         return candidates
