@@ -32,6 +32,9 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     # a day word the router wrote into the place is no part of it
     ("周五十堰", "周五十堰天气好吗，打算去武当山", "十堰"),
     ("Paris tomorrow", "Paris tomorrow?", "Paris"),
+    # the question's qualifier over the one the router wrote
+    ("Paris, FR", "Paris, Kentucky - what's it like outside right now?", "Paris, Kentucky"),
+    ("Portland, OR", "Portland Maine tonight, cold?", "Portland Maine"),
 ])
 def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, written):
     assert qualified(value, question, VOCABULARY) == written
@@ -50,6 +53,7 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("杭州", "帮我查一下杭州明天的天气"),  # the question's own words
     ("杭州", "去杭州"),  # one character is no qualifier
     ("Rome", "Romeo in Verona"),  # not the value at all
+    ("Paris, FR", "Paris tomorrow?"),  # the router's qualifier stays where the question writes none
 ])
 def test_no_qualifier_where_the_question_writes_none(value, question):
     assert qualified(value, question, VOCABULARY) == value
@@ -76,6 +80,9 @@ def test_the_qualifiers_go_to_the_place_arguments_only():
     ("下周三江苏通州下不下雨", "get_precipitation", {"city": "通州"}, "江苏通州", "CN"),
     ("Kingston Jamaica weather tomorrow", "get_forecast", {"city": "Kingston", "day": 1}, "Kingston Jamaica", "JM"),
     ("周五十堰天气好吗，打算去武当山", "get_forecast", {"city": "周五十堰", "day": "friday"}, "十堰", "CN"),
+    # the router wrote a qualifier of its own
+    ("Paris, Kentucky - what's it like outside right now?", "get_current_weather", {"city": "Paris, FR"},
+     "Paris, Kentucky", "US"),
 ])
 def test_over_http_the_place_is_called_with_the_qualifier_the_question_writes(forced_gateway, fake_llm, question, tool,
                                                                                router, written, country):

@@ -157,7 +157,12 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     nor are names joined to it (siblings) or `others` (the call's other places). The rule is textual only: whether
     the longer form names a place is for the tool to say, since the gateway knows no place names (the call falls
     back to the router's value when it fails). `value` itself when the question writes no qualifier beside it;
-    less the day words the router wrote into it ("周五十堰" of "周五十堰怎么样")."""
+    less the day words the router wrote into it ("周五十堰" of "周五十堰怎么样"). A qualifier the router wrote that
+    the question does not gives way to the question's own ("Paris, Kentucky" was called as "Paris, FR")."""
+    head, comma, _ = value.partition(",")
+    if comma and head.strip() and value.casefold() not in question.casefold() \
+            and (own := qualified(head.strip(), question, vocabulary, others)) != head.strip():
+        return own
     bare = re.sub(r"\s+", " ", without_day_words(value)).strip(" ,，")
     value = bare if bare and not only_day_words(value) else value
     # A Latin name may follow its qualifier in Chinese too ("越南Sapa").
