@@ -21,6 +21,7 @@ from mcp_chat_app.chat.route_arguments.hours import with_asked_part, with_clock_
 from mcp_chat_app.chat.route_arguments.numbers import made_up_numbers
 from mcp_chat_app.chat.route_arguments.place_names import (
     as_the_question_spells,
+    cut_before_a_word,
     only_run_on,
     with_qualifiers,
     without_opening,
@@ -86,7 +87,8 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         plan = _qualified(PlannedCall(call.id, tool.qualified_name, arguments,
                                       request=ToolRequest(tool.server, tool.name, arguments),
                                       made_up=tuple(made_up_numbers(arguments, schema, turn.question))), tool, turn)
-        return plan if plan.fallback else _without_opening(plan, tool, turn)
+        return plan if plan.fallback else _without_opening(plan, tool, turn) or _cut_before_a_word(plan, tool, turn) \
+            or plan
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
 
 
@@ -107,14 +109,25 @@ def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
                    fallback=plan.request)
 
 
-def _without_opening(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
+def _without_opening(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall | None:
     """The call with its places less the words the follow-up opens with as its fallback: "那贡布呢" ("and
     Kampot?") was called for "那贡布". The router's form goes first, since text alone cannot tell it from a place
     of that name ("那坡县明天冷吗")."""
-    arguments = without_opening(plan.arguments, tool.input_schema, conversation.opening(turn.question),
-                                turn.vocabulary)
+    return _with_fallback(plan, tool, without_opening(plan.arguments, tool.input_schema,
+                                                      conversation.opening(turn.question), turn.vocabulary))
+
+
+def _cut_before_a_word(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall | None:
+    """The call with its Chinese places cut before a word of the question's own as its fallback: "明天和龙会去吗"
+    was called for "龙会" (和龙 is the place). The router's form goes first: 新会 is a place."""
+    return _with_fallback(plan, tool, cut_before_a_word(plan.arguments, tool.input_schema, turn.question,
+                                                        turn.vocabulary))
+
+
+def _with_fallback(plan: PlannedCall, tool: ToolInfo, arguments: dict[str, Any]) -> PlannedCall | None:
+    """The call with `arguments` as its fallback, or None where they are the call's own or no valid call."""
     if arguments == plan.arguments or validation_error(arguments, tool.input_schema) is not None:
-        return plan
+        return None
     return replace(plan, fallback=ToolRequest(tool.server, tool.name, arguments))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments.place_names import qualified, with_qualifiers
+from mcp_chat_app.chat.route_arguments.place_names import cut_before_a_word, qualified, with_qualifiers
 from mcp_chat_app.config import CONFIG_DIR
 
 from tests.support.gateway_processes import weather_call as call
@@ -112,3 +112,22 @@ def test_over_http_characters_run_on_before_a_chinese_place_are_tried_only_when_
     assert (made["arguments"]["city"], made["is_error"]) == ("北京", False)
     log = (forced_gateway.work_dir / "gateway.log").read_text(encoding="utf-8")
     assert "'画出北京'" not in log  # not tried first, as a qualified place would be
+
+
+@pytest.mark.parametrize(("value", "question", "cut"), [
+    ("龙会", "明天和龙会下雪不", "和龙"),  # 和 taken for "and", 会 ("will") for the name's
+    ("新宾会", "新宾会不会下雨", "新宾"),
+    ("新会", "新会明天下雨吗", "新会"),  # ends in no word of the question's own there: 会 begins no word after it
+    ("龙会", "龙会下雪吗", "龙会"),  # nothing before it to join
+    ("新会", "明天新会下雨吗", "新会"),  # nor a day word
+    ("Rome", "Rome tomorrow?", "Rome"),
+])
+def test_a_chinese_place_cut_before_a_word_of_the_questions_own(value, question, cut):
+    assert cut_before_a_word({"city": value}, {"properties": {"city": CITY}}, question, VOCABULARY) == {"city": cut}
+
+
+def test_over_http_a_place_the_tool_does_not_know_is_tried_cut_before_a_word(forced_gateway, fake_llm):
+    fake_llm.script(call("get_precipitation", city="龙会", day=1), {"content": "如上。"})
+    (made,) = forced_gateway.chat("dee", {"message": "明天和龙会下雪不"}).json()["tool_calls"]
+    assert (made["arguments"]["city"], made["is_error"]) == ("和龙", False)
+    assert made["structured_content"]["location"]["country_code"] == "CN"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -100,16 +100,24 @@ def with_qualifiers(arguments: dict[str, Any], schema: dict[str, Any], question:
     """The arguments with each place (an argument or list item the schema calls one) as the question writes it
     with its qualifier (see qualified): "Moscow, Idaho - any news?" was called for "Moscow" (Russia), "下周三浙江丽水
     怎么样" for "丽水" (Lishui or Yeosu)."""
+    others = [item for value in arguments.values() if isinstance(value, list) for item in value
+              if isinstance(item, str)]
+    return _each_place(arguments, schema, vocabulary,
+                       lambda value: qualified(value, question, vocabulary, others) if isinstance(value, str) else value)
+
+
+def _each_place(arguments: dict[str, Any], schema: dict[str, Any], vocabulary: Vocabulary,
+                change: Callable[[Any], Any]) -> dict[str, Any]:
+    """The arguments with `change` applied to each place: an argument the schema calls one, or an item of a list
+    of them."""
     kept = dict(arguments)
     properties = schema.get("properties", {})
     for name, value in arguments.items():
         spec = properties.get(name, {})
         if isinstance(value, list) and is_place(name, spec.get("items", {}), vocabulary, spec):
-            others = [item for item in value if isinstance(item, str)]
-            kept[name] = [qualified(item, question, vocabulary, others) if isinstance(item, str) else item
-                          for item in value]
-        elif isinstance(value, str) and is_place(name, spec, vocabulary):
-            kept[name] = qualified(value, question, vocabulary)
+            kept[name] = [change(item) for item in value]
+        elif is_place(name, spec, vocabulary):
+            kept[name] = change(value)
     return kept
 
 
@@ -124,17 +132,29 @@ def without_opening(arguments: dict[str, Any], schema: dict[str, Any], opening: 
         rest = value[len(opening):].strip(" ,，")
         return rest if len(rest) >= 2 else value
 
-    kept = dict(arguments)
-    properties = schema.get("properties", {})
-    for name, value in arguments.items():
-        spec = properties.get(name, {})
-        if isinstance(value, list) and is_place(name, spec.get("items", {}), vocabulary, spec):
-            kept[name] = [bare(item) for item in value]
-        elif is_place(name, spec, vocabulary):
-            kept[name] = bare(value)
+    kept = _each_place(arguments, schema, vocabulary, bare)
     if kept != arguments:
         log.info("%r less the follow-up's opening %r: %r", arguments, opening, kept)
     return kept
+
+
+def cut_before_a_word(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                      vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each Chinese place that ends in a word of the question's own (会, 有, 要 …) less that
+    character, and where one is left, with the character before it in the question: "明天和龙会去吗" was called
+    for "龙会", the router taking 和 for "and" and 会 ("will") for a part of the name."""
+    def cut(value: Any) -> Any:
+        if not isinstance(value, str) or len(value) < 2 or not _HAN.fullmatch(value[-1]) \
+                or value[-1] not in _NAME_ENDS_ZH or (at := question.find(value)) < 0:
+            return value
+        rest = value[:-1]
+        if len(rest) >= 2:
+            return rest
+        before = without_day_words(question[:at])  # a day word ends there: 天 of 明天 begins no name
+        return f"{before[-1]}{rest}" if before[-1:] == question[at - 1:at] and _HAN.match(before[-1:] or " ") \
+            else value
+
+    return _each_place(arguments, schema, vocabulary, cut)
 
 
 def only_run_on(before: dict[str, Any], after: dict[str, Any]) -> bool:
@@ -244,13 +264,7 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
         best = max(similarity, key=similarity.__getitem__, default="")
         return best if best and similarity[best] >= _NEARLY_THE_SAME else value
 
-    kept = dict(arguments)
-    for name, value in arguments.items():
-        spec = schema.get("properties", {}).get(name, {})
-        if isinstance(value, list) and is_place(name, spec.get("items", {}), vocabulary, spec):
-            kept[name] = [respelt(item) for item in value]
-        elif is_place(name, spec, vocabulary):
-            kept[name] = respelt(value)
+    kept = _each_place(arguments, schema, vocabulary, respelt)
     if kept != arguments:
         log.info("%r as the question spells it: %r", arguments, kept)
     return kept
