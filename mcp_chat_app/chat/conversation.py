@@ -49,18 +49,30 @@ _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank yo
 _GOES_ON = re.compile(r"(?:^|[,.;:!-]\s*)(?:and|but|also)\b", re.IGNORECASE)
 _DAYS = re.compile(r"今|明|后天|昨|周|星期|礼拜|\b(?:today|tonight|tomorrow|tmr|yesterday|weekend|week|"
                    r"mon|tue|wed|thu|fri|sat|sun)", re.IGNORECASE)
+# After an acknowledgement, what the speaker will do ("好的，明天出门记得戴口罩", "ok, I'll bring a jacket then")
+# tells, and asks nothing unless it asks for something ("好的，我想知道明天…", "ok, I want to know …").
+_OWN_PLAN = re.compile(r"(?:那|那就|就)?(?:我|咱|记得|出门)|(?:then\s+)?(?:i|i'll|i'm|i will|i'd better|we|we'll|we're|"
+                       r"will do|gonna|heading|off to|time to)\b", re.IGNORECASE)
+_ASKS_FOR = re.compile(r"想|知道|问|查|告诉|帮|请|给我|我人?在|\b(?:want|wanna|need|like to|wonder|know|tell|check|"
+                       r"show|give|please|curious)\b", re.IGNORECASE)
 _ACKNOWLEDGES = re.compile(
     "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else "")
                      for word in sorted(_ACKNOWLEDGEMENTS, key=len, reverse=True)) + r"|[\W_])+", re.IGNORECASE)
 
 
 def acknowledges(question: str) -> bool:
-    """Whether the message only acknowledges or thanks ("行", "OK谢了", "辛苦了", "cheers mate"), or thanks and
-    remarks ("谢啦，图很清楚", "thanks, that helps"): it asks nothing."""
+    """Whether the message only acknowledges or thanks ("行", "OK谢了", "辛苦了", "cheers mate"), thanks and
+    remarks ("谢啦，图很清楚", "thanks, that helps"), or acknowledges and says what the speaker will do ("好的，明天出门
+    记得戴口罩"): it asks nothing."""
     text = question.strip()
     if not text:
         return False
     if _ACKNOWLEDGES.fullmatch(text) is not None:
+        return True
+    opened = _ACKNOWLEDGES.match(text)
+    told = without_day_words(text[opened.end():]).strip(" ,，") if opened and re.search(r"\w", opened[0]) else ""
+    if _OWN_PLAN.match(told) and not (asks(told) or _GOES_ON.search(told) or _ASKS_FOR.search(told)
+                                      or re.search(r"\d|\s(?!I\b|I')[A-Z]", told)):
         return True
     thanks = _THANKS.match(text)
     if not thanks:

@@ -82,6 +82,11 @@ def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced
     # thanks and a remark asks nothing either; thanks and a terse request does
     ("谢啦，图很清楚", True), ("thanks, the chart is clear", True), ("Thanks! This is great.", True),
     ("谢谢，那明天呢？", False), ("thanks, Rome tomorrow", False), ("thanks. will it snow?", False), ("谢谢，北京明天", False),
+    # an acknowledgement and what the speaker will do tells; one that asks for something, or of a place, asks
+    ("好的，明天出门记得戴口罩", True), ("哈哈，我明天要去那边看看", True), ("ok, I'll bring a jacket tomorrow then", True),
+    ("got it, we'll leave early on Saturday", True), ("好，那明天呢", False), ("好的，我想知道明天杭州的天气", False),
+    ("ok, I want tomorrow too", False), ("ok, I'm in Rome", False), ("好的，我明天去杭州会下雨吗", False),
+    ("ok, tomorrow I'll go to Rome", False), ("ok, I wonder about tomorrow", False),
 ])
 def test_an_acknowledgement_is_told_from_a_question(message, acknowledges):
     assert conversation.acknowledges(message) is acknowledges
