@@ -170,8 +170,9 @@ def test_a_county_geonames_names_in_latin_letters_only_is_found_in_the_county_ta
     ("巴东", 31.04, 110.34),  # Padang's Chinese name: a county in China outranks it in a Chinese question
     ("东山岛", 23.70, 117.43), ("南澳岛", 23.42, 117.02), ("崇明岛", 31.62, 121.40),  # the island the county is
     ("洞头", 27.84, 121.16),  # a city's district (Wenzhou's) no county shares the name of
-    ("泰山", 36.19, 117.14),
-    ("和布克赛尔", 46.79, 85.73), ("察布查尔", 43.84, 81.15),  # autonomous counties named for a people, no 族  # Tai'an's district at the mountain, not Taishan (台山) by sound
+    ("泰山", 36.19, 117.14),  # Tai'an's district at the mountain, not Taishan (台山) by sound
+    ("和布克赛尔", 46.79, 85.73), ("察布查尔", 43.84, 81.15),  # autonomous counties named for a people, no 族
+    ("澄江", 24.68, 102.90),  # an old name of Jiangyin (1.8 million), whose own name it is not
     ("甘南合作市", 34.99, 102.91),  # a county-level city after its prefecture
 ])
 def test_a_name_of_a_chinese_county_is_the_county(resolver: PlaceResolver, query: str, latitude: float,

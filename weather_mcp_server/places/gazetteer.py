@@ -469,15 +469,17 @@ def _standing_out(cities: Iterable[Candidate]) -> Candidate | None:
 def _as_the_county(county: Candidate, candidates: list[Candidate]) -> list[Candidate]:
     """The places a name of a Chinese county means: those at the county (宁海 is a county of Zhejiang and a town of
     Shandong), else the county itself, unless a city of LEADING_PLACE_MIN_POPULATION or more where Chinese is
-    written has the name (通化 is the city, not the county beside it), or, for a city's district, any city of
-    that many. A town elsewhere (竹山, Taiwan) and a foreign city's Chinese name (巴东, Padang) do not outrank a
-    county people in China know by it."""
+    written is named so (通化 is the city, not the county beside it: its name reads as the county's, where 澄江,
+    an old name of Jiangyin, is Yunnan's county), or, for a city's district, any city of that many. A town
+    elsewhere (竹山, Taiwan) and a foreign city's Chinese name (巴东, Padang) do not outrank a county people in
+    China know by it."""
     at = [c for c in candidates if distance_km(county.latitude, county.longitude, c.latitude, c.longitude)
           <= SAME_PLACE_KM]
     if at:
         return at
     district = is_district(county.key)  # a city's district, less known abroad than a county: 松山 is Matsuyama
-    if any((district or c.country_code in CHINESE_SPEAKING) and c.population >= LEADING_PLACE_MIN_POPULATION
+    if any((district or (c.country_code in CHINESE_SPEAKING and normalize(c.name).replace(" ", "") ==
+                         county.name.casefold())) and c.population >= LEADING_PLACE_MIN_POPULATION
            for c in candidates):
         return candidates
     return [county]
