@@ -19,6 +19,9 @@ _SUFFIXES = ("自治县", "自治旗", "林区", "特区", "县", "市", "旗", 
 # 木垒哈萨克自治县, 和布克赛尔蒙古自治县), then 自治县 or 自治旗.
 _PEOPLES = re.compile(rf"(?:(?:[^族]{{1,4}}族)|{'|'.join(sorted(ETHNIC_GROUPS, key=len, reverse=True))})+自治[县旗]")
 
+# Divisions renamed since the table was made (2018), by their new names: both names are kept.
+_RENAMED = {"彬县": "彬州市", "盘县": "盘州市", "滦县": "滦州市"}
+
 County = tuple[str, str, float, float]  # its full name, its leading name (红原, 陵水), latitude, longitude
 
 
@@ -40,7 +43,7 @@ def _counties() -> dict[str, County]:
         for row in csv.DictReader(table):
             keys = _keys(row["name"])
             county = (row["name"], min(keys, key=len), float(row["latitude"]), float(row["longitude"]))
-            for key in keys:
+            for key in keys | (_keys(_RENAMED[row["name"]]) if row["name"] in _RENAMED else set()):
                 (districts if is_district(row["name"]) else counties).setdefault(key, []).append(county)
     # A district names what no county does: 象山 is Ningbo's county, not also Guilin's district.
     by_name = {**{key: found for key, found in districts.items() if key not in counties}, **counties}
