@@ -81,10 +81,9 @@ def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: 
     "荷泽, 江苏",  # 菏泽 is in Shandong
     "海洲",  # 海州 is Haizhou, CN and Haeju, KP: neither stands out
     "千户苗寨",  # 千户 is a small town elsewhere (Gansu)
-    "加利福尼亚", "可可西里", "布达拉宫",  # transliterations: not Gali (Georgia), Cocoa (US), Buda (Hungary)
-    "龙门石窟",  # 龙门 is two towns and a county, none in Luoyang
+    "加利福尼亚", "可可西里",  # transliterations: not Gali (Georgia), Cocoa (US)
     "南京西路", "中山大学", "黄石公园", "中山纪念堂",  # spots named after other places and people
-    "华山", "长城", "故宫", "西部世界",  # landmarks and fiction, not towns of the same sound (Gazetteer.by_sound)
+    "长城", "故宫", "西部世界",  # landmarks and fiction, not towns of the same sound (Gazetteer.by_sound)
     "瑞丽, 广东",  # 瑞丽 is read as Ruili, Yunnan
 ])
 def test_names_that_are_no_such_place_stay_unknown(resolver: PlaceResolver, query: str) -> None:
@@ -180,6 +179,17 @@ def test_a_name_of_a_chinese_county_is_the_county(resolver: PlaceResolver, query
                                                   longitude: float) -> None:
     place = resolve(resolver, query)
     assert place.country_code == "CN" and distance_km(place.latitude, place.longitude, latitude, longitude) <= 30
+
+
+@pytest.mark.parametrize(("query", "latitude", "longitude"), [
+    ("千岛湖", 29.61, 119.04), ("华山", 34.48, 110.09), ("黄果树瀑布", 25.99, 105.67), ("宏村", 30.00, 117.99),
+    ("布达拉宫", 29.66, 91.12), ("龙门石窟", 34.56, 112.47), ("莫高窟", 40.04, 94.81), ("兵马俑", 34.38, 109.27),
+    ("富士山", 35.36, 138.73), ("长滩岛", 11.97, 121.92),
+])
+def test_a_sight_no_town_is_named_after_is_the_town_visitors_stay_in(resolver: PlaceResolver, query: str,
+                                                                     latitude: float, longitude: float) -> None:
+    place = resolve(resolver, query)
+    assert place.name == query and distance_km(place.latitude, place.longitude, latitude, longitude) <= 30
 
 
 def test_a_city_of_the_name_of_a_county_beside_it_is_the_city(resolver: PlaceResolver) -> None:

@@ -22,6 +22,12 @@ _PEOPLES = re.compile(rf"(?:(?:[^族]{{1,4}}族)|{'|'.join(sorted(ETHNIC_GROUPS,
 # Divisions renamed since the table was made (2018), by their new names: both names are kept.
 _RENAMED = {"彬县": "彬州市", "盘县": "盘州市", "滦县": "滦州市"}
 
+# Sights no town is named after, by the county whose town visitors stay in, within 30 km of them.
+_SIGHTS = {"千岛湖": "淳安县", "雁荡山": "乐清市", "天目山": "临安市", "九华山": "青阳县", "三清山": "玉山县",
+           "梵净山": "江口县", "黄果树": "镇宁布依族苗族自治县", "黄果树瀑布": "镇宁布依族苗族自治县", "嵩山": "登封市",
+           "少林寺": "登封市", "华山": "华阴市", "宏村": "黟县", "西递": "黟县", "壶口瀑布": "吉县", "西塘": "嘉善县",
+           "白洋淀": "安新县", "洱海": "大理市"}
+
 County = tuple[str, str, float, float]  # its full name, its leading name (红原, 陵水), latitude, longitude
 
 
@@ -43,7 +49,8 @@ def _counties() -> dict[str, County]:
         for row in csv.DictReader(table):
             keys = _keys(row["name"])
             county = (row["name"], min(keys, key=len), float(row["latitude"]), float(row["longitude"]))
-            for key in keys | (_keys(_RENAMED[row["name"]]) if row["name"] in _RENAMED else set()):
+            also = _keys(_RENAMED[row["name"]]) if row["name"] in _RENAMED else set()
+            for key in keys | also | {sight for sight, seat in _SIGHTS.items() if seat == row["name"]}:
                 (districts if is_district(row["name"]) else counties).setdefault(key, []).append(county)
     # A district names what no county does: 象山 is Ningbo's county, not also Guilin's district.
     by_name = {**{key: found for key, found in districts.items() if key not in counties}, **counties}
