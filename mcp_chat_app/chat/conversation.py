@@ -47,8 +47,6 @@ _ACKNOWLEDGEMENTS = (
 _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank you|thx|cheers)(?![a-z])[\s,，.。!！~]+", re.IGNORECASE)
 # After thanks, a word that asks ("谢啦，明天呢？") asks again, and so does a clause that goes on ("thanks, and Rome").
 _GOES_ON = re.compile(r"(?:^|[,.;:!-]\s*)(?:and|but|also)\b", re.IGNORECASE)
-_DAYS = re.compile(r"今|明|后天|昨|周|星期|礼拜|\b(?:today|tonight|tomorrow|tmr|yesterday|weekend|week|"
-                   r"mon|tue|wed|thu|fri|sat|sun)", re.IGNORECASE)
 # After an acknowledgement, what the speaker will do ("好的，明天出门记得戴口罩", "ok, I'll bring a jacket then")
 # tells, and asks nothing unless it asks for something ("好的，我想知道明天…", "ok, I want to know …").
 _OWN_PLAN = re.compile(r"(?:那|那就|就)?(?:我|咱|记得|出门)|(?:then\s+)?(?:i|i'll|i'm|i will|i'd better|we|we'll|we're|"
@@ -79,7 +77,7 @@ def acknowledges(question: str) -> bool:
         return False
     rest = text[thanks.end():]
     # A remark names no day, figure or name: "thanks, Rome tomorrow" asks, tersely.
-    return not (asks(rest) or _GOES_ON.search(rest) or _DAYS.search(rest) or re.search(r"\d|\s[A-Z]", rest))
+    return not (asks(rest) or _GOES_ON.search(rest) or day_words(rest) or re.search(r"\d|\s[A-Z]", rest))
 
 
 def says_only(question: str, values: list[str]) -> bool:
