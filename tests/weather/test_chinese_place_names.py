@@ -193,11 +193,18 @@ def test_a_sight_no_town_is_named_after_is_the_town_visitors_stay_in(resolver: P
 
 
 def test_a_city_of_the_name_of_a_county_beside_it_is_the_city(resolver: PlaceResolver) -> None:
-    """通化 is the city (通化县 is 30 km off), 白沙 a town of 115,000 in Chongqing before Hainan's county, 松山
-    Matsuyama before Chifeng's district; 象山 Ningbo's county, not also Guilin's district."""
+    """通化 is the city (通化县 is 30 km off), 松山 Matsuyama before Chifeng's district; 象山 Ningbo's county, not
+    also Guilin's district. A city of the name far from the county is not what the name means: 白沙 is Hainan's
+    county, not a town of 115,000 in Chongqing, 凤山 Guangxi's, not Kaohsiung's district."""
     assert resolve(resolver, "松山").country_code == "JP" and resolve(resolver, "象山").latitude > 29
-    assert resolve(resolver, "通化").english_name == "Tonghua" and resolve(resolver, "海南白沙").english_name != "Baisha"
-    assert resolve(resolver, "白沙").english_name == "Baisha"
+    assert resolve(resolver, "通化").english_name == "Tonghua" and resolve(resolver, "通化").latitude > 41.7
+    assert distance_km(*_at(resolve(resolver, "白沙")), 19.22, 109.45) <= 30
+    assert distance_km(*_at(resolve(resolver, "凤山")), 24.55, 107.04) <= 30
+    assert distance_km(*_at(resolve(resolver, "阳城")), 35.49, 112.41) <= 30
+
+
+def _at(place) -> tuple[float, float]:
+    return place.latitude, place.longitude
 
 
 def test_a_town_geonames_names_in_latin_letters_only_is_read_by_its_sound(gazetteer: Gazetteer) -> None:

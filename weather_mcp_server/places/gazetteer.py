@@ -62,6 +62,8 @@ _QUALIFIER_SUFFIXES = ("壮族自治区", "回族自治区", "维吾尔自治区
 # CHINESE_SPEAKING and of at least this many people: a county's or a prefecture's city, not a town that shares a
 # scenic area's first characters.
 LEADING_PLACE_MIN_POPULATION = 100_000
+# How near a county a city of its name must be to be what the name means (通化, 30 km off; not 阳城 of Chongqing).
+NAMESAKE_CITY_KM = 150.0
 # A place read by its sound alone (Gazetteer.by_sound) must be a city of this many people: the townships geonames
 # lists by their Latin names only share their syllables with landmarks and words (长城 is no Changcheng, Shandong,
 # 63,000 people; 华山 no Huashan, Jiangsu).
@@ -469,18 +471,19 @@ def _standing_out(cities: Iterable[Candidate]) -> Candidate | None:
 def _as_the_county(county: Candidate, candidates: list[Candidate]) -> list[Candidate]:
     """The places a name of a Chinese county means: those at the county (宁海 is a county of Zhejiang and a town of
     Shandong), else the county itself, unless a city of LEADING_PLACE_MIN_POPULATION or more where Chinese is
-    written is named so (通化 is the city, not the county beside it: its name reads as the county's, where 澄江,
-    an old name of Jiangyin, is Yunnan's county), or, for a city's district, any city of that many. A town
-    elsewhere (竹山, Taiwan) and a foreign city's Chinese name (巴东, Padang) do not outrank a county people in
-    China know by it."""
+    written is named so within NAMESAKE_CITY_KM (通化 is the city, not the county beside it; 澄江, an old name of
+    Jiangyin, is Yunnan's county, and 阳城 Shanxi's, not a Chongqing town 800 km off), or, for a city's
+    district, any city of that many. A town elsewhere (竹山, Taiwan) and a foreign city's Chinese name (巴东,
+    Padang) do not outrank a county people in China know by it."""
     at = [c for c in candidates if distance_km(county.latitude, county.longitude, c.latitude, c.longitude)
           <= SAME_PLACE_KM]
     if at:
         return at
     district = is_district(county.key)  # a city's district, less known abroad than a county: 松山 is Matsuyama
     if any((district or (c.country_code in CHINESE_SPEAKING and normalize(c.name).replace(" ", "") ==
-                         county.name.casefold())) and c.population >= LEADING_PLACE_MIN_POPULATION
-           for c in candidates):
+                         county.name.casefold() and distance_km(county.latitude, county.longitude, c.latitude,
+                                                                c.longitude) <= NAMESAKE_CITY_KM))
+           and c.population >= LEADING_PLACE_MIN_POPULATION for c in candidates):
         return candidates
     return [county]
 
