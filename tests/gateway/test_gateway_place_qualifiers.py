@@ -32,6 +32,8 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     # a day word the router wrote into the place is no part of it
     ("周五十堰", "周五十堰天气好吗，打算去武当山", "十堰"),
     ("Paris tomorrow", "Paris tomorrow?", "Paris"),
+    # "on" or "in" a place: its qualifier
+    ("Hana", "what about Hana on Maui", "Hana, Maui"), ("Oban", "Oban in Scotland tomorrow", "Oban, Scotland"),
     # the question's qualifier over the one the router wrote
     ("Paris, FR", "Paris, Kentucky - what's it like outside right now?", "Paris, Kentucky"),
     ("Portland, OR", "Portland Maine tonight, cold?", "Portland Maine"),
@@ -54,6 +56,7 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("杭州", "去杭州"),  # one character is no qualifier
     ("Rome", "Romeo in Verona"),  # not the value at all
     ("Paris, FR", "Paris tomorrow?"),  # the router's qualifier stays where the question writes none
+    ("Oslo", "Oslo in December?"), ("Paris", "weather in Paris on Sunday"), ("Rome", "Rome in F please"),
 ])
 def test_no_qualifier_where_the_question_writes_none(value, question):
     assert qualified(value, question, VOCABULARY) == value

@@ -209,6 +209,12 @@ def test_a_qualifier_picks_the_place_in_its_country_or_region(gazetteer: Gazette
     assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 10
 
 
+def test_an_island_or_region_of_the_aliases_qualifies_a_place_in_it(gazetteer: Gazetteer) -> None:
+    """"Hana, Maui" is Hawaii's Hana (1,200 people), not Côte d'Ivoire's (4,900); "Horta, Azores" the Azores'."""
+    assert gazetteer.lookup("Hana").country_code == "CI"
+    assert (gazetteer.lookup("Hana, Maui").country_code, gazetteer.lookup("Horta, Azores").country_code) == ("US", "PT")
+
+
 def test_a_qualifier_nothing_is_known_by_is_said_not_dropped(gazetteer: Gazetteer) -> None:
     """A name of several places is not answered when its qualifier names no known region ('Kochi, Kerala'): the
     error names the qualifier and lists the places (a one-place tool asks the user which). A name of one place is

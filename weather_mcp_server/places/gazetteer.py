@@ -410,6 +410,7 @@ class Gazetteer:
             self._scopes = {key: frozenset(found) for key, found in scopes.items()}
             self._added = self._added_names()
             self._listed = {place for places in self._added.values() for place in places}
+            self._scopes = {**self._aliases_scopes(), **self._scopes}
         return self._db
 
     def _added_names(self) -> dict[str, dict[str, Candidate]]:
@@ -429,6 +430,16 @@ class Gazetteer:
             for written in names:
                 added.setdefault(normalize(written), {})[station.key] = station
         return added
+
+    def _aliases_scopes(self) -> dict[str, frozenset[Scope]]:
+        """An island or region of aliases.py as a qualifier: the region its town is in ("Hana, Maui" is Hawaii's
+        Hana, not Côte d'Ivoire's; "Horta, Azores" the Azores', not Spain's)."""
+        scopes: dict[str, frozenset[Scope]] = {}
+        for written, english in PLACE_ALIASES:
+            town = self._main_place(english)
+            if town is not None:
+                scopes[_qualifier_key(written)] = frozenset({(town.country_code, town.admin1)})
+        return scopes
 
     def _main_place(self, english: str) -> Candidate | None:
         """The place an unambiguous 'Name, CC' means: the largest of that name in that country."""
