@@ -42,7 +42,7 @@ _ACKNOWLEDGEMENTS = (
     "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "ta", "cheers", "mate", "got it", "great", "cool", "nice",
     "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
-    "fair", "fair enough",
+    "fair", "fair enough", "sweet", "sweet as",
 )
 _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank you|thx|cheers)(?![a-z])[\s,，.。!！~]+", re.IGNORECASE)
 # After thanks, a word that asks ("谢啦，明天呢？") asks again, and so does a clause that goes on ("thanks, and Rome").

@@ -31,6 +31,7 @@ FORECAST = {"properties": {"city": {"type": "string"}, "day": DAY, "days": {
     ("whats tmrw looking like in Ipoh", 1), ("tmr in Ipoh?", 1), ("tmw in Ipoh?", 1), ("rain 2morrow?", 1),
     ("tomoz in Leeds, will it be cold?", 1), ("2mrw in Hanoi", 1), ("what about 2morow", 1),
     ("day after tmw?", 2), ("Ipoh tonite?", 0), ("Ipoh 2nite", 0),
+    ("is it boiling in Gao rn", 0), ("humidity in Bridgetown atm?", 0),  # "right now", "at the moment"
 ])
 def test_shorthand_for_tomorrow_and_tonight_is_read_as_the_day(question, offset):
     asked = asked_day(question, MONDAY)

@@ -32,6 +32,7 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     # a day word the router wrote into the place is no part of it
     ("周五十堰", "周五十堰天气好吗，打算去武当山", "十堰"),
     ("Paris tomorrow", "Paris tomorrow?", "Paris"),
+    ("Gao Rn", "is it boiling in Gao rn", "Gao"),  # "right now"
     # "on" or "in" a place: its qualifier
     ("Hana", "what about Hana on Maui", "Hana, Maui"), ("Oban", "Oban in Scotland tomorrow", "Oban, Scotland"),
     # the question's qualifier over the one the router wrote

@@ -460,6 +460,9 @@ SEARCH = {"properties": {"relation": {"enum": ["above", "below", "between"], "ty
     ("哪些城市明天零下", {"relation": "below", "temp": 0, "day": 1}, []),
     ("明天三十度以上的城市", {"relation": "above", "temp": 30, "day": 1}, []),  # Chinese numerals, read
     ("明天三十度以上的城市", {"relation": "above", "temp": 3, "day": 1}, ["temp"]),
+    # the first of a range of Chinese numerals shares the second's sign
+    ("明儿十五到二十度的地方有哪些", {"relation": "between", "temp": 20, "temp2": 20, "day": 1}, ["temp2"]),
+    ("明儿十五到二十度的地方有哪些", {"relation": "between", "temp": 15, "temp2": 20, "day": 1}, []),
     ("Which of Oslo and Rome is warmer?", {"relation": "above", "temp": 20}, []),  # no figure: made_up_numbers
     # one figure twice where the question writes another; "零下10度" is -10 only
     ("今天零下10度到零度之间的城市", {"relation": "between", "temp": -10, "temp2": -10, "day": 0}, ["temp2"]),

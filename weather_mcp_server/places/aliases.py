@@ -92,6 +92,7 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("亚龙湾", "Sanya, CN"),
     ("天涯海角", "Sanya, CN"),
     ("蜈支洲岛", "Sanya, CN"),
+    ("Huye", "Butare, RW"),  # the town's name since 2006; geonames keeps the old one
     ("Mount Fuji", "Fujiyoshida, JP"),
     ("Mt Fuji", "Fujiyoshida, JP"),
     ("Mt. Fuji", "Fujiyoshida, JP"),

@@ -70,8 +70,11 @@ def written_numbers(question: str, vocabulary: Vocabulary) -> set[float]:
 @lru_cache(maxsize=8)
 def _zh_figure(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
     signs = "|".join(re.escape(sign) for sign in unit_signs) or "(?!)"
-    # (not the figure of "零下五度" or "负五度": below_zero_glosses reads it, signed)
-    return re.compile(rf"(?<![零〇一二两三四五六七八九十负])(?<!零下)([零〇一二两三四五六七八九十]+)\s*(?:{signs})")
+    # (not the figure of "零下五度" or "负五度": below_zero_glosses reads it, signed); the first of a range shares
+    # the second's sign ("十五到二十度")
+    digits = "零〇一二两三四五六七八九十"
+    return re.compile(rf"(?<![{digits}负])(?<!零下)([{digits}]+)\s*"
+                      rf"(?=(?:(?:到|至|~|～|-|—)\s*[{digits}]+\s*)?(?:{signs}))")
 
 
 def _is_number(spec: dict[str, Any]) -> bool:

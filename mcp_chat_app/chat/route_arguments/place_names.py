@@ -35,6 +35,7 @@ _NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有
 # A place's qualifier as a question writes it: after it in Latin script ("Moscow, Idaho", "Kingston Jamaica"),
 # before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.IGNORECASE)
+_OCCASION = re.compile(r"\b(?:Day|Eve|Christmas|Xmas|Easter|Thanksgiving|Halloween|Valentine'?s?|New Year'?s?)\b")
 _QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+(?:(?:on|in)[ \t]+)?){_NAME_WORDS}"
 # How alike a copy of a name must be to the question's words to be taken for them ("Ipoah" for "ipoh": 0.89).
 _NEARLY_THE_SAME = 0.8
@@ -217,6 +218,8 @@ def _qualified_after(value: str, question: str) -> str:
     words = match[1]
     day = next((word.start() for word in re.finditer(r"[\w'’.-]+", words)
                 if day_words(word[0]) or _MONTH.fullmatch(word[0]) or len(word[0]) == 1), len(words))
+    if _OCCASION.search(words[:day]):  # "Berlin on New Year's Day": a day, not a place
+        return ""
     kept = re.sub(r"[ \t]+(?:on|in)$", "", words[:day].rstrip(" ,\t"))
     kept = re.sub(r"^[ \t]+(?:on|in)[ \t]+", ", ", kept)
     return f"{question[match.start():match.start(1)]}{kept}" if kept.strip(" ,\t") else ""

@@ -25,7 +25,7 @@ _TOMORROW = (r"tomorrow|tmrw|tmr|tmrow|tmw|tmoro|tmorow|tmorrow|2morrow|2moro|2m
              r"|tommorrow|tomorro")
 _EN = re.compile(
     rf"\b(?:(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}|this\s+(?:morning|afternoon|"
-    r"evening)|2day|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"evening)|2day|rn|atm|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date; a bare "sun" or "sat" is a word ("the sun rises").
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)",
     re.IGNORECASE,
@@ -112,6 +112,7 @@ _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日"
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天",  # spoken
             "后儿": "后天", "后儿个": "后天", "大后儿": "大后天", "大后儿个": "大后天", "前儿": "前天", "前儿个": "前天"}
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
+            "rn": "today", "atm": "today",  # "right now", "at the moment"
             **dict.fromkeys(TONIGHT.split("|"), "today"), **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
 
 
