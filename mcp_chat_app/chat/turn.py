@@ -50,6 +50,10 @@ class Turn:
         sink = emit or (lambda event, data: None)
         language = languages.requested(question) or languages.detect(_with_a_language(question, history),
                                                                      assistant.vocabulary)
+        # A unit system the conversation asked for lately outranks the user's standing one ("and in the other unit?").
+        said = [question, *(m["content"] for m in reversed(history) if m.get("role") == "user"
+                            and isinstance(m.get("content"), str))]
+        units = next(filter(None, map(assistant.vocabulary.unit_system, said)), units)
         return cls(question, history, assistant, language, dt.date.today(),
                    use_tools, units, sink, emit is not None, cancellation or Cancellation(), asker,
                    attachments=attachments, unread=unread, shown=Shown(sink))

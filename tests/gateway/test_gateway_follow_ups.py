@@ -17,6 +17,7 @@ from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags
 from mcp_chat_app.chat.route_arguments.place_names import without_opening
 from mcp_chat_app.chat.route_arguments.places import unnamed_places
 from mcp_chat_app.chat.text.day_words import asked_day
+from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.mcp_client.manager import ToolInfo
 
@@ -345,6 +346,28 @@ def test_over_http_a_follow_up_keeps_the_conversations_unit_until_the_user_chang
         body = forced_gateway.chat("msla", {"message": question}).json()
         ((_, arguments),) = _made(body)
         assert not arguments.get("fahrenheit"), question
+
+
+def test_over_http_a_tool_with_no_unit_argument_answers_in_the_unit_system_the_question_asks(forced_gateway,
+                                                                                               fake_llm):
+    """"say that again in Fahrenheit - which one's warmer?" was compared in °C: the comparison takes no unit, and
+    the unit system the question names goes to the server as `_meta.units` ("imperial")."""
+    fake_llm.script(call("compare_weather", cities=["Oslo", "Rome"]), {"content": "As above."}, auto=True)
+    body = forced_gateway.chat("unit", {"message": "say that again in Fahrenheit - which one's warmer, Oslo or Rome?"})
+    (made,) = body.json()["tool_calls"]
+    assert made["structured_content"]["units"]["temperature"] == "°F"
+
+
+@pytest.mark.parametrize("question, said, units", [
+    ("which is warmer?", ["Oslo in Fahrenheit please"], "imperial"),  # the conversation's choice carries over
+    ("用摄氏度说", ["Oslo in Fahrenheit please"], "metric"),  # until it names another
+    ("and Rome?", ["in °C please", "Oslo in Fahrenheit please"], "imperial"),  # the latest one
+    ("and Rome?", [], None),
+])
+def test_the_unit_system_a_conversation_names_lately_is_the_turns(question, said, units):
+    history = [message for text in said for message in ({"role": "user", "content": text},
+                                                         {"role": "assistant", "content": "OK."})]
+    assert Turn.start(question, history, ASSISTANT).units == units
 
 
 def test_over_http_small_talk_calls_no_tool_for_a_place_nobody_named(forced_gateway, fake_llm):

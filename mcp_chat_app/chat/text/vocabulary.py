@@ -38,6 +38,15 @@ class Vocabulary:
     # Chinese characters that begin the domain's own words of a question ("冷" of 冷不冷): a Chinese name joined
     # to another ("北京和上海冷不冷") ends before one.
     name_ends_zh: str = ""
+    # The unit systems a question may ask its answer in (MCP `_meta.units`: "imperial"), with the words it names
+    # each by: a server that honours the preference answers every tool in it, those with no unit argument too.
+    unit_systems: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def unit_system(self, text: str) -> str | None:
+        """The unit system the text names (the one named last where it names two), or None."""
+        found = [(match.start(), system) for system, words in self.unit_systems.items() if words
+                 for match in words_pattern(words).finditer(text)]
+        return max(found)[1] if found else None
 
     @cached_property
     def measurement(self) -> re.Pattern[str] | None:
@@ -107,4 +116,5 @@ def vocabulary_from_json(data: dict[str, Any]) -> Vocabulary:
         claim_topics={topic: _per_language(words) for topic, words in data.get("claim_topics", {}).items()},
         quantities={part: _per_language(words) for part, words in data.get("quantities", {}).items()},
         name_ends_zh=data.get("name_ends_zh", ""),
+        unit_systems={system: tuple(words) for system, words in data.get("unit_systems", {}).items()},
     )
