@@ -123,7 +123,7 @@ def test_tool_error_is_reported(gateway, fake_llm):
     # Every call failed: the user gets the server's own words, whatever the model wrote.
     assert body["answer_source"] == "composed" and body["notices"] == []
     assert body["response"] == ("Sorry, I could not get that: Unknown place 'Xyzzyville': no city of that name was "
-                                "found. Only offline place names (towns of 1,000 people or more) were searched. A "
+                                "found. Only offline place names (towns of 500 people or more) were searched. A "
                                 "place no name finds may be given by its coordinates, as 'latitude,longitude'.")
 
 

@@ -4,7 +4,7 @@ geonames does not name are in counties.py).
 
 Only destinations whose name no town has: a name here overrides the data, and it must name a place the index has
 ("Name, CC"). A name listed here counts as that town's own name (not a discounted alias), so "Bali" means Denpasar,
-not Bāli, IN. Places with no town of 1,000 people within a visitor's reach (Jomsom, Serengeti) stay unknown: the
+not Bāli, IN. Places with no town of 500 people within a visitor's reach (Serengeti, Milford Sound) stay unknown: the
 answer asks for coordinates rather than give another place's weather.
 """
 

@@ -1,4 +1,4 @@
-"""Offline place lookup over geonames' towns of 1,000 people or more (index_file.py), ranked by population."""
+"""Offline place lookup over geonames' towns of 500 people or more (index_file.py), ranked by population."""
 
 from __future__ import annotations
 
@@ -213,11 +213,10 @@ class Gazetteer:
         """The name a misspelt query unknown to the index means and its city, when one city of 15,000 or more
         stands out (_standing_out) and the query's qualifiers allow it. A Latin name: among the spellings at least 0.8
         alike and of those the closest ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai
-        or Mumbwa) or only towns are closest ('Hallstatt' is not Hallstadt, 'Narnia' not Narni). A Chinese name:
+        or Mumbwa) or only towns are closest ('Sesriem' is not Serem, 'Narnia' not Narni). A Chinese name:
         among the names one commonly confused character away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), not any
         close spelling: one character off is another word (日本 is a country, not 日丹诺夫, Mariupol). A typo
-        changes letters, not words or a name's length (_a_typo_of: Cameron Highlands is not Cameron Heights, nor
-        Jomsom Jōsō)."""
+        changes letters, not words or a name's length (_a_typo_of: Cameron Highlands is not Cameron Heights)."""
         if has_cjk(query):
             for name, qualifiers in self._readings(query):  # "山东荷泽": 荷泽 in Shandong
                 named = {city: variant for key in self._chinese_keys(name) for variant in confused_variants(key)
