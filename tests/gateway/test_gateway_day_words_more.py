@@ -43,6 +43,7 @@ def test_shorthand_for_tomorrow_and_tonight_is_read_as_the_day(question, offset)
 @pytest.mark.parametrize("question, offset", [
     ("明後日の長崎の天気を教えてください。英語で答えてください。", 2), ("あした東京は雨？", 1),  # Japanese
     ("台北後天會下雨嗎", 2), ("高雄大後天熱嗎", 3),  # traditional characters
+    ("听日Tamarindo天气点样", 1), ("聽日香港會唔會落雨", 1), ("琴日广州几热", -1),  # Cantonese
 ])
 def test_near_days_in_japanese_and_traditional_characters(question, offset):
     asked = asked_day(question, MONDAY)

@@ -171,6 +171,7 @@ def test_a_county_geonames_names_in_latin_letters_only_is_found_in_the_county_ta
     ("洞头", 27.84, 121.16),  # a city's district (Wenzhou's) no county shares the name of
     ("泰山", 36.19, 117.14),  # Tai'an's district at the mountain, not Taishan (台山) by sound
     ("和布克赛尔", 46.79, 85.73), ("察布查尔", 43.84, 81.15),  # autonomous counties named for a people, no 族
+    ("鄂伦春旗", 50.59, 123.73),  # an autonomous banner with 旗 alone
     ("彬州", 35.04, 108.08), ("盘州", 25.71, 104.47),  # renamed since the table (彬县, 盘县)
     ("澄江", 24.68, 102.90),  # an old name of Jiangyin (1.8 million), whose own name it is not
     ("甘南合作市", 34.99, 102.91),  # a county-level city after its prefecture

@@ -214,6 +214,7 @@ def test_an_island_or_region_of_the_aliases_qualifies_a_place_in_it(gazetteer: G
     """"Hana, Maui" is Hawaii's Hana (1,200 people), not Côte d'Ivoire's (4,900); "Horta, Azores" the Azores'."""
     assert gazetteer.lookup("Hana").country_code == "CI"
     assert (gazetteer.lookup("Hana, Maui").country_code, gazetteer.lookup("Horta, Azores").country_code) == ("US", "PT")
+    assert gazetteer.lookup("Fort Smith, NWT").country_code == "CA"  # a territory's abbreviation
 
 
 def test_a_qualifier_nothing_is_known_by_is_said_not_dropped(gazetteer: Gazetteer) -> None:

@@ -60,10 +60,12 @@ def _counties() -> dict[str, County]:
 
 def _keys(name: str) -> set[str]:
     """The full name, without its suffix, and an autonomous county's leading name (陵水 of 陵水黎族自治县; 积石山 of
-    积石山保安族东乡族撒拉族自治县, where 积石 may be read too: the same place)."""
+    积石山保安族东乡族撒拉族自治县, where 积石 may be read too: the same place), also with 县 or 旗 (鄂伦春旗)."""
     keys = {name}
     keys.update(name[:cut] for cut in range(2, len(name)) if "族" not in name[:cut] and _PEOPLES.fullmatch(name[cut:]))
     suffix = next((s for s in _SUFFIXES if name.endswith(s)), "")
     if suffix and len(name) - len(suffix) >= 2:
         keys.add(name[:-len(suffix)])
+    if suffix.startswith("自治"):  # and with 县 or 旗 alone (鄂伦春旗, 陵水县)
+        keys.update(f"{key}{suffix[-1]}" for key in list(keys) if key != name)
     return keys

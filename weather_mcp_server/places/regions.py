@@ -39,7 +39,7 @@ REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
            "07": ("Nova Scotia", "NS", "新斯科舍"), "08": ("Ontario", "ON", "安大略"),
            "09": ("Prince Edward Island", "PE", "PEI", "爱德华王子岛"), "10": ("Quebec", "QC", "魁北克"),
            "11": ("Saskatchewan", "SK", "萨斯喀彻温"), "12": ("Yukon", "YT", "育空"),
-           "13": ("Northwest Territories", "NT", "西北地区"), "14": ("Nunavut", "NU", "努纳武特")},
+           "13": ("Northwest Territories", "NT", "NWT", "西北地区"), "14": ("Nunavut", "NU", "努纳武特")},
     "AU": {"01": ("Australian Capital Territory", "ACT", "澳大利亚首都领地"),
            "02": ("New South Wales", "NSW", "新南威尔士"), "03": ("Northern Territory", "NT", "北领地"),
            "04": ("Queensland", "QLD", "昆士兰"), "05": ("South Australia", "SA", "南澳"),

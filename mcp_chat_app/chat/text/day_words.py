@@ -16,7 +16,7 @@ _ZH_WEEKDAY = "一二三四五六日天"
 # A weekday's character after 这周 or 本周 (这周五), but not one that begins a word (这周一直晴 is the week's).
 _WEEKDAY_AFTER = "[一二三四五六日](?!直|些|样|定|般|起|切|点|共)"
 _ZH = re.compile(
-    rf"大后天|后天|大後天|後天|明後日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这周(?!{_WEEKDAY_AFTER})|这个星期(?!{_WEEKDAY_AFTER}|天)|下周(?:[一二三四五六日]|天(?!气))?"
+    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这周(?!{_WEEKDAY_AFTER})|这个星期(?!{_WEEKDAY_AFTER}|天)|下周(?:[一二三四五六日]|天(?!气))?"
     r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -110,7 +110,9 @@ _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日"
             # in traditional characters, and Japanese (明後日: the day after tomorrow)
             "大後天": "大后天", "後天": "后天", "明後日": "后天", "あさって": "后天", "あした": "明天", "きょう": "今天",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天",  # spoken
-            "后儿": "后天", "后儿个": "后天", "大后儿": "大后天", "大后儿个": "大后天", "前儿": "前天", "前儿个": "前天"}
+            "后儿": "后天", "后儿个": "后天", "大后儿": "大后天", "大后儿个": "大后天", "前儿": "前天", "前儿个": "前天",
+            # Cantonese
+            "听日": "明天", "聽日": "明天", "听朝": "明天", "聽朝": "明天", "琴日": "昨天", "寻日": "昨天", "尋日": "昨天"}
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
             "rn": "today", "atm": "today",  # "right now", "at the moment"
             **dict.fromkeys(TONIGHT.split("|"), "today"), **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
