@@ -47,8 +47,9 @@ _ACKNOWLEDGEMENTS = (
 _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank you|thx|cheers)(?![a-z])[\s,，.。!！~]+", re.IGNORECASE)
 # After thanks, a word that asks ("谢啦，明天呢？") asks again, and so does a clause that goes on ("thanks, and Rome").
 _GOES_ON = re.compile(r"(?:^|[,.;:!-]\s*)(?:and|but|also)\b", re.IGNORECASE)
-# After an acknowledgement, what the speaker will do ("好的，明天出门记得戴口罩", "ok, I'll bring a jacket then")
-# tells, and asks nothing unless it asks for something ("好的，我想知道明天…", "ok, I want to know …").
+# What the speaker will do, after an acknowledgement or alone ("好的，明天出门记得戴口罩", "我明天要过去泡温泉嘞",
+# "ok, I'll bring a jacket then"), tells, and asks nothing unless it asks for something ("好的，我想知道明天…",
+# "ok, I want to know …").
 _OWN_PLAN = re.compile(r"(?:那|那就|就)?(?:我|咱|记得|出门)|(?:then\s+)?(?:i|i'll|i'm|i will|i'd better|we|we'll|we're|"
                        r"will do|gonna|heading|off to|time to)\b", re.IGNORECASE)
 _ASKS_FOR = re.compile(r"想|知道|问|查|告诉|帮|请|给我|我人?在|\b(?:want|wanna|need|like to|wonder|know|tell|check|"
@@ -60,15 +61,15 @@ _ACKNOWLEDGES = re.compile(
 
 def acknowledges(question: str) -> bool:
     """Whether the message only acknowledges or thanks ("行", "OK谢了", "辛苦了", "cheers mate"), thanks and
-    remarks ("谢啦，图很清楚", "thanks, that helps"), or acknowledges and says what the speaker will do ("好的，明天出门
-    记得戴口罩"): it asks nothing."""
+    remarks ("谢啦，图很清楚", "thanks, that helps"), or says what the speaker will do ("好的，明天出门记得戴口罩",
+    "我明天要过去泡温泉嘞"): it asks nothing."""
     text = question.strip()
     if not text:
         return False
     if _ACKNOWLEDGES.fullmatch(text) is not None:
         return True
     opened = _ACKNOWLEDGES.match(text)
-    told = without_day_words(text[opened.end():]).strip(" ,，") if opened and re.search(r"\w", opened[0]) else ""
+    told = without_day_words(text[opened.end():] if opened and re.search(r"\w", opened[0]) else text).strip(" ,，")
     if _OWN_PLAN.match(told) and not (asks(told) or _GOES_ON.search(told) or _ASKS_FOR.search(told)
                                       or re.search(r"\d|\s(?!I\b|I')[A-Z]", told)):
         return True

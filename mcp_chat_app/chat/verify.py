@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 _FIRST_CLAUSE = re.compile(r"^[^，。,.!！?？;；:：\n]*")
 _BARE_YES_NO = re.compile(r"^\s*(是|会|要|需要|有|不|没|yes\b|no\b)", re.IGNORECASE)
 _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
+_BARE_WORD = re.compile(r"yes|yeah|yep|no|nope|是的|是|对|对的|不是", re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _PIECE = re.compile(r"[，。,.;；、\n]")
 _SENTENCE_SPLIT = re.compile(r"[。!！?？\n]|\.(?!\d)")
@@ -340,6 +341,8 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
             and not any(str(w).lower() in reply.lower() for v in asked for w in v["keywords"]):
         details.append(f"the question asks how much of it, and it does not say; the facts say: "
                        f"{asked[0]['statement']}; say that with the figures")
+    if (said := _yes_then_no(reply, f"{question}\n{context}", yes_no, vocabulary)) is not None:
+        details.append(f"its first words say {said!r} and the words after them the opposite: answer one way")
     for verdict in relevant:
         if verdict.get("winner") and isinstance(verdict.get("places"), list):
             named = _first_named(reply, verdict["places"])
@@ -386,6 +389,21 @@ def _accepted(reply: str, problems: list[Problem], language: str, vocabulary: Vo
     if {p.rule for p in problems} == {"language"} and in_english_instead(reply, language, vocabulary):
         return f"{languages.english_follows(language)} {reply}"
     return None
+
+
+def _yes_then_no(reply: str, question: str, yes_no: list[dict[str, Any]], vocabulary: Vocabulary) -> str | None:
+    """A bare "yes" or "no" the clause right after it goes against ("Yes, it will not …", "是的，不会…"), where the
+    question and that clause name the same yes/no verdict's topic (a "yes" to "will it stay …?" may go on "it will
+    not …"), or None."""
+    clauses = _CLAUSE_SPLIT.split(reply.strip(), maxsplit=2)
+    bare = _BARE_WORD.fullmatch(clauses[0].strip())
+    if bare is None or len(clauses) < 2 or vocabulary.negation is None:
+        return None
+    keywords = {str(word).lower() for verdict in yes_no for word in verdict["keywords"]}
+    if not any(word in question.lower() and word in clauses[1].lower() for word in keywords):
+        return None
+    says_yes = bare[0].lower() in ("yes", "yeah", "yep", "是的", "是", "对", "对的")
+    return bare[0] if says_yes == bool(vocabulary.negation.search(clauses[1])) else None
 
 
 def _says_no(reply: str, vocabulary: Vocabulary) -> bool:

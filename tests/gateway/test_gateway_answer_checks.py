@@ -19,7 +19,7 @@ from mcp_chat_app.chat.text.claims import is_yes_no_question, states_measurement
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.quantities import asked_quantities, holds
 from mcp_chat_app.chat.turn import Turn
-from mcp_chat_app.chat.verify import check_reply, comparison_patterns
+from mcp_chat_app.chat.verify import check_reply, comparison_patterns, contradictions
 from mcp_chat_app.chat.write import Draft, write
 from mcp_chat_app.chat.write_prompt import WRITER_RULES
 from mcp_chat_app.config import CONFIG_DIR
@@ -79,6 +79,20 @@ def test_a_yes_lead_and_a_no_for_every_day_are_one_reply_too_many():
     assert told("会下雨（周一、周二）；未来7天没有降水。", "北京这周会下雨吗？", "北京：周一 小雨；周二 小雨。",
                 [rain(True, "会下雨（周一、周二）")])[0] == (
         "it says '会下雨（周一、周二）' and also '未来7天没有降水': say one thing of each day")
+
+
+def test_a_bare_yes_the_words_after_it_deny_is_a_contradiction():
+    """"Yes, it will not rain in Mui Ne tomorrow" answered "ok and what about Sunday" after "Will it rain …?": one
+    way or the other; a "yes" to a question framed the other way ("stay dry?") may go on with a no."""
+    def said(reply: str, question: str, context: str = "") -> list[str]:
+        return [p for p in contradictions(reply, question, DRY, VOCABULARY, context) if "first words" in p]
+
+    assert said("Yes, it will not rain in Mui Ne on Sunday.", "ok and what about Sunday",
+                "Will it rain in Mui Ne tomorrow?")
+    assert said("是的，周日不会下雨。", "那周日呢", "美奈明天会下雨吗？")
+    assert not said("No, it will not rain in Mui Ne on Sunday.", "ok and what about Sunday",
+                    "Will it rain in Mui Ne tomorrow?")
+    assert not said("Yes, it will not rain in Mui Ne tomorrow.", "Will it stay dry in Mui Ne tomorrow?")
 
 
 def test_a_no_beside_a_yes_for_part_of_the_day_is_a_contradiction():
