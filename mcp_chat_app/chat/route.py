@@ -33,6 +33,7 @@ from mcp_chat_app.chat.route_mends import (
     as_the_conversations_comparison,
     asks_a_day,
     asks_an_hour,
+    for_the_name_said,
     left_out,
     moved_to_a_day,
     moved_to_hours,
@@ -392,6 +393,8 @@ def _restated(turn: Turn, router: Router, tools: list[ToolInfo],
     by_name = {tool.qualified_name: tool for tool in tools}
     if not needs_tool_data(turn.question, tools, turn.vocabulary):
         return (), 0.0
+    if renamed := for_the_name_said(planned, by_name, turn):
+        return renamed, 0.0
     unsaid = ", ".join(unstated(planned, by_name, turn.question))
     again, llm_ms = _asked_without_their_tools(turn, router, tools, planned, unsaid)
     if not again or not states_their_arguments(again, by_name, turn.question):

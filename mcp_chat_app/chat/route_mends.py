@@ -12,10 +12,16 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_chat_app.chat import conversation
-from mcp_chat_app.chat.own_answer import says_a_listed_term
+from mcp_chat_app.chat.own_answer import needs_tool_data, says_a_listed_term
 from mcp_chat_app.chat.route_arguments.days import names_another_day, says_now, takes_a_day, with_earlier_day
 from mcp_chat_app.chat.route_arguments.hours import hours_argument, takes_hours
-from mcp_chat_app.chat.route_arguments.place_names import added_names, compares, joined_names, siblings
+from mcp_chat_app.chat.route_arguments.place_names import (
+    added_names,
+    chinese_name_said,
+    compares,
+    joined_names,
+    siblings,
+)
 from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, place_values, unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import mentioned, stated_arguments, states_its_arguments
 from mcp_chat_app.chat.route_plan import (
@@ -450,7 +456,8 @@ def with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     """The calls less those for a place that neither the question nor the conversation names (unless it is
     written in a script the user does not write: "香港" for "Hong Kong"). The argument checks drop an optional
     place nobody named but leave a required one to the router's check of made-up arguments, and a forced model
-    told that a tool has the data made one up: "今天心情不错，跟你聊两句" got the data of 北京."""
+    told that a tool has the data made one up: "今天心情不错，跟你聊两句" got the data of 北京; one the question's
+    own name may take (for_the_name_said) is made for it."""
     said = everything_said(turn)
     written = "\n".join([*(m["content"] for m in turn.plain_history if m["role"] == "user"), turn.question])
     kept = []
@@ -458,9 +465,33 @@ def with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
         tool = resolve(plan.name, by_name)
         unnamed = [place for place in unnamed_places(plan.arguments, tool.input_schema, said, turn.vocabulary)
                    if not in_another_script(place, written)] if tool else []
-        if unnamed:
+        if not unnamed:
+            kept.append(plan)
+        elif renamed := for_the_name_said((plan,), by_name, turn):
+            kept += renamed
+        else:
             log.info("call of %s not made: %s named neither in the question nor in the conversation", plan.name,
                      ", ".join(unnamed))
-        else:
-            kept.append(plan)
     return tuple(kept)
+
+
+def for_the_name_said(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                      turn: Turn) -> tuple[PlannedCall, ...]:
+    """For a question the tools answer that begins with a Chinese name, the calls of one place that nobody named
+    made for that name instead, or none: "周末三都会冷吗" was called for 北京 twice, the router reading no place
+    in 三都会."""
+    name = chinese_name_said(turn.question, turn.vocabulary)
+    if not name or not needs_tool_data(turn.question, by_name.values(), turn.vocabulary):
+        return ()
+    said = everything_said(turn)
+    renamed = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        argument = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+        if not argument or unnamed_places(plan.arguments, tool.input_schema, said, turn.vocabulary) != [
+                plan.arguments.get(argument)]:
+            return ()
+        log.info("call of %s for %s, the name the question begins with, not %s", plan.name, name,
+                 plan.arguments.get(argument))
+        renamed.append(replanned(plan, {**plan.arguments, argument: name}, by_name, turn))
+    return tuple(plan for plan in renamed if plan.request is not None)

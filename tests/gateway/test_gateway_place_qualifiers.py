@@ -8,7 +8,12 @@ from __future__ import annotations
 import pytest
 
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments.place_names import cut_before_a_word, qualified, with_qualifiers
+from mcp_chat_app.chat.route_arguments.place_names import (
+    chinese_name_said,
+    cut_before_a_word,
+    qualified,
+    with_qualifiers,
+)
 from mcp_chat_app.config import CONFIG_DIR
 
 from tests.support.gateway_processes import weather_call as call
@@ -135,3 +140,22 @@ def test_over_http_a_place_the_tool_does_not_know_is_tried_cut_before_a_word(for
     (made,) = forced_gateway.chat("dee", {"message": "明天和龙会下雪不"}).json()["tool_calls"]
     assert (made["arguments"]["city"], made["is_error"]) == ("和龙", False)
     assert made["structured_content"]["location"]["country_code"] == "CN"
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("周末三都会下雨吗", "三都"), ("成都明天下雨吗", "成都"), ("帮我查一下杭州明天的天气", "杭州"), ("周末上思热不热", "上思"),
+    ("那边会下雨不？", ""), ("明天冷吗", ""), ("Rome tomorrow?", ""),
+])
+def test_the_chinese_name_a_question_begins_with(question, name):
+    assert chinese_name_said(question, VOCABULARY) == name
+
+
+def test_over_http_a_place_nobody_named_gives_way_to_the_name_the_question_begins_with(forced_gateway, fake_llm):
+    """"周末三都会下雨吗" was called for 北京, and for 北京 again when told the question names no 北京."""
+    fake_llm.script(call("get_precipitation", city="北京", day="weekend"),
+                    call("get_precipitation", city="北京", day="weekend"), {"content": "如上。"}, auto=True)
+    (made,) = forced_gateway.chat("eve", {"message": "周末三都会下雨吗"}).json()["tool_calls"]
+    assert (made["arguments"]["city"], made["is_error"]) == ("三都", False)
+    # Small talk that begins with no place gets no call for one.
+    fake_llm.script(call("get_forecast", city="北京"), call("get_forecast", city="北京"), {"content": "好呀，聊聊吧。"})
+    assert forced_gateway.chat("eve", {"message": "今天心情不错，跟你聊两句"}).json()["tool_calls"] == []

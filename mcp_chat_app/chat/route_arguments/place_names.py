@@ -334,6 +334,19 @@ _ADDED_BEFORE_ZH = re.compile(r"把\s*([\u3400-\u9fff]{2,}?)\s*(?:也|一起|一
 _ADDED = re.compile(rf"\b(?:add|adding|plus|include|including|throw in|toss in|chuck in)\s+({_NAME_WORDS})")
 
 
+def chinese_name_said(question: str, vocabulary: Vocabulary) -> str:
+    """The Chinese name a question begins with, past its day words and up to its own words ("三都" of "周末三都会冷
+    吗": a question's place comes first), or "" when it begins with no run of two to five such characters."""
+    run = re.match(r"[\u3400-\u9fff]*", without_day_words(question).strip())[0]
+    ends = [at for at, character in enumerate(run) if character in vocabulary.name_ends_zh]
+    run = run[:min(ends, default=len(run))].lstrip(_ASKS_ZH + "那查问请一下").rstrip(_TRAILING_ZH)
+    return run if 2 <= len(run) <= 5 else ""
+
+
+# Characters of the question's own after a name ("会" of 三都会冷吗, "要" of 成都要冷吗): no part of it.
+_TRAILING_ZH = "会要有是下不能还也就的呢吗"
+
+
 def added_names(question: str) -> list[str]:
     """The names a follow-up adds to the places asked about ("加上奉化呢，三个里面哪个最热", "把丰宁也加进来",
     "add Tromsø too")."""
