@@ -38,7 +38,7 @@ _FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 _ACKNOWLEDGEMENTS = (
     "行", "好", "好的", "好吧", "好嘞", "好滴", "嗯", "嗯嗯", "哦", "噢", "喔", "收到", "知道了", "明白", "了解", "懂了",
     "可以", "没问题", "不错", "太棒了", "棒", "赞", "谢谢", "谢谢你", "谢了", "多谢", "感谢", "辛苦", "辛苦了", "再见",
-    "拜拜", "晚安", "谢啦", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿",
+    "拜拜", "晚安", "谢啦", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿", "吧",
     "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "ta", "cheers", "mate", "got it", "great", "cool", "nice",
     "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
@@ -50,7 +50,7 @@ _GOES_ON = re.compile(r"(?:^|[,.;:!-]\s*)(?:and|but|also)\b", re.IGNORECASE)
 # What the speaker will do, after an acknowledgement or alone ("好的，明天出门记得戴口罩", "我明天要过去泡温泉嘞",
 # "ok, I'll bring a jacket then"), tells, and asks nothing unless it asks for something ("好的，我想知道明天…",
 # "ok, I want to know …").
-_OWN_PLAN = re.compile(r"(?:那|那就|就)?(?:我|咱|记得|出门)|(?:then\s+)?(?:i|i'll|i'm|i will|i'd better|we|we'll|we're|"
+_OWN_PLAN = re.compile(r"(?:那|那就|就)?\s*(?:我|咱|记得|出门|带|戴|穿|拿|去)|(?:then\s+)?(?:i|i'll|i'm|i will|i'd better|we|we'll|we're|"
                        r"will do|gonna|heading|off to|time to)\b", re.IGNORECASE)
 _ASKS_FOR = re.compile(r"想|知道|问|查|告诉|帮|请|给我|我人?在|\b(?:want|wanna|need|like to|wonder|know|tell|check|"
                        r"show|give|please|curious)\b", re.IGNORECASE)

@@ -27,7 +27,7 @@ from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer, own_passes_so_far
 from mcp_chat_app.chat.route_arguments.days import takes_a_day
 from mcp_chat_app.chat.route_arguments.hours import takes_hours
-from mcp_chat_app.chat.route_arguments.numbers import misquoted_numbers, written_numbers
+from mcp_chat_app.chat.route_arguments.numbers import measurement_arguments, misquoted_numbers, written_numbers
 from mcp_chat_app.chat.route_mends import (
     as_one_comparison,
     as_the_conversations_comparison,
@@ -352,7 +352,7 @@ def _with_written_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
                          router.tool_specs(tools) or [])
     requoted = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if plan.request is not None)
     if not (requoted and len(_misquoted(requoted, by_name, turn)) < len(misquoted)):
-        requoted = _given_the_one_figure(planned, by_name, turn)
+        requoted = _given_the_figures(planned, by_name, turn)
     if requoted and len(_misquoted(requoted, by_name, turn)) < len(misquoted):
         log.info("%s given the question's figures %s, not %s", ", ".join(p.name for p in requoted), written,
                  arguments)
@@ -360,23 +360,23 @@ def _with_written_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
     return planned, again.duration_ms
 
 
-def _given_the_one_figure(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
-                          turn: Turn) -> tuple[PlannedCall, ...]:
-    """The calls with the question's one figure in place of each call's one misquoted one ("Anything under 0
-    tomorrow?" searched under -1, asked twice); () when the question writes several or a call misquotes more."""
-    written = written_numbers(turn.question, turn.vocabulary)
-    if len(written) != 1:
-        return ()
-    (figure,) = written
+def _given_the_figures(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                       turn: Turn) -> tuple[PlannedCall, ...]:
+    """The calls that misquote a figure given the question's figures as their measurements, the lowest first in the
+    schema's order, where they take as many ("Anything under 0 tomorrow?" searched under -1, asked twice; "and
+    between 5 and 20 F" from -22 to -12; "零下二十到零下十度" from -10 to -10); () where a call takes another count."""
+    written = sorted(written_numbers(turn.question, turn.vocabulary))
     given = []
     for plan in planned:
         tool = resolve(plan.name, by_name)
-        names = misquoted_numbers(plan.arguments, tool.input_schema, turn.question, turn.vocabulary) \
-            if tool is not None and plan.request is not None else []
-        if len(names) > 1:
+        if tool is None or plan.request is None \
+                or not misquoted_numbers(plan.arguments, tool.input_schema, turn.question, turn.vocabulary):
+            given.append(plan)
+            continue
+        names = measurement_arguments(plan.arguments, tool.input_schema)
+        if len(names) != len(written):
             return ()
-        given.append(replanned(plan, {**plan.arguments, **dict.fromkeys(names, figure)}, by_name, turn)
-                     if names else plan)
+        given.append(replanned(plan, {**plan.arguments, **dict(zip(names, written))}, by_name, turn))
     return tuple(plan for plan in given if plan.request is not None)
 
 

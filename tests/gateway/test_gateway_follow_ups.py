@@ -88,7 +88,8 @@ def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced
     ("got it, we'll leave early on Saturday", True), ("好，那明天呢", False), ("好的，我想知道明天杭州的天气", False),
     ("ok, I want tomorrow too", False), ("ok, I'm in Rome", False), ("好的，我明天去杭州会下雨吗", False),
     ("ok, tomorrow I'll go to Rome", False), ("ok, I wonder about tomorrow", False), ("sweet as, ta", True),
-    ("我明天要过去泡温泉嘞", True), ("I'll pack a jacket then", True), ("我明天去杭州，冷吗", False), ("I'm in Oslo", False),
+    ("我明天要过去泡温泉嘞", True), ("行吧，那我带件外套", True), ("好的，明天戴口罩出门", True), ("好，那就周六去", True),
+    ("好的，去杭州呢", False), ("好吧，北京明天冷吗", False), ("I'll pack a jacket then", True), ("我明天去杭州，冷吗", False), ("I'm in Oslo", False),
 ])
 def test_an_acknowledgement_is_told_from_a_question(message, acknowledges):
     assert conversation.acknowledges(message) is acknowledges

@@ -463,6 +463,8 @@ SEARCH = {"properties": {"relation": {"enum": ["above", "below", "between"], "ty
     # the first of a range of Chinese numerals shares the second's sign
     ("明儿十五到二十度的地方有哪些", {"relation": "between", "temp": 20, "temp2": 20, "day": 1}, ["temp2"]),
     ("明儿十五到二十度的地方有哪些", {"relation": "between", "temp": 15, "temp2": 20, "day": 1}, []),
+    ("今天零下二十到零下十度的城市", {"relation": "between", "temp": -20, "temp2": -10, "day": 0}, []),
+    ("今天零下二十到零下十度的城市", {"relation": "between", "temp": -10, "temp2": -10, "day": 0}, ["temp2"]),
     ("Which of Oslo and Rome is warmer?", {"relation": "above", "temp": 20}, []),  # no figure: made_up_numbers
     # one figure twice where the question writes another; "零下10度" is -10 only
     ("今天零下10度到零度之间的城市", {"relation": "between", "temp": -10, "temp2": -10, "day": 0}, ["temp2"]),
@@ -490,12 +492,18 @@ def test_over_http_a_bound_not_as_the_question_writes_it_is_asked_again_with_its
                     {"content": "Listed above."})
     body = forced_gateway.chat("fig2", {"message": "cities below 0°F tomorrow?"}).json()
     assert [c["arguments"]["temp"] for c in body["tool_calls"]] == [0]
-    # Two figures written: which one a misquoted bound stands for is not guessed.
+    # Two figures written for two bounds: the lower first, as the schema lists them ("and between 5 and 20 F" was
+    # searched from -22 to -12, twice).
     fake_llm.script(call("find_cities_by_temperature", relation="between", temp=-1, temp2=10, day=1),
                     call("find_cities_by_temperature", relation="between", temp=-2, temp2=10, day=1),
                     {"content": "Listed above."})
     body = forced_gateway.chat("fig3", {"message": "cities between 0 and 10°C tomorrow?"}).json()
-    assert [c["arguments"]["temp"] for c in body["tool_calls"]] == [-1]
+    assert [(c["arguments"]["temp"], c["arguments"]["temp2"]) for c in body["tool_calls"]] == [(0, 10)]
+    fake_llm.script(call("find_cities_by_temperature", relation="between", temp=-22, temp2=-12, day=2, fahrenheit=True),
+                    call("find_cities_by_temperature", relation="between", temp=-22, temp2=-12, day=2, fahrenheit=True),
+                    {"content": "Listed above."})
+    body = forced_gateway.chat("fig4", {"message": "and between 5 and 20 F the day after tomorrow"}).json()
+    assert [(c["arguments"]["temp"], c["arguments"]["temp2"]) for c in body["tool_calls"]] == [(5, 20)]
 
 
 def test_over_http_a_call_for_a_made_up_place_is_asked_again_without_its_tool(forced_gateway, fake_llm):

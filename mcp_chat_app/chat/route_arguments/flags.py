@@ -36,7 +36,7 @@ def with_asked_flags(arguments: dict[str, Any], schema: dict[str, Any], question
                      vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with the optional flags the question names turned on: "between 85 and 100 F", "in Kelvin
     again please" were called with the unit left off, and answered in the other. A symbol's letter right after a
-    figure names it too ("100 F")."""
+    figure or "in" names it too ("100 F", "in F pls")."""
     kept = dict(arguments)
     for name, spec in schema.get("properties", {}).items():
         if not _is_flag(spec) or kept.get(name) is True:
@@ -52,7 +52,8 @@ def _names(term: str, question: str, vocabulary: Vocabulary) -> bool:
         return mentioned(term, question.casefold())
     symbol = next((symbol for symbol in vocabulary.quoted_symbols if term.startswith(symbol)), None)
     letter = term[len(symbol):] if symbol else ""
-    return term.casefold() in question.casefold() or bool(letter and re.search(rf"\d ?{re.escape(letter)}\b", question))
+    return term.casefold() in question.casefold() or bool(
+        letter and re.search(rf"(?:\d ?|\bin ){re.escape(letter)}\b", question))  # "100 F", "in F pls"
 
 
 def with_earlier_flags(arguments: dict[str, Any], schema: dict[str, Any], earlier: list[dict[str, Any]],

@@ -40,13 +40,18 @@ def misquoted_numbers(arguments: dict[str, Any], schema: dict[str, Any], questio
     written = written_numbers(question, vocabulary)
     if not written:
         return []
-    properties = schema.get("properties", {})
-    numbers = {name: float(value) for name, value in arguments.items()
-               if _is_number(properties.get(name, {})) and isinstance(value, int | float) and not isinstance(value, bool)}
+    numbers = {name: float(arguments[name]) for name in measurement_arguments(arguments, schema)}
     # One figure given twice where the question writes another ("零下10度到零度" searched from -10 to -10).
     unused = written - set(numbers.values())
     repeated = [name for i, (name, value) in enumerate(numbers.items()) if value in list(numbers.values())[:i]]
     return [name for name, value in numbers.items() if value not in written or (unused and name in repeated)]
+
+
+def measurement_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """The names of the call's measurements (`number`-typed arguments given a number), in the schema's order."""
+    properties = schema.get("properties", {})
+    return [name for name in properties if _is_number(properties[name]) and isinstance(arguments.get(name), int | float)
+            and not isinstance(arguments.get(name), bool)]
 
 
 def written_numbers(question: str, vocabulary: Vocabulary) -> set[float]:

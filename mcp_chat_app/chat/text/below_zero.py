@@ -15,9 +15,12 @@ _BELOW_ZERO = re.compile(rf"零下(?!\s*[\d{_NUMERALS}])|冰点以下|below (?:z
 
 @lru_cache(maxsize=8)
 def _negative(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
-    """零下 or 负 before a figure and one of the domain's unit signs (a 负 before a figure alone may be anything)."""
+    """零下 or 负 before a figure and one of the domain's unit signs (a 负 before a figure alone may be anything),
+    or before the first figure of a range the sign ends ("零下二十到零下十度")."""
     signs = "|".join(re.escape(sign) for sign in unit_signs) or "(?!)"
-    return re.compile(rf"(?:零下|负)\s*(?P<n>\d+(?:\.\d+)?|[{_NUMERALS}]{{1,3}})\s*(?:{signs})")
+    figure = rf"(?:\d+(?:\.\d+)?|[{_NUMERALS}]{{1,3}})"
+    return re.compile(rf"(?:零下|负)\s*(?P<n>{figure})\s*(?:(?:{signs})|(?=(?:到|至|~|～|-|—)\s*(?:零下|负)?\s*{figure}\s*"
+                      rf"(?:{signs})))")
 
 
 def below_zero_glosses(question: str, vocabulary: Vocabulary) -> list[str]:
