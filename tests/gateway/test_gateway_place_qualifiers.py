@@ -38,8 +38,8 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     ("周五十堰", "周五十堰天气好吗，打算去武当山", "十堰"),
     ("Paris tomorrow", "Paris tomorrow?", "Paris"),
     ("Gao Rn", "is it boiling in Gao rn", "Gao"),  # "right now"
-    # "on" or "in" a place: its qualifier
-    ("Hana", "what about Hana on Maui", "Hana, Maui"), ("Oban", "Oban in Scotland tomorrow", "Oban, Scotland"),
+    # "on" a place: its qualifier
+    ("Hana", "what about Hana on Maui", "Hana, Maui"),
     # the question's qualifier over the one the router wrote
     ("Paris, FR", "Paris, Kentucky - what's it like outside right now?", "Paris, Kentucky"),
     ("Portland, OR", "Portland Maine tonight, cold?", "Portland Maine"),
@@ -63,6 +63,7 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("Rome", "Romeo in Verona"),  # not the value at all
     ("Paris, FR", "Paris tomorrow?"),  # the router's qualifier stays where the question writes none
     ("Oslo", "Oslo in December?"), ("Paris", "weather in Paris on Sunday"), ("Rome", "Rome in F please"),
+    ("Paris", "Write a short weather report for Paris in French."),  # "in" a language
 ])
 def test_no_qualifier_where_the_question_writes_none(value, question):
     assert qualified(value, question, VOCABULARY) == value

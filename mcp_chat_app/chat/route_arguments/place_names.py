@@ -36,7 +36,7 @@ _NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有
 # before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.IGNORECASE)
 _OCCASION = re.compile(r"\b(?:Day|Eve|Christmas|Xmas|Easter|Thanksgiving|Halloween|Valentine'?s?|New Year'?s?)\b")
-_QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+(?:(?:on|in)[ \t]+)?){_NAME_WORDS}"
+_QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+(?:on[ \t]+)?){_NAME_WORDS}"
 # How alike a copy of a name must be to the question's words to be taken for them ("Ipoah" for "ipoh": 0.89).
 _NEARLY_THE_SAME = 0.8
 _BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
@@ -210,8 +210,8 @@ def _listed_with(value: str, question: str, vocabulary: Vocabulary) -> list[str]
 
 def _qualified_after(value: str, question: str) -> str:
     """The value and the capitalised words after it, up to the first day word, month or letter alone ("Córdoba,
-    Spain" of "Córdoba, Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?"); after "on" or "in", as a
-    qualifier after a comma ("Hana, Maui" of "Hana on Maui"; "Oslo in December" has none)."""
+    Spain" of "Córdoba, Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?"); after "on", as a qualifier
+    after a comma ("Hana, Maui" of "Hana on Maui"; not after "in": "Paris in French" is a language)."""
     match = re.search(rf"(?<![\w])(?i:{re.escape(value)})((?:{_QUALIFIER_AFTER})+)", question)
     if match is None:
         return ""
@@ -220,8 +220,8 @@ def _qualified_after(value: str, question: str) -> str:
                 if day_words(word[0]) or _MONTH.fullmatch(word[0]) or len(word[0]) == 1), len(words))
     if _OCCASION.search(words[:day]):  # "Berlin on New Year's Day": a day, not a place
         return ""
-    kept = re.sub(r"[ \t]+(?:on|in)$", "", words[:day].rstrip(" ,\t"))
-    kept = re.sub(r"^[ \t]+(?:on|in)[ \t]+", ", ", kept)
+    kept = re.sub(r"[ \t]+on$", "", words[:day].rstrip(" ,\t"))
+    kept = re.sub(r"^[ \t]+on[ \t]+", ", ", kept)
     return f"{question[match.start():match.start(1)]}{kept}" if kept.strip(" ,\t") else ""
 
 
