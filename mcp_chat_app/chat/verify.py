@@ -48,7 +48,9 @@ log = logging.getLogger(__name__)
 _FIRST_CLAUSE = re.compile(r"^[^，。,.!！?？;；:：\n]*")
 _BARE_YES_NO = re.compile(r"^\s*(是|会|要|需要|有|不|没|yes\b|no\b)", re.IGNORECASE)
 _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
-_BARE_WORD = re.compile(r"yes|yeah|yep|no|nope|是的|是|对|对的|不是", re.IGNORECASE)
+# A reply's first clause when it is a bare yes or no alone.
+_BARE_YES = ("yes", "yeah", "yep", "是的", "是", "对", "对的")
+_BARE_WORD = re.compile("|".join((*_BARE_YES, "no", "nope", "不是")), re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _PIECE = re.compile(r"[，。,.;；、\n]")
 _SENTENCE_SPLIT = re.compile(r"[。!！?？\n]|\.(?!\d)")
@@ -402,7 +404,7 @@ def _yes_then_no(reply: str, question: str, yes_no: list[dict[str, Any]], vocabu
     keywords = {str(word).lower() for verdict in yes_no for word in verdict["keywords"]}
     if not any(word in question.lower() and word in clauses[1].lower() for word in keywords):
         return None
-    says_yes = bare[0].lower() in ("yes", "yeah", "yep", "是的", "是", "对", "对的")
+    says_yes = bare[0].lower() in _BARE_YES
     return bare[0] if says_yes == bool(vocabulary.negation.search(clauses[1])) else None
 
 

@@ -490,12 +490,16 @@ def _as_the_county(county: Candidate, candidates: list[Candidate]) -> list[Candi
     if at:
         return at
     district = is_district(county.key)  # a city's district, less known abroad than a county: 松山 is Matsuyama
-    if any((district or (c.country_code in CHINESE_SPEAKING and normalize(c.name).replace(" ", "") ==
-                         county.name.casefold() and distance_km(county.latitude, county.longitude, c.latitude,
-                                                                c.longitude) <= NAMESAKE_CITY_KM))
-           and c.population >= LEADING_PLACE_MIN_POPULATION for c in candidates):
+    if any((district or _namesake_city(county, c)) and c.population >= LEADING_PLACE_MIN_POPULATION
+           for c in candidates):
         return candidates
     return [county]
+
+
+def _namesake_city(county: Candidate, city: Candidate) -> bool:
+    """Whether a place where Chinese is written is named as the county is (its pinyin), within NAMESAKE_CITY_KM."""
+    return city.country_code in CHINESE_SPEAKING and normalize(city.name).replace(" ", "") == county.name.casefold() \
+        and distance_km(county.latitude, county.longitude, city.latitude, city.longitude) <= NAMESAKE_CITY_KM
 
 
 def _distinct_places(places: Sequence[Candidate]) -> int:

@@ -339,7 +339,7 @@ def chinese_name_said(question: str, vocabulary: Vocabulary) -> str:
     吗": a question's place comes first), or "" when it begins with no run of two to five such characters."""
     run = re.match(r"[\u3400-\u9fff]*", without_day_words(question).strip())[0]
     ends = [at for at, character in enumerate(run) if character in vocabulary.name_ends_zh]
-    run = run[:min(ends, default=len(run))].lstrip(_ASKS_ZH + "那查问请一下").rstrip(_TRAILING_ZH)
+    run = run[:min(ends, default=len(run))].lstrip(_ASKS_ZH + "那一下").rstrip(_TRAILING_ZH)
     return run if 2 <= len(run) <= 5 else ""
 
 
