@@ -18,8 +18,8 @@ from weather_mcp_server.places.names import chinese_keys, has_cjk, is_indexed_sc
 from weather_mcp_server.places.regions import COUNTRY_NAMES, region_names
 
 # geonames' file of towns of 500 or more, plus the seats of counties of any size (漠河 and 婺源 are listed with
-# population 0): villages travellers go to (Akaroa, Haines Junction, Hallstatt), for a third more size and build
-# time than 1,000 (bench/gazetteer_bench.py).
+# population 0): villages travellers go to (Akaroa, Haines Junction, Hallstatt), for a quarter more size than 1,000
+# and 9.6 s to build instead of 5.7 s (China's list is read from cities1000, a second file).
 MIN_POPULATION = 500
 
 SCHEMA = """
