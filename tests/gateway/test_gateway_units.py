@@ -321,16 +321,17 @@ def test_tool_list_drops_bounds_and_describes_a_repeated_argument_once():
     assert second.input_schema["properties"]["city"]["description"] == "City name"  # the server's, untouched
 
 
-def test_model_view_marks_the_days_of_the_coming_week():
+def test_model_view_marks_yesterday_and_the_days_of_the_coming_week():
     today = dt.date.today()
-    dates = [(today + dt.timedelta(days=offset)) for offset in (0, 1, 2, 3, 7)]
+    dates = [(today + dt.timedelta(days=offset)) for offset in (-1, 0, 1, 2, 3, 7)]
     days = [{"date": date.isoformat()} for date in dates]
     view = json.loads(model_view(ToolOutcome("w", "forecast", {}, structured_content={"days": days}), VOCABULARY,
                                  today))
     assert [day["date"] for day in view["days"]] == [
-        f"{dates[0].isoformat()} (today)", f"{dates[1].isoformat()} (tomorrow)",
-        f"{dates[2].isoformat()} (day after tomorrow)", f"{dates[3].isoformat()} ({dates[3].strftime('%A')})",
-        dates[4].isoformat()]  # a week on: the weekday alone would be ambiguous
+        f"{dates[0].isoformat()} (yesterday)", f"{dates[1].isoformat()} (today)",
+        f"{dates[2].isoformat()} (tomorrow)", f"{dates[3].isoformat()} (day after tomorrow)",
+        f"{dates[4].isoformat()} ({dates[4].strftime('%A')})",
+        dates[5].isoformat()]  # a week on: the weekday alone would be ambiguous
 
 
 def test_a_result_in_another_time_zone_names_its_days_from_that_zones_date():

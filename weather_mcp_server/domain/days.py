@@ -42,9 +42,9 @@ def select_days(today: date, day: int | str = 0, days: int = 1, available: int =
     that states the limit."""
     if isinstance(day, int):
         start = day
-    elif day == "weekend":
-        start = (5 - today.weekday()) % 7 if today.weekday() != 6 else 0
-        days = 2 if today.weekday() != 6 else 1  # on a Sunday, "this weekend" is what is left of it: today
+    elif day == "weekend":  # this weekend: on a Sunday, yesterday as it was and today
+        start = (5 - today.weekday()) % 7 if today.weekday() != 6 else -1
+        days = 2
     elif day in WEEKDAYS:
         start = (WEEKDAYS.index(day) - today.weekday()) % 7
     else:

@@ -74,7 +74,7 @@ class DayQuery:
     def past_days(self) -> int:
         """The days before today to fetch: known from an offset (none beyond the limit, which `span` refuses with
         the limit stated); a date's are known once today is (see `_fetch`)."""
-        past = max(0, -self.day) if isinstance(self.day, int) else 0
+        past = max(0, -self.day) if isinstance(self.day, int) else int(self.day == "weekend")  # Sunday's Saturday
         return past if past <= PAST_DAYS else 0
 
     def span(self, payload: Payload) -> tuple[date, DaySpan]:
