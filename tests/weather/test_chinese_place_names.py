@@ -117,6 +117,25 @@ def test_a_chinese_name_means_the_place_where_chinese_is_written(gazetteer: Gaze
     assert place is not None and (place.english_name, place.country_code) == (english_name, country_code)
 
 
+@pytest.mark.parametrize(("query", "english_name", "country_code"), [
+    ("仁川", "Incheon", "KR"),  # geonames: 仁川广域市 only
+    ("索非亚", "Sofia", "BG"), ("索菲亚", "Sofia", "BG"),  # both spellings; geonames: 索菲亞
+    ("卡塔尼亚", "Catania", "IT"), ("乌布", "Ubud", "ID"), ("槟城", "George Town", "MY"),  # none in geonames
+    ("奥克兰", "Auckland", "NZ"), ("华盛顿", "Washington", "US"),  # not Oakland, not an English town
+    ("威尼斯", "Venice", "IT"),  # not "ambiguous" with Venice, Florida
+])
+def test_a_place_abroad_is_found_by_the_chinese_name_people_write(gazetteer: Gazetteer, query: str,
+                                                                  english_name: str, country_code: str) -> None:
+    place = gazetteer.lookup(query)
+    assert place is not None and (place.english_name, place.country_code) == (english_name, country_code)
+    assert place.chinese_name in (query, "索非亚")  # its name in Chinese answers: the first one listed
+
+
+def test_a_chinese_county_keeps_its_name_before_a_city_abroad(gazetteer: Gazetteer) -> None:
+    place = gazetteer.lookup("大田")  # Fujian's county, not Daejeon
+    assert place is not None and place.country_code == "CN"
+
+
 def test_the_unknown_chinese_name_error_reads_in_chinese(resolver: PlaceResolver) -> None:
     with pytest.raises(UnknownPlace) as nonsense:
         resolve(resolver, "啊啊啊市", "zh-CN")

@@ -15,6 +15,7 @@ from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.chinese_writing import LANDFORM_CHARACTERS, SPOT_ENDINGS
 from weather_mcp_server.places.counties import county_named, is_district
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
+from weather_mcp_server.places.exonyms import EXONYMS
 from weather_mcp_server.places.index_file import open_index
 from weather_mcp_server.places.names import (
     CHINESE_SPEAKING,
@@ -414,13 +415,13 @@ class Gazetteer:
 
     def _added_names(self) -> dict[str, dict[str, Candidate]]:
         added: dict[str, dict[str, Candidate]] = {}
-        for names, exact in ((MAJOR_CITIES, False), (PLACE_ALIASES, True)):
+        for names, exact in ((MAJOR_CITIES, False), (EXONYMS, True), (PLACE_ALIASES, True)):
             for written, english in names:
                 city = self._main_place(english)
                 if city is None:
                     continue
-                if not exact:
-                    self._chinese_names[city.key] = written
+                if names is not PLACE_ALIASES:  # a city's Chinese name, the first one listed
+                    self._chinese_names.setdefault(city.key, written)
                 added.setdefault(normalize(written), {})[city.key] = Candidate(**{**city.__dict__, "exact": exact})
         for names, latitude, longitude, timezone in STATIONS:
             station = Candidate(key=f"AQ:{names[0]}", name=names[0], country_code="AQ",
