@@ -186,12 +186,22 @@ def test_an_asked_chance_of_rain_is_quoted():
     question = "chance of rain in Baguio tomorrow?"
     _, facts = facts_of(question, forecast([{"date": tomorrow, "precipitation_probability_max": 64,
                                              "precipitation_sum": 3.2}], "Baguio, tomorrow: light rain, 3.2 mm."))
-    assert [q.field for q in facts.asked] == ["precipitation_probability"] and facts.missing == ()
+    assert [q.field for q in facts.asked] == ["precipitation_probability|probability"] and facts.missing == ()
     assert "unquoted" in {p.rule for p in check_reply("Yes, it will rain in Baguio tomorrow (3.2 mm).", question, "en",
                                                        facts, VOCABULARY)}
     assert "unquoted" not in {p.rule for p in check_reply("Yes: a 64% chance of rain in Baguio tomorrow, 3.2 mm.",
                                                            question, "en", facts, VOCABULARY)}
-    assert [q.field for q in asked_quantities("今天下午4点临高降雨概率", VOCABULARY)] == ["precipitation_probability"]
+    assert [q.field for q in asked_quantities("今天下午4点临高降雨概率", VOCABULARY)] == ["precipitation_probability|probability"]
+
+
+def test_a_chance_asked_of_a_result_that_names_it_probability_is_not_missing():
+    """"any chance of snow in Vail this weekend?" got "the data does not include chance of snow": the rain tool
+    names its field `probability_max`."""
+    saturday = (dt.date.today() + dt.timedelta(days=1)).isoformat()
+    question = "any chance of snow in Vail this weekend?"
+    _, facts = facts_of(question, forecast([{"date": saturday, "probability_max": 35, "snowfall_sum": 1.2}],
+                                           "Vail, Saturday: light snow, 1.2 cm (35% chance)."))
+    assert facts.missing == ()
 
 
 def test_a_question_asking_how_much_is_answered_with_the_figure():
