@@ -54,6 +54,10 @@ _OWN_PLAN = re.compile(r"(?:那|那就|就)?\s*(?:我|咱|记得|出门|带|戴|
                        r"will do|gonna|heading|off to|time to)\b", re.IGNORECASE)
 _ASKS_FOR = re.compile(r"想|知道|问|查|告诉|帮|请|给我|我人?在|\b(?:want|wanna|need|like to|wonder|know|tell|check|"
                        r"show|give|please|curious)\b", re.IGNORECASE)
+# After an acknowledgement, a remark on the answer ("sounds like a nice evening for the vineyards", "looks like
+# a fine day for it") or what must come along ("防晒霜得带上", "外套要带上") tells too.
+_REMARK = re.compile(r"(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|[^\W\d]{1,6}?(?:得|要|必须)(?:带|戴|穿|拿|涂|抹)上?$",
+                     re.IGNORECASE)
 _ACKNOWLEDGES = re.compile(
     "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else "")
                      for word in sorted(_ACKNOWLEDGEMENTS, key=len, reverse=True)) + r"|[\W_])+", re.IGNORECASE)
@@ -70,8 +74,9 @@ def acknowledges(question: str) -> bool:
         return True
     opened = _ACKNOWLEDGES.match(text)
     told = without_day_words(text[opened.end():] if opened and re.search(r"\w", opened[0]) else text).strip(" ,，")
-    if _OWN_PLAN.match(told) and not (asks(told) or _GOES_ON.search(told) or _ASKS_FOR.search(told)
-                                      or re.search(r"\d|\s(?!I\b|I')[A-Z]", told)):
+    remarks = opened is not None and re.search(r"\w", opened[0]) is not None and _REMARK.match(told) is not None
+    if (_OWN_PLAN.match(told) or remarks) and not (asks(told) or _GOES_ON.search(told) or _ASKS_FOR.search(told)
+                                                   or re.search(r"\d|\s(?!I\b|I')[A-Z]", told)):
         return True
     thanks = _THANKS.match(text)
     if not thanks:

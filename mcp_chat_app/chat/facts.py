@@ -126,7 +126,8 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
     numbers, numbers_of_data = numbers_in(turn.question), False
     days: set[str] = set()
     tool_names: set[str] = set()
-    asked = asked_quantities(turn.question, turn.vocabulary)
+    # A message that asks nothing asks for no quantity: "谢啦，我多穿件外套" names a quantity by its jacket.
+    asked = [] if conversation.acknowledges(turn.question) else asked_quantities(turn.question, turn.vocabulary)
     for outcome in called.outcomes:
         tool_names |= {outcome.tool, outcome.qualified_name}
         if outcome.is_error:

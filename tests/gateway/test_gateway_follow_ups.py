@@ -89,6 +89,10 @@ def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced
     ("ok, I want tomorrow too", False), ("ok, I'm in Rome", False), ("好的，我明天去杭州会下雨吗", False),
     ("ok, tomorrow I'll go to Rome", False), ("ok, I wonder about tomorrow", False), ("sweet as, ta", True),
     ("我明天要过去泡温泉嘞", True), ("行吧，那我带件外套", True), ("好的，明天戴口罩出门", True), ("好，那就周六去", True),
+    # a remark on the answer, or what must come along
+    ("sweet, sounds like a nice evening for the vineyards", True), ("great, looks like hiking weather", True),
+    ("懂了，防晒霜得带上", True), ("ok, looks like Rome is warmer", False), ("好，那明天得带伞吗", False),
+    ("防晒霜得带上", False), ("ok, sounds like rain, what about tomorrow?", False),
     ("好的，去杭州呢", False), ("好吧，北京明天冷吗", False), ("I'll pack a jacket then", True), ("我明天去杭州，冷吗", False), ("I'm in Oslo", False),
 ])
 def test_an_acknowledgement_is_told_from_a_question(message, acknowledges):
@@ -106,6 +110,17 @@ def test_over_http_an_acknowledgement_gets_the_assistants_own_answer_with_no_too
     assert body["tool_calls"] == [] and body["response"] == "不客气，有需要随时问我。"
     (own,) = fake_llm.requests()
     assert "tools" not in own and own["messages"][-1]["content"] == "行"
+
+
+def test_over_http_an_acknowledgement_naming_a_quantity_calls_no_tool_for_it(forced_gateway, fake_llm):
+    """"谢啦，我多穿件外套" after a comparison was answered with the comparison again: 外套 (a jacket) names the
+    temperature, which no result of the turn held, so a tool was called for it."""
+    fake_llm.script(call("get_current_weather", city="温州"), {"content": "温州现在10°C。"}, auto=True)
+    forced_gateway.chat("coat", {"message": "现在温州冷吗"})
+    fake_llm.script({"content": "不客气，注意保暖。"})
+    body = forced_gateway.chat("coat", {"message": "谢啦，我多穿件外套"}).json()
+    assert body["tool_calls"] == [] and body["response"] == "不客气，注意保暖。"
+    assert len(fake_llm.requests()) == 1
 
 
 def test_over_http_a_question_about_the_assistant_calls_no_tool(forced_gateway, fake_llm):
