@@ -76,6 +76,16 @@ def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced
     assert _made(body) == [("get_forecast", {"city": "Trondheim", "day": 0, "days": 3})]
 
 
+def test_over_http_the_next_days_counted_in_figures_begin_today_after_a_question_on_tomorrow(forced_gateway,
+                                                                                               fake_llm):
+    """"给我画个未来5天的降雨图" after "成都明天多少度" was called from tomorrow: 未来5天 was read only in words (五)."""
+    fake_llm.script(call("get_forecast", city="成都", day=1), {"content": "成都明天2.4~11.5°C。"}, auto=True)
+    forced_gateway.chat("five", {"message": "成都明天多少度"})
+    fake_llm.script(call("get_forecast", city="成都", day=1, days=5), {"content": "见上。"}, auto=True)
+    body = forced_gateway.chat("five", {"message": "成都未来5天天气"}).json()
+    assert _made(body) == [("get_forecast", {"city": "成都", "day": 0, "days": 5})]
+
+
 @pytest.mark.parametrize("message, acknowledges", [
     ("行", True), ("ok 多谢哈", True), ("OK谢了", True), ("辛苦了", True), ("cheers mate", True), ("好的，谢谢", True),
     ("Got it, thanks!", True), ("ta", True), ("👍", True), ("行吗", False), ("好冷", False), ("那明天呢", False),

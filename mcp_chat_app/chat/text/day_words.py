@@ -63,8 +63,9 @@ _EN_OF_THIS_WEEK = re.compile(rf"\b({'|'.join(WEEKDAYS)})\s+(?:of\s+)?this\s+wee
 _DAYS_AFTER = re.compile(r"\bdays\s+after\s+(today|tomorrow)\b|(今天|明天)(?:之后|以后)", re.IGNORECASE)
 # Days from today on ("未来一周", "the coming week", "this week"): a span whose first day is today.
 _FROM_TODAY = re.compile(
-    r"(?:未来|接下来的?|最近)(?:一周|一个星期|[一二两三四五六七八九十几]+天)|这几天|本周(?![一二三四五六日末]|天(?!气))|这周(?![一二三四五六日末]|天(?!气))|这个星期(?![一二三四五六日天])"
-    r"|\b(?:the\s+)?(?:coming\s+week|(?:coming|next)\s+(?:few|\d+|three|five|seven|ten|fourteen)\s+days)\b"
+    r"(?:未来|接下来的?|最近)(?:一周|一个星期|(?:[一二两三四五六七八九十几]+|\s*\d{1,2}\s*)天)|这几天|本周(?![一二三四五六日末]|天(?!气))|这周(?![一二三四五六日末]|天(?!气))|这个星期(?![一二三四五六日天])"
+    r"|\b(?:the\s+)?(?:coming\s+week|(?:coming|next)\s+(?:few|\d+|two|three|four|five|six|seven|eight|nine|ten|"
+    r"fourteen)\s+days)\b"
     r"|\bthis\s+week\b(?!end)", re.IGNORECASE)
 # The day after the one last asked about, in a follow-up ("And the day after that?", "那第二天呢"): a day counted
 # from the conversation's, not from today ("the day after tomorrow" is a day word of its own).
