@@ -43,6 +43,8 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     # the question's qualifier over the one the router wrote
     ("Paris, FR", "Paris, Kentucky - what's it like outside right now?", "Paris, Kentucky"),
     ("Portland, OR", "Portland Maine tonight, cold?", "Portland Maine"),
+    # two letters after a name in lower case: a code, unless a word
+    ("Manchester", "manchester nh forcast for tmrw", "Manchester, NH"),
 ])
 def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, written):
     assert qualified(value, question, VOCABULARY) == written
@@ -52,6 +54,7 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("Paris", "Paris, Saturday?"),  # a day is no qualifier
     ("Paris", "Is it hot in Paris Today?"),
     ("Paris", "Paris this weekend"),
+    ("Oslo", "oslo rn?"), ("Portland", "is it cold in portland me"),  # two letters that are a word
     ("Oslo", "Oslo, Bergen and Tromsø tomorrow?"),  # names joined to it are places of their own
     ("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?"),
     ("Moscow, Idaho", "Moscow, Idaho - any snow tomorrow?"),  # written in full already

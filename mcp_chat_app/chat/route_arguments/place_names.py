@@ -208,13 +208,20 @@ def _listed_with(value: str, question: str, vocabulary: Vocabulary) -> list[str]
     return listed
 
 
+# Two letters after a name typed in lower case are a region's or a country's code ("manchester nh forcast"), unless
+# they are a word.
+_TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my no of oh ok on or pm so to up us we "
+                              "ya yo rn ur ty".split())
+
+
 def _qualified_after(value: str, question: str) -> str:
     """The value and the capitalised words after it, up to the first day word, month or letter alone ("Córdoba,
     Spain" of "Córdoba, Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?"); after "on", as a qualifier
     after a comma ("Hana, Maui" of "Hana on Maui"; not after "in": "Paris in French" is a language)."""
     match = re.search(rf"(?<![\w])(?i:{re.escape(value)})((?:{_QUALIFIER_AFTER})+)", question)
     if match is None:
-        return ""
+        code = re.search(rf"(?<![\w])(?i:{re.escape(value)})[ \t]+([a-z]{{2}})(?![\w'’])", question)
+        return f"{value}, {code[1].upper()}" if code and code[1] not in _TWO_LETTER_WORDS else ""
     words = match[1]
     day = next((word.start() for word in re.finditer(r"[\w'’.-]+", words)
                 if day_words(word[0]) or _MONTH.fullmatch(word[0]) or len(word[0]) == 1), len(words))
