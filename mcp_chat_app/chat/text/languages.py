@@ -22,7 +22,7 @@ _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _WORD = re.compile(r"[a-zà-ÿ']+")
 # Chinese a question is asked in, not a name it quotes: its particles and question words ("那Naypyidaw呢" is a
 # Chinese question, a long Latin name in it; "news in 多伦多?" is English).
-# Words only a Chinese question has: "tmrw 西安 weather 咋样" is asked in Chinese, its English words alike.
+# Words only a Chinese question has: "tmrw 西安 news 咋样" is asked in Chinese, its English words alike.
 _ZH_GRAMMAR = re.compile(r"[呢吗嘛吧呀咋啥]|怎么|怎样|什么|如何|多少|几度|会不会|是不是|有没有|要不要|^\s*那")
 # Latin words that are names only (capitalised: "现在Nuwara Eliya几度", "明天Swift Current多少度"): the Chinese around
 # them is the question's language, however long the names.
