@@ -292,7 +292,7 @@ def test_a_body_of_the_sky_is_no_place_on_earth_unless_qualified(gazetteer: Gaze
         online = False
 
     resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
-    for sky in ("Mars", "the Moon", "planet Venus", "火星", "月球", "Titan"):
+    for sky in ("Mars", "the Moon", "planet Venus", "Mercury", "火星", "水星", "月球", "Titan"):
         with pytest.raises(UnknownPlace) as unknown:
             asyncio.run(resolver.resolve(sky))
         assert "not a place on Earth" in str(unknown.value) or "不是地球上的地方" in str(unknown.value), sky

@@ -86,8 +86,8 @@ def normalize(name: str) -> str:
 
 # Bodies of the sky, asked about as such ("a forecast for Mars?"): no place on Earth, though small towns bear
 # some of their names (Mars, Pennsylvania): a qualifier ("Mars, PA") still finds those.
-_OFF_EARTH = {"mars", "the moon", "moon", "venus", "jupiter", "saturn", "neptune", "uranus", "pluto", "the sun",
-              "火星", "月球", "月亮", "金星", "木星", "土星", "海王星", "天王星", "冥王星", "太阳",
+_OFF_EARTH = {"mars", "the moon", "moon", "mercury", "venus", "jupiter", "saturn", "neptune", "uranus", "pluto", "the sun",
+              "火星", "月球", "月亮", "水星", "金星", "木星", "土星", "海王星", "天王星", "冥王星", "太阳",
               "titan", "europa", "ganymede", "enceladus", "泰坦", "土卫六", "木卫二"}
 
 
