@@ -330,5 +330,8 @@ def _verdicts(content: Any) -> list[dict[str, Any]]:
 
 def _failure(outcome: ToolOutcome, turn: Turn) -> Failure:
     message = tool_error_text(outcome.text)
-    usable = outcome.reason == "tool_error" and message and languages.detect(message, turn.vocabulary) == turn.language
+    # A Chinese message may quote more Latin letters than it has characters (the places a name may mean, in
+    # English): its full stops say its language.
+    written_in = "zh" if message and "。" in message else languages.detect(message or "", turn.vocabulary)
+    usable = outcome.reason == "tool_error" and message and written_in == turn.language
     return Failure(outcome.server, outcome.tool, outcome.reason, message if usable else None)

@@ -143,6 +143,8 @@ def test_a_repeated_clause_is_rejected(pipeline, fake_llm):
     ("Forecast for Madrid 30 days from now", {"city": "Madrid", "day": 30},
      "Sorry, I could not get that: The forecast reaches 16 days, through "),
     ("Qwxzplk明天天气", {"city": "Qwxzplk", "day": 1}, "抱歉，没能查到：找不到名为“Qwxzplk”的地方。"),
+    # the places a name may mean, listed in English inside a Chinese sentence: still the server's own words
+    ("黄冈明天天气", {"city": "黄冈", "day": 1}, "抱歉，没能查到：地名“黄冈”有多个可能：Huanggang, Hubei"),
     ("What was the high in London 100 days ago?", {"city": "London", "day": -100},
      "Sorry, I could not get that: Past weather reaches back 92 days, to "),
 ])

@@ -95,6 +95,7 @@ SMALL_TOWNS = [
     ("Interlaken, CH", 46.68, 7.87), ("Tromsø", 69.65, 18.96), ("Tromso", 69.65, 18.96),
     ("Lake Tahoe", 38.93, -119.98), ("South Lake Tahoe", 38.93, -119.98), ("Whistler", 50.12, -122.95),
     ("Queenstown, NZ", -45.03, 168.66), ("Jackson Hole", 43.48, -110.76), ("Banff, GB", 57.67, -2.52),
+    ("Park City", 40.65, -111.50),  # not Bridgeport, Connecticut, "the Park City"
     # islands, by the short list of aliases.py
     ("济州岛", 33.51, 126.52), ("Jeju Island", 33.51, 126.52), ("济州", 33.51, 126.52), ("Bali", -8.65, 115.22),
     ("巴厘岛", -8.65, 115.22),

@@ -93,6 +93,7 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("天涯海角", "Sanya, CN"),
     ("蜈支洲岛", "Sanya, CN"),
     ("Huye", "Butare, RW"),  # the town's name since 2006; geonames keeps the old one
+    ("Park City", "Park City, US"),  # Utah's ski town (the largest of the name), not Bridgeport's nickname
     ("Mount Fuji", "Fujiyoshida, JP"),
     ("Mt Fuji", "Fujiyoshida, JP"),
     ("Mt. Fuji", "Fujiyoshida, JP"),
