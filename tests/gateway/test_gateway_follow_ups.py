@@ -175,6 +175,17 @@ def test_over_http_a_quantity_asked_again_of_another_tool_keeps_the_conversation
     assert "weather__get_current_weather" not in note["messages"][-1]["content"].rsplit("(The question asks", 1)[1]
 
 
+def test_over_http_the_high_asked_after_a_rain_question_is_asked_of_the_tool_that_has_it(forced_gateway, fake_llm):
+    """"用华氏度说一下那天的最高温" after 西宁's rain on a day was called for the rain again: 最高温 names the
+    temperature, which the rain tool's result lacks."""
+    fake_llm.script(call("get_precipitation", city="西宁", day=3), {"content": "西宁那天不会下雨。"}, auto=True)
+    forced_gateway.chat("high", {"message": "西宁大后天会下雨吗"})
+    fake_llm.script(call("get_precipitation", city="西宁", day=3), call("get_precipitation", city="西宁", day=3),
+                    call("get_forecast", city="西宁", day=3), {"content": "placeholder"}, {"content": "placeholder"})
+    body = forced_gateway.chat("high", {"message": "说一下那天的最高温"}).json()
+    assert _made(body)[-1] == ("get_forecast", {"city": "西宁", "day": 3})
+
+
 def test_over_http_a_comparison_asked_again_for_the_hours_keeps_every_place(forced_gateway, fake_llm):
     """"And tomorrow night - which one gets colder?": told the question asks about a time of day, the router gave
     one place's forecast at 23:00 for the comparison of two; the comparison is kept, for the day."""
