@@ -75,13 +75,13 @@ _DAY_AFTER = re.compile(rf"第二天|次日|隔天|(?:之|再)?后一天|\b(?:th
 # another word.
 _SAME_DAY = re.compile(r"(?:那一?|当|同一)天(?!气)|\b(?:that|the\s+same)\s+day\b", re.IGNORECASE)
 # Two day words joined into a run of days ("tomorrow or the day after", "明天或者后天", "明后天", "今明两天", "明天到大后天"):
-# the answer needs each, so a call covers them all. "The day after" counts from the first word; "and" joins a run
-# only so ("tomorrow and the day after"): two days named as such ("明天和后天") are each asked about.
+# the answer needs each, so a call covers them all ("today and tomorrow", "明天和后天" too: one call from the first).
+# "The day after" counts from the first word.
 _EN_AFTER_IT = rf"(?:the\s+)?(?:day\s+after(?!\s+(?:{_TOMORROW})\b)(?:\s+that)?|next\s+day|following\s+day)"
 _JOINED = re.compile(
-    r"(?P<pair>今明|明后)两?天|(?P<zh1>今天|明天|后天)(?:或者?|或是|还是|到|至)(?P<zh2>明天|后天|大后天)"
-    rf"|\b(?P<en1>today|{_TOMORROW})\s+(?:(?:or|to|through)\s+(?P<en2>{_EN_AFTER_IT}|(?:the\s+)?day\s+after\s+"
-    rf"(?:{_TOMORROW})|{_TOMORROW})|and\s+(?P<en3>{_EN_AFTER_IT}))\b",
+    r"(?P<pair>今明|明后)两?天|(?P<zh1>今天|明天|后天)(?:或者?|或是|还是|到|至|和|跟|与)(?P<zh2>明天|后天|大后天)"
+    rf"|\b(?P<en1>today|{_TOMORROW})\s+(?:(?:or|to|through|and|&)\s+(?P<en2>{_EN_AFTER_IT}|(?:the\s+)?day\s+after\s+"
+    rf"(?:{_TOMORROW})|{_TOMORROW}))\b",
     re.IGNORECASE)
 _ZH_RUN_WORDS = ("今天", "明天", "后天", "大后天")
 _EN_RUN_WORDS = ("today", "tomorrow", "day after tomorrow")
@@ -276,7 +276,7 @@ def _run(match: re.Match[str]) -> tuple[int, int] | None:
         first = 0 if match["pair"] == "今明" else 1
         return first, first + 1
     first = _ZH_OFFSETS[match["zh1"]] if match["zh1"] else _EN_OFFSETS[_en_canonical(match["en1"])]
-    said = match["zh2"] or match["en2"] or match["en3"]
+    said = match["zh2"] or match["en2"]
     if re.fullmatch(_EN_AFTER_IT, said, re.IGNORECASE):  # "the day after (that)", "the next day": after the first
         second = first + 1
     else:
