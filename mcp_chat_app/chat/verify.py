@@ -165,6 +165,12 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     if invented:
         problems.append(Problem("numbers", f"it gives {', '.join(invented)}, which the facts do not contain; "
                                            "if the facts lack what is asked, say so instead"))
+    # A figure converted by the writer is made up ("30.7 mi (19.8 km)", 19.8 being another figure in miles): the
+    # facts' own units only.
+    in_facts = vocabulary.unit_systems_named(facts.text)
+    if in_facts and vocabulary.unit_systems_named(reply) - in_facts:
+        problems.append(Problem("units", "it gives figures in units the facts do not use: quote the facts' figures "
+                                         "with their own units"))
     days = unsupported_days(reply, facts.days)
     present = unsupported_present(reply, facts.days, today or dt.date.today())
     days += [present] if present else []

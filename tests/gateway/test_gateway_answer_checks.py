@@ -529,3 +529,16 @@ def test_a_polar_night_that_says_there_is_no_sunrise_answers_when_the_sun_rises(
     for question in ("When does the sun rise in Narvik tomorrow?", "sunset time in Narvik tomorrow?"):
         _, facts = facts_of(question, narvik)
         assert facts.missing == () and not from_facts(facts, "en").startswith("Sorry")
+
+
+def test_a_figure_in_units_the_facts_do_not_use_is_rejected():
+    """"Tomorrow's high in Pittsburgh will be 30.7°F (19.8°C)": 19.8 was the low, in °F."""
+    tomorrow = (dt.date.today() + dt.timedelta(days=1)).isoformat()
+    question = "tomorrow's high in Pittsburgh in F"
+    _, facts = facts_of(question, forecast([{"date": tomorrow, "temp_min": 19.8, "temp_max": 30.7}],
+                                           "Pittsburgh, tomorrow: 19.8 to 30.7°F."))
+    rules = {p.rule for p in check_reply("Tomorrow's high in Pittsburgh will be 30.7°F (19.8°C).", question, "en",
+                                         facts, VOCABULARY)}
+    assert "units" in rules
+    assert "units" not in {p.rule for p in check_reply("Tomorrow's high in Pittsburgh will be 30.7°F.", question,
+                                                       "en", facts, VOCABULARY)}

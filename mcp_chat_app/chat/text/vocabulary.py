@@ -48,6 +48,10 @@ class Vocabulary:
                  for match in words_pattern(words).finditer(text)]
         return max(found)[1] if found else None
 
+    def unit_systems_named(self, text: str) -> set[str]:
+        """Every unit system the text names."""
+        return {system for system, words in self.unit_systems.items() if words and words_pattern(words).search(text)}
+
     @cached_property
     def measurement(self) -> re.Pattern[str] | None:
         """A figure followed by a unit; None when the domain has no units."""
