@@ -200,6 +200,13 @@ def with_added_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     for plan in planned:
         plan = _as_the_latest_list_call(plan, added, by_name, turn)
         tool = resolve(plan.name, by_name)
+        place = place_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
+        value = plan.arguments.get(place) if place else None
+        if isinstance(value, str) and value.casefold() not in {name.casefold() for name in added}:
+            # a place of the conversation the question compares the added ones with ("compared to Sydney, which
+            # is colder tomorrow?" after Katoomba was called for Katoomba alone)
+            plan = _with_the_others(plan, value, added, tool.server, by_name, turn)
+            tool = resolve(plan.name, by_name)
         listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
         items = plan.arguments.get(listed) if listed else None
         missing = [name for name in added if isinstance(items, list)
@@ -241,8 +248,16 @@ def _as_the_latest_list_call(plan: PlannedCall, added: list[str], by_name: dict[
     # Tennant Creek - which of the three is hottest tomorrow?" after Kununurra, then Katherine).
     places, server = _conversations_places(by_name, turn)
     others = [name for name in places if name.casefold() != value.casefold()]
-    if others and compares(turn.question, turn.vocabulary):
-        again = _list_call(plan.call_id, [*others, value], server or tool.server,
+    return _with_the_others(plan, value, others, server or tool.server, by_name, turn)
+
+
+def _with_the_others(plan: PlannedCall, value: str, others: list[str], server: str, by_name: dict[str, ToolInfo],
+                     turn: Turn) -> PlannedCall:
+    """The call of one place as a call of the server's list tool for `others` and it, when the question compares."""
+    tool = resolve(plan.name, by_name)
+    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    if others and place and compares(turn.question, turn.vocabulary):
+        again = _list_call(plan.call_id, [*others, value], server,
                            {name: given for name, given in plan.arguments.items() if name != place}, by_name, turn)
         if again is not None:
             log.info("%s for %r as %s with the conversation's places", plan.name, value, again.name)

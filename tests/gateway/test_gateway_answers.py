@@ -150,10 +150,10 @@ def test_a_repeated_clause_is_rejected(pipeline, fake_llm):
 ])
 def test_limits_are_said_in_the_users_language_without_figures_or_tool_text(pipeline, fake_llm, question,
                                                                             arguments, expected):
-    fake_llm.script(call("get_forecast", **arguments), {"content": "It will be 21°C and sunny."})
+    fake_llm.script(call("get_forecast", **arguments), {"content": "It will be 27.4°C and sunny."})
     result = pipeline().run(question, [])
     assert result.answer_source == "composed" and result.response.startswith(expected)
-    assert "21" not in result.response and "get_forecast" not in result.response and result.notices == []
+    assert "27.4" not in result.response and "get_forecast" not in result.response and result.notices == []
     # No writer: nothing it could say is backed by data (the router is told the error once, and makes no call).
     assert [bool(request.get("tools")) for request in fake_llm.requests()] == [True, True]
 

@@ -291,6 +291,11 @@ def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_c
     asked("明天Cochrane, Ontario多少度", call("get_forecast", city="Cochrane, Ontario", day=1))
     body = asked("加上Kirkland Lake，明天哪个更冷", call("get_forecast", city="Kirkland Lake", day=1))
     assert _made(body) == [("compare_weather", {"cities": ["Cochrane, Ontario", "Kirkland Lake"], "day": 1})]
+    # "compared to" a place: the conversation's place the router called alone, with it
+    asked = _asker(forced_gateway, fake_llm, "compared-to")
+    asked("how cold is it in Katoomba right now", call("get_current_weather", city="Katoomba"))
+    body = asked("compared to Sydney, which is colder tomorrow?", call("get_forecast", city="Katoomba", day=1))
+    assert _made(body) == [("compare_weather", {"cities": ["Sydney", "Katoomba"], "day": 1})]
 
 
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
