@@ -201,9 +201,11 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
         problems.append(Problem("figure", "the question asks how much or of a time of day, and it gives no "
                                           "figure: quote the facts' figure for it"))
     elif facts.numbers_of_data and not says_it_lacks(reply) and not numbers_in(reply) and any(
-            verdict.get("winner") for verdict in verdicts_about(question, facts.verdicts, context)):
-        # "which one's hotter?" answered with the winner alone (or a chain of every comparison's winner): the
-        # figures that make it the winner are what the reader checks it by.
+            verdict.get("winner") or isinstance(verdict.get("places"), list)
+            for verdict in verdicts_about(question, facts.verdicts, context)):
+        # "which one's hotter?" answered with the winner alone (or a chain of every comparison's winner), or a tie
+        # with no figure ("临安雨多，上虞雨少，两地降水一样多"): the figures that make the winner, or the tie, are
+        # what the reader checks it by.
         problems.append(Problem("figure", "it names the winner without a figure: quote the facts' figures that "
                                           "make it the winner"))
     elif _asks_a_past_day(question, today or dt.date.today()) and states_measurements(facts.text, vocabulary) \

@@ -519,6 +519,21 @@ def test_a_comparison_answered_with_its_winner_alone_quotes_the_figures_that_mak
                        VOCABULARY) == []
 
 
+def test_a_tie_answered_with_no_figure_quotes_the_figures_that_make_it():
+    """"未来三天上虞和临安哪里雨多" was answered "临安雨多，上虞雨少，两地降水一样多。": a tie, and no figure."""
+    wetter = {"topic": "wetter", "winner": None, "places": ["上虞", "临安"], "statement": "两地降水一样多",
+              "keywords": ["雨多", "降水", "wetter"]}
+    compared = ToolOutcome("weather", "compare_weather", {"cities": ["上虞", "临安"]},
+                           text="今天–后天：上虞 降水合计0毫米；临安 降水合计0毫米。两地降水一样多。",
+                           structured_content={"places": [], "verdicts": [wetter]})
+    question = "未来三天上虞和临安哪里雨多"
+    _, facts = facts_of(question, compared)
+    assert "figure" in {p.rule for p in check_reply("临安雨多，上虞雨少，两地降水一样多。", question, "zh", facts,
+                                                    VOCABULARY)}
+    assert "figure" not in {p.rule for p in check_reply("两地降水一样多，都是0毫米。", question, "zh", facts,
+                                                        VOCABULARY)}
+
+
 def test_a_polar_night_that_says_there_is_no_sunrise_answers_when_the_sun_rises():
     """"When does the sun rise in Narvik tomorrow?" in December: the day has no sunrise (null), and the server's
     text says so by name; the answer says that, not that the data lacks the sunrise."""
