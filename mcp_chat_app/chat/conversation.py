@@ -121,13 +121,16 @@ def is_follow_up(question: str) -> bool:
     return bool(_FOLLOW_UP.search(_unacknowledged(question)))
 
 
+_ASKS_ZH = re.compile(r"[吗么嘛啥咋几]|不[^\W\d]?$|怎|多少|如何")
+
+
 def named_alone(question: str) -> str:
     """The one name a follow-up says besides its follow-up words, and no day ("Berbera" of "and Berbera?", "贡布"
     of "那贡布呢", "Paris, France" of "And in Paris, France?"); "" for anything else."""
     text = _OPENING.sub("", _unacknowledged(question)).strip()
     text = re.sub(r"^(?:in|for|at)\s+|[\s?？!！.。呢]+$", "", text, flags=re.IGNORECASE)
     if day_words(text) or names_the_day_after(text) or names_an_earlier_day(text) or _ZH_DAY_AROUND.search(text) \
-            or not _A_NAME.fullmatch(text):
+            or not _A_NAME.fullmatch(text) or _ASKS_ZH.search(text):  # "那里冷吗" asks of there: no 里冷吗
         return ""
     return text
 

@@ -485,3 +485,8 @@ def test_over_http_a_follow_up_that_says_one_name_alone_asks_of_it(forced_gatewa
     asked("How hot is it in Djibouti right now?", djibouti)
     assert _made(asked("and Berbera?", djibouti)) == [("get_current_weather", {"city": "Berbera"})]
     assert _made(asked("and UV?", djibouti)) == [("get_current_weather", {"city": "Djibouti"})]
+    # "那里冷吗" asks of there: 里冷吗 is no name said alone
+    asked = _asker(forced_gateway, fake_llm, "there")
+    yangshuo = call("get_current_weather", city="阳朔")
+    asked("阳朔现在多少度", yangshuo)
+    assert _made(asked("那里冷吗", yangshuo)) == [("get_current_weather", {"city": "阳朔"})]
