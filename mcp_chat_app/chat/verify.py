@@ -204,7 +204,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
             verdict.get("winner") or isinstance(verdict.get("places"), list)
             for verdict in verdicts_about(question, facts.verdicts, context)):
         # "which one's hotter?" answered with the winner alone (or a chain of every comparison's winner), or a tie
-        # with no figure ("临安雨多，上虞雨少，两地降水一样多"): the figures that make the winner, or the tie, are
+        # with no figure ("临安多，上虞少，两地一样多"): the figures that make the winner, or the tie, are
         # what the reader checks it by.
         problems.append(Problem("figure", "it names the winner without a figure: quote the facts' figures that "
                                           "make it the winner"))

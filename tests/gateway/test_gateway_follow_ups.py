@@ -427,6 +427,8 @@ def test_over_http_small_talk_calls_no_tool_for_a_place_nobody_named(forced_gate
     assert needs_tool_data("今天出门穿什么好？", [FORECAST_TOOL], VOCABULARY)
     assert not needs_tool_data("今天心情不错，跟你聊两句", [FORECAST_TOOL], VOCABULARY)
     assert needs_tool_data("明天上海", [FORECAST_TOOL], VOCABULARY)
+    # a plan and a question in 咋样 asks ("周末带娃去周庄玩，天气咋样" got no call and a guess)
+    assert needs_tool_data("周末带娃去周庄玩，天气咋样", [FORECAST_TOOL], VOCABULARY)
 
 
 def test_over_http_a_verdict_after_charts_is_asked_of_the_tool_its_own_words_name(forced_gateway, fake_llm):

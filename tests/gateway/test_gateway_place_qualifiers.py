@@ -129,6 +129,7 @@ def test_over_http_characters_run_on_before_a_chinese_place_are_tried_only_when_
 
 @pytest.mark.parametrize(("value", "question", "cut"), [
     ("龙会", "明天和龙会下雪不", "和龙"),  # 和 taken for "and", 会 ("will") for the name's
+    ("大连接", "大连接下来一周降水量有多少", "大连"),  # 接 of 接下来
     ("新宾会", "新宾会不会下雨", "新宾"),
     ("新会", "新会明天下雨吗", "新会"),  # ends in no word of the question's own there: 会 begins no word after it
     ("龙会", "龙会下雪吗", "龙会"),  # nothing before it to join

@@ -31,7 +31,7 @@ _HAN = re.compile(r"[\u3400-\u9fff]")
 _COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更|分别|各自|都")
 _WINNER_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更")  # not 分别, 各自, 都: each its own
 _JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
-_NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各"
+_NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各接未最"  # 接下来, 未来, 最近
 # A place's qualifier as a question writes it: after it in Latin script ("Moscow, Idaho", "Kingston Jamaica"),
 # before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.IGNORECASE)
