@@ -35,8 +35,9 @@ tuned on while dev14 stays held apart. `dev15` (bench/dev15_*) was written apart
 tuned on while dev15 stays held apart. `dev16` (bench/dev16_*) was written apart from all fifteen, so dev15 may be
 tuned on while dev16 stays held apart. `dev17` (bench/dev17_*) was written apart from all sixteen (beside dev16, by
 another writer), so dev16 may be tuned on while dev17 stays held apart. `dev18` and `dev19` (bench/dev18_*, dev19_*) were
-written apart from all seventeen and from each other, by two writers side by side, so dev17 may be tuned on while they
-stay held apart. Files given as arguments make one set of their own.
+written apart from all seventeen and from each other, by two writers side by side; each was run once held apart, then
+tuned on, so the next measure needs a set written apart from all nineteen. Files given as arguments make one set of
+their own.
 """
 
 from __future__ import annotations
