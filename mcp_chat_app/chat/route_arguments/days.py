@@ -29,7 +29,7 @@ _SPAN_COUNT = re.compile(r"(\d+|[一二两三四五六七八九十]+|two|three|f
                          r"(?:days?\b|天)|(week|fortnight|周|星期)", re.IGNORECASE)
 _EN_COUNTS = {word: count for count, word in enumerate(
     ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)} | {"fourteen": 14}
-_THIS_WEEK = re.compile(r"这|本|\bthis\b", re.IGNORECASE)  # the rest of this week: no count of its own
+_THIS_WEEK = re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", re.IGNORECASE)  # seven days on
 
 
 def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None,
@@ -119,11 +119,11 @@ def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], questi
 
 
 def span_days(words: str) -> int | None:
-    """How many days the words of a span from today count ("next 3 days", "未来三天", "coming week": 7), where the
-    day words leave its count out; None for a span that counts none of its own ("这几天", "this week": the rest
-    of it)."""
+    """How many days the words of a span from today count ("next 3 days", "未来三天", "coming week": 7; "this week",
+    这周: the coming seven, as "the rest of it" is today alone on a Sunday), where the day words leave its count
+    out; None for a span that counts none of its own ("这几天", "next few days")."""
     if _THIS_WEEK.search(words):
-        return None
+        return 7
     match = _SPAN_COUNT.search(words)
     if match is None:
         return None
