@@ -415,12 +415,14 @@ class Gazetteer:
 
     def _added_names(self) -> dict[str, dict[str, Candidate]]:
         added: dict[str, dict[str, Candidate]] = {}
-        for names, exact in ((MAJOR_CITIES, False), (EXONYMS, True), (PLACE_ALIASES, True)):
+        # (names, whether each counts as the place's own, whether it is the place's Chinese display name)
+        for names, exact, displayed in ((MAJOR_CITIES, False, True), (EXONYMS, True, True),
+                                        (PLACE_ALIASES, True, False)):
             for written, english in names:
                 city = self._main_place(english)
                 if city is None:
                     continue
-                if names is not PLACE_ALIASES:  # a city's Chinese name, the first one listed
+                if displayed:  # the first one listed
                     self._chinese_names.setdefault(city.key, written)
                 added.setdefault(normalize(written), {})[city.key] = Candidate(**{**city.__dict__, "exact": exact})
         for names, latitude, longitude, timezone in STATIONS:
