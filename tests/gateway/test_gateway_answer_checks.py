@@ -30,7 +30,7 @@ from tests.support.gateway_processes import weather_call as call
 
 ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
 VOCABULARY = ASSISTANT.vocabulary
-RAIN = ["rain", "shower", "wet", "drizzle", "雨", "降水"]
+RAIN = ["rain", "shower", "wet", "drizzle", "雨", "precipitation", "降水"]  # the rain's, where only rain falls
 WEEK = ("Berlin, next 7 days (Wed 2 Dec – Tue 8 Dec): today Partly cloudy, 1.3 to 7.6°C (15% chance of rain); "
         "tomorrow Mainly clear, -0.1 to 7.9°C (11% chance of rain); Sun 6 Dec Slight rain, 1.3 to 7°C (73% chance "
         "of rain), 3.8 mm. Rain is expected (Sun 6 Dec), no snow is expected.")
@@ -79,6 +79,18 @@ def test_a_yes_lead_and_a_no_for_every_day_are_one_reply_too_many():
     assert told("会下雨（周一、周二）；未来7天没有降水。", "北京这周会下雨吗？", "北京：周一 小雨；周二 小雨。",
                 [rain(True, "会下雨（周一、周二）")])[0] == (
         "it says '会下雨（周一、周二）' and also '未来7天没有降水': say one thing of each day")
+
+
+def test_no_precipitation_for_the_week_beside_its_day_of_snow_is_a_contradiction():
+    """"会下雪（后天）；北京未来7天没有降水。" agreed with "不会下雨" while denying the snow it had just said."""
+    facts = ("北京未来7天（12月6日 周日–12月12日 周六）：后天（12月8日 周二）中雪，降水4毫米，降雪2.8厘米，降水概率89%；"
+             "其余几天没有降水（降水概率不超过23%）。不会下雨，会下雪（后天），建议带伞。")
+    verdicts = [{"topic": "rain", "holds": False, "statement": "不会下雨", "keywords": ["rain", "雨"]},
+                {"topic": "snow", "holds": True, "statement": "会下雪（后天）", "keywords": ["snow", "雪", "降水"]}]
+    assert told("会下雪（后天）；北京未来7天没有降水。", "北京未来一周会下雪吗？", facts, verdicts) == [
+        "it says '会下雪（后天）' and also '北京未来7天没有降水': say one thing of each day",
+        "it says '北京未来7天没有降水', but the facts say: 会下雪（后天）"]
+    assert told("会下雪（后天），降雪2.8厘米；其余几天没有降水。", "北京未来一周会下雪吗？", facts, verdicts) == []
 
 
 def test_a_bare_yes_the_words_after_it_deny_is_a_contradiction():

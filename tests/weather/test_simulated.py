@@ -12,8 +12,8 @@ import pytest
 
 from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.domain.service import describe_day
-from weather_mcp_server.domain.verdicts import forecast_verdicts, hour_verdicts
-from weather_mcp_server.models import ForecastDay, HourRecord
+from weather_mcp_server.domain.verdicts import forecast_verdicts, hour_verdicts, precipitation_verdicts
+from weather_mcp_server.models import ForecastDay, HourRecord, PrecipitationDay
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
@@ -225,6 +225,38 @@ def test_a_forecast_day_of_rain_and_snow_under_a_rain_code_has_snow_in_its_verdi
         return next(v for v in forecast_verdicts([day], ["today"]) if v.topic == "snow").holds
 
     assert snow(forecast_day(2.8)) and not snow(forecast_day(0.0)) and not snow(forecast_day(None))
+
+
+def test_words_for_rain_and_snow_alike_go_with_what_the_data_has() -> None:
+    """"北京未来7天没有降水" beside a day of snow: 降水 was a rain word only, so it agreed with "不会下雨"; it goes
+    with the snow when only snow falls, with the rain when only rain does, with both when neither does."""
+    def forecast_day(code: int, rain_sum: float, snowfall_sum: float) -> ForecastDay:
+        return ForecastDay(date="2026-11-30", weekday="Monday", day=0, weather_code=code, description="x",
+                           temp_min=-3.0, temp_max=4.0, precipitation_sum=rain_sum + snowfall_sum, rain_sum=rain_sum,
+                           snowfall_sum=snowfall_sum, wind_speed_max=5.0)
+
+    def with_either(day: ForecastDay) -> set[str]:
+        return {v.topic for v in forecast_verdicts([day], ["today"]) if {"降水", "precipitation"} <= set(v.keywords)}
+
+    assert with_either(forecast_day(73, 0.0, 2.8)) == {"snow"}
+    assert with_either(forecast_day(63, 6.0, 0.0)) == {"rain"}
+    assert with_either(forecast_day(2, 0.0, 0.0)) == {"rain", "snow"}
+
+
+def test_a_sundays_weekend_needs_an_umbrella_only_for_what_is_still_to_come() -> None:
+    """Asked on a Sunday, "要带伞吗" of the weekend was told to take one for Saturday's rain: it rained (yesterday),
+    and no umbrella is needed today."""
+    def precipitation_day(day: int, wet: bool) -> PrecipitationDay:
+        return PrecipitationDay(date=f"2026-12-0{6 + day}", weekday="x", day=day, description="x",
+                                precipitation_sum=4.8 if wet else 0.0, rain_sum=4.8 if wet else 0.0, snowfall_sum=0.0,
+                                rain_expected=wet, snow_expected=False)
+
+    def holds(days: list[PrecipitationDay]) -> dict[str, bool]:
+        return {v.topic: v.holds for v in precipitation_verdicts(days, ["yesterday", "today"][:len(days)])}
+
+    assert holds([precipitation_day(-1, True), precipitation_day(0, False)]) == {
+        "rain": True, "snow": False, "umbrella": False}
+    assert holds([precipitation_day(-1, False), precipitation_day(0, True)])["umbrella"] is True
 
 
 def test_asked_hours_have_hot_cold_and_windy_verdicts() -> None:

@@ -21,7 +21,7 @@ WINDY_KMH = 29.0  # Beaufort 5 ("fresh breeze"), China's 5级: from here up a da
 GUSTY_KMH = 50.0  # gusts from here up make it windy whatever the mean wind
 
 _KEYWORDS = {
-    "rain": ["rain", "shower", "wet", "drizzle", "雨", "降水"],
+    "rain": ["rain", "shower", "wet", "drizzle", "雨"],
     "snow": ["snow", "雪"],
     "umbrella": ["umbrella", "伞", "raincoat", "rain coat", "rain jacket", "waterproof", "poncho", "雨衣", "雨具"],
     "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "热", "暖"],
@@ -35,6 +35,10 @@ _KEYWORDS = {
     "windier": ["wind", "gust", "breez", "风"],
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
 }
+# Words for rain and snow alike: they go with each of the two the data has, or with both when it has neither, so
+# "no precipitation this week" beside a day of snow contradicts the snow (it agreed with "no rain"), and "会有降水吗"
+# asked of a snowy week is answered by the snow.
+_EITHER = ["precipitation", "降水"]
 POLLUTED_AQI = 100  # China's AQI above this exceeds the Grade II standard: 轻度污染 and worse
 
 
@@ -51,12 +55,14 @@ def snow_expected(snowfall_cm: float, code: int) -> bool:
 
 
 def precipitation_verdicts(days: Sequence[PrecipitationDay], labels: Sequence[str]) -> list[Verdict]:
-    """Rain, snow and umbrella over the covered days; a wet day is named. Past days say what fell."""
+    """Rain, snow and umbrella over the covered days; a wet day is named. Past days say what fell, and need no
+    umbrella (asked on a Sunday, "要带伞吗" of the weekend was told to take one for Saturday's rain)."""
     rainy = [label for day, label in zip(days, labels) if day.rain_expected]
     snowy = [label for day, label in zip(days, labels) if day.snow_expected]
     past = days[-1].day < 0
     verdicts = _rain_and_snow(rainy, snowy, len(days), past)
-    return verdicts if past else [*verdicts, _umbrella(bool(rainy or snowy))]
+    wet_ahead = any(day.rain_expected or day.snow_expected for day in days if day.day >= 0)
+    return verdicts if past else [*verdicts, _umbrella(wet_ahead)]
 
 
 def _rain_mm(day: ForecastDay) -> float:
@@ -178,7 +184,10 @@ def _names(standing: Standing) -> list[str]:
 
 def _rain_and_snow(rainy: list[str], snowy: list[str], span: int, past: bool) -> list[Verdict]:
     """Rain and snow over days: the wet days (labels) named when the span has several."""
-    return [_rain(bool(rainy), _which(rainy, span), past), _snow(bool(snowy), _which(snowy, span), past)]
+    verdicts = [_rain(bool(rainy), _which(rainy, span), past), _snow(bool(snowy), _which(snowy, span), past)]
+    either = [verdict for verdict in verdicts if verdict.holds] or verdicts
+    return [verdict.model_copy(update={"keywords": [*verdict.keywords, *_EITHER]}) if verdict in either else verdict
+            for verdict in verdicts]
 
 
 def _rain(rainy: bool, which: str, past: bool) -> Verdict:
