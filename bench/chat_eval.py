@@ -242,8 +242,18 @@ def summary_lines(outcomes: list[Outcome]) -> list[str]:
         f"language: {share('language')}; disclosure of simulated data: {share('disclosure')}; replies with "
         f"invented figures: {invented}",
         f"latency p50 {percentile(latencies, 0.5):.2f} s, p90 {percentile(latencies, 0.9):.2f} s, mean "
-        f"{statistics.fmean(latencies):.2f} s over {len(latencies)} turns",
+        f"{statistics.fmean(latencies):.2f} s over {len(latencies)} turns{_shares(outcomes)}",
     ]
+
+
+def _shares(outcomes: list[Outcome]) -> str:
+    """The p50 of the router's and the writer's time, where the gateway reports them."""
+    timings = [o.reply.get("timings") or {} for o in outcomes]
+    route = [t["route_ms"] / 1000 for t in timings if "route_ms" in t]
+    write = [t["write_ms"] / 1000 for t in timings if "write_ms" in t]
+    if not route or not write:
+        return ""
+    return f" (routing p50 {percentile(route, 0.5):.2f} s, writing p50 {percentile(write, 0.5):.2f} s)"
 
 
 def failures(outcomes: list[Outcome]) -> str:

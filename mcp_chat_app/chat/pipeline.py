@@ -155,6 +155,8 @@ class ChatPipeline:
         timings = {
             "total_ms": round(total_ms, 2),
             "llm_ms": round(llm_ms, 2),
+            "route_ms": round(routed.llm_ms, 2),  # the two models' shares: where a slow turn's time went
+            "write_ms": round(draft.llm_ms, 2),
             "tools_ms": round(called.tools_ms, 2),
             "gateway_ms": round(total_ms - llm_ms - called.tools_ms, 2),
             "rounds": routed.rounds,

@@ -522,3 +522,17 @@ def test_a_run_against_the_gateway_scores_and_writes_the_tables(weather_gateway,
     assert "strict: 3/5 (60%); loose: 3/5 (60%)" in printed and "disclosure of simulated data: 4/4" in printed
     table = markdown.read_text()
     assert "| chart | 1 | 1/1 (100%) | 1/1 (100%) |" in table and "| follow_up | 1 | 1 |" in table
+
+
+def test_the_latency_line_splits_the_routers_and_the_writers_time():
+    turn = {"query": "你好", "lang": "zh", "intent": "none", "cities": []}
+
+    def outcome(route_ms: float, write_ms: float) -> chat_eval.Outcome:
+        reply = {**_reply("你好！"), "timings": {"route_ms": route_ms, "write_ms": write_ms}}
+        return chat_eval.Outcome("d", 0, turn, reply, score(turn, reply, True), strict(turn, reply), 2.0)
+
+    (*_, latency) = chat_eval.summary_lines([outcome(1200, 0), outcome(1500, 2500), outcome(1000, 3000)])
+    assert latency.endswith("over 3 turns (routing p50 1.20 s, writing p50 2.50 s)")
+    bare = chat_eval.Outcome("d", 0, turn, _reply("你好！"), score(turn, _reply("你好！"), True),
+                             strict(turn, _reply("你好！")), 2.0)
+    assert chat_eval.summary_lines([bare])[-1].endswith("over 1 turns")  # a gateway that does not say

@@ -48,6 +48,9 @@ def test_single_tool_call(gateway, fake_llm):
     assert tool_call["arguments"] == {"city": "Beijing"} and tool_call["is_error"] is False
     assert tool_call["structured_content"]["location"]["name"] == "Beijing" and tool_call["duration_ms"] > 0
     assert set(body["timings"]) >= {"total_ms", "llm_ms", "tools_ms", "gateway_ms"} and body["images"] == []
+    timings = body["timings"]
+    assert timings["route_ms"] > 0 and timings["write_ms"] == 0  # an auto router's own answer beside the results
+    assert timings["llm_ms"] == pytest.approx(timings["route_ms"] + timings["write_ms"], abs=0.05)
     # The call went out with the user's locale, so the server's own summary, what the model is fed, is in Chinese.
     (fed,) = tool_messages(fake_llm.requests()[1])
     assert fed == tool_call["text"] and fed.startswith("北京 现在（")
