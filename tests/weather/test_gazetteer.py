@@ -150,12 +150,13 @@ def test_cities_keep_their_names_over_the_smaller_towns(gazetteer: Gazetteer) ->
     assert gazetteer.lookup("Amesbury").country_code == "US"  # Amesbury, GB has 10,000 people
     assert gazetteer.lookup("Bāli, IN").country_code == "IN"  # "Bali" alone is the island (aliases.py)
     for name, first, second in (("Springfield", "Missouri", "Massachusetts"), ("Valencia", "VE", "ES"),
-                                ("Interlaken", "California", "CH"), ("Wuyuan", "CN", "CN")):
+                                ("Wuyuan", "CN", "CN")):
         with pytest.raises(AmbiguousPlace) as error:
             gazetteer.lookup(name)
         listed = str(error.value)
         assert listed.index(first) < listed.rindex(second), name  # the larger first
     assert gazetteer.lookup("Hallstatt").country_code == "AT"  # 779 people: a village of 500 or more
+    assert gazetteer.lookup("Interlaken").country_code == "CH"  # the far better known of two towns
     assert gazetteer.lookup("Sesriem") is None  # a hamlet, left to geocoding
 
 
@@ -259,6 +260,24 @@ def test_ambiguous_name_lists_candidates(gazetteer: Gazetteer) -> None:
         gazetteer.lookup("Cambridge")
     message = str(error.value)
     assert "Cambridge, GB" in message and "Cambridge, Massachusetts, US" in message
+
+
+@pytest.mark.parametrize(("query", "country_code", "latitude", "longitude", "other"), [
+    ("Venice", "IT", 45.44, 12.33, "Venice, California"),  # 66 names against 15
+    ("Aberdeen", "GB", 57.14, -2.10, "Aberdeen, HK"),  # 157,400 people there; 49 names against 15
+    ("Amalfi", "IT", 40.63, 14.60, "Amalfi, CO"),  # a Colombian town of twice its size
+    ("Vail", "US", 39.64, -106.37, "Vail, Arizona"),  # Colorado's
+])
+def test_of_places_close_in_size_the_far_better_known_one_is_meant(gazetteer: Gazetteer, query: str,
+                                                                    country_code: str, latitude: float,
+                                                                    longitude: float, other: str) -> None:
+    """Asked of "Venice", "Aberdeen" or "Amalfi", a user was asked which one; a place named in three times as many
+    languages and spellings as each other of its size is the one meant. Places about as well known stay ambiguous
+    (Cambridge, above), and a qualifier still picks the other (Aberdeen, HK)."""
+    location = gazetteer.lookup(query)
+    assert location.country_code == country_code
+    assert abs(location.latitude - latitude) < 0.05 and abs(location.longitude - longitude) < 0.05
+    assert abs(gazetteer.lookup(other).latitude - latitude) > 1
 
 
 def test_unknown_name_and_suggestions(gazetteer: Gazetteer) -> None:
@@ -387,4 +406,8 @@ def test_places_compared_together_are_the_ones_near_each_other(gazetteer: Gazett
     with pytest.raises(AmbiguousPlace):
         asyncio.run(resolver.resolve_among(["Thompson", "Churchill"]))
     with pytest.raises(AmbiguousPlace):
-        asyncio.run(resolver.resolve("Tamworth"))  # alone, it is still either
+        asyncio.run(resolver.resolve("Hastings"))  # alone, it is still either
+    # Tamworth alone is the far better known New South Wales town; beside Lichfield, England's, 10 km off.
+    assert asyncio.run(resolver.resolve("Tamworth")).country_code == "AU"
+    assert [p.country_code for p in asyncio.run(resolver.resolve_among(["Tamworth", "Lichfield"]))] == ["GB", "GB"]
+    assert [p.country_code for p in asyncio.run(resolver.resolve_among(["Venice", "Aberdeen"]))] == ["IT", "GB"]

@@ -41,18 +41,19 @@ SPELLING_RATIO = 0.75  # Hargeisa and Hargeysa 0.88, Hai Phong and Haiphong 0.94
 Scope = tuple[str, str]
 
 _NAMED = ("SELECT p.id, p.name, p.country_code, p.latitude, p.longitude, p.timezone, p.population, p.region,"
-          " p.admin1, p.major, n.exact FROM names n JOIN places p ON p.id = n.place WHERE n.key = ?")
+          " p.admin1, p.major, p.renown, n.exact FROM names n JOIN places p ON p.id = n.place WHERE n.key = ?")
 _PLACE_NAMES = "SELECT key FROM names WHERE place = ?"
 # The closest few by a flat-earth distance at the query's latitude (the longitude gap taken across the date line);
 # the great-circle distance then picks among them.
-_CLOSE = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major, 1
+_CLOSE = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major, renown, 1
     FROM places
     ORDER BY (latitude - :lat) * (latitude - :lat)
         + (min(abs(longitude - :lon), 360 - abs(longitude - :lon)) * :cos)
         * (min(abs(longitude - :lon), 360 - abs(longitude - :lon)) * :cos)
     LIMIT 32"""
 # The most populous place of a country (admin1 "") or of one of its first-level regions.
-_LARGEST_IN = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major, 1
+_LARGEST_IN = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major, renown,
+    1
     FROM places WHERE country_code = ? AND (? = '' OR admin1 = ?) ORDER BY population DESC LIMIT 1"""
 # Spelling suggestions look among the keys of the same first letter and a length difflib could call close.
 _SIMILAR_KEYS = "SELECT DISTINCT key FROM names WHERE key >= ? AND key < ? AND length(key) BETWEEN ? AND ?"
@@ -85,15 +86,16 @@ class Gazetteer:
         self._added: dict[str, dict[str, Candidate]] = {}
         self._listed: set[str] = set()  # the keys of the places those lists name
 
-    def lookup(self, query: str) -> Location | None:
-        """Resolve a name ('Peking', '北京', 'Paris, FR'); None when unknown, AmbiguousPlace when unclear."""
+    def lookup(self, query: str, by_renown: bool = True) -> Location | None:
+        """Resolve a name ('Peking', '北京', 'Paris, FR'); None when unknown, AmbiguousPlace when unclear
+        (`by_renown`: unless one of its places is far better known, names.choose)."""
         candidates = self.candidates(query)
         if not candidates:
             return None
         county = self.county(query)
         if county is not None:
             candidates = _as_the_county(county, candidates)
-        return self.to_location(choose(query, candidates), query)
+        return self.to_location(choose(query, candidates, by_renown), query)
 
     def candidates(self, query: str) -> list[Candidate]:
         """Every place the name may mean, within the countries or first-level regions its qualifiers name
@@ -450,10 +452,10 @@ class Gazetteer:
         return max(matches, key=lambda c: (c.exact, c.population), default=None)
 
     def _candidate(self, row: tuple) -> Candidate:
-        place, name, code, latitude, longitude, timezone, population, region, admin1, major, exact = row
+        place, name, code, latitude, longitude, timezone, population, region, admin1, major, renown, exact = row
         return Candidate(key=str(place), name=name, country_code=code, country=self._countries.get(code, code),
                          latitude=latitude, longitude=longitude, timezone=timezone, population=population,
-                         exact=bool(exact), region=region, admin1=admin1, major=bool(major))
+                         exact=bool(exact), region=region, admin1=admin1, major=bool(major), renown=renown)
 
 
 def _a_typo_of(written: str, key: str) -> bool:

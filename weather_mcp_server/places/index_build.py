@@ -30,7 +30,8 @@ CREATE TABLE places (
     longitude REAL NOT NULL, timezone TEXT NOT NULL, population INTEGER NOT NULL,
     region TEXT NOT NULL,  -- the first-level region's display name, where regions.py names it ("Ontario")
     admin1 TEXT NOT NULL,  -- geonames' code of that region ("08")
-    major INTEGER NOT NULL  -- in geonames' cities15000: 15,000 people or more, or a capital
+    major INTEGER NOT NULL,  -- in geonames' cities15000: 15,000 people or more, or a capital
+    renown INTEGER NOT NULL  -- how many other names geonames lists for it: how widely it is known
 );
 -- the names a qualifier may give a country (admin1 '') or a listed region (regions.py): English, codes, Chinese
 CREATE TABLE qualifiers (name TEXT NOT NULL, country_code TEXT NOT NULL, admin1 TEXT NOT NULL);
@@ -57,11 +58,11 @@ def build_index(connection: sqlite3.Connection, stamp: str, min_population: int 
     connection.executemany("INSERT INTO countries VALUES (?, ?, ?)",
                            ((code, info["name"], info.get("capital") or "") for code, info in countries.items()))
     connection.executemany("INSERT INTO qualifiers VALUES (?, ?, ?)", _qualifiers(countries, regions))
-    connection.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+    connection.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
         (city["geonameid"], city["name"].replace("’", "'"), city["countrycode"], city["latitude"],
          city["longitude"], city["timezone"], int(city.get("population") or 0),
          regions.get((city["countrycode"], city.get("admin1code") or ""), ("",))[0], city.get("admin1code") or "",
-         str(city["geonameid"]) in major)
+         str(city["geonameid"]) in major, len(city.get("alternatenames") or ()))
         for city in cities))
     connection.executemany("INSERT INTO names VALUES (?, ?, ?)", _names(cities, major))
     connection.execute(_UNSUFFIXED)

@@ -23,6 +23,11 @@ ALIAS_OVER_NAME = 100
 # Taitung (103,000 people), not Taito, Tokyo (211,000), whose 台東 is the same characters; 东京 is still Tokyo.
 CHINESE_SPEAKING = ("CN", "HK", "MO", "TW")
 CHINESE_NAME_PREFERENCE = 10.0
+# Among places of a name close in size, one named in this many times as many other languages and spellings as each
+# of the others is the one meant (Venice, Italy: 66 names; Venice, California: 15; Aberdeen, Scotland over Aberdeen,
+# Hong Kong; Amalfi, Italy over a Colombian town twice its size), once it has at least RENOWN_MIN of them.
+RENOWN_RATIO = 3.0
+RENOWN_MIN = 8
 # Candidates closer than this are one place listed twice (a city and its district, say).
 SAME_PLACE_KM = 50.0
 
@@ -56,6 +61,7 @@ class Candidate:
     region: str = ""  # the state or province, where the source names it ("Illinois")
     admin1: str = ""  # geonames' code of that region ("IL"; "08" for Ontario); none from geocoding
     major: bool = True  # a city of 15,000 or more, or a capital; smaller towns answer only names none of these has
+    renown: int = 0  # how many other names (languages, spellings) the offline data lists for it; 0: not known
 
     def label(self) -> str:
         """Short human description used in error messages."""
@@ -189,8 +195,9 @@ def distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     return 6371.0 * 2 * math.asin(math.sqrt(min(1.0, a)))
 
 
-def choose(query: str, candidates: list[Candidate]) -> Candidate:
-    """Pick the best-scored candidate; refuse when a rival place (not a duplicate nearby) scores close to it."""
+def choose(query: str, candidates: list[Candidate], by_renown: bool = True) -> Candidate:
+    """Pick the best-scored candidate; refuse when a rival place (not a duplicate nearby) scores close to it,
+    unless one of them is far better known (`by_renown`; places asked together first look for each other)."""
     chinese = has_cjk(query) and not _KANA.search(query)
 
     def score(candidate: Candidate) -> float:
@@ -208,6 +215,9 @@ def choose(query: str, candidates: list[Candidate]) -> Candidate:
         and score(c) >= AMBIGUITY_POPULATION_RATIO * score(leader)
     ]
     if rivals:
+        known = renowned([leader, *rivals]) if by_renown else None
+        if known is not None:
+            return known
         shown = [leader, *rivals][:6]
         listed = "; ".join(c.label() for c in shown)
         raise AmbiguousPlace(pick(
@@ -215,6 +225,13 @@ def choose(query: str, candidates: list[Candidate]) -> Candidate:
             "Add the country code (e.g. 'Cambridge, GB') or pass 'latitude,longitude'.",
             f"地名“{query}”有多个可能：{listed}。请加上国家代码（如“Cambridge, GB”）或给出“纬度,经度”。"), shown)
     return leader
+
+
+def renowned(close: Sequence[Candidate]) -> Candidate | None:
+    """The one of places close in size that is far more widely known than each of the others, if one is."""
+    ranked = sorted(close, key=lambda c: c.renown, reverse=True)
+    first, second = ranked[0], ranked[1]
+    return first if first.renown >= max(RENOWN_MIN, RENOWN_RATIO * second.renown) else None
 
 
 def _known_by_the_name(candidates: list[Candidate]) -> list[Candidate]:

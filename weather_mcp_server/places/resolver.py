@@ -24,6 +24,7 @@ from weather_mcp_server.places.names import (
     has_cjk,
     off_earth,
     parse_coordinates,
+    renowned,
     split_qualifier,
 )
 from weather_mcp_server.sources.open_meteo import OpenMeteoClient
@@ -67,10 +68,11 @@ class PlaceResolver:
         self._client = client
         self._provider = provider
 
-    async def resolve(self, query: str) -> Location:
-        """A Location, or UnknownPlace / AmbiguousPlace naming the candidates (unless the user picked one)."""
+    async def resolve(self, query: str, by_renown: bool = True) -> Location:
+        """A Location, or UnknownPlace / AmbiguousPlace naming the candidates (unless the user picked one, or,
+        `by_renown`, one is far better known than the others)."""
         query = query.strip()
-        outcome = _settled.get().get(query) or await self._outcome(query)
+        outcome = _settled.get().get(query) or await self._outcome(query, by_renown)
         if isinstance(outcome, AmbiguousPlace):
             chosen = choice_labels(outcome.candidates).get(_choices.get().get(query, ""))
             if chosen is not None:
@@ -82,11 +84,12 @@ class PlaceResolver:
     async def resolve_among(self, queries: list[str]) -> list[Location]:
         """The places of names asked together (a comparison): a name several places have is the one of them
         closest to the others, when it is clearly closest ("Hastings or Weymouth": England's Hastings, not New
-        Zealand's; "Armidale vs Tamworth": New South Wales's); AmbiguousPlace when none is."""
+        Zealand's; "Armidale vs Tamworth": New South Wales's), else the far better known of them; AmbiguousPlace
+        when none is."""
         outcomes: list[Location | WeatherToolError] = []
         for query in queries:
             try:
-                outcomes.append(await self.resolve(query))
+                outcomes.append(await self.resolve(query, by_renown=False))
             except AmbiguousPlace as error:
                 outcomes.append(error)
         while any(isinstance(outcome, AmbiguousPlace) for outcome in outcomes):
@@ -102,6 +105,11 @@ class PlaceResolver:
                 if chosen is not None:
                     outcomes[index] = self._gazetteer.to_location(chosen, query)
                     settled = True
+            for index, (query, outcome) in enumerate(zip(queries, outcomes)):
+                known = renowned(outcome.candidates) if not settled and isinstance(outcome, AmbiguousPlace) else None
+                if known is not None:  # near none of the others
+                    outcomes[index] = self._gazetteer.to_location(known, query)
+                    settled = True
             if not settled:
                 raise next(outcome for outcome in outcomes if isinstance(outcome, AmbiguousPlace))
         return [outcome for outcome in outcomes if isinstance(outcome, Location)]
@@ -113,13 +121,13 @@ class PlaceResolver:
         _settled.set({query: outcome})
         return outcome
 
-    async def _outcome(self, query: str) -> Location | WeatherToolError:
+    async def _outcome(self, query: str, by_renown: bool = True) -> Location | WeatherToolError:
         try:
-            return await self._look_up(query)
+            return await self._look_up(query, by_renown)
         except WeatherToolError as error:
             return error
 
-    async def _look_up(self, query: str) -> Location:
+    async def _look_up(self, query: str, by_renown: bool = True) -> Location:
         if not query:
             raise InvalidArgument(pick("city must not be empty", "城市名不能为空"))
         if len(query) > MAX_QUERY_LENGTH:
@@ -139,7 +147,7 @@ class PlaceResolver:
             city = self._gazetteer.chinese_name(region.key) or region.name
             raise UnknownPlace(pick(f"{query!r} is a province or region, not a city: name a city in it, such as "
                                     f"{region.name}.", f"“{query}”是省份或地区，不是城市：请说出其中的一个城市，比如{city}。"))
-        found = (self._gazetteer.lookup(query) or await self._geocode(query) or self._county(query)
+        found = (self._gazetteer.lookup(query, by_renown) or await self._geocode(query) or self._county(query)
                  or self._corrected(query) or self._by_sound(query))
         if found is not None:
             return found
