@@ -43,8 +43,12 @@ _RECORD_SEPARATOR = re.compile(r"；|; ")
 _HOW = r"(?:\bhow\s+|多|\b(?:chances?|odds|likelihood|probability)\s+of\s+(?:any\s+|some\s+)?)"
 _HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"  # "…的概率多大": the chance of it, after its word
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
-# "OK" in capitals is no term ("OK, what about this Friday?" was answered "the data does not include OK").
-TERM = re.compile(r"(?<![A-Za-z0-9])(?!OK(?![A-Za-z0-9]))(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
+# Chat's capitals name nothing measured ("OK, what about this Friday?" was answered "the data does not include
+# OK", "Should we move the BBQ indoors?" "… does not include BBQ").
+_NOT_TERMS = ("OK", "BBQ", "LOL", "BTW", "FYI", "ASAP", "IMO", "TBH", "OMG", "IDK", "TV", "AM", "PM", "USA", "UK",
+              "NYC", "UAE", "EU")
+TERM = re.compile(rf"(?<![A-Za-z0-9])(?!(?:{'|'.join(_NOT_TERMS)})(?![A-Za-z0-9]))"
+                  r"(?:[A-Za-z]{1,3}\d{1,2}(?:\.\d)?|[A-Z]{2,})(?![A-Za-z0-9])")
 
 
 @dataclass(frozen=True)

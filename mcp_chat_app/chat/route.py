@@ -41,6 +41,7 @@ from mcp_chat_app.chat.route_mends import (
     places_of,
     with_added_places,
     with_distinct_places,
+    without_comparatives,
     with_earlier_days,
     with_earlier_tool,
     with_the_place_said,
@@ -258,7 +259,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)
     planned = as_the_conversations_comparison(planned, by_name, turn)
-    planned = with_added_places(with_distinct_places(planned, by_name, turn), by_name, turn)
+    planned = with_distinct_places(without_comparatives(planned, by_name, turn), by_name, turn)
+    planned = with_added_places(planned, by_name, turn)
     named = with_named_places(planned, by_name, turn)
     routed = Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=llm_ms)
     if planned and not named and needs_tool_data(turn.question, tools, turn.vocabulary):

@@ -265,6 +265,26 @@ def _with_the_others(plan: PlannedCall, value: str, others: list[str], server: s
     return plan
 
 
+def without_comparatives(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                         turn: Turn) -> tuple[PlannedCall, ...]:
+    """A list of places less a comparative word taken for one ("Rainier on Saturday: Glasgow or Belfast?" called
+    for ["Rainier", "Glasgow", "Belfast"]), where two places remain."""
+    comparatives = {word.casefold() for word in turn.vocabulary.comparatives}
+    mended = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
+        items = plan.arguments.get(listed) if listed else None
+        places = [item for item in items if str(item).casefold() not in comparatives] \
+            if isinstance(items, list) else []
+        if len(places) < 2 or places == items:
+            mended.append(plan)
+            continue
+        log.info("%s: %r, not the comparative word of %r", plan.name, places, items)
+        mended.append(replanned(plan, {**plan.arguments, listed: places}, by_name, turn))
+    return tuple(mended)
+
+
 def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                          turn: Turn) -> tuple[PlannedCall, ...]:
     """A list of places naming one twice ("Which Charleston will be warmer?" called for ["Charleston",

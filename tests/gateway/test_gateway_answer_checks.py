@@ -57,6 +57,9 @@ DRY = [rain(False, "no rain is expected")]
     ("Kingston, Jamaica - is it going to be hot tomorrow?", True), ("Timbuktu right now: is it scorching?", True),
     ("Lagos, Nigeria, will it rain?", True), ("Paris - what is the weather?", False),
     ("willit rain in Keelung tmr", True), ("isit cold in Oslo", True), ("Willits weather tomorrow", False),
+    # after a sentence of its own
+    ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?", True),
+    ("St. Louis weather tomorrow?", False), ("Thanks. What is the high?", False),
 ])
 def test_yes_no_questions_are_told_in_their_spoken_forms_too(question, yes_no):
     assert is_yes_no_question(question) is yes_no
@@ -456,6 +459,9 @@ def test_a_question_of_a_clock_time_is_answered_with_a_figure():
 def test_ok_in_capitals_is_no_term_the_facts_lack():
     """"OK, what about this Friday?" was answered "Sorry, the data I have does not include OK."."""
     _, facts = facts_of("OK, what about this Friday?", forecast([], "Antalya, Friday: 2.4 to 12.6°C."))
+    assert facts.missing == ()
+    _, facts = facts_of("Should we move the BBQ indoors? Nashville, this Saturday",
+                        forecast([], "Nashville, Saturday: 2.4 to 12.6°C."))
     assert facts.missing == ()
     # Terms still are: what no result holds is said missing, OK beside them or not.
     assert facts_of("PM2.5 and AQI in Delhi today?", forecast([], "Delhi today: 20°C."))[1].missing == ("AQI", "PM2.5")

@@ -212,6 +212,15 @@ def test_over_http_one_name_twice_in_a_comparison_is_each_place_the_conversation
                                                 "day": 1})]
 
 
+def test_over_http_a_comparative_word_taken_for_a_place_is_left_out(forced_gateway, fake_llm):
+    """"Rainier on Saturday: Glasgow or Belfast?" was called for ["Rainier", "Glasgow", "Belfast"], and answered
+    that Rainier is ambiguous."""
+    fake_llm.script(call("compare_weather", cities=["Rainier", "Glasgow", "Belfast"], day="saturday"),
+                    {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("rainier", {"message": "Rainier on Saturday: Glasgow or Belfast?"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["Glasgow", "Belfast"], "day": "saturday"})]
+
+
 def test_over_http_which_wins_asked_of_no_place_compares_the_conversations_places(forced_gateway, fake_llm):
     """"哪个更冷" after Ann Arbor's and then Detroit's tomorrow was called as a search of all cities below a made-up
     0 °C today: it compares the conversation's two places, on their day. A bound the question writes keeps it."""

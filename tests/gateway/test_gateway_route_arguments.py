@@ -881,6 +881,9 @@ def test_over_http_a_place_the_router_translated_is_the_question_s_own(forced_ga
     assert body["tool_calls"][0]["structured_content"]["location"]["country_code"] == "HK"
     assert in_another_script("香港", "Hong Kong weather today") and in_another_script("Beijing", "北京冷吗")
     assert in_another_script("Moscow", "Москва: what's the temperature right now?")
+    # a placeholder is no name in another script: "your_city" for a translation asked in Chinese
+    assert not in_another_script("your_city", "帮我把“下雨了”翻译成英文")
+    assert not in_another_script("<city>", "帮我把“下雨了”翻译成英文")
     assert in_another_script("Athens", "Αθήνα: is it hot there right now?")
     assert not in_another_script("Paris", "What is the capital of France?") \
         and not in_another_script("上海", "北京明天冷吗")

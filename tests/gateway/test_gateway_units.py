@@ -124,6 +124,7 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
     ("现在Nuwara Eliya几度", "zh"), ("明天Swift Current多少度", "zh"), ("Is 北京 cold?", "en"),
     # English words in a question Chinese words ask
     ("tmrw 西安 weather 咋样", "zh"), ("Tokyo weekend weather 如何", "zh"), ("is it cold in 哈尔滨 today?", "en"),
+    ("ok 3q啦", "zh"),  # thanks, in Chinese chat: 啦 ends it
 ])
 def test_the_language_of_a_text(text, language):
     assert languages.detect(text, VOCABULARY) == language
