@@ -338,6 +338,9 @@ _ADDED_ZH = re.compile(rf"{_ADDING_ZH}\s*([\u3400-\u9fff]{{2,}}?|{_LATIN_NAME})"
                        r"(?=呢|吧|吗|一起|[，,。？?！!\s]|$)")
 # (and with 把 before it: "把丰宁也加进来")
 _ADDED_BEFORE_ZH = re.compile(r"把\s*([\u3400-\u9fff]{2,}?)\s*(?:也|一起|一并)?\s*(?:加进来|加进去|加上|加入|算上|算进来|算进去|放进来)")
+# (and compared with: "明天跟长春比哪个更冷" after Harbin's week)
+_COMPARED_WITH_ZH = re.compile(rf"(?:跟|和|与|同)\s*([\u3400-\u9fff]{{2,}}?|{_LATIN_NAME})(?<![年月周天日相])\s*"
+                               r"(?:相?比|比较|对比)")  # (not a time: 跟去年比)
 _ADDED = re.compile(rf"\b(?:add|adding|plus|include|including|throw in|toss in|chuck in|compared (?:to|with)|"
                     rf"(?:as )?against)\s+({_NAME_WORDS})")
 
@@ -357,6 +360,7 @@ _TRAILING_ZH = "会要有是下不能还也就的呢吗"
 
 def added_names(question: str) -> list[str]:
     """The names a follow-up adds to the places asked about ("加上奉化呢，三个里面哪个最热", "把丰宁也加进来",
-    "add Tromsø too", "compared to Sydney, which is colder?")."""
-    return [match[1] for pattern in (_ADDED_ZH, _ADDED_BEFORE_ZH, _ADDED) for match in pattern.finditer(question)
+    "add Tromsø too", "compared to Sydney, which is colder?", "跟长春比哪个更冷")."""
+    return [match[1] for pattern in (_ADDED_ZH, _ADDED_BEFORE_ZH, _COMPARED_WITH_ZH, _ADDED)
+            for match in pattern.finditer(question)
             if without_day_words(match[1]).strip()]  # (加上明天呢: a day)
