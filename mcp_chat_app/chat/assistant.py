@@ -23,7 +23,7 @@ _ASKS_WHO = re.compile(r"你是谁|你叫什么|你的名字|谁(?:开发|做|�
                        r"|\b(?:am\s+i|are\s+we)\s+(?:talking|chatting|speaking)\s+(?:to|with)\s+(?:a\s+)?(?:real\s+)?"
                        r"(?:person|human|bot|robot|machine|ai)\b|\b(?:what|which)\s+(?:llm|model|ai)\s+(?:are|is|do|powers|runs)\b"
                        r"|\bare\s+you\s+(?:an?\s+)?(?:ai|bot|robot|human|real\s+person|language\s+model|llm)\b"
-                       r"|\b(?:are|r)\s+(?:you|u)\s+(?:one\s+of\s+(?:those|the|them)|just|some\s+(?:kind|sort)\s+of)\b"
+                       r"|\b(?:are|r)\s+(?:you|u)\s+(?:one\s+of\s+(?:those|the|them)|just|an?|some\s+(?:kind|sort)\s+of)\b"
                        r"[\w\s-]{0,30}?\b(?:ai|models?|chatbots?|bots?|llms?|assistants?)\b"
                        r"|\b(?:are|r)\s+(?:you|u)\s+(?:made|built|run|owned)\s+by\b|你是不是(?:AI|机器人|人工智能|大模型|真人)"
                        r"|\b(?:tell\s+me\s+about|introduce)\s+yourself\b|\bwhat\s+can\s+you\s+do\b(?!\s+(?:about|for|with))"

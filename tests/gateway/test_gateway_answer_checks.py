@@ -179,6 +179,22 @@ def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_onl
     assert facts.missing == () and facts.findings[0].text == text and not from_facts(facts, "en").startswith("Sorry")
 
 
+def test_a_yes_or_no_the_data_decides_is_answered_beside_a_quantity_it_lacks():
+    """"will it rain there tomorrow? might clear the smog" was told only that the data lacks smog: the rain's
+    verdict answers it, and the smog is said missing before it."""
+    rain = ToolOutcome("weather", "get_precipitation", {"city": "Lahore", "day": 1},
+                       text="Lahore, tomorrow (Mon 7 Dec): 0 mm (5% chance). No rain is expected.",
+                       structured_content={"units": {"precipitation": "mm"}, "days": [{"precipitation_sum": 0.0}],
+                                           "verdicts": [rain_verdict := {"topic": "rain", "holds": False,
+                                                                         "statement": "no rain is expected",
+                                                                         "keywords": RAIN}]})
+    _, facts = facts_of("will it rain there tomorrow? might clear the smog", rain)
+    assert facts.lead.lower() == rain_verdict["statement"] and facts.missing == ("smog",)
+    assert not facts.hold_nothing_asked
+    _, facts = facts_of("how bad is the smog there tomorrow?", rain)  # the smog alone: the limit alone
+    assert facts.hold_nothing_asked
+
+
 def test_saying_a_held_quantity_is_not_available_fails_the_check():
     today = dt.date.today().isoformat()
     question = "What's the UV index in Berlin today?"

@@ -255,6 +255,8 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     ("are you one of those AI models from a big tech company?", "No, I am not one of those AI models.",
      "I am MCP Weather Assistant, a private assistant"),
     ("你是不是大模型", "是的。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
+    ("are you a weather bot or some general-purpose AI?", "I am a weather bot.",
+     "I am MCP Weather Assistant, a private assistant"),
     ("你该不会是ChatGPT吧", "抱歉，我现在无法回答这个问题。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
     ("you're GPT-4, right?", "I can't say.", "I am MCP Weather Assistant, a private assistant"),
     ("is this Gemini?", "Gemini now: 2.8°C.", "I am MCP Weather Assistant, a private assistant"),

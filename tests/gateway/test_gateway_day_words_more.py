@@ -208,6 +208,8 @@ def test_over_http_the_sea_s_temperature_is_answered_with_the_limit_and_no_air_f
     ("明后两天北京下雨吗", 1, 2), ("今明两天冷吗", 0, 2), ("明天到大后天呢", 1, 3), ("Galle today or the day after that?", 0, 2),
     # two days named, joined by "and": one call covers both ("over today and tomorrow" was called for tomorrow)
     ("北京明天和后天冷吗", 1, 2), ("is rain likely in Galle over today and tomorrow?", 0, 2),
+    # or side by side ("昆明今天明天都会下雨么" was called for tomorrow)
+    ("昆明今天明天都会下雨么", 0, 2), ("明天、后天冷吗", 1, 2),
 ])
 def test_two_days_joined_are_a_run_of_days_from_the_first(question, first, count):
     asked = asked_day(question, MONDAY)

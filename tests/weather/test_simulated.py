@@ -243,6 +243,15 @@ def test_words_for_rain_and_snow_alike_go_with_what_the_data_has() -> None:
     assert with_either(forecast_day(2, 0.0, 0.0)) == {"rain", "snow"}
 
 
+def test_verdict_words_are_chinese_in_both_scripts_and_pouring_is_rain() -> None:
+    """"會很熱嗎" was answered "會很熱" at 19.9°C (熱 was no word of the hot verdict); "is it going to pour"
+    got no verdict to begin with."""
+    day = ForecastDay(date="2026-11-30", weekday="Monday", day=0, weather_code=2, description="x", temp_min=13.5,
+                      temp_max=19.9, precipitation_sum=0.0, wind_speed_max=5.0)
+    keywords = {v.topic: v.keywords for v in forecast_verdicts([day], ["today"])}
+    assert "熱" in keywords["hot"] and "涼" in keywords["cold"] and "pour" in keywords["rain"]
+
+
 def test_a_sundays_weekend_needs_an_umbrella_only_for_what_is_still_to_come() -> None:
     """Asked on a Sunday, "要带伞吗" of the weekend was told to take one for Saturday's rain: it rained (yesterday),
     and no umbrella is needed today."""

@@ -20,19 +20,21 @@ COLD_C = 10.0  # a high (or a current feels-like) from here down is cold
 WINDY_KMH = 29.0  # Beaufort 5 ("fresh breeze"), China's 5级: from here up a day or a moment is windy
 GUSTY_KMH = 50.0  # gusts from here up make it windy whatever the mean wind
 
+# (Chinese in both scripts: "會很熱嗎" was answered "會很熱" at 19.9°C, 熱 being no word for hot)
 _KEYWORDS = {
-    "rain": ["rain", "shower", "wet", "drizzle", "雨"],
+    "rain": ["rain", "shower", "wet", "drizzle", "pour", "雨"],
     "snow": ["snow", "雪"],
-    "umbrella": ["umbrella", "伞", "raincoat", "rain coat", "rain jacket", "waterproof", "poncho", "雨衣", "雨具"],
-    "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "热", "暖"],
-    "cold": ["cold", "chilly", "freez", "cool", "frigid", "frost", "冷", "凉", "冻"],
+    "umbrella": ["umbrella", "伞", "傘", "raincoat", "rain coat", "rain jacket", "waterproof", "poncho", "雨衣", "雨具"],
+    "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "热", "熱", "暖"],
+    "cold": ["cold", "chilly", "freez", "cool", "frigid", "frost", "冷", "凉", "涼", "冻", "凍"],
     # The highest high is the warmer place's, the lowest low the colder's ("谁的最低气温最低").
-    "warmer": ["warm", "hot", "热", "暖", "highest high", "highest max", "最高气温最高", "最高温最高", "最高温度最高"],
-    "colder": ["cold", "cool", "chill", "冷", "凉", "lowest low", "lowest min", "最低气温最低", "最低温最低",
+    "warmer": ["warm", "hot", "热", "熱", "暖", "highest high", "highest max", "最高气温最高", "最高温最高", "最高温度最高"],
+    "colder": ["cold", "cool", "chill", "冷", "凉", "涼", "lowest low", "lowest min", "最低气温最低", "最低温最低",
                "最低温度最低"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
-    "windy": ["wind", "gust", "breez", "风大", "大风", "风不大", "风很大", "刮风", "风力"],  # not 风 alone: 台风
-    "windier": ["wind", "gust", "breez", "风"],
+    "windy": ["wind", "gust", "breez", "风大", "大风", "风不大", "风很大", "刮风", "风力", "風大", "大風", "風不大",
+              "風很大", "颳風", "風力"],  # not 风 alone: 台风
+    "windier": ["wind", "gust", "breez", "风", "風"],
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
 }
 # Words for rain and snow alike: they go with each of the two the data has, or with both when it has neither, so

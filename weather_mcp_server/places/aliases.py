@@ -147,4 +147,15 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("凤凰", "Fenghuang, CN"),
     ("凤凰县", "Fenghuang, CN"),
     ("凤凰古城", "Fenghuang, CN"),
+    # Cities by the names people call them in chat, which no town has ("明儿个乌市冷不冷啊" found no 乌市).
+    ("乌市", "Ürümqi, CN"),
+    ("哈市", "Harbin, CN"),
+    ("齐市", "Qiqihar, CN"),
+    ("魔都", "Shanghai, CN"),
+    ("帝都", "Beijing, CN"),
+    ("羊城", "Guangzhou, CN"),
+    ("鹏城", "Shenzhen, CN"),
+    ("冰城", "Harbin, CN"),
+    ("泉城", "Jinan, CN"),
+    ("星城", "Changsha, CN"),
 )

@@ -74,12 +74,13 @@ _DAY_AFTER = re.compile(rf"第二天|次日|隔天|(?:之|再)?后一天|\b(?:th
 # The day the conversation was about, in a follow-up ("那天呢", "天水那天怎么样", "the same day"); 天 then 气 is
 # another word.
 _SAME_DAY = re.compile(r"(?:那一?|当|同一)天(?!气)|\b(?:that|the\s+same)\s+day\b", re.IGNORECASE)
-# Two day words joined into a run of days ("tomorrow or the day after", "明天或者后天", "明后天", "今明两天", "明天到大后天"):
+# Two day words joined into a run of days ("tomorrow or the day after", "明天或者后天", "明后天", "今明两天", "明天到大后天",
+# "今天明天都会下雨么"):
 # the answer needs each, so a call covers them all ("today and tomorrow", "明天和后天" too: one call from the first).
 # "The day after" counts from the first word.
 _EN_AFTER_IT = rf"(?:the\s+)?(?:day\s+after(?!\s+(?:{_TOMORROW})\b)(?:\s+that)?|next\s+day|following\s+day)"
 _JOINED = re.compile(
-    r"(?P<pair>今明|明后)两?天|(?P<zh1>今天|明天|后天)(?:或者?|或是|还是|到|至|和|跟|与)(?P<zh2>明天|后天|大后天)"
+    r"(?P<pair>今明|明后)两?天|(?P<zh1>今天|明天|后天)(?:或者?|或是|还是|到|至|和|跟|与|、)?(?P<zh2>明天|后天|大后天)"
     rf"|\b(?P<en1>today|{_TOMORROW})\s+(?:(?:or|to|through|and|&)\s+(?P<en2>{_EN_AFTER_IT}|(?:the\s+)?day\s+after\s+"
     rf"(?:{_TOMORROW})|{_TOMORROW}))\b",
     re.IGNORECASE)
