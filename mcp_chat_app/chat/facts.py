@@ -102,8 +102,8 @@ class Facts:
     def hold_nothing_asked(self) -> bool:
         """Whether the question names quantities and no result holds any of them, or asks of a time no result is
         of: the figures found (the air's, asked for the tide; today's, asked of 1954) would answer another
-        question. Not when a result decides the yes or no it asks ("will it rain there tomorrow? might clear the
-        smog" was told only that the data lacks smog)."""
+        question. Not when a result decides the yes or no it asks (a yes/no question with a remark on what no
+        result holds was told only that the data lacks that)."""
         return self.out_of_time or (bool(self.asked) and len(self.lacking) == len(self.asked) and not self.lead)
 
     @property

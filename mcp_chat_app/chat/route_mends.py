@@ -267,8 +267,8 @@ def _with_the_others(plan: PlannedCall, value: str, others: list[str], server: s
 
 def without_comparatives(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                          turn: Turn) -> tuple[PlannedCall, ...]:
-    """A list of places less a comparative word taken for one ("Rainier on Saturday: Glasgow or Belfast?" called
-    for ["Rainier", "Glasgow", "Belfast"]), where two places remain."""
+    """A list of places less a comparative word taken for one ("Colder on Saturday: Glasgow or Belfast?" called
+    for ["Colder", "Glasgow", "Belfast"]), where two places remain."""
     comparatives = {word.casefold() for word in turn.vocabulary.comparatives}
     mended = []
     for plan in planned:

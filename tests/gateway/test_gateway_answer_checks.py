@@ -57,6 +57,8 @@ DRY = [rain(False, "no rain is expected")]
     ("Kingston, Jamaica - is it going to be hot tomorrow?", True), ("Timbuktu right now: is it scorching?", True),
     ("Lagos, Nigeria, will it rain?", True), ("Paris - what is the weather?", False),
     ("willit rain in Keelung tmr", True), ("isit cold in Oslo", True), ("Willits weather tomorrow", False),
+    # in traditional characters ("會很熱嗎" was answered "會很熱" at 19.9°C)
+    ("會很熱嗎", True), ("台北明天會不會下雨", True), ("有沒有雨", True),
     # after a sentence of its own
     ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?", True),
     ("St. Louis weather tomorrow?", False), ("Thanks. What is the high?", False),

@@ -14,12 +14,12 @@ _DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|</?\|?tool|<\|im_|`
 _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据|信息|资料)|\b(sorry|unable|cannot|can't|don't have|"
                       r"do not have|not available|no data)\b", re.IGNORECASE)
 # (and spoken: "有空没？", "能去不？", "有票没有", "是否", "有无")
-_ZH_YES_NO = re.compile(r"[吗么嘛][？?\s]*$|(?:没有?|不)[？?\s]*$|会不会|要不要|是不是|有没有|需不需要|用不用|是否|有无|(.)不\1")
+_ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|(?:没有?|沒有?|不)[？?\s]*$|[会會]不[会會]|要不要|是不是|有[没沒]有|需不需要|用不用|是否|有无|(.)不\1")
 # What may come before the question itself: a subject ("Kingston, Jamaica - is it …"), or a sentence of its own
 # ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?").
 _LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|[.!?]\s+|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)
 # A word or mark that asks, anywhere in Chinese, at a clause's start in English ("Tomorrow is my birthday!" asks nothing).
-_ASKS = re.compile(r"[?？吗呢么咋]|怎么|怎样|如何|多少|几|哪|什么|啥|是否|有没有|([\u4e00-\u9fff])不\1|(?:^|[,.;:!-]\s*)"
+_ASKS = re.compile(r"[?？吗呢么咋嗎麼]|怎么|怎样|如何|多少|几|哪|什么|啥|是否|有没有|([\u4e00-\u9fff])不\1|(?:^|[,.;:!-]\s*)"
                    r"(?:what|how|when|where|which|who|why|will|is|are|does|do|should|can|could|any)\b", re.IGNORECASE)
 # (typed fast: "willit be sunny tmr", "isit open")
 _EN_YES_NO = re.compile(r"^\s*(will|is|are|does|do|did|should|shall|can|could|would|was|were|has|have|am|"

@@ -75,7 +75,7 @@ _DAY_AFTER = re.compile(rf"第二天|次日|隔天|(?:之|再)?后一天|\b(?:th
 # another word.
 _SAME_DAY = re.compile(r"(?:那一?|当|同一)天(?!气)|\b(?:that|the\s+same)\s+day\b", re.IGNORECASE)
 # Two day words joined into a run of days ("tomorrow or the day after", "明天或者后天", "明后天", "今明两天", "明天到大后天",
-# "今天明天都会下雨么"):
+# "今天明天都冷么"):
 # the answer needs each, so a call covers them all ("today and tomorrow", "明天和后天" too: one call from the first).
 # "The day after" counts from the first word.
 _EN_AFTER_IT = rf"(?:the\s+)?(?:day\s+after(?!\s+(?:{_TOMORROW})\b)(?:\s+that)?|next\s+day|following\s+day)"

@@ -23,7 +23,7 @@ _WORD = re.compile(r"[a-zà-ÿ']+")
 # Chinese a question is asked in, not a name it quotes: its particles and question words ("那Naypyidaw呢" is a
 # Chinese question, a long Latin name in it; "news in 多伦多?" is English).
 # Words only a Chinese question has: "tmrw 西安 news 咋样" is asked in Chinese, its English words alike.
-_ZH_GRAMMAR = re.compile(r"[呢吗嘛吧呀咋啥啦]|怎么|怎样|什么|如何|多少|几度|会不会|是不是|有没有|要不要|^\s*那")
+_ZH_GRAMMAR = re.compile(r"[呢吗嘛吧呀咋啥啦嗎]|怎么|怎样|什么|如何|多少|几度|会不会|是不是|有没有|要不要|^\s*那")
 # Latin words that are names only (capitalised: "现在Nuwara Eliya几度", "明天Swift Current多少度"): the Chinese around
 # them is the question's language, however long the names.
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'’.-]*")
@@ -127,7 +127,7 @@ def _latin_language(text: str, domain_words: dict[str, frozenset[str]]) -> str:
 def in_another_script(value: str, text: str) -> bool:
     """Whether `text` uses a script `value` is not written in, so that `value` may translate a name it writes
     there: "香港" for "Hong Kong, today?", "Moscow" for "Москва: what's it like now?". Not "Paris" for
-    "What is the capital of France?", nor a placeholder ("your_city" for "帮我把“下雨了”翻译成英文")."""
+    "What is the capital of France?", nor a placeholder ("your_city" for "帮我把“你好”翻译成英文")."""
     scripts = _scripts(value)
     return bool(scripts) and bool(_scripts(text) - scripts) and not _PLACEHOLDER.search(value)
 
