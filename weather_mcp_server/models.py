@@ -142,7 +142,7 @@ class PrecipitationDay(WeatherDay):
 
 
 class PrecipitationOutlook(PlaceResult):
-    umbrella_advised: bool = Field(description="True when any covered day (or asked hour) from now on is likely to be wet")
+    umbrella_advised: bool = Field(description="True when any covered day (or asked hour) is likely to be wet")
     rain_expected: bool = Field(description="True when rain is likely on any covered day (or asked hour)")
     snow_expected: bool = Field(description="True when snow is likely on any covered day (or asked hour)")
     days: list[PrecipitationDay] = Field(description="Exactly the days asked for")

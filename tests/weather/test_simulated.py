@@ -12,8 +12,8 @@ import pytest
 
 from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.domain.service import describe_day
-from weather_mcp_server.domain.verdicts import forecast_verdicts, hour_verdicts, precipitation_verdicts
-from weather_mcp_server.models import ForecastDay, HourRecord, PrecipitationDay
+from weather_mcp_server.domain.verdicts import forecast_verdicts, hour_verdicts
+from weather_mcp_server.models import ForecastDay, HourRecord
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
@@ -250,22 +250,6 @@ def test_verdict_words_are_chinese_in_both_scripts_and_pouring_is_rain() -> None
                       temp_max=19.9, precipitation_sum=0.0, wind_speed_max=5.0)
     keywords = {v.topic: v.keywords for v in forecast_verdicts([day], ["today"])}
     assert "熱" in keywords["hot"] and "涼" in keywords["cold"] and "pour" in keywords["rain"]
-
-
-def test_a_sundays_weekend_needs_an_umbrella_only_for_what_is_still_to_come() -> None:
-    """Asked on a Sunday, "要带伞吗" of the weekend was told to take one for Saturday's rain: it rained (yesterday),
-    and no umbrella is needed today."""
-    def precipitation_day(day: int, wet: bool) -> PrecipitationDay:
-        return PrecipitationDay(date=f"2026-12-0{6 + day}", weekday="x", day=day, description="x",
-                                precipitation_sum=4.8 if wet else 0.0, rain_sum=4.8 if wet else 0.0, snowfall_sum=0.0,
-                                rain_expected=wet, snow_expected=False)
-
-    def holds(days: list[PrecipitationDay]) -> dict[str, bool]:
-        return {v.topic: v.holds for v in precipitation_verdicts(days, ["yesterday", "today"][:len(days)])}
-
-    assert holds([precipitation_day(-1, True), precipitation_day(0, False)]) == {
-        "rain": True, "snow": False, "umbrella": False}
-    assert holds([precipitation_day(-1, False), precipitation_day(0, True)])["umbrella"] is True
 
 
 def test_asked_hours_have_hot_cold_and_windy_verdicts() -> None:

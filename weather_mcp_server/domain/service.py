@@ -156,7 +156,7 @@ class WeatherService:
         return PrecipitationOutlook(
             **self._common(location, sourced),
             verdicts=verdicts,
-            umbrella_advised=holds.get("umbrella", False),  # past days need none
+            umbrella_advised=holds["rain"] or holds["snow"],
             rain_expected=holds["rain"],
             snow_expected=holds["snow"],
             days=days,

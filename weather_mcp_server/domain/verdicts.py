@@ -57,14 +57,12 @@ def snow_expected(snowfall_cm: float, code: int) -> bool:
 
 
 def precipitation_verdicts(days: Sequence[PrecipitationDay], labels: Sequence[str]) -> list[Verdict]:
-    """Rain, snow and umbrella over the covered days; a wet day is named. Past days say what fell, and need no
-    umbrella (asked on a Sunday, "要带伞吗" of the weekend was told to take one for Saturday's rain)."""
+    """Rain, snow and umbrella over the covered days; a wet day is named. Past days say what fell."""
     rainy = [label for day, label in zip(days, labels) if day.rain_expected]
     snowy = [label for day, label in zip(days, labels) if day.snow_expected]
     past = days[-1].day < 0
     verdicts = _rain_and_snow(rainy, snowy, len(days), past)
-    wet_ahead = any(day.rain_expected or day.snow_expected for day in days if day.day >= 0)
-    return verdicts if past else [*verdicts, _umbrella(wet_ahead)]
+    return verdicts if past else [*verdicts, _umbrella(bool(rainy or snowy))]
 
 
 def _rain_mm(day: ForecastDay) -> float:
