@@ -37,7 +37,8 @@ tuned on while dev16 stays held apart. `dev17` (bench/dev17_*) was written apart
 another writer), so dev16 may be tuned on while dev17 stays held apart. `dev18` and `dev19` (bench/dev18_*, dev19_*) were
 written apart from all seventeen and from each other, by two writers side by side; each was run once held apart, then
 tuned on. `dev20` and `dev21` (bench/dev20_*, dev21_*) were written apart from all nineteen and from each other, by
-two writers side by side, and are held apart. Files given as arguments make one set of their own.
+two writers side by side; each was run once held apart, then tuned on, so the next measure needs a set written apart
+from all twenty-one. Files given as arguments make one set of their own.
 """
 
 from __future__ import annotations
