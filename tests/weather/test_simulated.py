@@ -241,6 +241,11 @@ def test_words_for_rain_and_snow_alike_go_with_what_the_data_has() -> None:
     assert with_either(forecast_day(73, 0.0, 2.8)) == {"snow"}
     assert with_either(forecast_day(63, 6.0, 0.0)) == {"rain"}
     assert with_either(forecast_day(2, 0.0, 0.0)) == {"rain", "snow"}
+    # ... and of asked hours alike ("今晚会有降水吗" of a snowy night)
+    hour = HourRecord(date="2026-11-30", weekday="Monday", day=0, time="2026-11-30T21:00", hour=21,
+                      temperature=-2.0, feels_like=-5.0, precipitation=1.0, snowfall=1.2, weather_code=71,
+                      description="x")
+    assert {v.topic for v in hour_verdicts([hour], umbrella=True) if "降水" in v.keywords} == {"snow"}
 
 
 def test_verdict_words_are_chinese_in_both_scripts_and_pouring_is_rain() -> None:

@@ -94,7 +94,7 @@ def hour_verdicts(hours: Sequence[HourRecord], umbrella: bool) -> list[Verdict]:
         h.weather_code not in SNOW_CODES and (h.precipitation_probability or 0) >= RAIN_PROBABILITY) for h in hours)
     snowy = any((h.snowfall or 0) > 0 or h.weather_code in SNOW_CODES for h in hours)
     past = hours[-1].day < 0
-    verdicts = [_rain(rainy, "", past), _snow(snowy, "", past)]
+    verdicts = _with_either_words([_rain(rainy, "", past), _snow(snowy, "", past)])
     if umbrella and not past:
         verdicts.append(_umbrella(rainy or snowy))
     # Hot or cold, windy or not, in those hours ("今天下午热不热", "下午3点风大吗"): the warmest hour decides, as a
@@ -184,10 +184,15 @@ def _names(standing: Standing) -> list[str]:
 
 def _rain_and_snow(rainy: list[str], snowy: list[str], span: int, past: bool) -> list[Verdict]:
     """Rain and snow over days: the wet days (labels) named when the span has several."""
-    verdicts = [_rain(bool(rainy), _which(rainy, span), past), _snow(bool(snowy), _which(snowy, span), past)]
-    either = [verdict for verdict in verdicts if verdict.holds] or verdicts
+    return _with_either_words([_rain(bool(rainy), _which(rainy, span), past),
+                               _snow(bool(snowy), _which(snowy, span), past)])
+
+
+def _with_either_words(rain_and_snow: list[Verdict]) -> list[Verdict]:
+    """The rain and snow verdicts with the words for either (_EITHER) on those that hold, or on both."""
+    either = [verdict for verdict in rain_and_snow if verdict.holds] or rain_and_snow
     return [verdict.model_copy(update={"keywords": [*verdict.keywords, *_EITHER]}) if verdict in either else verdict
-            for verdict in verdicts]
+            for verdict in rain_and_snow]
 
 
 def _rain(rainy: bool, which: str, past: bool) -> Verdict:
