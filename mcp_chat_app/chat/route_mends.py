@@ -270,19 +270,12 @@ def without_comparatives(planned: tuple[PlannedCall, ...], by_name: dict[str, To
     """A list of places less a comparative word taken for one ("Colder on Saturday: Glasgow or Belfast?" called
     for ["Colder", "Glasgow", "Belfast"]), where two places remain."""
     comparatives = {word.casefold() for word in turn.vocabulary.comparatives}
-    mended = []
-    for plan in planned:
-        tool = resolve(plan.name, by_name)
-        listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
-        items = plan.arguments.get(listed) if listed else None
-        places = [item for item in items if str(item).casefold() not in comparatives] \
-            if isinstance(items, list) else []
-        if len(places) < 2 or places == items:
-            mended.append(plan)
-            continue
-        log.info("%s: %r, not the comparative word of %r", plan.name, places, items)
-        mended.append(replanned(plan, {**plan.arguments, listed: places}, by_name, turn))
-    return tuple(mended)
+
+    def places(items: list[Any]) -> list[Any] | None:
+        kept = [item for item in items if str(item).casefold() not in comparatives]
+        return kept if len(kept) >= 2 else None
+
+    return _each_list(planned, by_name, turn, places, "not the comparative word")
 
 
 def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
@@ -292,22 +285,31 @@ def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, To
     ("Charleston, West Virginia", "Charleston, South Carolina"); a list with no such forms stays as it is."""
     earlier = list(dict.fromkeys(value for call in conversation.all_calls(turn.history)
                                  for value in call.get("arguments", {}).values() if isinstance(value, str)))
+
+    def distinct(items: list[Any]) -> list[Any] | None:
+        folded = [str(item).casefold() for item in items]
+        if len(set(folded)) == len(folded):
+            return None
+        forms = {name: [value for value in earlier if value.casefold().startswith(f"{name},")] for name in folded}
+        return [forms[name].pop(0) if forms[name] else item for name, item in zip(folded, items)]
+
+    return _each_list(planned, by_name, turn, distinct, "as the conversation named them")
+
+
+def _each_list(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn,
+               rewrite: Callable[[list[Any]], list[Any] | None], why: str) -> tuple[PlannedCall, ...]:
+    """Each call with its list of places as `rewrite` gives it back (None: as it is)."""
     mended = []
     for plan in planned:
         tool = resolve(plan.name, by_name)
         listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
         items = plan.arguments.get(listed) if listed else None
-        folded = [str(item).casefold() for item in items] if isinstance(items, list) else []
-        if len(set(folded)) == len(folded):
+        rewritten = rewrite(items) if isinstance(items, list) else None
+        if rewritten is None or rewritten == items:
             mended.append(plan)
             continue
-        forms = {name: [value for value in earlier if value.casefold().startswith(f"{name},")] for name in folded}
-        distinct = [forms[name].pop(0) if forms[name] else item for name, item in zip(folded, items)]
-        if distinct == items:
-            mended.append(plan)
-            continue
-        log.info("%s: %r for %r, as the conversation named them", plan.name, distinct, items)
-        mended.append(replanned(plan, {**plan.arguments, listed: distinct}, by_name, turn))
+        log.info("%s: %r for %r, %s", plan.name, rewritten, items, why)
+        mended.append(replanned(plan, {**plan.arguments, listed: rewritten}, by_name, turn))
     return tuple(mended)
 
 

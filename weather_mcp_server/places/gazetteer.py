@@ -52,9 +52,8 @@ _CLOSE = """SELECT id, name, country_code, latitude, longitude, timezone, popula
         * (min(abs(longitude - :lon), 360 - abs(longitude - :lon)) * :cos)
     LIMIT 32"""
 # The most populous place of a country (admin1 "") or of one of its first-level regions.
-_LARGEST_IN = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major, renown,
-    1
-    FROM places WHERE country_code = ? AND (? = '' OR admin1 = ?) ORDER BY population DESC LIMIT 1"""
+_LARGEST_IN = """SELECT id, name, country_code, latitude, longitude, timezone, population, region, admin1, major,
+    renown, 1 FROM places WHERE country_code = ? AND (? = '' OR admin1 = ?) ORDER BY population DESC LIMIT 1"""
 # Spelling suggestions look among the keys of the same first letter and a length difflib could call close.
 _SIMILAR_KEYS = "SELECT DISTINCT key FROM names WHERE key >= ? AND key < ? AND length(key) BETWEEN ? AND ?"
 # Words a qualifier may end with that its listed name lacks: "广东省", "内蒙古自治区", "缅因州", "Washington State".
