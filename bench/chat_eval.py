@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev21_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev23_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -37,8 +37,9 @@ tuned on while dev16 stays held apart. `dev17` (bench/dev17_*) was written apart
 another writer), so dev16 may be tuned on while dev17 stays held apart. `dev18` and `dev19` (bench/dev18_*, dev19_*) were
 written apart from all seventeen and from each other, by two writers side by side; each was run once held apart, then
 tuned on. `dev20` and `dev21` (bench/dev20_*, dev21_*) were written apart from all nineteen and from each other, by
-two writers side by side; each was run once held apart, then tuned on, so the next measure needs a set written apart
-from all twenty-one. Files given as arguments make one set of their own.
+two writers side by side; each was run once held apart, then tuned on. `dev22` and `dev23` (bench/dev22_*, dev23_*)
+were written apart from all twenty-one and from each other, by two writers side by side, so dev20 and dev21 may be
+tuned on while these two stay held apart. Files given as arguments make one set of their own.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ DEV18_FILES = (REPO / "bench" / "dev18_queries.jsonl", REPO / "bench" / "dev18_d
 DEV19_FILES = (REPO / "bench" / "dev19_queries.jsonl", REPO / "bench" / "dev19_dialogues.jsonl")
 DEV20_FILES = (REPO / "bench" / "dev20_queries.jsonl", REPO / "bench" / "dev20_dialogues.jsonl")
 DEV21_FILES = (REPO / "bench" / "dev21_queries.jsonl", REPO / "bench" / "dev21_dialogues.jsonl")
+DEV22_FILES = (REPO / "bench" / "dev22_queries.jsonl", REPO / "bench" / "dev22_dialogues.jsonl")
+DEV23_FILES = (REPO / "bench" / "dev23_queries.jsonl", REPO / "bench" / "dev23_dialogues.jsonl")
 # Named sets, each reported on its own; a held-apart set's failures are listed only when asked for (--failures).
 SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES, "dev3": DEV3_FILES, "dev4": DEV4_FILES,
                                      "dev5": DEV5_FILES, "dev6": DEV6_FILES, "dev7": DEV7_FILES, "dev8": DEV8_FILES,
@@ -88,9 +91,9 @@ SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES, "
                                      "dev12": DEV12_FILES, "dev13": DEV13_FILES, "dev14": DEV14_FILES,
                                      "dev15": DEV15_FILES, "dev16": DEV16_FILES, "dev17": DEV17_FILES,
                                      "dev18": DEV18_FILES, "dev19": DEV19_FILES, "dev20": DEV20_FILES,
-                                     "dev21": DEV21_FILES}
+                                     "dev21": DEV21_FILES, "dev22": DEV22_FILES, "dev23": DEV23_FILES}
 HELD_APART = {"dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12",
-              "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21"}
+              "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21", "dev22", "dev23"}
 
 
 @dataclass
@@ -294,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="sets", action="append", choices=sorted(SETS),
                         help="a named set to run, each reported on its own; repeatable (default: all of them)")
     parser.add_argument("--failures", action="store_true",
-                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev21)")
+                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev23)")
     parser.add_argument("--gateway", default="http://127.0.0.1:8081", help="the running gateway")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per request")
     parser.add_argument("--limit", type=int, help="only the first N conversations of each file")
