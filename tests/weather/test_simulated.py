@@ -12,8 +12,8 @@ import pytest
 
 from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.domain.service import describe_day
-from weather_mcp_server.domain.verdicts import forecast_verdicts, hour_verdicts
-from weather_mcp_server.models import ForecastDay, HourRecord
+from weather_mcp_server.domain.verdicts import forecast_verdicts, hour_verdicts, precipitation_verdicts
+from weather_mcp_server.models import ForecastDay, HourRecord, PrecipitationDay
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
@@ -255,6 +255,23 @@ def test_verdict_words_are_chinese_in_both_scripts_and_pouring_is_rain() -> None
                       temp_max=19.9, precipitation_sum=0.0, wind_speed_max=5.0)
     keywords = {v.topic: v.keywords for v in forecast_verdicts([day], ["today"])}
     assert "熱" in keywords["hot"] and "涼" in keywords["cold"] and "pour" in keywords["rain"]
+
+
+@pytest.mark.parametrize("question, topic", [
+    ("Pioverà domani a Sintra?", "rain"), ("¿Va a llover mañana en Cusco?", "rain"), ("Wird es regnen?", "rain"),
+    ("Va-t-il neiger à Annecy ?", "snow"), ("¿Necesito paraguas?", "umbrella"), ("Fa caldo a Napoli?", "hot"),
+    ("Fait-il froid à Québec ?", "cold"), ("Ist es kalt in Graz?", "cold"),
+])
+def test_verdicts_have_the_words_of_questions_in_other_languages(question, topic) -> None:
+    """"Pioverà domani a Sintra? Rispondi in inglese" was answered "Yes, it will rain" beside an 8% chance: no
+    verdict had a word of the question, so none led the answer."""
+    day = ForecastDay(date="2026-11-30", weekday="Monday", day=0, weather_code=2, description="x", temp_min=13.5,
+                      temp_max=19.9, precipitation_sum=0.0, wind_speed_max=5.0)
+    wet = PrecipitationDay(date="2026-11-30", weekday="Monday", day=0, description="x", precipitation_sum=0.0,
+                           rain_sum=0.0, snowfall_sum=0.0, rain_expected=False, snow_expected=False)
+    verdicts = [*forecast_verdicts([day], ["today"]), *precipitation_verdicts([wet], ["today"])[-1:]]
+    matched = {v.topic for v in verdicts if any(word in question.lower() for word in v.keywords)}
+    assert topic in matched and not matched & {"rain", "snow", "hot", "cold"} - {topic}
 
 
 def test_asked_hours_have_hot_cold_and_windy_verdicts() -> None:

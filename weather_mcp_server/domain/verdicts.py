@@ -20,20 +20,27 @@ COLD_C = 10.0  # a high (or a current feels-like) from here down is cold
 WINDY_KMH = 29.0  # Beaufort 5 ("fresh breeze"), China's 5级: from here up a day or a moment is windy
 GUSTY_KMH = 50.0  # gusts from here up make it windy whatever the mean wind
 
-# (Chinese in both scripts: "會很熱嗎" was answered "會很熱" at 19.9°C, 熱 being no word for hot)
+# (Chinese in both scripts: "會很熱嗎" was answered "會很熱" at 19.9°C, 熱 being no word for hot; and the stems of the
+# other languages a question may come in, "Pioverà domani?" being a rain question: none a part of a common English word)
 _KEYWORDS = {
-    "rain": ["rain", "shower", "wet", "drizzle", "pour", "雨"],
-    "snow": ["snow", "雪"],
-    "umbrella": ["umbrella", "伞", "傘", "raincoat", "rain coat", "rain jacket", "waterproof", "poncho", "雨衣", "雨具"],
-    "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "热", "熱", "暖"],
-    "cold": ["cold", "chilly", "freez", "cool", "frigid", "frost", "冷", "凉", "涼", "冻", "凍"],
+    "rain": ["rain", "shower", "wet", "drizzle", "pour", "雨", "llov", "lluvia", "pleu", "pluie", "regen", "regn",
+             "piov", "pioggia", "chuv", "비가", "비 와", "비와", "비 오", "비오"],
+    "snow": ["snow", "雪", "nieve", "nieva", "nevar", "neige", "neiger", "schnee", "schnei", "nevic", "눈이", "눈 와",
+             "눈와", "눈 오", "눈오"],
+    "umbrella": ["umbrella", "伞", "傘", "raincoat", "rain coat", "rain jacket", "waterproof", "poncho", "雨衣", "雨具",
+                 "paraguas", "parapluie", "schirm", "ombrell", "guarda-chuva", "우산"],
+    "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "热", "熱", "暖", "calor", "caluros",
+            "chaud", "heiß", "heiss", "caldo", "calda", "暑い", "暑く", "더워", "덥"],
+    "cold": ["cold", "chilly", "freez", "cool", "frigid", "frost", "冷", "凉", "涼", "冻", "凍", "frío", "frio", "froid",
+             "kalt", "freddo", "fredda", "寒い", "寒く", "추워", "춥"],
     # The highest high is the warmer place's, the lowest low the colder's ("谁的最低气温最低").
-    "warmer": ["warm", "hot", "热", "熱", "暖", "highest high", "highest max", "最高气温最高", "最高温最高", "最高温度最高"],
-    "colder": ["cold", "cool", "chill", "冷", "凉", "涼", "lowest low", "lowest min", "最低气温最低", "最低温最低",
-               "最低温度最低"],
+    "warmer": ["warm", "hot", "热", "熱", "暖", "highest high", "higher high", "highest max", "higher max", "最高气温最高",
+               "最高温最高", "最高温度最高", "最高气温更高", "最高温更高"],
+    "colder": ["cold", "cool", "chill", "冷", "凉", "涼", "lowest low", "lower low", "lowest min", "lower min", "最低气温最低",
+               "最低温最低", "最低温度最低", "最低气温更低", "最低温更低"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
-    "windy": ["wind", "gust", "breez", "风大", "大风", "风不大", "风很大", "刮风", "风力", "風大", "大風", "風不大",
-              "風很大", "颳風", "風力"],  # not 风 alone: 台风
+    "windy": ["wind", "gust", "breez", "viento", "venteux", "ventoso", "风大", "大风", "风不大", "风很大", "刮风", "风力",
+              "風大", "大風", "風不大", "風很大", "颳風", "風力"],  # not 风 alone: 台风
     "windier": ["wind", "gust", "breez", "风", "風"],
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
 }

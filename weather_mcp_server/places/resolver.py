@@ -36,6 +36,8 @@ MAX_QUERY_LENGTH = 120
 # the others' names are as ambiguous, a short one (Hastings and Weymouth, England: 190 km).
 NEAR_OTHERS_KM = 1500.0
 NEAR_AMBIGUOUS_KM = 400.0
+# A smaller namesake beside the others is the place meant when it has at least this share of the far one's people.
+NAMESAKE_SIZE_RATIO = 10
 # The place the user picked in this call, by the name they chose between (see use_place_choice).
 _choices: ContextVar[dict[str, str]] = ContextVar("place_choices", default={})
 # What this call has settled of a name already (its place, or why it has none): a tool settles it before its body
@@ -85,7 +87,8 @@ class PlaceResolver:
         """The places of names asked together (a comparison): a name several places have is the one of them
         closest to the others, when it is clearly closest ("Hastings or Weymouth": England's Hastings, not New
         Zealand's; "Armidale vs Tamworth": New South Wales's), else the far better known of them; AmbiguousPlace
-        when none is."""
+        when none is. A name one place has far more people of is that one, unless it is far from the others and a
+        namesake is beside them (_namesake_near)."""
         outcomes: list[Location | WeatherToolError] = []
         for query in queries:
             try:
@@ -112,7 +115,24 @@ class PlaceResolver:
                     settled = True
             if not settled:
                 raise next(outcome for outcome in outcomes if isinstance(outcome, AmbiguousPlace))
-        return [outcome for outcome in outcomes if isinstance(outcome, Location)]
+        places = [outcome for outcome in outcomes if isinstance(outcome, Location)]
+        return [self._namesake_near(query, place, [p for p in places if p is not place])
+                for query, place in zip(queries, places)]
+
+    def _namesake_near(self, query: str, place: Location, others: list[Location]) -> Location:
+        """`place`, or a smaller place of its name beside the others when it is far from all of them: compared
+        with Seville, "Córdoba" is Spain's (325,000 people, 120 km), not Argentina's (1.4 million, 9,800 km). Only
+        for a namesake of a tenth of its size or more: compared with Atlanta, Rome is still Italy's."""
+        coordinates = [(other.latitude, other.longitude) for other in others]
+        if not coordinates or min(distance_km(place.latitude, place.longitude, *c) for c in coordinates) \
+                <= NEAR_OTHERS_KM:
+            return place
+        chosen = [c for c in self._gazetteer.candidates(query)
+                  if distance_km(c.latitude, c.longitude, place.latitude, place.longitude) < 1.0]
+        near = [c for c in self._gazetteer.candidates(query)
+                if min(distance_km(c.latitude, c.longitude, *other) for other in coordinates) <= NEAR_AMBIGUOUS_KM
+                and chosen and c.population * NAMESAKE_SIZE_RATIO >= chosen[0].population]
+        return self._gazetteer.to_location(max(near, key=lambda c: c.population), query) if near else place
 
     async def settle(self, query: str) -> Location | WeatherToolError:
         """Resolve `query` once for the rest of this call: its Location, or the error that resolving it gives."""
