@@ -23,7 +23,7 @@ from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.call import Called
 from mcp_chat_app.chat.notices import Notice, approval_notice, result_notice, unread_notice
 from mcp_chat_app.chat.text import languages
-from mcp_chat_app.chat.text.claims import is_yes_no_question
+from mcp_chat_app.chat.text.claims import is_yes_no_question, question_parts
 from mcp_chat_app.chat.text.clock import unsupported_clock_times
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, day_words
@@ -297,8 +297,10 @@ def tersely_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[st
     lowered = question.strip().lower()
     if not lowered.endswith(("?", "？")):
         return []
-    return [v for v in verdicts if any(re.match(rf"(?:any\s+)?{re.escape(str(word).lower())}\b", lowered)
-                                       for word in v["keywords"] if str(word).isascii())]
+    # (after a lead of its own: "and the day after that - any delays then?")
+    parts = [part.strip() for part in question_parts(lowered)]
+    return [v for v in verdicts if any(re.match(rf"(?:any\s+)?{re.escape(str(word).lower())}\b", part)
+                                       for word in v["keywords"] if str(word).isascii() for part in parts)]
 
 
 def numbers_in(text: str) -> list[float]:

@@ -62,6 +62,14 @@ DRY = [rain(False, "no rain is expected")]
     # after a sentence of its own
     ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?", True),
     ("St. Louis weather tomorrow?", False), ("Thanks. What is the high?", False),
+    # spoken ("Gonna be hot in Seville tomorrow?" got "Yes, it will be hot" at 14.3°C), and in other languages
+    ("Gonna be hot in Seville tomorrow?", True), ("going to rain in Leeds?", True),
+    ("Pioverà domani a Sintra? Rispondi in inglese, per favore.", True), ("¿Va a llover mañana en Cusco?", True),
+    ("Est-ce qu'il va pleuvoir demain à Lyon ?", True), ("Wird es morgen in Graz regnen?", True),
+    ("明日の札幌は雪が降りますか？", True), ("내일 부산에 비가 올까요?", True),
+    ("내일 제주도에 비 와요? Answer in English please.", True), ("서울 날씨 어때요?", False),
+    ("¿Qué tiempo hará mañana en Cusco?", False), ("Quel temps fera-t-il demain à Lyon ?", False),
+    ("Wie warm wird es morgen in Graz?", False), ("明日の札幌の天気はどうですか？", False),
 ])
 def test_yes_no_questions_are_told_in_their_spoken_forms_too(question, yes_no):
     assert is_yes_no_question(question) is yes_no
@@ -528,6 +536,8 @@ def test_the_chance_of_a_verdicts_topic_is_asked_as_its_degree(question, asked):
 @pytest.mark.parametrize("question, asked", [
     ("Rain tonight in Calabar?", True), ("snow in Laramie tonight?", True), ("any rain tomorrow?", True),
     ("Rainfall totals for Lima?", False), ("rain tonight in Calabar", False), ("Weather in Calabar, rain?", False),
+    # after a lead of its own ("Yes, there will be snow" beside a verdict of none)
+    ("and the day after that - any snow then?", True), ("Thanks. Rain in Calabar tonight?", True),
 ])
 def test_a_terse_question_that_opens_with_a_verdicts_word_asks_it_yes_or_no(question, asked):
     """"snow in Laramie tonight?" was answered without the verdict first, and the writer listed the others."""

@@ -17,13 +17,29 @@ _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据
 _ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|(?:没有?|沒有?|不)[？?\s]*$|[会會]不[会會]|要不要|是不是|有[没沒]有|需不需要|用不用|是否|有无|(.)不\1")
 # What may come before the question itself: a subject ("Kingston, Jamaica - is it …"), or a sentence of its own
 # ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?").
-_LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|[.!?]\s+|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)
+_LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|(?<=[.!?])\s+|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)
 # A word or mark that asks, anywhere in Chinese, at a clause's start in English ("Tomorrow is my birthday!" asks nothing).
 _ASKS = re.compile(r"[?？吗呢么咋嗎麼]|怎么|怎样|如何|多少|几|哪|什么|啥|是否|有没有|([\u4e00-\u9fff])不\1|(?:^|[,.;:!-]\s*)"
                    r"(?:what|how|when|where|which|who|why|will|is|are|does|do|should|can|could|any)\b", re.IGNORECASE)
+# (of quoted words: "translate the news for Paris into Chinese" asks for the news)
+_TRANSLATE = re.compile(r"翻译|翻譯|译成|譯成|\btranslat(?:e|ion)\b", re.IGNORECASE)
+_QUOTED = re.compile(r"[“「『\"'‘].+?[”」』\"'’]")
+_SAY_IN = re.compile(r"用\S{1,4}怎么说|\bhow do (?:you|I) say\b", re.IGNORECASE)
+_CREATE = re.compile(r"笑话|段子|[写作编].{0,6}诗|讲.{0,3}故事|\b(?:jokes?|poems?|haiku|limerick|bedtime story)\b",
+                     re.IGNORECASE)
 # (typed fast: "willit be sunny tmr", "isit open")
 _EN_YES_NO = re.compile(r"^\s*(will|is|are|does|do|did|should|shall|can|could|would|was|were|has|have|am|"
-                        r"need|must|may)(?:it|there)?\b", re.IGNORECASE)
+                        r"need|must|may|gonna|going to|supposed to)(?:it|there)?\b", re.IGNORECASE)
+# ... and in the other languages a question may come in: in Japanese and Korean by their endings, in Spanish,
+# French, German, Italian or Portuguese by a question mark with no question word ("… domani a Sintra? Rispondi in
+# inglese" is asked yes or no; "est-ce que" asks yes or no too).
+_KANA_HANGUL_YES_NO = re.compile(r"^(?!.*(?:何|いつ|どこ|どう|いくら|どれ|どちら|뭐|언제|어디|어떻|어때|얼마|몇|무슨))"
+                                 r".*(?:(?:か|かな|까요|나요|까)\s*[？?]?|요\s*[？?])\s*$")
+_OTHER_QUESTION_WORD = re.compile(
+    r"\b(?:qu[eé]|cu[aá]l(?:es)?|cu[aá]ndo|d[oó]nde|c[oó]mo|cu[aá]nt[oa]s?|qui[eé]n|quel(?:le)?s?|quand|o[uù]|comment|"
+    r"combien|qui|pourquoi|was|wann|wo|wie|welche[rsmn]?|wer|warum|wieviel|che|quale|quando|dove|come|quant[oiea]|"
+    r"chi|perch[eé]|qual|onde|quem|porque)\b", re.IGNORECASE)
+_EST_CE_QUE = re.compile(r"\best-ce\s+qu(?:e\b|['’])", re.IGNORECASE)
 
 
 def is_output(text: str) -> bool:
@@ -57,8 +73,27 @@ def asks(text: str) -> bool:
     return bool(_ASKS.search(text))
 
 
+def asks_a_language_task(text: str) -> bool:
+    """A request to translate words ("帮我把“晴转多云”翻译成英文", "how do you say 'sunny' in French") or for a joke, a
+    poem or a story ("给我讲个冷笑话呗"): a task of words, whatever the words speak of."""
+    return bool(_SAY_IN.search(text) or _CREATE.search(text) or (_TRANSLATE.search(text) and _QUOTED.search(text)))
+
+
+def question_parts(text: str) -> list[str]:
+    """The text cut where a question may begin after a lead of its own ("Kingston, Jamaica - is it …", "Hi! …")."""
+    return _LEAD.split(text)
+
+
 def is_yes_no_question(question: str) -> bool:
     """A question answered by yes or no (会不会, 是不是, Will it ...)."""
     text = question.strip()
     # The question may come after its subject: "Kingston, Jamaica - is it going to be hot tomorrow?"
-    return bool(_ZH_YES_NO.search(text) or any(_EN_YES_NO.match(part) for part in _LEAD.split(text)))
+    return bool(_ZH_YES_NO.search(text) or any(_EN_YES_NO.match(part) or _KANA_HANGUL_YES_NO.match(part)
+                                                or _other_yes_no(part) for part in question_parts(text)))
+
+
+def _other_yes_no(part: str) -> bool:
+    """A question in Spanish, French, German, Italian or Portuguese that asks no question word."""
+    part = part.strip()
+    return part.endswith(("?", "？")) and languages.latin_language(part) not in ("en", "zh") \
+        and not _OTHER_QUESTION_WORD.search(_EST_CE_QUE.sub(" ", part))

@@ -20,6 +20,9 @@ _ARABIC = re.compile(r"[\u0600-\u06ff]")
 _GREEK = re.compile(r"[\u0370-\u03ff]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _WORD = re.compile(r"[a-zà-ÿ']+")
+_LETTER = re.compile(r"[^\W\d_]")
+# Words in quotation marks: "“你好” is hello" is English, 'how do you say "hello" in Chinese?' too.
+_QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 # Chinese a question is asked in, not a name it quotes: its particles and question words ("那Naypyidaw呢" is a
 # Chinese question, a long Latin name in it; "news in 多伦多?" is English).
 # Words only a Chinese question has: "tmrw 西安 news 咋样" is asked in Chinese, its English words alike.
@@ -51,6 +54,9 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
     name in its own script ("부산明天呢", "ホノルル明天热吗"): Japanese has hiragana or is mostly katakana,
     Korean is mostly hangul.
     """
+    unquoted = _QUOTED.sub(" ", text)  # words quoted are another's ("“晴转多云”的英文是 \"sunny, becoming cloudy\"")
+    if _LETTER.search(unquoted):
+        text = unquoted
     hiragana, katakana = len(_HIRAGANA.findall(text)), len(_KATAKANA.findall(text))
     han, hangul, latin = len(_HAN.findall(text)), len(_HANGUL.findall(text)), len(_LATIN.findall(text))
     kana = hiragana + katakana
@@ -111,6 +117,11 @@ def requested(question: str) -> str | None:
         if _ASKED_IN_LATIN[code].search(question) and _ASKS_A_REPLY.search(question):
             return code
     return None
+
+
+def latin_language(text: str) -> str:
+    """The language of a text in Latin letters by the words any question uses alone (no domain's)."""
+    return _latin_language(text, {})
 
 
 def _latin_language(text: str, domain_words: dict[str, frozenset[str]]) -> str:
