@@ -98,7 +98,9 @@ class ChatPipeline:
         if self.router.forced and called.outcomes and all(o.reason == "tool_error" for o in called.outcomes):
             routed, called = self._called_after_errors(turn, tools, routed, called)
         facts = gather_facts(turn, called)
-        if facts.lacking and tools:  # asked for what no result holds: another tool's results may, asked once
+        # Asked for what no result holds: another tool's results may, asked once (not when every call failed: the
+        # errors say why, "the past reaches back 92 days", and another tool has no more of it).
+        if facts.lacking and tools and not all(outcome.is_error for outcome in called.outcomes):
             routed, called, facts = self._called_for_lacking(turn, tools, routed, called, facts)
         draft = write(turn, self.writer, routed, facts)
         check = verify(turn, facts, draft)

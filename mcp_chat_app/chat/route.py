@@ -76,7 +76,7 @@ from mcp_chat_app.chat.route_prompt import (
     router_system_prompt,
     tool_results_message,
 )
-from mcp_chat_app.chat.text.claims import in_english_instead, states_measurements, unusable
+from mcp_chat_app.chat.text.claims import asks_a_language_task, in_english_instead, states_measurements, unusable
 from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.chat.text.day_words import names_an_earlier_day
 from mcp_chat_app.chat.text.quantities import Quantity, described
@@ -154,9 +154,10 @@ def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | 
         return _next_round(turn, router, previous, called)
     if not tools:
         return _own(turn, router, Routed(), tools_connected=not turn.use_tools)
-    if turn.assistant.asked_who(turn.question) or conversation.acknowledges(turn.question):
-        # Who it is, or "ok, thanks": no tool answers that, and a small model called one anyway (a place named
-        # "行"; the data of the conversation's place for "对了，你是谁开发的").
+    if turn.assistant.asked_who(turn.question) or conversation.acknowledges(turn.question) \
+            or asks_a_language_task(turn.question):
+        # Who it is, "ok, thanks", a translation or a joke: no tool answers that, and a small model called one anyway
+        # (a place named "行"; the data of the conversation's place for "对了，你是谁开发的"; places "晴转多云", "给我讲个").
         return _own(turn, router, Routed(tools=tuple(tools)), tools_connected=True)
     if router.forced:
         return _forced(turn, router, tools)

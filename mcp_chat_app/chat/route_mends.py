@@ -25,6 +25,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
 from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, place_values, unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import mentioned, stated_arguments, states_its_arguments
 from mcp_chat_app.chat.route_plan import (
+    INVALID,
     PlannedCall,
     everything_said,
     replanned,
@@ -152,13 +153,14 @@ def with_the_place_said(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
 
 def with_earlier_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                       turn: Turn) -> tuple[PlannedCall, ...]:
-    """Calls asked with the conversation, on the latest calls' day when the question names none."""
+    """Calls asked with the conversation, on the latest calls' day when the question names none; a call the schema
+    refused for its day too ("那天呢" after 2026-12-11 was called for day 2026, the router copying the year)."""
     earlier = [call.get("arguments", {}) for call in conversation.latest_calls(turn.history)]
     kept = []
     for plan in planned:
         tool = resolve(plan.name, by_name)
         arguments = with_earlier_day(plan.arguments, tool.input_schema, earlier, turn.question, turn.today) \
-            if tool and plan.request else plan.arguments
+            if tool and (plan.request or (plan.error or "").startswith(INVALID)) else plan.arguments
         kept.append(plan if arguments == plan.arguments else replanned(plan, arguments, by_name, turn))
     return tuple(kept)
 

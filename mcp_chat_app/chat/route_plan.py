@@ -11,6 +11,7 @@ from typing import Any
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.route_arguments.days import (
+    now_asked,
     with_asked_day,
     with_asked_span,
     with_asked_weekend,
@@ -25,6 +26,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     only_run_on,
     with_qualifiers,
     without_opening,
+    without_question_words,
 )
 from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, place_argument, without_unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import unstated_arguments
@@ -37,6 +39,7 @@ from mcp_chat_app.mcp_client.arguments import decode_arguments, tidy_arguments, 
 from mcp_chat_app.mcp_client.manager import ToolInfo, ToolRequest
 
 log = logging.getLogger(__name__)
+INVALID = "invalid arguments"  # how the error of a call its schema refuses begins
 
 
 @dataclass(frozen=True)
@@ -67,12 +70,13 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,
                                        turn.vocabulary)
         arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary)
+        arguments = without_question_words(arguments, schema, turn.vocabulary)
         arguments = without_unnamed_places(arguments, schema, everything_said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
                                           else turn.question, turn.vocabulary)
         arguments = with_asked_part(with_clock_hours(arguments, schema, turn.question, turn.vocabulary), schema,
                                     turn.question, turn.vocabulary)
-        day = asked_day(turn.question, turn.today)
+        day = asked_day(turn.question, turn.today) or now_asked(turn.question, turn.today)
         arguments = with_asked_day(arguments, schema, day, turn.today)
         arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)
         arguments = with_asked_weekend(arguments, schema, turn.question)
@@ -89,7 +93,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
                                       made_up=tuple(made_up_numbers(arguments, schema, turn.question))), tool, turn)
         return plan if plan.fallback else _without_opening(plan, tool, turn) or _cut_before_a_word(plan, tool, turn) \
             or plan
-    return PlannedCall(call.id, tool.qualified_name, arguments, error=f"invalid arguments: {problem}")
+    return PlannedCall(call.id, tool.qualified_name, arguments, error=f"{INVALID}: {problem}")
 
 
 def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:

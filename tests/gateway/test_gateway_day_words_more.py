@@ -12,7 +12,7 @@ import pytest
 from tests.support.gateway_processes import weather_call as call
 
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments.days import with_asked_day, without_unasked_span
+from mcp_chat_app.chat.route_arguments.days import now_asked, with_asked_day, without_unasked_span
 from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_the_day_after, unsupported_present
 from mcp_chat_app.chat.text.quantities import asked_quantities
@@ -260,3 +260,18 @@ def test_this_weeks_weekday_is_that_day_not_the_week():
     assert day_words("这周五来凤天气") == {"周五"} and day_words("这个星期六上海") == {"周六"}
     assert day_words("这周北京冷吗") == {"本周"} and day_words("这周末") == {"周末"}
 
+
+
+@pytest.mark.parametrize("question", ["and what's it like there right now?", "现在呢", "how about at the moment?"])
+def test_the_present_moment_is_todays_day(question):
+    """"and what's it like there right now?" after yesterday's high was called for yesterday (day -1): the present
+    moment asked with no day named is today."""
+    asked = now_asked(question, MONDAY)
+    assert asked is not None and asked.offset == 0
+    called = {"city": "Melbourne", "day": -1, "days": 7}
+    assert with_asked_day(called, FORECAST, asked, MONDAY)["day"] == 0
+    assert "days" not in without_unasked_span(called, FORECAST, asked, question)
+
+
+def test_the_present_moment_beside_a_day_is_that_days():
+    assert now_asked("now, what about tomorrow?", MONDAY) is None and now_asked("I know, Paris?", MONDAY) is None

@@ -16,6 +16,7 @@ from mcp_chat_app.chat.route_arguments.days import span_days, with_asked_span
 from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags
 from mcp_chat_app.chat.route_arguments.place_names import without_opening
 from mcp_chat_app.chat.route_arguments.places import unnamed_places
+from mcp_chat_app.chat.text.claims import asks_a_language_task
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.config import CONFIG_DIR
@@ -131,6 +132,26 @@ def test_over_http_an_acknowledgement_naming_a_quantity_calls_no_tool_for_it(for
     body = forced_gateway.chat("coat", {"message": "谢啦，我多穿件外套"}).json()
     assert body["tool_calls"] == [] and body["response"] == "不客气，注意保暖。"
     assert len(fake_llm.requests()) == 1
+
+
+def test_over_http_a_translation_calls_no_tool(forced_gateway, fake_llm):
+    """"帮我把“晴转多云”翻译成英文" was called as the forecast of a place named 晴转多云: a translation of quoted words
+    is a language task; the writer answers it, offered no tool."""
+    fake_llm.script({"content": "“晴转多云”的英文是 \"sunny, becoming cloudy\"。"})
+    body = forced_gateway.chat("translate", {"message": "帮我把“晴转多云”翻译成英文"}).json()
+    assert body["tool_calls"] == [] and "sunny, becoming cloudy" in body["response"]
+    (own,) = fake_llm.requests()
+    assert "tools" not in own
+
+
+@pytest.mark.parametrize("message, translation", [
+    ("帮我把“晴转多云”翻译成英文", True), ("how do you say 'drizzle' in French?", True), ("“雷阵雨”用英语怎么说", True),
+    ("translate the forecast for Paris into Chinese", False), ("明天巴黎天气怎么样，用英文回答", False),
+    ("给我讲个冷笑话呗", True), ("write me a haiku about the rain", True), ("写一首关于雪的诗", True),
+    ("is it a good day for a poetry reading outside?", False),
+])
+def test_a_language_task_is_told_from_a_question(message, translation):
+    assert asks_a_language_task(message) is translation
 
 
 def test_over_http_a_question_about_the_assistant_calls_no_tool(forced_gateway, fake_llm):
@@ -506,3 +527,12 @@ def test_over_http_a_follow_up_that_says_one_name_alone_asks_of_it(forced_gatewa
     yangshuo = call("get_current_weather", city="阳朔")
     asked("阳朔现在多少度", yangshuo)
     assert _made(asked("那里冷吗", yangshuo)) == [("get_current_weather", {"city": "阳朔"})]
+
+
+def test_over_http_a_follow_up_on_a_dated_day_keeps_the_date(forced_gateway, fake_llm):
+    """"需要带伞吗" after 下周五 was called for 2026-12-11 went to the tool as day 2026 (the router copied the year):
+    a follow-up that names no day asks about the conversation's day."""
+    asked = _asker(forced_gateway, fake_llm, "dated")
+    asked("昆明下周五天气怎么样", call("get_forecast", city="昆明", day="2026-12-11", days=1))
+    body = asked("需要带伞吗", call("get_precipitation", city="昆明", day=2026, days=1))
+    assert _made(body) == [("get_precipitation", {"city": "昆明", "day": "2026-12-11", "days": 1})]

@@ -13,6 +13,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     cut_before_a_word,
     qualified,
     with_qualifiers,
+    without_question_words,
 )
 from mcp_chat_app.config import CONFIG_DIR
 
@@ -40,6 +41,9 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     ("Gao Rn", "is it boiling in Gao rn", "Gao"),  # "right now"
     # "on" a place: its qualifier
     ("Hana", "what about Hana on Maui", "Hana, Maui"),
+    # ... or "in" one ("what about Hyderabad in India?" after Hyderabad, Pakistan was called for Pakistan's again)
+    ("Hyderabad, Pakistan", "what about Hyderabad in India?", "Hyderabad, India"),
+    ("Kampala", "weather for Kampala in Uganda tomorrow", "Kampala, Uganda"),
     # the question's qualifier over the one the router wrote
     ("Paris, FR", "Paris, Kentucky - what's it like outside right now?", "Paris, Kentucky"),
     ("Portland, OR", "Portland Maine tonight, cold?", "Portland Maine"),
@@ -54,6 +58,7 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("Paris", "Paris, Saturday?"),  # a day is no qualifier
     ("Paris", "Is it hot in Paris Today?"),
     ("Paris", "Paris this weekend"),
+    ("Paris", "Paris in French please"), ("Paris", "Paris in December?"),
     ("Oslo", "oslo rn?"), ("Portland", "is it cold in portland me"),  # two letters that are a word
     ("Oslo", "Oslo, Bergen and Tromsø tomorrow?"),  # names joined to it are places of their own
     ("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?"),
@@ -138,6 +143,14 @@ def test_over_http_characters_run_on_before_a_chinese_place_are_tried_only_when_
 ])
 def test_a_chinese_place_cut_before_a_word_of_the_questions_own(value, question, cut):
     assert cut_before_a_word({"city": value}, {"properties": {"city": CITY}}, question, VOCABULARY) == {"city": cut}
+
+
+def test_a_question_word_run_into_a_place_is_no_part_of_it():
+    """"後天台北和高雄哪裡比較熱" was compared for 台北, 高雄 and "高雄哪裡"."""
+    schema = {"properties": {"cities": {"type": "array", "items": CITY}, "city": CITY}}
+    assert without_question_words({"cities": ["台北", "高雄哪裡"]}, schema, VOCABULARY) == {"cities": ["台北", "高雄"]}
+    assert without_question_words({"city": "北京谁更冷"}, schema, VOCABULARY) == {"city": "北京"}
+    assert without_question_words({"city": "哪里"}, schema, VOCABULARY) == {"city": "哪里"}  # no name before it
 
 
 def test_over_http_a_place_the_tool_does_not_know_is_tried_cut_before_a_word(forced_gateway, fake_llm):

@@ -179,6 +179,9 @@ def test_relative_weekdays_are_counted_as_people_mean_them(question, today, offs
     ("Quel temps faisait-il hier à Lyon ?", -1, None),
     ("Wie wird das Wetter hier in Graz am Samstag?", 4, "saturday"),  # German "hier" is "here"
     ("Llueve hoy en Santo Domingo?", 0, None),  # a place, not Sunday
+    # Korean, a particle after the word ("내일 제주도에 비 와요?" was called for today)
+    ("내일 제주도에 비 와요? Answer in English please.", 1, None), ("모레는 서울 추워요?", 2, None),
+    ("어제 부산 비 왔어요?", -1, None),
 ])
 def test_day_words_of_other_languages_are_read_as_their_days(question, offset, weekday):
     asked = asked_day(question, TUESDAY)

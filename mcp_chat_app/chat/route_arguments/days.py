@@ -189,6 +189,13 @@ def names_another_day(arguments: dict[str, Any], schema: dict[str, Any], today: 
     return any(_day_offset(arguments.get(name, spec.get("default")), today) != 0 for name, spec in days)
 
 
+def now_asked(question: str, today: dt.date) -> AskedDay | None:
+    """The present moment as the day asked, when the question names no day: today ("and what's it like there right
+    now?" after yesterday's high was called for yesterday)."""
+    match = _NOW.search(question)
+    return AskedDay(match[0], 0) if match and not day_references(question, today) else None
+
+
 def says_now(question: str) -> bool:
     """Whether the question asks about the present moment ("现在", "right now")."""
     return bool(_NOW.search(question))

@@ -36,7 +36,10 @@ _NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有
 # before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.IGNORECASE)
 _OCCASION = re.compile(r"\b(?:Day|Eve|Christmas|Xmas|Easter|Thanksgiving|Halloween|Valentine'?s?|New Year'?s?)\b")
-_QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+(?:on[ \t]+)?){_NAME_WORDS}"
+_QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+(?:(?:on|in)[ \t]+)?){_NAME_WORDS}"
+# Capitalised words after "in" that name no place: a language ("Paris in French").
+_NO_PLACE_AFTER_IN = re.compile(r"[ \t]+in[ \t]+(?:English|French|Chinese|Mandarin|Cantonese|Spanish|German|Italian|"
+                                r"Japanese|Korean|Portuguese|Russian|Arabic)\b")
 # How alike a copy of a name must be to the question's words to be taken for them ("Ipoah" for "ipoh": 0.89).
 _NEARLY_THE_SAME = 0.8
 _BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
@@ -140,6 +143,20 @@ def without_opening(arguments: dict[str, Any], schema: dict[str, Any], opening: 
     return kept
 
 
+def without_question_words(arguments: dict[str, Any], schema: dict[str, Any],
+                           vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each Chinese place less a question word the router ran into it and what follows: "後天台北和
+    高雄哪裡比較熱" was compared for 台北, 高雄 and "高雄哪裡" (哪, 谁, 啥 are in no place's name)."""
+    def cut(value: Any) -> Any:
+        asks = _ASKS_IN_NAME.search(value) if isinstance(value, str) else None
+        return value[:asks.start()] if asks else value
+
+    return _each_place(arguments, schema, vocabulary, cut)
+
+
+_ASKS_IN_NAME = re.compile(r"(?<=[\u3400-\u9fff]{2})[哪谁啥誰]")
+
+
 def cut_before_a_word(arguments: dict[str, Any], schema: dict[str, Any], question: str,
                       vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each Chinese place that ends in a word of the question's own (会, 有, 要 …) less that
@@ -217,7 +234,8 @@ _TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my n
 def _qualified_after(value: str, question: str) -> str:
     """The value and the capitalised words after it, up to the first day word, month or letter alone ("Córdoba,
     Spain" of "Córdoba, Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?"); after "on", as a qualifier
-    after a comma ("Hana, Maui" of "Hana on Maui"; not after "in": "Paris in French" is a language)."""
+    after a comma ("Hana, Maui" of "Hana on Maui", "Hyderabad, India" of "Hyderabad in India"; "Paris in French"
+    names a language)."""
     match = re.search(rf"(?<![\w])(?i:{re.escape(value)})((?:{_QUALIFIER_AFTER})+)", question)
     if match is None:
         code = re.search(rf"(?<![\w])(?i:{re.escape(value)})[ \t]+([a-z]{{2}})(?![\w'’])", question)
@@ -225,10 +243,10 @@ def _qualified_after(value: str, question: str) -> str:
     words = match[1]
     day = next((word.start() for word in re.finditer(r"[\w'’.-]+", words)
                 if day_words(word[0]) or _MONTH.fullmatch(word[0]) or len(word[0]) == 1), len(words))
-    if _OCCASION.search(words[:day]):  # "Berlin on New Year's Day": a day, not a place
+    if _OCCASION.search(words[:day]) or _NO_PLACE_AFTER_IN.match(words):  # "Berlin on New Year's Day": a day
         return ""
-    kept = re.sub(r"[ \t]+on$", "", words[:day].rstrip(" ,\t"))
-    kept = re.sub(r"^[ \t]+on[ \t]+", ", ", kept)
+    kept = re.sub(r"[ \t]+(?:on|in)$", "", words[:day].rstrip(" ,\t"))
+    kept = re.sub(r"^[ \t]+(?:on|in)[ \t]+", ", ", kept)
     return f"{question[match.start():match.start(1)]}{kept}" if kept.strip(" ,\t") else ""
 
 

@@ -1,6 +1,7 @@
 """Calendar dates a question names ("12月25日", "下个月20号", "New Year's Day 2020", "去年圣诞节", "明年春节", "2026-12-25",
-"下个月底"), as dates (days counted from today, "两个月后", are day words: day_words.py). A small model turns them into today or a wrong offset; passed as the
-date, one beyond the data reaches the tool, which says how far its data goes."""
+"下个月底", "去年今天"), as dates (days counted from today, "两个月后", are day words: day_words.py). A small model
+turns them into today or a wrong offset; passed as the date, one beyond the data reaches the tool, which says how far
+its data goes."""
 
 from __future__ import annotations
 
@@ -62,6 +63,10 @@ _PATTERNS = (
                                   r"(spring|summer|autumn|fall|winter)\b", re.IGNORECASE)),
     ("en_of_month", re.compile(rf"\b(?:the\s+)?(\d{{1,2}}){_ORDINAL}\s+of\s+(last|this|next)\s+month\b",
                                re.IGNORECASE)),
+    # today's date in another year ("去年今天", "this day last year", "a year ago today")
+    ("year_today", re.compile(r"(前年|去年|明年)的?(?:今天|今日|这一?天|这个时候|此时|同一天|同期)|\b(?:this|the same)\s+"
+                              r"(?:day|date|time)\s+(last|next)\s+year\b|\btoday\s+(last)\s+year\b|"
+                              r"\b(a|one|two|2)\s+years?\s+ago\b", re.IGNORECASE)),
     ("en_holiday", re.compile(rf"{_EN_LAST_NEXT}\b(christmas(?:\s+(?:eve|day))?|new\s+year'?s\s+(?:day|eve)|"
                               rf"valentine'?s\s+day|halloween)\b"
                               rf"{_EN_YEAR}", re.IGNORECASE)),
@@ -110,6 +115,8 @@ def _date(kind: str, match: re.Match[str], today: date) -> date | None:
         return _in_year(match[3], None, _month(match[1]), int(match[2]), today)
     if kind == "en_day_month":
         return _in_year(match[3], None, _month(match[2]), int(match[1]), today)
+    if kind == "year_today":
+        return _valid(today.year + _years_on(match), today.month, today.day)
     if kind == "en_of_month":
         return _in_month({"last": -1, "this": 0, "next": 1}[match[2].lower()], int(match[1]), today)
     month, day = _HOLIDAYS[re.sub(r"\s+", " ", match[2].lower())]
@@ -117,6 +124,15 @@ def _date(kind: str, match: re.Match[str], today: date) -> date | None:
     if which in ("last", "next") and not match[3]:
         return _nearest(month, day, today, before=which == "last")
     return _in_year(match[3], 0 if which == "this" else None, month, day, today)
+
+
+def _years_on(match: re.Match[str]) -> int:
+    """Years from this one of a `year_today` match."""
+    if match[1]:
+        return _ZH_YEARS[match[1]]
+    if match[4]:
+        return -2 if match[4].lower() in ("two", "2") else -1
+    return -1 if (match[2] or match[3]).lower() == "last" else 1
 
 
 def _month(word: str) -> int:

@@ -53,6 +53,8 @@ _OTHER_WORDS = {
 }
 _OTHER = re.compile(r"\b(?:" + "|".join(rf"(?P<{name}>{words})" for name, words in _OTHER_WORDS.items()) + r")\b",
                     re.IGNORECASE)
+# ... and Korean, whose particles follow a word with no space ("내일은"): no word boundary after it.
+_KOREAN = re.compile(r"(?P<day_after_tomorrow>모레)|(?P<today>오늘)|(?P<tomorrow>내일)|(?P<yesterday>어제)")
 # "this coming Friday", "next Monday": weekdays counted another way than a bare "Friday".
 _EN_RELATIVE = re.compile(rf"\b(this\s+coming|coming|next|this)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 # "Wednesday next week", "Friday of next week": the same as "next Wednesday".
@@ -221,6 +223,8 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
     # "16 days from today" names the one day it counts to, not today.
     counted, rest = _counted_days(question, today)
     joined, rest = _joined_days(rest)
+    for word in dates:  # "去年今天" names a year ago, not also today
+        rest = rest.replace(word, " ")
     references = {word: _offset(word, today) for word in day_words(rest)} | counted | joined
     references |= {word: (day - today).days for word, day in dates.items()}
     if _ZH_THIS_WEEK.search(question):  # 这周五: 周五, not the whole week
@@ -478,4 +482,4 @@ def _other_canonical(match: re.Match[str]) -> str:
 # Each language's day words and how a match of them reads as a canonical word.
 _READERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (_ZH, lambda match: _zh_canonical(match[0])), (_EN, lambda match: _en_canonical(match[0])),
-    (_OTHER, _other_canonical))
+    (_OTHER, _other_canonical), (_KOREAN, _other_canonical))
