@@ -18,6 +18,9 @@ from llm_backend.weights.chatml_tools_template import CHATML_TOOLS_TEMPLATE
 from llm_backend.weights.derived_cache import derived_dir
 
 _CHATML_START = "<|im_start|>"
+# How Qwen's template (and ours) writes a tool's signature, and the same written without blanks.
+_TOOL_TOJSON = "tool | tojson"
+_TOOL_TOJSON_COMPACT = "tool | tojson(separators=(',', ':'))"
 
 
 class Tokenizer:
@@ -89,10 +92,17 @@ def _save_atomically(hf_tokenizer: PreTrainedTokenizerBase, cache: Path) -> None
 
 
 def _tool_capable_template(hf_tokenizer: PreTrainedTokenizerBase) -> str | None:
-    """The model's template if it renders tools, else our ChatML one for ChatML models (SmolLM2)."""
+    """The model's template if it renders tools, else our ChatML one for ChatML models (SmolLM2), with the tools'
+    signatures written as compact JSON.
+
+    Without the blanks after `,` and `:` a signature takes ~20% fewer tokens (the gateway's router prompt: 2,665 ->
+    2,314), which every cold prefill pays for, and the router answered the eval as well (docs/benchmarks.md:
+    dev23, 234 vs 233 of 240)."""
     template = hf_tokenizer.chat_template
     if isinstance(template, str) and _CHATML_START in template and "tools" not in template:
-        return CHATML_TOOLS_TEMPLATE
+        template = CHATML_TOOLS_TEMPLATE
+    if isinstance(template, str):
+        template = template.replace(_TOOL_TOJSON, _TOOL_TOJSON_COMPACT)
     return template
 
 
