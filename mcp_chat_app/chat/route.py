@@ -28,16 +28,20 @@ from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_ans
 from mcp_chat_app.chat.route_arguments.days import takes_a_day
 from mcp_chat_app.chat.route_arguments.hours import takes_hours
 from mcp_chat_app.chat.route_arguments.numbers import measurement_arguments, misquoted_numbers, written_numbers
+from mcp_chat_app.chat.route_arguments.places import place_list_argument, place_values
 from mcp_chat_app.chat.route_mends import (
     as_one_comparison,
     as_the_conversations_comparison,
     asks_a_day,
     asks_an_hour,
+    for_the_destination,
     for_the_name_said,
     left_out,
     moved_to_a_day,
     moved_to_hours,
     on_an_earlier_day,
+    one_place_meant,
+    replanned_for,
     places_of,
     with_added_places,
     with_distinct_places,
@@ -66,6 +70,7 @@ from mcp_chat_app.chat.route_prompt import (
     ASKS_FOR_A_QUANTITY,
     ASKS_FOR_AN_HOUR,
     ASKS_FOR_DATA,
+    ASKS_OF_ONE_PLACE,
     MISQUOTED,
     NOT_IN_THE_QUESTION,
     NO_TOOL_SPEC,
@@ -260,8 +265,10 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)
     planned = as_the_conversations_comparison(planned, by_name, turn)
+    planned, again_ms = _of_one_place(turn, router, tools, planned)
+    llm_ms += again_ms
     planned = with_distinct_places(without_comparatives(planned, by_name, turn), by_name, turn)
-    planned = with_added_places(planned, by_name, turn)
+    planned = for_the_destination(with_added_places(planned, by_name, turn), by_name, turn)
     named = with_named_places(planned, by_name, turn)
     routed = Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=llm_ms)
     if planned and not named and needs_tool_data(turn.question, tools, turn.vocabulary):
@@ -381,6 +388,32 @@ def _given_the_figures(planned: tuple[PlannedCall, ...], by_name: dict[str, Tool
             return ()
         given.append(replanned(plan, {**plan.arguments, **dict(zip(names, written))}, by_name, turn))
     return tuple(plan for plan in given if plan.request is not None)
+
+
+def _of_one_place(turn: Turn, router: Router, tools: list[ToolInfo],
+                  planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
+    """For a question about "there" that compares nothing, after the latest answer was about one place, a call of
+    several places asked once more, of that place alone and without the tools of several ("do I need a jacket
+    there tomorrow?" after Victoria Falls, then Livingstone, was a comparison of both). With the router's time."""
+    by_name = {tool.qualified_name: tool for tool in tools}
+    place = one_place_meant(planned, by_name, turn)
+    if not place:
+        return planned, 0.0
+    single = [tool for tool in tools if place_list_argument(tool.input_schema, turn.vocabulary) is None]
+    specs = router.tool_specs(single)
+    if not specs:
+        return planned, 0.0
+    again = _asked_again(turn, router, tools, ASKS_OF_ONE_PLACE.format(place=place), specs)
+    head = place.partition(",")[0].strip().casefold()  # "Livingstone" for "Livingstone, Zambia": that place
+    replanned = tuple(
+        replanned_for(plan, place, by_name, turn) for plan in planned_calls(real_calls(again), by_name, turn)
+        if plan.request is not None and [value.partition(",")[0].strip().casefold() for value in
+                                         place_values(plan.arguments, by_name[plan.name].input_schema,
+                                                      turn.vocabulary)] == [head])
+    replanned = tuple(plan for plan in replanned if plan.request is not None)
+    if replanned:
+        log.info("%s for %r alone: the question asks of one place", ", ".join(p.name for p in replanned), place)
+    return replanned or planned, again.duration_ms
 
 
 def _misquoted(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> list[str]:

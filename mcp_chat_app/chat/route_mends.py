@@ -46,6 +46,15 @@ _A_TERM = re.compile(r"[A-Z0-9.]+|\S*\d\S*")  # "UV", "PM2.5", "AQI": asked of, 
 # The latest answers whose places a comparison naming none is of ("哪个更冷" after A, then "那B呢").
 _COMPARED_TURNS = 3
 _FIGURE = re.compile(r"\d|零")
+# One place the question speaks of by where it is, not by name ("there tomorrow?", "那边冷吗"): not "is there".
+_THERE = re.compile(r"那里|那边|那儿|那裡|那邊|那兒|\b(?:in|at|over|out|up|down|be|it) there\b|\bthere\s*(?:tomorrow|"
+                    r"today|tonight|now|this|next|on|\?|$)", re.IGNORECASE)
+# Where the user is, and where they are going ("我在昆明，下周五去西双版纳，那天怎么样"; "I'm in Denver, flying to
+# Boise tomorrow - will it be cold?"): the question is about the place gone to.
+_HERE = r"(?:我(?:现在|人)?在|\bI'?m (?:in|at|staying in)|\bI am (?:in|at))\s*"
+_GOING = re.compile(r"(?:去|到|飞|前往)(?!年|时|底|了|过|机|哪)\s*(?P<zh>[\u3400-\u9fff]{2,}?)"
+                    r"(?=玩|旅游|出差|看看|[，,。？?！!\s]|那|的|$)|\b(?:going|heading|flying|driving|off|travel(?:l)?ing)"
+                    r" to\s+(?P<en>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)")
 
 
 def with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ...],
@@ -512,6 +521,52 @@ def with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
             log.info("call of %s not made: %s named neither in the question nor in the conversation", plan.name,
                      ", ".join(unnamed))
     return tuple(kept)
+
+
+def one_place_meant(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> str:
+    """The one place a call of several is about instead, or "": the latest answer's one place, when the question
+    asks of "there" (那里), compares nothing and names none of the call's places."""
+    latest = {place for call in conversation.latest_calls(turn.history) if (tool := resolve(call["tool"], by_name))
+              for place in place_values(call.get("arguments", {}), tool.input_schema, turn.vocabulary)}
+    if len(latest) != 1 or not _THERE.search(turn.question) or compares(turn.question, turn.vocabulary):
+        return ""
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
+        places = plan.arguments.get(listed) if listed else None
+        if isinstance(places, list) and len(places) > 1 and not any(
+                isinstance(place, str) and mentioned(place, turn.question.casefold()) for place in places):
+            return next(iter(latest))
+    return ""
+
+
+def replanned_for(plan: PlannedCall, place: str, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
+    """The call of one place, made for `place` as written (the conversation's "Livingstone, Zambia", not the
+    router's "Livingstone")."""
+    tool = resolve(plan.name, by_name)
+    argument = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    return replanned(plan, {**plan.arguments, argument: place}, by_name, turn) if argument else plan
+
+
+def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                        turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call for the place the user says they are in, when the question goes on to the place they are going to
+    and names it no more: made for that place instead ("我在昆明，下周五去西双版纳，那天怎么样" was called for 昆明)."""
+    if len(planned) != 1 or planned[0].request is None:
+        return planned
+    (plan,) = planned
+    tool = resolve(plan.name, by_name)
+    argument = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    value = plan.arguments.get(argument) if argument else None
+    here = re.search(rf"{_HERE}{re.escape(value)}", turn.question, re.IGNORECASE) if isinstance(value, str) else None
+    going = _GOING.search(turn.question, here.end()) if here else None
+    if going is None or value in turn.question[going.end():]:
+        return planned
+    again = replanned(plan, {**plan.arguments, argument: going["zh"] or going["en"]}, by_name, turn)
+    if again.request is None:
+        return planned
+    log.info("%s for %r, not %r: the user is going there", plan.name, going["zh"] or going["en"], value)
+    return (again,)
 
 
 def for_the_name_said(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

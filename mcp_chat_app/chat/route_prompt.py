@@ -38,6 +38,9 @@ REFUSED = "\n\n(That call was refused: {errors}. Call a tool with arguments it a
 ASKS_FOR_A_DAY = ("\n\n(The question asks about a day, not only the present moment: call a tool that takes a "
                   "day, with that day.)")
 
+# Asked of "there" after two places, a small model compared both.
+ASKS_OF_ONE_PLACE = "\n\n(The question asks about {place} alone: call a tool for that one place.)"
+
 # A call with values the question does not give (a bound for "which of A and B is lower?", a place for "where is
 # it above 20?"): asked again without that tool.
 NOT_IN_THE_QUESTION = "\n\n(The question gives no {arguments} for {tool}: call a tool that takes what it says.)"

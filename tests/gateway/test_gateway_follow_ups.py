@@ -536,3 +536,33 @@ def test_over_http_a_follow_up_on_a_dated_day_keeps_the_date(forced_gateway, fak
     asked("昆明下周五天气怎么样", call("get_forecast", city="昆明", day="2026-12-11", days=1))
     body = asked("需要带伞吗", call("get_precipitation", city="昆明", day=2026, days=1))
     assert _made(body) == [("get_precipitation", {"city": "昆明", "day": "2026-12-11", "days": 1})]
+
+
+@pytest.mark.parametrize("question, said, meant", [
+    ("我在昆明，下周五去西双版纳，那天天气怎么样", "昆明", "西双版纳"),
+    ("I'm in Denver, flying to Boise tomorrow - will it be cold?", "Denver", "Boise"),
+    ("我在杭州，去年这时候杭州冷吗", "杭州", "杭州"),  # 去年 is last year, and 杭州 is named again
+])
+def test_over_http_a_question_about_where_the_user_is_going_is_called_for_that_place(forced_gateway, fake_llm,
+                                                                                     question, said, meant):
+    """"我在昆明，下周五去西双版纳，那天天气怎么样" was called for 昆明, where the user is, not where they are going."""
+    fake_llm.script(call("get_forecast", city=said, day=1), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("going", {"message": question}).json()
+    assert [made["arguments"]["city"] for made in body["tool_calls"]] == [meant]
+
+
+def test_over_http_a_question_of_there_after_one_place_is_not_a_comparison(forced_gateway, fake_llm):
+    """"do I need a rain jacket there tomorrow?" after Victoria Falls, then Livingstone, was a comparison of both:
+    "there" is the latest answer's one place; the router is asked once more, of it alone."""
+    asked = _asker(forced_gateway, fake_llm, "there")
+    asked("What's the weather at Victoria Falls today?", call("get_forecast", city="Victoria Falls", day=0))
+    asked("what about tomorrow in Livingstone, Zambia?", call("get_forecast", city="Livingstone, Zambia", day=1))
+    both = call("compare_weather", cities=["Victoria Falls", "Livingstone, Zambia"], day=1)
+    fake_llm.script(both, both, call("get_precipitation", city="Livingstone", day=1), {"content": "x"})
+    body = forced_gateway.chat("there", {"message": "do I need a rain jacket there tomorrow?"}).json()
+    assert _made(body) == [("get_precipitation", {"city": "Livingstone, Zambia", "day": 1})]
+    assert any("Livingstone, Zambia alone" in request["messages"][-1]["content"] for request in fake_llm.requests())
+    # asked which of the two, or of both by name: the comparison stands
+    fake_llm.script(both, both, {"content": "x"}, auto=True)
+    body = forced_gateway.chat("there", {"message": "which one is wetter there tomorrow?"}).json()
+    assert [made["tool"] for made in body["tool_calls"]] == ["compare_weather"]

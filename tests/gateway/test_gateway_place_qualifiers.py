@@ -149,6 +149,8 @@ def test_a_question_word_run_into_a_place_is_no_part_of_it():
     """"後天台北和高雄哪裡比較熱" was compared for 台北, 高雄 and "高雄哪裡"."""
     schema = {"properties": {"cities": {"type": "array", "items": CITY}, "city": CITY}}
     assert without_question_words({"cities": ["台北", "高雄哪裡"]}, schema, VOCABULARY) == {"cities": ["台北", "高雄"]}
+    assert without_question_words({"cities": ["台北", "高雄", "高雄哪裡"]}, schema, VOCABULARY) == {
+        "cities": ["台北", "高雄"]}  # the router's third place was the second run into the question word
     assert without_question_words({"city": "北京谁更冷"}, schema, VOCABULARY) == {"city": "北京"}
     assert without_question_words({"city": "哪里"}, schema, VOCABULARY) == {"city": "哪里"}  # no name before it
 

@@ -165,6 +165,14 @@ def test_words_for_below_zero_are_spelled_out_for_the_router():
     assert glossed("谁负责天气预报", tuesday, VOCABULARY) == "谁负责天气预报"  # 负 without a figure and degrees
 
 
+def test_a_figure_bounded_from_one_side_is_spelled_out_for_the_router():
+    """"30度以上的呢" after a search between 20 and 25 was called between 30 and nothing."""
+    tuesday = dt.date(2026, 12, 1)
+    assert glossed("30度以上的呢", tuesday, VOCABULARY) == "30度以上的呢\n\n(30度以上 = above 30)"
+    assert glossed("哪些城市10℃以下", tuesday, VOCABULARY).endswith("(10℃以下 = below 10)")
+    assert glossed("连续3天以上下雨吗", tuesday, VOCABULARY) == "连续3天以上下雨吗"  # days, not the domain's units
+
+
 def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert conversation.is_follow_up("那后天呢？") and conversation.is_follow_up("What about Chicago?")
     assert not conversation.is_follow_up("北京今天天气怎么样？")

@@ -151,7 +151,12 @@ def without_question_words(arguments: dict[str, Any], schema: dict[str, Any],
         asks = _ASKS_IN_NAME.search(value) if isinstance(value, str) else None
         return value[:asks.start()] if asks else value
 
-    return _each_place(arguments, schema, vocabulary, cut)
+    kept = _each_place(arguments, schema, vocabulary, cut)
+    for name, value in kept.items():  # cut, a place another of its list already is: that one
+        if isinstance(value, list) and value != arguments[name]:
+            kept[name] = [item for index, (item, old) in enumerate(zip(value, arguments[name]))
+                          if item == old or item not in value[:index]]
+    return kept
 
 
 _ASKS_IN_NAME = re.compile(r"(?<=[\u3400-\u9fff]{2})[哪谁啥誰]")

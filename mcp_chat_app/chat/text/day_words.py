@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
+from mcp_chat_app.chat.text.bounds import bound_glosses
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.clock import TONIGHT, hour_glosses, numeral
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -148,7 +149,7 @@ def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
         elif offset == 0 and hours:
             # With an hour that has passed ("今天下午两点", asked in the evening) a model moved to tomorrow.
             notes.append(f"{word} = day 0")
-    notes += hours + below_zero_glosses(question, vocabulary)
+    notes += hours + below_zero_glosses(question, vocabulary) + bound_glosses(question, vocabulary)
     return f"{question}\n\n({'; '.join(notes)})" if notes else question
 
 
