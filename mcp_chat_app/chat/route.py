@@ -286,6 +286,11 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
     holding = [tool for tool in tools if tool.qualified_name not in made
                and all(described(tool.output_schema, quantity) for quantity in lacking)]
     by_name = {tool.qualified_name: tool for tool in tools}
+    # Calls of one place each are asked of again as such: "do I need a jacket there tomorrow?" (a quantity the first
+    # results lack) became a comparison of the conversation's two places.
+    if not any(place_list_argument(by_name[name].input_schema, turn.vocabulary) for name in made if name in by_name):
+        holding = [tool for tool in holding if place_list_argument(tool.input_schema, turn.vocabulary) is None] \
+            or holding
     # "紫外线强不强" after tomorrow's calls: tomorrow's UV, not the present moment's.
     inherits = on_an_earlier_day(turn, by_name)
     for asks, takes in ((asks_a_day(turn) or inherits, takes_a_day), (asks_an_hour(turn), takes_hours)):
@@ -411,8 +416,7 @@ def _of_one_place(turn: Turn, router: Router, tools: list[ToolInfo],
                                          place_values(plan.arguments, by_name[plan.name].input_schema,
                                                       turn.vocabulary)] == [head])
     replanned = tuple(plan for plan in replanned if plan.request is not None)
-    if replanned:
-        log.info("%s for %r alone: the question asks of one place", ", ".join(p.name for p in replanned), place)
+    log.info("asked of %r alone: %s", place, [(p.name, p.arguments) for p in replanned] or real_calls(again))
     return replanned or planned, again.duration_ms
 
 

@@ -566,3 +566,19 @@ def test_over_http_a_question_of_there_after_one_place_is_not_a_comparison(force
     fake_llm.script(both, both, {"content": "x"}, auto=True)
     body = forced_gateway.chat("there", {"message": "which one is wetter there tomorrow?"}).json()
     assert [made["tool"] for made in body["tool_calls"]] == ["compare_weather"]
+
+
+def test_over_http_a_quantity_asked_again_of_one_place_is_no_comparison(forced_gateway, fake_llm):
+    """"do I need a rain jacket there tomorrow?" got the rain of Livingstone, then (a jacket asks the temperature,
+    which those results lack) a comparison of the conversation's two places: asked again for a quantity, calls of
+    one place are offered only the tools of one place."""
+    asked = _asker(forced_gateway, fake_llm, "jacket")
+    asked("What's the weather at Victoria Falls today?", call("get_forecast", city="Victoria Falls", day=0))
+    asked("what about tomorrow in Livingstone, Zambia?", call("get_forecast", city="Livingstone, Zambia", day=1))
+    rain = call("get_precipitation", city="Livingstone, Zambia", day=1)
+    fake_llm.script(rain, rain, call("compare_weather", cities=["Victoria Falls", "Livingstone, Zambia"], day=1),
+                    {"content": "x"})
+    body = forced_gateway.chat("jacket", {"message": "do I need a rain jacket there tomorrow?"}).json()
+    assert [made["tool"] for made in body["tool_calls"]] == ["get_precipitation"]
+    note = fake_llm.requests()[2]["messages"][-1]["content"]
+    assert "weather__get_forecast" in note and "compare_weather" not in note
