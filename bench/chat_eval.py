@@ -38,8 +38,9 @@ another writer), so dev16 may be tuned on while dev17 stays held apart. `dev18` 
 written apart from all seventeen and from each other, by two writers side by side; each was run once held apart, then
 tuned on. `dev20` and `dev21` (bench/dev20_*, dev21_*) were written apart from all nineteen and from each other, by
 two writers side by side; each was run once held apart, then tuned on. `dev22` and `dev23` (bench/dev22_*, dev23_*)
-were written apart from all twenty-one and from each other, by two writers side by side, so dev20 and dev21 may be
-tuned on while these two stay held apart. Files given as arguments make one set of their own.
+were written apart from all twenty-one and from each other, by two writers side by side; each was run once held
+apart, then tuned on, so the next measure needs a set written apart from all twenty-three. Files given as arguments
+make one set of their own.
 """
 
 from __future__ import annotations

@@ -824,7 +824,8 @@ def test_over_http_a_quantity_the_called_tool_lacks_is_asked_of_a_tool_whose_res
     facts = fake_llm.requests()[2]["messages"][-1]["content"]  # what the writer read
     assert "UV" in facts and f"{uv:g}" in facts and "does not include" not in body["response"]
     note = fake_llm.requests()[1]["messages"][-1]["content"]
-    assert note.endswith(ASKS_FOR_A_QUANTITY.format(quantities="UV", tools="weather__get_forecast, weather__compare_weather"))
+    # (not the comparison's tool either: one place was asked about)
+    assert note.endswith(ASKS_FOR_A_QUANTITY.format(quantities="UV", tools="weather__get_forecast"))
     # (not the weather now, which has UV too: the question asks about tomorrow)
     # A quantity no tool holds (tides) is not asked again: said to be missing, and only that (no writer is asked
     # to word figures of something else).
