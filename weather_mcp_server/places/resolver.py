@@ -127,9 +127,9 @@ class PlaceResolver:
         if not coordinates or min(distance_km(place.latitude, place.longitude, *c) for c in coordinates) \
                 <= NEAR_OTHERS_KM:
             return place
-        chosen = [c for c in self._gazetteer.candidates(query)
-                  if distance_km(c.latitude, c.longitude, place.latitude, place.longitude) < 1.0]
-        near = [c for c in self._gazetteer.candidates(query)
+        candidates = self._gazetteer.candidates(query)
+        chosen = [c for c in candidates if distance_km(c.latitude, c.longitude, place.latitude, place.longitude) < 1.0]
+        near = [c for c in candidates
                 if min(distance_km(c.latitude, c.longitude, *other) for other in coordinates) <= NEAR_AMBIGUOUS_KM
                 and chosen and c.population * NAMESAKE_SIZE_RATIO >= chosen[0].population]
         return self._gazetteer.to_location(max(near, key=lambda c: c.population), query) if near else place

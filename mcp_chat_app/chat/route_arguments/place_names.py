@@ -13,6 +13,7 @@ from typing import Any
 from mcp_chat_app.chat.route_arguments.places import is_place
 from mcp_chat_app.chat.route_arguments.stated import mentioned, only_day_words
 from mcp_chat_app.chat.text.clock import without_clock_times
+from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.day_words import day_words, without_day_words
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
@@ -38,8 +39,8 @@ _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a
 _OCCASION = re.compile(r"\b(?:Day|Eve|Christmas|Xmas|Easter|Thanksgiving|Halloween|Valentine'?s?|New Year'?s?)\b")
 _QUALIFIER_AFTER = rf"(?:\s*,\s*|[ \t]+(?:(?:on|in)[ \t]+)?){_NAME_WORDS}"
 # Capitalised words after "in" that name no place: a language ("Paris in French").
-_NO_PLACE_AFTER_IN = re.compile(r"[ \t]+in[ \t]+(?:English|French|Chinese|Mandarin|Cantonese|Spanish|German|Italian|"
-                                r"Japanese|Korean|Portuguese|Russian|Arabic)\b")
+_LANGUAGE_NAMES = "|".join([*languages.NAMES.values(), "Mandarin", "Cantonese"])
+_NO_PLACE_AFTER_IN = re.compile(rf"[ \t]+in[ \t]+(?:{_LANGUAGE_NAMES})\b")
 # How alike a copy of a name must be to the question's words to be taken for them ("Ipoah" for "ipoh": 0.89).
 _NEARLY_THE_SAME = 0.8
 _BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
