@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev23_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev25_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -39,7 +39,8 @@ written apart from all seventeen and from each other, by two writers side by sid
 tuned on. `dev20` and `dev21` (bench/dev20_*, dev21_*) were written apart from all nineteen and from each other, by
 two writers side by side; each was run once held apart, then tuned on. `dev22` and `dev23` (bench/dev22_*, dev23_*)
 were written apart from all twenty-one and from each other, by two writers side by side; each was run once held
-apart, then tuned on, so the next measure needs a set written apart from all twenty-three. Files given as arguments
+apart, then tuned on. `dev24` and `dev25` (bench/dev24_*, dev25_*) were written apart from all twenty-three and
+from each other, by two writers side by side, and are held apart until their first run. Files given as arguments
 make one set of their own.
 """
 
@@ -63,38 +64,18 @@ from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
-DEV2_FILES = (REPO / "bench" / "dev2_queries.jsonl", REPO / "bench" / "dev2_dialogues.jsonl")
-DEV3_FILES = (REPO / "bench" / "dev3_queries.jsonl", REPO / "bench" / "dev3_dialogues.jsonl")
-DEV4_FILES = (REPO / "bench" / "dev4_queries.jsonl", REPO / "bench" / "dev4_dialogues.jsonl")
-DEV5_FILES = (REPO / "bench" / "dev5_queries.jsonl", REPO / "bench" / "dev5_dialogues.jsonl")
-DEV6_FILES = (REPO / "bench" / "dev6_queries.jsonl", REPO / "bench" / "dev6_dialogues.jsonl")
-DEV7_FILES = (REPO / "bench" / "dev7_queries.jsonl", REPO / "bench" / "dev7_dialogues.jsonl")
-DEV8_FILES = (REPO / "bench" / "dev8_queries.jsonl", REPO / "bench" / "dev8_dialogues.jsonl")
-DEV9_FILES = (REPO / "bench" / "dev9_queries.jsonl", REPO / "bench" / "dev9_dialogues.jsonl")
-DEV10_FILES = (REPO / "bench" / "dev10_queries.jsonl", REPO / "bench" / "dev10_dialogues.jsonl")
-DEV11_FILES = (REPO / "bench" / "dev11_queries.jsonl", REPO / "bench" / "dev11_dialogues.jsonl")
-DEV12_FILES = (REPO / "bench" / "dev12_queries.jsonl", REPO / "bench" / "dev12_dialogues.jsonl")
-DEV13_FILES = (REPO / "bench" / "dev13_queries.jsonl", REPO / "bench" / "dev13_dialogues.jsonl")
-DEV14_FILES = (REPO / "bench" / "dev14_queries.jsonl", REPO / "bench" / "dev14_dialogues.jsonl")
-DEV15_FILES = (REPO / "bench" / "dev15_queries.jsonl", REPO / "bench" / "dev15_dialogues.jsonl")
-DEV16_FILES = (REPO / "bench" / "dev16_queries.jsonl", REPO / "bench" / "dev16_dialogues.jsonl")
-DEV17_FILES = (REPO / "bench" / "dev17_queries.jsonl", REPO / "bench" / "dev17_dialogues.jsonl")
-DEV18_FILES = (REPO / "bench" / "dev18_queries.jsonl", REPO / "bench" / "dev18_dialogues.jsonl")
-DEV19_FILES = (REPO / "bench" / "dev19_queries.jsonl", REPO / "bench" / "dev19_dialogues.jsonl")
-DEV20_FILES = (REPO / "bench" / "dev20_queries.jsonl", REPO / "bench" / "dev20_dialogues.jsonl")
-DEV21_FILES = (REPO / "bench" / "dev21_queries.jsonl", REPO / "bench" / "dev21_dialogues.jsonl")
-DEV22_FILES = (REPO / "bench" / "dev22_queries.jsonl", REPO / "bench" / "dev22_dialogues.jsonl")
-DEV23_FILES = (REPO / "bench" / "dev23_queries.jsonl", REPO / "bench" / "dev23_dialogues.jsonl")
+LAST_SET = 25  # bench/dev2_* ... dev25_*, in the order they were written
+
+
+def bench_set_files(number: int) -> tuple[Path, Path]:
+    """The questions and the conversations of the set `dev<number>` in bench/."""
+    return (REPO / "bench" / f"dev{number}_queries.jsonl", REPO / "bench" / f"dev{number}_dialogues.jsonl")
+
+
 # Named sets, each reported on its own; a held-apart set's failures are listed only when asked for (--failures).
-SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES, "dev2": DEV2_FILES, "dev3": DEV3_FILES, "dev4": DEV4_FILES,
-                                     "dev5": DEV5_FILES, "dev6": DEV6_FILES, "dev7": DEV7_FILES, "dev8": DEV8_FILES,
-                                     "dev9": DEV9_FILES, "dev10": DEV10_FILES, "dev11": DEV11_FILES,
-                                     "dev12": DEV12_FILES, "dev13": DEV13_FILES, "dev14": DEV14_FILES,
-                                     "dev15": DEV15_FILES, "dev16": DEV16_FILES, "dev17": DEV17_FILES,
-                                     "dev18": DEV18_FILES, "dev19": DEV19_FILES, "dev20": DEV20_FILES,
-                                     "dev21": DEV21_FILES, "dev22": DEV22_FILES, "dev23": DEV23_FILES}
-HELD_APART = {"dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12",
-              "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21", "dev22", "dev23"}
+SETS: dict[str, tuple[Path, ...]] = {"dev": DEFAULT_FILES,
+                                     **{f"dev{number}": bench_set_files(number) for number in range(2, LAST_SET + 1)}}
+HELD_APART = set(SETS) - {"dev"}
 
 
 @dataclass
@@ -298,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="sets", action="append", choices=sorted(SETS),
                         help="a named set to run, each reported on its own; repeatable (default: all of them)")
     parser.add_argument("--failures", action="store_true",
-                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev23)")
+                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev25)")
     parser.add_argument("--gateway", default="http://127.0.0.1:8081", help="the running gateway")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per request")
     parser.add_argument("--limit", type=int, help="only the first N conversations of each file")

@@ -404,20 +404,16 @@ def _check_dev2_turn(turn: dict[str, Any]) -> None:
 
 
 # The sets in bench/, in the order they were written.
-WRITTEN_APART = ["dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12",
-                 "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21", "dev22", "dev23"]
-# Turns a conversation of each set may have: dev5 asked for longer ones, with small talk between the weather turns.
+WRITTEN_APART = [f"dev{number}" for number in range(2, chat_eval.LAST_SET + 1)]
+# Turns a conversation of each set may have: dev5 asked for longer ones, with small talk between the weather turns;
+# from dev6 on, three to six.
 DIALOGUE_TURNS = {"dev2": range(2, 5), "dev3": range(2, 5), "dev4": range(2, 5), "dev5": range(4, 11),
-                  "dev6": range(3, 7), "dev7": range(3, 7), "dev8": range(3, 7), "dev9": range(3, 7),
-                  "dev10": range(3, 7), "dev11": range(3, 7), "dev12": range(3, 7),
-                  "dev13": range(3, 7), "dev14": range(3, 7), "dev15": range(3, 7), "dev16": range(3, 7),
-                  "dev17": range(3, 7), "dev18": range(3, 7), "dev19": range(3, 7),
-                  "dev20": range(3, 7), "dev21": range(3, 7), "dev22": range(3, 7), "dev23": range(3, 7)}
+                  **{name: range(3, 7) for name in WRITTEN_APART[4:]}}
 
 
 @pytest.mark.parametrize("name", WRITTEN_APART)
 def test_the_sets_written_apart_load_and_every_turn_is_labelled(name: str):
-    """bench/dev2_* ... dev23_* through chat_eval's own loader: every line parses and carries what the rules
+    """bench/dev2_* ... dev25_* through chat_eval's own loader: every line parses and carries what the rules
     need, and no question is one of an earlier set's."""
     queries_file, dialogues_file = chat_eval.SETS[name]
     for path in (queries_file, dialogues_file):
