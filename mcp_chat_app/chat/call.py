@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.route_plan import PlannedCall, error_view
 from mcp_chat_app.chat.text import languages
@@ -63,7 +64,8 @@ def _made(turn: Turn, manager: McpManager, requests: list[ToolRequest]) -> list[
     on_progress = (lambda update: turn.emit("progress", update.to_json())) if turn.streaming else None
     return manager.call_tools(requests, locale=languages.locale(turn.language), units=turn.units,
                               on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker,
-                              user=current_caller()) if requests else []
+                              user=current_caller(), earlier=conversation.earlier_arguments(turn.history)) \
+        if requests else []
 
 
 def _refused(plan: PlannedCall) -> ToolOutcome:

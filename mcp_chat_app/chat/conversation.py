@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp_chat_app.chat.text.claims import asks
 from mcp_chat_app.chat.text.day_words import day_words, names_an_earlier_day, names_the_day_after, without_day_words
+from mcp_chat_app.mcp_client.manager import SEPARATOR
 
 _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the two is warmer?"
 # How a question says it continues the one before ("那后天呢？", "What about Chicago?"), in any domain: the words
@@ -155,6 +156,19 @@ def latest_calls(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The successful tool calls behind the latest answer that made any ([] for none), as the history keeps them."""
     answered = _answered(history)
     return answered[-1] if answered else []
+
+
+def earlier_arguments(history: list[dict[str, Any]], limit: int = 6) -> dict[str, list[dict[str, Any]]]:
+    """By server, the arguments of its successful calls in the conversation, latest first (at most `limit`): what
+    a server may settle a follow-up's value by ("and Santa Fe?" after Albuquerque)."""
+    earlier: dict[str, list[dict[str, Any]]] = {}
+    for calls in reversed(_answered(history)):
+        for call in calls:
+            server = str(call.get("tool", "")).partition(SEPARATOR)[0]
+            kept = earlier.setdefault(server, [])
+            if len(kept) < limit and call.get("arguments") not in kept:
+                kept.append(call.get("arguments", {}))
+    return earlier
 
 
 def latest_tried(history: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ _BRACKETED = re.compile(r"[(（]([^()（）]+)[)）]")
 _TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
 _STATEMENT_END = re.compile(r"[啊呀啦了哦嘛！!。.~～]\s*$")
 _CLAUSES = re.compile(r"[，；。]\s*\S")  # a Chinese message of more than one clause: no terse query ("明天上海")
+_LATIN_WORD = re.compile(r"[a-z]+")
 
 
 def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:
@@ -43,6 +44,14 @@ def says_a_listed_term(question: str, tool: ToolInfo) -> bool:
     return any(_said(term, asked) for term in _listed_terms(tool.description))
 
 
+def says_what_it_does(question: str, tool: ToolInfo) -> bool:
+    """Whether the question says a term the tool's description lists, or a word of four letters or more of its
+    description's first paragraph ("stock" of "Stock prices of one company"): a word of what the tool does."""
+    asked = question.casefold()
+    words = {word for word in _LATIN_WORD.findall(_first_paragraph(tool.description).casefold()) if len(word) >= 4}
+    return says_a_listed_term(question, tool) or any(re.search(rf"(?<![a-z]){word}", asked) for word in words)
+
+
 def _remarks(question: str) -> bool:
     """Whether the message remarks rather than asks ("今天好累啊", "Tomorrow is my birthday!", "今天心情不错，跟你聊两句"):
     it holds no word that asks, and ends as a statement or says more than a terse query's one clause."""
@@ -55,8 +64,12 @@ def not_looked_up(turn: Turn) -> str:
     return sentence["zh"] if turn.language == "zh" else sentence["en"]
 
 
+def _first_paragraph(description: str) -> str:
+    return description.strip().split("\n\n")[0]
+
+
 def _listed_terms(description: str) -> list[str]:
-    first = description.strip().split("\n\n")[0]
+    first = _first_paragraph(description)
     return [term for group in _BRACKETED.findall(first) for term in _TERM_SEPARATORS.split(group.strip()) if term]
 
 

@@ -129,9 +129,12 @@ class ChatPipeline:
     def _called_after_errors(self, turn: Turn, tools: list[ToolInfo], routed: Routed,
                              called: Called) -> tuple[Routed, Called]:
         """Calls the router makes told the errors of its first ones, in their place when one of them succeeds;
-        the first calls, and their errors, otherwise."""
+        the assistant's own answer and no calls, for a question none of the tools answers; the first calls, and
+        their errors, otherwise."""
         again = route_after_errors(turn, self.router, tools, called)
         llm_ms = routed.llm_ms + again.llm_ms
+        if again.own_answer:  # no question for the tools: their failed calls are no part of the answer
+            return replace(again, llm_ms=llm_ms), Called(tools_ms=called.tools_ms)
         if not again.calls:
             return replace(routed, llm_ms=llm_ms), called
         recalled = call(turn, self.manager, self.media, again)

@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import Assistant
-from mcp_chat_app.chat.own_answer import needs_tool_data, not_looked_up, own_answer, own_passes_so_far
+from mcp_chat_app.chat.own_answer import (
+    needs_tool_data,
+    not_looked_up,
+    own_answer,
+    own_passes_so_far,
+    says_what_it_does,
+)
 from mcp_chat_app.chat.route_arguments.days import takes_a_day
 from mcp_chat_app.chat.route_arguments.hours import takes_hours
 from mcp_chat_app.chat.route_arguments.numbers import measurement_arguments, misquoted_numbers, written_numbers
@@ -83,8 +89,9 @@ from mcp_chat_app.chat.route_prompt import (
 )
 from mcp_chat_app.chat.text.claims import asks_a_language_task, in_english_instead, states_measurements, unusable
 from mcp_chat_app.chat.text.languages import in_another_script
-from mcp_chat_app.chat.text.day_words import names_an_earlier_day
-from mcp_chat_app.chat.text.quantities import Quantity, described
+from mcp_chat_app.chat.text.calendar_dates import names_a_past_month
+from mcp_chat_app.chat.text.day_words import day_words, names_an_earlier_day
+from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, described
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
@@ -179,6 +186,11 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     calls = real_calls(first)
     planned, again_ms = _without_made_up_numbers(turn, router, tools, planned_calls(calls, by_name, turn))
     llm_ms += again_ms
+    if planned and names_a_past_month(turn.question) and not day_words(turn.question) \
+            and any(takes_a_day(tool.input_schema) for tool in tools):
+        # "What did it cost in Mombasa last month?" was called for yesterday and answered as the month: a tool
+        # of days is asked of one day, and no one day is a whole month.
+        return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
     stated = states_their_arguments(planned, by_name, turn.question)
     if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools, turn.vocabulary) \
             and _only_translated(planned, by_name, turn.question):
@@ -227,7 +239,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
                                                            turn.vocabulary, turn.earlier_calls, ASKS_FOR_DATA),
                              offered)
         llm_ms += again.duration_ms
-        planned = planned_calls(real_calls(again), by_name, turn)
+        planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if not plan.made_up)
         if not planned:
             return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
     on_a_day = asks_a_day(turn) or (inherits and on_an_earlier_day(turn, by_name))
@@ -314,10 +326,18 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
     coordinates the question gives and the error says are taken): the router is asked once more, told the errors,
     as an auto router reads them. No calls when it makes none, repeats one, names a place nobody named ("Narni"
     for "Narnia"), gives figures the question does not (a search of places below 10, for two places compared), or
-    calls a tool that takes no day or hour the question asks (the present, for "January 1998")."""
+    calls a tool that takes no day or hour the question asks (the present, for "January 1998"). The assistant's
+    own answer in place of the errors, for a question that is none for the tools (_none_for_the_tools)."""
     specs = router.tool_specs(tools)
     if not specs:
         return Routed(tools=tuple(tools))
+    if _none_for_the_tools(turn, tools, called):
+        # "What is the capital of France?" was called as the present data of "France" (a country, no city):
+        # the assistant's own answer, unless it gives figures, which only a tool could.
+        own = _own(turn, router, Routed(tools=tuple(tools), rounds=1), tools_connected=True)
+        if own.answer and not states_measurements(own.answer, turn.vocabulary) and _shown(own.answer, turn):
+            log.info("every call failed, for a question none of the tools answers: %r", turn.question)
+            return own
     errors = "; ".join(f"{outcome.qualified_name}: {tool_error_text(outcome.text).rstrip('.')}"
                        for outcome in called.outcomes)
     again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), specs)
@@ -337,18 +357,32 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
                   llm_ms=again.duration_ms)
 
 
+def _none_for_the_tools(turn: Turn, tools: list[ToolInfo], called: Called) -> bool:
+    """Whether a question whose every call failed was none for the tools: it begins a conversation (a follow-up
+    is asked of the conversation's data), asks none of the tools' data (needs_tool_data), and says no word of the
+    domain (the vocabulary's topic words and quantities, those no tool has too: "how many avalanches hit
+    Chamonix last winter?" gets the tools' limits) nor of what a failed tool does (its description's words)."""
+    failed = {outcome.qualified_name for outcome in called.outcomes}
+    return not turn.earlier_calls and not needs_tool_data(turn.question, tools, turn.vocabulary) \
+        and not turn.vocabulary.names_the_topic(turn.question) \
+        and not asked_quantities(turn.question, turn.vocabulary) \
+        and not any(says_what_it_does(turn.question, tool) for tool in tools if tool.qualified_name in failed)
+
+
 def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
                              planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
     """Calls given numbers the question does not hold ("Of A, B and C, which is highest tomorrow?" became a search
-    of every place above 25), asked once more without their tools; the new calls where there are any, else the
-    first ones. With the time the router took."""
+    of every place above 25; "Should I pack a jacket for Salta tomorrow?" one above 10), asked once more
+    without their tools: the new calls, or none (a search of numbers nobody gave answers another question), but
+    a follow-up's first calls (the conversation's places may be compared instead). With the time it took."""
     if not planned or not all(plan.made_up for plan in planned):
         return planned, 0.0
     numbers = ", ".join(sorted({name for plan in planned for name in plan.made_up}))
     again, llm_ms = _asked_without_their_tools(turn, router, tools, planned, numbers)
-    if again:
+    if again or not turn.earlier_calls:
         log.info("%s not called: the question gives no %s", ", ".join(plan.name for plan in planned), numbers)
-    return again or planned, llm_ms
+        return again, llm_ms
+    return planned, llm_ms  # a follow-up's: what the conversation compared may take its place (route_mends)
 
 
 def _with_written_numbers(turn: Turn, router: Router, tools: list[ToolInfo],

@@ -148,9 +148,7 @@ def with_the_place_said(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
             or asked_quantities(name, turn.vocabulary):
         return planned
     (plan,) = planned
-    tool = resolve(plan.name, by_name)
-    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
-    value = plan.arguments.get(place) if place else None
+    _, place, value = _place_of(plan, by_name, turn)
     if not isinstance(value, str) or mentioned(value, turn.question.casefold()):
         return planned
     again = replanned(plan, {**plan.arguments, place: name}, by_name, turn)
@@ -210,9 +208,7 @@ def with_added_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     mended = []
     for plan in planned:
         plan = _as_the_latest_list_call(plan, added, by_name, turn)
-        tool = resolve(plan.name, by_name)
-        place = place_argument(tool.input_schema, turn.vocabulary) if tool and plan.request else None
-        value = plan.arguments.get(place) if place else None
+        tool, _, value = _place_of(plan, by_name, turn) if plan.request else (None, None, None)
         if isinstance(value, str) and value.casefold() not in {name.casefold() for name in added}:
             # a place of the conversation the question compares the added ones with ("compared to Sydney, which
             # is colder tomorrow?" after Katoomba was called for Katoomba alone)
@@ -265,8 +261,7 @@ def _as_the_latest_list_call(plan: PlannedCall, added: list[str], by_name: dict[
 def _with_the_others(plan: PlannedCall, value: str, others: list[str], server: str, by_name: dict[str, ToolInfo],
                      turn: Turn) -> PlannedCall:
     """The call of one place as a call of the server's list tool for `others` and it, when the question compares."""
-    tool = resolve(plan.name, by_name)
-    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    _, place, _ = _place_of(plan, by_name, turn)
     if others and place and compares(turn.question, turn.vocabulary):
         again = _list_call(plan.call_id, [*others, value], server,
                            {name: given for name, given in plan.arguments.items() if name != place}, by_name, turn)
@@ -543,9 +538,15 @@ def one_place_meant(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInf
 def replanned_for(plan: PlannedCall, place: str, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
     """The call of one place, made for `place` as written (the conversation's "Livingstone, Zambia", not the
     router's "Livingstone")."""
-    tool = resolve(plan.name, by_name)
-    argument = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    _, argument, _ = _place_of(plan, by_name, turn)
     return replanned(plan, {**plan.arguments, argument: place}, by_name, turn) if argument else plan
+
+
+def _place_of(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> tuple[ToolInfo | None, str | None, Any]:
+    """The call's tool, the name of its place argument, and the place it is called for (None where it has none)."""
+    tool = resolve(plan.name, by_name)
+    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+    return tool, place, plan.arguments.get(place) if place else None
 
 
 def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
@@ -555,9 +556,7 @@ def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
     if len(planned) != 1 or planned[0].request is None:
         return planned
     (plan,) = planned
-    tool = resolve(plan.name, by_name)
-    argument = place_argument(tool.input_schema, turn.vocabulary) if tool else None
-    value = plan.arguments.get(argument) if argument else None
+    _, argument, value = _place_of(plan, by_name, turn)
     here = re.search(rf"{_HERE}{re.escape(value)}", turn.question, re.IGNORECASE) if isinstance(value, str) else None
     going = _GOING.search(turn.question, here.end()) if here else None
     if going is None or value in turn.question[going.end():]:
@@ -580,12 +579,9 @@ def for_the_name_said(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     said = everything_said(turn)
     renamed = []
     for plan in planned:
-        tool = resolve(plan.name, by_name)
-        argument = place_argument(tool.input_schema, turn.vocabulary) if tool else None
-        if not argument or unnamed_places(plan.arguments, tool.input_schema, said, turn.vocabulary) != [
-                plan.arguments.get(argument)]:
+        tool, argument, value = _place_of(plan, by_name, turn)
+        if not argument or unnamed_places(plan.arguments, tool.input_schema, said, turn.vocabulary) != [value]:
             return ()
-        log.info("call of %s for %s, the name the question begins with, not %s", plan.name, name,
-                 plan.arguments.get(argument))
+        log.info("call of %s for %s, the name the question begins with, not %s", plan.name, name, value)
         renamed.append(replanned(plan, {**plan.arguments, argument: name}, by_name, turn))
     return tuple(plan for plan in renamed if plan.request is not None)

@@ -27,6 +27,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     with_qualifiers,
     without_opening,
     without_question_words,
+    without_run_in_days,
 )
 from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, place_argument, without_unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import unstated_arguments
@@ -70,7 +71,8 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,
                                        turn.vocabulary)
         arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary)
-        arguments = without_question_words(arguments, schema, turn.vocabulary)
+        arguments = without_run_in_days(without_question_words(arguments, schema, turn.vocabulary), schema,
+                                        turn.vocabulary)
         arguments = without_unnamed_places(arguments, schema, everything_said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
                                           else turn.question, turn.vocabulary)

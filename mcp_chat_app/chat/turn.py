@@ -48,6 +48,7 @@ class Turn:
               units: str | None = None, attachments: tuple[Attachment, ...] = (),
               unread: tuple[Unread, ...] = ()) -> Turn:
         sink = emit or (lambda event, data: None)
+        question = languages.in_simplified(question)  # the word lists are written simplified: "週六呢" is 周六
         language = languages.requested(question) or languages.detect(_with_a_language(question, history),
                                                                      assistant.vocabulary)
         # A unit system the conversation asked for lately outranks the user's standing one ("and in the other unit?").

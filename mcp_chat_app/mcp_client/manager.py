@@ -7,7 +7,7 @@ import concurrent.futures
 import logging
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +32,9 @@ _STARTUP_WAIT_S = 20.0
 SEPARATOR = "__"
 LOCALE_META_KEY = "locale"
 UNITS_META_KEY = "units"
+# The arguments of the server's own calls earlier in the conversation, latest first: what a follow-up's bare
+# value may be settled by ("and Santa Fe?" after Albuquerque is New Mexico's).
+EARLIER_META_KEY = "earlier_arguments"
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,8 @@ class McpManager:
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
                    on_progress: ProgressCallback | None = None, cancellation: Cancellation | None = None,
-                   asker: Asker | None = None, user: str | None = None) -> list[ToolOutcome]:
+                   asker: Asker | None = None, user: str | None = None,
+                   earlier: Mapping[str, list[dict[str, Any]]] | None = None) -> list[ToolOutcome]:
         """Run the calls concurrently (each with its server's timeout); results keep the request order.
 
         `locale` ("zh-CN", "en") goes to the servers as the request's `_meta.locale`: servers that word their
@@ -242,10 +246,14 @@ class McpManager:
         not affect the call. A `cancellation` cancels the calls still running (the MCP client tells their
         servers) and raises Cancelled. An `asker` relays the servers' questions (elicitation) to the user; without
         one they are answered `cancel`. `user`: whom the calls are for; a server that asks each user to authorize
-        acts as that user (without one, its calls fail with `needs_authorization`)."""
+        acts as that user (without one, its calls fail with `needs_authorization`). `earlier`: by server, the
+        arguments of its calls earlier in the conversation, latest first, sent to that server alone as
+        `_meta.earlier_arguments`."""
         longest = max((self._timeout_of(request.server) for request in requests), default=0)
-        meta = {key: value for key, value in ((LOCALE_META_KEY, locale), (UNITS_META_KEY, units)) if value} or None
-        future = asyncio.run_coroutine_threadsafe(self._call_all(requests, meta, on_progress, asker, user),
+        meta = {key: value for key, value in ((LOCALE_META_KEY, locale), (UNITS_META_KEY, units)) if value}
+        metas = [{**meta, EARLIER_META_KEY: earlier[request.server]} if earlier and earlier.get(request.server)
+                 else meta or None for request in requests]
+        future = asyncio.run_coroutine_threadsafe(self._call_all(requests, metas, on_progress, asker, user),
                                                   self._loop)
         stop_watching = cancellation.on_cancel(future.cancel) if cancellation else (lambda: None)
         # Each call keeps its own timeout; a person answering a question stops it, so only then is this open.
@@ -354,13 +362,13 @@ class McpManager:
                                       error: str | None) -> tuple[str, str] | None:
         return self._user_sessions.complete(state, code, iss, error) if self._user_sessions else None
 
-    async def _call_all(self, requests: list[ToolRequest], meta: dict[str, Any] | None,
+    async def _call_all(self, requests: list[ToolRequest], metas: list[dict[str, Any] | None],
                         on_progress: ProgressCallback | None, asker: Asker | None,
                         user: str | None) -> list[ToolOutcome]:
         current_asker.set(asker)  # this task's calls (gathered below, in copies of its context) ask through it
         current_user.set(user)  # ... and act as this user on servers that ask each user to authorize
         return list(await asyncio.gather(*(self._call(index, request, meta, on_progress)
-                                           for index, request in enumerate(requests))))
+                                           for index, (request, meta) in enumerate(zip(requests, metas)))))
 
     async def _call(self, index: int, request: ToolRequest, meta: dict[str, Any] | None,
                     on_progress: ProgressCallback | None) -> ToolOutcome:

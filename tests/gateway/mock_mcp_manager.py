@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,9 +62,10 @@ class MockMcpManager:
 
     def call_tools(self, requests: list[ToolRequest], locale: str | None = None, units: str | None = None,
                    on_progress: ProgressCallback | None = None, cancellation: object = None,
-                   asker: object = None, user: str | None = None) -> list[ToolOutcome]:
-        """Scripted tools report no progress, ask nothing and need no one's OAuth, so `on_progress`, `asker` and
-        `user` are never used."""
+                   asker: object = None, user: str | None = None,
+                   earlier: Mapping[str, list[dict[str, Any]]] | None = None) -> list[ToolOutcome]:
+        """Scripted tools report no progress, ask nothing, need no one's OAuth and settle no names by earlier
+        calls, so `on_progress`, `asker`, `user` and `earlier` are never used."""
         self.calls.extend(requests)
         self.locales.append(locale)
         with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:

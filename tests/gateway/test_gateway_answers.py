@@ -200,6 +200,59 @@ def test_a_follow_up_is_asked_again_with_the_earlier_calls(pipeline, fake_llm):
     assert result.calls == [{"tool": "weather__get_forecast", "arguments": {"city": "杭州", "day": 2}}]
 
 
+def test_a_question_none_of_the_tools_answers_gets_its_own_answer_when_every_call_fails(pipeline, fake_llm):
+    """dev24's "新西兰的首都是哪里" was called as the present weather of a country (refused: a country is no city)
+    and answered with that error: a question that begins a conversation, asks none of the tools' data and says no
+    word of the domain nor of what the failed tool does gets the assistant's own answer, and no calls."""
+    fake_llm.script(call("get_current_weather", city="新西兰"), {"content": "新西兰的首都是惠灵顿。"})
+    result = pipeline().run("新西兰的首都是哪里", [])
+    assert result.tool_calls == [] and result.response == "新西兰的首都是惠灵顿。"
+    # An own answer with figures only a tool could give is not shown: the errors stand (the router, told them,
+    # calls the same again, which is not made twice).
+    fake_llm.script(call("get_current_weather", city="France"), {"content": "Paris: 14°C right now."},
+                    call("get_current_weather", city="France"))
+    result = pipeline().run("What is the capital of France?", [])
+    assert [c.is_error for c in result.tool_calls] == [True] and "is a country" in result.response
+    # A question of the domain keeps the tool's word on its place: a place of stories.
+    fake_llm.script(call("get_current_weather", city="Narnia"), call("get_current_weather", city="Narnia"))
+    result = pipeline().run("What's the weather like in Narnia?", [])
+    assert [c.is_error for c in result.tool_calls] == [True] and "place of stories" in result.response
+
+
+def test_a_whole_past_month_is_no_day_a_call_can_ask(pipeline, fake_llm):
+    """dev24's "How much rain fell in Mombasa last month?" was called for yesterday and answered as the month's
+    total: no one day is a month, so the answer says it was not looked up. A day of last month is a date."""
+    fake_llm.script(call("get_precipitation", city="Mombasa", day=-1))
+    result = pipeline().run("How much rain fell in Mombasa last month?", [])
+    assert result.tool_calls == [] and result.response == ASSISTANT.not_looked_up["en"]
+    fake_llm.script(call("get_forecast", city="北京", day=-1), {"content": "北京那天没有下雨。"}, auto=True)
+    result = pipeline().run("上个月15号北京下雨了吗", [])
+    assert [c.arguments["city"] for c in result.tool_calls] == ["北京"]
+
+
+def test_a_day_word_run_into_a_chinese_place_is_cut_off_when_the_tool_does_not_know_it(pipeline, fake_llm):
+    """dev24's "周日到大溪地，最高温多少" was called for "周日到大溪地", an unknown place: made again for 大溪地."""
+    fake_llm.script(call("get_forecast", city="周日到大溪地", day="sunday"), {"content": "大溪地周日最高30°C。"},
+                    auto=True)
+    result = pipeline().run("周日到大溪地，最高温多少", [])
+    assert [(c.arguments["city"], c.is_error) for c in result.tool_calls] == [("大溪地", False)]
+
+
+def test_a_follow_ups_place_is_settled_by_the_conversations_earlier_calls(pipeline, fake_llm):
+    """dev25's "and Santa Fe?" after Albuquerque had Argentina's Santa Fe: the server is sent the arguments of its
+    earlier calls of the conversation (`_meta.earlier_arguments`), and settles the name by them (New Mexico's)."""
+    history = [{"role": "user", "content": "Albuquerque tomorrow?"},
+               {"role": "assistant", "content": "Albuquerque tomorrow: sunny.",
+                "calls": [{"tool": "weather__get_forecast", "arguments": {"city": "Albuquerque", "day": 1}}]}]
+    fake_llm.script(call("get_forecast", city="Santa Fe", day=1), call("get_forecast", city="Santa Fe", day=1),
+                    {"content": "Santa Fe tomorrow: sunny."})
+    (outcome,) = pipeline().run("and Santa Fe?", history).tool_calls
+    assert outcome.structured_content["location"]["country_code"] == "US"
+    fake_llm.script(call("get_forecast", city="Santa Fe", day=1), {"content": "Santa Fe tomorrow: sunny."})
+    (alone,) = pipeline().run("Santa Fe tomorrow?", []).tool_calls
+    assert alone.structured_content["location"]["country_code"] == "AR"  # asked alone, the larger one
+
+
 def test_a_call_with_made_up_arguments_is_set_aside_for_a_question_that_needs_no_data(pipeline, fake_llm):
     fake_llm.script(call("get_current_weather", city="Paris"), {"content": "The capital of France is Paris."})
     result = pipeline().run("What is the capital of France?", [])

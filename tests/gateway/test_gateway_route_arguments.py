@@ -446,6 +446,15 @@ def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_name
         body = forced_gateway.chat("pia", {"message": asked}).json()
         assert [c["tool"] for c in body["tool_calls"]] == ["find_cities_by_temperature"]
         assert not any("The question gives no" in m["content"] for r in fake_llm.requests() for m in r["messages"])
+    # Asked again without the search, the router made no call: the search of a bound nobody gave is not made
+    # either ("Should I pack a rain jacket for Salta tomorrow?" was answered with the places above 10); told that a
+    # tool has the data, it calls for the named place.
+    fake_llm.script(call("find_cities_by_temperature", relation="above", temp=10, day=1, measure="max"),
+                    call("answer_directly"), call("get_precipitation", city="Salta", day=1),
+                    {"content": "Salta: no rain tomorrow."})
+    body = forced_gateway.chat("salta", {"message": "Should I pack a rain jacket for Salta tomorrow?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_precipitation", {"city": "Salta", "day": 1})]
 
 
 SEARCH = {"properties": {"relation": {"enum": ["above", "below", "between"], "type": "string"},

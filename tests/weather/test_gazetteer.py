@@ -14,7 +14,8 @@ from weather_mcp_server.errors import AmbiguousPlace, UnknownPlace
 from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.gazetteer import Gazetteer
 from weather_mcp_server.places.names import choose, distance_km, parse_coordinates
-from weather_mcp_server.places.resolver import PlaceResolver
+from weather_mcp_server.models import Location
+from weather_mcp_server.places.resolver import PlaceResolver, places_asked_before
 
 REPO = Path(__file__).resolve().parents[2]
 # CI's copy of the shared eval set lives next to the repository.
@@ -303,6 +304,64 @@ def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> N
     for unknown in ("Sesriem", "Prauge, FR", "Qwertyuiopville", "Narnia", "Cameron Highland", "Fernando de Noronia"):
         with pytest.raises(UnknownPlace):
             asyncio.run(resolver.resolve(unknown))
+
+
+def test_a_chinese_name_typed_by_its_sound_is_the_city_of_that_sound(gazetteer: Gazetteer) -> None:
+    """A typo by sound (a character of the same toneless pinyin) in a city's Chinese name is that city, named in
+    simplified characters: dev24's 墨尔笨 and 撒马尔汗 were unknown places, 杭洲 is a common slip. Not a name
+    whose sound is another's only under a looser reading (深证 is not 深圳: zheng is not zhen), nor a word."""
+    class Offline:
+        online = False
+
+    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    for typo, name, country in (("墨尔笨", "墨尔本", "AU"), ("撒马尔汗", "撒马尔罕", "UZ"), ("杭洲", "杭州", "CN"),
+                                ("郑洲", "郑州", "CN")):
+        place = asyncio.run(resolver.resolve(typo))
+        assert (place.name, place.country_code) == (name, country), typo
+    for unknown in ("深证", "长城"):
+        with pytest.raises(UnknownPlace):
+            asyncio.run(resolver.resolve(unknown))
+
+
+def test_a_country_is_no_city_and_an_island_is_its_main_town(gazetteer: Gazetteer) -> None:
+    """A country named alone is refused with its capital as the example ("Iceland" was read as West
+    Springfield, "France" got towns spelt like it); a country that is a city (Singapore, Monaco) or whose name
+    means its capital (马尔代夫) is a place. A country written before a town in Chinese qualifies it (博茨瓦纳马翁),
+    and islands travellers ask of mean their main town (Tahiti, Rarotonga, 布莱德湖 for the lake's town)."""
+    class Offline:
+        online = False
+
+    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    for country, capital in (("France", "Paris"), ("Iceland", "Reykjavik"), ("Japan", "Tokyo"),
+                             ("新西兰", "Wellington")):
+        with pytest.raises(UnknownPlace) as refused:
+            asyncio.run(resolver.resolve(country))
+        assert "is a country" in str(refused.value) and capital in str(refused.value), country
+    for name, town, country in (("Singapore", "Singapore", "SG"), ("Monaco", "Monaco", "MC"),
+                                ("马尔代夫", "马尔代夫", "MV"), ("博茨瓦纳马翁", "博茨瓦纳马翁", "BW"),
+                                ("Tahiti", "Papeete", "PF"), ("Rarotonga", "Avarua", "CK"), ("Fiji", "Suva", "FJ"),
+                                ("布莱德湖", "布莱德湖", "SI"), ("Madeira", "Funchal", "PT")):
+        place = asyncio.run(resolver.resolve(name))
+        assert (place.name, place.country_code) == (town, country), name
+
+
+def test_a_follow_ups_name_is_settled_by_the_places_asked_about_before(gazetteer: Gazetteer) -> None:
+    """dev25's "and Santa Fe?" after Albuquerque had Argentina's Santa Fe, and "what about Breckenridge" after a
+    Colorado question was ambiguous: the places a client says its conversation asked about before
+    (`_meta.earlier_arguments`) settle a name as a comparison's others do; a far larger place stays meant (Paris
+    after Dallas is France's), and with nothing before, nothing changes."""
+    class Offline:
+        online = False
+
+    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    for name, before, country, longitude in (("Santa Fe", ["Albuquerque"], "US", -105.9),
+                                             ("Breckenridge", ["Denver"], "US", -106.0),
+                                             ("Paris", ["Dallas"], "FR", 2.3), ("Santa Fe", [], "AR", -60.7)):
+        place = asyncio.run(resolver.settle(name, before))
+        assert isinstance(place, Location) and place.country_code == country, (name, before)
+        assert abs(place.longitude - longitude) < 0.5, (name, place)
+    meta = {"earlier_arguments": [{"city": "Albuquerque", "day": 1}, {"cities": ["Denver", "Boulder"]}, "junk"]}
+    assert places_asked_before(meta) == ["Albuquerque", "Denver", "Boulder"] and places_asked_before(None) == []
 
 
 def test_a_body_of_the_sky_is_no_place_on_earth_unless_qualified(gazetteer: Gazetteer) -> None:

@@ -216,16 +216,17 @@ class Gazetteer:
         stands out (_standing_out) and the query's qualifiers allow it. A Latin name: among the spellings at least 0.8
         alike and of those the closest ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai
         or Mumbwa) or only towns are closest ('Sesriem' is not Serem, 'Narnia' not Narni). A Chinese name:
-        among the names one commonly confused character away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), not any
-        close spelling: one character off is another word (日本 is a country, not 日丹诺夫, Mariupol). A typo
+        among the names one commonly confused character away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), then
+        those read as it is (_homophones: 墨尔笨 -> 墨尔本), not any close spelling: one character off is another word (日本 is a country, not 日丹诺夫, Mariupol). A typo
         changes letters, not words or a name's length (_a_typo_of: Cameron Highlands is not Cameron Heights)."""
         if has_cjk(query):
             for name, qualifiers in self._readings(query):  # "山东荷泽": 荷泽 in Shandong
-                named = {city: variant for key in self._chinese_keys(name) for variant in confused_variants(key)
-                         for city in self._named(variant).values() if city.major}
-                city = _standing_out(named)
-                if city is not None and self._allows(query, city, qualifiers):
-                    return named[city], city
+                for variants in (confused_variants, self._homophones):
+                    named = {city: variant for key in self._chinese_keys(name) for variant in variants(key)
+                             for city in self._named(variant).values() if city.major}
+                    city = _standing_out(named)
+                    if city is not None and self._allows(query, city, qualifiers):
+                        return named[city], city
             return None
         # Only the closest spellings compete: "Narnia" is closest to Narni (a town), and Nanning, a city five times
         # larger than any other among the names 0.8 alike, is a worse spelling of it.
@@ -236,6 +237,18 @@ class Gazetteer:
         if city is None or not self._allows(query, city, split_qualifier(query)[1]):
             return None
         return city.name, city
+
+    def _homophones(self, key: str) -> list[str]:
+        """The names of the index as long as a Chinese key, beginning with its first character and read as it is
+        (toneless pinyin), where one or more of its other characters is another: a typo by sound (墨尔笨 -> 墨尔本,
+        撒马尔汗 -> 撒马尔罕, 杭洲 -> 杭州). The first character is kept, as a name is looked for by it."""
+        if len(key) < 2 or not wholly_chinese(key):
+            return []
+        sound = pinyin_keys(key)[0]
+        same_start = self._query(_SIMILAR_KEYS, (key[0], chr(ord(key[0]) + 1), len(key), len(key)))
+        # in simplified characters, as the answer names the place (墨尔本, not 墨爾本)
+        return sorted({simplified_key(other) for (other,) in same_start
+                       if other != key and pinyin_keys(other)[0] == sound})
 
     def leading_place(self, query: str) -> tuple[str, Candidate] | None:
         """The place a Chinese name unknown to the index begins with, and that leading name: '稻城亚丁' (the Yading
@@ -338,6 +351,27 @@ class Gazetteer:
         rows = [row for code, admin1 in scopes for row in self._query(_LARGEST_IN, (code, admin1, admin1))]
         return max(map(self._candidate, rows), key=lambda city: city.population, default=None)
 
+    def country_named(self, query: str) -> tuple[str, str] | None:
+        """A country a query names as a whole ("France", "法国", "Iceland"), and its capital as the answer names it
+        (in Chinese where it has a Chinese name), when no place of the name lies in it (Singapore, Monaco and 马尔代夫
+        are places) and it names no region too (Georgia); None for any other query."""
+        scopes = self.scopes(query.strip())
+        if len(scopes) != 1 or next(iter(scopes))[1]:
+            return None
+        ((code, _),) = scopes
+        try:
+            found = self.candidates(query)
+        except AmbiguousPlace:
+            found = []
+        if any(candidate.country_code == code for candidate in found):
+            return None
+        ((name, capital),) = self._query("SELECT name, capital FROM countries WHERE code = ?", (code,)) or [("", "")]
+        try:
+            city = next((c for c in self.candidates(capital) if c.country_code == code), None) if capital else None
+        except AmbiguousPlace:
+            city = None
+        return name, pick(capital, (city and self.chinese_name(city.key)) or capital)
+
     def _allows(self, query: str, city: Candidate, qualifiers: Sequence[str]) -> bool:
         """True when the qualifiers are none, or name the city's country or region."""
         return not qualifiers or bool(self.narrow(query, [city], qualifiers))
@@ -426,9 +460,9 @@ class Gazetteer:
                 if displayed:  # the first one listed
                     self._chinese_names.setdefault(city.key, written)
                 added.setdefault(normalize(written), {})[city.key] = Candidate(**{**city.__dict__, "exact": exact})
-        for names, latitude, longitude, timezone in STATIONS:
-            station = Candidate(key=f"AQ:{names[0]}", name=names[0], country_code="AQ",
-                                country=self._countries.get("AQ", "Antarctica"), latitude=latitude,
+        for names, latitude, longitude, timezone, code in STATIONS:
+            station = Candidate(key=f"{code}:{names[0]}", name=names[0], country_code=code,
+                                country=self._countries.get(code, code), latitude=latitude,
                                 longitude=longitude, timezone=timezone, population=0, exact=True)
             for written in names:
                 added.setdefault(normalize(written), {})[station.key] = station

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, create_model
 
 from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.places.names import choice_labels
-from weather_mcp_server.places.resolver import PlaceResolver, use_place_choice
+from weather_mcp_server.places.resolver import PlaceResolver, places_asked_before, use_place_choice
 from weather_mcp_server.wording.language import pick, use_locale
 
 PlaceAnswer = ElicitationResult[BaseModel]
@@ -25,8 +25,9 @@ def place_asker(places: PlaceResolver) -> Callable[..., Awaitable[Elicit[BaseMod
 
     async def which_place(city: str, ctx: Context) -> Elicit[BaseModel] | None:
         use_locale(ctx.request_context.meta)
-        # Settled once for the call: the tool body uses the place, or reports why there is none.
-        outcome = await places.settle(city)
+        # Settled once for the call, by the places the conversation asked about before where the name is several
+        # places': the tool body uses the place, or reports why there is none.
+        outcome = await places.settle(city, places_asked_before(ctx.request_context.meta))
         capabilities = ctx.client_capabilities
         if not isinstance(outcome, AmbiguousPlace) or capabilities is None or capabilities.elicitation is None:
             return None

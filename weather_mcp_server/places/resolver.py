@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -43,6 +44,23 @@ _choices: ContextVar[dict[str, str]] = ContextVar("place_choices", default={})
 # What this call has settled of a name already (its place, or why it has none): a tool settles it before its body
 # runs, to ask about an ambiguous one, and the body must not look it up again (an upstream outage twice over).
 _settled: ContextVar[dict[str, Location | WeatherToolError]] = ContextVar("settled_places", default={})
+
+
+# A client's record of the arguments of its earlier calls to this server in the conversation (latest first).
+EARLIER_META_KEY = "earlier_arguments"
+
+
+def places_asked_before(meta: Mapping[str, Any] | None) -> list[str]:
+    """The places of the calls the client says it made before in the conversation (`_meta.earlier_arguments`:
+    their arguments, latest first): each `city`, and each of `cities`."""
+    earlier = meta.get(EARLIER_META_KEY) if meta else None
+    places: list[str] = []
+    for arguments in earlier if isinstance(earlier, list) else []:
+        if isinstance(arguments, dict):
+            cities = arguments.get("cities")
+            places += [value for value in [arguments.get("city"), *(cities if isinstance(cities, list) else [])]
+                       if isinstance(value, str) and value.strip()]
+    return places
 
 
 def use_place_choice(query: str, label: str | None) -> None:
@@ -134,12 +152,31 @@ class PlaceResolver:
                 and chosen and c.population * NAMESAKE_SIZE_RATIO >= chosen[0].population]
         return self._gazetteer.to_location(max(near, key=lambda c: c.population), query) if near else place
 
-    async def settle(self, query: str) -> Location | WeatherToolError:
-        """Resolve `query` once for the rest of this call: its Location, or the error that resolving it gives."""
+    async def settle(self, query: str, earlier: Sequence[str] = ()) -> Location | WeatherToolError:
+        """Resolve `query` once for the rest of this call: its Location, or the error that resolving it gives.
+        `earlier`: the places the conversation asked about before, which settle a name several places have
+        (_near_earlier)."""
         query = query.strip()
-        outcome = await self._outcome(query)
+        outcome = await self._near_earlier(query, await self._outcome(query), earlier)
         _settled.set({query: outcome})
         return outcome
+
+    async def _near_earlier(self, query: str, outcome: Location | WeatherToolError,
+                            earlier: Sequence[str]) -> Location | WeatherToolError:
+        """A follow-up's name by the places asked about before it: an ambiguous one is the candidate clearly
+        closest to them ("what about Breckenridge?" after Denver: Colorado's), and a place far from all of them
+        gives way to a namesake beside them, as in a comparison ("and Santa Fe?" after Albuquerque: New Mexico's,
+        not Argentina's four times larger one; _namesake_near)."""
+        if not isinstance(outcome, (Location, AmbiguousPlace)):
+            return outcome
+        places = [place for name in dict.fromkeys(earlier) if name.strip() != query
+                  and isinstance(place := await self._outcome(name.strip()), Location)]
+        if not places:
+            return outcome
+        if isinstance(outcome, AmbiguousPlace):
+            chosen = _closest(outcome, [(place.latitude, place.longitude) for place in places], NEAR_AMBIGUOUS_KM)
+            return self._gazetteer.to_location(chosen, query) if chosen is not None else outcome
+        return self._namesake_near(query, outcome, places)
 
     async def _outcome(self, query: str, by_renown: bool = True) -> Location | WeatherToolError:
         try:
@@ -167,8 +204,15 @@ class PlaceResolver:
             city = self._gazetteer.chinese_name(region.key) or region.name
             raise UnknownPlace(pick(f"{query!r} is a province or region, not a city: name a city in it, such as "
                                     f"{region.name}.", f"“{query}”是省份或地区，不是城市：请说出其中的一个城市，比如{city}。"))
-        found = (self._gazetteer.lookup(query, by_renown) or await self._geocode(query) or self._county(query)
-                 or self._corrected(query) or self._by_sound(query))
+        found = self._gazetteer.lookup(query, by_renown)
+        country = self._gazetteer.country_named(query) if found is None else None
+        if country is not None:  # not a spelling of some town's name ("Iceland" was read as West Springfield)
+            name, capital = country
+            such = pick(f", such as {capital}, its capital", f"，比如首都{capital}") if capital else ""
+            raise UnknownPlace(pick(f"{query!r} is a country ({name}), not a city: name a city or town in it{such}.",
+                                    f"“{query}”是一个国家，不是城市：请说出那里的一个城市{such}。"))
+        found = (found or await self._geocode(query) or self._county(query) or self._corrected(query)
+                 or self._by_sound(query))
         if found is not None:
             return found
         suggestions = self._gazetteer.suggestions(query)

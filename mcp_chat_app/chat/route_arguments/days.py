@@ -23,7 +23,7 @@ _COUNTED_DAYS = re.compile(r"\d+\s*(?:days?|天|日)|[一二两三四五六七�
 _NEXT_WEEKEND = re.compile(r"下个?周末|下个?礼拜|\bnext\s+weekend\b|\bweekend\s+after\b", re.IGNORECASE)
 _WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
 # A question about the present, in the languages of the day words: it inherits no earlier day.
-_NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|\b(?:now|currently|at the moment|right now|rn|atm)\b", re.IGNORECASE)
+_NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|而家|依家|\b(?:now|currently|at the moment|right now|rn|atm)\b", re.IGNORECASE)
 # The count of a span of days in its own words: a number of days, or a week (一周, 一个星期) or a fortnight.
 _SPAN_COUNT = re.compile(r"(\d+|[一二两三四五六七八九十]+|two|three|four|five|six|seven|eight|nine|ten|fourteen)\s*"
                          r"(?:days?\b|天)|(week|fortnight|周|星期)", re.IGNORECASE)

@@ -32,7 +32,7 @@ _HAN = re.compile(r"[\u3400-\u9fff]")
 _COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更|分别|各自|都")
 _WINNER_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更")  # not 分别, 各自, 都: each its own
 _JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
-_NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各接未最"  # 接下来, 未来, 最近
+_NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各接未最多"  # 接下来, 未来, 最近, 多少
 # A place's qualifier as a question writes it: after it in Latin script ("Moscow, Idaho", "Kingston Jamaica"),
 # before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.IGNORECASE)
@@ -142,6 +142,25 @@ def without_opening(arguments: dict[str, Any], schema: dict[str, Any], opening: 
     if kept != arguments:
         log.info("%r less the follow-up's opening %r: %r", arguments, opening, kept)
     return kept
+
+
+def without_run_in_days(arguments: dict[str, Any], schema: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each Chinese place less a day word the router ran into it: at its start, with the word
+    of going after it ("周日到大溪地，最高温多少" was called for "周日到大溪地"), or after it, with what follows ("西贡听日会唔会
+    开门" for "西贡听日会"). No place's name holds one (周口 and 周至 do not begin with a day); two characters or more
+    must be left."""
+    def bare(value: Any) -> Any:
+        day = _DAY_IN_NAME.search(value) if isinstance(value, str) else None
+        if day is None:
+            return value
+        rest = value[day.end():].removeprefix(day["going"] or "") if day.start() == 0 else value[:day.start()]
+        return rest if len(rest) >= 2 else value
+
+    return _each_place(arguments, schema, vocabulary, bare)
+
+
+_DAY_IN_NAME = re.compile(r"(?:大?后天|明天|今天|昨天|今晚|明早|明晚|听日|琴日|(?:下|这|本)?(?:周|星期|礼拜)[一二三四五六日天末]|"
+                          r"(?:下|这|本)周末?)(?P<going>[到去在的]?)")
 
 
 def without_question_words(arguments: dict[str, Any], schema: dict[str, Any],

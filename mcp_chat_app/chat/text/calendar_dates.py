@@ -73,6 +73,16 @@ _PATTERNS = (
 )
 
 
+# A past month as a whole ("上个月", "last month"), with no day of it: no one day answers it.
+_PAST_MONTH = re.compile(r"上个?月(?!的?(?:\d{1,2}[日号]|初|上旬|中旬|下旬|底|末))|\b(?:last|previous|past)\s+month\b",
+                         re.IGNORECASE)
+
+
+def names_a_past_month(text: str) -> bool:
+    """Whether the text asks about a past month as a whole ("How much did it cost in Mombasa last month?")."""
+    return bool(_PAST_MONTH.search(text))
+
+
 def calendar_dates(text: str, today: date) -> dict[str, date]:
     """The dates the text names, each under its words as written; a date with no year is the one nearest today
     ("1月5日" asked in December is next January's), "last Christmas" the one before today."""

@@ -14,7 +14,9 @@ _DUMP = re.compile(r"!\[|\]\(|https?://|www\.|\{\s*\"|\"\s*:|</?\|?tool|<\|im_|`
 _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据|信息|资料)|\b(sorry|unable|cannot|can't|don't have|"
                       r"do not have|not available|no data)\b", re.IGNORECASE)
 # (and spoken: "有空没？", "能去不？", "有票没有", "是否", "有无")
-_ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|(?:没有?|沒有?|不)[？?\s]*$|[会會]不[会會]|要不要|是不是|有[没沒]有|需不需要|用不用|是否|有无|(.)不\1")
+# (Cantonese asks with 唔 and 冇: "會唔會開", "有冇")
+_ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|(?:没有?|沒有?|不)[？?\s]*$|[会會]不[会會]|要不要|是不是|有[没沒冇]有|有冇|"
+                        r"需不需要|用不用|是否|有无|(.)[不唔]\1")
 # What may come before the question itself: a subject ("Kingston, Jamaica - is it …"), or a sentence of its own
 # ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?").
 _LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|(?<=[.!?])\s+|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)

@@ -7,7 +7,9 @@ answered in their own language when the model manages it, else in English with a
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
@@ -192,3 +194,19 @@ _ENGLISH_FOLLOWS = {
 def english_follows(language: str) -> str:
     """The note before an English answer to a question in another language."""
     return _ENGLISH_FOLLOWS.get(language, "(I cannot answer in your language yet, so here is the answer in English.)")
+
+
+def in_simplified(text: str) -> str:
+    """The text with traditional Chinese characters written simplified ("這週五阿里山會開嗎" as "这周五阿里山会开吗"), so
+    that the gateway's word lists, which are written simplified, read a question typed in either; any other text
+    as it is."""
+    return _to_simplified().convert(text) if _HAN.search(text) else text
+
+
+@functools.cache
+def _to_simplified() -> Any:
+    # Imported on first use: the converter loads its dictionaries.
+    from opencc import OpenCC
+
+    return OpenCC("t2s")
+

@@ -41,6 +41,14 @@ class Vocabulary:
     # The unit systems a question may ask its answer in (MCP `_meta.units`: "imperial"), with the words it names
     # each by: a server that honours the preference answers every tool in it, those with no unit argument too.
     unit_systems: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Words that say a message is about the domain at all ("stocks", "股票"), every language's: a question with
+    # none, that asks none of the tools' data, may be none for the tools ("What is the capital of France?").
+    topic_words: tuple[str, ...] = ()
+
+    def names_the_topic(self, text: str) -> bool:
+        """Whether the text says one of the domain's topic words."""
+        pattern = words_pattern(self.topic_words)
+        return bool(pattern and pattern.search(text))
 
     def unit_system(self, text: str) -> str | None:
         """The unit system the text names (the one named last where it names two), or None."""
@@ -121,4 +129,5 @@ def vocabulary_from_json(data: dict[str, Any]) -> Vocabulary:
         quantities={part: _per_language(words) for part, words in data.get("quantities", {}).items()},
         name_ends_zh=data.get("name_ends_zh", ""),
         unit_systems={system: tuple(words) for system, words in data.get("unit_systems", {}).items()},
+        topic_words=_per_language(data.get("topic_words", {})),
     )
