@@ -40,8 +40,8 @@ tuned on. `dev20` and `dev21` (bench/dev20_*, dev21_*) were written apart from a
 two writers side by side; each was run once held apart, then tuned on. `dev22` and `dev23` (bench/dev22_*, dev23_*)
 were written apart from all twenty-one and from each other, by two writers side by side; each was run once held
 apart, then tuned on. `dev24` and `dev25` (bench/dev24_*, dev25_*) were written apart from all twenty-three and
-from each other, by two writers side by side, and are held apart until their first run. Files given as arguments
-make one set of their own.
+from each other, by two writers side by side; each was run once held apart, then tuned on, so the next measure
+needs a set written apart from all twenty-five. Files given as arguments make one set of their own.
 """
 
 from __future__ import annotations

@@ -315,7 +315,9 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
                                       tools=", ".join(tool.qualified_name for tool in holding))
     again = _asked_again(turn, router, tools, note, specs if router.forced else [*specs, NO_TOOL_SPEC])
     wanted = {tool.qualified_name for tool in holding}
-    planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if plan.name in wanted)
+    # (not a search of figures nobody gave: "Should I pack a jacket for Salta tomorrow?" listed the places above 10)
+    planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn)
+                    if plan.name in wanted and not plan.made_up)
     if inherits:
         planned = with_earlier_days(planned, by_name, turn)
     return Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=again.duration_ms)

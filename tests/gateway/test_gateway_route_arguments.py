@@ -455,6 +455,12 @@ def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_name
     body = forced_gateway.chat("salta", {"message": "Should I pack a rain jacket for Salta tomorrow?"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
         ("get_precipitation", {"city": "Salta", "day": 1})]
+    # Nor in the place of a call whose results lack what the question asks for (a jacket: the temperature).
+    fake_llm.script(call("get_precipitation", city="Salta", day=1),
+                    call("find_cities_by_temperature", relation="above", temp=10, day=1, measure="max"),
+                    {"content": "Salta: no rain tomorrow."})
+    body = forced_gateway.chat("salta2", {"message": "Should I pack a rain jacket for Salta tomorrow?"}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == ["get_precipitation"]
 
 
 SEARCH = {"properties": {"relation": {"enum": ["above", "below", "between"], "type": "string"},

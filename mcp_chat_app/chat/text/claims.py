@@ -21,7 +21,9 @@ _ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|(?:没有?|沒有?|不)[�
 # ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?").
 _LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|(?<=[.!?])\s+|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)
 # A word or mark that asks, anywhere in Chinese, at a clause's start in English ("Tomorrow is my birthday!" asks nothing).
-_ASKS = re.compile(r"[?？吗呢么咋嗎麼]|怎么|怎样|如何|多少|几|哪|什么|啥|是否|有没有|([\u4e00-\u9fff])不\1|(?:^|[,.;:!-]\s*)"
+# (a sentence ending in 不 or 没 asks yes or no: "要穿羽绒服不")
+_ASKS = re.compile(r"[?？吗呢么咋嗎麼]|怎么|怎样|如何|多少|几|哪|什么|啥|是否|有没有|([\u4e00-\u9fff])[不唔]\1|"
+                   r"(?<=[\u4e00-\u9fff])(?:不|没有?)[？?。\s]*$|(?:^|[,.;:!-]\s*)"
                    r"(?:what|how|when|where|which|who|why|will|is|are|does|do|should|can|could|any)\b", re.IGNORECASE)
 # (of quoted words: "translate the news for Paris into Chinese" asks for the news)
 _TRANSLATE = re.compile(r"翻译|翻譯|译成|譯成|\btranslat(?:e|ion)\b", re.IGNORECASE)
