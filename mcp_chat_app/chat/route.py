@@ -44,6 +44,7 @@ from mcp_chat_app.chat.route_mends import (
     for_the_name_said,
     left_out,
     moved_to_a_day,
+    moved_to_holding,
     moved_to_hours,
     on_an_earlier_day,
     one_place_meant,
@@ -292,8 +293,9 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
                       lacking: tuple[Quantity, ...]) -> Routed:
     """Calls of another tool, for quantities the question asks for and the calls made returned without, where
     other tools' results hold them (by their output schemas): asked for UV or the air pressure, a small model
-    called a tool whose results have neither. The router is asked once more, told which tools hold them; no calls
-    when no other tool does, or it calls none of those."""
+    called a tool whose results have neither. The router is asked once more, told which tools hold them; when it
+    calls none of those, the calls made move to them with their arguments (moved_to_holding). No calls when no
+    other tool holds them."""
     made = {outcome.qualified_name for outcome in called.outcomes}
     holding = [tool for tool in tools if tool.qualified_name not in made
                and all(described(tool.output_schema, quantity) for quantity in lacking)]
@@ -320,6 +322,7 @@ def route_for_lacking(turn: Turn, router: Router, tools: list[ToolInfo], called:
                     if plan.name in wanted and not plan.made_up)
     if inherits:
         planned = with_earlier_days(planned, by_name, turn)
+    planned = planned or moved_to_holding(called.outcomes, holding, by_name, turn)
     return Routed(tools=tuple(tools), calls=planned, rounds=1, llm_ms=again.duration_ms)
 
 

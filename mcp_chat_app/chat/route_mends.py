@@ -33,12 +33,14 @@ from mcp_chat_app.chat.route_plan import (
     states_their_arguments,
     takes_exactly,
 )
+from mcp_chat_app.chat.route_prompt import dump_arguments
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
 from mcp_chat_app.chat.text.day_words import day_references
 from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.manager import ToolInfo
+from mcp_chat_app.mcp_client.results import ToolOutcome
 
 log = logging.getLogger(__name__)
 
@@ -492,6 +494,28 @@ def _moved(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn:
         log.info("%s moved to %s: the question asks about %s", plan.name, target.qualified_name, asked)
         moved.append(again if again.request is not None else plan)
     return tuple(moved)
+
+
+def moved_to_holding(made: tuple[ToolOutcome, ...], holding: list[ToolInfo], by_name: dict[str, ToolInfo],
+                      turn: Turn) -> tuple[PlannedCall, ...]:
+    """The calls made, each moved to the first of the `holding` tools of its server that takes its arguments: asked
+    again for a quantity their results lack ("how cold does it get that night?" after Saturday's rain got the rain
+    tool twice), the router called none of the tools that hold it."""
+    moved: dict[str, PlannedCall] = {}
+    for number, outcome in enumerate(made):
+        tool = by_name.get(outcome.qualified_name)
+        if tool is None or outcome.is_error:
+            continue
+        for target in (other for other in holding if other.server == tool.server):
+            arguments = _without_defaults_it_lacks(outcome.arguments, tool, target)
+            again = replanned(PlannedCall(f"call_holding_{number}", target.qualified_name, {}), arguments, by_name,
+                              turn) if takes_exactly(target, arguments) else None
+            if again is not None and again.request is not None:
+                log.info("%s moved to %s: its results lack what the question asks", tool.qualified_name,
+                         target.qualified_name)
+                moved.setdefault(again.name + dump_arguments(again.arguments), again)
+                break
+    return tuple(moved.values())
 
 
 def with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -856,6 +856,22 @@ def test_over_http_a_quantity_the_called_tool_lacks_is_asked_of_a_tool_whose_res
         assert len(fake_llm.requests()) == 1 and word in body["response"], body["response"]
 
 
+def test_over_http_a_call_the_router_repeats_for_a_lacking_quantity_moves_to_a_tool_holding_it(forced_gateway,
+                                                                                                  fake_llm):
+    """"How cold will it get in Oslo tomorrow?" got the rain tool, and again when told that the forecast holds the
+    temperature: the call moves to the forecast with its arguments, and the answer does not say the temperature
+    is missing."""
+    fake_llm.script(call("get_precipitation", city="Oslo", day=1), call("get_precipitation", city="Oslo", day=1),
+                    {"content": "See the forecast above."})
+    body = forced_gateway.chat("rex", {"message": "How cold will it get in Oslo tomorrow?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "Oslo", "day": 1})]
+    assert "does not include" not in body["response"] and "°" in body["response"]
+    # Nor when it makes no call at all; the call of one place stays one place's (not the comparison's).
+    fake_llm.script(call("get_air_quality", city="Tromsø", day=1), {"content": "No call."})
+    body = forced_gateway.chat("sal", {"message": "How windy will it be in Tromsø tomorrow?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "Tromsø", "day": 1})]
+
+
 def test_over_http_wet_asked_of_the_air_quality_tool_is_asked_again_of_one_with_precipitation(forced_gateway,
                                                                                                fake_llm):
     """"Will it be wet?" got the air quality, whose result has no precipitation: the router is asked again and the
