@@ -90,7 +90,7 @@ from mcp_chat_app.chat.route_prompt import (
 )
 from mcp_chat_app.chat.text.claims import asks_a_language_task, in_english_instead, states_measurements, unusable
 from mcp_chat_app.chat.text.languages import in_another_script
-from mcp_chat_app.chat.text.calendar_dates import names_a_past_month
+from mcp_chat_app.chat.text.calendar_dates import names_another_month
 from mcp_chat_app.chat.text.day_words import day_words, names_an_earlier_day
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, described
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -187,10 +187,10 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     calls = real_calls(first)
     planned, again_ms = _without_made_up_numbers(turn, router, tools, planned_calls(calls, by_name, turn))
     llm_ms += again_ms
-    if planned and names_a_past_month(turn.question) and not day_words(turn.question) \
+    if planned and names_another_month(turn.question) and not day_words(turn.question) \
             and any(takes_a_day(tool.input_schema) for tool in tools):
-        # "What did it cost in Mombasa last month?" was called for yesterday and answered as the month: a tool
-        # of days is asked of one day, and no one day is a whole month.
+        # "What did it cost in Mombasa last month?" was called for yesterday and answered as the month, "下下个月"
+        # for tomorrow: a tool of days is asked of one day, and no one day is a whole month.
         return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
     stated = states_their_arguments(planned, by_name, turn.question)
     if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools, turn.vocabulary) \

@@ -11,6 +11,7 @@ import pytest
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.calendar_dates import names_another_month
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
 from mcp_chat_app.llm.profiles import Endpoint
@@ -219,7 +220,7 @@ def test_a_question_none_of_the_tools_answers_gets_its_own_answer_when_every_cal
     assert [c.is_error for c in result.tool_calls] == [True] and "place of stories" in result.response
 
 
-def test_a_whole_past_month_is_no_day_a_call_can_ask(pipeline, fake_llm):
+def test_a_whole_past_or_coming_month_is_no_day_a_call_can_ask(pipeline, fake_llm):
     """dev24's "How much rain fell in Mombasa last month?" was called for yesterday and answered as the month's
     total: no one day is a month, so the answer says it was not looked up. A day of last month is a date."""
     fake_llm.script(call("get_precipitation", city="Mombasa", day=-1))
@@ -228,6 +229,12 @@ def test_a_whole_past_month_is_no_day_a_call_can_ask(pipeline, fake_llm):
     fake_llm.script(call("get_forecast", city="北京", day=-1), {"content": "北京那天没有下雨。"}, auto=True)
     result = pipeline().run("上个月15号北京下雨了吗", [])
     assert [c.arguments["city"] for c in result.tool_calls] == ["北京"]
+    # Nor is a month ahead (dev27's "下下个月北京会不会下雪" was called for tomorrow).
+    for question, day in (("下下个月北京会不会下雪", 1), ("青岛下个月天气怎么样", 1), ("Will it snow in Oslo next month?", 1)):
+        fake_llm.script(call("get_forecast", city="北京", day=day))
+        result = pipeline().run(question, [])
+        assert result.tool_calls == [] and result.response in ASSISTANT.not_looked_up.values(), question
+    assert not names_another_month("下个月5号杭州下雨吗") and not names_another_month("next Monday in Oslo")
 
 
 def test_a_day_word_run_into_a_chinese_place_is_cut_off_when_the_tool_does_not_know_it(pipeline, fake_llm):

@@ -847,10 +847,12 @@ def test_over_http_a_quantity_the_called_tool_lacks_is_asked_of_a_tool_whose_res
     fake_llm.script(call("get_forecast", city="青岛", day=1))
     body = forced_gateway.chat("ned", {"message": "明天青岛几点涨潮"}).json()
     assert len(fake_llm.requests()) == 1 and "没有涨潮" in body["response"]
-    # So are the others users ask a weather assistant for and no weather tool has: waves, typhoons, snow depth.
+    # So are the others users ask a weather assistant for and no weather tool has: waves, typhoons, snow depth,
+    # eruptions.
     for user, question, city, word in (("oli", "How big are the waves in Biarritz tomorrow?", "Biarritz", "waves"),
                                        ("pam", "冲绳明天有台风吗", "冲绳", "台风"),
-                                       ("quinn", "What's the snow depth in Zermatt tomorrow?", "Zermatt", "snow depth")):
+                                       ("quinn", "What's the snow depth in Zermatt tomorrow?", "Zermatt", "snow depth"),
+                                       ("rui", "鹿儿岛的火山明天会喷发吗", "鹿儿岛", "火山")):
         fake_llm.script(call("get_forecast", city=city, day=1))
         body = forced_gateway.chat(user, {"message": question}).json()
         assert len(fake_llm.requests()) == 1 and word in body["response"], body["response"]

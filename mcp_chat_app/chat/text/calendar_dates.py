@@ -73,14 +73,17 @@ _PATTERNS = (
 )
 
 
-# A past month as a whole ("上个月", "last month"), with no day of it: no one day answers it.
-_PAST_MONTH = re.compile(r"上个?月(?!的?(?:\d{1,2}[日号]|初|上旬|中旬|下旬|底|末))|\b(?:last|previous|past)\s+month\b",
-                         re.IGNORECASE)
+# Another month as a whole ("上个月", "last month", "下下个月", "next month"), with no day of it: no one day answers
+# it, and the months ahead lie beyond any forecast.
+_OTHER_MONTH = re.compile(r"(?:上|下下?)个?月(?!的?(?:\d{1,2}[日号]|初|上旬|中旬|下旬|底|末))"
+                          r"|\b(?:(?:last|previous|past|next|coming)\s+month|(?:the\s+)?month\s+after\s+next"
+                          r"|in\s+(?:a|one|two|three|\d+)\s+months?)\b", re.IGNORECASE)
 
 
-def names_a_past_month(text: str) -> bool:
-    """Whether the text asks about a past month as a whole ("How much did it cost in Mombasa last month?")."""
-    return bool(_PAST_MONTH.search(text))
+def names_another_month(text: str) -> bool:
+    """Whether the text asks about a month other than this one as a whole ("How much did it cost in Mombasa last
+    month?", "下个月青岛怎么样")."""
+    return bool(_OTHER_MONTH.search(text))
 
 
 def calendar_dates(text: str, today: date) -> dict[str, date]:
