@@ -181,6 +181,8 @@ def test_a_reply_language_the_question_asks_for_is_the_answers(pipeline, fake_ll
     assert result.language == language and prompt in fake_llm.requests()[1]["messages"][-1]["content"]
     # Not a request: a question about a language is answered in the question's own.
     assert languages.requested("How do you say hello in Chinese?") is None
+    assert languages.requested("“阵雨”用英语怎么说") is None and languages.requested("晾衣服用英文是什么") is None \
+        and languages.requested("北京天气，用英语回答") == "en"
 
 
 def test_a_follow_up_is_asked_again_with_the_earlier_calls(pipeline, fake_llm):

@@ -97,9 +97,11 @@ def says_no_language(text: str) -> bool:
 # A question may ask for a reply language other than its own ("東京は今何度ですか？请用中文回答", "¿Llueve? Answer in
 # English"): said in Chinese or Japanese it is a request as written; in a Latin script, "in English" is one only
 # beside a word that asks for a reply (not "how do you say hello in Chinese?").
+# "晾衣服用英语怎么说" asks how a word is said in English, in Chinese: no reply language.
+_SAID_HOW = r"(?!\s*(?:怎么|咋|如何|怎样)(?:说|讲|写|念|表达|翻译)|\s*(?:是|叫)(?:什么|啥))"
 _ASKED_IN_CJK = {
-    "zh": re.compile(r"(?:用|以)(?:中文|汉语|漢語|普通话)|(?:中文|汉语)(?:回答|回复|作答)|中国語で"),
-    "en": re.compile(r"(?:用|以)(?:英文|英语|英語)|(?:英文|英语)(?:回答|回复|作答)|英語で"),
+    "zh": re.compile(rf"(?:用|以)(?:中文|汉语|漢語|普通话){_SAID_HOW}|(?:中文|汉语)(?:回答|回复|作答)|中国語で"),
+    "en": re.compile(rf"(?:用|以)(?:英文|英语|英語){_SAID_HOW}|(?:英文|英语)(?:回答|回复|作答)|英語で"),
 }
 _ASKED_IN_LATIN = {
     "zh": re.compile(r"\b(?:in|en|auf|em) (?:chinese|chinois|chinesisch|chino|cinese|chinês)\b", re.IGNORECASE),
