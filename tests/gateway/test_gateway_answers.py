@@ -308,6 +308,7 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     ("Are you Claude?", "No, I'm not Claude, I'm a weather bot.", "I am MCP Weather Assistant, a private assistant"),
     # Asked who it is or who made it, an answer without its name is no answer ("MCP" is not who it is).
     ("嗨，你是哪家公司做的", "我是由MCP开发的。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
+    ("你是哪个公司的模型", "我是由MCP开发的。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
     ("Who built you?", "I was built by a team of developers.", "I am MCP Weather Assistant, a private assistant"),
     # What it is or can do: its introduction, not "Yes, I am an AI." ("what model", "你是机器人吗", "what can you do").
     ("are you an AI?", "Yes, I am an AI.", "I am MCP Weather Assistant, a private assistant"),
