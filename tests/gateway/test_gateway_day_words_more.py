@@ -262,6 +262,15 @@ def test_this_weeks_weekday_is_that_day_not_the_week():
 
 
 
+def test_a_weekday_abbreviated_in_a_follow_up_is_that_day_and_a_word_is_not():
+    """dev27's "and Sat?" was called for a place named "Sat" and answered of San Antonio tomorrow: an abbreviation
+    after "and"/"on", or alone, is the day; "sun", "Sunny", French "Mon" and "Sun protection" are not."""
+    assert day_words("and Sat?") == {"saturday"} and day_words("on Thurs in Oslo") == {"thursday"} \
+        and day_words("Wed in Rome?") == {"wednesday"} and day_words("Sun?") == {"sunday"}
+    assert not day_words("and sunrise?") and not day_words("Mon ami, il pleut ?") \
+        and not day_words("Sun protection in Bali?") and not day_words("is the sat signal bad there")
+
+
 @pytest.mark.parametrize("question", ["and what's it like there right now?", "现在呢", "how about at the moment?"])
 def test_the_present_moment_is_todays_day(question):
     """"and what's it like there right now?" after yesterday's high was called for yesterday (day -1): the present

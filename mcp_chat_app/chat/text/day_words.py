@@ -27,8 +27,12 @@ _TOMORROW = (r"tomorrow|tmrw|tmr|tmrow|tmw|tmoro|tmorow|tmorrow|2morrow|2moro|2m
 _EN = re.compile(
     rf"\b(?:(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}|this\s+(?:morning|afternoon|"
     r"evening)|2day|rn|atm|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
-    # "Sun 6 Dec" in a date; a bare "sun" or "sat" is a word ("the sun rises").
-    r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)",
+    # "Sun 6 Dec" in a date, and "and Sat?", "on Thurs": a bare "sun" or "sat" is a word ("the sun rises"), as is
+    # French "Mon" at a sentence's start.
+    r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)"
+    r"|(?:(?<=\band\s)|(?<=\bon\s)|(?<=\bor\s)|(?<=\bfor\s)|(?<=\babout\s)|(?<=\buntil\s)|(?<=\btill\s))"
+    r"(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b(?!['’])"
+    r"|^(?-i:Tues?|Wed|Thu(?:rs?)?|Fri|Sat)\b(?!['’])|^(?-i:Mon|Sun)(?=\s*[?？!.]?\s*$)",
     re.IGNORECASE,
 )
 # Day words in the other languages questions are written in (French, German, Spanish, Portuguese, Italian), each
