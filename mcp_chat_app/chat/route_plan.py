@@ -28,6 +28,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     without_opening,
     without_question_words,
     without_run_in_days,
+    without_run_in_quantities,
 )
 from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, place_argument, without_unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import unstated_arguments
@@ -73,6 +74,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary)
         arguments = without_run_in_days(without_question_words(arguments, schema, turn.vocabulary), schema,
                                         turn.vocabulary)
+        arguments = without_run_in_quantities(arguments, schema, turn.vocabulary)
         arguments = without_unnamed_places(arguments, schema, everything_said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
                                           else turn.question, turn.vocabulary)

@@ -239,6 +239,16 @@ def test_a_whole_past_or_coming_month_is_no_day_a_call_can_ask(pipeline, fake_ll
     assert not names_another_month("下个月5号杭州下雨吗") and not names_another_month("next Monday in Oslo")
 
 
+def test_a_quantity_word_run_onto_a_place_is_cut_off(pipeline, fake_llm):
+    """dev27's "今天巴格达AQI多少" was called for a place "巴格达AQI", unknown: made for 巴格达; "Oslo wind" for Oslo.
+    A name that only ends in the letters of one (Windsor) keeps them."""
+    for question, written, place in (("今天巴格达AQI多少", "巴格达AQI", "巴格达"), ("Oslo wind today?", "Oslo wind", "Oslo"),
+                                      ("Windsor air quality today?", "Windsor", "Windsor")):
+        fake_llm.script(call("get_air_quality", city=written, day=0), {"content": "Fine."}, auto=True)
+        result = pipeline().run(question, [])
+        assert [(c.arguments["city"], c.is_error) for c in result.tool_calls] == [(place, False)], question
+
+
 def test_a_day_word_run_into_a_chinese_place_is_cut_off_when_the_tool_does_not_know_it(pipeline, fake_llm):
     """dev24's "周日到大溪地，最高温多少" was called for "周日到大溪地", an unknown place: made again for 大溪地."""
     fake_llm.script(call("get_forecast", city="周日到大溪地", day="sunday"), {"content": "大溪地周日最高30°C。"},

@@ -163,6 +163,25 @@ _DAY_IN_NAME = re.compile(r"(?:大?后天|明天|今天|昨天|今晚|明早|明
                           r"(?:下|这|本)周末?)(?P<going>[到去在的]?)")
 
 
+def without_run_in_quantities(arguments: dict[str, Any], schema: dict[str, Any],
+                              vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each place less a quantity word the router ran onto its end ("今天巴格达AQI多少" was called
+    for "巴格达AQI"): a word of the vocabulary's quantities, after a space or a character outside ASCII when it is
+    in Latin letters ("Oslo wind", not the end of "Windsor"); two characters or more must be left."""
+    words = sorted({said for words in vocabulary.quantities.values() for word in words
+                    if len(said := word.partition("=")[0]) >= 2}, key=len, reverse=True)
+    ends = re.compile(r"(?:(?<=[^\x00-\x7f])|\s+)(?:" + "|".join(re.escape(word) for word in words if word.isascii())
+                      + r")$|(?:" + "|".join(re.escape(word) for word in words if not word.isascii()) + r")$",
+                      re.IGNORECASE) if words else None
+
+    def bare(value: Any) -> Any:
+        end = ends.search(value) if ends is not None and isinstance(value, str) else None
+        rest = value[:end.start()].rstrip(" ,") if end else value
+        return rest if len(rest) >= 2 else value
+
+    return _each_place(arguments, schema, vocabulary, bare)
+
+
 def without_question_words(arguments: dict[str, Any], schema: dict[str, Any],
                            vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each Chinese place less a question word the router ran into it and what follows: "後天台北和
