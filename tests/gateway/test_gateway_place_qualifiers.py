@@ -49,6 +49,9 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     ("Portland, OR", "Portland Maine tonight, cold?", "Portland Maine"),
     # two letters after a name in lower case: a code, unless a word
     ("Manchester", "manchester nh forcast for tmrw", "Manchester, NH"),
+    # said apart from the name, as "the one in": dev27's Hyderabad was India's, and so were the follow-ups
+    ("Hyderabad", "Hyderabad weather today? the one in Pakistan, Sindh", "Hyderabad, Pakistan, Sindh"),
+    ("Alexandria, VA", "and the one in Egypt?", "Alexandria, Egypt"),
 ])
 def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, written):
     assert qualified(value, question, VOCABULARY) == written
@@ -72,6 +75,7 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("Paris, FR", "Paris tomorrow?"),  # the router's qualifier stays where the question writes none
     ("Oslo", "Oslo in December?"), ("Paris", "weather in Paris on Sunday"), ("Rome", "Rome in F please"),
     ("Paris", "Write a short weather report for Paris in French."),  # "in" a language
+    ("Paris", "Paris or London, and the one in Texas?"),  # of which of the places named?
 ])
 def test_no_qualifier_where_the_question_writes_none(value, question):
     assert qualified(value, question, VOCABULARY) == value

@@ -241,7 +241,8 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     the longer form names a place is for the tool to say, since the gateway knows no place names (the call falls
     back to the router's value when it fails). `value` itself when the question writes no qualifier beside it;
     less the day words the router wrote into it ("周五十堰" of "周五十堰怎么样"). A qualifier the router wrote that
-    the question does not gives way to the question's own ("Paris, Kentucky" was called as "Paris, FR")."""
+    the question does not gives way to the question's own ("Paris, Kentucky" was called as "Paris, FR"), also one
+    said apart from the name ("the one in Egypt")."""
     head, comma, _ = value.partition(",")
     if comma and head.strip() and value.casefold() not in question.casefold() \
             and (own := qualified(head.strip(), question, vocabulary, others)) != head.strip():
@@ -251,9 +252,17 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     # A Latin name may follow its qualifier in Chinese too ("越南Sapa").
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
         else _qualified_after(value, question) or _qualified_before(value, question, vocabulary)
+    if not written and not others and (apart := _THE_ONE_IN.search(question)) \
+            and not _listed_with(value, question, vocabulary):
+        written = f"{value}, {apart[1]}"  # "Hyderabad weather today? the one in Pakistan": said apart from it
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
     taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
     return written if written and not qualifiers & taken else value
+
+
+# A namesake's qualifier said apart from its name ("Hyderabad weather today? the one in Pakistan, Sindh", "and the
+# one in Egypt?"), for a call of one place.
+_THE_ONE_IN = re.compile(rf"\bthe\s+one\s+(?:in|on)\s+({_NAME_WORDS}(?:\s*,\s*{_NAME_WORDS})*)")
 
 
 def _listed_with(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
