@@ -769,6 +769,10 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
     assert siblings("呼和浩特", "呼和浩特和银川比较一下", VOCABULARY) == ["银川"]  # 和 inside a name does not join
     assert siblings("北京", "北京和朋友去爬山", VOCABULARY) == []  # no comparison: "朋友" is no place
     assert siblings("北京", "北京和上海冷不冷，哪个更冷", VOCABULARY) == ["上海"]  # the domain's words end a name
+    # 各 and 分 end a name only as 各自 and 分别 (dev27's 加尔各答 was called as 加尔, and 班加罗尔 left out).
+    assert siblings("孟买", "孟买、金奈、加尔各答、班加罗尔 明天哪里雨最多", VOCABULARY) == ["金奈", "加尔各答", "班加罗尔"]
+    assert siblings("北京", "北京和上海各自明天多少度", VOCABULARY) == ["上海"] \
+        == siblings("北京", "北京和上海分别多少度", VOCABULARY)
 
 
 def test_over_http_a_chinese_comparison_called_for_one_place_is_called_for_each(forced_gateway, fake_llm):

@@ -91,11 +91,13 @@ def _compares(question: str, vocabulary: Vocabulary) -> bool:
 def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
     if not _COMPARES_ZH.search(question):
         return []
-    ends = _NAME_ENDS_ZH + domain_ends
+    # 各 and 分 end a name only as 各自, 分别: 加尔各答 is one name
+    ends = re.compile(f"[{re.escape(''.join(c for c in _NAME_ENDS_ZH + domain_ends if c not in '各分'))}]"
+                      "|各(?=[自地])|分(?=别)")
     found, rest = [], question.split(value, 1)[1] if value in question else ""
     while (joined := _JOINED_ZH.match(rest)) is not None:
         tail = joined[1][2:]
-        name = joined[1][:2] + tail[:next((i for i, c in enumerate(tail) if c in ends), len(tail))]
+        name = joined[1][:2] + tail[:end.start() if (end := ends.search(tail)) else len(tail)]
         found.append(name)
         rest = rest[joined.start(1) + len(name):]
     return found
@@ -243,7 +245,9 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     less the day words the router wrote into it ("周五十堰" of "周五十堰怎么样"). A qualifier the router wrote that
     the question does not gives way to the question's own ("Paris, Kentucky" was called as "Paris, FR"), also one
     said apart from the name ("the one in Egypt")."""
-    head, comma, _ = value.partition(",")
+    head, comma, tail = value.partition(",")
+    if comma and {part.strip() for part in tail.split(",")} <= set(siblings(head.strip(), question, vocabulary)):
+        return head.strip()  # "Dubai, Abu Dhabi, Muscat - windiest tomorrow?": places of their own, no qualifier
     if comma and head.strip() and value.casefold() not in question.casefold() \
             and (own := qualified(head.strip(), question, vocabulary, others)) != head.strip():
         return own
