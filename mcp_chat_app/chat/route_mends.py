@@ -35,7 +35,7 @@ from mcp_chat_app.chat.route_plan import (
 )
 from mcp_chat_app.chat.route_prompt import dump_arguments
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
-from mcp_chat_app.chat.text.day_words import day_references
+from mcp_chat_app.chat.text.day_words import day_references, without_day_words
 from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.chat.text.quantities import asked_quantities
 from mcp_chat_app.chat.turn import Turn
@@ -86,13 +86,18 @@ def with_own_tool(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ..
     """A call asked with the conversation that repeats the latest calls' tool, for a question that says the words
     of the tool called for it alone and none of the repeated one's (as their descriptions list them), as the call
     of that tool with the conversation's values where it made them up (the place): shown the earlier calls, a small
-    model drew the week's chart once more for "这周末冷不冷"."""
+    model drew the week's chart once more for "这周末冷不冷". A question that, but for its day words, says no quantity
+    and no tool's words keeps the conversation's tool ("阿姆利则明天呢" after the air quality asks the air again,
+    though the forecast's description lists 明天)."""
     if len(planned) != 1 or not alone or planned[0].request is None or alone[0].request is None:
         return planned
     (plan,), first = planned, alone[0]
     tool, own = resolve(plan.name, by_name), resolve(first.name, by_name)
     latest = {call["tool"] for call in conversation.latest_calls(turn.history)}
-    if tool is None or own is None or tool is own or latest != {tool.qualified_name} \
+    rest = without_day_words(turn.question)
+    only_days = not asked_quantities(rest, turn.vocabulary) and not any(
+        says_a_listed_term(rest, either) for either in (tool, own) if either is not None)
+    if tool is None or own is None or tool is own or latest != {tool.qualified_name} or only_days \
             or says_a_listed_term(turn.question, tool) or not says_a_listed_term(turn.question, own):
         return planned
     made_up = {name for name, value in first.arguments.items()

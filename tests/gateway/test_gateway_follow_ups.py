@@ -483,6 +483,14 @@ def test_over_http_a_verdict_after_charts_is_asked_of_the_tool_its_own_words_nam
                     {"content": "衢州周末不算冷。"}, auto=True)
     body = forced_gateway.chat("chart", {"message": "这周末冷不冷"}).json()
     assert _made(body) == [("get_forecast", {"city": "衢州", "day": "weekend"})]
+    # A new place and a day alone keep the conversation's tool (dev27's "阿姆利则明天呢" after the air of 德里 got the
+    # forecast: its description lists 明天).
+    fake_llm.script(call("get_air_quality", city="德里", day=0), {"content": "德里空气良。"}, auto=True)
+    forced_gateway.chat("air", {"message": "德里今天空气咋样"})
+    fake_llm.script(call("get_forecast", city="阿姆利则", day=1), call("get_air_quality", city="阿姆利则", day=1),
+                    {"content": "阿姆利则明天空气良。"}, auto=True)
+    body = forced_gateway.chat("air", {"message": "阿姆利则明天呢"}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == ["get_air_quality"]
 
 
 def test_a_place_is_named_by_the_question_or_the_conversation_accents_aside():
