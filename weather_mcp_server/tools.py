@@ -104,7 +104,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         day: Annotated[DayOffset, Field(description="0 = today, 1 = tomorrow, -1 = yesterday")] = 0,
         hours: Hours = None,
     ) -> Annotated[CallToolResult, AirQuality]:
-        """Air quality in one city (空气质量, PM2.5, AQI, 雾霾, 花粉): pollutants, pollen, China/US/European AQI, now, for a day or hours."""
+        """Air quality in one city (空气, PM2.5, AQI, 雾霾, 花粉): pollutants, pollen, China/US/European AQI, now, for a day or hours."""
         # One day a call (no `days`): each argument costs a small router's prompt on every request.
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)

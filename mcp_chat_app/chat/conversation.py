@@ -17,7 +17,9 @@ _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the t
 _OPENING = re.compile(r"^\s*(?:那么|那|还有|然后|(?:what|how)\s+about\b|and\b)", re.IGNORECASE)
 # ... or that asks the previous question again of another value ("same question for Lae", "同样的问题，问一下兰州").
 # A correction of the question before ("oops, I meant Lafayette, Indiana", "我是说绵阳") asks it again, of what it says.
-_FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|{_OPENING.pattern}|\bsame\s+(?:question|thing|again)\b"
+# ... or a name with 呢 that a question of its own follows ("清迈呢 空气咋样"), or "then" at the end ("ok, New York then").
+_FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s，,]|\bthen[?？.!！\s]*$|{_OPENING.pattern}"
+                        r"|\bsame\s+(?:question|thing|again)\b"
                         r"|(?:同样|一样)的?问题|同上|\bi\s+meant\b|\bi\s+mean\b|\bsorry,?\s+(?:i\s+)?meant\b"
                         r"|我是说|我说的是|我指的是|我的意思是", re.IGNORECASE)
 

@@ -177,6 +177,9 @@ def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert conversation.is_follow_up("那后天呢？") and conversation.is_follow_up("What about Chicago?")
     assert not conversation.is_follow_up("北京今天天气怎么样？")
     assert conversation.is_follow_up("same question for Lae") and conversation.is_follow_up("同样的问题，问一下兰州")
+    # dev26/dev27: a name with 呢 before a question of its own, and "then" at the end, follow on (the day carries)
+    assert conversation.is_follow_up("清迈呢 空气咋样") and conversation.is_follow_up("ok, New York then")
+    assert not conversation.is_follow_up("北京明天下雨吗，我要出门") and not conversation.is_follow_up("Then what?")
     schema = {"properties": {"city": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]},
                              "cities": {"type": "array", "items": {"type": "string"}}}}
     assert stated.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema],
