@@ -12,6 +12,7 @@ from typing import Any
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.route_arguments.days import (
     now_asked,
+    past_midnight,
     with_asked_day,
     with_asked_span,
     with_asked_weekend,
@@ -80,7 +81,8 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
                                           else turn.question, turn.vocabulary)
         arguments = with_asked_part(with_clock_hours(arguments, schema, turn.question, turn.vocabulary), schema,
                                     turn.question, turn.vocabulary)
-        day = asked_day(turn.question, turn.today) or now_asked(turn.question, turn.today)
+        day = past_midnight(asked_day(turn.question, turn.today), turn.question, turn.vocabulary) \
+            or now_asked(turn.question, turn.today)
         arguments = with_asked_day(arguments, schema, day, turn.today)
         arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)
         arguments = with_asked_weekend(arguments, schema, turn.question)

@@ -12,7 +12,7 @@ import pytest
 from tests.support.gateway_processes import weather_call as call
 
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments.days import now_asked, with_asked_day, without_unasked_span
+from mcp_chat_app.chat.route_arguments.days import now_asked, past_midnight, with_asked_day, without_unasked_span
 from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_the_day_after, unsupported_present
 from mcp_chat_app.chat.text.quantities import asked_quantities
@@ -260,6 +260,16 @@ def test_this_weeks_weekday_is_that_day_not_the_week():
     assert day_words("这周五来凤天气") == {"周五"} and day_words("这个星期六上海") == {"周六"}
     assert day_words("这周北京冷吗") == {"本周"} and day_words("这周末") == {"周末"}
 
+
+
+def test_tonights_small_hours_are_tomorrows():
+    """dev26's "Warsaw at 1am, after midnight tonight" was called for today's 01:00, gone by: tonight's clock times
+    before 6 are tomorrow's; "tonight at 9" is today's, as is a day with no clock time."""
+    day = dt.date(2026, 12, 6)
+    for question, offset in (("How cold will it be in Warsaw at 1am, after midnight tonight?", 1),
+                             ("今晚凌晨两点大连多少度", 1), ("tonight at 9 in Oslo", 0), ("今晚大连冷吗", 0),
+                             ("tonight at 11pm and 2am?", 0), ("today at 1am", 0)):
+        assert past_midnight(asked_day(question, day), question, VOCABULARY).offset == offset, question
 
 
 def test_a_weekday_abbreviated_in_a_follow_up_is_that_day_and_a_word_is_not():

@@ -118,6 +118,8 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
     # a place in its own script inside a Chinese question; Japanese with kanji and hiragana, or in katakana only
     ("부산 明天出海钓鱼，天会不会下雨", "zh"), ("ホノルル明天热不热", "zh"), ("明日、仙台で雪が降りますか？", "ja"),
     ("ホノルル、アロハ", "ja"),
+    # one word of hangul or katakana asked about with Chinese grammar (dev27's "속초 呢" was answered in English)
+    ("속초 呢", "zh"), ("ホノルル呢", "zh"), ("서울 날씨 어때 呢", "ko"),
     # a long Latin name in a Chinese question, by its particles; a Chinese name in an English one
     ("那Naypyidaw呢", "zh"), ("Naypyidaw明天热吗", "zh"), ("weather in 多伦多?", "en"),
     # names alone in Latin letters, however long, around a Chinese question

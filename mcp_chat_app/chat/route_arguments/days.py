@@ -7,10 +7,12 @@ import datetime as dt
 import json
 import logging
 import re
+from dataclasses import replace
 from typing import Any
 
-from mcp_chat_app.chat.text.clock import numeral
+from mcp_chat_app.chat.text.clock import TONIGHT, clock_times, numeral
 from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references, day_words, names_the_day_after
+from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,21 @@ _SPAN_COUNT = re.compile(r"(\d+|[一二两三四五六七八九十]+|two|three|f
 _EN_COUNTS = {word: count for count, word in enumerate(
     ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)} | {"fourteen": 14}
 _THIS_WEEK = re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", re.IGNORECASE)  # seven days on
+
+
+_TONIGHT = re.compile(rf"\b(?:{TONIGHT})\b|今晚|今夜", re.IGNORECASE)
+_SMALL_HOURS = 6  # a clock time tonight before this hour is after midnight: tomorrow's
+
+
+def past_midnight(asked: AskedDay | None, question: str, vocabulary: Vocabulary) -> AskedDay | None:
+    """The day asked, tomorrow where the question says tonight and every clock time it writes is in the small hours
+    ("Warsaw at 1am, after midnight tonight" was called for today's 01:00, gone by)."""
+    if asked is None or asked.offset != 0 or not _TONIGHT.search(question):
+        return asked
+    times = list(clock_times(question, vocabulary))
+    if not times or any(len(time.minutes) != 1 or min(time.minutes) // 60 >= _SMALL_HOURS for time in times):
+        return asked
+    return replace(asked, offset=1, also=frozenset(), weekday=None)
 
 
 def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None,

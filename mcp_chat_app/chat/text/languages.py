@@ -17,6 +17,7 @@ _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _HIRAGANA = re.compile(r"[\u3040-\u309f]")
 _KATAKANA = re.compile(r"[\u30a0-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
+_NAME_RUN = re.compile(r"[\u30a0-\u30ff]+|[\uac00-\ud7af\u1100-\u11ff]+")  # a word of katakana or of hangul
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _ARABIC = re.compile(r"[\u0600-\u06ff]")
 _GREEK = re.compile(r"[\u0370-\u03ff]")
@@ -53,8 +54,8 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
     """The language code of `text`: by script for zh, ja, ko, ru, ar; by common words among Latin ones.
 
     Shares, not presence: an English answer may quote "北京", a Chinese one a unit or an abbreviation, a place
-    name in its own script ("부산明天呢", "ホノルル明天热吗"): Japanese has hiragana or is mostly katakana,
-    Korean is mostly hangul.
+    name in its own script ("부산明天呢", "ホノルル明天热吗", "속초 呢"): Japanese has hiragana or is mostly katakana,
+    Korean is mostly hangul, unless one such word is all there is beside Chinese grammar.
     """
     unquoted = _QUOTED.sub(" ", text)  # words quoted are another's ("“晴转多云”的英文是 \"sunny, becoming cloudy\"")
     if _LETTER.search(unquoted):
@@ -62,9 +63,11 @@ def detect(text: str, vocabulary: Vocabulary) -> str:
     hiragana, katakana = len(_HIRAGANA.findall(text)), len(_KATAKANA.findall(text))
     han, hangul, latin = len(_HAN.findall(text)), len(_HANGUL.findall(text)), len(_LATIN.findall(text))
     kana = hiragana + katakana
-    if (hiragana or katakana > han) and kana + han >= 0.3 * (kana + han + latin):
+    # One word of katakana or hangul asked about with Chinese grammar is a name ("속초 呢", "ホノルル呢"): Chinese.
+    a_name = bool(han and _ZH_GRAMMAR.search(text)) and len(_NAME_RUN.findall(text)) == 1 and not hiragana
+    if (hiragana or katakana > han) and kana + han >= 0.3 * (kana + han + latin) and not a_name:
         return "ja"
-    if hangul > han and hangul >= 0.3 * (hangul + latin):
+    if hangul > han and hangul >= 0.3 * (hangul + latin) and not a_name:
         return "ko"
     if han and (han >= 0.3 * (han + latin) or _ZH_GRAMMAR.search(text) or _names_only(text)):
         return "zh"
