@@ -360,16 +360,16 @@ def as_the_conversations_comparison(planned: tuple[PlannedCall, ...], by_name: d
                                     turn: Turn) -> tuple[PlannedCall, ...]:
     """For a question that asks which wins and names neither a place nor a figure ("哪个更冷" after Ann Arbor and
     Detroit), one call of a list tool for the places the conversation's latest calls were for, on their day: a
-    small model called a tool of no place, its bound made up. The calls as they are where the question names a
-    place they are for, or the conversation had fewer than two places."""
+    small model called a tool of no place, its bound made up. Where the question names one place a call is for, that
+    place and the conversation's one (_with_the_conversations_place); the calls as they are where the conversation
+    had fewer than two places."""
     if not planned or not turn.history or not compares(turn.question, turn.vocabulary) \
             or _FIGURE.search(turn.question):
         return planned
-    for plan in planned:
-        tool = resolve(plan.name, by_name)
-        if tool and any(place in turn.question for place in place_values(plan.arguments, tool.input_schema,
-                                                                          turn.vocabulary)):
-            return planned
+    said = [place for plan in planned if (tool := resolve(plan.name, by_name))
+            for place in place_values(plan.arguments, tool.input_schema, turn.vocabulary) if place in turn.question]
+    if said:
+        return _with_the_conversations_place(planned, said, by_name, turn)
     places, server = _conversations_places(by_name, turn)
     if len(places) < 2:
         return planned
@@ -378,6 +378,32 @@ def as_the_conversations_comparison(planned: tuple[PlannedCall, ...], by_name: d
         return planned
     log.info("%s for %r: the question compares the conversation's places", again.name, places)
     return with_earlier_days((again,), by_name, turn)
+
+
+# A question that asks which day or hour wins compares times of one place, not places.
+_WHICH_TIME = re.compile(r"\bwhich\s+(?:day|hour|time|night|morning)|\bwhen\b|哪天|哪一天|几点|什么时候|几号|哪个时段",
+                         re.IGNORECASE)
+
+
+def _with_the_conversations_place(planned: tuple[PlannedCall, ...], said: list[str], by_name: dict[str, ToolInfo],
+                                  turn: Turn) -> tuple[PlannedCall, ...]:
+    """One call of a list tool for the one place the conversation was about and the one the question names, for a
+    question that asks which wins: "Compare with Montevideo on Saturday — which is warmer?" after Buenos Aires was
+    called for Montevideo alone."""
+    places, server = _conversations_places(by_name, turn)
+    tool = resolve(planned[0].name, by_name)
+    if len(planned) != 1 or tool is None or len(set(said)) != 1 or len(places) != 1 \
+            or places[0].casefold() == said[0].casefold() or _WHICH_TIME.search(turn.question) \
+            or place_list_argument(tool.input_schema, turn.vocabulary) is not None:
+        return planned
+    place = place_argument(tool.input_schema, turn.vocabulary)
+    arguments = {name: value for name, value in planned[0].arguments.items() if name != place}
+    again = _list_call(planned[0].call_id, [places[0], said[0]], server, arguments, by_name, turn)
+    if again is None:
+        return planned
+    log.info("%s for %r: the question compares %r with the conversation's place", again.name, again.arguments,
+             said[0])
+    return (again,)
 
 
 def _conversations_places(by_name: dict[str, ToolInfo], turn: Turn) -> tuple[list[str], str | None]:

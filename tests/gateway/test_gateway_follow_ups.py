@@ -257,6 +257,23 @@ def test_over_http_which_wins_asked_of_no_place_compares_the_conversations_place
     assert _made(body)[0][0] == "find_cities_by_temperature"
 
 
+def test_over_http_which_wins_asked_of_one_new_place_compares_it_with_the_conversations(forced_gateway, fake_llm):
+    """dev26's "Compare with Montevideo on Saturday — which is warmer?" after Buenos Aires got Montevideo's forecast
+    alone: the place named and the conversation's one, as one comparison. Which day wins is no comparison of
+    places."""
+    fake_llm.script(call("get_precipitation", city="Buenos Aires", day="saturday"), {"content": "No rain."},
+                    auto=True)
+    forced_gateway.chat("mvd", {"message": "Buenos Aires on Saturday — will it rain?"})
+    montevideo = call("get_forecast", city="Montevideo", day="saturday")
+    fake_llm.script(montevideo, montevideo, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("mvd", {"message": "Compare with Montevideo on Saturday — which is warmer?"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["Buenos Aires", "Montevideo"], "day": "saturday"})]
+    week = call("get_forecast", city="Montevideo", day=0, days=7)
+    fake_llm.script(week, week, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("mvd", {"message": "which day is warmest in Montevideo this week?"}).json()
+    assert _made(body)[0][0] == "get_forecast"
+
+
 def test_over_http_a_follow_up_of_a_failed_call_is_asked_with_it(forced_gateway, fake_llm):
     """"Weather in Kuopio, Finland 30 days from now?" is beyond the forecast (the call fails); "ok then, what about
     this Thursday?" was called for a city nobody named: the failed call is kept, marked, and the router is shown it,
@@ -577,16 +594,17 @@ def test_over_http_a_question_of_there_after_one_place_is_not_a_comparison(force
 
 
 def test_over_http_a_quantity_asked_again_of_one_place_is_no_comparison(forced_gateway, fake_llm):
-    """"do I need a rain jacket there tomorrow?" got the rain of Livingstone, then (a jacket asks the temperature,
-    which those results lack) a comparison of the conversation's two places: asked again for a quantity, calls of
-    one place are offered only the tools of one place."""
+    """"do I need a jacket there tomorrow?" got the rain of Livingstone, then (a jacket asks the temperature, which
+    those results lack) a comparison of the conversation's two places: asked again for a quantity, calls of one
+    place are offered only the tools of one place, and the call made moves to the one that holds it."""
     asked = _asker(forced_gateway, fake_llm, "jacket")
     asked("What's the weather at Victoria Falls today?", call("get_forecast", city="Victoria Falls", day=0))
     asked("what about tomorrow in Livingstone, Zambia?", call("get_forecast", city="Livingstone, Zambia", day=1))
     rain = call("get_precipitation", city="Livingstone, Zambia", day=1)
     fake_llm.script(rain, rain, call("compare_weather", cities=["Victoria Falls", "Livingstone, Zambia"], day=1),
                     {"content": "x"})
-    body = forced_gateway.chat("jacket", {"message": "do I need a rain jacket there tomorrow?"}).json()
-    assert [made["tool"] for made in body["tool_calls"]] == ["get_precipitation"]
+    body = forced_gateway.chat("jacket", {"message": "do I need a jacket there tomorrow?"}).json()
+    assert [(made["tool"], made["arguments"]) for made in body["tool_calls"]] == [
+        ("get_forecast", {"city": "Livingstone, Zambia", "day": 1})]
     note = fake_llm.requests()[2]["messages"][-1]["content"]
     assert "weather__get_forecast" in note and "compare_weather" not in note
