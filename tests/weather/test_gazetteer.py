@@ -141,6 +141,14 @@ def test_antarctic_research_stations_are_places_of_their_own(gazetteer: Gazettee
     assert gazetteer.lookup("South Pole").latitude == -90.0
     for name in ("长城", "泰山"):
         assert gazetteer.lookup(name) is None or gazetteer.lookup(name).country_code != "AQ"
+    # Sights with no town of their own in geonames (dev26, dev27): 长白山 by its coordinates, 河口湖 as its town
+    for name in ("长白山", "Changbaishan"):
+        mountain = gazetteer.lookup(name)
+        assert (mountain.country_code, round(mountain.latitude, 1), round(mountain.longitude, 1)) == (
+            "CN", 42.4, 128.1), name
+    assert gazetteer.lookup("长白").latitude < 42  # the county keeps its name
+    for name in ("河口湖", "Kawaguchiko"):
+        assert (gazetteer.lookup(name).english_name, gazetteer.lookup(name).country_code) == ("Fujikawaguchiko", "JP")
 
 
 def test_cities_keep_their_names_over_the_smaller_towns(gazetteer: Gazetteer) -> None:

@@ -38,4 +38,6 @@ STATIONS: tuple[tuple[tuple[str, ...], float, float, str, str], ...] = (
     (("Villa Las Estrellas", "星辰镇"), -62.20, -58.96, "Antarctica/Palmer", "AQ"),
     (("Alishan", "阿里山", "阿里山國家森林遊樂區", "阿里山国家森林游乐区"), 23.51, 120.80, "Asia/Taipei", "TW"),
     (("Sun Moon Lake", "日月潭"), 23.86, 120.92, "Asia/Taipei", "TW"),
+    # 二道白河, the town at its northern gate, is no town in geonames
+    (("Changbai Mountain", "Changbaishan", "长白山", "長白山", "长白山景区"), 42.40, 128.11, "Asia/Shanghai", "CN"),
 )
