@@ -363,12 +363,16 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
 
 
 def _none_for_the_tools(turn: Turn, tools: list[ToolInfo], called: Called) -> bool:
-    """Whether a question whose every call failed was none for the tools: it begins a conversation (a follow-up
-    is asked of the conversation's data), asks none of the tools' data (needs_tool_data), and says no word of the
-    domain (the vocabulary's topic words and quantities, those no tool has too: "how many avalanches hit
-    Chamonix last winter?" gets the tools' limits) nor of what a failed tool does (its description's words)."""
+    """Whether a question whose every call failed was none for the tools: it does not follow on from the
+    conversation (a follow-up, a name alone or a day is asked of the conversation's data; "is SPF 50 actually
+    better than SPF 30?" after the UV is a question of its own), asks none of the tools' data (needs_tool_data),
+    and says no word of the domain (the vocabulary's topic words and quantities, those no tool has too: "how many
+    avalanches hit Chamonix last winter?" gets the tools' limits) nor of what a failed tool does (its description's
+    words)."""
     failed = {outcome.qualified_name for outcome in called.outcomes}
-    return not turn.earlier_calls and not needs_tool_data(turn.question, tools, turn.vocabulary) \
+    follows_on = conversation.is_follow_up(turn.question) or conversation.named_alone(turn.question) \
+        or day_words(turn.question)
+    return not (turn.earlier_calls and follows_on) and not needs_tool_data(turn.question, tools, turn.vocabulary) \
         and not turn.vocabulary.names_the_topic(turn.question) \
         and not asked_quantities(turn.question, turn.vocabulary) \
         and not any(says_what_it_does(turn.question, tool) for tool in tools if tool.qualified_name in failed)

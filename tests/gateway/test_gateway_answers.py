@@ -220,6 +220,19 @@ def test_a_question_none_of_the_tools_answers_gets_its_own_answer_when_every_cal
     fake_llm.script(call("get_current_weather", city="Narnia"), call("get_current_weather", city="Narnia"))
     result = pipeline().run("What's the weather like in Narnia?", [])
     assert [c.is_error for c in result.tool_calls] == [True] and "place of stories" in result.response
+    # In a conversation, a question of its own is too (dev27's "is SPF 50 actually better than SPF 30?" after the
+    # UV was compared as places); a follow-up, a name alone or a day asks of the conversation's data.
+    history = [{"role": "user", "content": "UV in Perth tomorrow?"},
+               {"role": "assistant", "content": "UV up to 11.", "calls": [
+                   {"tool": "weather__get_forecast", "arguments": {"city": "Perth", "day": 1}}]}]
+    fake_llm.script(call("compare_weather", cities=["SPF 50", "SPF 30"]),
+                    {"content": "SPF 50 blocks a little more of the sun's rays than SPF 30; both protect well."})
+    result = pipeline().run("is SPF 50 actually better than SPF 30?", history)
+    assert result.tool_calls == [] and result.response.startswith("SPF 50 blocks")
+    fake_llm.script(call("get_forecast", city="Narnia", day=1), call("get_forecast", city="Narnia", day=1),
+                    call("get_forecast", city="Narnia", day=1))
+    result = pipeline().run("and Narnia?", history)
+    assert [c.is_error for c in result.tool_calls] == [True] and "place of stories" in result.response
 
 
 def test_a_whole_past_or_coming_month_is_no_day_a_call_can_ask(pipeline, fake_llm):
