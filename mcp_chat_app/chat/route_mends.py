@@ -88,7 +88,7 @@ def with_own_tool(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ..
     of that tool with the conversation's values where it made them up (the place): shown the earlier calls, a small
     model drew the week's chart once more for "这周末冷不冷". A question that, but for its day words, says no quantity
     and no tool's words keeps the conversation's tool ("阿姆利则明天呢" after the air quality asks the air again,
-    though the forecast's description lists 明天)."""
+    though another tool's description lists 明天)."""
     if len(planned) != 1 or not alone or planned[0].request is None or alone[0].request is None:
         return planned
     (plan,), first = planned, alone[0]
@@ -530,8 +530,8 @@ def _moved(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn:
 def moved_to_holding(made: tuple[ToolOutcome, ...], holding: list[ToolInfo], by_name: dict[str, ToolInfo],
                       turn: Turn) -> tuple[PlannedCall, ...]:
     """The calls made, each moved to the first of the `holding` tools of its server that takes its arguments: asked
-    again for a quantity their results lack ("how cold does it get that night?" after Saturday's rain got the rain
-    tool twice), the router called none of the tools that hold it."""
+    again for a quantity their results lack ("how cold does it get that night?" got the tool of the question
+    before it twice), the router called none of the tools that hold it."""
     moved: dict[str, PlannedCall] = {}
     for number, outcome in enumerate(made):
         tool = by_name.get(outcome.qualified_name)

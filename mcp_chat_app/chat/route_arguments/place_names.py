@@ -169,7 +169,7 @@ def without_run_in_quantities(arguments: dict[str, Any], schema: dict[str, Any],
                               vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each place less a quantity word the router ran onto its end ("今天巴格达AQI多少" was called
     for "巴格达AQI"): a word of the vocabulary's quantities, after a space or a character outside ASCII when it is
-    in Latin letters ("Oslo wind", not the end of "Windsor"); two characters or more must be left."""
+    in Latin letters ("Oslo AQI", not the end of "Vaqi"); two characters or more must be left."""
     words = sorted({said for words in vocabulary.quantities.values() for word in words
                     if len(said := word.partition("=")[0]) >= 2}, key=len, reverse=True)
     ends = re.compile(r"(?:(?<=[^\x00-\x7f])|\s+)(?:" + "|".join(re.escape(word) for word in words if word.isascii())
@@ -258,13 +258,13 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
         else _qualified_after(value, question) or _qualified_before(value, question, vocabulary)
     if not written and not others and (apart := _THE_ONE_IN.search(question)) \
             and not _listed_with(value, question, vocabulary):
-        written = f"{value}, {apart[1]}"  # "Hyderabad weather today? the one in Pakistan": said apart from it
+        written = f"{value}, {apart[1]}"  # "Hyderabad today? the one in Pakistan": said apart
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
     taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
     return written if written and not qualifiers & taken else value
 
 
-# A namesake's qualifier said apart from its name ("Hyderabad weather today? the one in Pakistan, Sindh", "and the
+# A namesake's qualifier said apart from its name ("Hyderabad today? the one in Pakistan, Sindh", "and the
 # one in Egypt?"), for a call of one place.
 _THE_ONE_IN = re.compile(rf"\bthe\s+one\s+(?:in|on)\s+({_NAME_WORDS}(?:\s*,\s*{_NAME_WORDS})*)")
 

@@ -74,7 +74,7 @@ _PATTERNS = (
 
 
 # Another month as a whole ("上个月", "last month", "下下个月", "next month"), with no day of it: no one day answers
-# it, and the months ahead lie beyond any forecast.
+# it, and the months ahead lie beyond any data of days.
 _OTHER_MONTH = re.compile(r"(?:上|下下?)个?月(?!的?(?:\d{1,2}[日号]|初|上旬|中旬|下旬|底|末))"
                           r"|\b(?:(?:last|previous|past|next|coming)\s+month|(?:the\s+)?month\s+after\s+next"
                           r"|in\s+(?:a|one|two|three|\d+)\s+months?)\b", re.IGNORECASE)
