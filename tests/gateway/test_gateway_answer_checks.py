@@ -64,6 +64,8 @@ DRY = [rain(False, "no rain is expected")]
     ("St. Louis weather tomorrow?", False), ("Thanks. What is the high?", False),
     # spoken ("Gonna be hot in Seville tomorrow?" got "Yes, it will be hot" at 14.3°C), and in other languages
     ("Gonna be hot in Seville tomorrow?", True), ("going to rain in Leeds?", True),
+    # after a greeting or a filler word (dev27's "hey is it hot out in Kuwait City rn" got "Yes, it is hot" at 14°C)
+    ("hey is it hot out in Kuwait City rn", True), ("ok so will it snow in Oslo", True), ("hey what's the high?", False),
     ("Pioverà domani a Sintra? Rispondi in inglese, per favore.", True), ("¿Va a llover mañana en Cusco?", True),
     ("Est-ce qu'il va pleuvoir demain à Lyon ?", True), ("Wird es morgen in Graz regnen?", True),
     ("明日の札幌は雪が降りますか？", True), ("내일 부산에 비가 올까요?", True),

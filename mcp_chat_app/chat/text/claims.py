@@ -19,7 +19,10 @@ _ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|(?:没有?|沒有?|不)[�
                         r"需不需要|用不用|是否|有无|(.)[不唔]\1")
 # What may come before the question itself: a subject ("Kingston, Jamaica - is it …"), or a sentence of its own
 # ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?").
-_LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|(?<=[.!?])\s+|,\s*(?=(?:will|is|are|does|do|should|can)\b)", re.IGNORECASE)
+_LEAD = re.compile(r"\s[-–—]\s|[:;]\s*|(?<=[.!?])\s+|,\s*(?=(?:will|is|are|does|do|should|can)\b)"
+                   # a greeting or a filler word ("hey is it hot out in Kuwait City rn")
+                   r"|^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|um|uh|well|btw)\b[\s,!.]*)+(?=(?:will|is|are|does|do|did|should"
+                   r"|can|could|would|was|were)\b)", re.IGNORECASE)
 # A word or mark that asks, anywhere in Chinese, at a clause's start in English ("Tomorrow is my birthday!" asks nothing).
 # (a sentence ending in 不 or 没 asks yes or no: "要穿羽绒服不")
 _ASKS = re.compile(r"[?？吗呢么咋嗎麼]|怎么|怎样|如何|多少|几|哪|什么|啥|是否|有没有|([\u4e00-\u9fff])[不唔]\1|"
