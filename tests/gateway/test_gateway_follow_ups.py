@@ -16,6 +16,7 @@ from mcp_chat_app.chat.route_arguments.days import span_days, with_asked_span
 from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags
 from mcp_chat_app.chat.route_arguments.place_names import without_opening
 from mcp_chat_app.chat.route_arguments.places import unnamed_places
+from mcp_chat_app.chat.route_arguments.stated import mentioned
 from mcp_chat_app.chat.text.claims import asks_a_language_task
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.chat.turn import Turn
@@ -272,6 +273,19 @@ def test_over_http_which_wins_asked_of_one_new_place_compares_it_with_the_conver
     fake_llm.script(week, week, {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("mvd", {"message": "which day is warmest in Montevideo this week?"}).json()
     assert _made(body)[0][0] == "get_forecast"
+
+
+def test_over_http_a_follow_up_after_a_turn_with_no_call_is_asked_with_the_conversation(forced_gateway, fake_llm):
+    """dev27's "青岛下个月天气怎么样" is no day a call can ask (not looked up); "那今晚呢" then had no earlier call to take
+    青岛 from and was not looked up either: it is asked with the conversation all the same."""
+    fake_llm.script(call("get_forecast", city="青岛", day=1))
+    forced_gateway.chat("qd", {"message": "青岛下个月天气怎么样"})
+    fake_llm.script(call("get_forecast", city="北京", day=0, hours="night"),
+                    call("get_forecast", city="青岛", day=0, hours="night"), {"content": "青岛今晚晴。"}, auto=True)
+    body = forced_gateway.chat("qd", {"message": "那今晚呢"}).json()
+    assert _made(body) == [("get_forecast", {"city": "青岛", "day": 0, "hours": "night"})]
+    # ... and a weekday abbreviated is the day, not a place ("and Sat?" was called for a place "Sat")
+    assert not mentioned("Sat", "and Sat?") and mentioned("Oslo", "oslo tomorrow")
 
 
 def test_over_http_a_follow_up_of_a_failed_call_is_asked_with_it(forced_gateway, fake_llm):

@@ -49,9 +49,9 @@ def free_text(spec: dict[str, Any]) -> bool:
 def mentioned(value: str, asked: str) -> bool:
     """The value, or one of its words ("New York City" for "New York"), is in the (casefolded) question, as a
     word: "Rome" is not in "Romeo"; accents aside ("Zurich" for "Zürich")."""
-    value = value.casefold().strip()
-    if only_day_words(value):
+    if only_day_words(value.strip()):  # as written: "Sat" is a day, "sat" a word
         return False  # "Thursday" as the place of "Thursday any better?": the question's day, not a value of it
+    value = value.casefold().strip()
     words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value)]
     return any(re.search(_as_word(word), asked) or re.search(_as_word(_unaccented(word)), _unaccented(asked))
                for word in words if word)
