@@ -197,9 +197,10 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             and _only_translated(planned, by_name, turn.question):
         stated = True  # "香港" for "Hong Kong, today?": the question's place in another script, not made up
     inherits = False  # the calls take the conversation's day where the question names none
-    # (a conversation with no calls yet too: "那今晚呢" after "青岛下个月天气怎么样", which no call could answer)
-    if planned and (turn.earlier_calls or turn.plain_history) and (conversation.is_follow_up(turn.question)
-                                                                   or not stated):
+    # (a follow-up in a conversation with no calls yet too: "那今晚呢" after a question on next month in 青岛, which
+    # no call could answer)
+    follows_up = conversation.is_follow_up(turn.question)
+    if planned and (turn.earlier_calls and (follows_up or not stated) or turn.plain_history and follows_up):
         inherits = True
         again = _forced_call(turn, router, router.messages(tools, turn.plain_history, turn.question, turn.today,
                                                            turn.vocabulary, turn.earlier_calls), specs)
