@@ -41,8 +41,9 @@ two writers side by side; each was run once held apart, then tuned on. `dev22` a
 were written apart from all twenty-one and from each other, by two writers side by side; each was run once held
 apart, then tuned on. `dev24` and `dev25` (bench/dev24_*, dev25_*) were written apart from all twenty-three and
 from each other, by two writers side by side; each was run once held apart, then tuned on. `dev26` and `dev27`
-(bench/dev26_*, dev27_*) were written apart from all twenty-five and from each other, by two writers side by side,
-and are held apart until their first run. Files given as arguments make one set of their own.
+(bench/dev26_*, dev27_*) were written apart from all twenty-five and from each other, by two writers side by side;
+each was run once held apart, then tuned on, so the next measure needs a set written apart from all twenty-seven.
+Files given as arguments make one set of their own.
 """
 
 from __future__ import annotations
