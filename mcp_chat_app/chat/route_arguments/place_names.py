@@ -8,6 +8,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Any
 
 from mcp_chat_app.chat.route_arguments.places import is_place
@@ -170,11 +171,7 @@ def without_run_in_quantities(arguments: dict[str, Any], schema: dict[str, Any],
     """The arguments with each place less a quantity word the router ran onto its end ("今天巴格达AQI多少" was called
     for "巴格达AQI"): a word of the vocabulary's quantities, after a space or a character outside ASCII when it is
     in Latin letters ("Oslo AQI", not the end of "Vaqi"); two characters or more must be left."""
-    words = sorted({said for words in vocabulary.quantities.values() for word in words
-                    if len(said := word.partition("=")[0]) >= 2}, key=len, reverse=True)
-    ends = re.compile(r"(?:(?<=[^\x00-\x7f])|\s+)(?:" + "|".join(re.escape(word) for word in words if word.isascii())
-                      + r")$|(?:" + "|".join(re.escape(word) for word in words if not word.isascii()) + r")$",
-                      re.IGNORECASE) if words else None
+    ends = _quantity_at_end(tuple(word for words in vocabulary.quantities.values() for word in words))
 
     def bare(value: Any) -> Any:
         end = ends.search(value) if ends is not None and isinstance(value, str) else None
@@ -182,6 +179,18 @@ def without_run_in_quantities(arguments: dict[str, Any], schema: dict[str, Any],
         return rest if len(rest) >= 2 else value
 
     return _each_place(arguments, schema, vocabulary, bare)
+
+
+@lru_cache(maxsize=4)
+def _quantity_at_end(quantity_words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The pattern of a quantity word at a place's end, built once per vocabulary (every call is planned with it)."""
+    words = sorted({said for word in quantity_words if len(said := word.partition("=")[0]) >= 2}, key=len,
+                   reverse=True)
+    if not words:
+        return None
+    return re.compile(r"(?:(?<=[^\x00-\x7f])|\s+)(?:" + "|".join(re.escape(word) for word in words if word.isascii())
+                      + r")$|(?:" + "|".join(re.escape(word) for word in words if not word.isascii()) + r")$",
+                      re.IGNORECASE)
 
 
 def without_question_words(arguments: dict[str, Any], schema: dict[str, Any],
