@@ -197,7 +197,7 @@ def test_a_us_state_after_the_name_picks_the_place_in_it(gazetteer: Gazetteer) -
 QUALIFIED = [
     ("London, Ontario", "CA", "Ontario", 42.98, -81.23), ("Kingston, Ontario", "CA", "Ontario", 44.23, -76.48),
     ("Kingston, ON", "CA", "Ontario", 44.23, -76.48), ("Perth, Scotland", "GB", "Scotland", 56.40, -3.43),
-    ("Córdoba, Argentina", "AR", "", -31.41, -64.19), ("Portland, Maine", "US", "Maine", 43.66, -70.26),
+    ("Córdoba, Argentina", "AR", "Córdoba", -31.41, -64.19), ("Portland, Maine", "US", "Maine", 43.66, -70.26),
     ("Springfield, IL", "US", "Illinois", 39.80, -89.64), ("Perth, WA", "AU", "Western Australia", -31.95, 115.86),
     ("London, UK", "GB", "England", 51.51, -0.13), ("Dubai, UAE", "AE", "", 25.08, 55.31),
     ("Hailar, Inner Mongolia", "CN", "Inner Mongolia", 49.20, 119.70),
@@ -208,6 +208,10 @@ QUALIFIED = [
     # without a comma, as people type them
     ("queenstown nz", "NZ", "", -45.03, 168.66), ("paris texas", "US", "Texas", 33.66, -95.56),
     ("Kingston Jamaica", "JM", "", 18.0, -76.79), ("portland maine", "US", "Maine", 43.66, -70.26),
+    # the regions of countries with namesakes abroad: Mexico's, India's, Pakistan's, Germany's, Spain's...
+    ("Mérida, Yucatán", "MX", "Yucatán", 20.97, -89.62), ("Mérida, Extremadura", "ES", "Extremadura", 38.92, -6.34),
+    ("Hyderabad, Sindh", "PK", "Sindh", 25.40, 68.38), ("Kochi, Kerala", "IN", "Kerala", 9.94, 76.26),
+    ("Córdoba, Veracruz", "MX", "Veracruz", 18.88, -96.93), ("Frankfurt, Brandenburg", "DE", "Brandenburg", 52.35, 14.55),
 ]
 
 
@@ -229,12 +233,12 @@ def test_an_island_or_region_of_the_aliases_qualifies_a_place_in_it(gazetteer: G
 
 
 def test_a_qualifier_nothing_is_known_by_is_said_not_dropped(gazetteer: Gazetteer) -> None:
-    """A name of several places is not answered when its qualifier names no known region ('Kochi, Kerala'): the
+    """A name of several places is not answered when its qualifier names no known region ('Kochi, Shikoku'): the
     error names the qualifier and lists the places (a one-place tool asks the user which). A name of one place is
     that place, whose location names its country."""
     with pytest.raises(AmbiguousPlace) as error:
-        gazetteer.lookup("Kochi, Kerala")
-    assert "'Kerala' is no country or first-level region" in str(error.value)
+        gazetteer.lookup("Kochi, Shikoku")
+    assert "'Shikoku' is no country or first-level region" in str(error.value)
     assert [c.country_code for c in error.value.candidates] == ["IN", "JP"]
     for query in ("Zermatt, Valais", "Zermatt (Valais)"):
         place = gazetteer.lookup(query)
@@ -450,13 +454,13 @@ async def test_the_server_answers_qualified_names_in_simulated_mode(place_index:
     async with stdio_client(env) as client:
         ontario = await client.call_tool("get_current_weather", {"city": "London, Ontario"})
         perth = await client.call_tool("get_forecast", {"city": "苏格兰的珀斯", "day": 1}, meta={"locale": "zh-CN"})
-        kerala = await client.call_tool("get_current_weather", {"city": "Kochi, Kerala"})
+        shikoku = await client.call_tool("get_current_weather", {"city": "Kochi, Shikoku"})
     assert not ontario.is_error and not perth.is_error
     assert ontario.structured_content["location"]["country_code"] == "CA"
     assert ontario.structured_content["location"]["timezone"] == "America/Toronto"
     location = perth.structured_content["location"]
     assert (location["english_name"], location["country_code"], round(location["latitude"])) == ("Perth", "GB", 56)
-    assert kerala.is_error and "'Kerala' is no country or first-level region" in kerala.content[0].text
+    assert shikoku.is_error and "'Shikoku' is no country or first-level region" in shikoku.content[0].text
 
 
 def test_places_compared_together_are_the_ones_near_each_other(gazetteer: Gazetteer) -> None:
