@@ -268,18 +268,20 @@ def _lead(verdicts: list[dict[str, Any]], turn: Turn, asked: list[Quantity]) -> 
     relevant = verdicts_about(turn.question, verdicts, turn.earlier_question)
     yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
     if yes_no and len({v["holds"] for v in yes_no}) == 1 and (
-            asks_yes_no(turn.question, turn.earlier_question, asked) or degree_asked(turn.question, yes_no)
-            or tersely_asked(turn.question, yes_no)):
+            asks_yes_no(turn.question, turn.earlier_question, asked, yes_no) or degree_asked(turn.question, yes_no)):
         return languages.capitalized(yes_no[0]["statement"], turn.language)
     winners = [v for v in relevant if v.get("winner")]
     return languages.capitalized(winners[0]["statement"], turn.language) if winners else ""
 
 
-def asks_yes_no(question: str, context: str, asked: list[Quantity]) -> bool:
-    """A yes/no question, or a bare follow-up of one (`context`) that asks no quantity of its own: "那下周一呢"
-    after "周末会不会下…啊" asks the same yes or no of Monday."""
-    return is_yes_no_question(question) or (bool(context) and is_yes_no_question(context) and not asked
-                                            and conversation.bare_follow_up(question))
+def asks_yes_no(question: str, context: str, asked: list[Quantity], verdicts: list[dict[str, Any]]) -> bool:
+    """A yes/no question (tersely too: "any X?" of one of the `verdicts`), or a bare follow-up of one (`context`)
+    that asks no quantity of its own: "那下周一呢" after "周末会不会下…啊" asks the same yes or no of Monday, "and in
+    Y?" after "any X in Z?" the same of Y."""
+    def yes_or_no(text: str) -> bool:
+        return is_yes_no_question(text) or bool(tersely_asked(text, verdicts))
+    return yes_or_no(question) or (bool(context) and yes_or_no(context) and not asked
+                                   and conversation.bare_follow_up(question))
 
 
 def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -339,7 +339,7 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
     yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
     agreed = yes_no and len({v["holds"] for v in yes_no}) == 1
     asked = asked_quantities(question, vocabulary) if asked is None else asked
-    if agreed and asks_yes_no(question, context, list(asked)):
+    if agreed and asks_yes_no(question, context, list(asked), yes_no):
         holds, statement = yes_no[0]["holds"], yes_no[0]["statement"]
         first = _FIRST_SENTENCE.match(reply.strip())[0].lower()
         if not _BARE_YES_NO.match(first) and not any(str(w).lower() in first for v in yes_no for w in v["keywords"]):

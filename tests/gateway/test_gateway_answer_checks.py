@@ -460,6 +460,23 @@ def test_a_bare_follow_up_of_a_yes_no_question_is_answered_yes_or_no_first():
                         Called(outcomes=(monday,))).lead == ""
 
 
+def test_a_bare_follow_up_of_a_terse_yes_no_question_is_answered_yes_or_no_first():
+    """"and in Dubrovnik?" after "... — any rain in Split?" asks the same yes or no: "Dubrovnik will have overcast
+    skies with a 4% chance of rain. No rain is expected" reads as a yes until its second sentence."""
+    history = [{"role": "user", "content": "Driving from Split to Dubrovnik tomorrow — any rain in Split?"},
+               {"role": "assistant", "content": "No rain is expected in Split tomorrow."}]
+    dubrovnik = forecast([{"date": "2026-12-07", "precipitation_sum": 0.0}],
+                         "Dubrovnik tomorrow: overcast, 4% chance of rain.", verdicts=[rain(False, "no rain is expected")])
+    turn = Turn.start("and in Dubrovnik?", history, ASSISTANT)
+    facts = gather_facts(turn, Called(outcomes=(dubrovnik,)))
+    assert facts.lead == "No rain is expected"
+    late = check_reply("Dubrovnik will have overcast skies with a 4% chance of rain. No rain is expected.",
+                       turn.question, "en", facts, VOCABULARY, turn.earlier_question)
+    assert "verdict" in {p.rule for p in late}
+    assert check_reply("No rain is expected: Dubrovnik will have overcast skies tomorrow, a 4% chance of rain.",
+                       turn.question, "en", facts, VOCABULARY, turn.earlier_question) == []
+
+
 def test_a_question_of_a_verdicts_degree_is_answered_with_the_verdict():
     """"How hot will it get?" answered "13 to 18.6°C" leaves the reader to judge: the answer says it is not hot."""
     hot = {"topic": "hot", "holds": False, "statement": "it is not hot", "keywords": ["hot", "warm", "热"]}
