@@ -80,7 +80,7 @@ _ZH_WEEKDAYS = "一二三四五六日"
 _EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKEND_WORDS = ("周末", "weekend")
 
-_PART_OF_DAY = re.compile(r"今晚|明晚|晚上|夜里|夜间|凌晨|早上|上午|中午|下午|傍晚|tonight|morning|afternoon|evening|"
+_PART_OF_DAY = re.compile(r"今晚|明晚|今早|明早|早晨|清晨|晚上|夜里|夜间|凌晨|早上|上午|中午|下午|傍晚|tonight|morning|afternoon|evening|"
                           r"\bnight\b", re.IGNORECASE)
 _TOPIC_WORDS = {"rain": ("雨", "降水", "伞", "rain", "wet", "umbrella", "shower", "dry"),
                 "snow": ("雪", "snow")}

@@ -176,6 +176,9 @@ def test_rule_verdict_for_a_part_of_the_day_is_judged_by_its_hours():
     whole_day = _call("get_precipitation", {"city": "广州"}, {"location": _location(GUANGZHOU), "days": [wet_morning],
                                                              "source": "x"})
     assert strict(turn, _reply("会下雨，降水6毫米。", whole_day))["verdict"] is True  # no hours: the day decides
+    # 明早 is a part of the day as 早上 is: a dry morning of a wet day is answered no
+    morning = {**turn, "query": "明早宁波会下雨吗 骑电动车上班"}
+    assert strict(morning, _reply("今晚不会下雨，降水概率最高10%。", tonight))["verdict"] is True
 
 
 def test_rule_figures_and_language_and_identity():
