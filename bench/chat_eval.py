@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev27_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev29_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -42,7 +42,8 @@ were written apart from all twenty-one and from each other, by two writers side 
 apart, then tuned on. `dev24` and `dev25` (bench/dev24_*, dev25_*) were written apart from all twenty-three and
 from each other, by two writers side by side; each was run once held apart, then tuned on. `dev26` and `dev27`
 (bench/dev26_*, dev27_*) were written apart from all twenty-five and from each other, by two writers side by side;
-each was run once held apart, then tuned on, so the next measure needs a set written apart from all twenty-seven.
+each was run once held apart, then tuned on. `dev28` and `dev29` (bench/dev28_*, dev29_*) were written apart from
+all twenty-seven and from each other, by two writers side by side, and are held apart: run once before any tuning.
 Files given as arguments make one set of their own.
 """
 
@@ -66,7 +67,7 @@ from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
-LAST_SET = 27  # bench/dev2_* ... dev27_*, in the order they were written
+LAST_SET = 29  # bench/dev2_* ... dev29_*, in the order they were written
 
 
 def bench_set_files(number: int) -> tuple[Path, Path]:
@@ -281,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="sets", action="append", choices=sorted(SETS),
                         help="a named set to run, each reported on its own; repeatable (default: all of them)")
     parser.add_argument("--failures", action="store_true",
-                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev27)")
+                        help="also list the strict failures of a set held apart from tuning (dev2 ... dev29)")
     parser.add_argument("--gateway", default="http://127.0.0.1:8081", help="the running gateway")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per request")
     parser.add_argument("--limit", type=int, help="only the first N conversations of each file")
