@@ -30,6 +30,8 @@ KNOWN_PLACES = [
     ("巴黎", 48.85, 2.35), ("New York", 40.71, -74.01), ("纽约", 40.71, -74.01), ("London", 51.51, -0.13),
     ("Tokyo", 35.68, 139.69), ("东京", 35.68, 139.69), ("Seoul", 37.57, 126.98), ("Singapore", 1.29, 103.85),
     ("Sydney", -33.87, 151.21), ("Berlin", 52.52, 13.40), ("São Paulo", -23.55, -46.63), ("Sao Paulo", -23.55, -46.63),
+    # letters no accent decomposes: Vietnamese đ (geonames writes Ð), Danish ø, Polish ł
+    ("Đà Lạt", 11.95, 108.44), ("Da Lat", 11.95, 108.44), ("Tromso", 69.65, 18.96), ("Lodz", 51.77, 19.47),
 ]
 
 

@@ -81,11 +81,16 @@ def choice_labels(candidates: Sequence[Candidate]) -> dict[str, Candidate]:
             for text, c in zip(plains, candidates)}
 
 
+# Letters that are no base letter plus an accent, so NFKD leaves them: 'Đà Lạt' is written 'Da Lat' too.
+_UNDECOMPOSED = str.maketrans({"đ": "d", "ð": "d", "ø": "o", "ł": "l", "ı": "i", "æ": "ae", "œ": "oe", "þ": "th"})
+
+
 def normalize(name: str) -> str:
     """Case-, accent- and punctuation-insensitive key: 'Xi’an' and 'xian' meet, 'ba li' and 'Bali' do not."""
     text = name.casefold()
     if not text.isascii():  # the fast path matters: the index normalises about a million names
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+        text = text.translate(_UNDECOMPOSED)
     text = _DROPPED.sub("", text)
     return _SEPARATORS.sub(" ", text).strip()
 
