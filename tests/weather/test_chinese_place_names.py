@@ -49,9 +49,12 @@ def resolve(resolver: PlaceResolver, query: str, locale: str = "en") -> Location
     ("徐洲", "徐州", 34.20, 117.28),
     ("鹰谭", "鹰潭", 28.24, 117.03), ("湘谭", "湘潭", 27.85, 112.90),  # 谭 and 潭 sound and look alike
     ("马那瓜", "马纳瓜", 12.13, -86.25),  # Managua, transliterated with the other "na"  # 徐州 names Xuzhou and its district Tongshan, 12 km apart: one place
+    ("九寨钩", "九寨沟", 33.25, 104.24), ("蛾眉山", "峨眉山", 29.60, 103.48),  # a county read as it sounds
 ])
 def test_one_commonly_confused_character_is_corrected(resolver: PlaceResolver, query: str, name: str,
                                                       latitude: float, longitude: float) -> None:
+    """Also a name of three characters or more that reads as a county's and as no other's (two of one sound are
+    as often two places: 泰山 is not 台山)."""
     place = resolve(resolver, query)
     assert (place.name, place.chinese_name) == (name, name), query  # says which
     assert distance_km(place.latitude, place.longitude, latitude, longitude) <= 10, query

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from weather_mcp_server.places.chinese_writing import ETHNIC_GROUPS
 from weather_mcp_server.places.names import SAME_PLACE_KM, distance_km
+from weather_mcp_server.places.pinyin import pinyin_keys
 
 _TABLE = Path(__file__).with_name("china_counties.csv")
 _SUFFIXES = ("自治县", "自治旗", "林区", "特区", "县", "市", "旗", "区")
@@ -39,6 +40,31 @@ def is_district(name: str) -> bool:
 def county_named(name: str) -> County | None:
     """The county a Chinese name means, by its full name (红原县) or without its suffix (红原)."""
     return _counties().get(name)
+
+
+# A name read by its sound must be this long: two characters of one sound are as often another county (泰山, 台山).
+SOUND_MIN_LENGTH = 3
+
+
+def county_sounding_like(name: str) -> str | None:
+    """The county name (its key) a name of SOUND_MIN_LENGTH characters or more that no county has reads as,
+    when only one does: a typo by sound (九寨钩 is 九寨沟, 蛾眉山 峨眉山)."""
+    if len(name) < SOUND_MIN_LENGTH or name in _counties():
+        return None
+    found = _by_sound().get(pinyin_keys(name)[0], set())
+    return next(iter(found)) if len(found) == 1 else None
+
+
+@lru_cache(maxsize=1)
+def _by_sound() -> dict[str, set[str]]:
+    """The counties' keys of SOUND_MIN_LENGTH or more characters by their toneless pinyin; one county's several
+    keys of one sound (九寨沟, and 九寨沟县 read apart) count once, by its shortest."""
+    sounds: dict[str, dict[str, str]] = {}
+    for key, county in _counties().items():
+        if len(key) >= SOUND_MIN_LENGTH:
+            keys = sounds.setdefault(pinyin_keys(key)[0], {})
+            keys[county[0]] = min(keys.get(county[0], key), key, key=len)
+    return {sound: set(keys.values()) for sound, keys in sounds.items()}
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,7 @@ from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.chinese_writing import LANDFORM_CHARACTERS, SPOT_ENDINGS
-from weather_mcp_server.places.counties import county_named, is_district
+from weather_mcp_server.places.counties import county_named, county_sounding_like, is_district
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.exonyms import EXONYMS
 from weather_mcp_server.places.index_file import open_index
@@ -217,8 +217,9 @@ class Gazetteer:
         alike and of those the closest ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai
         or Mumbwa) or only towns are closest ('Sesriem' is not Serem, 'Narnia' not Narni). A Chinese name:
         among the names one commonly confused character away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), then
-        those read as it is (_homophones: 墨尔笨 -> 墨尔本), not any close spelling: one character off is another
-        word (日本 is a country, not 日丹诺夫, Mariupol). A typo
+        those read as it is (_homophones: 墨尔笨 -> 墨尔本), then China's counties read as it is (九寨钩 -> 九寨沟;
+        counties.county_sounding_like), not any close spelling: one character off is another word (日本 is a
+        country, not 日丹诺夫, Mariupol). A typo
         changes letters, not words or a name's length (_a_typo_of: Cameron Highlands is not Cameron Heights)."""
         if has_cjk(query):
             for name, qualifiers in self._readings(query):  # "山东荷泽": 荷泽 in Shandong
@@ -228,6 +229,10 @@ class Gazetteer:
                     city = _standing_out(named)
                     if city is not None and self._allows(query, city, qualifiers):
                         return named[city], city
+                sounding = next(filter(None, map(county_sounding_like, self._chinese_keys(name))), None)
+                county = self.county(", ".join((sounding, *qualifiers))) if sounding else None
+                if county is not None:
+                    return sounding, county
             return None
         # Only the closest spellings compete: "Narnia" is closest to Narni (a town), and Nanning, a city five times
         # larger than any other among the names 0.8 alike, is a worse spelling of it.
