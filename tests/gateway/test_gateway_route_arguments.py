@@ -433,6 +433,14 @@ def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_name
                     call("compare_weather", cities=["冈山", "高松"], day="saturday"), {"content": "Compared as above."})
     body = forced_gateway.chat("sat", {"message": "周六冈山和高松哪个更暖和"}).json()
     assert [c["tool"] for c in body["tool_calls"]] == ["compare_weather"]
+    # nor are counts of days or places ("周末两天芽庄和美奈哪边雨少" became a search from 10 to 20)
+    for counted, places in (("周末两天冈山和高松哪边雨少", ["冈山", "高松"]),
+                            ("Over the next 3 days, which of Okayama and Takamatsu is wetter?", ["Okayama", "Takamatsu"])):
+        fake_llm.script(call("find_cities_by_temperature", relation="between", temp=10, temp2=20, day=0),
+                        call("compare_weather", cities=places, day=0, days=3),
+                        {"content": "Compared as above."})
+        body = forced_gateway.chat("two", {"message": counted}).json()
+        assert [c["tool"] for c in body["tool_calls"]] == ["compare_weather"], counted
     # A bound of 0 is made up too where no word says zero ("现在敦化和扎兰屯哪个更冷" became a search below 0).
     fake_llm.script(call("find_cities_by_temperature", relation="below", temp=0, day=0),
                     call("compare_weather", cities=["敦化", "扎兰屯"], day=0), {"content": "Compared as above."})
