@@ -14,7 +14,7 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary, vocabulary_from_json
 # A question about the assistant itself: who it is, who made it, what it is called.
 # Who or what it is, who made it, what it can do: the answer is its introduction (its name and what it does).
 _ASKS_WHO = re.compile(r"你是谁|你叫什么|你的名字|谁(?:开发|做|造|制作|训练)了?的?你|你是由?谁|(?:哪一?家|哪个|什么)公司"
-                       r"|你是(?:什么|啥|哪个|哪家的?)(?:模型|东西|AI|机器人|大模型)|你用的?(?:是)?(?:什么|啥|哪个)模型|你是(?:机器人|人工智能|AI|真人|人)吗"
+                       r"|你是(?:什么|啥|哪个|哪家的?)(?:模型|东西|AI|机器人|大模型)|你用的?(?:是)?(?:什么|啥|哪个|哪家的?)模型|你是(?:机器人|人工智能|AI|真人|人)吗"
                        r"|介绍一下(?:你)?自己|你(?:能|会|可以)(?:做|干)(?:些)?(?:什么|啥)|你有(?:什么|哪些)功能"
                        r"|\bwho\s+(?:are|made|built|created|trained|developed)\s+you\b|\bwhat(?:'s|\s+is)\s+your\s+name\b"
                        r"|你是(?:人|真人)还是|你到底是(?:什么|谁|人|机器)|(?:我|是)在(?:和|跟)(?:真人|人|机器人?|AI)(?:聊天|说话|对话)"

@@ -23,6 +23,12 @@ _TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
 _STATEMENT_END = re.compile(r"[啊呀啦了哦嘛！!。.~～]\s*$")
 _CLAUSES = re.compile(r"[，；。]\s*\S")  # a Chinese message of more than one clause: no terse query ("明天上海")
 _LATIN_WORD = re.compile(r"[a-z]+")
+# What people ask an assistant in passing that is no tool's unless a tool's description says the words: a
+# capital, a country, a time difference, a population or currency, a booking ("what's the capital of Kazakhstan
+# btw" was called as the present data of Kazakhstan, "你能帮我订机票吗" as the conversation's place's).
+_IN_PASSING = re.compile(r"\bcapital\b|首都|省会|\btime difference\b|时差|哪个国家|哪国|\b(?:which|what) country\b|"
+                         r"\bpopulation\b|人口|\bcurrency\b|货币|订.{0,2}(?:机票|酒店|车票|门票)|"
+                         r"\bbook (?:me )?(?:a |an |the )?(?:flights?|hotels?|tickets?|tables?)\b", re.IGNORECASE)
 
 
 def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:
@@ -36,6 +42,19 @@ def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabu
         return True
     return any(tool.output_schema and described(tool.output_schema, quantity)
                for quantity in asked_quantities(question, vocabulary) for tool in tools)
+
+
+def asked_in_passing(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:
+    """Whether a question asks what people ask in passing (_IN_PASSING: "塔什干是哪个国家的首都", "time difference
+    between California and Ireland?"), on no day, of nothing the tools answer (needs_tool_data), in words no tool's
+    description says (a clock server's tools answer a time difference)."""
+    match = _IN_PASSING.search(question)
+    if match is None or day_words(question):
+        return False
+    tools = list(tools)
+    words = _LATIN_WORD.findall(match[0].casefold()) or [match[0]]
+    return not any(word in tool.description.casefold() for word in words for tool in tools) \
+        and not needs_tool_data(question, tools, vocabulary)
 
 
 def says_a_listed_term(question: str, tool: ToolInfo) -> bool:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.assistant import Assistant
 from mcp_chat_app.chat.own_answer import (
+    asked_in_passing,
     needs_tool_data,
     not_looked_up,
     own_answer,
@@ -168,9 +169,11 @@ def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | 
     if not tools:
         return _own(turn, router, Routed(), tools_connected=not turn.use_tools)
     if turn.assistant.asked_who(turn.question) or conversation.acknowledges(turn.question) \
-            or asks_a_language_task(turn.question):
-        # Who it is, "ok, thanks", a translation or a joke: no tool answers that, and a small model called one anyway
-        # (a place named "行"; the data of the conversation's place for "对了，你是谁开发的"; places "晴转多云", "给我讲个").
+            or asks_a_language_task(turn.question) \
+            or (asked_in_passing(turn.question, tools, turn.vocabulary) and not conversation.is_follow_up(turn.question)):
+        # Who it is, "ok, thanks", a translation or a joke, a capital: no tool answers that, and a small model called
+        # one anyway (a place named "行"; the data of the conversation's place for "对了，你是谁开发的"; places
+        # "晴转多云", "给我讲个"; the present data of "Kazakhstan" for its capital).
         return _own(turn, router, Routed(tools=tuple(tools)), tools_connected=True)
     if router.forced:
         return _forced(turn, router, tools)

@@ -9,18 +9,21 @@ from pathlib import Path
 import pytest
 
 from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.own_answer import asked_in_passing
 from mcp_chat_app.chat.pipeline import ChatPipeline
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.calendar_dates import names_another_month
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
 from mcp_chat_app.llm.profiles import Endpoint
-from mcp_chat_app.mcp_client.manager import McpManager, ToolRequest
+from mcp_chat_app.mcp_client.manager import McpManager, ToolInfo, ToolRequest
 from mcp_chat_app.mcp_client.registry import parse_server_spec
 from mcp_chat_app.media_store import MediaStore
 
 from tests.support.gateway_processes import WEATHER_SERVER
 from tests.support.gateway_processes import weather_call as call
+
+VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary
 
 ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
 NOTICE_ZH = "注意：以上数据为模拟数据（演示用），并非真实天气。"
@@ -207,14 +210,14 @@ def test_a_question_none_of_the_tools_answers_gets_its_own_answer_when_every_cal
     """dev24's "新西兰的首都是哪里" was called as the present weather of a country (refused: a country is no city)
     and answered with that error: a question that begins a conversation, asks none of the tools' data and says no
     word of the domain nor of what the failed tool does gets the assistant's own answer, and no calls."""
-    fake_llm.script(call("get_current_weather", city="新西兰"), {"content": "新西兰的首都是惠灵顿。"})
-    result = pipeline().run("新西兰的首都是哪里", [])
-    assert result.tool_calls == [] and result.response == "新西兰的首都是惠灵顿。"
+    fake_llm.script(call("get_current_weather", city="新西兰"), {"content": "新西兰最高的山是库克山。"})
+    result = pipeline().run("新西兰最高的山叫什么", [])
+    assert result.tool_calls == [] and result.response == "新西兰最高的山是库克山。"
     # An own answer with figures only a tool could give is not shown: the errors stand (the router, told them,
     # calls the same again, which is not made twice).
     fake_llm.script(call("get_current_weather", city="France"), {"content": "Paris: 14°C right now."},
                     call("get_current_weather", city="France"))
-    result = pipeline().run("What is the capital of France?", [])
+    result = pipeline().run("What is France famous for?", [])
     assert [c.is_error for c in result.tool_calls] == [True] and "is a country" in result.response
     # A question of the domain keeps the tool's word on its place: a place of stories.
     fake_llm.script(call("get_current_weather", city="Narnia"), call("get_current_weather", city="Narnia"))
@@ -285,10 +288,30 @@ def test_a_follow_ups_place_is_settled_by_the_conversations_earlier_calls(pipeli
     assert alone.structured_content["location"]["country_code"] == "AR"  # asked alone, the larger one
 
 
+def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fake_llm):
+    """A capital, a country, a time difference or a booking, asked at the start or in the middle of a conversation
+    ("what's the capital of Kazakhstan btw" was called as the present data of "Kazakhstan", "你能帮我订机票吗" as the
+    conversation's place's): the assistant's own answer, the router never asked. Asked on a day, it is the tools'."""
+    history = [{"role": "user", "content": "Astana tomorrow?"},
+               {"role": "assistant", "content": "Cold.", "calls": [
+                   {"tool": "weather__get_forecast", "arguments": {"city": "Astana", "day": 1}}]}]
+    for question, answer, earlier in (("what's the capital of Kazakhstan btw", "Astana.", history),
+                                      ("塔什干是哪个国家的首都", "乌兹别克斯坦。", []),
+                                      ("你能帮我订机票吗", "抱歉，我不能订机票。", history),
+                                      ("what's the time difference between California and Ireland?", "8 hours.", [])):
+        fake_llm.script({"content": answer})
+        result = pipeline().run(question, earlier)
+        assert (result.tool_calls, result.response) == ([], answer), question
+        assert not any(request.get("tools") for request in fake_llm.requests())
+    tools = [ToolInfo("time", "get_current_time", "Get the current time in a timezone.", {"type": "object"})]
+    assert not asked_in_passing("what's the time difference between California and Ireland?", tools, VOCABULARY)
+    assert not asked_in_passing("Population of Lagos tomorrow?", [], VOCABULARY)  # on a day: the tools'
+
+
 def test_a_call_with_made_up_arguments_is_set_aside_for_a_question_that_needs_no_data(pipeline, fake_llm):
-    fake_llm.script(call("get_current_weather", city="Paris"), {"content": "The capital of France is Paris."})
-    result = pipeline().run("What is the capital of France?", [])
-    assert result.tool_calls == [] and result.response == "The capital of France is Paris."
+    fake_llm.script(call("get_current_weather", city="Paris"), {"content": "The Loire is the longest."})
+    result = pipeline().run("What's the longest river in France?", [])
+    assert result.tool_calls == [] and result.response == "The Loire is the longest."
     # ... unless the answer then needs figures after all: the calls are made and the answer comes from them.
     # (Asked once more without that tool first, the router makes no call.)
     fake_llm.script(call("get_current_weather", city="北京"), {"content": "穿外套。"}, {"content": "北京现在25°C。"},
