@@ -25,6 +25,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     as_the_question_spells,
     cut_before_a_word,
     only_run_on,
+    whole_written,
     with_qualifiers,
     without_opening,
     without_question_words,
@@ -98,7 +99,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
                                       request=ToolRequest(tool.server, tool.name, arguments),
                                       made_up=tuple(made_up_numbers(arguments, schema, turn.question))), tool, turn)
         return plan if plan.fallback else _without_opening(plan, tool, turn) or _cut_before_a_word(plan, tool, turn) \
-            or plan
+            or _whole_written(plan, tool, turn) or plan
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"{INVALID}: {problem}")
 
 
@@ -132,6 +133,14 @@ def _cut_before_a_word(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> Planned
     was called for "龙会" (和龙 is the place). The router's form goes first: 新会 is a place."""
     return _with_fallback(plan, tool, cut_before_a_word(plan.arguments, tool.input_schema, turn.question,
                                                         turn.vocabulary))
+
+
+def _whole_written(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall | None:
+    """The call with its Chinese places as the question writes them whole, one character longer, as its fallback:
+    "今晚第比利斯、埃里温和巴库哪个最冷" was called for "比利斯" and "埃里". The router's form goes first: text alone
+    cannot tell "下龙湾" (a bay) from "明天下" and 龙湾 (a district)."""
+    return _with_fallback(plan, tool, whole_written(plan.arguments, tool.input_schema, turn.question,
+                                                    turn.vocabulary))
 
 
 def _with_fallback(plan: PlannedCall, tool: ToolInfo, arguments: dict[str, Any]) -> PlannedCall | None:

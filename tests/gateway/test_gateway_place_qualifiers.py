@@ -12,6 +12,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     chinese_name_said,
     cut_before_a_word,
     qualified,
+    whole_written,
     with_qualifiers,
     without_question_words,
 )
@@ -166,6 +167,23 @@ def test_over_http_a_place_the_tool_does_not_know_is_tried_cut_before_a_word(for
     (made,) = forced_gateway.chat("dee", {"message": "明天和龙会下雪不"}).json()["tool_calls"]
     assert (made["arguments"]["city"], made["is_error"]) == ("和龙", False)
     assert made["structured_content"]["location"]["country_code"] == "CN"
+
+
+@pytest.mark.parametrize(("value", "question", "whole"), [
+    ("比利斯", "今晚第比利斯、埃里温和巴库哪个最冷", "第比利斯"),  # 第 is also "-th"
+    ("埃里", "今晚第比利斯、埃里温和巴库哪个最冷", "埃里温"),  # 温 begins 温度
+    ("北京", "帮我查一下北京", "北京"), ("北京", "明天北京会下雪吗", "北京"),  # a word of the question's own, a day's
+    ("北京", "北京和上海哪个冷", "北京"), ("Rome", "Rome tomorrow?", "Rome"),
+])
+def test_a_chinese_place_the_router_cut_is_written_whole(value, question, whole):
+    assert whole_written({"city": value}, {"properties": {"city": CITY}}, question, VOCABULARY) == {"city": whole}
+
+
+def test_over_http_a_place_the_tool_does_not_know_is_tried_as_the_question_writes_it_whole(forced_gateway,
+                                                                                           fake_llm):
+    fake_llm.script(call("compare_weather", cities=["比利斯", "埃里温"], day=0), {"content": "如上。"})
+    (made,) = forced_gateway.chat("tbi", {"message": "今天第比利斯和埃里温哪个冷"}).json()["tool_calls"]
+    assert (made["arguments"]["cities"], made["is_error"]) == (["第比利斯", "埃里温"], False)
 
 
 @pytest.mark.parametrize(("question", "name"), [

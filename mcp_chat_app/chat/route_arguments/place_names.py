@@ -231,6 +231,32 @@ def cut_before_a_word(arguments: dict[str, Any], schema: dict[str, Any], questio
     return _each_place(arguments, schema, vocabulary, cut)
 
 
+def whole_written(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                  vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each Chinese place the question writes with one more character of the name before it,
+    or else after it, that character added: the router cut "第比利斯" to "比利斯" (第 is also "-th"), "埃里温" to
+    "埃里" (温 begins 温度), "下龙湾" to "龙湾". Not a character of a day word (天 of 明天), nor one that asks, joins
+    or ends a name elsewhere (会, 和, 吗)."""
+    def whole(value: Any) -> Any:
+        if not isinstance(value, str) or len(value) < 2 or not re.fullmatch(r"[\u3400-\u9fff]+", value) \
+                or (at := question.find(value)) < 0:
+            return value
+        before = without_day_words(question[:at])[-1:]
+        after = question[at + len(value):at + len(value) + 1]
+        if before == question[at - 1:at] and _HAN.match(before or " ") and before not in _NOT_OF_A_NAME:
+            return f"{before}{value}"
+        if _HAN.match(after or " ") and after not in _NOT_OF_A_NAME and not day_words(question[at + len(value):]
+                                                                                      [:2]):
+            return f"{value}{after}"
+        return value
+
+    return _each_place(arguments, schema, vocabulary, whole)
+
+
+# Characters no name is cut at: they ask, join or end one (whole_written).
+_NOT_OF_A_NAME = _NAME_ENDS_ZH + _ASKS_ZH + _BEFORE_NO_NAME + "及或"
+
+
 def only_run_on(before: dict[str, Any], after: dict[str, Any]) -> bool:
     """Whether each place `with_qualifiers` changed only got the characters written right before it, with no 的/の
     between ("浙江丽水", but also "画出北京"): a guess, where a comma or 的 says a qualifier is one."""
