@@ -91,6 +91,7 @@ class Facts:
     asked_values: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     # The question asks of a date or a year no result is of ("1954年那场大洪水…", a tool of the present called).
     out_of_time: bool = False
+    pictured: bool = False  # a result shows images: a chart shows its figures, its words need not repeat them
 
     @property
     def lacking(self) -> tuple[Quantity, ...]:
@@ -173,7 +174,8 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
     unreached = _unreached_date(turn, text) + _unreached_year(turn, text)
     return Facts(findings, failures, notices, numbers, numbers_of_data, days, tool_names,
                  _lead(verdicts, turn, asked), tuple(asked), _missing(turn, asked, held, text, unreached),
-                 _values(called, held), out_of_time=bool(unreached))
+                 _values(called, held), out_of_time=bool(unreached),
+                 pictured=any(o.images for o in called.outcomes if not o.is_error))
 
 
 def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:

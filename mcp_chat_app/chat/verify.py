@@ -213,6 +213,14 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
         # Asked of a past day ("...yesterday?"), a yes or a no alone leaves out what the day measured.
         problems.append(Problem("figure", "the question asks about a past day, and it gives no measured figure: "
                                           "quote the facts' figure for it"))
+    elif facts.numbers_of_data and not says_it_lacks(reply) and not numbers_in(reply) and not facts.pictured \
+            and _says_verdicts(reply, facts.verdicts) \
+            and not asks_yes_no(question, context, list(facts.asked), []):
+        # "Astana rn - cold out?" answered "It is cold, it is not windy", "那 Leipzig 呢" with "风不大，很冷": the
+        # verdicts with none of the figures behind them, which the reader cannot check. (A yes or no
+        # asked in so many words may stand on its verdict; a chart shows its figures.)
+        problems.append(Problem("figure", "it gives verdicts without the facts' figures behind them: quote the "
+                                          "figures the question is about"))
     if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):
         problems.append(Problem("refusal", "it says the information is missing, but the facts give figures: answer "
                                            "with them"))
@@ -239,6 +247,12 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
                                                len(facts.findings) == 1)]
     return problems
+
+
+def _says_verdicts(reply: str, verdicts: list[dict[str, Any]]) -> bool:
+    """Whether the reply speaks of a verdict of the facts (one of its keywords)."""
+    lowered = reply.lower()
+    return any(str(word).lower() in lowered for verdict in verdicts for word in verdict.get("keywords", ()) if word)
 
 
 def _asks_a_past_day(question: str, today: dt.date) -> bool:

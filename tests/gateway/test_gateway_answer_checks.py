@@ -23,7 +23,7 @@ from mcp_chat_app.chat.verify import check_reply, comparison_patterns, contradic
 from mcp_chat_app.chat.write import Draft, write
 from mcp_chat_app.chat.write_prompt import WRITER_RULES
 from mcp_chat_app.config import CONFIG_DIR
-from mcp_chat_app.mcp_client.results import ToolOutcome
+from mcp_chat_app.mcp_client.results import ToolImage, ToolOutcome
 
 from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
 from tests.support.gateway_processes import weather_call as call
@@ -622,3 +622,26 @@ def test_a_figure_in_units_the_facts_do_not_use_is_rejected():
     assert "units" in rules
     assert "units" not in {p.rule for p in check_reply("Tomorrow's high in Pittsburgh will be 30.7°F.", question,
                                                        "en", facts, VOCABULARY)}
+
+
+def test_verdicts_with_none_of_the_figures_behind_them_are_no_answer():
+    """"Astana rn - cold out?" answered "It is cold, it is not raining now, it is not windy": verdicts the reader
+    cannot check. A figure beside them answers; a yes or no asked for may stand on its verdict, and a chart shows
+    its figures."""
+    cold = {"topic": "cold", "holds": True, "statement": "it is cold", "keywords": ["cold", "chilly", "冷"]}
+    now = ToolOutcome("weather", "get_current_weather", {"city": "Astana"}, text="Astana now: -1°C, clear sky.",
+                      structured_content={"temperature": -1.0, "verdicts": [cold]})
+    question = "Astana rn - cold out?"
+    _, facts = facts_of(question, now)
+    bare = check_reply("It is cold, it is not raining now, it is not windy.", question, "en", facts, VOCABULARY)
+    assert "figure" in {p.rule for p in bare}
+    assert "figure" not in {p.rule for p in check_reply("It is cold: -1°C in Astana right now.", question, "en",
+                                                        facts, VOCABULARY)}
+    asked = "Is it cold in Astana right now?"
+    _, facts = facts_of(asked, now)
+    assert "figure" not in {p.rule for p in check_reply("Yes, it is cold.", asked, "en", facts, VOCABULARY)}
+    chart = ToolOutcome("weather", "get_weather_chart", {"city": "Astana"}, text="Astana: -1 to 3°C.",
+                        structured_content={"verdicts": [cold]}, images=[ToolImage("image/png", b"")])
+    _, facts = facts_of("Chart of Astana this week, cold?", chart)
+    assert "figure" not in {p.rule for p in check_reply("Here is the chart: cold all week.",
+                                                        "Chart of Astana this week, cold?", "en", facts, VOCABULARY)}

@@ -228,9 +228,9 @@ def _weather_server_pid(gateway) -> int:
 def test_killed_weather_server_is_restarted(gateway, fake_llm):
     pid = _weather_server_pid(gateway)
     subprocess.run(["kill", "-9", str(pid)], check=True)
-    fake_llm.script(call(("weather__get_current_weather", {"city": "Berlin"})), {"content": "Berlin is cold."})
+    fake_llm.script(call(("weather__get_current_weather", {"city": "Berlin"})), {"content": "Here is Berlin right now."})
     body = gateway.chat("alice", {"message": "Berlin?"}).json()
-    assert body["tool_calls"][0]["is_error"] is False and body["response"].startswith("Berlin is cold.")
+    assert body["tool_calls"][0]["is_error"] is False and body["response"].startswith("Here is Berlin right now.")
     assert _weather_server_pid(gateway) != pid
     weather = next(s for s in gateway.get("/servers").json()["servers"] if s["name"] == "weather")
     assert weather["up"] and weather["restarts"] >= 1
