@@ -66,6 +66,7 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("Paris", "Paris this weekend"),
     ("Paris", "Paris in French please"), ("Paris", "Paris in December?"),
     ("Oslo", "oslo rn?"), ("Portland", "is it cold in portland me"),  # two letters that are a word
+    ("Hội An", "Hội An vs Huế tomorrow, which one is cloudier?"),
     ("Oslo", "Oslo, Bergen and Tromsø tomorrow?"),  # names joined to it are places of their own
     ("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?"),
     ("Moscow, Idaho", "Moscow, Idaho - any snow tomorrow?"),  # written in full already

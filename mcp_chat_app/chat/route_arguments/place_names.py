@@ -235,7 +235,7 @@ def whole_written(arguments: dict[str, Any], schema: dict[str, Any], question: s
                   vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each Chinese place the question writes with one more character of the name before it,
     or else after it, that character added: the router cut "第比利斯" to "比利斯" (第 is also "-th"), "埃里温" to
-    "埃里" (温 begins 温度), "下龙湾" to "龙湾". Not a character of a day word (天 of 明天), nor one that asks, joins
+    "埃里" (温 begins a word of the domain), "下龙湾" to "龙湾". Not a character of a day word (天 of 明天), nor one that asks, joins
     or ends a name elsewhere (会, 和, 吗)."""
     def whole(value: Any) -> Any:
         if not isinstance(value, str) or len(value) < 2 or not re.fullmatch(r"[\u3400-\u9fff]+", value) \
@@ -320,7 +320,7 @@ def _listed_with(value: str, question: str, vocabulary: Vocabulary) -> list[str]
 # Two letters after a name typed in lower case are a region's or a country's code ("manchester nh forcast"), unless
 # they are a word.
 _TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my no of oh ok on or pm so to up us we "
-                              "ya yo rn ur ty".split())
+                              "ya yo rn ur ty vs".split())
 
 
 def _qualified_after(value: str, question: str) -> str:
