@@ -248,11 +248,14 @@ def test_a_whole_past_or_coming_month_is_no_day_a_call_can_ask(pipeline, fake_ll
     result = pipeline().run("上个月15号北京下雨了吗", [])
     assert [c.arguments["city"] for c in result.tool_calls] == ["北京"]
     # Nor is a month ahead (dev27's "下下个月北京会不会下雪" was called for tomorrow).
-    for question, day in (("下下个月北京会不会下雪", 1), ("青岛下个月天气怎么样", 1), ("Will it snow in Oslo next month?", 1)):
+    # Nor are months counted ("过两个月去普吉岛度蜜月，到时候会下雨吗" was called for the day after tomorrow).
+    for question, day in (("下下个月北京会不会下雪", 1), ("青岛下个月天气怎么样", 1), ("Will it snow in Oslo next month?", 1),
+                          ("过两个月去北京，到时候会下雨吗", 2), ("Rome two months from now, warm?", 1)):
         fake_llm.script(call("get_forecast", city="北京", day=day))
         result = pipeline().run(question, [])
         assert result.tool_calls == [] and result.response in ASSISTANT.not_looked_up.values(), question
     assert not names_another_month("下个月5号杭州下雨吗") and not names_another_month("next Monday in Oslo")
+    assert not names_another_month("半个月后杭州冷吗")  # half a month is within the data
 
 
 def test_a_quantity_word_run_onto_a_place_is_cut_off(pipeline, fake_llm):

@@ -75,9 +75,12 @@ _PATTERNS = (
 
 # Another month as a whole ("上个月", "last month", "下下个月", "next month"), with no day of it: no one day answers
 # it, and the months ahead lie beyond any data of days.
-_OTHER_MONTH = re.compile(r"(?:上|下下?)个?月(?!的?(?:\d{1,2}[日号]|初|上旬|中旬|下旬|底|末))"
+# Months counted ("过两个月", "三个月后", "two months from now") are as far: half a month is not.
+_OTHER_MONTH = re.compile(r"(?:上|下下?)个?月(?!的?(?:\d{1,2}[日号]|初|上旬|中旬|下旬|底|末))|(?:[一两二三四五六几]|\d+)个多?月"
                           r"|\b(?:(?:last|previous|past|next|coming)\s+month|(?:the\s+)?month\s+after\s+next"
-                          r"|in\s+(?:a|one|two|three|\d+)\s+months?)\b", re.IGNORECASE)
+                          r"|in\s+(?:a|one|two|three|\d+)\s+months?"
+                          r"|(?:a|one|two|three|a\s+few|a\s+couple\s+of|several|\d+)\s+months?\s+(?:from\s+now|later|"
+                          r"away|ahead|out))\b", re.IGNORECASE)
 
 
 def names_another_month(text: str) -> bool:
