@@ -474,10 +474,16 @@ def _metric(places: list[dict[str, Any]], turn: dict[str, Any], spec: dict[str, 
     return float(records[0][metric]) if records and isinstance(records[0].get(metric), int | float) else None
 
 
+# Apostrophes a name may be written with: geonames' "Nuku‘alofa" is the question's "Nuku'alofa".
+_APOSTROPHES = str.maketrans({"‘": "'", "’": "'", "ʻ": "'", "ʼ": "'", "`": "'"})
+
+
 def _first_named(text: str, candidates: list[list[str]]) -> list[str] | None:
     first: tuple[int, list[str]] | None = None
+    text = text.translate(_APOSTROPHES)
     for names in candidates:
-        positions = [text.find(name) for name in names if name and name in text]
+        positions = [text.find(name.translate(_APOSTROPHES)) for name in names
+                     if name and name.translate(_APOSTROPHES) in text]
         if positions and (first is None or min(positions) < first[0]):
             first = (min(positions), names)
     return first[1] if first else None

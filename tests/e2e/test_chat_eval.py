@@ -139,6 +139,10 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
         {"location": _location(GUANGZHOU), "days": [WEEK[1]]}], "source": "simulated"})
     assert strict(compare, _reply("北京更冷，-4.6~0.9°C。", both))["verdict"] is True
     assert strict(compare, _reply("广州更冷，8.9~17.7°C。", both))["verdict"] is False
+    # a name written with another apostrophe is that name (geonames' "Nuku‘alofa" for the question's "Nuku'alofa")
+    curly = {**compare, "compare": {**compare["compare"], "names": [["北京", "Beijing"], ["广州", "Guang'zhou"]]}}
+    assert strict(curly, _reply("Guang‘zhou is colder than Beijing.", both))["verdict"] is False
+    assert strict(curly, _reply("Beijing is colder than Guang‘zhou.", both))["verdict"] is True
 
 
 def test_rule_verdict_reads_the_nearest_place_and_a_snowy_days_weather_code():
