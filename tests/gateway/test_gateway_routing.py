@@ -220,9 +220,9 @@ def test_unusable_answer_without_tools_gets_a_plain_chat_retry(make, fake_llm):
 
 def test_hybrid_writer_answers_questions_that_need_no_tool(make, fake_llm):
     orchestrator, _ = make(writer_model="writer-model")
-    fake_llm.script({"content": "Paris."}, {"content": "The capital of France is Paris."})
-    result = orchestrator.run("What is the capital of France?", [])
-    assert result.response == "The capital of France is Paris." and result.model == "writer-model"
+    fake_llm.script({"content": "Shakespeare."}, {"content": "Hamlet was written by Shakespeare."})
+    result = orchestrator.run("Who wrote Hamlet?", [])
+    assert result.response == "Hamlet was written by Shakespeare." and result.model == "writer-model"
 
 
 def test_garbage_instead_of_a_call_gets_one_forced_call(make, fake_llm):
@@ -281,9 +281,9 @@ def test_a_forced_call_may_take_the_escape_after_all(make, fake_llm):
     orchestrator, manager = make(tool_choice="required")
     fake_llm.script({"tool_calls": [{"name": "answer_directly", "arguments": {}},
                                     {"name": "weather__get_current_weather", "arguments": {"city": "巴黎"}}]},
-                    {"content": "法国的首都是巴黎。"})
-    result = orchestrator.run("法国的首都是哪里？", [])
-    assert manager.calls == [] and result.response == "法国的首都是巴黎。"
+                    {"content": "《哈姆雷特》是莎士比亚写的。"})
+    result = orchestrator.run("《哈姆雷特》是谁写的？", [])
+    assert manager.calls == [] and result.response == "《哈姆雷特》是莎士比亚写的。"
 
 
 def test_a_required_profile_answers_chit_chat_through_the_escape(make, fake_llm):

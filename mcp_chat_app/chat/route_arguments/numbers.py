@@ -26,7 +26,7 @@ _COUNT = re.compile(r"(?:\d+|[一二两三四五六七八九十]+)\s*(?:个)?(?:
 def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> list[str]:
     """The required numbers (not a day; not 0 where words say it: "below zero", "freezing") a call was given for a
     question that holds no number at all: "济南、石家庄，明天谁更低" became a search of every city below 10, "现在敦化和
-    扎兰屯哪个更冷" one below 0, "周六冈山和高松哪个更暖和" one from 15 to 20, "周末两天芽庄和美奈哪边雨少" one from 10 to
+    扎兰屯哪个更冷" one below 0, "周六冈山和高松哪个更暖和" one from 15 to 20, "周末两天芽庄和美奈哪边更潮" one from 10 to
     20."""
     if _NUMBER.search(_COUNT.sub(" ", without_day_words(question))):  # (周六's 六 and 两天's 两 are no figures)
         return []
