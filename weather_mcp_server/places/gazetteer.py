@@ -234,6 +234,8 @@ class Gazetteer:
                 if county is not None:
                     return sounding, county
             return None
+        if not split_qualifier(query)[0].isascii():
+            return None  # a name written with its accents is spelt with care: "Flåm" (a village) is not Fulham
         # Only the closest spellings compete: "Narnia" is closest to Narni (a town), and Nanning, a city five times
         # larger than any other among the names 0.8 alike, is a worse spelling of it.
         close = [(ratio, best) for ratio, key, best in self._close(query, 15) if ratio >= 0.8
@@ -359,8 +361,9 @@ class Gazetteer:
 
     def country_named(self, query: str) -> tuple[str, str] | None:
         """A country a query names as a whole ("France", "法国", "Iceland"), and its capital as the answer names it
-        (in Chinese where it has a Chinese name), when no place of the name lies in it (Singapore, Monaco and 马尔代夫
-        are places) and it names no region too (Georgia); None for any other query."""
+        (in Chinese where it has a Chinese name), when no city or capital of the name lies in it (Singapore, Monaco
+        and 马尔代夫 are places; a village named Kazakhstan is not what "Kazakhstan" asks) and it names no region too
+        (Georgia); None for any other query."""
         scopes = self.scopes(query.strip())
         if len(scopes) != 1 or next(iter(scopes))[1]:
             return None
@@ -369,9 +372,10 @@ class Gazetteer:
             found = self.candidates(query)
         except AmbiguousPlace:
             found = []
-        if any(candidate.country_code == code for candidate in found):
-            return None
         ((name, capital),) = self._query("SELECT name, capital FROM countries WHERE code = ?", (code,)) or [("", "")]
+        if any(candidate.country_code == code and (candidate.major or normalize(candidate.name) == normalize(capital))
+               for candidate in found):
+            return None
         try:
             city = next((c for c in self.candidates(capital) if c.country_code == code), None) if capital else None
         except AmbiguousPlace:

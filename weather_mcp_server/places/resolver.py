@@ -205,7 +205,7 @@ class PlaceResolver:
             raise UnknownPlace(pick(f"{query!r} is a province or region, not a city: name a city in it, such as "
                                     f"{region.name}.", f"“{query}”是省份或地区，不是城市：请说出其中的一个城市，比如{city}。"))
         found = self._gazetteer.lookup(query, by_renown)
-        country = self._gazetteer.country_named(query) if found is None else None
+        country = self._gazetteer.country_named(query)
         if country is not None:  # not a spelling of some town's name ("Iceland" was read as West Springfield)
             name, capital = country
             such = pick(f", such as {capital}, its capital", f"，比如首都{capital}") if capital else ""
