@@ -32,6 +32,8 @@ KNOWN_PLACES = [
     ("Sydney", -33.87, 151.21), ("Berlin", 52.52, 13.40), ("São Paulo", -23.55, -46.63), ("Sao Paulo", -23.55, -46.63),
     # letters no accent decomposes: Vietnamese đ (geonames writes Ð), Danish ø, Polish ł
     ("Đà Lạt", 11.95, 108.44), ("Da Lat", 11.95, 108.44), ("Tromso", 69.65, 18.96), ("Lodz", 51.77, 19.47),
+    # a town's own name over a city's other name (Schagen, NL, 19,890, is also written Skagen)
+    ("Skagen", 57.72, 10.58),
 ]
 
 

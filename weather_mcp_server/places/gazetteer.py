@@ -136,8 +136,12 @@ class Gazetteer:
             else:
                 unknown.append(qualifier)
         # The cities of 15,000 or more (and capitals) keep every name they had before the smaller towns were
-        # indexed: a town answers only a name none of them has (Zermatt, 漠河), never competing with one.
-        places = [c for c in places if c.major] or list(places)
+        # indexed: a town answers only a name none of them has (Zermatt, 漠河), never competing with one, unless
+        # they have it only as another name (Skagen is Denmark's town, of 7,571, more than Schagen's alias).
+        majors = [c for c in places if c.major]
+        if majors and not any(c.exact for c in majors):
+            majors += [c for c in places if not c.major and c.exact]
+        places = majors or list(places)
         if unknown and _distinct_places(places) > 1:
             shown = sorted(places, key=lambda c: c.population, reverse=True)[:6]
             listed = "; ".join(c.label() for c in shown)
