@@ -270,6 +270,8 @@ def test_tonights_small_hours_are_tomorrows():
                              ("今晚凌晨两点大连多少度", 1), ("tonight at 9 in Oslo", 0), ("今晚大连冷吗", 0),
                              ("tonight at 11pm and 2am?", 0), ("today at 1am", 0)):
         assert past_midnight(asked_day(question, day), question, VOCABULARY).offset == offset, question
+    # "after midnight" beside an hour is no hour of its own (dev29's "at 1am tonight, after midnight" asked 00:00)
+    assert [t.minutes for t in clock_times("temp in Oslo at 1am tonight, after midnight?", VOCABULARY)] == [{60}]
 
 
 def test_a_weekday_abbreviated_in_a_follow_up_is_that_day_and_a_word_is_not():

@@ -54,7 +54,9 @@ _SAID_TIME = re.compile(
 # and its hour), nor après-midi (the afternoon).
 _NAMED_HOURS = {12: re.compile(r"\b(?:noon|midday|(?<![-‐])midi|mediod[ií]a|mittags?|mezzogiorno|meio-dia)\b"
                                r"|正午(?!\s*[\d零一二两三四五六七八九十])", re.IGNORECASE),
-                0: re.compile(r"\b(?:midnight|minuit|medianoche|mitternacht|mezzanotte|meia-noite)\b"
+                # ("after midnight" beside an hour says which night it is, and is no hour of its own)
+                0: re.compile(r"(?<!after )(?<!past )\b(?:midnight|minuit|medianoche|mitternacht|mezzanotte|"
+                              r"meia-noite)\b"
                               r"|午夜(?!\s*[\d零一二两三四五六七八九十])", re.IGNORECASE)}
 _CLAUSE_MARKS = ",，;；:：(（—–-"  # after one of these (or first), an hour begins a clause: "Krabi, 9 tonight"
 
