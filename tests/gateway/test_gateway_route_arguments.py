@@ -781,6 +781,10 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
     assert siblings("孟买", "孟买、金奈、加尔各答、班加罗尔 明天哪里雨最多", VOCABULARY) == ["金奈", "加尔各答", "班加罗尔"]
     assert siblings("北京", "北京和上海各自明天多少度", VOCABULARY) == ["上海"] \
         == siblings("北京", "北京和上海分别多少度", VOCABULARY)
+    # Latin names joined in Chinese (dev29's "周日 Oaxaca 和 Puebla 哪边最低温更低" was called for Oaxaca only).
+    assert siblings("Oaxaca", "周日 Oaxaca 和 Puebla 哪边最低温更低", VOCABULARY) == ["Puebla"]
+    assert siblings("Colmar", "明天Colmar、Strasbourg还是Basel哪个冷", VOCABULARY) == ["Strasbourg", "Basel"]
+    assert siblings("Berlin", "明天 Berlin 会下雨吗", VOCABULARY) == []
 
 
 def test_over_http_a_chinese_comparison_called_for_one_place_is_called_for_each(forced_gateway, fake_llm):

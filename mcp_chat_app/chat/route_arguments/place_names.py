@@ -21,12 +21,15 @@ from mcp_chat_app.chat.text.vocabulary import Vocabulary
 log = logging.getLogger(__name__)
 
 # One more name joined to a list ("or Budapest", ", Bergen", "vs Quito"): capitalised words.
-_NAME_WORDS = r"[A-ZÀ-Þ][\w'’.-]*(?:\s+(?:(?:de|da|do|dos|del|des|la|le|el|al|upon|am)\s+)?[A-ZÀ-Þ][\w'’.-]*)*"
+# (a name's letters are no Chinese characters: "Strasbourg还是Basel" is two names)
+_NAME_WORDS = r"[A-ZÀ-Þ][^\W\u3400-\u9fff'’.-]*(?:['’.-][^\W\u3400-\u9fff]*)*(?:\s+(?:(?:de|da|do|dos|del|des|la|le|el|al|" \
+    r"upon|am)\s+)?[A-ZÀ-Þ][^\W\u3400-\u9fff'’.-]*(?:['’.-][^\W\u3400-\u9fff]*)*)*"
 # Two names typed in lowercase around "vs": the second, up to a mark or a word that asks ("which", "is").
 _ASKING = r"(?:which|who|what|where|is|are|will|for|today|tomorrow|now|right)\b"
 _LOWERCASE_VERSUS = re.compile(rf"(?<![\w])([a-z][\w'’.-]*(?:\s+[a-z][\w'’.-]*)?)\s+(?:vs\.?|versus)\s+"
                                rf"([a-z][\w'’.-]*(?:\s+(?!{_ASKING})[a-z][\w'’.-]*)?)(?=\s*(?:[,?!:;]|$)|\s+{_ASKING})")
-_JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+)({_NAME_WORDS})"
+# (Latin names joined in Chinese too: "周日 Oaxaca 和 Puebla 哪边…")
+_JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+|\s*(?:和|与|跟|同|还是|或者|或|、)\s*)({_NAME_WORDS})"
 # Chinese names joined in a comparison: a joining word, then two characters or more up to a character that begins
 # the question's own words (a day, "哪个", "的", the domain's) or a punctuation mark.
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -57,8 +60,8 @@ def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
     ending at the first word of the question's own (明天, 哪个, 的, or the vocabulary's) after its second character."""
     if _HAN.match(value):
         return _chinese_siblings(value, question, vocabulary.name_ends_zh)
-    match = re.search(rf"(?<![\w]){re.escape(value)}((?:{_JOINED_NAME})+)", question)
-    joined = [(bool(re.search(r"\b(?:or|and|vs|versus)\b", m[0])), m[1])
+    match = re.search(rf"(?<![A-Za-zÀ-ÿ0-9_]){re.escape(value)}((?:{_JOINED_NAME})+)", question)
+    joined = [(bool(re.search(r"\b(?:or|and|vs|versus)\b|[和与跟同或、]|还是", m[0])), m[1])
               for m in re.finditer(_JOINED_NAME, match[1])] if match else []
     # After the last "or" / "and", a comma says which one ("Córdoba, Argentina"); with none, all do ("Paris,
     # France"), unless the question compares and two commas or more join names ("Dunedin, Nelson, Rotorua -
@@ -235,8 +238,8 @@ def whole_written(arguments: dict[str, Any], schema: dict[str, Any], question: s
                   vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each Chinese place the question writes with one more character of the name before it,
     or else after it, that character added: the router cut "第比利斯" to "比利斯" (第 is also "-th"), "埃里温" to
-    "埃里" (温 begins a word of the domain), "下龙湾" to "龙湾". Not a character of a day word (天 of 明天), nor one that asks, joins
-    or ends a name elsewhere (会, 和, 吗)."""
+    "埃里" (温 begins a word of the domain), "下龙湾" to "龙湾". Not a character of a day word (天 of 明天), nor one
+    that asks, joins or ends a name elsewhere (会, 和, 吗)."""
     def whole(value: Any) -> Any:
         if not isinstance(value, str) or len(value) < 2 or not re.fullmatch(r"[\u3400-\u9fff]+", value) \
                 or (at := question.find(value)) < 0:
