@@ -375,6 +375,11 @@ def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_compa
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("tartu", {"message": "what about Tartu?"}).json()
     assert _made(body) == [("get_precipitation", {"city": "Tartu", "day": 1})]
+    # ... also on "the same day" (dev28's "and Puerto Natales the same day?" was compared with El Calafate)
+    fake_llm.script(call("get_current_weather", city="Tartu"), call("compare_weather", cities=["Oulu", "Tallinn"]),
+                    {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("tartu", {"message": "and Tallinn the same day?"}).json()
+    assert _made(body) == [("get_precipitation", {"city": "Tallinn", "day": 1})]
 
 
 def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):
