@@ -21,7 +21,7 @@ _OPENING = re.compile(r"^\s*(?:那么|那|还有|然后|(?:what|how)\s+about\b|a
 _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s，,]|\bthen[?？.!！\s]*$|{_OPENING.pattern}"
                         r"|\bsame\s+(?:question|thing|again)\b"
                         # the conversation's day, pointed back to ("and Puerto Natales the same day?")
-                        r"|\b(?:on\s+)?(?:the\s+)?same\s+(?:day|time)\b|\b(?:on\s+)?that\s+day\b|同一天|那天|当天"
+                        r"|\b(?:on\s+)?(?:the\s+)?same\s+(?:day|time)\b|\b(?:on\s+)?that\s+day\b"
                         r"|(?:同样|一样)的?问题|同上|\bi\s+meant\b|\bi\s+mean\b|\bsorry,?\s+(?:i\s+)?meant\b"
                         r"|我是说|我说的是|我指的是|我的意思是", re.IGNORECASE)
 
