@@ -43,7 +43,8 @@ apart, then tuned on. `dev24` and `dev25` (bench/dev24_*, dev25_*) were written 
 from each other, by two writers side by side; each was run once held apart, then tuned on. `dev26` and `dev27`
 (bench/dev26_*, dev27_*) were written apart from all twenty-five and from each other, by two writers side by side;
 each was run once held apart, then tuned on. `dev28` and `dev29` (bench/dev28_*, dev29_*) were written apart from
-all twenty-seven and from each other, by two writers side by side, and are held apart: run once before any tuning.
+all twenty-seven and from each other, by two writers side by side; each was run once held apart, then tuned on, so
+the next measure needs a set written apart from all twenty-nine.
 Files given as arguments make one set of their own.
 """
 

@@ -59,6 +59,8 @@ DRY = [rain(False, "no rain is expected")]
     ("willit rain in Keelung tmr", True), ("isit cold in Oslo", True), ("Willits weather tomorrow", False),
     # in traditional characters ("會很熱嗎" was answered "會很熱" at 19.9°C)
     ("會很熱嗎", True), ("台北明天會不會下雨", True), ("有沒有雨", True),
+    # with a remark after it (dev29's "Berlin 明天下雨吗 德国那个"), not 什么 or 怎么 before a space
+    ("Berlin 明天下雨吗 德国那个", True), ("北京明天什么 天气", False),
     # after a sentence of its own
     ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?", True),
     ("St. Louis weather tomorrow?", False), ("Thanks. What is the high?", False),

@@ -301,6 +301,7 @@ def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fa
     for question, answer, earlier in (("what's the capital of Kazakhstan btw", "Astana.", history),
                                       ("塔什干是哪个国家的首都", "乌兹别克斯坦。", []),
                                       ("你能帮我订机票吗", "抱歉，我不能订机票。", history),
+                                      ("顺便问下，可乐鸡翅怎么做", "先把鸡翅焯水。", history),
                                       ("what's the time difference between California and Ireland?", "8 hours.", [])):
         fake_llm.script({"content": answer})
         result = pipeline().run(question, earlier)
