@@ -252,7 +252,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
 def _says_verdicts(reply: str, verdicts: list[dict[str, Any]]) -> bool:
     """Whether the reply speaks of a verdict of the facts (one of its keywords)."""
     lowered = reply.lower()
-    return any(str(word).lower() in lowered for verdict in verdicts for word in verdict.get("keywords", ()) if word)
+    return any(str(word).lower() in lowered for verdict in verdicts for word in verdict.get("keywords", ()))
 
 
 def _asks_a_past_day(question: str, today: dt.date) -> bool:
@@ -356,13 +356,13 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
     if agreed and asks_yes_no(question, context, list(asked), yes_no):
         holds, statement = yes_no[0]["holds"], yes_no[0]["statement"]
         first = _FIRST_SENTENCE.match(reply.strip())[0].lower()
-        if not _BARE_YES_NO.match(first) and not any(str(w).lower() in first for v in yes_no for w in v["keywords"]):
+        if not _BARE_YES_NO.match(first) and not _says_verdicts(first, yes_no):
             details.append(f"it does not begin with the answer; the facts say: {statement}; begin with that")
         elif _says_no(reply, vocabulary) == holds:
             details.append(f"it answers {'no' if holds else 'yes'}, but the facts say: {statement}; begin with "
                            "that answer")
     elif agreed and (asked := degree_asked(question, yes_no)) \
-            and not any(str(w).lower() in reply.lower() for v in asked for w in v["keywords"]):
+            and not _says_verdicts(reply, asked):
         details.append(f"the question asks how much of it, and it does not say; the facts say: "
                        f"{asked[0]['statement']}; say that with the figures")
     if (said := _yes_then_no(reply, f"{question}\n{context}", yes_no, vocabulary)) is not None:
