@@ -420,7 +420,7 @@ DIALOGUE_TURNS = {"dev2": range(2, 5), "dev3": range(2, 5), "dev4": range(2, 5),
 
 @pytest.mark.parametrize("name", WRITTEN_APART)
 def test_the_sets_written_apart_load_and_every_turn_is_labelled(name: str):
-    """bench/dev2_* ... dev29_* through chat_eval's own loader: every line parses and carries what the rules
+    """bench/dev2_* ... dev31_* through chat_eval's own loader: every line parses and carries what the rules
     need, and no question is one of an earlier set's."""
     queries_file, dialogues_file = chat_eval.SETS[name]
     for path in (queries_file, dialogues_file):
