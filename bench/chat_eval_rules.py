@@ -36,6 +36,11 @@ _DATA_INTENTS = {"current", "forecast", "precipitation", "temperature_range", "c
 _FEATURES = {"hourly", "sun", "aqi", "past"}
 # The figures a feature question asks for, by the words it asks with (first match wins; none: any of them).
 _HOUR_FIELDS = ("temperature", "feels_like", "precipitation_probability", "precipitation")
+# An hour's or a past day's other quantities, when the question asks for one of them ("the wind at 3pm").
+_WIND = re.compile(r"风|風|wind(?!\s*chill)|gust|breez", re.I)
+_HOUR_WORDS = ((_WIND, ("wind_speed", "wind_gusts")), (re.compile(r"湿度|humid", re.I), ("humidity",)),
+               (re.compile(r"云|雲|cloud", re.I), ("cloud_cover",)), (re.compile(r"能见度|visib", re.I), ("visibility",)),
+               (re.compile(r"紫外线|\buv\b", re.I), ("uv_index",)))
 _SUN_WORDS = ((re.compile(r"rise|日出|天亮|sunrise", re.I), ("sunrise",)),
               (re.compile(r"set|日落|天黑|sunset", re.I), ("sunset",)))
 _POLLEN_FIELDS = ("alder_pollen", "birch_pollen", "grass_pollen", "mugwort_pollen", "olive_pollen", "ragweed_pollen")
@@ -45,7 +50,8 @@ _AQI_WORDS = ((re.compile(r"pollen|花粉", re.I), _POLLEN_FIELDS),
               (re.compile(r"aqi|指数", re.I), ("china_aqi", "us_aqi", "european_aqi", "us_aqi_max", "european_aqi_max")))
 _AQI_FIELDS = ("pm2_5", "pm10", "ozone", "nitrogen_dioxide", "sulphur_dioxide", "carbon_monoxide", "china_aqi",
                "us_aqi", "european_aqi", "us_aqi_max", "european_aqi_max")
-_PAST_WORDS = ((re.compile(r"最高|high|max|warmest|hottest", re.I), ("temp_max",)),
+_PAST_WORDS = ((_WIND, ("wind_speed_max", "wind_gusts_max")),
+               (re.compile(r"最高|high|max|warmest|hottest", re.I), ("temp_max",)),
                (re.compile(r"最低|low|min|coldest", re.I), ("temp_min",)),
                (re.compile(r"雨|雪|降水|rain|snow|precipitation", re.I), ("precipitation_sum",)))
 _PAST_FIELDS = ("temp_max", "temp_min", "precipitation_sum")
@@ -566,7 +572,7 @@ def _feature_values(turn: dict[str, Any], reply: dict[str, Any]) -> list[float]:
     intent, query = turn["intent"], turn["query"]
     if intent == "hourly":
         records = [h for h in _asked_records(turn, reply, "hours") if "hour" not in turn or h.get("hour") == turn["hour"]]
-        fields = _HOUR_FIELDS
+        fields = _fields(query, _HOUR_WORDS, _HOUR_FIELDS)
     elif intent == "aqi":
         records = _asked_records(turn, reply, "current") + _asked_records(turn, reply, "days")
         fields = _fields(query, _AQI_WORDS, _AQI_FIELDS)

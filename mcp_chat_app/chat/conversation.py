@@ -43,7 +43,7 @@ _FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 _ACKNOWLEDGEMENTS = (
     "行", "好", "好的", "好吧", "好嘞", "好滴", "嗯", "嗯嗯", "哦", "噢", "喔", "收到", "知道了", "明白", "了解", "懂了",
     "可以", "没问题", "不错", "太棒了", "棒", "赞", "谢谢", "谢谢你", "谢了", "多谢", "感谢", "辛苦", "辛苦了", "再见",
-    "拜拜", "晚安", "谢啦", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿", "吧",
+    "拜拜", "晚安", "谢啦", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿", "吧", "唔该", "唔该晒", "多谢晒", "唔該", "唔該晒",
     "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "ta", "cheers", "mate", "got it", "great", "cool", "nice",
     "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
@@ -66,6 +66,23 @@ _REMARK = re.compile(r"(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|[^\W\d]
 _ACKNOWLEDGES = re.compile(
     "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else "")
                      for word in sorted(_ACKNOWLEDGEMENTS, key=len, reverse=True)) + r"|[\W_])+", re.IGNORECASE)
+
+
+# What opens a question of its own after thanks ("thx. btw what SPF is ok for toddlers?", "谢啦，对了…").
+_ASIDE = re.compile(r"(?:by the way|btw|also|oh and|random q(?:uestion)?|对了|顺便问一?下|另外)[\s,，:：.。!！-]*",
+                    re.IGNORECASE)
+
+
+def after_thanks(question: str) -> str:
+    """The question a message asks after an acknowledgement or thanks ("great thanks. btw what SPF is ok for
+    toddlers?" asks "what SPF is ok for toddlers?"), less the words that open an aside; "" when it opens with
+    none or asks nothing after it."""
+    opened = _ACKNOWLEDGES.match(question.strip())
+    if opened is None or not re.search(r"[^\W\d_]", opened[0]):
+        return ""
+    rest = question.strip()[opened.end():]
+    rest = rest[aside.end():] if (aside := _ASIDE.match(rest)) else rest
+    return rest if asks(rest) else ""
 
 
 def acknowledges(question: str) -> bool:

@@ -92,6 +92,7 @@ class Facts:
     # The question asks of a date or a year no result is of ("1954年那场大洪水…", a tool of the present called).
     out_of_time: bool = False
     pictured: bool = False  # a result shows images: a chart shows its figures, its words need not repeat them
+    overview_asked: bool = False  # the question asks for the data as a whole too (the vocabulary's overview words)
 
     @property
     def lacking(self) -> tuple[Quantity, ...]:
@@ -104,8 +105,9 @@ class Facts:
         """Whether the question names quantities and no result holds any of them, or asks of a time no result is
         of: the figures found (the air's, asked for the tide; today's, asked of 1954) would answer another
         question. Not when a result decides the yes or no it asks (a yes/no question with a remark on what no
-        result holds was told only that the data lacks that)."""
-        return self.out_of_time or (bool(self.asked) and len(self.lacking) == len(self.asked) and not self.lead)
+        result holds was told only that the data lacks that), nor when it asks for the data as a whole too."""
+        return self.out_of_time or (bool(self.asked) and len(self.lacking) == len(self.asked) and not self.lead
+                                    and not self.overview_asked)
 
     @property
     def verdicts(self) -> list[dict[str, Any]]:
@@ -175,7 +177,8 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
     return Facts(findings, failures, notices, numbers, numbers_of_data, days, tool_names,
                  _lead(verdicts, turn, asked), tuple(asked), _missing(turn, asked, held, text, unreached),
                  _values(called, held), out_of_time=bool(unreached),
-                 pictured=any(o.images for o in called.outcomes if not o.is_error))
+                 pictured=any(o.images for o in called.outcomes if not o.is_error),
+                 overview_asked=turn.vocabulary.asks_overview(turn.question))
 
 
 def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:
@@ -267,7 +270,9 @@ def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str =
 def _lead(verdicts: list[dict[str, Any]], turn: Turn, asked: list[Quantity]) -> str:
     """The verdict a yes/no question, a question of its degree ("how hot") or a comparison asks for, as the
     answer's first words."""
-    relevant = verdicts_about(turn.question, verdicts, turn.earlier_question)
+    # (the earlier question's verdict only for a follow-up that asks nothing of its own: "and the opening hours?"
+    # after "which one is cheaper?" asks no price)
+    relevant = verdicts_about(turn.question, verdicts, "" if asked else turn.earlier_question)
     yes_no = [v for v in relevant if isinstance(v.get("holds"), bool)]
     if yes_no and len({v["holds"] for v in yes_no}) == 1 and (
             asks_yes_no(turn.question, turn.earlier_question, asked, yes_no) or degree_asked(turn.question, yes_no)):

@@ -170,7 +170,8 @@ def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | 
         return _own(turn, router, Routed(), tools_connected=not turn.use_tools)
     if turn.assistant.asked_who(turn.question) or conversation.acknowledges(turn.question) \
             or asks_a_language_task(turn.question) \
-            or (asked_in_passing(turn.question, tools, turn.vocabulary) and not conversation.is_follow_up(turn.question)):
+            or (asked_in_passing(turn.question, tools, turn.vocabulary) and not conversation.is_follow_up(turn.question)) \
+            or _an_aside(turn, tools):
         # Who it is, "ok, thanks", a translation or a joke, a capital: no tool answers that, and a small model called
         # one anyway (a place named "行"; the data of the conversation's place for "对了，你是谁开发的"; places
         # "晴转多云", "给我讲个"; the present data of "Kazakhstan" for its capital).
@@ -376,12 +377,29 @@ def _none_for_the_tools(turn: Turn, tools: list[ToolInfo], called: Called) -> bo
     avalanches hit Chamonix last winter?" gets the tools' limits) nor of what a failed tool does (its description's
     words)."""
     failed = {outcome.qualified_name for outcome in called.outcomes}
-    follows_on = conversation.is_follow_up(turn.question) or conversation.named_alone(turn.question) \
-        or day_words(turn.question)
-    return not (turn.earlier_calls and follows_on) and not needs_tool_data(turn.question, tools, turn.vocabulary) \
-        and not turn.vocabulary.names_the_topic(turn.question) \
-        and not asked_quantities(turn.question, turn.vocabulary) \
+    return not (turn.earlier_calls and _follows_on(turn.question)) \
+        and _asks_nothing_of_the_tools(turn.question, turn, tools) \
         and not any(says_what_it_does(turn.question, tool) for tool in tools if tool.qualified_name in failed)
+
+
+def _an_aside(turn: Turn, tools: list[ToolInfo]) -> bool:
+    """A question of its own after thanks, in a conversation ("thx. do you know when to plant garlic?" was called
+    as the conversation's place's data): not a follow-up, and of nothing the tools answer."""
+    aside = conversation.after_thanks(turn.question)
+    return bool(aside) and bool(turn.plain_history) and not _follows_on(aside) \
+        and _asks_nothing_of_the_tools(aside, turn, tools)
+
+
+def _follows_on(question: str) -> bool:
+    """A follow-up, a name alone or a day: asked of the conversation's data."""
+    return conversation.is_follow_up(question) or conversation.named_alone(question) or bool(day_words(question))
+
+
+def _asks_nothing_of_the_tools(question: str, turn: Turn, tools: list[ToolInfo]) -> bool:
+    """Whether the question asks none of the tools' data (needs_tool_data) and says no word of the domain (the
+    vocabulary's topic words and quantities, those no tool has too)."""
+    return not needs_tool_data(question, tools, turn.vocabulary) and not turn.vocabulary.names_the_topic(question) \
+        and not asked_quantities(question, turn.vocabulary)
 
 
 def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo],

@@ -381,12 +381,15 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
             continue
         for clause in _CLAUSE_SPLIT.split(reply):
             lowered = clause.lower()
-            if not comparative.search(lowered) or not any(str(w).lower() in lowered for w in verdict["keywords"]):
+            said_words = [str(w).lower() for w in verdict["keywords"] if str(w).lower() in lowered]
+            if not comparative.search(lowered) or not said_words:
                 continue
             order = _named_in_order(clause, verdict["places"])
             if len(order) < 2:
                 continue
-            said = order[-1] if lesser.search(lowered) else order[0]
+            # A verdict whose own words compare down ("less crowded") names its winner first with them.
+            down = lesser.search(lowered) and not any(lesser.search(word) for word in said_words)
+            said = order[-1] if down else order[0]
             if verdict["winner"] not in said:
                 details.append(f"it says {clause.strip()!r}, but the facts say: {verdict['statement']}")
     return details

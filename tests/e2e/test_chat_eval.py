@@ -260,6 +260,13 @@ def test_rule_limits_hourly_needs_the_figure_of_the_asked_hour():
     assert strict(turn, _reply("上海今天下午两点12.7°C。", result))["limits"] is True
     assert strict(turn, _reply("上海今天下午两点13.4°C。", result))["limits"] is False  # the 15:00 figure
     assert strict(turn, _reply("上海今天最高24.7°C。", forecast(SHANGHAI, WEEK[:1])))["limits"] is False  # no hours
+    # the hour's wind, when the wind is asked
+    windy = [{**hour, "wind_speed": 10.2 + hour["hour"]} for hour in hours]
+    result = _call("get_forecast", {"city": "上海", "hours": [14, 15]},
+                   {"location": _location(SHANGHAI), "days": [WEEK[0]], "hours": windy, "source": "x"})
+    wind = {**turn, "query": "今天下午两点上海风多大？"}
+    assert strict(wind, _reply("上海今天下午两点风速24.2 km/h。", result))["limits"] is True
+    assert strict(wind, _reply("上海今天下午两点12.7°C。", result))["limits"] is False  # not the wind
 
 
 def test_rule_limits_aqi_needs_the_places_figure_the_question_names():
@@ -286,6 +293,10 @@ def test_rule_limits_past_needs_the_asked_days_figure():
     assert strict(turn, _reply("Yesterday's high in London was 9.8°C.", both))["limits"] is True
     assert strict(turn, _reply("Yesterday's high in London was 24.7°C.", both))["limits"] is False  # today's
     assert strict(turn, _reply("Yesterday's low was 4.2°C.", both))["limits"] is False  # not the high
+    windy = forecast(LONDON, [{**days[0], "wind_speed_max": 26.4}, WEEK[0]], day=-1)
+    wind = {**turn, "query": "how windy was it in London yesterday"}
+    assert strict(wind, _reply("It was not windy yesterday: up to 26.4 km/h.", windy))["limits"] is True
+    assert strict(wind, _reply("Yesterday's high was 9.8°C.", windy))["limits"] is False
 
 
 def test_rule_follow_up_holds_the_inherited_place_and_day():

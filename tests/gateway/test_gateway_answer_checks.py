@@ -462,6 +462,32 @@ def test_a_bare_follow_up_of_a_yes_no_question_is_answered_yes_or_no_first():
                         Called(outcomes=(monday,))).lead == ""
 
 
+def test_a_question_for_the_whole_data_with_a_remark_on_what_none_holds_gets_the_data():
+    """"特罗姆瑟今晚天气怎么样 想拍极光" was answered only that the data has no aurora: it asks the weather too. "and
+    the tide times?" after "which is less windy?" got the wind verdict of the question before, with its figures."""
+    tonight = forecast([{"date": "2026-12-06", "temp_min": -6.4, "cloud_cover_mean": 23.0}],
+                       "特罗姆瑟今晚：大致晴朗，-6.4°C，云量23%。")
+    facts = gather_facts(Turn.start("特罗姆瑟今晚天气怎么样 想拍极光", [], ASSISTANT), Called(outcomes=(tonight,)))
+    assert facts.missing == ("极光",) and not facts.hold_nothing_asked
+    composed = from_facts(facts, "zh")
+    assert composed.startswith("抱歉，我查到的数据里没有极光") and "-6.4°C" in composed
+    assert gather_facts(Turn.start("特罗姆瑟今晚极光指数多少", [], ASSISTANT),
+                        Called(outcomes=(tonight,))).hold_nothing_asked
+    places = [["Ericeira"], ["Nazaré"]]
+    calmer = {"topic": "calmer", "winner": "Nazaré", "places": places, "statement": "Nazaré is less windy",
+              "keywords": ["calmer", "less wind", "less windy"]}
+    compared = ToolOutcome("weather", "compare_weather", {"cities": ["Ericeira", "Nazaré"]},
+                           text="Tomorrow: Ericeira wind up to 22.7 km/h; Nazaré wind up to 21.4 km/h.",
+                           structured_content={"places": [], "verdicts": [calmer]})
+    history = [{"role": "user", "content": "which is less windy tomorrow, Ericeira or Nazaré?"},
+               {"role": "assistant", "content": "Nazaré is less windy."}]
+    tides = gather_facts(Turn.start("and the tide times?", history, ASSISTANT), Called(outcomes=(compared,)))
+    assert tides.lead == "" and tides.hold_nothing_asked
+    assert "22.7" not in from_facts(tides, "en")
+    assert gather_facts(Turn.start("and on Saturday?", history, ASSISTANT),
+                        Called(outcomes=(compared,))).lead == "Nazaré is less windy"
+
+
 def test_a_bare_follow_up_of_a_terse_yes_no_question_is_answered_yes_or_no_first():
     """"and in Dubrovnik?" after "... — any rain in Split?" asks the same yes or no: "Dubrovnik will have overcast
     skies with a 4% chance of rain. No rain is expected" reads as a yes until its second sentence."""
@@ -599,6 +625,31 @@ def test_a_tie_answered_with_no_figure_quotes_the_figures_that_make_it():
                                                     VOCABULARY)}
     assert "figure" not in {p.rule for p in check_reply("两地降水一样多，都是0毫米。", question, "zh", facts,
                                                         VOCABULARY)}
+
+
+def test_a_comparison_asked_the_other_way_round_is_answered_with_its_own_winner():
+    """"less wind tomorrow, Tarifa or Biarritz?" was answered "Biarritz is windier than Tarifa": the question asks
+    the calmer place, and the compare result names it (its words, "less wind", hold the windier verdict's)."""
+    places = [["Tarifa"], ["Biarritz"]]
+    windier = {"topic": "windier", "winner": "Biarritz", "places": places, "statement": "Biarritz is windier",
+               "keywords": ["wind", "gust", "风"]}
+    calmer = {"topic": "calmer", "winner": "Tarifa", "places": places, "statement": "Tarifa is less windy",
+              "keywords": ["calmer", "less wind", "风小"]}
+    compared = ToolOutcome("weather", "compare_weather", {"cities": ["Tarifa", "Biarritz"]},
+                           text="Tomorrow: Tarifa 7.8 to 15.7°C, wind up to 16.5 km/h; Biarritz 6.1 to 13.2°C, wind "
+                                "up to 16.8 km/h. Biarritz is windier.",
+                           structured_content={"places": [], "verdicts": [windier, calmer]})
+    question = "less wind tomorrow, Tarifa or Biarritz?"
+    assert verdicts_about(question, [windier, calmer]) == [calmer]
+    assert verdicts_about("哪边风小", [windier, calmer]) == [calmer]
+    _, facts = facts_of(question, compared)
+    assert facts.lead == "Tarifa is less windy"
+    assert check_reply("Biarritz is windier than Tarifa, 16.8 against 16.5 km/h.", question, "en", facts, VOCABULARY)
+    # said either way round, the right place passes
+    assert check_reply("Tarifa is less windy: 16.5 km/h against 16.8 km/h in Biarritz.", question, "en", facts,
+                       VOCABULARY) == []
+    assert check_reply("Tarifa has less wind than Biarritz, 16.5 against 16.8 km/h.", question, "en", facts,
+                       VOCABULARY) == []
 
 
 def test_a_polar_night_that_says_there_is_no_sunrise_answers_when_the_sun_rises():

@@ -63,12 +63,12 @@ def test_one_commonly_confused_character_is_corrected(resolver: PlaceResolver, q
 @pytest.mark.parametrize(("query", "name", "latitude", "longitude"), [
     ("稻城亚丁", "稻城", 29.04, 100.30),  # Daocheng's Yading scenic area; 亚丁 alone is Aden, Yemen
     ("稻城亚丁景区", "稻城", 29.04, 100.30),
-    ("黄山风景区", "黄山", 29.71, 118.31),
+    ("黄山风景区", "黄山风景区", 30.13, 118.17),  # the scenic area of sights.csv, 48 km from the city of 黄山
     ("拉萨布达拉宫", "拉萨", 29.65, 91.10),
     ("东京迪士尼", "东京", 35.69, 139.69),  # a city of default_cities.py, abroad
     ("建水古城", "建水", 23.63, 102.83),  # a county of China leads as a city does
     ("元阳梯田", "元阳", 23.22, 102.84),
-    ("玉龙雪山", "玉龙", 26.82, 100.24),  # the mountain of Yulong county (Lijiang), not the town of Chongqing
+    ("玉龙雪山", "玉龙雪山", 27.10, 100.22),  # the mountain (sights.csv), not the town of Chongqing
     ("南岳衡山", "南岳", 27.23, 112.74),
     ("普陀山景区", "普陀山", 29.99, 122.20),  # aliases.py's mountain (Zhoushan), not Shanghai's Putuo district  # a city's district leads too (Mount Heng of Hengyang's 南岳区)
 ])
@@ -85,7 +85,7 @@ def test_a_place_followed_by_more_is_that_place(resolver: PlaceResolver, query: 
     "海洲",  # 海州 is Haizhou, CN and Haeju, KP: neither stands out
     "千户苗寨",  # 千户 is a small town elsewhere (Gansu)
     "加利福尼亚", "可可西里",  # transliterations: not Gali (Georgia), Cocoa (US)
-    "南京西路", "中山大学", "黄石公园", "中山纪念堂",  # spots named after other places and people
+    "南京西路", "中山大学", "中山纪念堂",  # spots named after other places and people (黄石公园 is Yellowstone)
     "长城", "故宫", "西部世界",  # landmarks and fiction, not towns of the same sound (Gazetteer.by_sound)
     "瑞丽, 广东",  # 瑞丽 is read as Ruili, Yunnan
 ])

@@ -134,6 +134,47 @@ def test_every_alias_names_a_place_in_its_country(gazetteer: Gazetteer) -> None:
         assert (place.english_name, place.country_code) == (name, country), alias
 
 
+def test_every_listed_chinese_name_of_a_place_abroad_finds_it_and_no_chinese_place_has_one(
+        gazetteer: Gazetteer, place_index: Path) -> None:
+    """exonyms.csv (夏蒙尼, 圣莫里茨, 二世古, 束草 were unknown): each name finds its town, and none is the name of a
+    place in China, which keeps it (江陵 is Hubei's, not Gangneung)."""
+    import sqlite3
+
+    from weather_mcp_server.places.counties import county_named
+    from weather_mcp_server.places.exonyms import EXONYMS
+    from weather_mcp_server.places.names import normalize
+
+    assert len(EXONYMS) > 1000 and ("二世古", "Niseko, JP") in EXONYMS
+    with sqlite3.connect(place_index) as index:
+        chinese = {key for (key,) in index.execute(
+            "SELECT n.key FROM names n JOIN places p ON p.id = n.place WHERE p.country_code = 'CN'")}
+    for written, target in EXONYMS:
+        assert normalize(written) not in chinese and county_named(written) is None, written
+        place = gazetteer.lookup(written)
+        assert place is not None and place.country_code == target.rsplit(", ", 1)[1], written
+        named = gazetteer.lookup(target)
+        assert (round(place.latitude, 2), round(place.longitude, 2)) == (
+            round(named.latitude, 2), round(named.longitude, 2)), written
+
+
+def test_sights_with_no_town_are_places_of_their_own(gazetteer: Gazetteer) -> None:
+    """sights.csv: villages, resorts and parks no town of 500 people names ("Lake Tekapo forecast", "二世古明天下雪吗"
+    was Niseko's town, "Abisko" was Abiko, Japan): each by its first name, at its coordinates; a town keeps its own
+    name (藏王 is the town Zaō, Zao Onsen the resort)."""
+    from weather_mcp_server.places.stations import STATIONS
+
+    assert len(STATIONS) > 800
+    for names, latitude, longitude, timezone, country in STATIONS:
+        place = gazetteer.lookup(names[0])
+        assert place is not None and (place.country_code, place.timezone) == (country, timezone), names[0]
+        assert (round(place.latitude, 2), round(place.longitude, 2)) == (latitude, longitude), names[0]
+    for name, country, latitude in (("Abisko", "SE", 68), ("特卡波", "NZ", -44), ("Milford Sound, NZ", "NZ", -45),
+                                    ("Thredbo", "AU", -36)):
+        place = gazetteer.lookup(name)
+        assert (place.country_code, round(place.latitude)) == (country, latitude), name
+    assert gazetteer.lookup("藏王").latitude == pytest.approx(38.09, abs=0.05)
+
+
 def test_antarctic_research_stations_are_places_of_their_own(gazetteer: Gazetteer) -> None:
     """Antarctica has no town in geonames: "中国南极长城站现在多少度" found nothing. Its stations are places, by each of
     their names, in the Antarctic time zones; a landmark a station's name begins with stays what it was."""
@@ -317,11 +358,11 @@ def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> N
     assert gazetteer.correction("日本") is None  # one character off is another word
     # Narnia: closest to Narni (5,000 people), and Nanning, the largest of the names 0.8 alike, is a worse spelling.
     # A word replaced is another name: Cameron Heights, Fernando de la Mora.
-    # A name written with its accents is spelt with care: "Flåm", a village too small for the index, is not Fulham.
-    for unknown in ("Sesriem", "Prauge, FR", "Qwertyuiopville", "Narnia", "Cameron Highland", "Fernando de Noronia",
-                    "Flåm"):
+    for unknown in ("Sesriem", "Prauge, FR", "Qwertyuiopville", "Narnia", "Cameron Highland", "Fernando de Noronia"):
         with pytest.raises(UnknownPlace):
             asyncio.run(resolver.resolve(unknown))
+    # A name written with its accents is spelt with care: "Flåm", a village of sights.csv, is not Fulham.
+    assert asyncio.run(resolver.resolve("Flåm")).country_code == "NO"
 
 
 def test_a_chinese_name_typed_by_its_sound_is_the_city_of_that_sound(gazetteer: Gazetteer) -> None:

@@ -142,6 +142,12 @@ async def test_compare_names_the_warmer_colder_wetter_and_windier_place(connect)
     assert verdicts["warmer"]["winner"] == warmer and verdicts["colder"]["winner"] == colder
     windy = {"Beijing": beijing["wind_speed_10m_max"][tomorrow], "Harbin": harbin["wind_speed_10m_max"][tomorrow]}
     assert verdicts["windier"]["winner"] == (max(windy, key=windy.get) if len(set(windy.values())) > 1 else None)
+    assert verdicts["calmer"]["winner"] == (min(windy, key=windy.get) if len(set(windy.values())) > 1 else None)
+    wet = {"Beijing": beijing["precipitation_sum"][tomorrow], "Harbin": harbin["precipitation_sum"][tomorrow]}
+    assert verdicts["drier"]["winner"] == (min(wet, key=wet.get) if len(set(wet.values())) > 1 else None)
+    assert "less rain" in verdicts["drier"]["keywords"] and "less wind" in verdicts["calmer"]["keywords"]
+    # the text states the four; drier and calmer are two of them read the other way round
+    assert "less windy" not in tomorrow_text and "less rain" not in tomorrow_text
     assert f"wind up to {windy['Beijing']:g} km/h" in tomorrow_text
     # A day named by its date is compared by that day's figures, even when it is today.
     assert [p["temperature"] for p in named_today.structured_content["places"]] == [None, None]

@@ -42,6 +42,12 @@ _KEYWORDS = {
     "windy": ["wind", "gust", "breez", "viento", "venteux", "ventoso", "风大", "大风", "风不大", "风很大", "刮风", "风力",
               "風大", "大風", "風不大", "風很大", "颳風", "風力"],  # not 风 alone: 台风
     "windier": ["wind", "gust", "breez", "风", "風"],
+    # The other way round ("less wind: Tarifa or Biarritz?", "哪里雨少"): longer than the words of wetter and windier
+    # they contain, so a question with them asks these.
+    "drier": ["drier", "dryer", "driest", "less rain", "least rain", "less precipitation", "雨少", "雨更少", "雨最少",
+              "少雨", "降水少", "降水更少", "降水最少", "更干", "最干"],
+    "calmer": ["calmer", "calmest", "less wind", "least wind", "less gust", "风小", "风更小", "风最小", "風小", "風更小",
+               "風最小"],
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
 }
 # Words for rain and snow alike: they go with each of the two the data has, or with both when it has neither, so
@@ -160,7 +166,7 @@ class Standing:
 
 
 def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
-    """Which place is warmer, colder, wetter and windier; a tie names no winner."""
+    """Which place is warmer, colder, wetter, windier, drier and calmer; a tie names no winner."""
     places = [_names(s) for s in standings]
     return [
         _winner("warmer", standings, places, max, lambda s: s.warmth,
@@ -172,7 +178,16 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
                 pick("equally wet", "两地降水一样多")),
         _winner("windier", standings, places, max, lambda s: s.windiness,
                 lambda name: pick(f"{name} is windier", f"{name}风更大"), pick("equally windy", "两地风一样大")),
+        _winner("drier", standings, places, min, lambda s: s.wetness,
+                lambda name: pick(f"{name} gets less rain", f"{name}降水更少"),
+                pick("equally wet", "两地降水一样多")),
+        _winner("calmer", standings, places, min, lambda s: s.windiness,
+                lambda name: pick(f"{name} is less windy", f"{name}风更小"), pick("equally windy", "两地风一样大")),
     ]
+
+
+# The verdicts a comparison's text states: drier and calmer are wetter and windier read the other way round.
+STATED_COMPARISONS = ("warmer", "colder", "wetter", "windier")
 
 
 def _winner(topic, standings, places, best, value, says, tie) -> Verdict:  # noqa: ANN001 - local helper

@@ -1,12 +1,17 @@
 """Chinese names of places abroad that geonames lacks (仁川: it has only 仁川广域市), spells otherwise (索非亚 beside
 its 索菲亞) or gives to a smaller namesake (奥克兰 is Auckland before Oakland, 华盛顿 the capital before an English
-town). Each is (Chinese name, "English name, CC"): the name counts as the place's own and is its Chinese display
-name. A Chinese county of the same name keeps it (大田 is Fujian's county, not Daejeon: see gazetteer._as_the_county).
+town), here and in exonyms.csv (夏蒙尼, 二世古, 束草: the towns Chinese speakers travel to). Each is (Chinese name,
+"English name, CC"): the name counts as the place's own and is its Chinese display name. A Chinese county of the
+same name keeps it (大田 is Fujian's county, not Daejeon: see gazetteer._as_the_county), and a Chinese place's name
+is no name of a place abroad (江陵 is Hubei's, not Gangneung).
 """
 
 from __future__ import annotations
 
-EXONYMS: tuple[tuple[str, str], ...] = (
+import csv
+from pathlib import Path
+
+_EXONYMS: tuple[tuple[str, str], ...] = (
     # East and South-East Asia
     ("仁川", "Incheon, KR"),
     ("大邱", "Daegu, KR"),
@@ -62,3 +67,12 @@ EXONYMS: tuple[tuple[str, str], ...] = (
     ("苏瓦", "Suva, FJ"),
     ("关岛", "Hagåtña, GU"),
 )
+
+
+def _listed() -> tuple[tuple[str, str], ...]:
+    """exonyms.csv: the Chinese name, and the place as "English name, CC"."""
+    with Path(__file__).with_name("exonyms.csv").open(encoding="utf-8", newline="") as table:
+        return tuple((row["chinese"].strip(), row["english"].strip()) for row in csv.DictReader(table))
+
+
+EXONYMS: tuple[tuple[str, str], ...] = _EXONYMS + _listed()

@@ -1,15 +1,19 @@
 """Places known by their coordinates: the research stations of Antarctica, the one continent with no town in
-geonames ("中国南极长城站现在多少度", "McMurdo Station tomorrow"), and a few sights travellers ask the weather of
-with no town within a visitor's reach (阿里山 is 2,200 m above the nearest town, 27 km off). Each is (its names,
-latitude, longitude, time zone, country code); a name counts as the place's own, as aliases.py's do.
-
-Kept short on purpose: the permanent stations and the sights people name, with names that mean nothing else
-(泰山站, not 泰山).
+geonames ("中国南极长城站现在多少度", "McMurdo Station tomorrow"), and the sights travellers ask the weather of with no
+town of 500 people within a visitor's reach: 阿里山 here, 2,200 m above the nearest town, 27 km off, and the
+villages, resorts, parks, fjords and valleys of sights.csv (Milford Sound, Thredbo, Abisko). Each is (its names,
+latitude, longitude, time zone, country code); a name counts as the place's own, as aliases.py's do, so only names
+that mean nothing else are listed (泰山站, not 泰山).
 """
 
 from __future__ import annotations
 
-STATIONS: tuple[tuple[tuple[str, ...], float, float, str, str], ...] = (
+import csv
+from pathlib import Path
+
+Station = tuple[tuple[str, ...], float, float, str, str]
+
+_STATIONS: tuple[Station, ...] = (
     (("Great Wall Station", "长城站", "南极长城站", "中国南极长城站"), -62.22, -58.96, "Antarctica/Palmer", "AQ"),
     (("Zhongshan Station", "中山站", "南极中山站", "中国南极中山站"), -69.37, 76.37, "Antarctica/Davis", "AQ"),
     (("Kunlun Station", "昆仑站", "南极昆仑站", "中国南极昆仑站"), -80.42, 77.12, "Antarctica/Davis", "AQ"),
@@ -41,3 +45,15 @@ STATIONS: tuple[tuple[tuple[str, ...], float, float, str, str], ...] = (
     # 二道白河, the town at its northern gate, is no town in geonames
     (("Changbai Mountain", "Changbaishan", "长白山", "長白山", "长白山景区"), 42.40, 128.11, "Asia/Shanghai", "CN"),
 )
+
+
+def _sights() -> tuple[Station, ...]:
+    """sights.csv: names (English first, then other spellings and the Chinese ones, separated by ";"), latitude,
+    longitude, time zone, country code."""
+    with Path(__file__).with_name("sights.csv").open(encoding="utf-8", newline="") as table:
+        return tuple((tuple(name.strip() for name in row["names"].split(";") if name.strip()),
+                      float(row["latitude"]), float(row["longitude"]), row["timezone"], row["country_code"])
+                     for row in csv.DictReader(table))
+
+
+STATIONS: tuple[Station, ...] = _STATIONS + _sights()

@@ -13,6 +13,7 @@ from datetime import date, timedelta
 
 from weather_mcp_server.charts.series import ChartKind, ChartSeries
 from weather_mcp_server.domain.days import calendar_words, label, short_label
+from weather_mcp_server.domain.verdicts import STATED_COMPARISONS
 from weather_mcp_server.domain.weather_codes import describe
 from weather_mcp_server.models import (
     CityTemperature,
@@ -150,7 +151,7 @@ def comparison_text(r: Comparison) -> str:
                              f"{place_name(place.location)} 平均最高{mean_high:g}{t}，平均最低{mean_low:g}{t}，"
                              f"降水合计{_amount(rain, r.units)}"))
     facts = pick(f"{span}: " + "; ".join(rows) + ".", f"{span}：" + "；".join(rows) + "。")
-    return with_verdicts(facts, r.verdicts, r.notice)
+    return with_verdicts(facts, [v for v in r.verdicts if v.topic in STATED_COMPARISONS], r.notice)
 
 
 def search_text(r: TemperatureSearch) -> str:

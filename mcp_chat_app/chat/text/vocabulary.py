@@ -44,10 +44,18 @@ class Vocabulary:
     # Words that say a message is about the domain at all ("stocks", "股票"), every language's: a question with
     # none, that asks none of the tools' data, may be none for the tools ("What is the capital of France?").
     topic_words: tuple[str, ...] = ()
+    # Words that ask for the domain's data as a whole ("stocks", "行情"): a question with one asks something every
+    # result holds, whatever else it names ("今天行情怎么样 想买黄金" is no question for the gold price alone).
+    overview_words: tuple[str, ...] = ()
 
     def names_the_topic(self, text: str) -> bool:
         """Whether the text says one of the domain's topic words."""
         pattern = words_pattern(self.topic_words)
+        return bool(pattern and pattern.search(text))
+
+    def asks_overview(self, text: str) -> bool:
+        """Whether the text asks for the domain's data as a whole (one of the overview words)."""
+        pattern = words_pattern(self.overview_words)
         return bool(pattern and pattern.search(text))
 
     def unit_system(self, text: str) -> str | None:
@@ -130,4 +138,5 @@ def vocabulary_from_json(data: dict[str, Any]) -> Vocabulary:
         name_ends_zh=data.get("name_ends_zh", ""),
         unit_systems={system: tuple(words) for system, words in data.get("unit_systems", {}).items()},
         topic_words=_per_language(data.get("topic_words", {})),
+        overview_words=_per_language(data.get("overview_words", {})),
     )
