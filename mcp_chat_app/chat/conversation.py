@@ -9,6 +9,7 @@ from typing import Any
 
 from mcp_chat_app.chat.text.claims import asks
 from mcp_chat_app.chat.text.day_words import day_words, names_an_earlier_day, names_the_day_after, without_day_words
+from mcp_chat_app.chat.text.vocabulary import words_pattern
 from mcp_chat_app.mcp_client.manager import SEPARATOR
 
 _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the two is warmer?"
@@ -43,7 +44,8 @@ _FOLLOW_UP_WORDS = re.compile(rf"{_FOLLOW_UP.pattern}|[\W_]+", re.IGNORECASE)
 _ACKNOWLEDGEMENTS = (
     "行", "好", "好的", "好吧", "好嘞", "好滴", "嗯", "嗯嗯", "哦", "噢", "喔", "收到", "知道了", "明白", "了解", "懂了",
     "可以", "没问题", "不错", "太棒了", "棒", "赞", "谢谢", "谢谢你", "谢了", "多谢", "感谢", "辛苦", "辛苦了", "再见",
-    "拜拜", "晚安", "谢啦", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿", "吧", "唔该", "唔该晒", "多谢晒", "唔該", "唔該晒",
+    "拜拜", "晚安", "谢啦", "哈", "哈哈", "啊", "呀", "啦", "了", "嘛", "嘿", "吧",
+    "唔该", "唔该晒", "多谢晒", "唔該", "唔該晒",
     "ok", "okay", "k", "kk", "thanks", "thank you", "thx", "ty", "ta", "cheers", "mate", "got it", "great", "cool", "nice",
     "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
@@ -115,6 +117,20 @@ def says_only(question: str, values: list[str]) -> bool:
     for value in sorted(values, key=len, reverse=True):
         rest = re.sub(re.escape(value), " ", rest, flags=re.IGNORECASE)
     return bool(values) and not _FOLLOW_UP_WORDS.sub("", rest.strip())
+
+
+# What a follow-up asking for other units says besides their names ("in miles pls", "换成英里呢").
+_UNITS_FILLER = re.compile(r"\b(?:in|into|to|please|pls|plz|can|could|you|convert|show|give|it|me|the|that|what|about|"
+                           r"and|how|now|instead|degrees?)\b|用|换成|换算|转成|改成|一下|给我|呢|吗|请|[\W_]+", re.IGNORECASE)
+
+
+def says_only_units(question: str, unit_words: tuple[str, ...]) -> bool:
+    """Whether a follow-up says nothing but a unit system's name ("in miles pls", "in km?", "英里呢"): it asks
+    what the question before it asked, in those units."""
+    pattern = words_pattern(unit_words)
+    if pattern is None or not pattern.search(question):
+        return False
+    return not _UNITS_FILLER.sub("", pattern.sub(" ", _unacknowledged(question))).strip()
 
 
 def says_only_a_day(question: str) -> bool:

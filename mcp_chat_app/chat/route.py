@@ -56,6 +56,7 @@ from mcp_chat_app.chat.route_mends import (
     without_comparatives,
     with_earlier_days,
     with_earlier_tool,
+    with_the_conversations_place,
     with_the_place_said,
     with_named_places,
     with_own_tool,
@@ -170,8 +171,8 @@ def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | 
         return _own(turn, router, Routed(), tools_connected=not turn.use_tools)
     if turn.assistant.asked_who(turn.question) or conversation.acknowledges(turn.question) \
             or asks_a_language_task(turn.question) \
-            or (asked_in_passing(turn.question, tools, turn.vocabulary) and not conversation.is_follow_up(turn.question)) \
-            or _an_aside(turn, tools):
+            or (asked_in_passing(turn.question, tools, turn.vocabulary)
+                and not conversation.is_follow_up(turn.question)) or _an_aside(turn, tools):
         # Who it is, "ok, thanks", a translation or a joke, a capital: no tool answers that, and a small model called
         # one anyway (a place named "行"; the data of the conversation's place for "对了，你是谁开发的"; places
         # "晴转多云", "给我讲个"; the present data of "Kazakhstan" for its capital).
@@ -190,6 +191,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     llm_ms = first.duration_ms
     calls = real_calls(first)
     planned, again_ms = _without_made_up_numbers(turn, router, tools, planned_calls(calls, by_name, turn))
+    planned = with_the_conversations_place(planned, by_name, turn)
     llm_ms += again_ms
     if planned and names_another_month(turn.question) and not day_words(turn.question) \
             and any(takes_a_day(tool.input_schema) for tool in tools):
@@ -213,6 +215,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         planned = with_stated_values(planned_calls(calls, by_name, turn), alone if stated else (), by_name, turn)
         planned = with_earlier_days(with_own_tool(planned, alone, by_name, turn), by_name, turn)
         planned = with_the_place_said(with_earlier_tool(planned, by_name, turn), by_name, turn)
+        planned = with_the_conversations_place(planned, by_name, turn)
     elif planned and not stated:
         restated, again_ms = _restated(turn, router, tools, planned)
         llm_ms += again_ms

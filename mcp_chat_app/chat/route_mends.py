@@ -16,6 +16,7 @@ from mcp_chat_app.chat.own_answer import needs_tool_data, says_a_listed_term
 from mcp_chat_app.chat.route_arguments.days import names_another_day, says_now, takes_a_day, with_earlier_day
 from mcp_chat_app.chat.route_arguments.hours import hours_argument, takes_hours
 from mcp_chat_app.chat.route_arguments.place_names import (
+    PART_OF_A_PLACE,
     added_names,
     chinese_name_said,
     compares,
@@ -112,10 +113,10 @@ def with_own_tool(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ..
 
 def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                       turn: Turn) -> tuple[PlannedCall, ...]:
-    """A follow-up that says only a new value ("芽庄呢？" after a question on 岘港 on Sunday) or a new day ("and how
-    about tomorrow?" after the air today) asks what the latest call asked, of it: a small model called another
-    tool of that server (its first question's, copied from the conversation). The latest call may have failed
-    ("ok fair, how about Roseau?" after a place of stories was compared with itself)."""
+    """A follow-up that says only a new value ("芽庄呢？" after a question on 岘港 on Sunday), a new day ("and how
+    about tomorrow?" after the air today) or other units asks what the latest call asked, of it: a small model
+    called another tool of that server (its first question's, copied from the conversation). The latest call may
+    have failed ("ok fair, how about Roseau?" after a place of stories was compared with itself)."""
     latest = conversation.latest_tried(turn.history)
     if len(planned) != 1 or len(latest) != 1 or planned[0].request is None:
         return planned
@@ -127,6 +128,14 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
                           turn)
         if again.request is not None:
             log.info("%s, not %s: the follow-up says only a day", before.qualified_name, plan.name)
+            return (again,)
+    unit_words = tuple(word for words in turn.vocabulary.unit_systems.values() for word in words)
+    if before is not None and before is not tool and conversation.says_only_units(turn.question, unit_words):
+        # "in pounds pls" after a price in one shop was called for another tool: the latest call, in those units
+        again = replanned(PlannedCall(plan.call_id, before.qualified_name, {}), dict(earlier["arguments"]), by_name,
+                          turn)
+        if again.request is not None:
+            log.info("%s, not %s: the follow-up says only units", before.qualified_name, plan.name)
             return (again,)
     stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
     listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
@@ -570,6 +579,27 @@ def with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
         else:
             log.info("call of %s not made: %s named neither in the question nor in the conversation", plan.name,
                      ", ".join(unnamed))
+    return tuple(kept)
+
+
+def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                                 turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call whose place is a part of the conversation's one place said by no name (山上, 海边, 当地), made for that
+    place."""
+    latest = {place for call in conversation.latest_tried(turn.history) if (tool := resolve(call["tool"], by_name))
+              for place in place_values(call.get("arguments", {}), tool.input_schema, turn.vocabulary)}
+    if len(latest) != 1:
+        return planned
+    (place,) = latest
+    kept = []
+    for plan in planned:
+        _, argument, value = _place_of(plan, by_name, turn)
+        if argument and isinstance(value, str) and PART_OF_A_PLACE.match(value) \
+                and (again := replanned(plan, {**plan.arguments, argument: place}, by_name, turn)).request is not None:
+            log.info("%s for %r, not %r: a part of the conversation's place", plan.name, place, value)
+            kept.append(again)
+        else:
+            kept.append(plan)
     return tuple(kept)
 
 

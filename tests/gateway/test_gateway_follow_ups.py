@@ -316,6 +316,26 @@ def test_over_http_a_follow_up_of_a_new_day_alone_asks_the_latest_calls_tool(for
     assert _made(body) == [("get_air_quality", {"city": "Heidelberg, Germany", "day": 1})]
 
 
+def test_over_http_a_follow_up_asking_for_other_units_asks_the_latest_calls_tool(forced_gateway, fake_llm):
+    """"in fahrenheit pls" after tonight's low in Mont Tremblant was called as today's rain in °F: a follow-up that
+    names only units asks the latest call again, in them."""
+    asked = _asker(forced_gateway, fake_llm, "units")
+    asked("how cold will it get in Mont Tremblant tonight", call("get_forecast", city="Mont Tremblant", day=0,
+                                                               hours="night"))
+    body = asked("in fahrenheit pls", call("get_precipitation", city="Mont Tremblant", day=0, fahrenheit=True))
+    # (the part of the day is the question's own to say: the day's forecast, its low with it)
+    assert _made(body) == [("get_forecast", {"city": "Mont Tremblant", "day": 0, "fahrenheit": True})]
+
+
+def test_over_http_a_part_of_the_conversations_place_said_by_no_name_is_that_place(forced_gateway, fake_llm):
+    """"山上冷不冷" after a question on 华山 was called for a place "山上冷": on the mountain, at the sea (山上, 海边)
+    is the conversation's one place."""
+    asked = _asker(forced_gateway, fake_llm, "mountain")
+    asked("这周六去爬华山 天气怎么样", call("get_forecast", city="华山", day="saturday"))
+    body = asked("山上冷不冷", call("get_forecast", city="山上冷", day="saturday"))
+    assert _made(body) == [("get_forecast", {"city": "华山", "day": "saturday"})]
+
+
 def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake_llm):
     """"oops, I meant Lafayette, Indiana" after tomorrow's forecast for Lafayette, Louisiana was called for today:
     a correction asks the question before again, of what it says, on its day."""

@@ -536,12 +536,15 @@ def test_places_compared_together_are_the_ones_near_each_other(gazetteer: Gazett
 def test_a_far_bigger_place_of_a_name_gives_way_to_a_namesake_beside_the_others(gazetteer: Gazetteer) -> None:
     """"Hotter this Saturday: Seville or Córdoba?" compared Seville with Argentina's Córdoba (1.4 million people,
     9,800 km off) instead of Spain's (325,000, 120 km): a name's far bigger place gives way to a namesake beside the
-    places it is compared with, of a tenth of its size or more (Rome, Georgia beside Atlanta is not)."""
+    places it is compared with, of a tenth of its size or more (Rome, Georgia beside Atlanta is not), a town that
+    city's name hides too ("Banff vs Jasper": Alberta's, not Indiana's; "Ericeira or Nazaré": Portugal's)."""
     class Offline:
         online = False
 
     resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
     for names, countries in ((["Seville", "Córdoba"], ["ES", "ES"]), (["Córdoba", "Buenos Aires"], ["AR", "AR"]),
                              (["Birmingham", "Atlanta"], ["US", "US"]), (["Rome", "Atlanta"], ["IT", "US"]),
-                             (["London", "Toronto"], ["GB", "CA"]), (["Córdoba"], ["AR"])):
+                             (["London", "Toronto"], ["GB", "CA"]), (["Córdoba"], ["AR"]),
+                             (["Banff", "Jasper"], ["CA", "CA"]), (["Ericeira", "Nazaré"], ["PT", "PT"]),
+                             (["Jasper"], ["US"])):
         assert [p.country_code for p in asyncio.run(resolver.resolve_among(names))] == countries, names

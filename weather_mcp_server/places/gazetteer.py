@@ -96,28 +96,30 @@ class Gazetteer:
             candidates = _as_the_county(county, candidates)
         return self.to_location(choose(query, candidates, by_renown), query)
 
-    def candidates(self, query: str) -> list[Candidate]:
+    def candidates(self, query: str, every_town: bool = False) -> list[Candidate]:
         """Every place the name may mean, within the countries or first-level regions its qualifiers name
         ('Paris, FR', 'London, Ontario', 'Springfield, IL', '苏格兰的珀斯', 'Perth (Scotland)'). A qualifier
-        nothing is known by is not ignored: AmbiguousPlace lists the places of the name and says so."""
+        nothing is known by is not ignored: AmbiguousPlace lists the places of the name and says so. The towns a
+        city of the name hides (narrow) are among them with `every_town`: a namesake beside the places compared."""
         for name, qualifiers in self._readings(query):
             keys = [normalize(name), *(self._chinese_keys(name) if has_cjk(name) else ())]
             found = next((list(named.values()) for named in map(self._named, keys) if named), [])
             if not found:
                 continue
-            places = self.narrow(query, found, qualifiers)
+            places = self.narrow(query, found, qualifiers, every_town)
             if not places and qualifiers:  # an alias the qualifier rules out ("Bāli, IN"): the data's places
                 places = self.narrow(query, [c for key in keys for c in self._named(key, aliases=False).values()],
-                                     qualifiers)
+                                     qualifiers, every_town)
             if places or not (qualifiers and has_cjk(name)):
                 return places
             # geonames gives a Chinese name to some places of a name only (珀斯 is Perth, AU; Perth, Scotland has
             # 伯斯): the qualified place is looked for by the English names the Chinese one stands for.
             return self.narrow(query, [c for key in {normalize(c.name) for c in found}
-                                       for c in self._named(key).values()], qualifiers)
+                                       for c in self._named(key).values()], qualifiers, every_town)
         return []
 
-    def narrow(self, query: str, places: Sequence[Candidate], qualifiers: Sequence[str]) -> list[Candidate]:
+    def narrow(self, query: str, places: Sequence[Candidate], qualifiers: Sequence[str],
+               every_town: bool = False) -> list[Candidate]:
         """The places within every qualifier's country or region; raises AmbiguousPlace when a qualifier names
         nothing known (by the index or by the places themselves: geocoding's results name their own region) and
         the name has more than one place. A name of one place is that place ('Zermatt, Valais'): its location
@@ -138,7 +140,7 @@ class Gazetteer:
         # The cities of 15,000 or more (and capitals) keep every name they had before the smaller towns were
         # indexed: a town answers only a name none of them has (Zermatt, 漠河), never competing with one, unless
         # they have it only as another name (Skagen is Denmark's town, of 7,571, more than Schagen's alias).
-        majors = [c for c in places if c.major]
+        majors = [] if every_town else [c for c in places if c.major]
         if majors and not any(c.exact for c in majors):
             majors += [c for c in places if not c.major and c.exact]
         places = majors or list(places)

@@ -145,7 +145,7 @@ class PlaceResolver:
         if not coordinates or min(distance_km(place.latitude, place.longitude, *c) for c in coordinates) \
                 <= NEAR_OTHERS_KM:
             return place
-        candidates = self._gazetteer.candidates(query)
+        candidates = self._gazetteer.candidates(query, every_town=True)
         chosen = [c for c in candidates if distance_km(c.latitude, c.longitude, place.latitude, place.longitude) < 1.0]
         near = [c for c in candidates
                 if min(distance_km(c.latitude, c.longitude, *other) for other in coordinates) <= NEAR_AMBIGUOUS_KM

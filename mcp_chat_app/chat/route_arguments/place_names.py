@@ -406,6 +406,11 @@ def _whole_chinese_name(value: str, question: str) -> str:
     return f"{before}{value}" if _HAN.match(before) and before not in _ASKS_ZH + _BEFORE_NO_NAME else value
 
 
+# Where in a place a question asks of, by no name ("山上冷不冷" after a question on 华山): a small model took "山上冷"
+# for a place's name, and 华山 shares a character with it.
+PART_OF_A_PLACE = re.compile(r"^(?:山上|山顶|山里|山下|山脚|海边|湖边|岛上|景区|当地|市区|城里|郊区|镇上|村里|那边|那里|这边)")
+
+
 def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary) -> str:
     """The one name of a Chinese question that shares a character with `value`, a name it does not write (the
     router's 凤城 of "这周五来凤怎么样", 南宁 of "今天下午4点定南人多不多"); "" when none or several do. The names are
@@ -416,7 +421,8 @@ def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary)
     for word in sorted(domain, key=len, reverse=True):
         rest = rest.replace(word, " ")
     rest = re.sub(f"[{re.escape(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)}]", " ", rest)
-    names = {run for run in re.findall(r"[\u3400-\u9fff]+", rest) if 2 <= len(run) <= 4 and set(run) & set(value)}
+    names = {run for run in re.findall(r"[\u3400-\u9fff]+", rest)
+             if 2 <= len(run) <= 4 and set(run) & set(value) and not PART_OF_A_PLACE.match(run)}
     return names.pop() if len(names) == 1 else ""
 
 
