@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,13 @@ import pytest
 from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.errors import AmbiguousPlace, UnknownPlace
 from weather_mcp_server.places.aliases import PLACE_ALIASES
+from weather_mcp_server.places.counties import county_named
+from weather_mcp_server.places.exonyms import EXONYMS
 from weather_mcp_server.places.gazetteer import Gazetteer
-from weather_mcp_server.places.names import choose, distance_km, parse_coordinates
+from weather_mcp_server.places.names import choose, distance_km, normalize, parse_coordinates
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.resolver import PlaceResolver, places_asked_before
+from weather_mcp_server.places.stations import STATIONS
 
 REPO = Path(__file__).resolve().parents[2]
 # CI's copy of the shared eval set lives next to the repository.
@@ -138,12 +142,6 @@ def test_every_listed_chinese_name_of_a_place_abroad_finds_it_and_no_chinese_pla
         gazetteer: Gazetteer, place_index: Path) -> None:
     """exonyms.csv (夏蒙尼, 圣莫里茨, 二世古, 束草 were unknown): each name finds its town, and none is the name of a
     place in China, which keeps it (江陵 is Hubei's, not Gangneung)."""
-    import sqlite3
-
-    from weather_mcp_server.places.counties import county_named
-    from weather_mcp_server.places.exonyms import EXONYMS
-    from weather_mcp_server.places.names import normalize
-
     assert len(EXONYMS) > 1000 and ("二世古", "Niseko, JP") in EXONYMS
     with sqlite3.connect(place_index) as index:
         chinese = {key for (key,) in index.execute(
@@ -161,8 +159,6 @@ def test_sights_with_no_town_are_places_of_their_own(gazetteer: Gazetteer) -> No
     """sights.csv: villages, resorts and parks no town of 500 people names ("Lake Tekapo forecast", "二世古明天下雪吗"
     was Niseko's town, "Abisko" was Abiko, Japan): each by its first name, at its coordinates; a town keeps its own
     name (藏王 is the town Zaō, Zao Onsen the resort)."""
-    from weather_mcp_server.places.stations import STATIONS
-
     assert len(STATIONS) > 800
     for names, latitude, longitude, timezone, country in STATIONS:
         place = gazetteer.lookup(names[0])
