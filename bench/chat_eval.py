@@ -45,7 +45,8 @@ from each other, by two writers side by side; each was run once held apart, then
 each was run once held apart, then tuned on. `dev28` and `dev29` (bench/dev28_*, dev29_*) were written apart from
 all twenty-seven and from each other, by two writers side by side; each was run once held apart, then tuned on.
 `dev30` and `dev31` (bench/dev30_*, dev31_*) were written apart from all twenty-nine and from each other, by two
-writers side by side, and are held apart until their first run.
+writers side by side; each was run once held apart, then tuned on, so the next measure needs a set written apart
+from all thirty-one.
 Files given as arguments make one set of their own.
 """
 
