@@ -79,10 +79,11 @@ def after_thanks(question: str) -> str:
     """The question a message asks after an acknowledgement or thanks ("great thanks. btw what SPF is ok for
     toddlers?" asks "what SPF is ok for toddlers?"), less the words that open an aside; "" when it opens with
     none or asks nothing after it."""
-    opened = _ACKNOWLEDGES.match(question.strip())
+    text = question.strip()
+    opened = _ACKNOWLEDGES.match(text)
     if opened is None or not re.search(r"[^\W\d_]", opened[0]):
         return ""
-    rest = question.strip()[opened.end():]
+    rest = text[opened.end():]
     rest = rest[aside.end():] if (aside := _ASIDE.match(rest)) else rest
     return rest if asks(rest) else ""
 

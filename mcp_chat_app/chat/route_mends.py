@@ -122,20 +122,18 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
         return planned
     (plan,), (earlier,) = planned, latest
     tool, before = resolve(plan.name, by_name), resolve(earlier["tool"], by_name)
-    if before is not None and before is not tool and conversation.says_only_a_day(turn.question) \
-            and takes_a_day(before.input_schema):
-        again = replanned(PlannedCall(plan.call_id, before.qualified_name, {}), dict(earlier["arguments"]), by_name,
-                          turn)
-        if again.request is not None:
-            log.info("%s, not %s: the follow-up says only a day", before.qualified_name, plan.name)
-            return (again,)
     unit_words = tuple(word for words in turn.vocabulary.unit_systems.values() for word in words)
-    if before is not None and before is not tool and conversation.says_only_units(turn.question, unit_words):
-        # "in pounds pls" after a price in one shop was called for another tool: the latest call, in those units
+    only = ""  # what the follow-up says alone, when it is the latest call's to answer
+    if before is not None and before is not tool:
+        if conversation.says_only_a_day(turn.question) and takes_a_day(before.input_schema):
+            only = "a day"
+        elif conversation.says_only_units(turn.question, unit_words):  # "in pounds pls" after a price
+            only = "units"
+    if only:
         again = replanned(PlannedCall(plan.call_id, before.qualified_name, {}), dict(earlier["arguments"]), by_name,
                           turn)
         if again.request is not None:
-            log.info("%s, not %s: the follow-up says only units", before.qualified_name, plan.name)
+            log.info("%s, not %s: the follow-up says only %s", before.qualified_name, plan.name, only)
             return (again,)
     stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
     listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
@@ -586,8 +584,7 @@ def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict
                                  turn: Turn) -> tuple[PlannedCall, ...]:
     """A call whose place is a part of the conversation's one place said by no name (山上, 海边, 当地), made for that
     place."""
-    latest = {place for call in conversation.latest_tried(turn.history) if (tool := resolve(call["tool"], by_name))
-              for place in place_values(call.get("arguments", {}), tool.input_schema, turn.vocabulary)}
+    latest = _places_of(conversation.latest_tried(turn.history), by_name, turn)
     if len(latest) != 1:
         return planned
     (place,) = latest
@@ -606,8 +603,7 @@ def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict
 def one_place_meant(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> str:
     """The one place a call of several is about instead, or "": the latest answer's one place, when the question
     asks of "there" (那里), compares nothing and names none of the call's places."""
-    latest = {place for call in conversation.latest_calls(turn.history) if (tool := resolve(call["tool"], by_name))
-              for place in place_values(call.get("arguments", {}), tool.input_schema, turn.vocabulary)}
+    latest = _places_of(conversation.latest_calls(turn.history), by_name, turn)
     if len(latest) != 1 or not _THERE.search(turn.question) or compares(turn.question, turn.vocabulary):
         return ""
     for plan in planned:
@@ -618,6 +614,12 @@ def one_place_meant(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInf
                 isinstance(place, str) and mentioned(place, turn.question.casefold()) for place in places):
             return next(iter(latest))
     return ""
+
+
+def _places_of(calls: list[dict[str, Any]], by_name: dict[str, ToolInfo], turn: Turn) -> set[str]:
+    """The places the conversation's recorded calls were made for."""
+    return {place for call in calls if (tool := resolve(call["tool"], by_name))
+            for place in place_values(call.get("arguments", {}), tool.input_schema, turn.vocabulary)}
 
 
 def replanned_for(plan: PlannedCall, place: str, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:

@@ -252,7 +252,7 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
 def _says_verdicts(reply: str, verdicts: list[dict[str, Any]]) -> bool:
     """Whether the reply speaks of a verdict of the facts (one of its keywords)."""
     lowered = reply.lower()
-    return any(str(word).lower() in lowered for verdict in verdicts for word in verdict.get("keywords", ()))
+    return any(str(word).lower() in lowered for verdict in verdicts for word in verdict.get("keywords", ()) if word)
 
 
 def _asks_a_past_day(question: str, today: dt.date) -> bool:
