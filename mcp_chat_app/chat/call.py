@@ -9,9 +9,10 @@ from dataclasses import dataclass, replace
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.route import Routed
+from mcp_chat_app.chat.route_arguments.days import in_the_places_calendar
 from mcp_chat_app.chat.route_plan import PlannedCall, error_view
 from mcp_chat_app.chat.text import languages
-from mcp_chat_app.chat.text.result_view import model_view
+from mcp_chat_app.chat.text.result_view import model_view, results_today
 from mcp_chat_app.chat.tool_media import MediaItem, stored_media
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import current_caller
@@ -45,6 +46,7 @@ def call(turn: Turn, manager: McpManager, media: MediaStore, routed: Routed, bef
               if fallback is not None and outcome.reason == "tool_error"}
     for i, outcome in zip(failed, _made(turn, manager, list(failed.values()))):
         outcomes[i] = outcome
+    outcomes = _in_the_places_calendar(turn, manager, outcomes)
     results = iter(outcomes)
     called = replace(before, views=(), tools_ms=before.tools_ms + (time.perf_counter() - started) * 1000)
     for plan in routed.calls:
@@ -66,6 +68,27 @@ def _made(turn: Turn, manager: McpManager, requests: list[ToolRequest]) -> list[
                               on_progress=on_progress, cancellation=turn.cancellation, asker=turn.asker,
                               user=current_caller(), earlier=conversation.earlier_arguments(turn.history)) \
         if requests else []
+
+
+def _in_the_places_calendar(turn: Turn, manager: McpManager, outcomes: list[ToolOutcome]) -> list[ToolOutcome]:
+    """The outcomes, each call whose day the gateway counted from its own date made again for the day counted
+    from the place's, where the result shows the place's today is another (a weekday of next week, asked at the
+    week's edge there); the first outcome stays where the second fails."""
+    schemas = {(tool.server, tool.name): tool.input_schema for tool in manager.tools()}
+    again = {}
+    for i, outcome in enumerate(outcomes):
+        schema = schemas.get((outcome.server, outcome.tool))
+        if outcome.is_error or schema is None:
+            continue
+        arguments = in_the_places_calendar(outcome.arguments, schema, turn.question, turn.today,
+                                           results_today(outcome.structured_content, turn.today), turn.vocabulary)
+        if arguments is not None:
+            again[i] = ToolRequest(outcome.server, outcome.tool, arguments)
+    outcomes = list(outcomes)
+    for i, outcome in zip(again, _made(turn, manager, list(again.values()))):
+        if not outcome.is_error:
+            outcomes[i] = outcome
+    return outcomes
 
 
 def _refused(plan: PlannedCall) -> ToolOutcome:

@@ -11,8 +11,7 @@ from typing import Any
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.route_arguments.days import (
-    now_asked,
-    past_midnight,
+    question_day,
     with_asked_day,
     with_asked_span,
     with_asked_weekend,
@@ -35,7 +34,6 @@ from mcp_chat_app.chat.route_arguments.place_names import (
 from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, place_argument, without_unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import unstated_arguments
 from mcp_chat_app.chat.route_prompt import NO_TOOL, dump_arguments
-from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, ModelToolCall
 from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
@@ -82,8 +80,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
                                           else turn.question, turn.vocabulary)
         arguments = with_asked_part(with_clock_hours(arguments, schema, turn.question, turn.vocabulary), schema,
                                     turn.question, turn.vocabulary)
-        day = past_midnight(asked_day(turn.question, turn.today), turn.question, turn.vocabulary) \
-            or now_asked(turn.question, turn.today)
+        day = question_day(turn.question, turn.today, turn.vocabulary)
         arguments = with_asked_day(arguments, schema, day, turn.today)
         arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)
         arguments = with_asked_weekend(arguments, schema, turn.question)

@@ -8,14 +8,19 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+from dataclasses import replace
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.call import call as call_tools
 from mcp_chat_app.chat.conversation import says_only
 from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.pipeline import ChatPipeline
+from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.route_arguments.days import (
+    in_the_places_calendar,
     with_asked_day,
     with_asked_weekend,
     with_earlier_day,
@@ -33,13 +38,15 @@ from mcp_chat_app.chat.route_arguments.place_names import (
 from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, without_unnamed_places
 from mcp_chat_app.chat.route_prompt import (ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA,
                                             MISQUOTED, NOT_IN_THE_QUESTION)
+from mcp_chat_app.chat.route_plan import PlannedCall
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_an_earlier_day, names_the_day_after
 from mcp_chat_app.chat.text.languages import in_another_script
+from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.llm.client import LlmClient
 from mcp_chat_app.llm.profiles import Endpoint
-from mcp_chat_app.mcp_client.manager import ToolInfo
+from mcp_chat_app.mcp_client.manager import ToolInfo, ToolRequest
 from mcp_chat_app.media_store import MediaStore
 
 from tests.support.gateway_processes import WEATHER_SERVER, GatewayProcess
@@ -312,6 +319,58 @@ def test_around_midnight_at_the_place_the_tool_counts_the_asked_day_from_its_own
     wednesday = with_asked_day({"city": "北京", "day": 1}, FORECAST, asked_day("北京周三会下雨吗", gateway_today),
                                gateway_today)
     assert wednesday["day"] == "wednesday"  # at 00:30 on Wednesday in Beijing: its today, not tomorrow
+
+
+SUNDAY, MONDAY = dt.date(2026, 12, 6), dt.date(2026, 12, 7)
+
+
+@pytest.mark.parametrize("question, gateway_today, place_today, router_day, day", [
+    # 02:56 on Monday in 三亚, still Sunday in UTC: next week's Saturday there is the 19th, not the 12th.
+    ("三亚下周六天气怎么样", SUNDAY, MONDAY, "2026-12-12", "2026-12-19"),
+    ("Tokyo weather next Monday", SUNDAY, MONDAY, "2026-12-07", "2026-12-14"),
+    # Sunday evening in Los Angeles, Monday in UTC: next Monday there is tomorrow, as 下周一 is.
+    ("LA weather next Monday?", MONDAY, SUNDAY, "2026-12-14", "2026-12-07"),
+    ("洛杉矶下周一冷吗", MONDAY, SUNDAY, "2026-12-14", "2026-12-07"),
+])
+def test_at_the_weeks_edge_a_weekday_of_next_week_is_counted_in_the_places_calendar(
+        question, gateway_today, place_today, router_day, day):
+    arguments = with_asked_day({"city": "x", "day": router_day}, FORECAST, asked_day(question, gateway_today),
+                               gateway_today)
+    assert arguments["day"] == router_day  # the gateway's own count
+    assert in_the_places_calendar(arguments, FORECAST, question, gateway_today, place_today, VOCABULARY) == {
+        "city": "x", "day": day}
+
+
+def test_a_day_the_tool_counts_itself_or_a_calendar_date_stands_in_any_calendar():
+    for question, value in (("三亚明天冷吗", 1), ("三亚周六冷吗", "saturday"), ("三亚12月19日冷吗", "2026-12-19"),
+                            ("三亚下周六冷吗", "2026-12-19")):
+        assert in_the_places_calendar({"city": "三亚", "day": value}, FORECAST, question, SUNDAY, MONDAY,
+                                      VOCABULARY) is None, question
+    # the same date in both calendars: nothing to count again
+    assert in_the_places_calendar({"city": "三亚", "day": "2026-12-12"}, FORECAST, "三亚下周六冷吗", SUNDAY, SUNDAY,
+                                  VOCABULARY) is None
+
+
+def test_a_call_whose_result_shows_another_today_is_made_again_for_the_places_day(tmp_path):
+    """Through the call stage with a scripted tool: its result names a time zone whose date is not the gateway's
+    (one of UTC+14 and UTC-12 is always another date), so the gateway's next-week Saturday is called again as the
+    place's, and the second result is the one kept."""
+    now = dt.datetime.now().astimezone()
+    zone, shift = next((zone, shift) for zone in ("Etc/GMT-14", "Etc/GMT+12")
+                       if (shift := (now.astimezone(ZoneInfo(zone)).date() - now.date()).days))
+    gateway_today = SUNDAY if shift > 0 else MONDAY
+    forecast = ScriptedTool("weather", "get_forecast",
+                            lambda a: {"location": {"timezone": zone}, "days": [{"date": a["day"]}]}, FORECAST)
+    manager = MockMcpManager([forecast])
+    turn = replace(Turn.start("三亚下周六天气怎么样", [], ASSISTANT), today=gateway_today)
+    first = "2026-12-12" if shift > 0 else "2026-12-19"
+    planned = PlannedCall("c1", "weather__get_forecast", {"city": "三亚", "day": first},
+                          request=ToolRequest("weather", "get_forecast", {"city": "三亚", "day": first}))
+    called = call_tools(turn, manager, MediaStore(tmp_path), Routed(calls=(planned,)))
+    again = "2026-12-19" if shift > 0 else "2026-12-12"
+    assert [request.arguments["day"] for request in manager.calls] == [first, again]
+    (outcome,) = called.outcomes
+    assert outcome.structured_content["days"] == [{"date": again}]
 
 
 def test_a_question_the_tools_answer_is_told_apart():

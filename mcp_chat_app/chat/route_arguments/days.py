@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from mcp_chat_app.chat.text.clock import TONIGHT, clock_times, numeral
-from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, day_references, day_words, names_the_day_after
+from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, asked_day, day_references, day_words, names_the_day_after
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -47,6 +47,26 @@ def past_midnight(asked: AskedDay | None, question: str, vocabulary: Vocabulary)
     if not times or any(len(time.minutes) != 1 or min(time.minutes) // 60 >= _SMALL_HOURS for time in times):
         return asked
     return replace(asked, offset=1, also=frozenset(), weekday=None)
+
+
+def question_day(question: str, today: dt.date, vocabulary: Vocabulary) -> AskedDay | None:
+    """The one day the question asks about, counted from `today`: its day words, tomorrow for tonight's small
+    hours, or today where it says "now"."""
+    return past_midnight(asked_day(question, today), question, vocabulary) or now_asked(question, today)
+
+
+def in_the_places_calendar(arguments: dict[str, Any], schema: dict[str, Any], question: str, today: dt.date,
+                           place_today: dt.date, vocabulary: Vocabulary) -> dict[str, Any] | None:
+    """The arguments with the asked day counted from the place's today, where its result shows that today is not
+    the gateway's and the day was passed as a date the gateway counted: "三亚下周六" asked at 02:56 on Monday
+    there, Sunday in UTC, is the 19th, not the gateway's next-week Saturday, the 12th. None where the call stands."""
+    if place_today == today:
+        return None
+    asked = question_day(question, place_today, vocabulary)
+    if asked is None or asked.date is not None:  # a calendar date is the same date in every calendar
+        return None
+    again = with_asked_day(arguments, schema, asked, place_today)
+    return again if again != arguments else None
 
 
 def with_asked_day(arguments: dict[str, Any], schema: dict[str, Any], asked: AskedDay | None,
