@@ -41,6 +41,8 @@ _MAX_PAIRS = 12
 _RECORD_SEPARATOR = re.compile(r"；|; ")
 # The degree of a verdict's topic asked ("how hot will it get", "有多冷"): the answer gives the verdict too.
 _HOW = r"(?:\bhow\s+|多|\b(?:chances?|odds|likelihood|probability)\s+of\s+(?:any\s+|some\s+)?)"
+# A question word: "how hot?" or "which is hot?" asks more than yes or no.
+_WH = re.compile(r"\b(?:what|whats|how|when|where|which|who|why)\b")
 _HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"  # "…的概率多大": the chance of it, after its word
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 # Chat's capitals name nothing measured ("OK, what about this Friday?" was answered "the data does not include
@@ -301,14 +303,17 @@ def degree_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str
 
 
 def tersely_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The verdicts a terse question opens with ("Delays tonight on the A1?", "any queues tomorrow?"): asked yes or
-    no, as "will it ...?" asks it."""
+    """The verdicts a terse question opens or ends with ("Delays tonight on the A1?", "any queues tomorrow?",
+    "Sydney tomorrow, hot?"): asked yes or no, as "will it ...?" asks it."""
     lowered = question.strip().lower()
     if not lowered.endswith(("?", "？")):
         return []
     # (after a lead of its own: "and the day after that - any delays then?")
     parts = [part.strip() for part in question_parts(lowered)]
     return [v for v in verdicts if any(re.match(rf"(?:any\s+)?{re.escape(str(word).lower())}\b", part)
+                                       or (not _WH.search(part) and re.search(
+                                           rf"(?:^|[\s,])(?:very |too |really |so )?{re.escape(str(word).lower())}\w*"
+                                           r"\s*[?？]$", part))
                                        for word in v["keywords"] if str(word).isascii() for part in parts)]
 
 

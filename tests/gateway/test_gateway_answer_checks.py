@@ -74,6 +74,8 @@ DRY = [rain(False, "no rain is expected")]
     ("내일 제주도에 비 와요? Answer in English please.", True), ("서울 날씨 어때요?", False),
     ("¿Qué tiempo hará mañana en Cusco?", False), ("Quel temps fera-t-il demain à Lyon ?", False),
     ("Wie warm wird es morgen in Graz?", False), ("明日の札幌の天気はどうですか？", False),
+    # "… or not", as 冷不冷 ("JB tomorrow very hot or not ah")
+    ("JB tomorrow very hot or not ah", True), ("Cameron Highlands on Saturday will be cold or not?", True),
 ])
 def test_yes_no_questions_are_told_in_their_spoken_forms_too(question, yes_no):
     assert is_yes_no_question(question) is yes_no
@@ -582,11 +584,14 @@ def test_the_chance_of_a_verdicts_topic_is_asked_as_its_degree(question, asked):
 
 @pytest.mark.parametrize("question, asked", [
     ("Rain tonight in Calabar?", True), ("snow in Laramie tonight?", True), ("any rain tomorrow?", True),
-    ("Rainfall totals for Lima?", False), ("rain tonight in Calabar", False), ("Weather in Calabar, rain?", False),
+    ("Rainfall totals for Lima?", False), ("rain tonight in Calabar", False),
     # after a lead of its own ("Yes, there will be snow" beside a verdict of none)
     ("and the day after that - any snow then?", True), ("Thanks. Rain in Calabar tonight?", True),
+    # ending with the word, with no question word ("Sydney tomorrow, hot?" was answered "Yes, … hot" at 23.2 °C)
+    ("Weather in Calabar, rain?", True), ("Laramie tonight - really snowy?", True),
+    ("which day will it rain?", False), ("Calabar tomorrow, how much rain?", False),
 ])
-def test_a_terse_question_that_opens_with_a_verdicts_word_asks_it_yes_or_no(question, asked):
+def test_a_terse_question_that_opens_or_ends_with_a_verdicts_word_asks_it_yes_or_no(question, asked):
     """"snow in Laramie tonight?" was answered without the verdict first, and the writer listed the others."""
     verdicts = [{"topic": "rain", "holds": False, "statement": "no rain is expected", "keywords": ["rain", "雨"]},
                 {"topic": "snow", "holds": False, "statement": "no snow is expected", "keywords": ["snow", "雪"]}]

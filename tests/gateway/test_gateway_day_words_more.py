@@ -13,6 +13,7 @@ from tests.support.gateway_processes import weather_call as call
 
 from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.route_arguments.days import now_asked, past_midnight, with_asked_day, without_unasked_span
+from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_the_day_after, unsupported_present
 from mcp_chat_app.chat.text.quantities import asked_quantities
@@ -44,10 +45,18 @@ def test_shorthand_for_tomorrow_and_tonight_is_read_as_the_day(question, offset)
     ("明後日の長崎の天気を教えてください。英語で答えてください。", 2), ("あした東京は雨？", 1),  # Japanese
     ("台北後天會下雨嗎", 2), ("高雄大後天熱嗎", 3),  # traditional characters
     ("听日Tamarindo天气点样", 1), ("聽日香港會唔會落雨", 1), ("琴日广州几热", -1),  # Cantonese
+    ("香港後日天氣點樣", 2), ("澳门大后日落唔落雨", 3), ("三天后日出几点", 3), ("两天后日落几点", 2),  # 後日, not 后 before 日出
+    # 礼拜 as 周, and 礼拜天 before 气 is no Sunday ("台北這禮拜天氣如何" was called for Sunday)
+    ("下礼拜三冷吗", 9), ("下个星期五会下雨吗", 11), ("礼拜天去爬山冷不冷", 6), ("星期天气温多少", 6),
 ])
 def test_near_days_in_japanese_and_traditional_characters(question, offset):
-    asked = asked_day(question, MONDAY)
+    asked = asked_day(languages.in_simplified(question), MONDAY)
     assert (asked.offset, asked.span) == (offset, False)
+
+
+def test_this_week_in_its_spoken_forms_is_the_week_not_its_sunday():
+    for question in ("台北這禮拜天氣如何", "这个星期天气怎么样", "这星期会下雨吗"):
+        assert day_words(languages.in_simplified(question)) == {"本周"}, question
 
 
 def test_shorthand_for_tonight_is_a_part_of_the_day():

@@ -17,8 +17,14 @@ _ZH_WEEKDAY = "一二三四五六日天"
 # A weekday's character after 这周 or 本周 (这周五), but not one that begins a word (这周一直晴 is the week's).
 _WEEKDAY_AFTER = "[一二三四五六日](?!直|些|样|定|般|起|切|点|共)"
 _ZH = re.compile(
-    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这周(?!{_WEEKDAY_AFTER})|这个星期(?!{_WEEKDAY_AFTER}|天)|下周(?:[一二三四五六日]|天(?!气))?"
-    r"|周[一二三四五六日]|(?:星期|礼拜)[一二三四五六日天]"  # not 周天: "一周天数" is "a week", "days"
+    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这周(?!{_WEEKDAY_AFTER})|这个?(?:星期|礼拜)(?!{_WEEKDAY_AFTER}|天(?!气(?!温)))|下周(?:[一二三四五六日]|天(?!气))?"
+    r"|下个?(?:星期|礼拜)(?:[一二三四五六日]|天(?!气(?!温)))?|下个周[一二三四五六日]"
+    # not 周天: "一周天数" is "a week", "days"; nor 礼拜天 before 气: "这礼拜天气如何" asks about the week (but
+    # "星期天气温" about Sunday)
+    r"|周[一二三四五六日]|(?:星期|礼拜)(?:[一二三四五六日]|天(?!气(?!温)))"
+    # Cantonese (traditional 後日, simplified before this reads it): the day after tomorrow; not 后 before 日出 or
+    # 日落 ("三天后日落几点"), but 落雨 is rain ("后日落唔落雨")
+    r"|大?后日(?![出照期光]|落(?!唔|雨|大雨|雪))"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # "tomorrow" as people type it (chat shorthand, slang, typos), alone or in "the day after tomorow".
@@ -115,13 +121,14 @@ _COUNTED_FROM_WEEKDAY = re.compile(rf"\b(?:{_COUNT})\s+(?:weeks?|fortnights?)\s+
 # 周天 is Sunday, but not before 气: that is the week's conditions, in the domain's word for them.
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日]|天(?!气))")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
-            "昨日": "昨天", "这周": "本周", "这周末": "周末", "本周末": "周末", "这个星期": "本周",
+            "昨日": "昨天", "这周": "本周", "这周末": "周末", "本周末": "周末", "这个星期": "本周", "这星期": "本周", "这礼拜": "本周", "这个礼拜": "本周",
             # in traditional characters, and Japanese (明後日: the day after tomorrow)
             "大後天": "大后天", "後天": "后天", "明後日": "后天", "あさって": "后天", "あした": "明天", "きょう": "今天",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天",  # spoken
             "后儿": "后天", "后儿个": "后天", "大后儿": "大后天", "大后儿个": "大后天", "前儿": "前天", "前儿个": "前天",
             # Cantonese
-            "听日": "明天", "聽日": "明天", "听朝": "明天", "聽朝": "明天", "琴日": "昨天", "寻日": "昨天", "尋日": "昨天"}
+            "听日": "明天", "聽日": "明天", "听朝": "明天", "聽朝": "明天", "琴日": "昨天", "寻日": "昨天", "尋日": "昨天",
+            "后日": "后天", "大后日": "大后天"}
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
             "rn": "today", "atm": "today",  # "right now", "at the moment"
             **dict.fromkeys(TONIGHT.split("|"), "today"), **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
@@ -462,7 +469,7 @@ def _covered(day: str, facts_days: set[str]) -> bool:
 
 
 def _zh_canonical(word: str) -> str:
-    word = _ZH_SAME.get(word, word)
+    word = re.sub(r"^下个?(?:星期|礼拜|周)", "下周", _ZH_SAME.get(word, word))
     for prefix in ("星期", "礼拜"):
         if word.startswith(prefix):
             word = "周" + word[len(prefix):]
