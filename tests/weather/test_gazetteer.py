@@ -67,9 +67,12 @@ def test_chinese_query_keeps_chinese_display_name(gazetteer: Gazetteer) -> None:
 
 def test_another_spelling_of_a_places_name_is_shown_as_the_question_spells_it(gazetteer: Gazetteer) -> None:
     """"Hargeisa" was answered as Hargeysa (geonames' spelling), which a reader checking the names took for
-    another place; another name of a place ("Peking") still shows the place's own."""
+    another place; another name of a place ("Peking") shows the place's own beside it ("Singapore or Penang, which
+    is cooler?" was answered "George Town is colder")."""
     for query, shown, english in (("Hargeisa", "Hargeisa", "Hargeisa"), ("hai phong", "Hai Phong", "Hai Phong"),
-                                  ("Peking", "Beijing", "Beijing"), ("Bombay", "Mumbai", "Mumbai")):
+                                  ("Peking", "Beijing (Peking)", "Beijing"), ("Bombay", "Mumbai (Bombay)", "Mumbai"),
+                                  ("Penang", "George Town (Penang)", "George Town"), ("kl", "Kuala Lumpur (KL)",
+                                                                                      "Kuala Lumpur")):
         location = gazetteer.lookup(query)
         assert location is not None and (location.name, location.english_name) == (shown, english)
 
@@ -395,8 +398,9 @@ def test_a_country_is_no_city_and_an_island_is_its_main_town(gazetteer: Gazettee
         assert "is a country" in str(refused.value) and capital in str(refused.value), country
     for name, town, country in (("Singapore", "Singapore", "SG"), ("Monaco", "Monaco", "MC"),
                                 ("马尔代夫", "马尔代夫", "MV"), ("博茨瓦纳马翁", "博茨瓦纳马翁", "BW"),
-                                ("Tahiti", "Papeete", "PF"), ("Rarotonga", "Avarua", "CK"), ("Fiji", "Suva", "FJ"),
-                                ("布莱德湖", "布莱德湖", "SI"), ("Madeira", "Funchal", "PT"),
+                                ("Tahiti", "Papeete (Tahiti)", "PF"), ("Rarotonga", "Avarua (Rarotonga)", "CK"),
+                                ("Fiji", "Suva (Fiji)", "FJ"), ("布莱德湖", "布莱德湖", "SI"),
+                                ("Madeira", "Funchal (Madeira)", "PT"),
                                 ("San Marino", "San Marino", "SM"), ("Luxembourg", "Luxembourg", "LU")):
         place = asyncio.run(resolver.resolve(name))
         assert (place.name, place.country_code) == (town, country), name

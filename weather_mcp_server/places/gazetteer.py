@@ -413,7 +413,9 @@ class Gazetteer:
     def to_location(self, candidate: Candidate, query: str) -> Location:
         """Build the public Location; a Chinese query keeps its own wording as the display name, without 市 unless
         one character would be left (芒市 stays 芒市; chinese_keys keeps it alike), and another spelling of the
-        place's name is its name in English too ("Hargeisa" of Hargeysa; not "Peking", another name of Beijing)."""
+        place's name is its name in English too ("Hargeisa" of Hargeysa); another name of the place is shown beside
+        its own ("George Town (Penang)": answered "George Town is colder", a reader who asked about Penang could not
+        tell which place won)."""
         written, _ = split_qualifier(query)
         if has_cjk(written):
             chinese = written.removesuffix("市") if len(written) > 2 else written
@@ -423,7 +425,9 @@ class Gazetteer:
         if has_cjk(written) and chinese:
             name = chinese
         elif not candidate.exact and _spelt_otherwise(written, candidate.name):
-            name = english = written.strip().title() if written.islower() else written.strip()
+            name = english = _as_a_name(written)
+        elif normalize(written) not in normalize(candidate.name):
+            name = f"{candidate.name} ({_as_a_name(written)})"
         return Location(
             name=name,
             english_name=english,
@@ -513,6 +517,14 @@ def _a_typo_of(written: str, key: str) -> bool:
     words, key_words = written.split(), key.split()
     return (len(words) == len(key_words) and abs(len(written) - len(key)) <= 1
             and all(difflib.SequenceMatcher(None, a, b).ratio() >= SPELLING_RATIO for a, b in zip(words, key_words)))
+
+
+def _as_a_name(written: str) -> str:
+    """A name as the query writes it, capitalised where it is all lower case ("kl": KL, "hai phong": Hai Phong)."""
+    written = written.strip()
+    if not written.islower():
+        return written
+    return written.upper() if len(written) <= 3 else written.title()
 
 
 def _spelt_otherwise(written: str, name: str) -> bool:
