@@ -54,6 +54,7 @@ _BARE_WORD = re.compile("|".join((*_BARE_YES, "no", "nope", "不是")), re.IGNOR
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 _PIECE = re.compile(r"[，。,.;；、\n]")
 _SENTENCE_SPLIT = re.compile(r"[。!！?？\n]|\.(?!\d)")
+_THAN = re.compile(r"\bthan\b|比")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 # A question that asks for a figure ("How much fell?", "多少", "几度"): a yes or a no is not its answer.
 _ASKS_A_FIGURE = re.compile(r"\bhow\s+(?:much|many|high|low|strong)\b|多少|几度|多高|多大", re.IGNORECASE)
@@ -62,7 +63,7 @@ _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 # Comparing two things, in the languages fully served (the domain adds its own words); "less" and "少" put the
 # winner second.
 _COMPARATIVES = ("more", "less", "fewer", "than", "更", "比", "较")
-_LESSER = ("less", "fewer", "少", "低于")
+_LESSER = ("less", "fewer", "lower", "smaller", "少", "低于", "更小", "较小", "更低", "较低")
 _LATIN_WORD = re.compile(r"[a-z]{3,}")
 _CALENDAR_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                    "february", "march", "april", "june", "july", "august", "september", "october", "november",
@@ -385,12 +386,14 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
             if not comparative.search(lowered) or not said_words:
                 continue
             order = _named_in_order(clause, verdict["places"])
-            if len(order) < 2:
+            # One place said to have more of it ("哈尔滨更暖和" beside 长春) is said to win, and one said to have
+            # less to lose; not where "than" (比) names the other by a word that is no place of the verdict's.
+            if not order or (len(order) == 1 and _THAN.search(lowered)):
                 continue
             # A verdict whose own words compare down ("less crowded") names its winner first with them.
             down = lesser.search(lowered) and not any(lesser.search(word) for word in said_words)
             said = order[-1] if down else order[0]
-            if verdict["winner"] not in said:
+            if (verdict["winner"] in said) is (len(order) == 1 and bool(down)):
                 details.append(f"it says {clause.strip()!r}, but the facts say: {verdict['statement']}")
     return details
 

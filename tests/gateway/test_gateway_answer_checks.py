@@ -657,6 +657,25 @@ def test_a_comparison_asked_the_other_way_round_is_answered_with_its_own_winner(
                        VOCABULARY) == []
 
 
+def test_one_place_said_to_have_more_or_less_of_a_verdicts_topic_must_be_its_winner_or_loser():
+    """"今晚哈尔滨和长春哪个更冻" was answered "长春更冻，哈尔滨更暖和" where the facts say 哈尔滨更冷: 冻 is a word of
+    the colder verdict, and one place said to be warmer in a clause of its own is said to win the warmer one."""
+    places = [["哈尔滨", "Harbin"], ["长春", "Changchun"]]
+    verdicts = [{"topic": "warmer", "winner": "长春", "places": places, "statement": "长春更暖和",
+                 "keywords": ["warm", "暖"]},
+                {"topic": "colder", "winner": "哈尔滨", "places": places, "statement": "哈尔滨更冷",
+                 "keywords": ["cold", "冷", "冻"]},
+                {"topic": "windier", "winner": "哈尔滨", "places": places, "statement": "哈尔滨风更大",
+                 "keywords": ["wind", "风"]}]
+    question = "今晚哈尔滨和长春哪个更冻"
+    assert contradictions("长春更冻，哈尔滨更暖和。", question, verdicts, VOCABULARY)
+    assert contradictions("哈尔滨更冷，长春风更大。", question, verdicts, VOCABULARY)
+    assert contradictions("哈尔滨风更小。", question, verdicts, VOCABULARY)  # less of it: the loser
+    for right in ("哈尔滨更冷，长春更暖和，哈尔滨风更大，长春风更小。", "Harbin is colder; Changchun has less wind.",
+                  "哈尔滨更冻。"):
+        assert contradictions(right, question, verdicts, VOCABULARY) == [], right
+
+
 def test_a_polar_night_that_says_there_is_no_sunrise_answers_when_the_sun_rises():
     """"When does the sun rise in Narvik tomorrow?" in December: the day has no sunrise (null), and the server's
     text says so by name; the answer says that, not that the data lacks the sunrise."""

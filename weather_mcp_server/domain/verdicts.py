@@ -36,7 +36,7 @@ _KEYWORDS = {
     # The highest high is the warmer place's, the lowest low the colder's ("谁的最低气温最低").
     "warmer": ["warm", "hot", "热", "熱", "暖", "highest high", "higher high", "highest max", "higher max", "最高气温最高",
                "最高温最高", "最高温度最高", "最高气温更高", "最高温更高"],
-    "colder": ["cold", "cool", "chill", "冷", "凉", "涼", "lowest low", "lower low", "lowest min", "lower min", "最低气温最低",
+    "colder": ["cold", "cool", "chill", "冷", "凉", "涼", "冻", "凍", "lowest low", "lower low", "lowest min", "lower min", "最低气温最低",
                "最低温最低", "最低温度最低", "最低气温更低", "最低温更低"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
     "windy": ["wind", "gust", "breez", "viento", "venteux", "ventoso", "风大", "大风", "风不大", "风很大", "刮风", "风力",
