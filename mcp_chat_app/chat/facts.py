@@ -43,7 +43,8 @@ _RECORD_SEPARATOR = re.compile(r"；|; ")
 _HOW = r"(?:\bhow\s+|多|\b(?:chances?|odds|likelihood|probability)\s+of\s+(?:any\s+|some\s+)?)"
 # A question word: "how hot?" or "which is hot?" asks more than yes or no.
 _WH = re.compile(r"\b(?:what|whats|how|when|where|which|who|why)\b")
-_HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"  # "…的概率多大": the chance of it, after its word
+_HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"
+_WORD = re.compile(r"[A-Za-z0-9.]+")  # "…的概率多大": the chance of it, after its word
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 # Chat's capitals name nothing measured ("OK, what about this Friday?" was answered "the data does not include
 # OK", "Should we move the BBQ indoors?" "… does not include BBQ").
@@ -95,6 +96,9 @@ class Facts:
     out_of_time: bool = False
     pictured: bool = False  # a result shows images: a chart shows its figures, its words need not repeat them
     overview_asked: bool = False  # the question asks for the data as a whole too (the vocabulary's overview words)
+    # The words of the successful calls' arguments, lowered: a term of the question a call was made with ("KL" of
+    # "weather in KL") is what its result is about, however the result names it (Kuala Lumpur).
+    argued: frozenset[str] = frozenset()
 
     @property
     def lacking(self) -> tuple[Quantity, ...]:
@@ -176,11 +180,13 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
                                     for o in called.outcomes if not o.is_error)]
     text = "\n".join(f.text for f in findings)
     unreached = _unreached_date(turn, text) + _unreached_year(turn, text)
+    argued = frozenset(word.lower() for o in called.outcomes if not o.is_error for _, value in leaves(o.arguments)
+                       if isinstance(value, str) for word in _WORD.findall(value))
     return Facts(findings, failures, notices, numbers, numbers_of_data, days, tool_names,
-                 _lead(verdicts, turn, asked), tuple(asked), _missing(turn, asked, held, text, unreached),
+                 _lead(verdicts, turn, asked), tuple(asked), _missing(turn, asked, held, text, unreached, argued),
                  _values(called, held), out_of_time=bool(unreached),
                  pictured=any(o.images for o in called.outcomes if not o.is_error),
-                 overview_asked=turn.vocabulary.asks_overview(turn.question))
+                 overview_asked=turn.vocabulary.asks_overview(turn.question), argued=argued)
 
 
 def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:
@@ -209,13 +215,13 @@ def _quotes_a_value(said: list[float], content: Any, quantity: Quantity) -> bool
                for key, value in leaves(measured(content)) if field_matches(key, quantity.field))
 
 
-def _missing(turn: Turn, asked: list[Quantity], held: list[Quantity], text: str,
-             unreached: list[str]) -> tuple[str, ...]:
-    """What the question names that no result holds: a quantity, a term ("CO2"), a clock time ("下午三点"), a
-    date or a year (`unreached`)."""
+def _missing(turn: Turn, asked: list[Quantity], held: list[Quantity], text: str, unreached: list[str],
+             argued: frozenset[str]) -> tuple[str, ...]:
+    """What the question names that no result holds: a quantity, a term ("CO2") no call was made with, a clock
+    time ("下午三点"), a date or a year (`unreached`)."""
     lacking = [q.word for q in asked if q not in held]
     lacking += [term for term in TERM.findall(turn.question) if term.lower() not in text.lower()
-                and not any(q.named_in(term) for q in held)]
+                and term.lower() not in argued and not any(q.named_in(term) for q in held)]
     lacking += unsupported_clock_times(turn.question, text, turn.vocabulary)
     lacking += unreached
     once: dict[str, str] = {}

@@ -6,6 +6,7 @@ the figure the forecast holds."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -541,6 +542,19 @@ def test_ok_in_capitals_is_no_term_the_facts_lack():
     # Terms still are: what no result holds is said missing, OK beside them or not.
     assert facts_of("PM2.5 and AQI in Delhi today?", forecast([], "Delhi today: 20°C."))[1].missing == ("AQI", "PM2.5")
     assert facts_of("Is the UV OK today?", forecast([], "Delhi today: 20°C."))[1].missing == ("UV",)
+
+
+def test_a_term_a_call_was_made_with_is_what_its_result_is_about():
+    """"weather in KL tomorrow" was answered "I do not have KL's weather information, but the facts say KL will be
+    mainly clear…": the call was made for "KL", whose result names Kuala Lumpur."""
+    kl = replace(forecast([], "Kuala Lumpur, tomorrow: 27.1 to 35.8°C."), arguments={"city": "KL", "day": 1})
+    question = "weather in KL tomorrow"
+    _, facts = facts_of(question, kl)
+    assert facts.missing == ()
+    assert "terms" not in {p.rule for p in check_reply("KL tomorrow: 27.1 to 35.8°C.", question, "en", facts,
+                                                       VOCABULARY)}
+    # a term no call was made with is still missing
+    assert facts_of("AQI in KL tomorrow?", kl)[1].missing == ("AQI",)
 
 
 @pytest.mark.parametrize("question, fields", [
