@@ -10,7 +10,8 @@ OPEN_METEO_ATTRIBUTION = "Weather data by Open-Meteo.com, licensed CC BY 4.0 (ht
 
 
 class Location(BaseModel):
-    """A resolved place. `name` is the name as the user wrote it when that was Chinese, else the English name."""
+    """A resolved place. `name` is the name as the user wrote it when that was Chinese, else the English name
+    (with the name asked by beside it where that is another: "George Town (Penang)")."""
 
     name: str
     english_name: str

@@ -12,8 +12,14 @@ import pytest
 
 from tests.weather.conftest import server_env, stdio_client
 from weather_mcp_server.domain.service import describe_day
-from weather_mcp_server.domain.verdicts import forecast_verdicts, hour_verdicts, precipitation_verdicts
-from weather_mcp_server.models import ForecastDay, HourRecord, PrecipitationDay
+from weather_mcp_server.domain.verdicts import (
+    Standing,
+    comparison_verdicts,
+    forecast_verdicts,
+    hour_verdicts,
+    precipitation_verdicts,
+)
+from weather_mcp_server.models import ForecastDay, HourRecord, Location, PrecipitationDay
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
@@ -272,6 +278,22 @@ def test_verdicts_have_the_words_of_questions_in_other_languages(question, topic
     verdicts = [*forecast_verdicts([day], ["today"]), *precipitation_verdicts([wet], ["today"])[-1:]]
     matched = {v.topic for v in verdicts if any(word in question.lower() for word in v.keywords)}
     assert topic in matched and not matched & {"rain", "snow", "hot", "cold"} - {topic}
+
+
+@pytest.mark.parametrize("question, topic", [
+    ("现在北京和上海哪里温度高", "warmer"), ("哪边气温更低", "colder"), ("今晚哈尔滨和长春哪个更冻", "colder"),
+    ("which has the higher temps today?", "warmer"),
+])
+def test_comparisons_have_the_words_people_compare_by(question, topic) -> None:
+    """"现在北京和上海哪里温度高" found no verdict of its words (温度高), and the answer named no winner first;
+    "哪个更冻" was answered with the wrong place, 冻 being no word of the colder verdict."""
+    def standing(name: str, temperature: float) -> Standing:
+        location = Location(name=name, english_name=name, country="X", country_code="XX", latitude=0.0,
+                            longitude=0.0, timezone="UTC")
+        return Standing(location, name, temperature, temperature, 0.0, 10.0)
+
+    verdicts = comparison_verdicts([standing("A", 5.0), standing("B", -6.0)])
+    assert topic in {v.topic for v in verdicts if any(str(word) in question for word in v.keywords)}
 
 
 def test_asked_hours_have_hot_cold_and_windy_verdicts() -> None:

@@ -35,9 +35,11 @@ _KEYWORDS = {
              "kalt", "freddo", "fredda", "寒い", "寒く", "추워", "춥"],
     # The highest high is the warmer place's, the lowest low the colder's ("谁的最低气温最低").
     "warmer": ["warm", "hot", "热", "熱", "暖", "highest high", "higher high", "highest max", "higher max", "最高气温最高",
-               "最高温最高", "最高温度最高", "最高气温更高", "最高温更高"],
+               "最高温最高", "最高温度最高", "最高气温更高", "最高温更高", "温度高", "气温高", "温度更高", "气温更高",
+               "温度最高", "气温最高", "higher temp"],
     "colder": ["cold", "cool", "chill", "冷", "凉", "涼", "冻", "凍", "lowest low", "lower low", "lowest min", "lower min", "最低气温最低",
-               "最低温最低", "最低温度最低", "最低气温更低", "最低温更低"],
+               "最低温最低", "最低温度最低", "最低气温更低", "最低温更低", "温度低", "气温低", "温度更低", "气温更低",
+               "温度最低", "气温最低", "lower temp"],
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
     "windy": ["wind", "gust", "breez", "viento", "venteux", "ventoso", "风大", "大风", "风不大", "风很大", "刮风", "风力",
               "風大", "大風", "風不大", "風很大", "颳風", "風力"],  # not 风 alone: 台风
