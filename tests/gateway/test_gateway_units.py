@@ -224,7 +224,8 @@ def test_a_flag_the_question_names_is_turned_on():
     schema = {"properties": {"temp": {"type": "number"}, "fahrenheit": {
         "type": "boolean", "default": False, "description": "true only if °F, Fahrenheit or 华氏 is asked"}}}
     for asked in ("list cities between 85 and 100 F today", "between 25 and 40°F?", "用华氏度再说一遍",
-                  "in fahrenheit please", "Talkeetna temp now in F pls"):
+                  "in fahrenheit please", "Talkeetna temp now in F pls", "what cities are under 32 degrees F today",
+                  "below 20 deg F?"):
         assert flags.with_asked_flags({"temp": 85}, schema, asked, VOCABULARY) == {"temp": 85, "fahrenheit": True}
         assert flags.with_asked_flags({"temp": 85, "fahrenheit": False}, schema, asked, VOCABULARY)["fahrenheit"]
     for asked in ("cities above 30 today", "Fine, thanks", "below 5 °C in Fes?", "in Fes"):

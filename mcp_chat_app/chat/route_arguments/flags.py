@@ -36,7 +36,7 @@ def with_asked_flags(arguments: dict[str, Any], schema: dict[str, Any], question
                      vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with the optional flags the question names turned on: "between 85 and 100 F", "in Kelvin
     again please" were called with the unit left off, and answered in the other. A symbol's letter right after a
-    figure or "in" names it too ("100 F", "in F pls")."""
+    figure, "in" or "degrees" names it too ("100 F", "in F pls", "under 32 degrees F")."""
     kept = dict(arguments)
     for name, spec in schema.get("properties", {}).items():
         if not _is_flag(spec) or kept.get(name) is True:
@@ -52,8 +52,9 @@ def _names(term: str, question: str, vocabulary: Vocabulary) -> bool:
         return mentioned(term, question.casefold())
     symbol = next((symbol for symbol in vocabulary.quoted_symbols if term.startswith(symbol)), None)
     letter = term[len(symbol):] if symbol else ""
+    # "100 F", "in F pls", "32 degrees F"
     return term.casefold() in question.casefold() or bool(
-        letter and re.search(rf"(?:\d ?|\bin ){re.escape(letter)}\b", question))  # "100 F", "in F pls"
+        letter and re.search(rf"(?:\d ?|\bin |\bdeg(?:ree)?s? ){re.escape(letter)}\b", question))
 
 
 def with_earlier_flags(arguments: dict[str, Any], schema: dict[str, Any], earlier: list[dict[str, Any]],
