@@ -75,6 +75,18 @@ _ASIDE = re.compile(r"(?:by the way|btw|also|oh and|random q(?:uestion)?|对了|
                     re.IGNORECASE)
 
 
+# A question of the assistant's own taste or experience ("你觉得周杰伦新歌好听吗", "你去过云南吗", "do you like jazz?"),
+# which a small router answered with the conversation's place's data.
+_OF_THE_ASSISTANT = re.compile(r"你(?:觉得|认为|喜欢|去过|听过|看过|吃过|玩过|爱)|\bdo you (?:like|love|think|prefer|enjoy)\b|"
+                               r"\bhave you (?:ever )?(?:been|heard|seen|tried|visited)\b|\bwhat do you think\b",
+                               re.IGNORECASE)
+
+
+def of_the_assistant(question: str) -> bool:
+    """Whether the question asks the assistant's own taste or experience ("你去过云南吗", "do you like jazz?")."""
+    return bool(_OF_THE_ASSISTANT.search(question))
+
+
 def after_thanks(question: str) -> str:
     """The question a message asks after an acknowledgement or thanks ("great thanks. btw what SPF is ok for
     toddlers?" asks "what SPF is ok for toddlers?"), less the words that open an aside; "" when it opens with

@@ -24,13 +24,15 @@ _STATEMENT_END = re.compile(r"[啊呀啦了哦嘛！!。.~～]\s*$")
 _CLAUSES = re.compile(r"[，；。]\s*\S")  # a Chinese message of more than one clause: no terse query ("明天上海")
 _LATIN_WORD = re.compile(r"[a-z]+")
 # What people ask an assistant in passing that is no tool's unless a tool's description says the words: a
-# capital, a country, a time difference, a population or currency, a booking, a recipe, a tip or an exchange rate
-# ("what's the capital of Kazakhstan btw" was called as the present data of Kazakhstan, "你能帮我订机票吗" as the
-# conversation's place's, "whats a 15% tip on R340" as the air of a place "R340").
+# capital, a country, a time difference, a population or currency, a booking, a recipe, a tip, an exchange rate or
+# the difference between two things ("what's the capital of Kazakhstan btw" was called as the present data of
+# Kazakhstan, "你能帮我订机票吗" as the conversation's place's, "whats a 15% tip on R340" as the air of a place "R340",
+# "台风和飓风有什么区别" as a comparison of two places, 台风 and 飓风).
 _IN_PASSING = re.compile(r"\bcapital\b|首都|省会|\btime difference\b|时差|哪个国家|哪国|\b(?:which|what) country\b|"
                          r"\bpopulation\b|人口|\bcurrency\b|货币|订.{0,2}(?:机票|酒店|车票|门票)|菜谱|食谱|做法|怎么做|"
                          r"\brecipes?\b|\bbook (?:me )?(?:a |an |the )?(?:flights?|hotels?|tickets?|tables?)\b|"
-                         r"\d\s*%\s*tip\b|小费|汇率|\bexchange rates?\b",
+                         r"\d\s*%\s*tip\b|小费|汇率|\bexchange rates?\b|"
+                         r"(?:有|是)?(?:什么|啥)(?:区别|不同)|\bdifferences? between\b|\bwhat'?s the difference\b",
                          re.IGNORECASE)
 
 

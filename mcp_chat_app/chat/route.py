@@ -386,9 +386,11 @@ def _none_for_the_tools(turn: Turn, tools: list[ToolInfo], called: Called) -> bo
 
 
 def _an_aside(turn: Turn, tools: list[ToolInfo]) -> bool:
-    """A question of its own after thanks, in a conversation ("thx. do you know when to plant garlic?" was called
-    as the conversation's place's data): not a follow-up, and of nothing the tools answer."""
-    aside = conversation.after_thanks(turn.question)
+    """A question of its own after thanks, or of the assistant's own taste or experience, in a conversation ("thx.
+    do you know when to plant garlic?", "你去过云南吗" were called as the conversation's place's data): not a
+    follow-up, and of nothing the tools answer."""
+    aside = conversation.after_thanks(turn.question) or \
+        (turn.question if conversation.of_the_assistant(turn.question) else "")
     return bool(aside) and bool(turn.plain_history) and not _follows_on(aside) \
         and _asks_nothing_of_the_tools(aside, turn, tools)
 

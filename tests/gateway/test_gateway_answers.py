@@ -292,9 +292,10 @@ def test_a_follow_ups_place_is_settled_by_the_conversations_earlier_calls(pipeli
 
 
 def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fake_llm):
-    """A capital, a country, a time difference or a booking, asked at the start or in the middle of a conversation
-    ("what's the capital of Kazakhstan btw" was called as the present data of "Kazakhstan", "你能帮我订机票吗" as the
-    conversation's place's): the assistant's own answer, the router never asked. Asked on a day, it is the tools'."""
+    """A capital, a country, a time difference, a booking or a difference, asked at the start or in the middle of a
+    conversation, and the assistant's own taste or experience in one ("what's the capital of Kazakhstan btw" was
+    called as the present data of "Kazakhstan", "你能帮我订机票吗" and "你觉得周杰伦新歌好听吗" as the conversation's
+    place's): the assistant's own answer, the router never asked. Asked on a day, it is the tools'."""
     history = [{"role": "user", "content": "Astana tomorrow?"},
                {"role": "assistant", "content": "Cold.", "calls": [
                    {"tool": "weather__get_forecast", "arguments": {"city": "Astana", "day": 1}}]}]
@@ -302,7 +303,11 @@ def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fa
                                       ("塔什干是哪个国家的首都", "乌兹别克斯坦。", []),
                                       ("你能帮我订机票吗", "抱歉，我不能订机票。", history),
                                       ("顺便问下，可乐鸡翅怎么做", "先把鸡翅焯水。", history),
-                                      ("what's the time difference between California and Ireland?", "8 hours.", [])):
+                                      ("what's the time difference between California and Ireland?", "8 hours.", []),
+                                      ("台风和飓风有什么区别", "名字不同，地区不同。", history),
+                                      # the assistant's own taste or experience, in a conversation
+                                      ("你觉得周杰伦新歌好听吗", "挺好听的。", history),
+                                      ("have you ever been to Astana?", "I have not.", history)):
         fake_llm.script({"content": answer})
         result = pipeline().run(question, earlier)
         assert (result.tool_calls, result.response) == ([], answer), question
@@ -310,6 +315,7 @@ def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fa
     tools = [ToolInfo("time", "get_current_time", "Get the current time in a timezone.", {"type": "object"})]
     assert not asked_in_passing("what's the time difference between California and Ireland?", tools, VOCABULARY)
     assert not asked_in_passing("Population of Lagos tomorrow?", [], VOCABULARY)  # on a day: the tools'
+    assert not asked_in_passing("北京和上海明天有什么不同", [], VOCABULARY)
 
 
 def test_a_call_with_made_up_arguments_is_set_aside_for_a_question_that_needs_no_data(pipeline, fake_llm):

@@ -54,6 +54,12 @@ def test_near_days_in_japanese_and_traditional_characters(question, offset):
     assert (asked.offset, asked.span) == (offset, False)
 
 
+def test_a_day_of_the_weekend_named_beside_it_is_the_day_asked():
+    for question in ("台南这周末要去玩，礼拜六天气如何", "this weekend in Tainan - what about Saturday?"):
+        assert asked_day(question, MONDAY).offset == 5, question
+    assert asked_day("周末会下雨吗", MONDAY) is None
+
+
 def test_this_week_in_its_spoken_forms_is_the_week_not_its_sunday():
     for question in ("台北這禮拜天氣如何", "这个星期天气怎么样", "这星期会下雨吗"):
         assert day_words(languages.in_simplified(question)) == {"本周"}, question

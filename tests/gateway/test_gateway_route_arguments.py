@@ -1193,6 +1193,8 @@ def test_over_http_a_place_the_router_copied_with_a_slip_is_called_as_written(fo
     ("Oslo next weekend?", {"city": "Oslo", "day": 7, "days": 2}, {"city": "Oslo", "day": 7, "days": 2}),
     ("下周末北京", {"city": "北京", "day": 7, "days": 2}, {"city": "北京", "day": 7, "days": 2}),
     ("Oslo tomorrow?", {"city": "Oslo", "day": 1}, {"city": "Oslo", "day": 1}),
+    # a day of the weekend named beside it is that day ("台南這週末要去玩，禮拜六天氣如何" got both days' range)
+    ("台南这周末要去玩，礼拜六天气如何", {"city": "台南", "day": "saturday"}, {"city": "台南", "day": "saturday"}),
 ])
 def test_this_weekend_asked_is_the_day_arguments_weekend(question, arguments, expected):
     schema = {"properties": {"city": CITY, "day": DAY,

@@ -11,7 +11,15 @@ from dataclasses import replace
 from typing import Any
 
 from mcp_chat_app.chat.text.clock import TONIGHT, clock_times, numeral
-from mcp_chat_app.chat.text.day_words import WEEKDAYS, AskedDay, asked_day, day_references, day_words, names_the_day_after
+from mcp_chat_app.chat.text.day_words import (
+    WEEKDAYS,
+    WEEKEND_DAYS,
+    AskedDay,
+    asked_day,
+    day_references,
+    day_words,
+    names_the_day_after,
+)
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -144,8 +152,9 @@ def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], questi
     about this weekend (周末, "this weekend") and the day argument takes "weekend": "这周末冷不冷" after a week's
     chart kept its seven days. Not "next weekend": which one that is, the tool's "weekend" does not say."""
     days = [name for name, spec in schema.get("properties", {}).items() if "weekend" in day_forms(spec)]
-    if len(days) != 1 or not day_words(question) & {"周末", "weekend"} or _NEXT_WEEKEND.search(question):
-        return arguments
+    said = day_words(question)
+    if len(days) != 1 or not said & {"周末", "weekend"} or said & WEEKEND_DAYS or _NEXT_WEEKEND.search(question):
+        return arguments  # (a day of it named beside it is that day: "这周末要去玩，礼拜六天气如何")
     kept = {**arguments, days[0]: "weekend"}
     for name, spec in schema.get("properties", {}).items():
         if name in kept and _counts_days(spec):
