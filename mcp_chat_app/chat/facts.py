@@ -43,8 +43,10 @@ _RECORD_SEPARATOR = re.compile(r"；|; ")
 _HOW = r"(?:\bhow\s+|多|\b(?:chances?|odds|likelihood|probability)\s+of\s+(?:any\s+|some\s+)?)"
 # A question word: "how hot?" or "which is hot?" asks more than yes or no.
 _WH = re.compile(r"\b(?:what|whats|how|when|where|which|who|why)\b")
-_HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"
-_WORD = re.compile(r"[A-Za-z0-9.]+")  # "…的概率多大": the chance of it, after its word
+# ... and in Chinese (吗 and its kin ask yes or no already: claims.is_yes_no_question)
+_ZH_WH = re.compile(r"什么|啥|哪|几|多少|怎|如何|为什么|多[高低大小冷热暖久远]|吗|(?<![这那])么|嘛")
+_HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"  # "…的概率多大": the chance of it, after its word
+_WORD = re.compile(r"[A-Za-z0-9.]+")
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 # Chat's capitals name nothing measured ("OK, what about this Friday?" was answered "the data does not include
 # OK", "Should we move the BBQ indoors?" "… does not include BBQ").
@@ -316,11 +318,15 @@ def tersely_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[st
         return []
     # (after a lead of its own: "and the day after that - any delays then?")
     parts = [part.strip() for part in question_parts(lowered)]
-    return [v for v in verdicts if any(re.match(rf"(?:any\s+)?{re.escape(str(word).lower())}\b", part)
-                                       or (not _WH.search(part) and re.search(
-                                           rf"(?:^|[\s,])(?:very |too |really |so )?{re.escape(str(word).lower())}\w*"
-                                           r"\s*[?？]$", part))
-                                       for word in v["keywords"] if str(word).isascii() for part in parts)]
+    latin = [v for v in verdicts if any(re.match(rf"(?:any\s+)?{re.escape(str(word).lower())}\b", part)
+                                        or (not _WH.search(part) and re.search(
+                                            rf"(?:^|[\s,])(?:very |too |really |so )?{re.escape(str(word).lower())}\w*"
+                                            r"\s*[?？]$", part))
+                                        for word in v["keywords"] if str(word).isascii() for part in parts)]
+    # in Chinese, a word of the verdict in a question with no question word ("明天呢，也这么热？")
+    chinese = [] if _ZH_WH.search(lowered) else [v for v in verdicts if any(
+        str(word) in lowered for word in v["keywords"] if str(word) and not str(word).isascii())]
+    return latin + [v for v in chinese if v not in latin]
 
 
 def numbers_in(text: str) -> list[float]:
