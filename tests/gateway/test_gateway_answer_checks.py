@@ -522,6 +522,14 @@ def test_a_question_of_a_verdicts_degree_is_answered_with_the_verdict():
     assert facts_of("明天有多热", forecast([], "明天：13~18.6°C。", verdicts=[hot]))[1].lead == "it is not hot"
 
 
+def test_a_question_of_how_much_is_answered_with_a_figure():
+    """"重庆明天雨大不大" was answered "不会下雨，不会下雪，风不大。": 大不大 asks how much, as 多大 does."""
+    question = "重庆明天雨大不大"
+    _, facts = facts_of(question, forecast([], "重庆明天：降水0毫米，降水概率8%。", verdicts=[rain(False, "不会下雨")]))
+    assert "figure" in {p.rule for p in check_reply("不会下雨，不会下雪，风不大。", question, "zh", facts, VOCABULARY)}
+    assert check_reply("不会下雨，明天降水0毫米，降水概率8%。", question, "zh", facts, VOCABULARY) == []
+
+
 def test_a_question_of_a_clock_time_is_answered_with_a_figure():
     """"后天下午3点南平会下雨吗" answered "不会下雨" alone gives nothing of 15:00: it quotes what the hour measures."""
     question = "后天下午3点南平会下雨吗"
