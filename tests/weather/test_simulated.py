@@ -20,6 +20,7 @@ from weather_mcp_server.domain.verdicts import (
     precipitation_verdicts,
 )
 from weather_mcp_server.models import ForecastDay, HourRecord, Location, PrecipitationDay
+from weather_mcp_server.wording.weather import place_name
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
@@ -294,6 +295,19 @@ def test_comparisons_have_the_words_people_compare_by(question, topic) -> None:
 
     verdicts = comparison_verdicts([standing("A", 5.0), standing("B", -6.0)])
     assert topic in {v.topic for v in verdicts if any(str(word) in question for word in v.keywords)}
+
+
+def test_a_place_asked_by_another_name_is_named_by_both_in_english() -> None:
+    """"Singapore or Penang, which one is cooler right now?" was answered "George Town is colder": the reader who
+    asked about Penang could not tell which place won."""
+    penang = Location(name="George Town (Penang)", english_name="George Town", chinese_name="槟城", country="Malaysia",
+                      country_code="MY", latitude=5.41, longitude=100.33, timezone="Asia/Kuala_Lumpur")
+    assert place_name(penang) == "George Town (Penang)"
+    singapore = penang.model_copy(update={"name": "Singapore", "english_name": "Singapore", "chinese_name": None})
+    verdicts = comparison_verdicts([Standing(penang, place_name(penang), 21.8, 21.8, 0.0, 9.0),
+                                    Standing(singapore, "Singapore", 26.0, 26.0, 0.0, 9.0)])
+    colder = next(v for v in verdicts if v.topic == "colder")
+    assert colder.statement == "George Town (Penang) is colder" and "Penang" in colder.places[0]
 
 
 def test_asked_hours_have_hot_cold_and_windy_verdicts() -> None:

@@ -88,7 +88,7 @@ async def test_forecast_covers_exactly_the_days_asked(connect) -> None:
     assert [d["day"] for d in on_date.structured_content["days"]] == [10]
     # The text names each day as a reader would, and a span of days gets its range first-hand.
     text = tomorrow.content[0].text
-    assert text.startswith("Beijing, tomorrow (Tue 21 Jul): ")
+    assert text.startswith("Beijing (Peking), tomorrow (Tue 21 Jul): ")  # asked as Peking
     assert f"{daily['temperature_2m_min'][PAST + 1]:g} to {daily['temperature_2m_max'][PAST + 1]:g}°C" in text
     low, high = min(daily["temperature_2m_min"][PAST:PAST + 4]), max(daily["temperature_2m_max"][PAST:PAST + 4])
     assert f"Over these 4 days: {low:g} to {high:g}°C." in span.content[0].text

@@ -202,8 +202,9 @@ def _winner(topic, standings, places, best, value, says, tie) -> Verdict:  # noq
 
 def _names(standing: Standing) -> list[str]:
     location = standing.location
-    names = [standing.name, location.name, location.english_name, location.chinese_name or ""]
-    return list(dict.fromkeys(name for name in names if name))
+    asked_as = location.name[location.name.find("(") + 1:-1] if location.name.endswith(")") else ""
+    names = [standing.name, location.name, location.english_name, location.chinese_name or "", asked_as]
+    return list(dict.fromkeys(name for name in names if name))  # ("George Town (Penang)": Penang too)
 
 
 def _rain_and_snow(rainy: list[str], snowy: list[str], span: int, past: bool) -> list[Verdict]:

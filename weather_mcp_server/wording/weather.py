@@ -31,6 +31,7 @@ from weather_mcp_server.models import (
     WeatherChart,
     WeatherDay,
 )
+from weather_mcp_server.places.names import has_cjk
 from weather_mcp_server.sources.provider import Sourced
 from weather_mcp_server.wording.language import current, pick
 
@@ -44,10 +45,11 @@ def is_chinese() -> bool:
 
 
 def place_name(location: Location) -> str:
-    """The place as the reader knows it: its Chinese name in Chinese (when known), else its English name."""
+    """The place as the reader knows it: its Chinese name in Chinese (when known), else its English name, with the
+    name it was asked by beside it ("George Town (Penang)")."""
     if is_chinese():
         return location.chinese_name or location.name
-    return location.english_name
+    return location.english_name if has_cjk(location.name) else location.name
 
 
 def notice(sourced: Sourced) -> str | None:
