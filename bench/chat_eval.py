@@ -46,8 +46,9 @@ each was run once held apart, then tuned on. `dev28` and `dev29` (bench/dev28_*,
 all twenty-seven and from each other, by two writers side by side; each was run once held apart, then tuned on.
 `dev30` and `dev31` (bench/dev30_*, dev31_*) were written apart from all twenty-nine and from each other, by two
 writers side by side; each was run once held apart, then tuned on. `dev32` and `dev33` (bench/dev32_*, dev33_*)
-were written apart from all thirty-one and from each other, by two writers side by side; their conversations run up
-to seven turns.
+were written apart from all thirty-one and from each other, by two writers side by side (their conversations run
+up to seven turns); each was run once held apart, then tuned on, so the next measure needs a set written apart from
+all thirty-three.
 Files given as arguments make one set of their own.
 """
 
