@@ -99,7 +99,7 @@ class Facts:
     pictured: bool = False  # a result shows images: a chart shows its figures, its words need not repeat them
     overview_asked: bool = False  # the question asks for the data as a whole too (the vocabulary's overview words)
     # The words of the successful calls' arguments, lowered: a term of the question a call was made with ("KL" of
-    # "weather in KL") is what its result is about, however the result names it (Kuala Lumpur).
+    # "events in KL") is what its result is about, however the result names it (Kuala Lumpur).
     argued: frozenset[str] = frozenset()
 
     @property

@@ -56,7 +56,7 @@ _PIECE = re.compile(r"[，。,.;；、\n]")
 _SENTENCE_SPLIT = re.compile(r"[。!！?？\n]|\.(?!\d)")
 _THAN = re.compile(r"\bthan\b|比")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
-# A question that asks for a figure ("How much fell?", "多少", "几度", "雨大不大"): a yes or a no is not its answer.
+# A question that asks for a figure ("How much fell?", "多少", "几度", "大不大"): a yes or a no is not its answer.
 _ASKS_A_FIGURE = re.compile(r"\bhow\s+(?:much|many|high|low|strong)\b|多少|几度|多高|多大|大不大|多不多|高不高|强不强",
                             re.IGNORECASE)
 _ISO_CLOCK = re.compile(r"T(\d{2}):(\d{2})")  # the time of day of an ISO date-time

@@ -154,7 +154,7 @@ def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], questi
     days = [name for name, spec in schema.get("properties", {}).items() if "weekend" in day_forms(spec)]
     said = day_words(question)
     if len(days) != 1 or not said & {"周末", "weekend"} or said & WEEKEND_DAYS or _NEXT_WEEKEND.search(question):
-        return arguments  # (a day of it named beside it is that day: "这周末要去玩，礼拜六天气如何")
+        return arguments  # (a day of it named beside it is that day: "这周末要去玩，礼拜六怎么样")
     kept = {**arguments, days[0]: "weekend"}
     for name, spec in schema.get("properties", {}).items():
         if name in kept and _counts_days(spec):

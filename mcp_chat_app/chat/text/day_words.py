@@ -19,12 +19,12 @@ _WEEKDAY_AFTER = "[一二三四五六日](?!直|些|样|定|般|起|切|点|共)
 _ZH = re.compile(
     rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这周(?!{_WEEKDAY_AFTER})|这个?(?:星期|礼拜)(?!{_WEEKDAY_AFTER}|天(?!气(?!温)))|下周(?:[一二三四五六日]|天(?!气))?"
     r"|下个?(?:星期|礼拜)(?:[一二三四五六日]|天(?!气(?!温)))?|下个周[一二三四五六日]"
-    # not 周天: "一周天数" is "a week", "days"; nor 礼拜天 before 气: "这礼拜天气如何" asks about the week (but
-    # "星期天气温" about Sunday)
+    # not 周天: "一周天数" is "a week", "days"; nor 礼拜天 with 气 after it: that asks about the week (but with 温
+    # after those, about Sunday)
     r"|周[一二三四五六日]|(?:星期|礼拜)(?:[一二三四五六日]|天(?!气(?!温)))"
     # Cantonese (traditional 後日, simplified before this reads it): the day after tomorrow; not 后 before 日出 or
-    # 日落 ("三天后日落几点"), but 落雨 is rain ("后日落唔落雨")
-    r"|大?后日(?![出照期光]|落(?!唔|雨|大雨|雪))"
+    # 日落 ("三天后日落几点"), but before 落唔落 ("will it fall or not")
+    r"|大?后日(?![出照期光]|落(?!唔))"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # "tomorrow" as people type it (chat shorthand, slang, typos), alone or in "the day after tomorow".
@@ -211,7 +211,7 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
         references = {word: offset for word, offset in references.items() if word in dates}
     if len(references) == 2 and len(set(references) & _WEEKEND_WORDS) == 1 and set(references) & WEEKEND_DAYS:
-        # "这周末要去玩，礼拜六天气如何": a day of the weekend, named beside it
+        # "这周末要去玩，礼拜六怎么样": a day of the weekend, named beside it
         references = {word: offset for word, offset in references.items() if word not in _WEEKEND_WORDS}
     from_today = _FROM_TODAY.search(question)
     if from_today and all(offset is None for offset in references.values()):
