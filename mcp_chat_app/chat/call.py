@@ -74,14 +74,19 @@ def _in_the_places_calendar(turn: Turn, manager: McpManager, outcomes: list[Tool
     """The outcomes, each call whose day the gateway counted from its own date made again for the day counted
     from the place's, where the result shows the place's today is another (a weekday of next week, asked at the
     week's edge there); the first outcome stays where the second fails."""
+    elsewhere = {i: place_today for i, outcome in enumerate(outcomes) if not outcome.is_error
+                 and (place_today := results_today(outcome.structured_content, turn.today)) != turn.today}
+    if not elsewhere:  # (most turns: the tools are listed only for a result dated from another day)
+        return outcomes
     schemas = {(tool.server, tool.name): tool.input_schema for tool in manager.tools()}
     again = {}
-    for i, outcome in enumerate(outcomes):
+    for i, place_today in elsewhere.items():
+        outcome = outcomes[i]
         schema = schemas.get((outcome.server, outcome.tool))
-        if outcome.is_error or schema is None:
+        if schema is None:
             continue
-        arguments = in_the_places_calendar(outcome.arguments, schema, turn.question, turn.today,
-                                           results_today(outcome.structured_content, turn.today), turn.vocabulary)
+        arguments = in_the_places_calendar(outcome.arguments, schema, turn.question, turn.today, place_today,
+                                           turn.vocabulary)
         if arguments is not None:
             again[i] = ToolRequest(outcome.server, outcome.tool, arguments)
     outcomes = list(outcomes)

@@ -14,6 +14,7 @@ from mcp_chat_app.chat.text.clock import TONIGHT, clock_times, numeral
 from mcp_chat_app.chat.text.day_words import (
     WEEKDAYS,
     WEEKEND_DAYS,
+    WEEKEND_WORDS,
     AskedDay,
     asked_day,
     day_references,
@@ -153,7 +154,7 @@ def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], questi
     chart kept its seven days. Not "next weekend": which one that is, the tool's "weekend" does not say."""
     days = [name for name, spec in schema.get("properties", {}).items() if "weekend" in day_forms(spec)]
     said = day_words(question)
-    if len(days) != 1 or not said & {"周末", "weekend"} or said & WEEKEND_DAYS or _NEXT_WEEKEND.search(question):
+    if len(days) != 1 or not said & WEEKEND_WORDS or said & WEEKEND_DAYS or _NEXT_WEEKEND.search(question):
         return arguments  # (a day of it named beside it is that day: "这周末要去玩，礼拜六怎么样")
     kept = {**arguments, days[0]: "weekend"}
     for name, spec in schema.get("properties", {}).items():

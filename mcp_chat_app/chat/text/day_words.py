@@ -210,9 +210,9 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     dates = calendar_dates(question, today)
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
         references = {word: offset for word, offset in references.items() if word in dates}
-    if len(references) == 2 and len(set(references) & _WEEKEND_WORDS) == 1 and set(references) & WEEKEND_DAYS:
+    if len(references) == 2 and len(set(references) & WEEKEND_WORDS) == 1 and set(references) & WEEKEND_DAYS:
         # "这周末要去玩，礼拜六怎么样": a day of the weekend, named beside it
-        references = {word: offset for word, offset in references.items() if word not in _WEEKEND_WORDS}
+        references = {word: offset for word, offset in references.items() if word not in WEEKEND_WORDS}
     from_today = _FROM_TODAY.search(question)
     if from_today and all(offset is None for offset in references.values()):
         return AskedDay(from_today[0], 0, span=True)
@@ -369,7 +369,7 @@ def _offset(word: str, today: date) -> int | None:
 
 
 # Words for more than one day: whatever the facts say of any of their days may be said of these.
-_WEEKEND_WORDS = frozenset({"周末", "weekend"})
+WEEKEND_WORDS = frozenset({"周末", "weekend"})
 WEEKEND_DAYS = frozenset({"周六", "周日", "saturday", "sunday"})
 SPAN_WORDS = frozenset({"周末", "本周", "下周", "weekend", "this week", "next week"})
 # Where what is said of one day ends: "；" between days, a heading's colon (not a clock's), or the end of a
