@@ -399,7 +399,7 @@ def _check_dev2_turn(turn: dict[str, Any]) -> None:
     else:
         assert "week" not in turn
     if intent == "temperature_range":
-        assert "day" in turn and ("min_c" in turn or "max_c" in turn), turn
+        assert ("day" in turn or "weekday" in turn) and ("min_c" in turn or "max_c" in turn), turn
         if "min_c" in turn and "max_c" in turn:
             assert turn["min_c"] < turn["max_c"]
     if intent == "chart":
@@ -413,8 +413,10 @@ def _check_dev2_turn(turn: dict[str, Any]) -> None:
     if "compare" in turn:  # none for a metric the rules cannot rank by ("which is more humid"): the other rules judge
         spec = turn["compare"]
         assert intent == "compare" and len(spec["names"]) == len(turn["cities"]), turn
-        assert spec["dir"] in ("max", "min") and spec["metric"] in ("temperature", "temp_max", "temp_min",
-                                                                     "precipitation_sum", "wind_speed_max")
+        # a day's field of the results (ForecastDay), or the current temperature
+        assert spec["dir"] in ("max", "min") and spec["metric"] in (
+            "temperature", "temp_max", "temp_min", "precipitation_sum", "precipitation_probability", "wind_speed_max",
+            "uv_index_max")
         assert all(names and all(isinstance(name, str) and name for name in names) for names in spec["names"])
     assert turn.get("yesno") in (None, "rain", "snow") and turn.get("judge") in (None, "hot", "cold")
     if "identity" in turn:
@@ -432,7 +434,7 @@ DIALOGUE_TURNS = {"dev2": range(2, 5), "dev3": range(2, 5), "dev4": range(2, 5),
 
 @pytest.mark.parametrize("name", WRITTEN_APART)
 def test_the_sets_written_apart_load_and_every_turn_is_labelled(name: str):
-    """bench/dev2_* ... dev33_* through chat_eval's own loader: every line parses and carries what the rules
+    """bench/dev2_* ... dev35_* through chat_eval's own loader: every line parses and carries what the rules
     need, and no question is one of an earlier set's."""
     queries_file, dialogues_file = chat_eval.SETS[name]
     for path in (queries_file, dialogues_file):
