@@ -45,6 +45,7 @@ from mcp_chat_app.chat.route_mends import (
     for_the_name_said,
     left_out,
     moved_to_a_day,
+    moved_to_the_present,
     moved_to_holding,
     moved_to_hours,
     on_an_earlier_day,
@@ -284,6 +285,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             if any(plan.request is not None for plan in replanned):
                 planned = replanned
                 break
+    planned = moved_to_the_present(planned, by_name, turn)
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)

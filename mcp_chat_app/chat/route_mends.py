@@ -38,7 +38,7 @@ from mcp_chat_app.chat.route_prompt import dump_arguments
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
 from mcp_chat_app.chat.text.day_words import day_references, without_day_words
 from mcp_chat_app.chat.text.languages import in_another_script
-from mcp_chat_app.chat.text.quantities import asked_quantities
+from mcp_chat_app.chat.text.quantities import asked_quantities, described
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.manager import ToolInfo
 from mcp_chat_app.mcp_client.results import ToolOutcome
@@ -511,6 +511,37 @@ def moved_to_a_day(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo
     present moment, moved to the first tool of the same server that takes a day and the call's arguments; the
     planning sets the asked day."""
     return _moved(planned, by_name, turn, takes_a_day, lambda target: {}, "a day")
+
+
+def moved_to_the_present(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                         turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls that a question on the present moment alone ("淄博外面现在怎么样", "is it still windy right now") got
+    for a tool of a day, on today and no hours, moved to the first tool of the same server that takes no day and
+    whose results hold every quantity the question names: today's record is not what it is like now. A call no
+    such tool takes, or holds the quantities of (air quality asked "now"), stays."""
+    if not says_now(turn.question) or day_references(turn.question, turn.today) or asks_an_hour(turn):
+        return planned
+    quantities = asked_quantities(turn.question, turn.vocabulary)
+    moved = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        if tool is None or not takes_a_day(tool.input_schema) \
+                or names_another_day(plan.arguments, tool.input_schema, turn.today):
+            moved.append(plan)
+            continue
+        for target in by_name.values():
+            arguments = _without_defaults_it_lacks(plan.arguments, tool, target)
+            if target.server == tool.server and not takes_a_day(target.input_schema) \
+                    and not takes_hours(target.input_schema) and takes_exactly(target, arguments) \
+                    and all(described(target.output_schema, quantity) for quantity in quantities):
+                again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+                if again.request is not None:
+                    log.info("%s moved to %s: the question asks about the present moment", plan.name,
+                             target.qualified_name)
+                    plan = again
+                    break
+        moved.append(plan)
+    return tuple(moved)
 
 
 def _moved(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn,

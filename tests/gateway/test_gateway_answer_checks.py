@@ -62,6 +62,8 @@ DRY = [rain(False, "no rain is expected")]
     ("會很熱嗎", True), ("台北明天會不會下雨", True), ("有沒有雨", True),
     # with a remark after it (dev29's "Berlin 明天下雨吗 德国那个"), not 什么 or 怎么 before a space
     ("Berlin 明天下雨吗 德国那个", True), ("北京明天什么 天气", False),
+    # ... or a clause ending in 不 (dev35's "张家口崇礼明天下雪不 想去滑雪" got the day's figures and no verdict)
+    ("张家口崇礼明天下雪不 想去滑雪", True), ("明天下雨不，想出门", True), ("今天不热，明天呢", False),
     # after a sentence of its own
     ("Hi! My mom is flying into Honolulu tomorrow. Will it be hot there?", True),
     ("St. Louis weather tomorrow?", False), ("Thanks. What is the high?", False),

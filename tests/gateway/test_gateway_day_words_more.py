@@ -311,3 +311,29 @@ def test_the_present_moment_is_todays_day(question):
 
 def test_the_present_moment_beside_a_day_is_that_days():
     assert now_asked("now, what about tomorrow?", MONDAY) is None and now_asked("I know, Paris?", MONDAY) is None
+
+
+@pytest.mark.parametrize("question, tool, arguments", [
+    ("淄博外面现在下着雨没", "get_precipitation", {"city": "淄博", "day": 0}),
+    ("is it still snowing in Buffalo, NY", "get_forecast", {"city": "Buffalo, NY"}),
+])
+def test_over_http_the_present_moment_called_as_today_is_called_as_now(forced_gateway, fake_llm, question, tool,
+                                                                         arguments):
+    """"淄博外面现在下着雨没" was called for today's record and answered "不会下雨" from the day's total: asked what it
+    is like now, the tool of the present moment answers."""
+    fake_llm.script(call(tool, **arguments), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("zoe", {"message": question}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_current_weather", {"city": arguments["city"]})]
+
+
+@pytest.mark.parametrize("question, tool, arguments", [
+    ("what's the air quality in Delhi right now", "get_air_quality", {"city": "Delhi"}),  # no such tool holds it
+    ("Buffalo tomorrow, still snowing?", "get_precipitation", {"city": "Buffalo", "day": 1}),  # a day named
+    ("Buffalo now and over the next 3 days?", "get_forecast", {"city": "Buffalo", "days": 3}),
+])
+def test_over_http_a_call_the_present_moment_does_not_answer_stays(forced_gateway, fake_llm, question, tool,
+                                                                   arguments):
+    fake_llm.script(call(tool, **arguments), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("zed", {"message": question}).json()
+    assert [c["tool"] for c in body["tool_calls"]] == [tool]

@@ -53,6 +53,8 @@ def _asker(gateway, fake_llm, user: str):
     ("Any snow expected over the next 3 days?", 3), ("未来三天会下雨吗", 3), ("未来一周冷不冷", 7),
     ("the coming week in Rome", 7), ("接下来的五天", 5), ("这几天冷吗", None), ("Oslo this week?", 7), ("这周武汉会下雨吗", 7),
     ("next few days?", None),
+    # two weeks ("武汉未来两周降水柱状图" was called for 2 days)
+    ("武汉未来两周降水柱状图", 14), ("这两天济南下不下雨啊", 2), ("未来两个星期", 14), ("the next two weeks in Boise", 14),
 ])
 def test_a_span_counts_its_own_days(question, days):
     asked = asked_day(question, TUESDAY)
@@ -60,7 +62,7 @@ def test_a_span_counts_its_own_days(question, days):
     expected = {"city": "Oslo", "day": 0, **({"days": days} if days else {})}
     assert with_asked_span({"city": "Oslo", "day": 0}, FORECAST, asked) == expected
     # A call that counts more days already keeps them.
-    assert with_asked_span({"city": "Oslo", "days": 10}, FORECAST, asked) == {"city": "Oslo", "days": 10}
+    assert with_asked_span({"city": "Oslo", "days": 16}, FORECAST, asked) == {"city": "Oslo", "days": 16}
 
 
 def test_a_run_of_days_is_called_for_each_of_them():

@@ -1147,6 +1147,15 @@ def test_a_place_the_router_copied_with_a_slip_is_the_questions():
         "city": "Osh, Kyrgyzstan", "day": 2}
     for question in ("Oslo, Bergen and Tromsø: which is warmest?", "Oslo, Bergen: which is warmer?"):
         assert as_the_question_spells({"city": "Bergen"}, FORECAST, question, VOCABULARY) == {"city": "Bergen"}
+    # ... and a code of two letters the question writes after a name with no comma ("mi" had been called alone,
+    # and found a town in China); a code after a word that names nothing is the place itself
+    assert as_the_question_spells({"city": "mi", "day": "weekend"}, FORECAST,
+                                  "traverse city mi forecast for the weekend, going cherry picking", VOCABULARY) == {
+        "city": "traverse city, mi", "day": "weekend"}
+    assert as_the_question_spells({"city": "ny"}, FORECAST, "is it still snowing in buffalo ny", VOCABULARY) == {
+        "city": "buffalo, ny"}
+    for question in ("hot in LA tomorrow?", "LA tomorrow?", "tomorrow LA", "Tokyo vs LA, which is warmer"):
+        assert as_the_question_spells({"city": "LA"}, FORECAST, question, VOCABULARY) == {"city": "LA"}
     for city, question in (("Beijing", "北京明天"), ("Paris", "What is the capital of France?"), ("Home", "Rome?")):
         assert as_the_question_spells({"city": city}, FORECAST, question, VOCABULARY) == {"city": city}
     # "下周一定州天气怎么样" was called for "州": a Chinese name cut to its last character is the question's whole

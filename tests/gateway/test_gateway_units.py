@@ -175,6 +175,15 @@ def test_a_figure_bounded_from_one_side_is_spelled_out_for_the_router():
     assert glossed("连续3天以上下雨吗", tuesday, VOCABULARY) == "连续3天以上下雨吗"  # days, not the domain's units
 
 
+def test_a_range_written_with_a_dash_is_spelled_out_for_the_router():
+    """"where's it gonna be 25-30°C the day after tomorrow" got no call at all."""
+    tuesday = dt.date(2026, 12, 1)
+    assert glossed("where's it gonna be 25-30°C?", tuesday, VOCABULARY) == \
+        "where's it gonna be 25-30°C?\n\n(25-30° = between 25 and 30)"
+    assert glossed("哪些城市-5~5度", tuesday, VOCABULARY).endswith("(-5~5度 = between -5 and 5)")
+    assert glossed("what about 12-25?", tuesday, VOCABULARY) == "what about 12-25?"  # no unit: a date, a score
+
+
 def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert conversation.is_follow_up("那后天呢？") and conversation.is_follow_up("What about Chicago?")
     assert not conversation.is_follow_up("北京今天天气怎么样？")

@@ -197,6 +197,7 @@ def test_a_county_geonames_names_in_latin_letters_only_is_found_in_the_county_ta
     ("彬州", 35.04, 108.08), ("盘州", 25.71, 104.47),  # renamed since the table (彬县, 盘县)
     ("澄江", 24.68, 102.90),  # an old name of Jiangyin (1.8 million), whose own name it is not
     ("甘南合作市", 34.99, 102.91),  # a county-level city after its prefecture
+    ("桂林阳朔", 24.78, 110.49), ("张家口崇礼", 40.97, 115.28),  # ... with no suffix: the county, not the city
 ])
 def test_a_name_of_a_chinese_county_is_the_county(resolver: PlaceResolver, query: str, latitude: float,
                                                   longitude: float) -> None:
@@ -224,6 +225,8 @@ def test_a_city_of_the_name_of_a_county_beside_it_is_the_city(resolver: PlaceRes
     assert distance_km(*_at(resolve(resolver, "白沙")), 19.22, 109.45) <= 30
     assert distance_km(*_at(resolve(resolver, "凤山")), 24.55, 107.04) <= 30
     assert distance_km(*_at(resolve(resolver, "阳城")), 35.49, 112.41) <= 30
+    # a county's name after a city far from it is not that county: 北京朝阳 is Beijing's, not Chaoyang, Liaoning
+    assert distance_km(*_at(resolve(resolver, "北京朝阳")), 39.92, 116.44) <= 30
 
 
 def _at(place) -> tuple[float, float]:

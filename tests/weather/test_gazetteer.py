@@ -72,7 +72,9 @@ def test_another_spelling_of_a_places_name_is_shown_as_the_question_spells_it(ga
     for query, shown, english in (("Hargeisa", "Hargeisa", "Hargeisa"), ("hai phong", "Hai Phong", "Hai Phong"),
                                   ("Peking", "Beijing (Peking)", "Beijing"), ("Bombay", "Mumbai (Bombay)", "Mumbai"),
                                   ("Penang", "George Town (Penang)", "George Town"), ("kl", "Kuala Lumpur (KL)",
-                                                                                      "Kuala Lumpur")):
+                                                                                      "Kuala Lumpur"),
+                                  # a qualifier with no comma is no other name ("Casper (Casper Wy)" was shown)
+                                  ("casper wy", "Casper", "Casper"), ("midland tx", "Midland", "Midland")):
         location = gazetteer.lookup(query)
         assert location is not None and (location.name, location.english_name) == (shown, english)
 

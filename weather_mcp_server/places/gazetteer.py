@@ -13,7 +13,7 @@ from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.aliases import PLACE_ALIASES
 from weather_mcp_server.places.chinese_writing import LANDFORM_CHARACTERS, SPOT_ENDINGS
-from weather_mcp_server.places.counties import county_named, county_sounding_like, is_district
+from weather_mcp_server.places.counties import County, county_named, county_sounding_like, is_district
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.exonyms import EXONYMS
 from weather_mcp_server.places.index_file import open_index
@@ -328,7 +328,7 @@ class Gazetteer:
             keys = self._chinese_keys(name) if wholly_chinese(name) else []  # (瑞麗 as 瑞丽)
             keys += [key[:-1] for key in keys if key.endswith("岛")]
             keys += [key[cut:] for key in keys if key.endswith(("县", "市", "旗")) for cut in range(2, len(key) - 2)]
-            found = next(filter(None, map(county_named, keys)), None)
+            found = next(filter(None, map(county_named, keys)), None) or self._county_after_its_city(name)
             if found is None:
                 continue
             full, leading, latitude, longitude = found
@@ -338,6 +338,25 @@ class Gazetteer:
                                longitude=longitude, timezone=near.timezone, population=0, exact=True,
                                region=near.region, admin1=near.admin1)
             if self._allows(query, county, qualifiers):
+                return county
+        return None
+
+    def _county_after_its_city(self, name: str) -> County | None:
+        """The county a name writes after a city near it, with no suffix between (桂林阳朔, 张家口崇礼): Chinese
+        writes the larger unit first, so the county is the place meant. Only a city within NAMESAKE_CITY_KM of
+        the county: 北京朝阳 is Beijing's district, not Chaoyang, Liaoning."""
+        if not wholly_chinese(name):
+            return None
+        for cut in range(2, len(name) - 1):
+            county = county_named(simplified_key(name[cut:]))
+            if county is None:
+                continue
+            try:
+                cities = self.candidates(name[:cut])
+            except AmbiguousPlace as error:
+                cities = list(error.candidates)
+            if any(distance_km(city.latitude, city.longitude, county[2], county[3]) <= NAMESAKE_CITY_KM
+                   for city in cities):
                 return county
         return None
 
@@ -415,7 +434,7 @@ class Gazetteer:
         one character would be left (芒市 stays 芒市; chinese_keys keeps it alike), and another spelling of the
         place's name is its name in English too ("Hargeisa" of Hargeysa); another name of the place is shown beside
         its own ("George Town (Penang)": answered "George Town is colder", a reader who asked about Penang could not
-        tell which place won)."""
+        tell which place won), not a qualifier ("casper wy")."""
         written, _ = split_qualifier(query)
         if has_cjk(written):
             chinese = written.removesuffix("市") if len(written) > 2 else written
@@ -426,7 +445,8 @@ class Gazetteer:
             name = chinese
         elif not candidate.exact and _spelt_otherwise(written, candidate.name):
             name = english = _as_a_name(written)
-        elif normalize(written) not in normalize(candidate.name):
+        elif not any(normalize(reading) in normalize(candidate.name) for reading, _ in self._readings(query)):
+            # (a qualifier written with no comma is no other name: "casper wy" is Casper)
             name = f"{candidate.name} ({_as_a_name(written)})"
         return Location(
             name=name,

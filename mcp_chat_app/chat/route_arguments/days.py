@@ -34,10 +34,12 @@ _COUNTED_DAYS = re.compile(r"\d+\s*(?:days?|天|日)|[一二两三四五六七�
 _NEXT_WEEKEND = re.compile(r"下个?周末|下个?礼拜|\bnext\s+weekend\b|\bweekend\s+after\b", re.IGNORECASE)
 _WHICH_WEEK = re.compile(r"\b(?:this|next|last)\s+week\b", re.IGNORECASE)
 # A question about the present, in the languages of the day words: it inherits no earlier day.
-_NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|而家|依家|\b(?:now|currently|at the moment|right now|rn|atm)\b", re.IGNORECASE)
+# ("still": "is it still going", 还在 ask what is going on)
+_NOW = re.compile(r"现在|此刻|目前|当前|眼下|这会儿|而家|依家|还在|\b(?:now|currently|at the moment|right now|rn|atm|"
+                  r"is it still|still \w+ing)\b", re.IGNORECASE)
 # The count of a span of days in its own words: a number of days, or a week (一周, 一个星期) or a fortnight.
 _SPAN_COUNT = re.compile(r"(\d+|[一二两三四五六七八九十]+|two|three|four|five|six|seven|eight|nine|ten|fourteen)\s*"
-                         r"(?:days?\b|天)|(week|fortnight|周|星期)", re.IGNORECASE)
+                         r"(?:days?\b|天)|(?:(2|two|两|二)\s*个?\s*)?(weeks?|fortnight|周|星期|礼拜)", re.IGNORECASE)
 _EN_COUNTS = {word: count for count, word in enumerate(
     ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)} | {"fourteen": 14}
 _THIS_WEEK = re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", re.IGNORECASE)  # seven days on
@@ -166,16 +168,16 @@ def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], questi
 
 
 def span_days(words: str) -> int | None:
-    """How many days the words of a span from today count ("next 3 days", "未来三天", "coming week": 7; "this week",
-    这周: the coming seven, as "the rest of it" is today alone on a Sunday), where the day words leave its count
-    out; None for a span that counts none of its own ("这几天", "next few days")."""
+    """How many days the words of a span from today count ("next 3 days", "未来三天", "coming week": 7, "未来两周":
+    14; "this week", 这周: the coming seven, as "the rest of it" is today alone on a Sunday), where the day words
+    leave its count out; None for a span that counts none of its own ("这几天", "next few days")."""
     if _THIS_WEEK.search(words):
         return 7
     match = _SPAN_COUNT.search(words)
     if match is None:
         return None
-    if match[2]:
-        return 14 if match[2].casefold() == "fortnight" else 7
+    if match[3]:
+        return 14 if match[3].casefold() == "fortnight" or match[2] else 7
     count = match[1].casefold()
     return _EN_COUNTS.get(count) or numeral(count)
 

@@ -71,7 +71,38 @@ def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
         last = len(joined) - 1
     if not joined and (typed := _LOWERCASE_VERSUS.search(question)) and typed[1].casefold() == value.casefold():
         return [typed[2]]  # typed in lowercase: "nanaimo vs chicoutimi, which one's colder"
+    if not joined and _compares(question, vocabulary):
+        return _lowercase_siblings(value, question)
     return [name for _, name in joined[:last + 1]]
+
+
+_LOWERCASE_JOINER = re.compile(r"\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and|vs\.?|versus)\s+")
+_LOWERCASE_WORD = re.compile(r"[ \t]*([a-z][\w'’.-]*)")
+
+
+def _lowercase_siblings(value: str, question: str) -> list[str]:
+    """The names typed in lowercase that a comparing question joins to `value` ("cheyenne wy or casper wy?",
+    "lubbock, amarillo or midland tx"): up to three words each, up to a mark or a word that names nothing
+    ("tomorrow", "which"). A code of two letters after a comma qualifies the name before it ("springfield, il")."""
+    words = re.findall(r"[^\W_][\w'’.-]*", value)
+    at = re.search(r"(?<![\w])" + r"[\s,]+".join(map(re.escape, words)) + r"(?![\w])", question, re.IGNORECASE) \
+        if words else None
+    names: list[str] = []
+    rest = question[at.end():] if at else ""
+    while joiner := _LOWERCASE_JOINER.match(rest):
+        rest, name = rest[joiner.end():], []
+        while len(name) < 3 and (word := _LOWERCASE_WORD.match(rest)) and word[1] not in _NO_NAME_WORDS \
+                and not re.fullmatch(_ASKING, word[1]) and not day_words(word[1]):
+            name.append(word[1])
+            rest = rest[word.end():]
+        if not name:
+            break
+        if len(name) == 1 and len(name[0]) == 2 and joiner[0].strip() == ",":
+            if names:
+                names[-1] = f"{names[-1]}, {name[0]}"
+            continue
+        names.append(" ".join(name))
+    return names
 
 
 def compares(question: str, vocabulary: Vocabulary) -> bool:
@@ -98,6 +129,8 @@ def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
     # 各 and 分 end a name only as 各自, 分别: 加尔各答 is one name
     ends = re.compile(f"[{re.escape(''.join(c for c in _NAME_ENDS_ZH + domain_ends if c not in '各分'))}]"
                       "|各(?=[自地])|分(?=别)")
+    if run_on := _run_on_names(value, question, ends):
+        return run_on
     found, rest = [], question.split(value, 1)[1] if value in question else ""
     while (joined := _JOINED_ZH.match(rest)) is not None:
         tail = joined[1][2:]
@@ -105,6 +138,32 @@ def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
         found.append(name)
         rest = rest[joined.start(1) + len(name):]
     return found
+
+
+def _run_on_names(value: str, question: str, ends: re.Pattern[str]) -> list[str]:
+    """The names of two characters written one after another around a name of two with nothing between them
+    ("今天苏州无锡常州哪个最冷", "海口三亚哪个…": one call for 苏州 had been made): each two characters before and
+    after it, up to one that ends a name. Most Chinese cities' names are two characters long; a run of any other
+    length is left to the joining words."""
+    at = question.find(value)
+    if len(value) != 2 or at < 0:
+        return []
+
+    def name(pair: str) -> bool:
+        return len(pair) == 2 and bool(re.fullmatch(r"[\u3400-\u9fff]{2}", pair)) and not ends.search(pair) \
+            and not day_words(pair) and not set(pair) & set(_ASKS_ZH + _BEFORE_NO_NAME)
+
+    start, end = at, at + 2
+    while name(question[start - 2:start]) and start >= 2:
+        start -= 2
+    while name(question[end:end + 2]):
+        end += 2
+    names = [question[i:i + 2] for i in range(start, end, 2)]
+    if len(names) < 2 or _HAN.match(question[start - 1:start] or " ") and not ends.match(question[start - 1]) \
+            or _HAN.match(question[end:end + 1] or " ") and not ends.match(question[end]) \
+            or _JOINED_ZH.match(question[end:]):
+        return []  # a run of odd length, not names of two characters each; or one the joining words go on
+    return [n for n in names if n != value]
 
 
 def with_qualifiers(arguments: dict[str, Any], schema: dict[str, Any], question: str,
@@ -437,8 +496,33 @@ def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> st
         return f"{value}{after[1]}"
     match = re.search(rf"(?<![\w])({_NAME_WORDS})\s*,\s*{re.escape(value)}(?![\w])", question)
     if not match or siblings(match[1], question, vocabulary) or compares(question, vocabulary):
-        return ""
+        return _name_before_a_code(value, question, vocabulary)
     return f"{match[1]}, {value}"
+
+
+# Words that are no part of a name before a code (_name_before_a_code): they ask, join or lead to a place.
+_NO_NAME_WORDS = frozenset("""a an and any at be between by compared do does for from get going gonna how hows i in is it
+    its like me my near next of on or than that the this to versus vs was what whats what's when where which will
+    with""".split())
+
+
+def _name_before_a_code(value: str, question: str, vocabulary: Vocabulary) -> str:
+    """"traverse city, mi" where the question writes a code of two letters (a region's or a country's) after
+    words of a name with no comma ("traverse city mi for the weekend": the router took "mi" for the
+    place); "" where no such words come before it ("in NY", "KL tomorrow")."""
+    if not re.fullmatch(r"[A-Za-z]{2}", value):
+        return ""
+    match = re.search(rf"((?:[^\W\d_][\w'’.-]*[ \t]+){{1,3}}){re.escape(value)}(?![\w])", question, re.IGNORECASE)
+    if not match:
+        return ""
+    domain = {word.casefold() for words in (vocabulary.topic_words, vocabulary.overview_words,
+                                            *vocabulary.quantities.values()) for word in words}
+    name: list[str] = []
+    for word in reversed(match[1].split()):
+        if word.casefold() in _NO_NAME_WORDS | domain or day_words(word):
+            break
+        name.insert(0, word)
+    return f"{' '.join(name)}, {value}" if name else ""
 
 
 _JOINER_ZH = re.compile(r"和|与|跟|、|还是|或者|或")

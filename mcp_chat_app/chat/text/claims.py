@@ -15,8 +15,9 @@ _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据
                       r"do not have|not available|no data)\b", re.IGNORECASE)
 # (and spoken: "有空没？", "能去不？", "有票没有", "是否", "有无")
 # (Cantonese asks with 唔 and 冇: "會唔會開", "有冇")
-# (吗 may end a clause with a remark after it: "Berlin 明天冷吗 德国那个")
-_ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|[吗嗎](?=[？?\s，,。！!])|(?:没有?|沒有?|不)[？?\s]*$|[会會]不[会會]|要不要|是不是|"
+# (吗, 不 or 没 may end a clause with a remark after it: "Berlin 明天冷吗 德国那个", "明天下午去不 想出门")
+_ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|[吗嗎](?=[？?\s，,。！!])|(?:没有?|沒有?|不)[？?\s]*$|"
+                        r"(?<=[\u4e00-\u9fff])(?:没有?|沒有?|不)(?=[？?\s，,。！!])|[会會]不[会會]|要不要|是不是|"
                         r"有[没沒冇]有|有冇|"
                         r"需不需要|用不用|是否|有无|(.)[不唔]\1")
 # "… or not" asks yes or no, as 不 between two words does ("JB tomorrow very hot or not ah").

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
-from mcp_chat_app.chat.text.bounds import bound_glosses
+from mcp_chat_app.chat.text.bounds import bound_glosses, range_glosses
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.clock import TONIGHT, hour_glosses, numeral
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -76,9 +76,9 @@ _EN_OF_THIS_WEEK = re.compile(rf"\b({'|'.join(WEEKDAYS)})\s+(?:of\s+)?this\s+wee
 _DAYS_AFTER = re.compile(r"\bdays\s+after\s+(today|tomorrow)\b|(今天|明天)(?:之后|以后)", re.IGNORECASE)
 # Days from today on ("未来一周", "the coming week", "this week"): a span whose first day is today.
 _FROM_TODAY = re.compile(
-    r"(?:未来|接下来的?|最近)(?:一周|一个星期|(?:[一二两三四五六七八九十几]+|\s*\d{1,2}\s*)天)|这几天|本周(?![一二三四五六日末]|天(?!气))|这周(?![一二三四五六日末]|天(?!气))|这个星期(?![一二三四五六日天])"
+    r"(?:未来|接下来的?|最近)(?:[一两二]个?(?:周|星期|礼拜)|(?:[一二两三四五六七八九十几]+|\s*\d{1,2}\s*)天)|这几天|这两天|本周(?![一二三四五六日末]|天(?!气))|这周(?![一二三四五六日末]|天(?!气))|这个星期(?![一二三四五六日天])"
     r"|\b(?:the\s+)?(?:coming\s+week|(?:coming|next)\s+(?:few|\d+|two|three|four|five|six|seven|eight|nine|ten|"
-    r"fourteen)\s+days)\b"
+    r"fourteen)\s+days|(?:coming|next)\s+(?:two|2)\s+weeks)\b"
     r"|\bthis\s+week\b(?!end)", re.IGNORECASE)
 # The day after the one last asked about, in a follow-up ("And the day after that?", "那第二天呢"): a day counted
 # from the conversation's, not from today ("the day after tomorrow" is a day word of its own).
@@ -160,7 +160,8 @@ def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
         elif offset == 0 and hours:
             # With an hour that has passed ("今天下午两点", asked in the evening) a model moved to tomorrow.
             notes.append(f"{word} = day 0")
-    notes += hours + below_zero_glosses(question, vocabulary) + bound_glosses(question, vocabulary)
+    notes += (hours + below_zero_glosses(question, vocabulary) + bound_glosses(question, vocabulary)
+              + range_glosses(question, vocabulary))
     return f"{question}\n\n({'; '.join(notes)})" if notes else question
 
 
