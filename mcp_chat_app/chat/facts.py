@@ -208,7 +208,7 @@ def _unsaid(outcome: ToolOutcome, text: str, asked: list[Quantity], turn: Turn) 
     if not unsaid:
         return ""
     return field_values(outcome.structured_content, lambda key: any(field_matches(key, q.field) for q in unsaid),
-                        turn.today)
+                        turn.today, lambda key: next(q.word for q in unsaid if field_matches(key, q.field)))
 
 
 def _quotes_a_value(said: list[float], content: Any, quantity: Quantity) -> bool:

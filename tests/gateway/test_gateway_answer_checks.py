@@ -19,6 +19,7 @@ from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text.claims import is_yes_no_question, states_measurements
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.quantities import asked_quantities, holds
+from mcp_chat_app.chat.text.result_view import field_values
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.chat.verify import check_reply, comparison_patterns, contradictions
 from mcp_chat_app.chat.write import Draft, write
@@ -176,6 +177,22 @@ def facts_of(question: str, *outcomes: ToolOutcome) -> tuple[Turn, Facts]:
     return turn, gather_facts(turn, Called(outcomes=outcomes))
 
 
+def test_the_values_of_a_result_about_several_places_each_say_their_place():
+    """A comparison's chance of rain had been shown as "precipitation probability: 2026-12-08 (tomorrow) 4,
+    2026-12-08 (tomorrow) 9", in English in a Chinese answer, and without saying which place had which."""
+    today = dt.date.today()
+    content = {"places": [{"location": {"name": name}, "days": [{"date": today.isoformat(),
+                                                                  "precipitation_probability": chance}]}
+                          for name, chance in (("首尔", 4), ("釜山", 9))]}
+    content["units"] = {"precipitation_probability": "%"}
+    shown = field_values(content, lambda key: key == "precipitation_probability", today, lambda key: "下雨概率")
+    assert shown == "下雨概率: 首尔 4%, 釜山 9%"  # one day: the text says which
+    content["places"][1]["days"][0]["date"] = (today + dt.timedelta(days=1)).isoformat()
+    shown = field_values(content, lambda key: key == "precipitation_probability", today, lambda key: "下雨概率")
+    assert shown == f"下雨概率: 首尔 {today.isoformat()} (today) 4%, " \
+                    f"釜山 {(today + dt.timedelta(days=1)).isoformat()} (tomorrow) 9%"
+
+
 def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_only_when_none_does():
     assert [(q.word, q.field) for q in asked_quantities("明天紫外线和气压怎么样？", VOCABULARY)] == [
         ("紫外线", "uv_index"), ("气压", "pressure")]
@@ -185,9 +202,10 @@ def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_onl
              "birch_pollen": None} for n in range(2)]
     text = "Berlin: today 7.6°C; tomorrow 8.6°C."
     _, facts = facts_of("What's the UV index in Berlin tomorrow?", forecast(days, text))
-    # The server's text leaves the UV out; the writer reads it with each day, and nothing is missing.
+    # The server's text leaves the UV out; the writer reads it with each day, under the question's word for it
+    # ("precipitation probability: …" had ended a Chinese answer), and nothing is missing.
     (finding,) = facts.findings
-    assert finding.text == f"{text}\nuv index max: {today.isoformat()} (today) 0.4, " \
+    assert finding.text == f"{text}\nUV: {today.isoformat()} (today) 0.4, " \
                            f"{(today + dt.timedelta(days=1)).isoformat()} (tomorrow) 1.4"
     assert facts.missing == () and 1.4 in facts.numbers
     # A null is no value: pollen is missing, and only pollen.

@@ -50,6 +50,10 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     ("Portland, OR", "Portland Maine tonight, cold?", "Portland Maine"),
     # two letters after a name in lower case: a code, unless a word
     ("Manchester", "manchester nh forcast for tmrw", "Manchester, NH"),
+    # ... and words after it, in a question typed all in lowercase (dev35's "going fishing off portland maine tmrw
+    # morning" was called for Portland, Oregon), up to a day word or the end
+    ("Portland", "going fishing off portland maine tmrw morning, how windy will it be", "Portland, maine"),
+    ("Halifax", "halifax nova scotia, any snow?", "Halifax, nova scotia"),
     # said apart from the name, as "the one in": dev27's Hyderabad was India's, and so were the follow-ups
     ("Hyderabad", "Hyderabad weather today? the one in Pakistan, Sindh", "Hyderabad, Pakistan, Sindh"),
     ("Alexandria, VA", "and the one in Egypt?", "Alexandria, Egypt"),
@@ -66,6 +70,9 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("Paris", "Paris this weekend"),
     ("Paris", "Paris in French please"), ("Paris", "Paris in December?"),
     ("Oslo", "oslo rn?"), ("Portland", "is it cold in portland me"),  # two letters that are a word
+    ("Boston", "boston weather"), ("Austin", "will austin get rain this week"),  # words of the domain, or none
+    ("Seattle", "seattle rain tmrw?"), ("Lyon", "lyon vs nice which is warmer"),
+    ("Portland", "Portland and Salem?"),  # a joined name
     ("Hội An", "Hội An vs Huế tomorrow, which one is cloudier?"),
     ("Oslo", "Oslo, Bergen and Tromsø tomorrow?"),  # names joined to it are places of their own
     ("Montevideo", "Warmest: Montevideo, Asunción or Córdoba, Argentina?"),

@@ -297,6 +297,28 @@ def test_comparisons_have_the_words_people_compare_by(question, topic) -> None:
     assert topic in {v.topic for v in verdicts if any(str(word) in question for word in v.keywords)}
 
 
+@pytest.mark.parametrize(("question", "topic", "winner"), [
+    ("首尔和釜山明天哪里下雨概率更高", "likelier", "B"), ("better chance of rain tmrw in A or B?", "likelier", "B"),
+    ("Tomorrow, where's the UV stronger — A or B?", "uv", "A"), ("今天海口三亚哪个紫外线强", "uv", "A"),
+])
+def test_a_comparison_says_which_place_has_the_higher_chance_of_rain_and_the_stronger_uv(question, topic,
+                                                                                          winner) -> None:
+    """"首尔和釜山明天哪里下雨概率更高" and "where's the UV stronger" had no verdict: the answer listed each place's
+    figures (or none) and named no winner. The chance of rain is its own verdict, not which place gets more rain."""
+    def standing(name: str, chance: float, uv: float) -> Standing:
+        location = Location(name=name, english_name=name, country="X", country_code="XX", latitude=0.0,
+                            longitude=0.0, timezone="UTC")
+        return Standing(location, name, 5.0, 5.0, 1.0, 10.0, chance=chance, uv=uv)
+
+    verdicts = comparison_verdicts([standing("A", 4.0, 7.2), standing("B", 9.0, 2.7)])
+    asked = [v for v in verdicts if any(str(word) in question.lower() for word in v.keywords)]
+    longest = max(asked, key=lambda v: max(len(str(word)) for word in v.keywords if str(word) in question.lower()))
+    assert (longest.topic, longest.winner) == (topic, winner)
+    # no verdict where the provider has no such figure
+    assert {v.topic for v in comparison_verdicts([standing("A", 4.0, 7.2), Standing(
+        standing("B", 0, 0).location, "B", 5.0, 5.0, 1.0, 10.0)])}.isdisjoint({"likelier", "uv"})
+
+
 def test_a_place_asked_by_another_name_is_named_by_both_in_english() -> None:
     """"Singapore or Penang, which one is cooler right now?" was answered "George Town is colder": the reader who
     asked about Penang could not tell which place won."""

@@ -200,6 +200,8 @@ class WeatherService:
                 coldness=now if now is not None else _mean([d.temp_min for d in days]),
                 wetness=round(sum(d.precipitation_sum for d in days), 1),
                 windiness=max(d.wind_speed_max for d in days),  # the figure the result shows (no wind now in it)
+                chance=_highest([d.precipitation_probability for d in days]),
+                uv=_highest([d.uv_index_max for d in days]),
             ))
         first = fetched[0][1]
         return Comparison(places=places, verdicts=comparison_verdicts(standings), source=first.source,
@@ -392,6 +394,11 @@ def _day_means(p: Payload, i: int) -> dict[str, float | None]:
         "pressure_mean": p.optional("daily", "pressure_msl_mean", i),
         "dew_point_mean": p.optional("daily", "dew_point_2m_mean", i),
     }
+
+
+def _highest(values: list[float | None]) -> float | None:
+    """The highest of the values, None when any is missing (a provider without the field)."""
+    return None if not values or any(value is None for value in values) else max(values)
 
 
 def _mean(values: list[float]) -> float:

@@ -51,6 +51,12 @@ _KEYWORDS = {
     "calmer": ["calmer", "calmest", "less wind", "least wind", "less gust", "风小", "风更小", "风最小", "風小", "風更小",
                "風最小"],
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],
+    # A comparison's chance of rain and UV ("下雨概率更高", "where's the UV stronger"): longer than wetter's words,
+    # so "chance of rain" asks this, not which place gets more rain.
+    "likelier": ["chance of rain", "chance of precipitation", "chance of snow", "rain chance", "probability",
+                 "likelihood of rain", "odds of rain", "概率", "几率", "可能性", "下雨概率", "降雨概率", "降水概率",
+                 "降雪概率", "下雪概率", "下雨的概率", "下雨几率", "降雨几率", "下雨的可能性", "下雨可能性"],
+    "uv": ["uv", "ultraviolet", "紫外线", "紫外"],
 }
 # Words for rain and snow alike: they go with each of the two the data has, or with both when it has neither, so
 # "no precipitation this week" beside a day of snow contradicts the snow (it agreed with "no rain"), and "会有降水吗"
@@ -165,10 +171,13 @@ class Standing:
     coldness: float
     wetness: float
     windiness: float
+    chance: float | None = None  # the highest chance of precipitation over the span
+    uv: float | None = None  # the highest UV index over the span
 
 
 def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
-    """Which place is warmer, colder, wetter, windier, drier and calmer; a tie names no winner."""
+    """Which place is warmer, colder, wetter, windier, drier and calmer, and where the data has them, which has the
+    higher chance of rain and the stronger UV; a tie names no winner."""
     places = [_names(s) for s in standings]
     return [
         _winner("warmer", standings, places, max, lambda s: s.warmth,
@@ -185,6 +194,14 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
                 pick("equally wet", "两地降水一样多")),
         _winner("calmer", standings, places, min, lambda s: s.windiness,
                 lambda name: pick(f"{name} is less windy", f"{name}风更小"), pick("equally windy", "两地风一样大")),
+        *([_winner("likelier", standings, places, max, lambda s: s.chance,
+                   lambda name: pick(f"{name} has the higher chance of rain", f"{name}降水概率更高"),
+                   pick("the same chance of rain", "两地降水概率一样"))]
+          if all(s.chance is not None for s in standings) else []),
+        *([_winner("uv", standings, places, max, lambda s: s.uv,
+                   lambda name: pick(f"{name} has the stronger UV", f"{name}紫外线更强"),
+                   pick("equally strong UV", "两地紫外线一样强"))]
+          if all(s.uv is not None for s in standings) else []),
     ]
 
 

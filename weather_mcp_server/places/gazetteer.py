@@ -445,6 +445,9 @@ class Gazetteer:
             name = chinese
         elif not candidate.exact and _spelt_otherwise(written, candidate.name):
             name = english = _as_a_name(written)
+        elif written.isascii() and written.strip().casefold() != candidate.name.casefold() \
+                and normalize(written) == normalize(candidate.name):
+            name = _as_a_name(written)  # without the name's accents, as asked: "Zurich" (a reader looks for it)
         elif not any(normalize(reading) in normalize(candidate.name) for reading, _ in self._readings(query)):
             # (a qualifier written with no comma is no other name: "casper wy" is Casper)
             name = f"{candidate.name} ({_as_a_name(written)})"

@@ -352,7 +352,7 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     value = bare if bare and not only_day_words(value) else value
     # A Latin name may follow its qualifier in Chinese too ("越南Sapa").
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
-        else _qualified_after(value, question) or _qualified_before(value, question, vocabulary)
+        else _qualified_after(value, question, vocabulary) or _qualified_before(value, question, vocabulary)
     if not written and not others and (apart := _THE_ONE_IN.search(question)) \
             and not _listed_with(value, question, vocabulary):
         written = f"{value}, {apart[1]}"  # "Hyderabad today? the one in Pakistan": said apart
@@ -385,7 +385,7 @@ _TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my n
                               "ya yo rn ur ty vs".split())
 
 
-def _qualified_after(value: str, question: str) -> str:
+def _qualified_after(value: str, question: str, vocabulary: Vocabulary) -> str:
     """The value and the capitalised words after it, up to the first day word, month or letter alone ("Córdoba,
     Spain" of "Córdoba, Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?"); after "on", as a qualifier
     after a comma ("Hana, Maui" of "Hana on Maui", "Hyderabad, India" of "Hyderabad in India"; "Paris in French"
@@ -393,7 +393,8 @@ def _qualified_after(value: str, question: str) -> str:
     match = re.search(rf"(?<![\w])(?i:{re.escape(value)})((?:{_QUALIFIER_AFTER})+)", question)
     if match is None:
         code = re.search(rf"(?<![\w])(?i:{re.escape(value)})[ \t]+([a-z]{{2}})(?![\w'’])", question)
-        return f"{value}, {code[1].upper()}" if code and code[1] not in _TWO_LETTER_WORDS else ""
+        return f"{value}, {code[1].upper()}" if code and code[1] not in _TWO_LETTER_WORDS else \
+            _lowercase_qualifier(value, question, vocabulary)
     words = match[1]
     day = next((word.start() for word in re.finditer(r"[\w'’.-]+", words)
                 if day_words(word[0]) or _MONTH.fullmatch(word[0]) or len(word[0]) == 1), len(words))
@@ -402,6 +403,27 @@ def _qualified_after(value: str, question: str) -> str:
     kept = re.sub(r"[ \t]+(?:on|in)$", "", words[:day].rstrip(" ,\t"))
     kept = re.sub(r"^[ \t]+(?:on|in)[ \t]+", ", ", kept)
     return f"{question[match.start():match.start(1)]}{kept}" if kept.strip(" ,\t") else ""
+
+
+def _lowercase_qualifier(value: str, question: str, vocabulary: Vocabulary) -> str:
+    """"Portland, maine" of "going fishing off portland maine tmrw morning", in a question typed all in lowercase:
+    one or two words after the name, then a mark, the end, a day word or a word that names nothing ("portland
+    tomorrow", "portland, which", "boston weather" name no qualifier)."""
+    at = re.search(rf"(?<![\w])(?i:{re.escape(value)})(?![\w])", question)
+    if question != question.casefold() or at is None:
+        return ""
+    domain = {word.casefold() for words in (vocabulary.topic_words, vocabulary.overview_words,
+                                            *vocabulary.quantities.values()) for word in words}
+
+    def names_nothing(word: str) -> bool:
+        return word in _NO_NAME_WORDS or word in domain or bool(re.fullmatch(_ASKING, word) or day_words(word))
+
+    words = re.split(r"[,.?!;:]", question[at.end():], maxsplit=1)[0].split()
+    for count in (1, 2):
+        if len(words) >= count and not any(map(names_nothing, words[:count])) \
+                and (len(words) == count or names_nothing(words[count])):
+            return f"{value}, {' '.join(words[:count])}"
+    return ""
 
 
 # The words that add a place to those asked about (加上奉化呢, 再加上 Red Deer): what follows is no qualifier.

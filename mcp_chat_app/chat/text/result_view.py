@@ -96,29 +96,41 @@ def measured(content: Any) -> Any:
     return content
 
 
-def field_values(content: Any, picked: Callable[[str], bool], today: dt.date) -> str:
-    """The values of the fields `picked` chooses (by name), each after the day or hour of its record, with its
-    unit where the content gives one (`units`): "uv index max: 2026-12-02 (today) 0.4, 2026-12-03 (tomorrow) 0.5".
-    For a field an answer must quote that the server's text, or the trimmed view, leaves out."""
+def field_values(content: Any, picked: Callable[[str], bool], today: dt.date,
+                 label: Callable[[str], str] | None = None) -> str:
+    """The values of the fields `picked` chooses (by name), each after the place (of a result about several) and
+    the day or hour of its record, with its unit where the content gives one (`units`), under its `label` (by
+    default its name): "uv index max: 2026-12-02 (today) 0.4, 2026-12-03 (tomorrow) 0.5". For a field an answer
+    must quote that the server's text, or the trimmed view, leaves out."""
     found: dict[str, list[str]] = {}
     today = results_today(content, today)
     units = content.get("units") if isinstance(content, dict) else None
-    for key, when, value in _records(measured(content), picked, "", today):
+    records = list(_records(measured(content), picked, "", today))
+    # Places compared on one day: each value after its place's name alone (the text says the day).
+    same_day = len(records) > 1 and all(place for _, place, _, _ in records) \
+        and len({when for _, _, when, _ in records}) == 1
+    for key, place, when, value in records:
         unit = units.get(key) if isinstance(units, dict) and isinstance(units.get(key), str) else ""
         shown = _rounded(value) if isinstance(value, float) else value
         if isinstance(shown, str) and _ISO_TIME.match(shown) and shown[:10] in when:
             shown = shown[11:]  # a time of the record's own day ("sunrise 07:55")
-        found.setdefault(key, []).append(f"{when} {shown}{' ' if unit[:1].isalpha() else ''}{unit}".strip())
-    return "; ".join(f"{key.replace('_', ' ')}: {', '.join(values[:_MAX_FIELD_VALUES])}"
+        where = place if same_day else f"{place} {when}".strip()
+        found.setdefault(key, []).append(f"{where} {shown}{' ' if unit[:1].isalpha() else ''}{unit}".strip())
+    return "; ".join(f"{label(key) if label else key.replace('_', ' ')}: {', '.join(values[:_MAX_FIELD_VALUES])}"
                      for key, values in found.items())
 
 
-def _records(value: Any, picked: Callable[[str], bool], when: str, today: dt.date) -> Iterator[tuple[str, str, Any]]:
-    """(field, the day or hour of its record, value) for every picked field with a value."""
+def _records(value: Any, picked: Callable[[str], bool], when: str, today: dt.date, place: str = "",
+             several: bool = False) -> Iterator[tuple[str, str, str, Any]]:
+    """(field, its place in a result about several places ("places"), the day or hour of its record, value) for
+    every picked field with a value."""
     if isinstance(value, list):
         for item in value:
-            yield from _records(item, picked, when, today)
+            yield from _records(item, picked, when, today, place, several)
     elif isinstance(value, dict):
+        location = value.get("location")
+        if several and isinstance(location, dict) and isinstance(location.get("name"), str):
+            place = location["name"]
         # A record's own time ("time" of an hour, "date" of a day), else its first date.
         times = sorted((key not in ("time", "date"), key != "time", item) for key, item in value.items()
                        if isinstance(item, str) and _ISO_TIME.match(item))
@@ -126,9 +138,9 @@ def _records(value: Any, picked: Callable[[str], bool], when: str, today: dt.dat
             when = _with_relative_day(times[0][2].replace("T", " "), today)
         for key, item in value.items():
             if isinstance(item, (dict, list)):
-                yield from _records(item, picked, when, today)
+                yield from _records(item, picked, when, today, place, key == "places")
             elif item is not None and item != "" and picked(key):
-                yield key, when, item
+                yield key, place, when, item
 
 
 def _rounded(value: float) -> float | int:
