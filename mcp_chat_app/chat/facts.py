@@ -208,7 +208,15 @@ def _unsaid(outcome: ToolOutcome, text: str, asked: list[Quantity], turn: Turn) 
     if not unsaid:
         return ""
     return field_values(outcome.structured_content, lambda key: any(field_matches(key, q.field) for q in unsaid),
-                        turn.today, lambda key: next(q.word for q in unsaid if field_matches(key, q.field)))
+                        turn.today, lambda key: _label(key, unsaid))
+
+
+def _label(key: str, quantities: list[Quantity]) -> str:
+    """A field's values under the question's word for its quantity ("UV", "价格"), and the field's own name
+    where it is one of several of the quantity ("价格 (child price)")."""
+    quantity = next(q for q in quantities if field_matches(key, q.field))
+    own = any(key.startswith(part) for part in quantity.field.split("|"))
+    return quantity.word if own else f"{quantity.word} ({key.replace('_', ' ')})"
 
 
 def _quotes_a_value(said: list[float], content: Any, quantity: Quantity) -> bool:

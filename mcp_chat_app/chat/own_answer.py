@@ -36,6 +36,13 @@ _IN_PASSING = re.compile(r"\bcapital\b|首都|省会|\btime difference\b|时差|
                          re.IGNORECASE)
 
 
+# A question of why, on no day, asks for an explanation, not for data ("为啥高原上紫外线那么强", "why do typhoons
+# form over warm seas?"); the words of _IN_PASSING that say nothing of the matter ("between", which a tool's
+# description may hold).
+_WHY = re.compile(r"为什么|为啥|为何|\bwhy\b", re.IGNORECASE)
+_LINKING = frozenset({"between", "what", "s", "the", "which", "me", "a", "an"})
+
+
 def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:
     """Whether the tools answer the question: it names a day and a tool takes one ("周末会降温吗", "this week"),
     says a term a tool's description lists ("空气质量", "AQI"), or names a quantity (the vocabulary's) that a tool's
@@ -52,12 +59,16 @@ def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabu
 def asked_in_passing(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:
     """Whether a question asks what people ask in passing (_IN_PASSING: "塔什干是哪个国家的首都", "time difference
     between California and Ireland?"), on no day, of nothing the tools answer (needs_tool_data), in words no tool's
-    description says (a clock server's tools answer a time difference)."""
+    description says (a clock server's tools answer a time difference); or asks why, on no day (_WHY)."""
+    if day_words(question):
+        return False
+    if _WHY.search(question):
+        return True
     match = _IN_PASSING.search(question)
-    if match is None or day_words(question):
+    if match is None:
         return False
     tools = list(tools)
-    words = _LATIN_WORD.findall(match[0].casefold()) or [match[0]]
+    words = [word for word in _LATIN_WORD.findall(match[0].casefold()) if word not in _LINKING] or [match[0]]
     return not any(word in tool.description.casefold() for word in words for tool in tools) \
         and not needs_tool_data(question, tools, vocabulary)
 

@@ -45,9 +45,9 @@ from mcp_chat_app.chat.route_mends import (
     for_the_name_said,
     left_out,
     moved_to_a_day,
-    moved_to_the_present,
     moved_to_holding,
     moved_to_hours,
+    moved_to_the_present,
     on_an_earlier_day,
     one_place_meant,
     replanned_for,
@@ -55,6 +55,7 @@ from mcp_chat_app.chat.route_mends import (
     with_added_places,
     with_distinct_places,
     without_comparatives,
+    without_unasked_days,
     with_earlier_days,
     with_earlier_tool,
     with_the_conversations_place,
@@ -239,6 +240,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         # "顺便看看天水那天的情况": a place of its own, asked alone, on the day the conversation was about.
         inherits = True
         planned = with_earlier_days(planned, by_name, turn)
+    planned = without_unasked_days(planned, by_name, turn)
     needs_data = not planned and needs_tool_data(turn.question, tools, turn.vocabulary)
     if not planned and (calls or needs_data):
         # No call that can be made, for a question the tools answer ("周末会降温吗", or a comparison with a place

@@ -13,14 +13,20 @@ from typing import Any
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.own_answer import needs_tool_data, says_a_listed_term
-from mcp_chat_app.chat.route_arguments.days import names_another_day, says_now, takes_a_day, with_earlier_day
+from mcp_chat_app.chat.route_arguments.days import (
+    day_forms,
+    names_another_day,
+    says_now,
+    takes_a_day,
+    with_earlier_day,
+)
 from mcp_chat_app.chat.route_arguments.hours import hours_argument, takes_hours
 from mcp_chat_app.chat.route_arguments.place_names import (
-    PART_OF_A_PLACE,
     added_names,
     chinese_name_said,
     compares,
     joined_names,
+    names_no_place,
     siblings,
 )
 from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, place_values, unnamed_places
@@ -36,7 +42,7 @@ from mcp_chat_app.chat.route_plan import (
 )
 from mcp_chat_app.chat.route_prompt import dump_arguments
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
-from mcp_chat_app.chat.text.day_words import day_references, without_day_words
+from mcp_chat_app.chat.text.day_words import asked_day, day_references, names_the_day_after, without_day_words
 from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.chat.text.quantities import asked_quantities, described
 from mcp_chat_app.chat.turn import Turn
@@ -183,6 +189,38 @@ def with_earlier_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
         arguments = with_earlier_day(plan.arguments, tool.input_schema, earlier, turn.question, turn.today) \
             if tool and (plan.request or (plan.error or "").startswith(INVALID)) else plan.arguments
         kept.append(plan if arguments == plan.arguments else replanned(plan, arguments, by_name, turn))
+    return tuple(kept)
+
+
+def without_unasked_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                         turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls on a weekday or a date that neither the question names nor the latest calls were about, for a question
+    that names no day, moved to the latest calls' day (where they agree on one) or to the tool's default day: "日落
+    几点 想去洱海边拍照" after tomorrow's question on 大理 was called for Sunday (日 of 日落)."""
+    if day_references(turn.question, turn.today) or says_now(turn.question) or names_the_day_after(turn.question) \
+            or asked_day(turn.question, turn.today) is not None:
+        return planned
+    latest = conversation.latest_calls(turn.history)
+    earlier = [call.get("arguments", {}) for call in latest]
+    kept = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name)
+        properties = tool.input_schema.get("properties", {}) if tool else {}
+        # A weekday or a date, even the gateway's today (the place's may be another); not an offset, which a
+        # question's tense may say ("how was it?": yesterday).
+        days = {name for name, value in plan.arguments.items() if day_forms(properties.get(name, {}))
+                and isinstance(value, str)}
+        if tool is None or plan.request is None or not days \
+                or any(plan.arguments[name] == call.get(name) for call in earlier for name in days):
+            kept.append(plan)  # no day, or the conversation's own
+            continue
+        arguments = with_earlier_day(plan.arguments, tool.input_schema, earlier, turn.question, turn.today)
+        if arguments == plan.arguments:
+            arguments = {name: value for name, value in plan.arguments.items() if name not in days}
+        log.info("%s on %r, not %r: the question names no day", plan.name,
+                 {name: arguments.get(name) for name in days}, {name: plan.arguments[name] for name in days})
+        again = replanned(plan, arguments, by_name, turn)
+        kept.append(again if again.request is not None else plan)
     return tuple(kept)
 
 
@@ -455,9 +493,12 @@ def asks_an_hour(turn: Turn) -> bool:
 
 def asks_a_day(turn: Turn) -> bool:
     """Whether the question names a day other than today ("明儿", "this weekend", "yesterday"), or today and not
-    the present moment ("今天信阳怎么样", "today's high": the whole day, not only the present)."""
+    the present moment ("今天信阳怎么样", "today's high": the whole day, not only the present), or days from today
+    on ("lows for the next 5 days")."""
     offsets = day_references(turn.question, turn.today).values()
-    return any(offset != 0 for offset in offsets) or (0 in offsets and not says_now(turn.question))
+    asked = asked_day(turn.question, turn.today)  # a span of days ("lows for the next 5 days")
+    return any(offset != 0 for offset in offsets) or (0 in offsets and not says_now(turn.question)) \
+        or (asked is not None and asked.span)
 
 
 def on_an_earlier_day(turn: Turn, by_name: dict[str, ToolInfo]) -> bool:
@@ -613,8 +654,8 @@ def with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
 
 def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                                  turn: Turn) -> tuple[PlannedCall, ...]:
-    """A call whose place is a part of the conversation's one place said by no name (山上, 海边, 当地), made for that
-    place."""
+    """A call whose place is a part of the conversation's one place said by no name (山上, 海边, 当地), or a word of
+    the domain ("windy then?"), made for that place."""
     latest = _places_of(conversation.latest_tried(turn.history), by_name, turn)
     if len(latest) != 1:
         return planned
@@ -622,7 +663,7 @@ def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict
     kept = []
     for plan in planned:
         _, argument, value = _place_of(plan, by_name, turn)
-        if argument and isinstance(value, str) and PART_OF_A_PLACE.match(value) \
+        if argument and isinstance(value, str) and names_no_place(value, turn.vocabulary) \
                 and (again := replanned(plan, {**plan.arguments, argument: place}, by_name, turn)).request is not None:
             log.info("%s for %r, not %r: a part of the conversation's place", plan.name, place, value)
             kept.append(again)

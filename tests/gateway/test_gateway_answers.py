@@ -305,6 +305,10 @@ def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fa
                                       ("顺便问下，可乐鸡翅怎么做", "先把鸡翅焯水。", history),
                                       ("what's the time difference between California and Ireland?", "8 hours.", []),
                                       ("台风和飓风有什么区别", "名字不同，地区不同。", history),
+                                      # ("between" is in a tool's description: it was called as a comparison)
+                                      ("What's the difference between a typhoon and a hurricane?", "Where.", []),
+                                      # why, on no day: an explanation ("为啥高原上紫外线那么强" got 拉萨's data)
+                                      ("为啥高原上紫外线那么强", "空气稀薄。", history),
                                       # the assistant's own taste or experience, in a conversation
                                       ("你觉得周杰伦新歌好听吗", "挺好听的。", history),
                                       ("have you ever been to Astana?", "I have not.", history)):
@@ -316,6 +320,7 @@ def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fa
     assert not asked_in_passing("what's the time difference between California and Ireland?", tools, VOCABULARY)
     assert not asked_in_passing("Population of Lagos tomorrow?", [], VOCABULARY)  # on a day: the tools'
     assert not asked_in_passing("北京和上海明天有什么不同", [], VOCABULARY)
+    assert not asked_in_passing("为什么明天这么冷", [], VOCABULARY)
 
 
 def test_a_call_with_made_up_arguments_is_set_aside_for_a_question_that_needs_no_data(pipeline, fake_llm):

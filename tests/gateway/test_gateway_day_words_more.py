@@ -343,3 +343,19 @@ def test_over_http_a_call_the_present_moment_does_not_answer_stays(forced_gatewa
     fake_llm.script(call(tool, **arguments), {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("zed", {"message": question}).json()
     assert [c["tool"] for c in body["tool_calls"]] == [tool]
+
+
+def test_over_http_a_weekday_the_question_does_not_name_is_the_conversations_day(forced_gateway, fake_llm):
+    """"日落几点 想去洱海边拍照" after tomorrow's question on 大理 was called for Sunday (日 of 日落): a weekday the
+    question does not name is the latest calls' day, or else the tool's own (today)."""
+    fake_llm.script(call("get_forecast", city="大理", day=1), {"content": "placeholder"}, auto=True)
+    forced_gateway.chat("erhai", {"message": "大理明天怎么样"})
+    fake_llm.script(call("get_forecast", city="洱海", day="sunday"), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("erhai", {"message": "日落几点 想去洱海边拍照"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "洱海", "day": 1})]
+    fake_llm.script(call("get_forecast", city="Paris", day="sunday"), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("sunset", {"message": "Paris sunset time?"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "Paris"})]
+    fake_llm.script(call("get_forecast", city="Paris", day="sunday"), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("sunday", {"message": "Paris sunset on Sunday?"}).json()
+    assert [c["arguments"]["day"] for c in body["tool_calls"]] == ["sunday"]  # named

@@ -18,6 +18,7 @@ from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags
 from mcp_chat_app.chat.route_arguments.place_names import without_opening
 from mcp_chat_app.chat.route_arguments.places import unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import mentioned
+from mcp_chat_app.chat.route_mends import asks_a_day
 from mcp_chat_app.chat.text.claims import asks_a_language_task
 from mcp_chat_app.chat.text.day_words import asked_day
 from mcp_chat_app.chat.turn import Turn
@@ -54,7 +55,7 @@ def _asker(gateway, fake_llm, user: str):
     ("the coming week in Rome", 7), ("接下来的五天", 5), ("这几天冷吗", None), ("Oslo this week?", 7), ("这周武汉会下雨吗", 7),
     ("next few days?", None),
     # two weeks ("武汉未来两周降水柱状图" was called for 2 days)
-    ("武汉未来两周降水柱状图", 14), ("这两天济南下不下雨啊", 2), ("未来两个星期", 14), ("the next two weeks in Boise", 14),
+    ("武汉未来两周降水柱状图", 14), ("这两天济南下不下雨啊", 2), ("any rain over those 5 days", 5), ("未来两个星期", 14), ("the next two weeks in Boise", 14),
 ])
 def test_a_span_counts_its_own_days(question, days):
     asked = asked_day(question, TUESDAY)
@@ -63,6 +64,15 @@ def test_a_span_counts_its_own_days(question, days):
     assert with_asked_span({"city": "Oslo", "day": 0}, FORECAST, asked) == expected
     # A call that counts more days already keeps them.
     assert with_asked_span({"city": "Oslo", "days": 16}, FORECAST, asked) == {"city": "Oslo", "days": 16}
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("lows for the next 5 days", True), ("未来三天呢", True), ("tomorrow?", True), ("how cold is it right now", False),
+    ("humidity in Oslo?", False),
+])
+def test_days_from_today_on_ask_a_day_not_the_present_moment(question, asks):
+    """"lows for the next 5 days" after tonight's question on Saskatoon was called for the weather now."""
+    assert asks_a_day(Turn.start(question, [], ASSISTANT)) is asks
 
 
 def test_a_run_of_days_is_called_for_each_of_them():
@@ -337,6 +347,17 @@ def test_over_http_a_part_of_the_conversations_place_said_by_no_name_is_that_pla
     asked("这周六去爬华山 天气怎么样", call("get_forecast", city="华山", day="saturday"))
     body = asked("山上冷不冷", call("get_forecast", city="山上冷", day="saturday"))
     assert _made(body) == [("get_forecast", {"city": "华山", "day": "saturday"})]
+    body = asked("热不热啊 要在工地干一天活", call("get_forecast", city="工地干", day="saturday"))  # at the site
+    assert [arguments["city"] for _, arguments in _made(body)] == ["华山"]
+
+
+def test_over_http_a_word_of_the_domain_called_as_a_place_is_the_conversations_place(forced_gateway, fake_llm):
+    """"windy then?" after tomorrow at 6 in Burlington was called for a place named "Windy" (Vidin, Bulgaria)."""
+    asked = _asker(forced_gateway, fake_llm, "windy")
+    asked("temp in Burlington VT tmrw at 6pm?", call("get_forecast", city="Burlington, VT", day=1, hours=[18]))
+    body = asked("windy then?", call("get_forecast", city="Windy", day=1))
+    assert [(tool, arguments["city"].replace(",", "")) for tool, arguments in _made(body)] == [
+        ("get_forecast", "Burlington VT")]
 
 
 def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake_llm):

@@ -408,7 +408,7 @@ def _qualified_after(value: str, question: str, vocabulary: Vocabulary) -> str:
 def _lowercase_qualifier(value: str, question: str, vocabulary: Vocabulary) -> str:
     """"Portland, maine" of "going fishing off portland maine tmrw morning", in a question typed all in lowercase:
     one or two words after the name, then a mark, the end, a day word or a word that names nothing ("portland
-    tomorrow", "portland, which", "boston weather" name no qualifier)."""
+    tomorrow", "portland, which", "boston today" name no qualifier)."""
     at = re.search(rf"(?<![\w])(?i:{re.escape(value)})(?![\w])", question)
     if question != question.casefold() or at is None:
         return ""
@@ -489,7 +489,16 @@ def _whole_chinese_name(value: str, question: str) -> str:
 
 # Where in a place a question asks of, by no name ("山上冷不冷" after a question on 华山): a small model took "山上冷"
 # for a place's name, and 华山 shares a character with it.
-PART_OF_A_PLACE = re.compile(r"^(?:山上|山顶|山里|山下|山脚|海边|湖边|岛上|景区|当地|市区|城里|郊区|镇上|村里|那边|那里|这边)")
+PART_OF_A_PLACE = re.compile(r"^(?:山上|山顶|山里|山下|山脚|海边|湖边|岛上|景区|当地|市区|城里|郊区|镇上|村里|那边|那里|这边|工地|"
+                             r"地里|田里|外面|户外|路上)")
+
+
+def names_no_place(value: str, vocabulary: Vocabulary) -> bool:
+    """Whether a place argument names none: a part of a place said by no name (PART_OF_A_PLACE), or a word of the
+    domain's own ("windy then?" was called for a place named "Windy", found in Bulgaria)."""
+    words = {word.partition("=")[0].casefold() for words in (vocabulary.topic_words, *vocabulary.quantities.values(),
+                                                             *vocabulary.claim_topics.values()) for word in words}
+    return bool(PART_OF_A_PLACE.match(value)) or value.partition(",")[0].strip().casefold() in words
 
 
 def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary) -> str:
@@ -523,9 +532,9 @@ def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> st
 
 
 # Words that are no part of a name before a code (_name_before_a_code): they ask, join or lead to a place.
-_NO_NAME_WORDS = frozenset("""a an and any at be between by compared do does for from get going gonna how hows i in is it
-    its like me my near next of on or than that the this to versus vs was what whats what's when where which will
-    with""".split())
+_NO_NAME_WORDS = frozenset("""a also an and any at be between by compared do does for from get going gonna how hows i in
+    instead is it its like me my near next of on or please pls than that the then there this to too versus vs was
+    what whats what's when where which will with""".split())
 
 
 def _name_before_a_code(value: str, question: str, vocabulary: Vocabulary) -> str:

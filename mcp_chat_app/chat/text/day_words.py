@@ -78,7 +78,8 @@ _DAYS_AFTER = re.compile(r"\bdays\s+after\s+(today|tomorrow)\b|(今天|明天)(?
 _FROM_TODAY = re.compile(
     r"(?:未来|接下来的?|最近)(?:[一两二]个?(?:周|星期|礼拜)|(?:[一二两三四五六七八九十几]+|\s*\d{1,2}\s*)天)|这几天|这两天|本周(?![一二三四五六日末]|天(?!气))|这周(?![一二三四五六日末]|天(?!气))|这个星期(?![一二三四五六日天])"
     r"|\b(?:the\s+)?(?:coming\s+week|(?:coming|next)\s+(?:few|\d+|two|three|four|five|six|seven|eight|nine|ten|"
-    r"fourteen)\s+days|(?:coming|next)\s+(?:two|2)\s+weeks)\b"
+    r"fourteen)\s+days|(?:coming|next)\s+(?:two|2)\s+weeks|(?:those|these)\s+(?:\d+|two|three|four|five|six|seven)"
+    r"\s+days)\b"
     r"|\bthis\s+week\b(?!end)", re.IGNORECASE)
 # The day after the one last asked about, in a follow-up ("And the day after that?", "那第二天呢"): a day counted
 # from the conversation's, not from today ("the day after tomorrow" is a day word of its own).
