@@ -31,6 +31,7 @@ _LATIN_WORD = re.compile(r"[a-z]+")
 _IN_PASSING = re.compile(r"\bcapital\b|首都|省会|\btime difference\b|时差|哪个国家|哪国|\b(?:which|what) country\b|"
                          r"\bpopulation\b|人口|\bcurrency\b|货币|订.{0,2}(?:机票|酒店|车票|门票)|菜谱|食谱|做法|怎么做|"
                          r"\brecipes?\b|\bbook (?:me )?(?:a |an |the )?(?:flights?|hotels?|tickets?|tables?)\b|"
+                         r"必吃|美食|小吃|\bmust[- ]eats?\b|\bwhere to eat\b|"
                          r"\d\s*%\s*tip\b|小费|汇率|\bexchange rates?\b|"
                          r"(?:有|是)?(?:什么|啥)(?:区别|不同)|\bdifferences? between\b|\bwhat'?s the difference\b",
                          re.IGNORECASE)

@@ -303,6 +303,7 @@ def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fa
                                       ("塔什干是哪个国家的首都", "乌兹别克斯坦。", []),
                                       ("你能帮我订机票吗", "抱歉，我不能订机票。", history),
                                       ("顺便问下，可乐鸡翅怎么做", "先把鸡翅焯水。", history),
+                                      ("济州岛有什么必吃的吗", "黑猪肉。", history),  # (called as 济州岛's data)
                                       ("what's the time difference between California and Ireland?", "8 hours.", []),
                                       ("台风和飓风有什么区别", "名字不同，地区不同。", history),
                                       # ("between" is in a tool's description: it was called as a comparison)

@@ -47,7 +47,8 @@ _KEYWORDS = {
     # The other way round ("less wind: Tarifa or Biarritz?", "哪里雨少"): longer than the words of wetter and windier
     # they contain, so a question with them asks these.
     "drier": ["drier", "dryer", "driest", "less rain", "least rain", "less precipitation", "雨少", "雨更少", "雨最少",
-              "少雨", "降水少", "降水更少", "降水最少", "更干", "最干"],
+              "少雨", "降水少", "降水更少", "降水最少", "降水量少", "降水量更少", "降水量最少", "雨水少", "雨水更少", "更干",
+              "最干"],
     "calmer": ["calmer", "calmest", "less wind", "least wind", "less gust", "风小", "风更小", "风最小", "風小", "風更小",
                "風最小"],
     "polluted": ["pollut", "smog", "haze", "mask", "污染", "雾霾", "霾", "口罩"],

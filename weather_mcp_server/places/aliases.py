@@ -16,6 +16,7 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("Jeju Island", "Jeju City, KR"),
     ("Jeju-do", "Jeju City, KR"),
     ("Bali", "Denpasar, ID"),
+    ("Kiritimati", "London Village, KI"),
     ("巴厘岛", "Denpasar, ID"),
     ("峇里島", "Denpasar, ID"),
     ("海南岛", "Haikou, CN"),
