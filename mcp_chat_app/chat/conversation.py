@@ -19,7 +19,12 @@ _OPENING = re.compile(r"^\s*(?:那么|那|还有|然后|(?:what|how)\s+about\b|a
 # ... or that asks the previous question again of another value ("same question for Lae", "同样的问题，问一下兰州").
 # A correction of the question before ("oops, I meant Lafayette, Indiana", "我是说绵阳") asks it again, of what it says.
 # ... or a name with 呢 that a question of its own follows ("清迈呢 空气咋样"), or "then" at the end ("ok, New York then").
+# A name or two alone, asked ("moncton?", "regina too?"): of the conversation's question, not a question of its own.
+_NAMED_ALONE_ASKED = (r"^\s*(?!(?:what|how|who|why|when|where|which|is|are|was|will|do|does|did|can|should|could|would|"
+                      r"any)\b)[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’.-]*(?:\s+[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’.-]*){0,2}"
+                      r"(?:\s+(?:too|as\s+well|also))?\s*[?？]\s*$")
 _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s，,]|\bthen[?？.!！\s]*$|{_OPENING.pattern}"
+                        rf"|{_NAMED_ALONE_ASKED}|\b(?:too|as\s+well)[?？.!！\s]*$"
                         r"|\bsame\s+(?:question|thing|again)\b"
                         # the conversation's day, pointed back to ("and Puerto Natales the same day?")
                         r"|\b(?:on\s+)?(?:the\s+)?same\s+(?:day|time)\b|\b(?:on\s+)?that\s+day\b"
@@ -254,7 +259,8 @@ _ASKED_AGAIN = 4  # how many bare follow-ups in a row still ask the question bef
 
 def bare_follow_up(question: str) -> bool:
     """Whether a follow-up only names another day or place, asking the earlier question of it."""
-    if _ZH_BARE_FOLLOW_UP.match(question):
+    if _ZH_BARE_FOLLOW_UP.match(question) or (re.match(_NAMED_ALONE_ASKED, question, re.IGNORECASE)
+                                              and not day_words(question)):
         return True
     head = opening(question)
     rest = question.strip()[len(head):]

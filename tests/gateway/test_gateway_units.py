@@ -187,6 +187,10 @@ def test_a_range_written_with_a_dash_is_spelled_out_for_the_router():
 def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert conversation.is_follow_up("那后天呢？") and conversation.is_follow_up("What about Chicago?")
     assert not conversation.is_follow_up("北京今天天气怎么样？")
+    # a name alone, asked ("moncton?" after tomorrow's snow in Halifax was called for Moncton's weather now)
+    for question in ("moncton?", "regina too?", "Lyon as well?"):
+        assert conversation.is_follow_up(question) and conversation.bare_follow_up(question), question
+    assert not conversation.is_follow_up("who are you?") and not conversation.is_follow_up("is it cold?")
     assert conversation.is_follow_up("same question for Lae") and conversation.is_follow_up("同样的问题，问一下兰州")
     # dev26/dev27: a name with 呢 before a question of its own, and "then" at the end, follow on (the day carries)
     assert conversation.is_follow_up("清迈呢 空气咋样") and conversation.is_follow_up("ok, New York then")
