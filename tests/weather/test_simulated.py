@@ -18,6 +18,8 @@ from weather_mcp_server.domain.verdicts import (
     forecast_verdicts,
     hour_verdicts,
     precipitation_verdicts,
+    raining_now,
+    snowing_now,
 )
 from weather_mcp_server.models import ForecastDay, HourRecord, Location, PrecipitationDay
 from weather_mcp_server.wording.weather import place_name
@@ -458,3 +460,11 @@ async def test_two_places_of_one_name_are_compared_as_the_caller_named_them() ->
     assert places[0]["location"]["latitude"] > places[1]["location"]["latitude"] + 3  # two places
     assert [p["location"]["english_name"] for p in places] == ["Charleston, West Virginia", "Charleston, South Carolina"]
     assert "Charleston, West Virginia" in both.content[0].text and "Charleston, South Carolina" in both.content[0].text
+
+
+def test_snow_falling_now_is_snowing_not_raining() -> None:
+    """Moncton's slight snowfall now had been "it is raining now"; "is it still snowing" had no verdict of now."""
+    slight_snowfall, slight_rain = 71, 61
+    assert (raining_now(0.4, slight_snowfall).holds, snowing_now(0.3, slight_snowfall).holds) == (False, True)
+    assert (raining_now(0.4, slight_rain).holds, snowing_now(0.0, slight_rain).holds) == (True, False)
+    assert snowing_now(0.0, 0).statement == "it is not snowing now"

@@ -27,6 +27,7 @@ from weather_mcp_server.domain.verdicts import (
     precipitation_verdicts,
     rain_expected,
     raining_now,
+    snowing_now,
     snow_expected,
     windy,
 )
@@ -105,7 +106,7 @@ class WeatherService:
         return CurrentWeather(
             **self._common(location, sourced),
             verdicts=[*feel_verdicts(max(temperature, today_max), min(feels, today_max)),
-                      raining_now(precipitation, code),
+                      raining_now(precipitation, code), snowing_now(p.number("current", "snowfall"), code),
                       windy(wind, gusts)],
             time=time,
             weekday=weekday_name(date.fromisoformat(time[:10])),

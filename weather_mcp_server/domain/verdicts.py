@@ -157,9 +157,18 @@ def polluted(aqi: int, category: str, category_en: str) -> Verdict:
 
 
 def raining_now(precipitation_mm: float, code: int) -> Verdict:
-    wet = precipitation_mm > 0 or code in RAIN_CODES
+    """Rain now: its weather is rain, or precipitation falls that is not snow (Moncton's slight snowfall had been
+    "it is raining now")."""
+    wet = code in RAIN_CODES or (precipitation_mm > 0 and code not in SNOW_CODES)
     return _yes_no("rain", wet, pick("it is raining now", "现在正在下雨") if wet
                    else pick("it is not raining now", "现在没有下雨"))
+
+
+def snowing_now(snowfall_cm: float, code: int) -> Verdict:
+    """Snow now: its weather is snow, or snow falls ("is it still snowing")."""
+    snowy = code in SNOW_CODES or snowfall_cm > 0
+    return _yes_no("snow", snowy, pick("it is snowing now", "现在正在下雪") if snowy
+                   else pick("it is not snowing now", "现在没有下雪"))
 
 
 @dataclass(frozen=True)

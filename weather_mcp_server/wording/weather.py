@@ -78,7 +78,8 @@ def current_text(r: CurrentWeather) -> str:
                  f"{r.humidity:g}%, wind {r.wind_speed:g} {wind}, precipitation {_amount(r.precipitation, r.units)}"
                  f"{_en_uv(r.uv_index)}{_air_state(r.pressure, r.visibility, r.dew_point, r.units)}. Today "
                  f"{r.today_min:g} to {r.today_max:g}{t}.")
-    return with_verdicts(facts, _feel_and_rest(r.verdicts), r.notice)
+    # (snow now is said only when it falls: "not snowing" beside every reading says nothing)
+    return with_verdicts(facts, [v for v in _feel_and_rest(r.verdicts) if v.topic != "snow" or v.holds], r.notice)
 
 
 def forecast_text(r: Forecast) -> str:
