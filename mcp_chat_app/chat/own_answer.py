@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from mcp_chat_app.chat.route_arguments.days import takes_a_day
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.claims import asks, states_measurements, unusable
 from mcp_chat_app.chat.text.day_words import day_words
 from mcp_chat_app.chat.text.quantities import asked_quantities, described
+from mcp_chat_app.chat.text.repetition import before_repetition, repeated_piece
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
@@ -128,13 +130,16 @@ def own_answer_messages(turn: Turn, tools_connected: bool) -> list[dict[str, str
 
 
 def own_answer(turn: Turn, writer: LlmClient, tools_connected: bool) -> ChatTurn:
-    """The writer's reply, streamed to whoever listens as far as it passes the own answer's check."""
-    return writer.chat(own_answer_messages(turn, tools_connected), on_token=turn.stream(own_passes_so_far(turn)),
-                       cancellation=turn.cancellation)
+    """The writer's reply, streamed to whoever listens as far as it passes the own answer's check, and stopped
+    once it loops (a list item said over and over: the reply ends before its second time)."""
+    reply = writer.chat(own_answer_messages(turn, tools_connected), on_token=turn.stream(own_passes_so_far(turn)),
+                        cancellation=turn.cancellation, stop_when=lambda text: repeated_piece(text) is not None)
+    return replace(reply, content=before_repetition(reply.content))
 
 
 def own_passes_so_far(turn: Turn) -> Callable[[str], bool]:
     """Whether an own answer's text so far may be shown: what verify rejects an own answer for, readable text
     in the user's language with no figures (none is behind it), holds of it."""
     return lambda text: not unusable(text, turn.language, turn.vocabulary) \
-        and not states_measurements(text, turn.vocabulary) and not turn.assistant.claims_to_be_another(text)
+        and not states_measurements(text, turn.vocabulary) and not turn.assistant.claims_to_be_another(text) \
+        and repeated_piece(text) is None

@@ -36,6 +36,7 @@ from mcp_chat_app.chat.text.day_words import (
     unsupported_present,
 )
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities
+from mcp_chat_app.chat.text.repetition import repeated_piece
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 
@@ -52,7 +53,6 @@ _FIRST_SENTENCE = re.compile(r"^[^。！？.!?\n]*")
 _BARE_YES = ("yes", "yeah", "yep", "是的", "是", "对", "对的")
 _BARE_WORD = re.compile("|".join((*_BARE_YES, "no", "nope", "不是")), re.IGNORECASE)
 _NAME = re.compile(r"(?<![.!?。！？]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
-_PIECE = re.compile(r"[，。,.;；、\n]")
 _SENTENCE_SPLIT = re.compile(r"[。!！?？\n]|\.(?!\d)")
 _THAN = re.compile(r"\bthan\b|比")
 _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
@@ -329,12 +329,6 @@ def _tokens(text: str) -> set[str]:
     lowered = text.lower()
     pairs = {run[i:i + 2] for run in _HAN_RUN.findall(lowered) for i in range(len(run) - 1)}
     return pairs | set(_LATIN_WORD.findall(lowered)) | {f"{n:g}" for n in numbers_in(lowered)}
-
-
-def repeated_piece(reply: str) -> str | None:
-    """A clause said three times or more: a model looping."""
-    pieces = [piece.strip() for piece in _PIECE.split(reply) if len(piece.strip()) >= 4]
-    return next((piece for piece in pieces if pieces.count(piece) >= 3), None)
 
 
 def ungrounded_numbers(reply: str, known: list[float]) -> list[str]:

@@ -11,7 +11,8 @@ from mcp_chat_app.chat.facts import Facts
 from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.turn import Turn
-from mcp_chat_app.chat.verify import passes_so_far, repeated_piece
+from mcp_chat_app.chat.text.repetition import repeated_piece
+from mcp_chat_app.chat.verify import passes_so_far
 from mcp_chat_app.chat.write_prompt import CITES_A_FIGURE, fixed_part, retry_messages, writer_messages
 from mcp_chat_app.llm.client import ChatTurn, LlmClient
 

@@ -317,6 +317,9 @@ def test_what_people_ask_in_passing_gets_its_own_answer_and_no_call(pipeline, fa
         result = pipeline().run(question, earlier)
         assert (result.tool_calls, result.response) == ([], answer), question
         assert not any(request.get("tools") for request in fake_llm.requests())
+    # a model looping to its token limit ("济州烤鱼片、济州烤鱼片、…"): the answer ends before the second time
+    fake_llm.script({"content": "必吃的有：黑猪肉、海鲜锅、烤鱼片串、烤鱼片串、烤鱼片串、烤鱼片串、烤鱼"})
+    assert pipeline().run("济州岛有什么必吃的吗", []).response == "必吃的有：黑猪肉、海鲜锅、烤鱼片串。"
     tools = [ToolInfo("time", "get_current_time", "Get the current time in a timezone.", {"type": "object"})]
     assert not asked_in_passing("what's the time difference between California and Ireland?", tools, VOCABULARY)
     assert not asked_in_passing("Population of Lagos tomorrow?", [], VOCABULARY)  # on a day: the tools'
