@@ -72,7 +72,7 @@ def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
     if not joined and (typed := _LOWERCASE_VERSUS.search(question)) and typed[1].casefold() == value.casefold():
         return [typed[2]]  # typed in lowercase: "nanaimo vs chicoutimi, which one's colder"
     if not joined and _compares(question, vocabulary):
-        return _lowercase_siblings(value, question)
+        return _lowercase_siblings(value, question, vocabulary)
     return [name for _, name in joined[:last + 1]]
 
 
@@ -80,7 +80,7 @@ _LOWERCASE_JOINER = re.compile(r"\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and|vs\.?|ve
 _LOWERCASE_WORD = re.compile(r"[ \t]*([a-z][\w'’.-]*)")
 
 
-def _lowercase_siblings(value: str, question: str) -> list[str]:
+def _lowercase_siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
     """The names typed in lowercase that a comparing question joins to `value` ("cheyenne wy or casper wy?",
     "lubbock, amarillo or midland tx"): up to three words each, up to a mark or a word that names nothing
     ("tomorrow", "which"). A code of two letters after a comma qualifies the name before it ("springfield, il")."""
@@ -91,8 +91,7 @@ def _lowercase_siblings(value: str, question: str) -> list[str]:
     rest = question[at.end():] if at else ""
     while joiner := _LOWERCASE_JOINER.match(rest):
         rest, name = rest[joiner.end():], []
-        while len(name) < 3 and (word := _LOWERCASE_WORD.match(rest)) and word[1] not in _NO_NAME_WORDS \
-                and not re.fullmatch(_ASKING, word[1]) and not day_words(word[1]):
+        while len(name) < 3 and (word := _LOWERCASE_WORD.match(rest)) and not _names_nothing(word[1], vocabulary):
             name.append(word[1])
             rest = rest[word.end():]
         if not name:
@@ -412,11 +411,9 @@ def _lowercase_qualifier(value: str, question: str, vocabulary: Vocabulary) -> s
     at = re.search(rf"(?<![\w])(?i:{re.escape(value)})(?![\w])", question)
     if question != question.casefold() or at is None:
         return ""
-    domain = {word.casefold() for words in (vocabulary.topic_words, vocabulary.overview_words,
-                                            *vocabulary.quantities.values()) for word in words}
 
     def names_nothing(word: str) -> bool:
-        return word in _NO_NAME_WORDS or word in domain or bool(re.fullmatch(_ASKING, word) or day_words(word))
+        return _names_nothing(word, vocabulary)
 
     words = re.split(r"[,.?!;:]", question[at.end():], maxsplit=1)[0].split()
     for count in (1, 2):
@@ -496,9 +493,7 @@ PART_OF_A_PLACE = re.compile(r"^(?:山上|山顶|山里|山下|山脚|海边|湖
 def names_no_place(value: str, vocabulary: Vocabulary) -> bool:
     """Whether a place argument names none: a part of a place said by no name (PART_OF_A_PLACE), or a word of the
     domain's own ("windy then?" was called for a place named "Windy", found in Bulgaria)."""
-    words = {word.partition("=")[0].casefold() for words in (vocabulary.topic_words, *vocabulary.quantities.values(),
-                                                             *vocabulary.claim_topics.values()) for word in words}
-    return bool(PART_OF_A_PLACE.match(value)) or value.partition(",")[0].strip().casefold() in words
+    return bool(PART_OF_A_PLACE.match(value)) or value.partition(",")[0].strip().casefold() in vocabulary.own_words
 
 
 def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary) -> str:
@@ -537,6 +532,14 @@ _NO_NAME_WORDS = frozenset("""a also an and any at be between by compared do doe
     what whats what's when where which will with""".split())
 
 
+def _names_nothing(word: str, vocabulary: Vocabulary) -> bool:
+    """Whether a word of a question typed without capitals is no part of a place's name: a word that asks, joins
+    or leads to a place, a day word, or a word of the domain's own."""
+    folded = word.casefold()
+    return folded in _NO_NAME_WORDS or folded in vocabulary.own_words or bool(re.fullmatch(_ASKING, folded)) \
+        or bool(day_words(word))
+
+
 def _name_before_a_code(value: str, question: str, vocabulary: Vocabulary) -> str:
     """"traverse city, mi" where the question writes a code of two letters (a region's or a country's) after
     words of a name with no comma ("traverse city mi for the weekend": the router took "mi" for the
@@ -546,11 +549,9 @@ def _name_before_a_code(value: str, question: str, vocabulary: Vocabulary) -> st
     match = re.search(rf"((?:[^\W\d_][\w'’.-]*[ \t]+){{1,3}}){re.escape(value)}(?![\w])", question, re.IGNORECASE)
     if not match:
         return ""
-    domain = {word.casefold() for words in (vocabulary.topic_words, vocabulary.overview_words,
-                                            *vocabulary.quantities.values()) for word in words}
     name: list[str] = []
     for word in reversed(match[1].split()):
-        if word.casefold() in _NO_NAME_WORDS | domain or day_words(word):
+        if _names_nothing(word, vocabulary):
             break
         name.insert(0, word)
     return f"{' '.join(name)}, {value}" if name else ""

@@ -48,6 +48,13 @@ class Vocabulary:
     # result holds, whatever else it names ("今天行情怎么样 想买黄金" is no question for the gold price alone).
     overview_words: tuple[str, ...] = ()
 
+    @cached_property
+    def own_words(self) -> frozenset[str]:
+        """Every word of the domain's own (topic, overview, quantity and verdict words), casefolded: none of them
+        names a place ("boston stocks", a place called "Windy")."""
+        groups = (self.topic_words, self.overview_words, *self.quantities.values(), *self.claim_topics.values())
+        return frozenset(word.partition("=")[0].casefold() for words in groups for word in words)
+
     def names_the_topic(self, text: str) -> bool:
         """Whether the text says one of the domain's topic words."""
         pattern = words_pattern(self.topic_words)
