@@ -537,6 +537,8 @@ def rule_limits(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
         times = _sun_times(turn, reply)
         if not times and _polar(turn, reply):  # no sunrise or no sunset that day: saying so is the answer
             return bool(_POLAR_WORDS.search(text))
+        if _DAY_LENGTH.search(turn["query"]) and _durations(text) & _daylight_minutes(turn, reply):
+            return True  # "how long is the day": the day's length answers it as well as its two ends
         return bool(times) and bool(_clock_times(text) & times)
     values = _feature_values(turn, reply)
     return any(abs(q - v) < 0.051 or round(v) == q for q in numbers_in(text) for v in values)
@@ -554,10 +556,14 @@ def _asked_records(turn: dict[str, Any], reply: dict[str, Any], key: str) -> lis
             days = content.get("days") or []
             today = _today([{"days": days}])
             if key == "current":
-                records += [content["current"]] if day == 0 and isinstance(content.get("current"), dict) else []
+                records += ([content["current"]] if day == 0 and "weekday" not in turn
+                            and isinstance(content.get("current"), dict) else [])
                 continue
-            records += [record for record in content.get(key) or [] if today is not None
-                        and record.get("date") == (today + dt.timedelta(days=day)).isoformat()]
+            if today is None:
+                continue
+            dates = {(today + dt.timedelta(days=offset)).isoformat()
+                     for offset in _asked_offsets(turn, today) or {day}}  # a weekday counted at the place
+            records += [record for record in content.get(key) or [] if record.get("date") in dates]
     return records
 
 
@@ -598,6 +604,24 @@ def _sun_times(turn: dict[str, Any], reply: dict[str, Any]) -> set[str]:
 
 _POLAR_WORDS = re.compile(r"polar (?:night|day)|极夜|极昼|(?:does not|doesn't|won't|will not|never) (?:rise|set)|"
                           r"no (?:sunrise|sunset)|没有日[出落]|不(?:升起|落)", re.IGNORECASE)
+
+
+_DAY_LENGTH = re.compile(r"how long is the day|length of (?:the )?day|day ?length|daylight|hours of (?:day|sun)light|"
+                         r"白天有?多长|白昼|日照时[长间]|昼长", re.IGNORECASE)
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(?:小时|个小时|h\b|hours?|hrs?)\s*(?:and\s*)?(?:(\d+)\s*(?:分钟|分|min|minutes?|m\b))?",
+                       re.IGNORECASE)
+
+
+def _durations(text: str) -> set[int]:
+    """The lengths of time a reply gives ("7小时46分", "7 h 46 min", "10.5 hours"), in whole minutes."""
+    return {round(float(match[1]) * 60 + int(match[2] or 0)) for match in _DURATION.finditer(text)}
+
+
+def _daylight_minutes(turn: dict[str, Any], reply: dict[str, Any]) -> set[int]:
+    """The asked day's length of daylight at the place, in minutes, to the minute either way."""
+    minutes = [record["daylight_duration"] / 60 for record in _asked_records(turn, reply, "days")
+               if isinstance(record.get("daylight_duration"), int | float)]
+    return {int(m) + shift for m in minutes for shift in (-1, 0, 1)}
 
 
 def _polar(turn: dict[str, Any], reply: dict[str, Any]) -> bool:

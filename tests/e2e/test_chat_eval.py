@@ -249,6 +249,20 @@ def test_rule_limits_sun_needs_the_asked_days_sunrise_or_sunset():
     assert strict(rise, _reply("Sorry, the data does not include the sunrise.", polar))["limits"] is False
 
 
+def test_rule_limits_sun_reads_a_weekday_at_the_place_and_takes_the_days_length_for_how_long():
+    # the place's today is Tuesday 2026-12-01: "Wednesday" is its tomorrow
+    days = [{**SUN[0], "daylight_duration": 35820.0}, {**SUN[1], "daylight_duration": 35700.0}]
+    on_wednesday = {"query": "Sunset in Tokyo on Wednesday?", "lang": "en", "intent": "sun", "cities": [TOKYO],
+                    "weekday": 2}
+    assert strict(on_wednesday, _reply("Sunset in Tokyo on Wednesday is at 16:27.", forecast(TOKYO, days)))[
+        "limits"] is True
+    assert strict(on_wednesday, _reply("Sunset in Tokyo on Wednesday is at 16:28.", forecast(TOKYO, days)))[
+        "limits"] is False  # Tuesday's
+    length = {"query": "东京明天白天有多长", "lang": "zh", "intent": "sun", "cities": [TOKYO], "day": 1}
+    assert strict(length, _reply("东京明天白天9小时55分。", forecast(TOKYO, days)))["limits"] is True
+    assert strict(length, _reply("东京明天白天9小时57分。", forecast(TOKYO, days)))["limits"] is False  # today's
+
+
 def test_rule_limits_hourly_needs_the_figure_of_the_asked_hour():
     turn = {"query": "今天下午两点上海多少度？", "lang": "zh", "intent": "hourly", "cities": [SHANGHAI], "day": 0,
             "hour": 14}
