@@ -26,6 +26,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     only_run_on,
     whole_written,
     with_qualifiers,
+    without_leading_words,
     without_opening,
     without_question_words,
     without_run_in_days,
@@ -96,7 +97,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
                                       request=ToolRequest(tool.server, tool.name, arguments),
                                       made_up=tuple(made_up_numbers(arguments, schema, turn.question))), tool, turn)
         return plan if plan.fallback else _without_opening(plan, tool, turn) or _cut_before_a_word(plan, tool, turn) \
-            or _whole_written(plan, tool, turn) or plan
+            or _whole_written(plan, tool, turn) or _without_leading_words(plan, tool, turn) or plan
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"{INVALID}: {problem}")
 
 
@@ -138,6 +139,12 @@ def _whole_written(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall
     cannot tell "下龙湾" (a bay) from "明天下" and 龙湾 (a district)."""
     return _with_fallback(plan, tool, whole_written(plan.arguments, tool.input_schema, turn.question,
                                                     turn.vocabulary))
+
+
+def _without_leading_words(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall | None:
+    """The call with its places less a time of day, a verb of going or a question's opening word run onto their
+    start as its fallback ("早上八点大帽山", "飞黄刀镇", "Will Leh"). The router's form goes first: 回龙观 is a place."""
+    return _with_fallback(plan, tool, without_leading_words(plan.arguments, tool.input_schema, turn.vocabulary))
 
 
 def _with_fallback(plan: PlannedCall, tool: ToolInfo, arguments: dict[str, Any]) -> PlannedCall | None:

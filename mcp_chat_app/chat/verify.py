@@ -203,6 +203,14 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
         # "How much", or a clock time ("后天下午3点…吗"): a yes or a no alone leaves out what that hour measures.
         problems.append(Problem("figure", "the question asks how much or of a time of day, and it gives no "
                                           "figure: quote the facts' figure for it"))
+    elif facts.numbers_of_data and not says_it_lacks(reply) and any(clock_times(question, vocabulary)) \
+            and (figures := topic_figures(question, facts, context)) \
+            and not any(_same_figure(said, value) for said in numbers_in(without_clock_times(reply, vocabulary))
+                        for value in figures):
+        # "Will it happen at 8 am?" answered with the verdict and another figure of that hour: the figure the yes
+        # or no rests on is the one of the topic asked (its chance, its amount).
+        problems.append(Problem("figure", "the question asks whether something happens at a time of day, and it "
+                                          "gives none of the facts' figures about it: quote them"))
     elif facts.numbers_of_data and not says_it_lacks(reply) and not numbers_in(reply) and any(
             verdict.get("winner") or isinstance(verdict.get("places"), list)
             for verdict in verdicts_about(question, facts.verdicts, context)):
@@ -250,6 +258,15 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
                                                len(facts.findings) == 1)]
     return problems
+
+
+def topic_figures(question: str, facts: Facts, context: str = "") -> list[float]:
+    """The figures of the facts' clauses that speak of what a yes/no question asks (the topic's chance, for "will
+    it happen?"): the clauses holding a keyword of a verdict the question is about."""
+    words = [str(word).lower() for verdict in verdicts_about(question, facts.verdicts, context)
+             for word in verdict.get("keywords", ()) if word]
+    clauses = [clause for clause in _CLAUSE_SPLIT.split(facts.text) if any(w in clause.lower() for w in words)]
+    return numbers_in(" ".join(clauses))
 
 
 def _says_verdicts(reply: str, verdicts: list[dict[str, Any]]) -> bool:

@@ -560,6 +560,17 @@ def test_a_question_of_a_clock_time_is_answered_with_a_figure():
     assert "figure" in {p.rule for p in check_reply("不会下雨，下午3点也不会。", question, "zh", facts, VOCABULARY)}
 
 
+def test_a_yes_no_of_a_clock_time_quotes_the_figure_of_the_topic_asked():
+    """"后天早上8点深圳会下雨吗" was answered "不会下雨，不会下雪，不用带伞，风不大，紫外线指数0.2": a figure of the hour, but
+    not the one the yes or no rests on."""
+    question = "后天早上8点深圳会下雨吗"
+    _, facts = facts_of(question, forecast([], "深圳，08:00：14.4°C，降水概率21%，无降水，紫外线指数0.2。",
+                                           verdicts=[rain(False, "不会下雨")]))
+    assert "figure" in {p.rule for p in check_reply("不会下雨，不用带伞，紫外线指数0.2。", question, "zh", facts,
+                                                    VOCABULARY)}
+    assert check_reply("不会下雨，早上8点降水概率21%。", question, "zh", facts, VOCABULARY) == []
+
+
 def test_ok_in_capitals_is_no_term_the_facts_lack():
     """"OK, what about this Friday?" was answered "Sorry, the data I have does not include OK."."""
     _, facts = facts_of("OK, what about this Friday?", forecast([], "Antalya, Friday: 2.4 to 12.6°C."))

@@ -673,3 +673,16 @@ def test_over_http_a_quantity_asked_again_of_one_place_is_no_comparison(forced_g
         ("get_forecast", {"city": "Livingstone, Zambia", "day": 1})]
     note = fake_llm.requests()[2]["messages"][-1]["content"]
     assert "weather__get_forecast" in note and "compare_weather" not in note
+
+
+def test_a_place_written_by_its_initials_is_stated():
+    """"nyc rain?" was called for "New York City", taken for a place nobody named, and answered from memory ("Yes,
+    it is raining in New York City"). Three initials or more are the name; two are too often a word."""
+    assert mentioned("New York City", "nyc rain?") and mentioned("Salt Lake City", "slc tmrw")
+    assert not mentioned("New Orleans", "no rain today?") and not mentioned("New York City", "nycx rain")
+
+
+def test_over_http_a_place_written_by_its_initials_is_looked_up(forced_gateway, fake_llm):
+    fake_llm.script(call("get_precipitation", city="New York City", day=0), {"content": "No rain today."})
+    body = forced_gateway.chat("nyc", {"message": "nyc rain?"}).json()
+    assert _made(body) == [("get_precipitation", {"city": "New York City", "day": 0})]

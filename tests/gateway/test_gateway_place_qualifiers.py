@@ -14,6 +14,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     qualified,
     whole_written,
     with_qualifiers,
+    without_leading_words,
     without_question_words,
 )
 from mcp_chat_app.config import CONFIG_DIR
@@ -192,6 +193,22 @@ def test_over_http_a_place_the_tool_does_not_know_is_tried_as_the_question_write
     fake_llm.script(call("compare_weather", cities=["比利斯", "埃里温"], day=0), {"content": "如上。"})
     (made,) = forced_gateway.chat("tbi", {"message": "今天第比利斯和埃里温哪个冷"}).json()["tool_calls"]
     assert (made["arguments"]["cities"], made["is_error"]) == (["第比利斯", "埃里温"], False)
+
+
+@pytest.mark.parametrize(("value", "bare"), [
+    ("早上八点大帽山", "大帽山"), ("下午3点半深圳", "深圳"), ("飞黄刀镇", "黄刀镇"), ("人在玛瑙斯", "玛瑙斯"),
+    ("Will Leh", "Leh"), ("Is Paris", "Paris"),
+    ("Willemstad", "Willemstad"), ("Isle of Man", "Isle of Man"), ("到", "到"), ("去", "去"),  # no word to cut
+])
+def test_a_word_of_the_sentence_run_onto_a_places_start_is_cut(value, bare):
+    assert without_leading_words({"city": value}, {"properties": {"city": CITY}}, VOCABULARY) == {"city": bare}
+
+
+def test_over_http_a_place_the_tool_does_not_know_is_tried_without_the_verb_run_onto_it(forced_gateway, fake_llm):
+    """"周五飞黄刀镇看极光" was called for "飞黄刀镇" (飞, "fly to"), which no gazetteer has; 回龙观 still goes first."""
+    fake_llm.script(call("get_forecast", city="飞黄刀镇", day="friday"), {"content": "如上。"})
+    (made,) = forced_gateway.chat("yk", {"message": "周五飞黄刀镇看极光，那天晚上多云吗"}).json()["tool_calls"]
+    assert (made["arguments"]["city"], made["is_error"]) == ("黄刀镇", False)
 
 
 @pytest.mark.parametrize(("question", "name"), [

@@ -502,7 +502,9 @@ class Gazetteer:
                     continue
                 if displayed:  # the first one listed
                     self._chinese_names.setdefault(city.key, written)
-                added.setdefault(normalize(written), {})[city.key] = Candidate(**{**city.__dict__, "exact": exact})
+                # a name listed in traditional characters is found as written in simplified ones (瑪瑙斯, 玛瑙斯)
+                for key in {normalize(written), simplified_key(written)}:
+                    added.setdefault(key, {})[city.key] = Candidate(**{**city.__dict__, "exact": exact})
         for names, latitude, longitude, timezone, code in STATIONS:
             station = Candidate(key=f"{code}:{names[0]}", name=names[0], country_code=code,
                                 country=self._countries.get(code, code), latitude=latitude,

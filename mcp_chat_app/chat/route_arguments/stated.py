@@ -52,9 +52,16 @@ def mentioned(value: str, asked: str) -> bool:
     if only_day_words(value.strip()):  # as written: "Sat" is a day, "sat" a word
         return False  # "Thursday" as the place of "Thursday any better?": the question's day, not a value of it
     value = value.casefold().strip()
-    words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value)]
+    words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value), _initials(value)]
     return any(re.search(_as_word(word), asked) or re.search(_as_word(_unaccented(word)), _unaccented(asked))
                for word in words if word)
+
+
+def _initials(value: str) -> str:
+    """The initials of a name of three words or more, by which people write it ("nyc" for "new york city"); ""
+    for a shorter name, whose two letters are too often a word ("no" of "new orleans")."""
+    words = re.findall(r"[a-z\u00c0-\u024f]+", value)
+    return "".join(word[0] for word in words) if len(words) >= 3 else ""
 
 
 def _unaccented(text: str) -> str:
