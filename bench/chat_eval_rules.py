@@ -257,7 +257,15 @@ def rule_day(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
 def _range_day(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     calls = _calls(reply, {"find_cities_by_temperature"})
     wanted = turn.get("days", 1) - 1 if "day" not in turn else turn["day"]
-    return any(c["structured_content"].get("day") == wanted for c in calls)
+    for call in calls:
+        content = call["structured_content"]
+        if "weekday" in turn and isinstance(content.get("day"), int) and isinstance(content.get("date"), str):
+            today = dt.date.fromisoformat(content["date"]) - dt.timedelta(days=content["day"])
+            if content["day"] in (_asked_offsets(turn, today) or ()):  # a weekday, counted from the search's today
+                return True
+        elif content.get("day") == wanted:
+            return True
+    return False
 
 
 def _wrong_day_words(reply: dict[str, Any], allowed: set[int], today: dt.date) -> list[str]:
@@ -540,8 +548,8 @@ def rule_limits(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
         if _DAY_LENGTH.search(turn["query"]) and _durations(text) & _daylight_minutes(turn, reply):
             return True  # "how long is the day": the day's length answers it as well as its two ends
         return bool(times) and bool(_clock_times(text) & times)
-    values = _feature_values(turn, reply)
-    return any(abs(q - v) < 0.051 or round(v) == q for q in numbers_in(text) for v in values)
+    values = _feature_values(turn, reply)  # magnitudes, as rule 4 compares them: "零下8.2°C" is -8.2
+    return any(abs(abs(q) - abs(v)) < 0.051 or round(abs(v)) == abs(q) for q in numbers_in(text) for v in values)
 
 
 def _asked_records(turn: dict[str, Any], reply: dict[str, Any], key: str) -> list[dict[str, Any]]:

@@ -283,6 +283,27 @@ def test_rule_limits_hourly_needs_the_figure_of_the_asked_hour():
     assert strict(wind, _reply("上海今天下午两点12.7°C。", result))["limits"] is False  # not the wind
 
 
+def test_rule_day_of_a_range_search_reads_a_weekday_from_the_searchs_today():
+    saturday = {"query": "这周六哪些城市低于0度", "lang": "zh", "intent": "temperature_range", "cities": [], "weekday": 5,
+                "max_c": 0}
+    found = {"min_temp": None, "max_temp": 0.0, "matches": [{"temperature": -3.1}], "source": "x"}
+    on = _call("find_cities_by_temperature", {}, {**found, "day": 5, "date": "2026-12-12"})  # from Monday the 7th
+    assert strict(saturday, _reply("周六哈尔滨-3.1°C。", on))["day"] is True
+    today = _call("find_cities_by_temperature", {}, {**found, "day": 0, "date": "2026-12-07"})
+    assert strict(saturday, _reply("哈尔滨-3.1°C。", today))["day"] is False
+
+
+def test_rule_limits_reads_a_figure_below_zero_written_in_words():
+    turn = {"query": "今天下午两点上海零下多少度？", "lang": "zh", "intent": "hourly", "cities": [SHANGHAI], "day": 0,
+            "hour": 14}
+    hours = [{"date": "2026-12-01", "weekday": "Tuesday", "day": 0, "time": "2026-12-01T14:00", "hour": 14,
+              "temperature": -8.2, "feels_like": -12.0}]
+    result = _call("get_forecast", {"city": "上海", "hours": [14]},
+                   {"location": _location(SHANGHAI), "days": [WEEK[0]], "hours": hours, "source": "x"})
+    assert strict(turn, _reply("上海今天下午两点零下8.2°C。", result))["limits"] is True
+    assert strict(turn, _reply("上海今天下午两点零下9.2°C。", result))["limits"] is False
+
+
 def test_rule_limits_aqi_needs_the_places_figure_the_question_names():
     turn = {"query": "上海今天的PM2.5是多少？", "lang": "zh", "intent": "aqi", "cities": [SHANGHAI], "day": 0}
     air = _call("get_air_quality", {"city": "上海"}, {
