@@ -65,6 +65,20 @@ def test_this_week_in_its_spoken_forms_is_the_week_not_its_sunday():
         assert day_words(languages.in_simplified(question)) == {"本周"}, question
 
 
+def test_this_week_with_one_is_the_week():
+    assert day_words("这一周杭州、苏州、南京哪个城市最高温最高？") == {"本周"}
+    assert asked_day("这一周杭州天气", MONDAY).span  # the days from today on, no one day
+
+
+@pytest.mark.parametrize(("question", "offset"), [
+    ("上周五乌鲁木齐下雪了吗", -3), ("上星期天上海多少度", -1), ("上个礼拜一北京冷吗", -7),
+    ("What was the weather in Berlin last Tuesday?", -6), ("last sunday in paris?", -1), ("last monday?", -7),
+])
+def test_last_weeks_weekday_is_a_day_past_not_the_coming_one(question, offset):
+    """"上周五…下雪了吗" and "last Tuesday" were called for the coming Friday and Tuesday, and answered as past."""
+    assert asked_day(question, MONDAY).offset == offset, question
+
+
 def test_shorthand_for_tonight_is_a_part_of_the_day():
     assert list(parts_of_day("Ipoh tonite?", VOCABULARY)) == ["tonite"]
     assert day_words("Ipoh 2nite, and tmw") == {"today", "tomorrow"}

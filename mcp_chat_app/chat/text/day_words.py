@@ -17,7 +17,7 @@ _ZH_WEEKDAY = "一二三四五六日天"
 # A weekday's character after 这周 or 本周 (这周五), but not one that begins a word (这周一直晴 is the week's).
 _WEEKDAY_AFTER = "[一二三四五六日](?!直|些|样|定|般|起|切|点|共)"
 _ZH = re.compile(
-    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这周(?!{_WEEKDAY_AFTER})|这个?(?:星期|礼拜)(?!{_WEEKDAY_AFTER}|天(?!气(?!温)))|下周(?:[一二三四五六日]|天(?!气))?"
+    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这一?周(?!{_WEEKDAY_AFTER})|这个?(?:星期|礼拜)(?!{_WEEKDAY_AFTER}|天(?!气(?!温)))|下周(?:[一二三四五六日]|天(?!气))?"
     r"|下个?(?:星期|礼拜)(?:[一二三四五六日]|天(?!气(?!温)))?|下个周[一二三四五六日]"
     # not 周天: "一周天数" is "a week", "days"; nor 礼拜天 with 气 after it: that asks about the week (but with 温
     # after those, about Sunday)
@@ -67,6 +67,9 @@ _OTHER = re.compile(r"\b(?:" + "|".join(rf"(?P<{name}>{words})" for name, words 
 # ... and Korean, whose particles follow a word with no space ("내일은"): no word boundary after it.
 _KOREAN = re.compile(r"(?P<day_after_tomorrow>모레)|(?P<today>오늘)|(?P<tomorrow>내일)|(?P<yesterday>어제)")
 # "this coming Friday", "next Monday": weekdays counted another way than a bare "Friday".
+# "last Tuesday", "上周五": that weekday of the week before, a day in the past.
+_EN_LAST = re.compile(rf"\blast\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
+_ZH_LAST_WEEK = re.compile(r"上个?(?:周|星期|礼拜)([一二三四五六日]|天(?!气))")
 _EN_RELATIVE = re.compile(rf"\b(this\s+coming|coming|next|this)\s+({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 # "Wednesday next week", "Friday of next week": the same as "next Wednesday".
 _EN_OF_NEXT_WEEK = re.compile(rf"\b({'|'.join(WEEKDAYS)})\s+(?:of\s+)?next\s+week\b", re.IGNORECASE)
@@ -76,7 +79,7 @@ _EN_OF_THIS_WEEK = re.compile(rf"\b({'|'.join(WEEKDAYS)})\s+(?:of\s+)?this\s+wee
 _DAYS_AFTER = re.compile(r"\bdays\s+after\s+(today|tomorrow)\b|(今天|明天)(?:之后|以后)", re.IGNORECASE)
 # Days from today on ("未来一周", "the coming week", "this week"): a span whose first day is today.
 _FROM_TODAY = re.compile(
-    r"(?:未来|接下来的?|最近)(?:[一两二]个?(?:周|星期|礼拜)|(?:[一二两三四五六七八九十几]+|\s*\d{1,2}\s*)天)|这几天|这两天|本周(?![一二三四五六日末]|天(?!气))|这周(?![一二三四五六日末]|天(?!气))|这个星期(?![一二三四五六日天])"
+    r"(?:未来|接下来的?|最近)(?:[一两二]个?(?:周|星期|礼拜)|(?:[一二两三四五六七八九十几]+|\s*\d{1,2}\s*)天)|这几天|这两天|本周(?![一二三四五六日末]|天(?!气))|这一?周(?![一二三四五六日末]|天(?!气))|这个星期(?![一二三四五六日天])"
     r"|\b(?:the\s+)?(?:coming\s+week|(?:coming|next)\s+(?:few|\d+|two|three|four|five|six|seven|eight|nine|ten|"
     r"fourteen)\s+days|(?:coming|next)\s+(?:two|2)\s+weeks|(?:those|these)\s+(?:\d+|two|three|four|five|six|seven)"
     r"\s+days)\b"
@@ -122,7 +125,7 @@ _COUNTED_FROM_WEEKDAY = re.compile(rf"\b(?:{_COUNT})\s+(?:weeks?|fortnights?)\s+
 # 周天 is Sunday, but not before 气: that is the week's conditions, in the domain's word for them.
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日]|天(?!气))")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
-            "昨日": "昨天", "这周": "本周", "这周末": "周末", "本周末": "周末", "这个星期": "本周", "这星期": "本周", "这礼拜": "本周", "这个礼拜": "本周",
+            "昨日": "昨天", "这周": "本周", "这一周": "本周", "这周末": "周末", "本周末": "周末", "这个星期": "本周", "这星期": "本周", "这礼拜": "本周", "这个礼拜": "本周",
             # in traditional characters, and Japanese (明後日: the day after tomorrow)
             "大後天": "大后天", "後天": "后天", "明後日": "后天", "あさって": "后天", "あした": "明天", "きょう": "今天",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天",  # spoken
@@ -249,6 +252,14 @@ def day_references(question: str, today: date) -> dict[str, int | None]:
         for match in _ZH_THIS_WEEK.finditer(question):
             word = _zh_canonical(f"周{match[1]}")
             references[word] = _offset(word, today)
+    for match in _ZH_LAST_WEEK.finditer(question):  # 上周五: not the coming 周五
+        weekday = min(_ZH_WEEKDAY.index(match[1]), 6)
+        references.pop(_zh_canonical(f"周{match[1]}"), None)
+        references[match[0]] = weekday - today.weekday() - 7
+    for match in _EN_LAST.finditer(question):
+        weekday = WEEKDAYS.index(match[1].lower())
+        references.pop(match[1].lower(), None)
+        references[f"last {match[1].lower()}"] = -((today.weekday() - weekday) % 7 or 7)
     relative = [(m[1], m[2]) for m in _EN_RELATIVE.finditer(question)]
     for pattern, prefix in ((_EN_OF_NEXT_WEEK, "next"), (_EN_OF_THIS_WEEK, "this")):
         for match in pattern.finditer(question):
