@@ -29,7 +29,11 @@ _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s�
                         # the conversation's day, pointed back to ("and Puerto Natales the same day?")
                         r"|\b(?:on\s+)?(?:the\s+)?same\s+(?:day|time)\b|\b(?:on\s+)?that\s+day\b"
                         r"|(?:同样|一样)的?问题|同上|\bi\s+meant\b|\bi\s+mean\b|\bsorry,?\s+(?:i\s+)?meant\b"
-                        r"|我是说|我说的是|我指的是|我的意思是", re.IGNORECASE)
+                        r"|我是说|我说的是|我指的是|我的意思是"
+                        # a correction that says the place before was the wrong one ("sorry, wrong Portland. Maine.",
+                        # "不是那个，是浙江的台州", "不对，我说的是…")
+                        r"|\bwrong\s+(?:one|place|city|town|(?-i:[A-Z])[\w'’.-]*)|^\s*不是(?:那个|这个|那里|这里)|^\s*不对[，,]",
+                        re.IGNORECASE)
 
 
 # What a follow-up of a new day says besides it ("and how about tomorrow?", "ok then, what about this Thursday?").

@@ -232,6 +232,9 @@ def with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo]
         return planned
     (plan,) = planned
     tool = resolve(plan.name, by_name)
+    listed = _with_listed_siblings(plan, tool, by_name, turn) if tool else None
+    if listed is not None:
+        return (listed,)
     stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
     if len(stated) != 1:
         return planned
@@ -247,6 +250,25 @@ def with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo]
     more = tuple(replanned(PlannedCall(f"{plan.call_id}_{i}", plan.name, {}), {**plan.arguments, name: other},
                            by_name, turn) for i, other in enumerate(others, 1))
     return planned + tuple(extra for extra in more if extra.request is not None)
+
+
+def _with_listed_siblings(plan: PlannedCall, tool: ToolInfo, by_name: dict[str, ToolInfo],
+                          turn: Turn) -> PlannedCall | None:
+    """A call whose list of places the question writes (each of them) but for names it lists with them, those
+    added ("which of NYC, Boston and Philly…" was compared for NYC and Boston); None where nothing is added."""
+    listed = place_list_argument(tool.input_schema, turn.vocabulary)
+    items = plan.arguments.get(listed) if listed else None
+    asked = turn.question.casefold()
+    if not isinstance(items, list) or not items or not all(isinstance(item, str) and mentioned(item, asked)
+                                                            for item in items):
+        return None
+    have = {item.casefold() for item in items}
+    added = [other for other in siblings(items[0], turn.question, turn.vocabulary) if other.casefold() not in have]
+    if not added:
+        return None
+    again = replanned(plan, {**plan.arguments, listed: [*items, *added]}, by_name, turn)
+    log.info("%s with %r too: the question lists them with %r", plan.name, added, items)
+    return again if again.request is not None else None
 
 
 def with_added_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
@@ -663,9 +685,20 @@ def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict
     kept = []
     for plan in planned:
         _, argument, value = _place_of(plan, by_name, turn)
+        tool = resolve(plan.name, by_name)
+        listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and not argument else None
+        items = plan.arguments.get(listed) if listed else None
         if argument and isinstance(value, str) and names_no_place(value, turn.vocabulary) \
                 and (again := replanned(plan, {**plan.arguments, argument: place}, by_name, turn)).request is not None:
             log.info("%s for %r, not %r: a part of the conversation's place", plan.name, place, value)
+            kept.append(again)
+        elif isinstance(items, list) and any(isinstance(item, str) and names_no_place(item, turn.vocabulary)
+                                             for item in items) \
+                and (again := replanned(plan, {**plan.arguments, listed: list(dict.fromkeys(
+                    place if isinstance(item, str) and names_no_place(item, turn.vocabulary) else item
+                    for item in items))}, by_name, turn)).request is not None:
+            # "vs Abisko tonight — which one will be colder?" was compared for Abisko and a place named "vs"
+            log.info("%s for %r in its list: a word that names no place", plan.name, place)
             kept.append(again)
         else:
             kept.append(plan)

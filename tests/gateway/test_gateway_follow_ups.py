@@ -360,6 +360,15 @@ def test_over_http_a_word_of_the_domain_called_as_a_place_is_the_conversations_p
         ("get_forecast", "Burlington VT")]
 
 
+def test_over_http_a_word_that_sets_places_side_by_side_is_the_conversations_place(forced_gateway, fake_llm):
+    """"vs Abisko tonight — which one will be colder?" after tonight in Tromsø was compared for Abisko and "vs"."""
+    asked = _asker(forced_gateway, fake_llm, "versus")
+    asked("how cold will it get overnight in Tromsø?", call("get_forecast", city="Tromsø", day=0))
+    body = asked("vs Abisko tonight — which one will be colder?", call("compare_weather", cities=["Abisko", "vs"],
+                                                                         day=0))
+    assert _made(body) == [("compare_weather", {"cities": ["Abisko", "Tromsø"], "day": 0})]
+
+
 def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake_llm):
     """"oops, I meant Lafayette, Indiana" after tomorrow's forecast for Lafayette, Louisiana was called for today:
     a correction asks the question before again, of what it says, on its day."""
@@ -368,6 +377,15 @@ def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake
                                                                      day=1))
     body = asked("oops, I meant Lafayette, Indiana", call("get_forecast", city="Lafayette, Indiana", day=0))
     assert _made(body) == [("get_forecast", {"city": "Lafayette, Indiana", "day": 1})]
+    # ... however it says the place before was the wrong one
+    asked = _asker(forced_gateway, fake_llm, "pwm")
+    asked("Portland, Oregon weather tomorrow?", call("get_forecast", city="Portland, Oregon", day=1))
+    body = asked("sorry, wrong Portland. Maine.", call("get_forecast", city="Portland, Maine", day=0))
+    assert _made(body) == [("get_forecast", {"city": "Portland, Maine", "day": 1})]
+    asked = _asker(forced_gateway, fake_llm, "tz")
+    asked("泰州明天天气怎么样", call("get_forecast", city="泰州", day=1))
+    body = asked("不是那个，是浙江的台州", call("get_forecast", city="浙江的台州", day=0))
+    assert [arguments["day"] for _, arguments in _made(body)] == [1]
 
 
 def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_compared(forced_gateway, fake_llm):

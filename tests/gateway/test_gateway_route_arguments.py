@@ -474,6 +474,15 @@ def test_over_http_a_comparison_with_one_place_named_is_the_forecast_of_that_pla
     assert [c["tool"] for c in body["tool_calls"]] == ["compare_weather"]
 
 
+def test_over_http_a_comparison_gets_the_places_the_question_lists_with_its_own(forced_gateway, fake_llm):
+    """"which of NYC, Boston and Philly gets the coldest low tomorrow night?" was compared for NYC and Boston."""
+    fake_llm.script(call("compare_weather", cities=["NYC", "Boston"], day=1), {"content": "Compared as above."})
+    body = forced_gateway.chat("phl", {"message": "which of NYC, Boston and Philly gets the coldest low tomorrow "
+                                                  "night?"}).json()
+    assert [(c["tool"], c["arguments"]["cities"], c["is_error"]) for c in body["tool_calls"]] == [
+        ("compare_weather", ["NYC", "Boston", "Philly"], False)]
+
+
 def test_over_http_a_search_with_a_bound_nobody_gave_is_asked_again_for_the_named_places(forced_gateway, fake_llm):
     """A comparison of named cities with no figure in it routed to the range search with a made-up bound: asked
     again, told so, its comparison of the named places is made; a question that gives its bound is not asked

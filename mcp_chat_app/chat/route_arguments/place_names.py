@@ -512,8 +512,14 @@ PART_OF_A_PLACE = re.compile(r"^(?:山上|山顶|山里|山下|山脚|海边|湖
 
 def names_no_place(value: str, vocabulary: Vocabulary) -> bool:
     """Whether a place argument names none: a part of a place said by no name (PART_OF_A_PLACE), or a word of the
-    domain's own ("windy then?" was called for a place named "Windy", found in Bulgaria)."""
-    return bool(PART_OF_A_PLACE.match(value)) or value.partition(",")[0].strip().casefold() in vocabulary.own_words
+    domain's own ("windy then?" was called for a place named "Windy", found in Bulgaria), or a word that sets
+    places side by side ("vs")."""
+    word = value.partition(",")[0].strip().casefold()
+    return bool(PART_OF_A_PLACE.match(value)) or word in vocabulary.own_words or word in _COMPARING_WORDS
+
+
+# Words that set places side by side, which a router may list as one of them ("vs Abisko": "vs").
+_COMPARING_WORDS = frozenset({"vs", "vs.", "v", "v.", "versus", "or", "and", "比", "和", "跟", "与", "还是"})
 
 
 def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary) -> str:
