@@ -303,6 +303,8 @@ def test_comparisons_have_the_words_people_compare_by(question, topic) -> None:
 @pytest.mark.parametrize(("question", "topic", "winner"), [
     ("首尔和釜山明天哪里下雨概率更高", "likelier", "B"), ("better chance of rain tmrw in A or B?", "likelier", "B"),
     ("Tomorrow, where's the UV stronger — A or B?", "uv", "A"), ("今天海口三亚哪个紫外线强", "uv", "A"),
+    ("A or B — which is least likely to get rain tomorrow?", "unlikelier", "A"),
+    ("明天A和B哪里下雨的可能性最小", "unlikelier", "A"), ("which is most likely to get rain, A or B?", "likelier", "B"),
 ])
 def test_a_comparison_says_which_place_has_the_higher_chance_of_rain_and_the_stronger_uv(question, topic,
                                                                                           winner) -> None:
@@ -319,7 +321,7 @@ def test_a_comparison_says_which_place_has_the_higher_chance_of_rain_and_the_str
     assert (longest.topic, longest.winner) == (topic, winner)
     # no verdict where the provider has no such figure
     assert {v.topic for v in comparison_verdicts([standing("A", 4.0, 7.2), Standing(
-        standing("B", 0, 0).location, "B", 5.0, 5.0, 1.0, 10.0)])}.isdisjoint({"likelier", "uv"})
+        standing("B", 0, 0).location, "B", 5.0, 5.0, 1.0, 10.0)])}.isdisjoint({"likelier", "unlikelier", "uv"})
 
 
 def test_a_place_asked_by_another_name_is_named_by_both_in_english() -> None:

@@ -56,7 +56,13 @@ _KEYWORDS = {
     # so "chance of rain" asks this, not which place gets more rain.
     "likelier": ["chance of rain", "chance of precipitation", "chance of snow", "rain chance", "probability",
                  "likelihood of rain", "odds of rain", "概率", "几率", "可能性", "下雨概率", "降雨概率", "降水概率",
-                 "降雪概率", "下雪概率", "下雨的概率", "下雨几率", "降雨几率", "下雨的可能性", "下雨可能性"],
+                 "降雪概率", "下雪概率", "下雨的概率", "下雨几率", "降雨几率", "下雨的可能性", "下雨可能性",
+                 "likely to rain", "likely to get rain", "likely to snow", "likeliest", "最可能下雨"],
+    # ... and the other way round ("which is least likely to get rain"): longer than likelier's and wetter's words.
+    "unlikelier": ["least likely", "less likely", "lowest chance", "lower chance", "smallest chance", "smaller chance",
+                   "least likely to rain", "least likely to get rain", "less likely to rain", "less likely to get rain",
+                   "最不可能", "可能性最小", "可能性更小", "可能性小", "概率最低", "概率更低", "概率最小", "概率更小",
+                   "概率低", "下雨概率最低", "下雨概率更低", "降水概率最低", "降水概率更低", "下雨的可能性最小"],
     "uv": ["uv", "ultraviolet", "紫外线", "紫外"],
 }
 # Words for rain and snow alike: they go with each of the two the data has, or with both when it has neither, so
@@ -187,7 +193,7 @@ class Standing:
 
 def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
     """Which place is warmer, colder, wetter, windier, drier and calmer, and where the data has them, which has the
-    higher chance of rain and the stronger UV; a tie names no winner."""
+    higher and the lower chance of rain and the stronger UV; a tie names no winner."""
     places = [_names(s) for s in standings]
     return [
         _winner("warmer", standings, places, max, lambda s: s.warmth,
@@ -206,6 +212,10 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
                 lambda name: pick(f"{name} is less windy", f"{name}风更小"), pick("equally windy", "两地风一样大")),
         *([_winner("likelier", standings, places, max, lambda s: s.chance,
                    lambda name: pick(f"{name} has the higher chance of rain", f"{name}降水概率更高"),
+                   pick("the same chance of rain", "两地降水概率一样"))]
+          if all(s.chance is not None for s in standings) else []),
+        *([_winner("unlikelier", standings, places, min, lambda s: s.chance,
+                   lambda name: pick(f"{name} has the lower chance of rain", f"{name}降水概率更低"),
                    pick("the same chance of rain", "两地降水概率一样"))]
           if all(s.chance is not None for s in standings) else []),
         *([_winner("uv", standings, places, max, lambda s: s.uv,
