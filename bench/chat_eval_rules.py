@@ -372,11 +372,22 @@ def _records_for(turn: dict[str, Any], reply: dict[str, Any], tools: set[str]) -
 
 # The WMO weather codes of snow (snow fall, snow grains, snow showers): a forecast day has no snowfall sum.
 _SNOW_CODES = {71, 73, 75, 77, 85, 86}
+# ... and of rain (drizzle, rain, freezing rain, rain showers, thunderstorms).
+_RAIN_CODES = {51, 53, 55, 56, 57, 61, 63, 65, 66, 67, 80, 81, 82, 95, 96, 99}
 
 
 def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     topic = turn["yesno"]
     said = _polarity(_answer(reply), _TOPIC_WORDS[topic])
+    nows = [p["content"] for city in turn.get("cities", []) for p in _place_data(reply, city, {"get_current_weather"})
+            if p.get("current") is not None] if turn["intent"] == "current" else []
+    if nows:  # "现在下雨吗", "is it snowing right now?": judged by the weather now
+        if topic == "snow":
+            wet = any((n.get("snowfall") or 0) > 0 or n.get("weather_code") in _SNOW_CODES for n in nows)
+        else:
+            wet = any((n.get("rain") or n.get("precipitation") or 0) > 0 or n.get("weather_code") in _RAIN_CODES
+                      for n in nows)
+        return said is not None and said == wet
     hours = _hours_asked(turn, reply)
     if hours:  # "今晚会下雨吗": judged by the hours of that part of the day
         wet = [h for h in hours if (h.get("snowfall") or 0) > 0] if topic == "snow" else [

@@ -55,8 +55,17 @@ def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabu
         return True
     if any(says_a_listed_term(question, tool) for tool in tools):
         return True
+    if _terse(question) and vocabulary.names_the_topic(question):
+        return True  # "nyc <topic word>?" was answered from memory ("Yes, it is ... in New York City")
     return any(tool.output_schema and described(tool.output_schema, quantity)
                for quantity in asked_quantities(question, vocabulary) for tool in tools)
+
+
+def _terse(question: str) -> bool:
+    """A question of a few words ("nyc <topic word>?"): with a word of the domain's topic, it asks its data, where a
+    longer one may ask about the topic itself ("do you like <topic word> on a Sunday afternoon?")."""
+    words = question.split()
+    return len(words) <= 3 if len(words) > 1 or question.isascii() else len(question.strip()) <= 8
 
 
 def asked_in_passing(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabulary) -> bool:

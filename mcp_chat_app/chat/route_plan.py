@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,6 +36,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
 from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, place_argument, without_unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import unstated_arguments
 from mcp_chat_app.chat.route_prompt import NO_TOOL, dump_arguments
+from mcp_chat_app.chat.text.day_words import day_words
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.llm.client import ChatTurn, ModelToolCall
 from mcp_chat_app.llm.tool_call_parser import parse_tool_calls
@@ -77,8 +79,8 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
                                         turn.vocabulary)
         arguments = without_run_in_quantities(arguments, schema, turn.vocabulary)
         arguments = without_unnamed_places(arguments, schema, everything_said(turn), turn.vocabulary)
-        arguments = without_unasked_hours(arguments, schema, turn.asked if conversation.is_follow_up(turn.question)
-                                          else turn.question, turn.vocabulary)
+        arguments = without_unasked_hours(arguments, schema, turn.asked if _follows_on_its_day(turn) else turn.question,
+                                          turn.vocabulary)
         arguments = with_asked_part(with_clock_hours(arguments, schema, turn.question, turn.vocabulary), schema,
                                     turn.question, turn.vocabulary)
         day = question_day(turn.question, turn.today, turn.vocabulary)
@@ -96,9 +98,23 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         plan = _qualified(PlannedCall(call.id, tool.qualified_name, arguments,
                                       request=ToolRequest(tool.server, tool.name, arguments),
                                       made_up=tuple(made_up_numbers(arguments, schema, turn.question))), tool, turn)
-        return plan if plan.fallback else _without_opening(plan, tool, turn) or _cut_before_a_word(plan, tool, turn) \
-            or _whole_written(plan, tool, turn) or _without_leading_words(plan, tool, turn) or plan
+        return plan if plan.fallback else _without_opening(plan, tool, turn) or _without_leading_words(plan, tool, turn) \
+            or _cut_before_a_word(plan, tool, turn) or _whole_written(plan, tool, turn) or plan
     return PlannedCall(call.id, tool.qualified_name, arguments, error=f"{INVALID}: {problem}")
+
+
+def _follows_on_its_day(turn: Turn) -> bool:
+    """Whether the question is a follow-up that keeps the conversation's time of day: not one that asks a question
+    of its own, on a day of its own, after the place it turns to ("那大屿山呢，明天会下雨吗" after tomorrow at 8 asks
+    of the whole day)."""
+    if not conversation.is_follow_up(turn.question):
+        return False
+    own = _OWN_QUESTION_AFTER.split(turn.question, maxsplit=1)
+    return len(own) < 2 or not day_words(own[1])
+
+
+# The end of a follow-up's opening ("那大屿山呢，", "what about Lantau,"): a question of its own may follow.
+_OWN_QUESTION_AFTER = re.compile(r"呢[，,\s]+|^(?:what|how)\s+about\s+[^,]+,\s*", re.IGNORECASE)
 
 
 def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:

@@ -118,6 +118,15 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
                                                 "time": "2026-12-01T09:00", "today_max": 12.0, "today_min": 6.0})
     assert strict(hot, _reply("不热，现在11°C。", current))["verdict"] is True
     assert strict(hot, _reply("广州今天很热，11°C。", current))["verdict"] is False  # "热" for 11 °C
+    # A yes or no of now is judged by the weather now, not by the day's rain
+    now = {"query": "广州现在在下雨吗", "lang": "zh", "intent": "current", "cities": [GUANGZHOU], "day": 0, "yesno": "rain"}
+    dry_now = _call("get_current_weather", {}, {"location": _location(GUANGZHOU), "temperature": 11.0,
+                                                "time": "2026-12-01T09:00", "weather_code": 2, "precipitation": 0.0})
+    assert strict(now, _reply("现在没有下雨，11°C。", dry_now))["verdict"] is True
+    assert strict(now, _reply("现在在下雨，11°C。", dry_now))["verdict"] is False
+    raining = _call("get_current_weather", {}, {"location": _location(GUANGZHOU), "temperature": 11.0,
+                                                "time": "2026-12-01T09:00", "weather_code": 61, "precipitation": 0.4})
+    assert strict(now, _reply("现在在下雨，11°C。", raining))["verdict"] is True
     # A weekday's judgement reads that day's record (Thursday is offset 2 from Tuesday 1 December).
     cold = {"query": "Guangzhou on Thursday - how cold?", "lang": "en", "intent": "forecast", "cities": [GUANGZHOU],
             "weekday": 3, "judge": "cold"}

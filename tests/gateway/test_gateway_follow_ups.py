@@ -562,6 +562,9 @@ def test_over_http_small_talk_calls_no_tool_for_a_place_nobody_named(forced_gate
     assert needs_tool_data("明天上海", [FORECAST_TOOL], VOCABULARY)
     # a plan and a question in 咋样 asks ("周末带娃去周庄玩，天气咋样" got no call and a guess)
     assert needs_tool_data("周末带娃去周庄玩，天气咋样", [FORECAST_TOOL], VOCABULARY)
+    # a few words with one of the topic's ("nyc rain?" was answered "Yes, it is raining in New York City")
+    assert needs_tool_data("nyc rain?", [FORECAST_TOOL], VOCABULARY)
+    assert not needs_tool_data("do you like rain?", [FORECAST_TOOL], VOCABULARY)
 
 
 def test_over_http_a_verdict_after_charts_is_asked_of_the_tool_its_own_words_name(forced_gateway, fake_llm):
@@ -704,3 +707,16 @@ def test_over_http_a_place_written_by_its_initials_is_looked_up(forced_gateway, 
     fake_llm.script(call("get_precipitation", city="New York City", day=0), {"content": "No rain today."})
     body = forced_gateway.chat("nyc", {"message": "nyc rain?"}).json()
     assert _made(body) == [("get_precipitation", {"city": "New York City", "day": 0})]
+
+
+def test_over_http_a_follow_up_asking_its_own_day_leaves_the_earlier_hour(forced_gateway, fake_llm):
+    """"那大屿山呢，明天会下雨吗" after tomorrow at 8 was called for 8 o'clock only: the question after the place asks
+    of the whole day; "那深圳呢" alone asks the hour's question again."""
+    asked = _asker(forced_gateway, fake_llm, "hour")
+    asked("明天早上八点香港多少度", call("get_forecast", city="香港", day=1, hours=[8]))
+    body = asked("那深圳呢，明天会下雨吗", call("get_precipitation", city="深圳", day=1, hours=[8]))
+    assert _made(body) == [("get_precipitation", {"city": "深圳", "day": 1})]
+    asked = _asker(forced_gateway, fake_llm, "hour2")
+    asked("明天早上八点香港多少度", call("get_forecast", city="香港", day=1, hours=[8]))
+    body = asked("那深圳呢", call("get_forecast", city="深圳", day=1, hours=[8]))
+    assert _made(body) == [("get_forecast", {"city": "深圳", "day": 1, "hours": [8]})]

@@ -113,7 +113,7 @@ SMALL_TOWNS = [
     ("Queenstown, NZ", -45.03, 168.66), ("Jackson Hole", 43.48, -110.76), ("Banff, GB", 57.67, -2.52),
     ("Park City", 40.65, -111.50),  # not Bridgeport, Connecticut, "the Park City"
     # islands, by the short list of aliases.py
-    ("济州岛", 33.51, 126.52), ("Jeju Island", 33.51, 126.52), ("济州", 33.51, 126.52), ("Bali", -8.65, 115.22),
+    ("济州岛", 33.51, 126.52), ("Jeju Island", 33.51, 126.52), ("济州", 33.51, 126.52), ("Bali", -8.65, 115.22), ("Goa", 15.5, 73.83),
     ("巴厘岛", -8.65, 115.22),
 ]
 

@@ -16,6 +16,8 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("Jeju Island", "Jeju City, KR"),
     ("Jeju-do", "Jeju City, KR"),
     ("Bali", "Denpasar, ID"),
+    ("Goa", "Panjim, IN"),  # the state travellers mean, not an old name of Genoa
+    ("果阿", "Panjim, IN"),
     ("Kiritimati", "London Village, KI"),
     ("巴厘岛", "Denpasar, ID"),
     ("峇里島", "Denpasar, ID"),
