@@ -262,8 +262,9 @@ def _with_listed_siblings(plan: PlannedCall, tool: ToolInfo, by_name: dict[str, 
     if not isinstance(items, list) or not items or not all(isinstance(item, str) and mentioned(item, asked)
                                                             for item in items):
         return None
-    have = {item.casefold() for item in items}
-    added = [other for other in siblings(items[0], turn.question, turn.vocabulary) if other.casefold() not in have]
+    have = [item.casefold() for item in items]
+    added = [other for other in siblings(items[0], turn.question, turn.vocabulary)  # none part of one listed (埃里)
+             if not any(other.casefold() in item or item in other.casefold() for item in have)]
     if not added:
         return None
     again = replanned(plan, {**plan.arguments, listed: [*items, *added]}, by_name, turn)

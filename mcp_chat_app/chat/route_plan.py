@@ -105,7 +105,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
 
 def _follows_on_its_day(turn: Turn) -> bool:
     """Whether the question is a follow-up that keeps the conversation's time of day: not one that asks a question
-    of its own, on a day of its own, after the place it turns to ("那大屿山呢，明天会下雨吗" after tomorrow at 8 asks
+    of its own, on a day of its own, after the place it turns to ("那大屿山呢，明天人多吗" after tomorrow at 8 asks
     of the whole day)."""
     if not conversation.is_follow_up(turn.question):
         return False
