@@ -27,7 +27,7 @@ class Verdict(BaseModel):
     """A conclusion the data decides for the covered days, so a host can check an answer against it."""
 
     topic: Literal["rain", "snow", "umbrella", "hot", "cold", "warmer", "colder", "wetter", "windier", "drier", "calmer",
-                   "likelier", "unlikelier", "uv", "windy", "polluted"]
+                   "likelier", "unlikelier", "uv", "windy", "polluted", "sunrise"]
     holds: bool | None = Field(None, description="Yes/no verdicts: whether it holds")
     winner: str | None = Field(None, description="Comparisons: the place that wins (its `name`); null on a tie")
     places: list[list[str]] | None = Field(None, description="Comparisons: every compared place's names")

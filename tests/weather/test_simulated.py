@@ -182,11 +182,27 @@ def test_a_polar_day_or_night_is_said_to_have_no_sunrise_and_no_sunset_by_name()
     day = SimpleNamespace(daylight_duration=86400, sunrise=None, sunset=None)
     for said in (_sun(night, True), _sun(day, True)):
         assert "no sunrise or sunset" in said
+    # ... with the day's length, which "how long is the day?" asks ("The day in Tromsø today is 20.6 km/h")
+    assert "0 h of daylight" in _sun(night, False) and "24 h of daylight" in _sun(day, False)
 
     def in_chinese() -> str:
         use_locale({"locale": "zh-CN"})
         return _sun(night, False)
     assert "没有日出日落" in contextvars.copy_context().run(in_chinese)
+    assert "白昼0小时" in contextvars.copy_context().run(in_chinese)
+
+
+def test_a_day_of_polar_night_has_the_verdict_that_the_sun_does_not_rise() -> None:
+    """"does the sun even come up in Tromsø tomorrow?" was answered "Yes, the sun will rise" beside a text that said
+    it does not: a yes or no the host can check the answer by."""
+    def tromso(sunrise: str | None, daylight: float) -> ForecastDay:
+        return ForecastDay(date="2026-12-08", weekday="Tuesday", day=1, weather_code=1, description="Mainly clear",
+                           temp_min=-5.5, temp_max=1.4, precipitation_sum=0.0, wind_speed_max=9.7, sunrise=sunrise,
+                           sunset=None if sunrise is None else "2026-12-08T13:00", daylight_duration=daylight)
+
+    (sunrise,) = [v for v in forecast_verdicts([tromso(None, 0.0)], ["tomorrow"]) if v.topic == "sunrise"]
+    assert sunrise.holds is False and "sun come up" in sunrise.keywords
+    assert "sunrise" not in {v.topic for v in forecast_verdicts([tromso("2026-12-08T11:00", 7200.0)], ["tomorrow"])}
 
 
 def test_past_days_are_the_same_days() -> None:

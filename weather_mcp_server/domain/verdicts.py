@@ -64,6 +64,9 @@ _KEYWORDS = {
                    "最不可能", "可能性最小", "可能性更小", "可能性小", "概率最低", "概率更低", "概率最小", "概率更小",
                    "概率低", "下雨概率最低", "下雨概率更低", "降水概率最低", "降水概率更低", "下雨的可能性最小"],
     "uv": ["uv", "ultraviolet", "紫外线", "紫外"],
+    # Whether the sun rises at all, said on a day of polar night ("does the sun even come up in Tromsø?").
+    "sunrise": ["sunrise", "sun rise", "sun come up", "sun comes up", "sun even come up", "sun up", "see the sun",
+                "sun at all", "日出", "太阳升起", "太阳出来", "看到太阳", "见到太阳", "太阳会出来"],
 }
 # Words for rain and snow alike: they go with each of the two the data has, or with both when it has neither, so
 # "no precipitation this week" beside a day of snow contradicts the snow (it agreed with "no rain"), and "会有降水吗"
@@ -112,6 +115,8 @@ def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> lis
     if len(days) == 1:
         day = days[0]
         verdicts += [*feel_verdicts(day.temp_max, day.temp_max, past), windy(day.wind_speed_max, None, past)]
+        if day.sunrise is None and day.daylight_duration == 0:  # polar night: "Yes, the sun will rise" is false
+            verdicts.append(_yes_no("sunrise", False, pick("the sun does not rise (polar night)", "太阳不升起（极夜）")))
     return verdicts
 
 
