@@ -193,6 +193,17 @@ def test_the_values_of_a_result_about_several_places_each_say_their_place():
                     f"釜山 {(today + dt.timedelta(days=1)).isoformat()} (tomorrow) 9%"
 
 
+def test_the_values_of_one_day_are_shown_without_its_date():
+    """"摩尔曼斯克周六白天有2026-12-12 (Saturday) 0小时": the writer copied the date and the English day word it was
+    shown; values of one day need neither (the text says the day), an hour keeps its time."""
+    today = dt.date(2026, 12, 7)
+    content = {"days": [{"date": "2026-12-08", "cloud_cover_mean": 33}],
+               "hours": [{"time": "2026-12-08T22:00", "cloud_cover": 27}],
+               "units": {"cloud_cover": "%", "cloud_cover_mean": "%"}}
+    assert field_values(content, lambda key: key.startswith("cloud_cover"), today, lambda key: "云量") == \
+        "云量: 33%; 云量: 22:00 27%"
+
+
 def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_only_when_none_does():
     assert [(q.word, q.field) for q in asked_quantities("明天紫外线和气压怎么样？", VOCABULARY)] == [
         ("紫外线", "uv_index"), ("气压", "pressure")]
@@ -430,7 +441,7 @@ def test_a_uv_question_is_answered_with_the_figure_the_forecast_holds(gateway, f
     uv = first["tool_calls"][0]["structured_content"]["days"][0]["uv_index_max"]
     retry = fake_llm.requests()[2]["messages"]
     # The forecast's text has no UV; the writer is shown the field, and told the refusal cannot be used.
-    assert f"(tomorrow) {uv:g}" in retry[-3]["content"] and "\nUV: " in retry[-3]["content"]
+    assert f"\nUV: {uv:g}" in retry[-3]["content"]  # one day: the text says which
     assert "it says UV is not available, but the facts give it: quote it" in retry[-1]["content"]
     fake_llm.script(call("get_forecast", city="Berlin", day=1),
                     {"content": f"The UV index in Berlin tomorrow is {uv:g}, low."})

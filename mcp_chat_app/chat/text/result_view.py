@@ -61,6 +61,9 @@ def _with_relative_day(text: str, today: dt.date) -> str:
     return _ISO_DATE.sub(lambda date: f"{date[0]} ({labels[date[0]]})" if date[0] in labels else date[0], text)
 
 
+_ISO_DATE_LABELLED = re.compile(r"^\d{4}-\d{2}-\d{2}(?: \([^)]*\))?")
+
+
 def results_today(content: Any, today: dt.date) -> dt.date:
     """The day `today` is where a result's data is dated: a result that names its IANA time zone ("timezone":
     "Europe/Berlin") counts its days from that clock, so at 23:30 UTC Berlin's "tomorrow" is two dates after the
@@ -109,7 +112,11 @@ def field_values(content: Any, picked: Callable[[str], bool], today: dt.date,
     # Places compared on one day: each value after its place's name alone (the text says the day).
     same_day = len(records) > 1 and all(place for _, place, _, _ in records) \
         and len({when for _, _, when, _ in records}) == 1
+    # Records all of one day: each after its hour alone, if any (the text says the day; a date and an English day
+    # word had been copied into a Chinese answer: "2026-12-12 (Saturday) 0小时").
+    one_day = len({_ISO_DATE.match(when)[0] if _ISO_DATE.match(when) else when for _, _, when, _ in records}) == 1
     for key, place, when, value in records:
+        when = _ISO_DATE_LABELLED.sub("", when).strip() if one_day else when
         unit = units.get(key) if isinstance(units, dict) and isinstance(units.get(key), str) else ""
         shown = _rounded(value) if isinstance(value, float) else value
         if isinstance(shown, str) and _ISO_TIME.match(shown) and shown[:10] in when:
