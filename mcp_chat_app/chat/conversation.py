@@ -176,6 +176,17 @@ def opening(question: str) -> str:
     return match[0].strip() if match else ""
 
 
+def own_question(question: str) -> str:
+    """The question a follow-up asks of its own after the place it turns to ("明天人多吗" of "那大屿山呢，明天人多吗",
+    "is it open tomorrow?" of "what about Lantau, is it open tomorrow?"), or ""."""
+    parts = _OWN_QUESTION_AFTER.split(question, maxsplit=1)
+    return parts[1] if len(parts) == 2 else ""
+
+
+# The end of a follow-up's opening ("那大屿山呢，", "what about Lantau,"): a question of its own may follow.
+_OWN_QUESTION_AFTER = re.compile(r"呢[，,\s]+|^(?:what|how)\s+about\s+[^,]+,\s*", re.IGNORECASE)
+
+
 def is_follow_up(question: str) -> bool:
     """Whether the question says it continues the previous one."""
     return bool(_FOLLOW_UP.search(_unacknowledged(question)))

@@ -689,16 +689,15 @@ def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict
         tool = resolve(plan.name, by_name)
         listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and not argument else None
         items = plan.arguments.get(listed) if listed else None
+        # "vs Abisko tonight — which one will be colder?" was compared for Abisko and a place named "vs"
+        named = [place if isinstance(item, str) and names_no_place(item, turn.vocabulary) else item
+                 for item in items] if isinstance(items, list) else items
         if argument and isinstance(value, str) and names_no_place(value, turn.vocabulary) \
                 and (again := replanned(plan, {**plan.arguments, argument: place}, by_name, turn)).request is not None:
             log.info("%s for %r, not %r: a part of the conversation's place", plan.name, place, value)
             kept.append(again)
-        elif isinstance(items, list) and any(isinstance(item, str) and names_no_place(item, turn.vocabulary)
-                                             for item in items) \
-                and (again := replanned(plan, {**plan.arguments, listed: list(dict.fromkeys(
-                    place if isinstance(item, str) and names_no_place(item, turn.vocabulary) else item
-                    for item in items))}, by_name, turn)).request is not None:
-            # "vs Abisko tonight — which one will be colder?" was compared for Abisko and a place named "vs"
+        elif named != items and (again := replanned(plan, {**plan.arguments, listed: list(dict.fromkeys(named))},
+                                                    by_name, turn)).request is not None:
             log.info("%s for %r in its list: a word that names no place", plan.name, place)
             kept.append(again)
         else:

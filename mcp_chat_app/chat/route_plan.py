@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -107,14 +106,7 @@ def _follows_on_its_day(turn: Turn) -> bool:
     """Whether the question is a follow-up that keeps the conversation's time of day: not one that asks a question
     of its own, on a day of its own, after the place it turns to ("那大屿山呢，明天人多吗" after tomorrow at 8 asks
     of the whole day)."""
-    if not conversation.is_follow_up(turn.question):
-        return False
-    own = _OWN_QUESTION_AFTER.split(turn.question, maxsplit=1)
-    return len(own) < 2 or not day_words(own[1])
-
-
-# The end of a follow-up's opening ("那大屿山呢，", "what about Lantau,"): a question of its own may follow.
-_OWN_QUESTION_AFTER = re.compile(r"呢[，,\s]+|^(?:what|how)\s+about\s+[^,]+,\s*", re.IGNORECASE)
+    return conversation.is_follow_up(turn.question) and not day_words(conversation.own_question(turn.question))
 
 
 def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:

@@ -217,9 +217,8 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
                 lambda name: pick(f"{name} is less windy", f"{name}风更小"), pick("equally windy", "两地风一样大")),
         *([_winner("likelier", standings, places, max, lambda s: s.chance,
                    lambda name: pick(f"{name} has the higher chance of rain", f"{name}降水概率更高"),
-                   pick("the same chance of rain", "两地降水概率一样"))]
-          if all(s.chance is not None for s in standings) else []),
-        *([_winner("unlikelier", standings, places, min, lambda s: s.chance,
+                   pick("the same chance of rain", "两地降水概率一样")),
+           _winner("unlikelier", standings, places, min, lambda s: s.chance,
                    lambda name: pick(f"{name} has the lower chance of rain", f"{name}降水概率更低"),
                    pick("the same chance of rain", "两地降水概率一样"))]
           if all(s.chance is not None for s in standings) else []),

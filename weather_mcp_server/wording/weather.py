@@ -264,8 +264,8 @@ def _sun(d: ForecastDay, with_length: bool) -> str:
     if d.sunrise is None or d.sunset is None:
         # Named as what is asked ("no sunrise"): "when does the sun rise?" is answered, not said to be lacking;
         # and with the day's length, which "how long is the day?" asks.
-        hours = round(d.daylight_duration / 3600)
         if d.daylight_duration > 0:
+            hours = round(d.daylight_duration / 3600)
             return pick(f", polar day (no sunrise or sunset: the sun does not set; {hours} h of daylight)",
                         f"，极昼（没有日出日落，太阳不落，白昼{hours}小时）")
         return pick(", polar night (no sunrise or sunset: the sun does not rise; 0 h of daylight)",

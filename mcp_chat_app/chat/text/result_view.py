@@ -114,7 +114,7 @@ def field_values(content: Any, picked: Callable[[str], bool], today: dt.date,
         and len({when for _, _, when, _ in records}) == 1
     # Records all of one day: each after its hour alone, if any (the text says the day; a date and an English day
     # word had been copied into a Chinese answer: "2026-12-12 (Saturday) 0小时").
-    one_day = len({_ISO_DATE.match(when)[0] if _ISO_DATE.match(when) else when for _, _, when, _ in records}) == 1
+    one_day = len({when[:10] for _, _, when, _ in records}) == 1  # a record's `when` begins with its date
     for key, place, when, value in records:
         when = _ISO_DATE_LABELLED.sub("", when).strip() if one_day else when
         unit = units.get(key) if isinstance(units, dict) and isinstance(units.get(key), str) else ""
