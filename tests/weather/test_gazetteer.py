@@ -280,6 +280,17 @@ def test_an_island_or_region_of_the_aliases_qualifies_a_place_in_it(gazetteer: G
     assert gazetteer.lookup("Fort Smith, NWT").country_code == "CA"  # a territory's abbreviation
 
 
+def test_a_city_as_qualifier_means_the_place_beside_it_or_the_city_itself(gazetteer: Gazetteer) -> None:
+    """"Bondi, Sydney" is the Bondi by Sydney; a park or quarter the index does not list is the city it is in
+    ("Kings Park, Perth" had been answered with the weather of Kings Park, New York), named so the reader sees it."""
+    bondi = gazetteer.lookup("Bondi, Sydney")
+    assert (bondi.name, bondi.country_code) == ("Bondi", "AU")
+    park = gazetteer.lookup("Kings Park, Perth")
+    assert (park.name, park.country_code, round(park.latitude)) == ("Perth (Kings Park)", "AU", -32)
+    assert gazetteer.lookup("Kings Park").country_code == "US"  # unqualified, the name's own place
+    assert gazetteer.lookup("Nowhere Park, Zzyzxville") is None  # a qualifier that is no city either
+
+
 def test_a_qualifier_nothing_is_known_by_is_said_not_dropped(gazetteer: Gazetteer) -> None:
     """A name of several places is not answered when its qualifier names no known region ('Kochi, Shikoku'): the
     error names the qualifier and lists the places (a one-place tool asks the user which). A name of one place is

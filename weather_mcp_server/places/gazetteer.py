@@ -111,12 +111,12 @@ class Gazetteer:
                 places = self.narrow(query, [c for key in keys for c in self._named(key, aliases=False).values()],
                                      qualifiers, every_town)
             if places or not (qualifiers and has_cjk(name)):
-                return places
+                return places or self._city_qualifying(query)
             # geonames gives a Chinese name to some places of a name only (珀斯 is Perth, AU; Perth, Scotland has
             # 伯斯): the qualified place is looked for by the English names the Chinese one stands for.
             return self.narrow(query, [c for key in {normalize(c.name) for c in found}
                                        for c in self._named(key).values()], qualifiers, every_town)
-        return []
+        return self._city_qualifying(query)
 
     def narrow(self, query: str, places: Sequence[Candidate], qualifiers: Sequence[str],
                every_town: bool = False) -> list[Candidate]:
@@ -133,8 +133,12 @@ class Gazetteer:
             wanted = normalize(qualifier)
             named = [c for c in places
                      if wanted in (normalize(c.region), c.country_code.casefold(), normalize(c.country))]
+            city = None if named else self._city_named(qualifier)
             if named:
                 places = named
+            elif city is not None:  # "Bondi, Sydney": the place of the name in or beside that city
+                places = [c for c in places
+                          if distance_km(city.latitude, city.longitude, c.latitude, c.longitude) <= SAME_PLACE_KM]
             else:
                 unknown.append(qualifier)
         # The cities of 15,000 or more (and capitals) keep every name they had before the smaller towns were
@@ -155,6 +159,18 @@ class Gazetteer:
                 f"地名“{query}”：离线地名录不认识国家或地区“{'、'.join(unknown)}”，无法确定是哪个地方。"
                 f"候选：{listed}。请加上国家代码（如“Kochi, IN”）或给出“纬度,经度”。"), shown)
         return places
+
+    def _city_named(self, qualifier: str) -> Candidate | None:
+        """The city a qualifier that is no country or region names: the largest major place called so."""
+        cities = [c for c in self._named(normalize(qualifier)).values() if c.major and c.exact]
+        return max(cities, key=lambda c: c.population, default=None)
+
+    def _city_qualifying(self, query: str) -> list[Candidate]:
+        """A sight, park or quarter the index does not list, written with its city ("Kings Park, Perth",
+        "Lodhi Garden, Delhi"): that city, whose weather it has. Empty when the last qualifier names no city."""
+        name, qualifiers = split_qualifier(query)
+        city = self._city_named(qualifiers[-1]) if name and qualifiers and not self.scopes(qualifiers[-1]) else None
+        return [city] if city is not None and self._allows(query, city, qualifiers[:-1]) else []
 
     def unknown_qualifiers(self, query: str) -> list[str]:
         """The qualifiers of a query that name no known country or region (for an error message)."""
