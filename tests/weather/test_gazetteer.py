@@ -280,6 +280,29 @@ def test_an_island_or_region_of_the_aliases_qualifies_a_place_in_it(gazetteer: G
     assert gazetteer.lookup("Fort Smith, NWT").country_code == "CA"  # a territory's abbreviation
 
 
+class _Offline:
+    online = False
+
+
+def _offline_resolver(gazetteer: Gazetteer) -> PlaceResolver:
+    """The resolver with no geocoding to ask: the offline gazetteer's answers alone."""
+    return PlaceResolver(gazetteer, None, _Offline())  # type: ignore[arg-type]
+
+
+def test_a_city_abroad_written_in_the_pinyin_of_its_chinese_name_is_that_city(gazetteer: Gazetteer) -> None:
+    """"dongjing明天天气" and "xini澳洲现在天气咋样" (东京, 悉尼 typed without an input method) had been unknown
+    places; the last resort hears them, within their qualifiers, and names the city as written."""
+    resolver = _offline_resolver(gazetteer)
+    for written, name, country in (("dongjing", "Tokyo (Dongjing)", "JP"), ("xini澳洲", "Sydney (Xini)", "AU"),
+                                   ("shouer", "Seoul (Shouer)", "KR"), ("xini, Australia", "Sydney (Xini)", "AU")):
+        place = asyncio.run(resolver.resolve(written))
+        assert (place.name, place.country_code) == (name, country), written
+    for unknown in ("xini, Japan", "qwertyuiop"):
+        with pytest.raises(UnknownPlace):
+            asyncio.run(resolver.resolve(unknown))
+    assert asyncio.run(resolver.resolve("lundun")).country_code == "GB"  # a name the index has goes first
+
+
 def test_a_city_as_qualifier_means_the_place_beside_it_or_the_city_itself(gazetteer: Gazetteer) -> None:
     """"Bondi, Sydney" is the Bondi by Sydney; a park or quarter the index does not list is the city it is in
     ("Kings Park, Perth" had been answered with the weather of Kings Park, New York), named so the reader sees it."""
@@ -304,10 +327,7 @@ def test_a_qualifier_nothing_is_known_by_is_said_not_dropped(gazetteer: Gazettee
         assert place is not None and (place.country_code, place.timezone) == ("CH", "Europe/Zurich"), query
     assert gazetteer.lookup("Paris, Japan") is None  # a known country without the place
 
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     with pytest.raises(UnknownPlace) as unknown:
         asyncio.run(resolver.resolve("Qwertyville, Narnia"))
     assert "'Narnia': no country or first-level region" in str(unknown.value)
@@ -361,10 +381,7 @@ def test_unknown_name_and_suggestions(gazetteer: Gazetteer) -> None:
 def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> None:
     """A typo of a city resolves to it, named as the city is; not when only towns are close (Sesriem, a hamlet,
     is not Serem nor Sestriere), nor when a qualifier says another country."""
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     for typo, name, country in (("Nairobbi", "Nairobi", "KE"), ("Prauge", "Prague", "CZ"),
                                 ("edinbrugh", "Edinburgh", "GB"), ("Prauge, CZ", "Prague", "CZ")):
         place = asyncio.run(resolver.resolve(typo))
@@ -383,10 +400,7 @@ def test_a_chinese_name_typed_by_its_sound_is_the_city_of_that_sound(gazetteer: 
     """A typo by sound (a character of the same toneless pinyin) in a city's Chinese name is that city, named in
     simplified characters: dev24's 墨尔笨 and 撒马尔汗 were unknown places, 杭洲 is a common slip. Not a name
     whose sound is another's only under a looser reading (深证 is not 深圳: zheng is not zhen), nor a word."""
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     for typo, name, country in (("墨尔笨", "墨尔本", "AU"), ("撒马尔汗", "撒马尔罕", "UZ"), ("杭洲", "杭州", "CN"),
                                 ("郑洲", "郑州", "CN")):
         place = asyncio.run(resolver.resolve(typo))
@@ -401,10 +415,7 @@ def test_a_country_is_no_city_and_an_island_is_its_main_town(gazetteer: Gazettee
     Springfield, "France" got towns spelt like it); a country that is a city (Singapore, Monaco) or whose name
     means its capital (马尔代夫) is a place. A country written before a town in Chinese qualifies it (博茨瓦纳马翁),
     and islands travellers ask of mean their main town (Tahiti, Rarotonga, 布莱德湖 for the lake's town)."""
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     # (a village of the name in the country is not what the name asks: Kazakhstan has one)
     for country, capital in (("France", "Paris"), ("Iceland", "Reykjavik"), ("Japan", "Tokyo"),
                              ("新西兰", "Wellington"), ("Kazakhstan", "Astana")):
@@ -426,10 +437,7 @@ def test_a_follow_ups_name_is_settled_by_the_places_asked_about_before(gazetteer
     Colorado question was ambiguous: the places a client says its conversation asked about before
     (`_meta.earlier_arguments`) settle a name as a comparison's others do; a far larger place stays meant (Paris
     after Dallas is France's), and with nothing before, nothing changes."""
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     for name, before, country, longitude in (("Santa Fe", ["Albuquerque"], "US", -105.9),
                                              ("Breckenridge", ["Denver"], "US", -106.0),
                                              ("Paris", ["Dallas"], "FR", 2.3), ("Santa Fe", [], "AR", -60.7)):
@@ -443,10 +451,7 @@ def test_a_follow_ups_name_is_settled_by_the_places_asked_about_before(gazetteer
 def test_a_body_of_the_sky_is_no_place_on_earth_unless_qualified(gazetteer: Gazetteer) -> None:
     """"Is there a forecast for Mars?" had the weather of Mars, Pennsylvania: the planet is refused as no place on
     Earth; the town, written with its state, is found."""
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     for sky in ("Mars", "the Moon", "planet Venus", "Mercury", "火星", "水星", "月球", "Titan"):
         with pytest.raises(UnknownPlace) as unknown:
             asyncio.run(resolver.resolve(sky))
@@ -458,10 +463,7 @@ def test_a_body_of_the_sky_is_no_place_on_earth_unless_qualified(gazetteer: Gaze
 def test_a_place_of_stories_is_no_place_on_earth(gazetteer: Gazetteer) -> None:
     """"Is it raining in Westeros?" was answered with Västerås, its closest spelling: a place of stories is
     refused as such, in the language it is written in; a real town of a near name is still found."""
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     for story in ("Westeros", "Narnia", "King's Landing", "Hogwarts", "维斯特洛", "霍格沃茨"):
         with pytest.raises(UnknownPlace) as unknown:
             asyncio.run(resolver.resolve(story))
@@ -531,10 +533,7 @@ def test_places_compared_together_are_the_ones_near_each_other(gazetteer: Gazett
     """"Armidale vs Tamworth" and "Hastings or Weymouth" were refused as ambiguous: a name several places have is,
     among names asked together, the place of it clearly closest to the others; two names no pair of places makes
     near stay ambiguous (Thompson and Churchill: Manitoba's or others', 400 km apart or more)."""
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     for names, country in ((["Armidale", "Tamworth"], "AU"), (["Hastings", "Weymouth"], "GB"),
                            (["Napier", "Hastings"], "NZ")):
         assert {place.country_code for place in asyncio.run(resolver.resolve_among(names))} == {country}, names
@@ -553,10 +552,7 @@ def test_a_far_bigger_place_of_a_name_gives_way_to_a_namesake_beside_the_others(
     9,800 km off) instead of Spain's (325,000, 120 km): a name's far bigger place gives way to a namesake beside the
     places it is compared with, of a tenth of its size or more (Rome, Georgia beside Atlanta is not), a town that
     city's name hides too ("Banff vs Jasper": Alberta's, not Indiana's; "Ericeira or Nazaré": Portugal's)."""
-    class Offline:
-        online = False
-
-    resolver = PlaceResolver(gazetteer, None, Offline())  # type: ignore[arg-type]
+    resolver = _offline_resolver(gazetteer)
     for names, countries in ((["Seville", "Córdoba"], ["ES", "ES"]), (["Córdoba", "Buenos Aires"], ["AR", "AR"]),
                              (["Birmingham", "Atlanta"], ["US", "US"]), (["Rome", "Atlanta"], ["IT", "US"]),
                              (["London", "Toronto"], ["GB", "CA"]), (["Córdoba"], ["AR"]),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -65,6 +66,8 @@ _QUALIFIER_SUFFIXES = ("壮族自治区", "回族自治区", "维吾尔自治区
 LEADING_PLACE_MIN_POPULATION = 100_000
 # How near a county a city of its name must be to be what the name means (通化, 30 km off; not 阳城 of Chongqing).
 NAMESAKE_CITY_KM = 150.0
+# "xini澳洲": a name in pinyin with its country after it in Chinese.
+_PINYIN_THEN_CHINESE = re.compile(r"([a-z][a-z ]*?)\s*([\u3400-\u9fff]+)", re.IGNORECASE)
 # A place read by its sound alone (Gazetteer.by_sound) must be a city of this many people: the townships geonames
 # lists by their Latin names only share their syllables with landmarks and words (长城 is no Changcheng, Shandong,
 # 63,000 people; 华山 no Huashan, Jiangsu).
@@ -83,6 +86,7 @@ class Gazetteer:
         self._chinese_names: dict[str, str] = {}
         # Names geonames lacks: the major cities' Chinese names (纽约) and the islands of aliases.py, by key.
         self._added: dict[str, dict[str, Candidate]] = {}
+        self._sounds: dict[str, Candidate] | None = None  # by_chinese_sound's, made on its first use
         self._listed: set[str] = set()  # the keys of the places those lists name
 
     def lookup(self, query: str, by_renown: bool = True) -> Location | None:
@@ -333,6 +337,35 @@ class Gazetteer:
                     and self._allows(query, city, qualifiers)):
                 return city
         return None
+
+    def by_chinese_sound(self, query: str) -> tuple[str, Candidate] | None:
+        """A city abroad written in the toneless pinyin of its Chinese name ("dongjing" is 东京, Tokyo; "xini澳洲"
+        悉尼, Sydney), as Chinese users type when no input method is at hand: one city must sound so, within the
+        qualifiers. China's own places need none of it: geonames names them in pinyin. With the name as written."""
+        name, qualifiers = split_qualifier(query)
+        mixed = _PINYIN_THEN_CHINESE.fullmatch(name)
+        if mixed:  # "xini澳洲": the country written after the name, in Chinese
+            name, qualifiers = mixed[1], (mixed[2], *qualifiers)
+        if not name.isascii():
+            return None
+        with self._lock:
+            self._database()
+        if self._sounds is None:
+            self._sounds = self._foreign_sounds()
+        city = self._sounds.get(normalize(name).replace(" ", ""))
+        return (name, city) if city is not None and self._allows(query, city, qualifiers) else None
+
+    def _foreign_sounds(self) -> dict[str, Candidate]:
+        """The toneless pinyin of the Chinese names of the cities abroad (MAJOR_CITIES, EXONYMS), each heard as
+        one city only."""
+        heard: dict[str, dict[str, Candidate]] = {}
+        for key, places in self._added.items():
+            if not wholly_chinese(key):
+                continue
+            for city in places.values():
+                if city.country_code not in CHINESE_SPEAKING and city.population:
+                    heard.setdefault(pinyin_keys(key)[0], {})[city.key] = city
+        return {sound: next(iter(cities.values())) for sound, cities in heard.items() if len(cities) == 1}
 
     def county(self, query: str) -> Candidate | None:
         """The Chinese county a name wholly in Chinese characters means (红原, 绩溪县, "四川红原"), from the table of

@@ -211,8 +211,9 @@ class PlaceResolver:
             such = pick(f", such as {capital}, its capital", f"，比如首都{capital}") if capital else ""
             raise UnknownPlace(pick(f"{query!r} is a country ({name}), not a city: name a city or town in it{such}.",
                                     f"“{query}”是一个国家，不是城市：请说出那里的一个城市{such}。"))
-        found = (found or await self._geocode(query) or self._county(query) or self._corrected(query)
-                 or self._by_sound(query))
+        # A city abroad in the pinyin of its Chinese name before a typo: "dongjing" is 东京, not Dongjiang.
+        found = (found or await self._geocode(query) or self._county(query) or self._by_chinese_sound(query)
+                 or self._corrected(query) or self._by_sound(query))
         if found is not None:
             return found
         suggestions = self._gazetteer.suggestions(query)
@@ -246,6 +247,11 @@ class PlaceResolver:
         """A Chinese name read by its pinyin (瑞丽 -> Ruili), the last resort; it keeps the user's wording."""
         place = self._gazetteer.by_sound(query)
         return self._gazetteer.to_location(place, query) if place else None
+
+    def _by_chinese_sound(self, query: str) -> Location | None:
+        """A city abroad written in the pinyin of its Chinese name ("dongjing" for 东京)."""
+        found = self._gazetteer.by_chinese_sound(query)
+        return self._gazetteer.to_location(found[1], found[0]) if found else None
 
     def _at_coordinates(self, query: str, latitude: float, longitude: float) -> Location:
         nearest = self._gazetteer.nearest(latitude, longitude)
