@@ -314,6 +314,15 @@ def test_a_city_as_qualifier_means_the_place_beside_it_or_the_city_itself(gazett
     assert gazetteer.lookup("Nowhere Park, Zzyzxville") is None  # a qualifier that is no city either
 
 
+def test_an_irish_county_qualifies_a_place_in_ireland(gazetteer: Gazetteer) -> None:
+    """geonames' regions of Ireland are its provinces: "Westport, Co. Mayo" had been refused as ambiguous (Westport,
+    Missouri; Westport, New Zealand...)."""
+    for query, country in (("Westport, Co. Mayo", "IE"), ("Bantry, County Cork", "IE"), ("Ballina, Mayo", "IE"),
+                           ("Enniskillen, Co. Fermanagh", "GB")):
+        assert gazetteer.lookup(query).country_code == country, query
+    assert gazetteer.lookup("Kings Park, Cork").name == "Cork (Kings Park)"  # a county that is a city's name too
+
+
 def test_a_qualifier_nothing_is_known_by_is_said_not_dropped(gazetteer: Gazetteer) -> None:
     """A name of several places is not answered when its qualifier names no known region ('Kochi, Shikoku'): the
     error names the qualifier and lists the places (a one-place tool asks the user which). A name of one place is

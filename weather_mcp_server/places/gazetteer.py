@@ -66,6 +66,14 @@ _QUALIFIER_SUFFIXES = ("壮族自治区", "回族自治区", "维吾尔自治区
 LEADING_PLACE_MIN_POPULATION = 100_000
 # How near a county a city of its name must be to be what the name means (通化, 30 km off; not 阳城 of Chongqing).
 NAMESAKE_CITY_KM = 150.0
+# "Westport, Co. Mayo", "Bantry, County Cork", "Ballina, Mayo": a county of the island of Ireland; named alone, one
+# that is also a city's name qualifies as the city ("Howth, Dublin": by Dublin).
+_IRISH_COUNTY = re.compile(
+    r"(co\.?\s*|county\s+)?(antrim|armagh|carlow|cavan|clare|cork|derry|londonderry|donegal|down|dublin|fermanagh|"
+    r"galway|kerry|kildare|kilkenny|laois|leitrim|limerick|longford|louth|mayo|meath|monaghan|offaly|roscommon|sligo|"
+    r"tipperary|tyrone|waterford|westmeath|wexford|wicklow)", re.IGNORECASE)
+_IRISH_COUNTY_TOWNS = {"cork", "derry", "londonderry", "dublin", "galway", "limerick", "waterford", "kilkenny", "down"}
+_IRELAND: frozenset[Scope] = frozenset({("IE", ""), ("GB", "NIR")})
 # "xini澳洲": a name in pinyin with its country after it in Chinese.
 _PINYIN_THEN_CHINESE = re.compile(r"([a-z][a-z ]*?)\s*([\u3400-\u9fff]+)", re.IGNORECASE)
 # A place read by its sound alone (Gazetteer.by_sound) must be a city of this many people: the townships geonames
@@ -184,7 +192,11 @@ class Gazetteer:
         """The countries and regions a qualifier may name: 'CA' is Canada and California; empty when unknown."""
         with self._lock:
             self._database()
-        return self._scopes.get(_qualifier_key(qualifier), frozenset())
+        key = _qualifier_key(qualifier)
+        county = _IRISH_COUNTY.fullmatch(qualifier.strip())
+        if key not in self._scopes and county and (county[1] or normalize(county[2]) not in _IRISH_COUNTY_TOWNS):
+            return _IRELAND  # geonames' regions there are the provinces (Connacht), not the counties
+        return self._scopes.get(key, frozenset())
 
     def _readings(self, query: str) -> Iterator[tuple[str, tuple[str, ...]]]:
         """The ways to read a query as a place name and its qualifiers, likeliest first."""
