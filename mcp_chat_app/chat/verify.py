@@ -59,6 +59,10 @@ _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 # A question that asks for a figure ("How much fell?", "多少", "几度", "大不大"): a yes or a no is not its answer.
 _ASKS_A_FIGURE = re.compile(r"\bhow\s+(?:much|many|high|low|strong)\b|多少|几度|多高|多大|大不大|多不多|高不高|强不强",
                             re.IGNORECASE)
+# A question that asks what something is like ("what's it like", "how's X looking", "怎么样"): a yes or a no beside
+# it does not answer it.
+_ASKS_WHAT_IT_IS_LIKE = re.compile(r"\bwhat(?:'s|’s| is| are)\s+(?:it|things)\s+like\b|\bhow(?:'s|’s| is| are)\s+"
+                                   r"(?:it|things|\w+)\s+looking\b|怎么样|咋样|如何", re.IGNORECASE)
 _ISO_CLOCK = re.compile(r"T(\d{2}):(\d{2})")  # the time of day of an ISO date-time
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 # Comparing two things, in the languages fully served (the domain adds its own words); "less" and "少" put the
@@ -226,10 +230,11 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                                           "quote the facts' figure for it"))
     elif facts.numbers_of_data and not says_it_lacks(reply) and not numbers_in(reply) and not facts.pictured \
             and _says_verdicts(reply, facts.verdicts) \
-            and not asks_yes_no(question, context, list(facts.asked), []):
+            and (_ASKS_WHAT_IT_IS_LIKE.search(question) or not asks_yes_no(question, context, list(facts.asked), [])):
         # "Astana rn - cold out?" answered "It is cold, it is not windy", "那 Leipzig 呢" with "风不大，很冷": the
         # verdicts with none of the figures behind them, which the reader cannot check. (A yes or no
-        # asked in so many words may stand on its verdict; a chart shows its figures.)
+        # asked in so many words may stand on its verdict, unless the question also asks what it is like: "what's it
+        # like outside rn, is it chilly?"; a chart shows its figures.)
         problems.append(Problem("figure", "it gives verdicts without the facts' figures behind them: quote the "
                                           "figures the question is about"))
     if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):

@@ -783,6 +783,12 @@ def test_verdicts_with_none_of_the_figures_behind_them_are_no_answer():
     asked = "Is it cold in Astana right now?"
     _, facts = facts_of(asked, now)
     assert "figure" not in {p.rule for p in check_reply("Yes, it is cold.", asked, "en", facts, VOCABULARY)}
+    for described in ("what's it like outside in Astana rn, is it chilly?", "阿斯塔纳现在怎么样，冷不冷？"):
+        # asked what it is like as well: the yes or no alone leaves that unanswered
+        _, facts = facts_of(described, now)
+        reply = "It is cold outside in Astana." if described.isascii() else "很冷。"
+        assert "figure" in {p.rule for p in check_reply(reply, described, "en" if described.isascii() else "zh",
+                                                        facts, VOCABULARY)}, described
     chart = ToolOutcome("weather", "get_weather_chart", {"city": "Astana"}, text="Astana: -1 to 3°C.",
                         structured_content={"verdicts": [cold]}, images=[ToolImage("image/png", b"")])
     _, facts = facts_of("Chart of Astana this week, cold?", chart)
