@@ -213,6 +213,21 @@ def test_a_day_counted_in_days_from_today_is_that_one_day(question, offset, capl
     assert glossed(question, TUESDAY, VOCABULARY).endswith(f"({asked.word} = {offset} days from today)")
 
 
+@pytest.mark.parametrize("question, offset", [
+    ("what was the low in Sudbury, Ontario the day before yesterday?", -2), ("Did it rain in Bogota 3 days ago?", -3),
+    ("3天前东台下了多少雨？", -3), ("一周前北京冷吗", -7), ("Rome two weeks back?", -14),
+])
+def test_a_day_counted_back_from_today_is_that_past_day(question, offset):
+    """"the day before yesterday" had been read as yesterday, and "3 days ago" as no day (called for yesterday,
+    or for the weather now); "十天前后" (about ten days) names none."""
+    asked = asked_day(question, TUESDAY)
+    assert (asked.offset, asked.span) == (offset, False)
+    called = with_asked_day({"city": "Sudbury", "day": -1, "days": 3}, FORECAST, asked, TUESDAY)
+    assert without_unasked_span(called, FORECAST, asked, question) == {"city": "Sudbury", "day": offset}
+    assert glossed(question, TUESDAY, VOCABULARY).endswith(f"({asked.word} = {-offset} days before today)")
+    assert asked_day("十天前后会下雨吗", TUESDAY) is None
+
+
 @pytest.mark.parametrize("question, kept", [
     ("下周三大阪天气预报", False), ("Weather in Oslo tomorrow?", False), ("Bogotá on Wednesday next week?", False),
     ("Oslo next week, from Wednesday", True),  # a span from a day: not one weekday

@@ -20,7 +20,7 @@ Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "satur
 
 _ZH_WEEKDAYS = "一二三四五六日"
 _ZH_NEAR = {-2: "前天", -1: "昨天", 0: "今天", 1: "明天", 2: "后天", 3: "大后天"}
-_EN_NEAR = {-1: "yesterday", 0: "today", 1: "tomorrow", 2: "the day after tomorrow"}
+_EN_NEAR = {-2: "the day before yesterday", -1: "yesterday", 0: "today", 1: "tomorrow", 2: "the day after tomorrow"}
 
 
 @dataclass(frozen=True)

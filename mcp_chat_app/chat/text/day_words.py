@@ -32,7 +32,7 @@ _TOMORROW = (r"tomorrow|tmrw|tmr|tmrow|tmw|tmoro|tmorow|tmorrow|2morrow|2moro|2m
              r"|tommorrow|tomorro")
 _EN = re.compile(
     rf"\b(?:(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}|this\s+(?:morning|afternoon|"
-    r"evening)|2day|rn|atm|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"evening)|2day|rn|atm|(?:the\s+)?day\s+before\s+yesterday|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date, and "and Sat?", "on Thurs": a bare "sun" or "sat" is a word ("the sun rises"), as is
     # French "Mon" at a sentence's start.
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)"
@@ -111,8 +111,11 @@ _ZH_UNIT = r"天|周|个?星期|个?礼拜|个月|年"
 # Days, weeks or months counted from today ("16 days from now", "in 3 days", "three weeks later", "in a week's
 # time", "二十天后", "两个星期后", "两个月后", "半年后", "a year from now").
 _EN_COUNTED = (rf"(?:in\s+(?:{_COUNT})\s+(?:{_EN_UNIT})(?:['’]s?\s+time)?"
-               rf"|(?:{_COUNT})\s+(?:{_EN_UNIT})\s+(?:from\s+(?:today|now)|later|hence))")
-_ZH_COUNTED = rf"(?:(?:(?<!\d)\d{{1,3}}|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})|半年|半个月)(?:以后|之后|后)(?:的今天)?"  # 的今天: that date
+               rf"|(?:{_COUNT})\s+(?:{_EN_UNIT})\s+(?:from\s+(?:today|now)|later|hence|ago|back))")
+_ZH_COUNTED = (rf"(?:(?:(?<!\d)\d{{1,3}}|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})|半年|半个月)"
+               r"(?:以后|之后|后|以前|之前|前(?![后後]))(?:的今天)?")  # 的今天: that date
+# Counted back from today ("3 days ago", "三天前"): a day gone.
+_COUNTED_BACK = re.compile(r"\b(?:ago|back)\b|(?:以前|之前|前)(?:的今天)?$", re.IGNORECASE)
 # One day so counted: that day, not the days up to it.
 _COUNTED_DAY = re.compile(rf"\b{_EN_COUNTED}\b|{_ZH_COUNTED}", re.IGNORECASE)
 # A weekday of the week so counted ("三周后的周六", "Saturday in three weeks"): that week's, not the coming one.
@@ -139,7 +142,7 @@ _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": 
 
 
 _ZH_OFFSETS = {"今天": 0, "明天": 1, "后天": 2, "大后天": 3, "昨天": -1, "前天": -2}
-_EN_OFFSETS = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": -1}
+_EN_OFFSETS = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "yesterday": -1, "day before yesterday": -2}
 
 
 def glossed(question: str, today: date, vocabulary: Vocabulary) -> str:
@@ -331,6 +334,8 @@ def _counted_offset(match: re.Match[str], today: date) -> int | None:
     """The distance from today of the day a match of a counted day names (see _counted_days): the days counted,
     from the weekday it names or to that weekday of their week."""
     days = _days_counted(match[0])
+    if days is not None and _COUNTED_BACK.search(match[0]):
+        days = -days
     named = match.groupdict().get("en") or match.groupdict().get("zh")
     if days is None or named is None:
         return days

@@ -55,6 +55,7 @@ def _with_relative_day(text: str, today: dt.date) -> str:
     models otherwise quote the first day listed, and cannot tell which days are the weekend."""
     labels = {(today + dt.timedelta(days=offset)).isoformat(): label for offset, label in enumerate(_NEAR_DAYS)}
     labels[(today - dt.timedelta(days=1)).isoformat()] = "yesterday"  # a Sunday's weekend begins with it
+    labels[(today - dt.timedelta(days=2)).isoformat()] = "the day before yesterday"
     for offset in range(len(_NEAR_DAYS), 7):
         day = today + dt.timedelta(days=offset)
         labels[day.isoformat()] = day.strftime("%A")
