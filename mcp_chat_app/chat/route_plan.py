@@ -85,7 +85,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         day = question_day(turn.question, turn.today, turn.vocabulary)
         arguments = with_asked_day(arguments, schema, day, turn.today)
         arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)
-        arguments = with_asked_weekend(arguments, schema, turn.question)
+        arguments = with_asked_weekend(arguments, schema, turn.question, turn.today)
     except UnnamedArgument as error:
         log.info("call of %s not made: %s", tool.qualified_name, error)
         return PlannedCall(call.id, tool.qualified_name, {**arguments, error.argument: error.named},

@@ -156,6 +156,8 @@ def test_over_http_characters_run_on_before_a_chinese_place_are_tried_only_when_
     ("龙会", "龙会下雪吗", "龙会"),  # nothing before it to join
     ("新会", "明天新会下雨吗", "新会"),  # nor a day word
     ("Rome", "Rome tomorrow?", "Rome"),
+    ("冲绳那霸大", "冲绳那霸大后天适合出海浮潜吗", "冲绳那霸"),  # 大 of 大后天
+    ("那霸大", "那霸大后天热吗", "那霸"), ("正大", "正大后天热吗", "正大"),  # two characters are left as they are
 ])
 def test_a_chinese_place_cut_before_a_word_of_the_questions_own(value, question, cut):
     assert cut_before_a_word({"city": value}, {"properties": {"city": CITY}}, question, VOCABULARY) == {"city": cut}

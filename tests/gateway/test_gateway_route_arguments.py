@@ -1233,7 +1233,20 @@ def test_this_weekend_asked_is_the_day_arguments_weekend(question, arguments, ex
     schema = {"properties": {"city": CITY, "day": DAY,
                              "days": {"type": "integer", "default": 1, "description": "How many days from that day on"}},
               "required": ["city"]}
-    assert with_asked_weekend(arguments, schema, question) == expected
+    assert with_asked_weekend(arguments, schema, question, TUESDAY) == expected
+
+
+@pytest.mark.parametrize("question, today, day", [
+    ("cities between 18 and 24 degrees this weekend?", TUESDAY, 4), ("周末有哪些城市在15到22度之间", TUESDAY, 4),
+    ("which cities are above 30 this weekend?", TUESDAY + dt.timedelta(days=5), 0),  # on Sunday: today
+    ("which cities are above 30 tomorrow?", TUESDAY, 0),  # no weekend asked: the router's day
+])
+def test_a_search_of_one_day_asked_of_the_weekend_searches_its_day_to_come(question, today, day):
+    """A tool whose day is an offset and that counts no days gets the weekend's first day still to come."""
+    search = {"properties": {"relation": {"type": "string"}, "day": {"type": "integer", "default": 0,
+                                                                      "description": "0 = today, 1 = tomorrow"}}}
+    assert with_asked_weekend({"relation": "between", "day": 0}, search, question, today) == \
+        {"relation": "between", "day": day}
 
 
 @pytest.mark.parametrize("question, added", [

@@ -314,6 +314,18 @@ def test_a_city_as_qualifier_means_the_place_beside_it_or_the_city_itself(gazett
     assert gazetteer.lookup("Nowhere Park, Zzyzxville") is None  # a qualifier that is no city either
 
 
+def test_a_chinese_name_after_the_city_it_is_by_or_before_a_part_of_its_city_is_that_place(gazetteer: Gazetteer) -> None:
+    """"冲绳那霸", "长野白马村" (the town written after the city it is by) and "清迈古城" (a city's old town) had been
+    unknown places; 南京路, a street, is still none."""
+    resolver = _offline_resolver(gazetteer)
+    for written, english, country in (("冲绳那霸", "Naha", "JP"), ("长野白马村", "Hakuba", "JP"),
+                                      ("清迈古城", "Chiang Mai", "TH")):
+        place = asyncio.run(resolver.resolve(written))
+        assert (place.english_name, place.country_code) == (english, country), written
+    with pytest.raises(UnknownPlace):
+        asyncio.run(resolver.resolve("南京路"))
+
+
 def test_an_irish_county_qualifies_a_place_in_ireland(gazetteer: Gazetteer) -> None:
     """geonames' regions of Ireland are its provinces: "Westport, Co. Mayo" had been refused as ambiguous (Westport,
     Missouri; Westport, New Zealand...)."""

@@ -73,6 +73,9 @@ SPOT_ENDINGS: tuple[str, ...] = (
     "体育场", "体育馆", "博物馆", "纪念馆", "纪念堂", "陵园", "故居", "石窟",
 )
 
+# A part of a city named after it ("清迈古城", "大理古城", "成都市区"): the city, whatever the city is.
+CITY_PART_ENDINGS: tuple[str, ...] = ("老城区", "古城", "老城", "市区", "城区", "市中心")
+
 # The first characters of a landform's name, after the place name it begins with: that mountain or lake is named
 # after the place, not in it (普陀山 is off Zhoushan, not in Shanghai's Putuo district).
 LANDFORM_CHARACTERS = "山湖岛江河海峰岭谷洞峡湾泉溪池"

@@ -13,7 +13,7 @@ from pathlib import Path
 from weather_mcp_server.errors import AmbiguousPlace
 from weather_mcp_server.models import Location
 from weather_mcp_server.places.aliases import PLACE_ALIASES
-from weather_mcp_server.places.chinese_writing import LANDFORM_CHARACTERS, SPOT_ENDINGS
+from weather_mcp_server.places.chinese_writing import CITY_PART_ENDINGS, LANDFORM_CHARACTERS, SPOT_ENDINGS
 from weather_mcp_server.places.counties import County, county_named, county_sounding_like, is_district
 from weather_mcp_server.places.default_cities import MAJOR_CITIES
 from weather_mcp_server.places.exonyms import EXONYMS
@@ -174,7 +174,7 @@ class Gazetteer:
 
     def _city_named(self, qualifier: str) -> Candidate | None:
         """The city a qualifier that is no country or region names: the largest major place called so."""
-        cities = [c for c in self._named(normalize(qualifier)).values() if c.major and c.exact]
+        cities = [c for c in self._named(normalize(qualifier)).values() if c.major and (c.exact or has_cjk(qualifier))]
         return max(cities, key=lambda c: c.population, default=None)
 
     def _city_qualifying(self, query: str) -> list[Candidate]:
@@ -309,6 +309,15 @@ class Gazetteer:
         spot inside a city (SPOT_ENDINGS: 南京路 is in Shanghai), or a landform named after the leading place
         (LANDFORM_CHARACTERS: 普陀山 is not in Shanghai's Putuo district)."""
         name, qualifiers = split_qualifier(query)
+        part = next((ending for ending in CITY_PART_ENDINGS if name.endswith(ending)), "")
+        if part and has_cjk(name) and len(name) - len(part) >= 2:  # 清迈古城: Chiang Mai's old town, in Chiang Mai
+            city = name.removesuffix(part)
+            try:
+                found = self.candidates(", ".join((city, *qualifiers)))
+            except AmbiguousPlace:
+                return None
+            if found:
+                return city, choose(city, found)
         if not has_cjk(name) or name.endswith(SPOT_ENDINGS):
             return None
         island = name.endswith("岛")  # 崇明岛: the island a place is named after, and the place
@@ -328,6 +337,23 @@ class Gazetteer:
             if landform or not (large or place.key in self._listed or county is not None):
                 return None
             return name[:cut], place
+        return None
+
+    def after_its_city(self, query: str) -> Candidate | None:
+        """A Chinese name of a town written after the city it is by ("长野白马村", "冲绳那霸"): the town of that
+        name within SAME_PLACE_KM of the city."""
+        name, qualifiers = split_qualifier(query)
+        if not wholly_chinese(name):
+            return None
+        for cut in range(len(name) - 2, 1, -1):
+            town = name[cut:].removeprefix("的")
+            if len(town) >= 2 and not self.scopes(name[:cut]) and self._city_named(name[:cut]):
+                try:
+                    found = self.candidates(", ".join((town, name[:cut], *qualifiers)))
+                except AmbiguousPlace:
+                    continue
+                if found and found[0].key != self._city_named(name[:cut]).key:
+                    return choose(town, found)
         return None
 
     def by_sound(self, query: str) -> Candidate | None:

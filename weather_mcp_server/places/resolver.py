@@ -213,7 +213,7 @@ class PlaceResolver:
                                     f"“{query}”是一个国家，不是城市：请说出那里的一个城市{such}。"))
         # A city abroad in the pinyin of its Chinese name before a typo: "dongjing" is 东京, not Dongjiang.
         found = (found or await self._geocode(query) or self._county(query) or self._by_chinese_sound(query)
-                 or self._corrected(query) or self._by_sound(query))
+                 or self._corrected(query) or self._by_sound(query) or self._after_its_city(query))
         if found is not None:
             return found
         suggestions = self._gazetteer.suggestions(query)
@@ -252,6 +252,11 @@ class PlaceResolver:
         """A city abroad written in the pinyin of its Chinese name ("dongjing" for 东京)."""
         found = self._gazetteer.by_chinese_sound(query)
         return self._gazetteer.to_location(found[1], found[0]) if found else None
+
+    def _after_its_city(self, query: str) -> Location | None:
+        """A town written after the city it is by (冲绳那霸, 长野白马村), named as the question writes it."""
+        place = self._gazetteer.after_its_city(query)
+        return self._gazetteer.to_location(place, query) if place else None
 
     def _at_coordinates(self, query: str, latitude: float, longitude: float) -> Location:
         nearest = self._gazetteer.nearest(latitude, longitude)

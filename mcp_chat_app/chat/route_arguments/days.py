@@ -150,16 +150,29 @@ def with_asked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: As
     return kept
 
 
-def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> dict[str, Any]:
+def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], question: str,
+                       today: dt.date) -> dict[str, Any]:
     """The arguments with the weekend as their day, its count of days left to the tool, when the question asks
     about this weekend (周末, "this weekend") and the day argument takes "weekend": "这周末冷不冷" after a week's
-    chart kept its seven days. Not "next weekend": which one that is, the tool's "weekend" does not say."""
-    days = [name for name, spec in schema.get("properties", {}).items() if "weekend" in day_forms(spec)]
+    chart kept its seven days. A tool of one day by its offset alone (a search of cities) gets the weekend's
+    first day still to come: "cities between 18 and 24 degrees this weekend?" had been searched for today. Not
+    "next weekend": which one that is, the tool's "weekend" does not say."""
+    properties = schema.get("properties", {})
+    days = [name for name, spec in properties.items() if "weekend" in day_forms(spec)]
+    offsets = [name for name, spec in properties.items() if day_forms(spec) == {"offset"}]
     said = day_words(question)
-    if len(days) != 1 or not said & WEEKEND_WORDS or said & WEEKEND_DAYS or _NEXT_WEEKEND.search(question):
+    if not said & WEEKEND_WORDS or said & WEEKEND_DAYS or _NEXT_WEEKEND.search(question):
         return arguments  # (a day of it named beside it is that day: "这周末要去玩，礼拜六怎么样")
+    if len(days) != 1:
+        if len(offsets) != 1 or any(_counts_days(spec) for spec in properties.values()):
+            return arguments
+        saturday = (5 - today.weekday()) % 7 if today.weekday() != 6 else 0  # on a Sunday, what is left of it
+        if arguments.get(offsets[0]) != saturday:
+            log.info("%s=%r as the weekend's day to come: the question asks about the weekend", offsets[0],
+                     arguments.get(offsets[0]))
+        return {**arguments, offsets[0]: saturday}
     kept = {**arguments, days[0]: "weekend"}
-    for name, spec in schema.get("properties", {}).items():
+    for name, spec in properties.items():
         if name in kept and _counts_days(spec):
             del kept[name]
     if kept != arguments:

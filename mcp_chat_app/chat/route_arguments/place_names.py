@@ -295,12 +295,17 @@ _ASKS_IN_NAME = re.compile(r"(?<=[\u3400-\u9fff]{2})[哪谁啥誰]")
 
 def cut_before_a_word(arguments: dict[str, Any], schema: dict[str, Any], question: str,
                       vocabulary: Vocabulary) -> dict[str, Any]:
-    """The arguments with each Chinese place that ends in a word of the question's own (会, 有, 要 …) less that
-    character, and where one is left, with the character before it in the question: "明天和龙会去吗" was called
-    for "龙会", the router taking 和 for "and" and 会 ("will") for a part of the name."""
+    """The arguments with each Chinese place that ends in a word of the question's own (会, 有, 要 …) or in the
+    first character of a day word after it less that character, and where one is left, with the character before
+    it in the question: "明天和龙会去吗" was called for "龙会", the router taking 和 for "and" and 会 ("will") for a
+    part of the name; "冲绳那霸大后天…" for "冲绳那霸大"."""
     def cut(value: Any) -> Any:
         if not isinstance(value, str) or len(value) < 2 or not _HAN.fullmatch(value[-1]) \
-                or value[-1] not in _NAME_ENDS_ZH or (at := question.find(value)) < 0:
+                or (at := question.find(value)) < 0:
+            return value
+        if _DAY_IN_NAME.match(question, at + len(value) - 1) and len(value) >= 3:
+            return value[:-1]
+        if value[-1] not in _NAME_ENDS_ZH:
             return value
         rest = value[:-1]
         if len(rest) >= 2:
