@@ -45,7 +45,8 @@ _HOW = r"(?:\bhow\s+|多|\b(?:chances?|odds|likelihood|probability)\s+of\s+(?:an
 _WH = re.compile(r"\b(?:what|whats|how|when|where|which|who|why)\b")
 # ... and in Chinese (吗 and its kin ask yes or no already: claims.is_yes_no_question)
 _ZH_WH = re.compile(r"什么|啥|哪|几|多少|怎|如何|为什么|多[高低大小冷热暖久远]|吗|(?<![这那])么|嘛")
-_HOW_AFTER = r"的?(?:概率|几率|可能性|可能)"  # "…的概率多大": the chance of it, after its word
+# "…的概率多大": the chance of it, after its word; "热成啥样" ("how hot will it get"): its degree
+_HOW_AFTER = r"的?(?:概率|几率|可能性|可能)|成(?:啥|什么|怎么|怎)样"
 _WORD = re.compile(r"[A-Za-z0-9.]+")
 # Terms a question may ask for by name (a pollutant, an index): a reply that gives one the facts lack made it up.
 # Chat's capitals name nothing measured ("OK, what about this Friday?" was answered "the data does not include

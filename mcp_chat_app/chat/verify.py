@@ -380,10 +380,14 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
         elif _says_no(reply, vocabulary) == holds:
             details.append(f"it answers {'no' if holds else 'yes'}, but the facts say: {statement}; begin with "
                            "that answer")
-    elif agreed and (asked := degree_asked(question, yes_no)) \
-            and not _says_verdicts(reply, asked):
-        details.append(f"the question asks how much of it, and it does not say; the facts say: "
-                       f"{asked[0]['statement']}; say that with the figures")
+    elif agreed and (asked := degree_asked(question, yes_no)):
+        said = next((clause for clause in _CLAUSE_SPLIT.split(reply) if _says_verdicts(clause, asked)), None)
+        if said is None:
+            details.append(f"the question asks how much of it, and it does not say; the facts say: "
+                           f"{asked[0]['statement']}; say that with the figures")
+        elif vocabulary.negation is not None and bool(vocabulary.negation.search(said)) == asked[0]["holds"]:
+            # "迪拜明天会热成啥样" answered "会热成21.3°C", the facts saying 不算热
+            details.append(f"it says {said.strip()!r}, but the facts say: {asked[0]['statement']}; say that")
     if (said := _yes_then_no(reply, f"{question}\n{context}", yes_no, vocabulary)) is not None:
         details.append(f"its first words say {said!r} and the words after them the opposite: answer one way")
     for verdict in relevant:

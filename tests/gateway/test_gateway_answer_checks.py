@@ -551,6 +551,11 @@ def test_a_question_of_a_verdicts_degree_is_answered_with_the_verdict():
     assert check_reply("Mérida will be 13 to 18.6°C on Saturday: it is not hot.", question, "en", facts,
                        VOCABULARY) == []
     assert facts_of("明天有多热", forecast([], "明天：13~18.6°C。", verdicts=[hot]))[1].lead == "it is not hot"
+    # said the other way round: "迪拜明天会热成啥样" answered "会热成21.3°C"
+    question = "迪拜明天会热成啥样"
+    _, facts = facts_of(question, forecast([], "迪拜明天：15.2~21.3°C。", verdicts=[{**hot, "statement": "不算热"}]))
+    assert "verdict" in {p.rule for p in check_reply("迪拜明天会热成21.3°C。", question, "zh", facts, VOCABULARY)}
+    assert check_reply("迪拜明天不算热，最高21.3°C。", question, "zh", facts, VOCABULARY) == []
 
 
 def test_a_question_of_how_much_is_answered_with_a_figure():

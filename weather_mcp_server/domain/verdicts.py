@@ -17,6 +17,7 @@ RAIN_PROBABILITY = 50.0  # a day at or above this chance of precipitation counts
 RAIN_MM = 1.0
 HOT_C = 28.0  # a high (or a current temperature) from here up is hot
 COLD_C = 10.0  # a high (or a current feels-like) from here down is cold
+FEEL_SPAN_DAYS = 3  # a span this short (the weekend, 明后天) is said hot or cold, with the days it is so
 WINDY_KMH = 29.0  # Beaufort 5 ("fresh breeze"), China's 5级: from here up a day or a moment is windy
 GUSTY_KMH = 50.0  # gusts from here up make it windy whatever the mean wind
 
@@ -105,7 +106,8 @@ def _rain_mm(day: ForecastDay) -> float:
 
 
 def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> list[Verdict]:
-    """Rain and snow over the covered days, and hot/cold and windy when the span is one day."""
+    """Rain and snow over the covered days, hot/cold when the span is a few days (the weekend's "冷不冷" had no
+    verdict to answer by), and windy when it is one day."""
     rainy = [label for day, label in zip(days, labels) if rain_expected(_rain_mm(day), day.weather_code,
                                                                           day.precipitation_probability)]
     # A day of rain and snow under a rain code ("雨夹雪 ... 不会下雪" was one forecast's text) has snow by its sum.
@@ -117,7 +119,19 @@ def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> lis
         verdicts += [*feel_verdicts(day.temp_max, day.temp_max, past), windy(day.wind_speed_max, None, past)]
         if day.sunrise is None and day.daylight_duration == 0:  # polar night: "Yes, the sun will rise" is false
             verdicts.append(_yes_no("sunrise", False, pick("the sun does not rise (polar night)", "太阳不升起（极夜）")))
+    elif len(days) <= FEEL_SPAN_DAYS:
+        verdicts += _span_feel(days, labels, past)
     return verdicts
+
+
+def _span_feel(days: Sequence[ForecastDay], labels: Sequence[str], past: bool) -> list[Verdict]:
+    """Hot and cold over a few days: hot on the days whose high reaches HOT_C, cold on those whose high is at most
+    COLD_C, the days named."""
+    hot = [label for day, label in zip(days, labels) if day.temp_max >= HOT_C]
+    cold = [label for day, label in zip(days, labels) if day.temp_max <= COLD_C]
+    said_hot, said_cold = feel_verdicts(HOT_C if hot else HOT_C - 1, COLD_C if cold else COLD_C + 1, past)
+    return [verdict.model_copy(update={"statement": verdict.statement + _which(which, len(days))}) if which
+            else verdict for verdict, which in ((said_hot, hot), (said_cold, cold))]
 
 
 def hour_verdicts(hours: Sequence[HourRecord], umbrella: bool) -> list[Verdict]:
