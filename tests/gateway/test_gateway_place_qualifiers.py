@@ -199,6 +199,7 @@ def test_over_http_a_place_the_tool_does_not_know_is_tried_as_the_question_write
 
 @pytest.mark.parametrize(("value", "bare"), [
     ("早上八点大帽山", "大帽山"), ("下午3点半深圳", "深圳"), ("飞黄刀镇", "黄刀镇"), ("人在玛瑙斯", "玛瑙斯"),
+    ("旁边的尚志", "尚志"), ("隔壁的阿城", "阿城"),  # "跟旁边的尚志比": the town next door
     ("Will Leh", "Leh"), ("Is Paris", "Paris"),
     ("Willemstad", "Willemstad"), ("Isle of Man", "Isle of Man"), ("到", "到"), ("去", "去"),  # no word to cut
 ])

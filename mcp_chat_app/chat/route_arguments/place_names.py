@@ -257,7 +257,8 @@ def _quantity_at_end(quantity_words: tuple[str, ...]) -> re.Pattern[str] | None:
 def without_leading_words(arguments: dict[str, Any], schema: dict[str, Any],
                           vocabulary: Vocabulary) -> dict[str, Any]:
     """The arguments with each place less a word of the sentence the router ran onto its start: a time of day
-    ("明天早上八点大帽山多少度" was called for "早上八点大帽山"), a verb of going ("周五飞黄刀镇看极光": "飞黄刀镇"), or
+    ("明天早上八点大帽山多少度" was called for "早上八点大帽山"), a verb of going ("周五飞黄刀镇看极光": "飞黄刀镇"), "next
+    door" ("跟旁边的尚志比": "旁边的尚志"), or
     the word a question opens with ("Will Leh be freezing…": "Will Leh"). Two characters or more must be left."""
     def bare(value: Any) -> Any:
         leading = _LEADING_WORD.match(value) if isinstance(value, str) else None
@@ -270,7 +271,7 @@ def without_leading_words(arguments: dict[str, Any], schema: dict[str, Any],
 _PART_OF_DAY = "早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|凌晨|今早|明早|今晚|明晚"
 _LEADING_WORD = re.compile(
     rf"(?:(?:{_PART_OF_DAY})?[零〇一二两三四五六七八九十\d]{{1,3}}[点點](?:半|[零〇一二三四五六七八九十\d]{{1,3}}分?)?|"
-    rf"{_PART_OF_DAY}|人在|我在|[飞飛去到回])(?=[\u3400-\u9fff])"
+    rf"{_PART_OF_DAY}|人在|我在|(?:旁边|隔壁|附近|周边)的?|[飞飛去到回])(?=[\u3400-\u9fff])"
     r"|(?i:will|is|does|do|did|can|could|should|would|are|was|were)\s+(?=[A-Z])")
 
 
