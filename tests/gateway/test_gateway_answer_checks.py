@@ -522,6 +522,18 @@ def test_a_question_for_the_whole_data_with_a_remark_on_what_none_holds_gets_the
                         Called(outcomes=(compared,))).lead == "Nazaré is less windy"
 
 
+def test_what_it_will_be_like_asks_for_the_data_as_a_whole():
+    """"What'll it be like in Reykjavik at 10pm tonight? northern lights tour" was answered only that the data has
+    no northern lights: it asks what the weather will be like too. Asked alone, the sight is the limit alone."""
+    tonight = forecast([{"date": "2026-12-07", "temp_min": -3.1, "cloud_cover_mean": 40.0}],
+                       "Reykjavik tonight 22:00: partly cloudy, -3.1°C, cloud cover 40%.")
+    facts = gather_facts(Turn.start("What'll it be like in Reykjavik at 10pm tonight? northern lights tour", [],
+                                    ASSISTANT), Called(outcomes=(tonight,)))
+    assert facts.missing == ("northern lights",) and not facts.hold_nothing_asked
+    assert gather_facts(Turn.start("Reykjavik tonight at 10pm: northern lights?", [], ASSISTANT),
+                        Called(outcomes=(tonight,))).hold_nothing_asked
+
+
 def test_a_bare_follow_up_of_a_terse_yes_no_question_is_answered_yes_or_no_first():
     """"and in Dubrovnik?" after "... — any rain in Split?" asks the same yes or no: "Dubrovnik will have overcast
     skies with a 4% chance of rain. No rain is expected" reads as a yes until its second sentence."""
