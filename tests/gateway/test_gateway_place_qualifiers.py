@@ -27,6 +27,8 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
 
 @pytest.mark.parametrize(("value", "question", "written"), [
     ("Córdoba", "Córdoba, Spain this Saturday: how hot will it be?", "Córdoba, Spain"),
+    ("Keswick", "can the kids play outside this afternoon in Keswick (Lake District) or is it going to be grim",
+     "Keswick (Lake District)"),  # Keswick, Ontario had been called
     ("Moscow", "Moscow, Idaho - any snow tomorrow?", "Moscow, Idaho"),
     ("Kingston", "Kingston Jamaica weather tomorrow", "Kingston Jamaica"),
     ("Paris", "Paris, TX Saturday?", "Paris, TX"),

@@ -412,9 +412,13 @@ _TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my n
 
 def _qualified_after(value: str, question: str, vocabulary: Vocabulary) -> str:
     """The value and the capitalised words after it, up to the first day word, month or letter alone ("Córdoba,
-    Spain" of "Córdoba, Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?"); after "on", as a qualifier
+    Spain" of "Córdoba, Spain this Saturday"; "Paris, TX" of "Paris, TX Saturday?"), or in brackets after it
+    ("Keswick (Lake District)"); after "on", as a qualifier
     after a comma ("Hana, Maui" of "Hana on Maui", "Hyderabad, India" of "Hyderabad in India"; "Paris in French"
     names a language)."""
+    bracketed = re.search(rf"(?<![\w])(?i:{re.escape(value)})[ \t]*[(（]({_NAME_WORDS})[)）]", question)
+    if bracketed:  # "Keswick (Lake District)": called as "Keswick", which is also a town of Ontario
+        return f"{question[bracketed.start():bracketed.start(1) - 1].rstrip()} ({bracketed[1]})"
     match = re.search(rf"(?<![\w])(?i:{re.escape(value)})((?:{_QUALIFIER_AFTER})+)", question)
     if match is None:
         code = re.search(rf"(?<![\w])(?i:{re.escape(value)})[ \t]+([a-z]{{2}})(?![\w'’])", question)
