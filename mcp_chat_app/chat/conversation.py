@@ -32,7 +32,9 @@ _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s�
                         r"|我是说|我说的是|我指的是|我的意思是"
                         # a correction that says the place before was the wrong one ("sorry, wrong Portland. Maine.",
                         # "不是那个，是浙江的台州", "不对，我说的是…")
-                        r"|\bwrong\s+(?:one|place|city|town|(?-i:[A-Z])[\w'’.-]*)|^\s*不是(?:那个|这个|那里|这里)|^\s*不对[，,]",
+                        r"|\bwrong\s+(?:one|place|city|town|(?-i:[A-Z])[\w'’.-]*)|^\s*不是(?:那个|这个|那里|这里)|^\s*不对[，,]"
+                        # ... or the other one ("ugh no, the other one — Springfield, Missouri"), or a slip ("我说错了")
+                        r"|\bthe\s+other\s+one\b|说错了|搞错了|弄错了",
                         re.IGNORECASE)
 
 

@@ -386,6 +386,12 @@ def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake
     asked("泰州明天天气怎么样", call("get_forecast", city="泰州", day=1))
     body = asked("不是那个，是浙江的台州", call("get_forecast", city="浙江的台州", day=0))
     assert [arguments["day"] for _, arguments in _made(body)] == [1]
+    asked = _asker(forced_gateway, fake_llm, "sgf")
+    asked("will it rain in Springfield, Illinois tomorrow?", call("get_precipitation", city="Springfield, Illinois",
+                                                                 day=1))
+    body = asked("ugh no, the other one — Springfield, Missouri",
+                 call("get_precipitation", city="Springfield, Missouri", day=0))
+    assert [arguments["day"] for _, arguments in _made(body)] == [1]
 
 
 def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_compared(forced_gateway, fake_llm):
