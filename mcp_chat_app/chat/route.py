@@ -193,8 +193,11 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     llm_ms = first.duration_ms
     calls = real_calls(first)
     planned, again_ms = _without_made_up_numbers(turn, router, tools, planned_calls(calls, by_name, turn))
-    planned = with_the_conversations_place(planned, by_name, turn)
     llm_ms += again_ms
+    if planned and not (planned := with_the_conversations_place(planned, by_name, turn)):
+        # Called only for words of the domain as places ("is a typhoon the same thing as a hurricane?"): a question
+        # of knowledge, answered as one (an own answer that states figures is still refused).
+        return _own(turn, router, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms), tools_connected=True)
     if planned and names_another_month(turn.question) and not day_words(turn.question) \
             and any(takes_a_day(tool.input_schema) for tool in tools):
         # "What did it cost in Mombasa last month?" was called for yesterday and answered as the month, "下下个月"

@@ -678,10 +678,14 @@ def with_named_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
 def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                                  turn: Turn) -> tuple[PlannedCall, ...]:
     """A call whose place is a part of the conversation's one place said by no name (山上, 海边, 当地), or a word of
-    the domain ("windy then?"), made for that place."""
+    the domain ("windy then?"), made for that place; with no such place, not made ("is a typhoon the same thing as
+    a hurricane?" was compared for places named "Typhoon" and "Hurricane")."""
     latest = _places_of(conversation.latest_tried(turn.history), by_name, turn)
     if len(latest) != 1:
-        return planned
+        kept = tuple(plan for plan in planned if not _names_no_place_at_all(plan, by_name, turn))
+        if len(kept) < len(planned):
+            log.info("calls not made: their places are words of the domain, and the conversation has no place")
+        return kept
     (place,) = latest
     kept = []
     for plan in planned:
@@ -703,6 +707,16 @@ def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict
         else:
             kept.append(plan)
     return tuple(kept)
+
+
+def _names_no_place_at_all(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> bool:
+    """Whether each place the call names is a word of the domain or no name at all (names_no_place)."""
+    _, argument, value = _place_of(plan, by_name, turn)
+    tool = resolve(plan.name, by_name)
+    listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and not argument else None
+    values = [value] if argument else plan.arguments.get(listed) if listed else None
+    return isinstance(values, list) and bool(values) \
+        and all(isinstance(item, str) and names_no_place(item, turn.vocabulary) for item in values)
 
 
 def one_place_meant(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> str:

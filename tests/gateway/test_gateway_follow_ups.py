@@ -726,3 +726,14 @@ def test_over_http_a_follow_up_asking_its_own_day_leaves_the_earlier_hour(forced
     asked("明天早上八点香港多少度", call("get_forecast", city="香港", day=1, hours=[8]))
     body = asked("那深圳呢", call("get_forecast", city="深圳", day=1, hours=[8]))
     assert _made(body) == [("get_forecast", {"city": "深圳", "day": 1, "hours": [8]})]
+
+
+def test_over_http_a_question_of_knowledge_called_for_words_of_the_domain_is_answered_without_a_call(
+        forced_gateway, fake_llm):
+    """"is a typhoon the same thing as a hurricane?" was compared for places named "Typhoon" and "Hurricane" (a
+    town of Utah), and answered with the error of the first: words of the domain name no place."""
+    fake_llm.script(call("compare_weather", cities=["Typhoon", "Hurricane"]), {"content": "They are the same kind of "
+                    "storm, named by the ocean where it forms."}, auto=True)
+    body = forced_gateway.chat("storms", {"message": "is a typhoon the same thing as a hurricane, or are they "
+                                                    "different?"}).json()
+    assert body["tool_calls"] == [] and body["response"].startswith("They are the same kind of storm")
