@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_chat_app.chat.facts import TERM, Facts, asks_yes_no, degree_asked, numbers_in, verdicts_about
 from mcp_chat_app.chat.text import languages
+from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.claims import (
     in_english_instead,
     is_output,
@@ -215,9 +216,9 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
         # or no rests on is the one of the topic asked (its chance, its amount).
         problems.append(Problem("figure", "the question asks whether something happens at a time of day, and it "
                                           "gives none of the facts' figures about it: quote them"))
-    elif facts.numbers_of_data and not says_it_lacks(reply) and not numbers_in(reply) and any(
-            verdict.get("winner") or isinstance(verdict.get("places"), list)
-            for verdict in verdicts_about(question, facts.verdicts, context)):
+    elif facts.numbers_of_data and not says_it_lacks(reply) and not _measured_figures(reply, vocabulary, today) \
+            and any(verdict.get("winner") or isinstance(verdict.get("places"), list)
+                    for verdict in verdicts_about(question, facts.verdicts, context)):
         # "which one's hotter?" answered with the winner alone (or a chain of every comparison's winner), or a tie
         # with no figure ("临安多，上虞少，两地一样多"): the figures that make the winner, or the tie, are
         # what the reader checks it by.
@@ -263,6 +264,19 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
                                                len(facts.findings) == 1)]
     return problems
+
+
+# A count of days or hours ("over the next 3 days", "未来3天"): no figure of what is measured.
+_COUNT_OF_TIME = re.compile(r"\b\d+\s*(?:days?|weeks?|hours?|h)\b|\d+\s*(?:天|周|个?小时)", re.IGNORECASE)
+
+
+def _measured_figures(reply: str, vocabulary: Vocabulary, today: dt.date | None) -> list[float]:
+    """The reply's figures less its clock times, dates and counts of days: "Cadiz is windier than Tarifa on
+    Saturday 12 December" quotes no figure of the wind."""
+    text = without_clock_times(reply, vocabulary)
+    for words in calendar_dates(text, today or dt.date.today()):
+        text = text.replace(words, " ")
+    return numbers_in(_COUNT_OF_TIME.sub(" ", text))
 
 
 def topic_figures(question: str, facts: Facts, context: str = "") -> list[float]:

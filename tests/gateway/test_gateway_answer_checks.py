@@ -699,6 +699,9 @@ def test_a_comparison_answered_with_its_winner_alone_quotes_the_figures_that_mak
                                                     VOCABULARY)}
     assert check_reply("Berbera is warmer than Djibouti: up to 31.2°C against 29.8°C.", question, "en", facts,
                        VOCABULARY) == []
+    for dated in ("Berbera is warmer than Djibouti on Saturday 12 December.",  # a date, a count of days: no figure
+                  "Berbera is warmer than Djibouti over the next 3 days.", "未来3天Berbera更热。"):
+        assert "figure" in {p.rule for p in check_reply(dated, question, "en", facts, VOCABULARY)}, dated
 
 
 def test_a_tie_answered_with_no_figure_quotes_the_figures_that_make_it():
