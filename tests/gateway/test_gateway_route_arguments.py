@@ -213,6 +213,16 @@ def test_a_day_counted_in_days_from_today_is_that_one_day(question, offset, capl
     assert glossed(question, TUESDAY, VOCABULARY).endswith(f"({asked.word} = {offset} days from today)")
 
 
+def test_a_feast_named_beside_the_days_said_is_not_the_day_asked():
+    """"chiang mai weather in 6 days? that's when the lantern festival thing is" was called for February's Lantern
+    Festival, and "the next 10 days, I'm organizing an outdoor Christmas BBQ" for Christmas (beyond the forecast)."""
+    asked = asked_day("chiang mai weather in 6 days? that's when the lantern festival thing is", TUESDAY)
+    assert (asked.word, asked.offset) == ("in 6 days", 6)
+    span = asked_day("Sydney forecast for the next 10 days, I'm organizing an outdoor Christmas BBQ", TUESDAY)
+    assert (span.word, span.offset, span.span) == ("the next 10 days", 0, True)
+    assert asked_day("Christmas weather in Oslo?", TUESDAY).date == dt.date(2026, 12, 25)  # the feast alone: its day
+
+
 @pytest.mark.parametrize("question, offset", [
     ("what was the low in Sudbury, Ontario the day before yesterday?", -2), ("Did it rain in Bogota 3 days ago?", -3),
     ("3天前东台下了多少雨？", -3), ("一周前北京冷吗", -7), ("Rome two weeks back?", -14),

@@ -203,6 +203,11 @@ class AskedDay:
         return self.word.split()[-1] in WEEKDAYS or _is_zh_weekday(self.word)
 
 
+# Days counted on from today ("the next 10 days", "未来三天").
+_NEXT_DAYS = re.compile(rf"\b(?:next|coming)\s+(?:{_COUNT})\s+days\b|未来\s*(?:\d+|[一二两三四五六七八九十]+)\s*天",
+                        re.IGNORECASE)
+
+
 def asked_day(question: str, today: date) -> AskedDay | None:
     """The single day the question names, if it names exactly one (none for a span such as 周末 or "this week",
     for two days, or for words with no fixed distance)."""
@@ -218,6 +223,12 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     dates = calendar_dates(question, today)
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
         references = {word: offset for word, offset in references.items() if word in dates}
+    named = [word for word in dates if not re.search(r"\d", word)]
+    if named and (len(references) > len(named) or _NEXT_DAYS.search(question)):
+        # "in 6 days? that's when the lantern festival thing is", "next 10 days, I'm organizing an outdoor Christmas
+        # BBQ": the days said are the days; a feast named beside them, which its calendar may place elsewhere,
+        # says why
+        references = {word: offset for word, offset in references.items() if word not in named}
     if len(references) == 2 and len(set(references) & WEEKEND_WORDS) == 1 and set(references) & WEEKEND_DAYS:
         # "这周末要去玩，礼拜六怎么样": a day of the weekend, named beside it
         references = {word: offset for word, offset in references.items() if word not in WEEKEND_WORDS}
