@@ -448,6 +448,11 @@ def _judge(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     offsets = (_asked_offsets(turn, today) if today else None) or {turn.get("day", 0)}  # a weekday's too
     highs = [_celsius(p, r["temp_max"]) for p in places for r in p["days"] if r.get("day", 0) in offsets
              and isinstance(r.get("temp_max"), int | float)]
+    if "hour" in turn:  # "明天早上5点坐热气球的时候冷不冷": that hour's temperature, not the day's high
+        fahrenheit = any(p.get("fahrenheit") for p in places)
+        hours = [float(h["temperature"]) for h in _asked_records(turn, reply, "hours")
+                 if h.get("hour") == turn["hour"] and isinstance(h.get("temperature"), int | float)]
+        temps, highs = ([(t - 32) * 5 / 9 for t in hours] if fahrenheit else hours), []
     if not temps and not highs:
         return False
     if turn["judge"] == "hot":
@@ -554,10 +559,10 @@ def rule_limits(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
         return None
     if turn["intent"] == "sun":
         times = _sun_times(turn, reply)
+        if _DAY_LENGTH.search(turn["query"]) and _durations(text) & _daylight_minutes(turn, reply):
+            return True  # "how long is the day": the day's length answers it as well as its two ends (0 h, polar)
         if not times and _polar(turn, reply):  # no sunrise or no sunset that day: saying so is the answer
             return bool(_POLAR_WORDS.search(text))
-        if _DAY_LENGTH.search(turn["query"]) and _durations(text) & _daylight_minutes(turn, reply):
-            return True  # "how long is the day": the day's length answers it as well as its two ends
         return bool(times) and bool(_clock_times(text) & times)
     values = _feature_values(turn, reply)  # magnitudes, as rule 4 compares them: "零下8.2°C" is -8.2
     return any(abs(abs(q) - abs(v)) < 0.051 or round(abs(v)) == abs(q) for q in numbers_in(text) for v in values)

@@ -194,6 +194,18 @@ def test_rule_verdict_for_a_part_of_the_day_is_judged_by_its_hours():
     assert strict(morning, _reply("今晚不会下雨，降水概率最高10%。", tonight))["verdict"] is True
 
 
+def test_rule_verdict_of_hot_or_cold_at_an_hour_is_judged_by_that_hours_temperature():
+    """"卢克索明天早上5点坐热气球的时候冷不冷" answered "天气寒冷" at 5.9°C had failed on the day's high of 24°C."""
+    turn = {"query": "卢克索明天早上5点冷不冷", "lang": "zh", "intent": "hourly", "cities": [GUANGZHOU], "day": 1,
+            "hour": 5, "judge": "cold"}
+    warm_day = _day(1, "2026-12-02", "Wednesday", temp_min=5.0, temp_max=24.0)
+    dawn = [{"date": "2026-12-02", "day": 1, "hour": 5, "temperature": 5.9, "feels_like": 1.1}]
+    at_five = _call("get_forecast", {"city": "卢克索", "day": 1, "hours": [5]},
+                    {"location": _location(GUANGZHOU), "days": [warm_day], "hours": dawn, "source": "x"})
+    assert strict(turn, _reply("冷，明天05:00只有5.9°C。", at_five))["verdict"] is True
+    assert strict(turn, _reply("不冷，明天05:00有5.9°C。", at_five))["verdict"] is False
+
+
 def test_rule_figures_and_language_and_identity():
     turn = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "day": 1}
     data = forecast(GUANGZHOU, WEEK[1:2])
@@ -270,6 +282,9 @@ def test_rule_limits_sun_reads_a_weekday_at_the_place_and_takes_the_days_length_
     length = {"query": "东京明天白天有多长", "lang": "zh", "intent": "sun", "cities": [TOKYO], "day": 1}
     assert strict(length, _reply("东京明天白天9小时55分。", forecast(TOKYO, days)))["limits"] is True
     assert strict(length, _reply("东京明天白天9小时57分。", forecast(TOKYO, days)))["limits"] is False  # today's
+    # polar night: 0 h of daylight is the length asked ("特罗姆瑟今天白天有多长": "白天有0小时")
+    dark = [{**day, "sunrise": None, "sunset": None, "daylight_duration": 0.0} for day in days]
+    assert strict(length, _reply("东京明天白天有0小时。", forecast(TOKYO, dark)))["limits"] is True
 
 
 def test_rule_limits_hourly_needs_the_figure_of_the_asked_hour():
