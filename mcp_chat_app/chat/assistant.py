@@ -27,6 +27,9 @@ _ASKS_WHO = re.compile(r"你是谁|你叫什么|你的名字|谁(?:开发|做|�
                        r"[\w\s-]{0,30}?\b(?:ai|models?|chatbots?|bots?|llms?|assistants?)\b"
                        r"|\b(?:are|r)\s+(?:you|u)\s+(?:made|built|run|owned)\s+by\b|你是不是(?:AI|机器人|人工智能|大模型|真人)"
                        r"|\b(?:tell\s+me\s+about|introduce)\s+yourself\b|\bwhat\s+can\s+you\s+do\b(?!\s+(?:about|for|with))"
+                       r"|\bwho\s+(?:am\s+i|are\s+we)\s+(?:talking|chatting|speaking)\s+(?:to|with)\b"
+                       r"|\b(?:is\s+this|is\s+it|are\s+you)\s+(?:a\s+|an\s+)?(?:bot|robot|chatbot|ai|machine|human|person)\b"
+                       r"|我在(?:和|跟)谁(?:聊天|说话|对话)|这是(?:机器人|AI|真人)吗"
                        # "你该不会是ChatGPT吧", "you're GPT-4, right?", "is this Gemini?": another assistant's name,
                        # said of it
                        r"|(?:你|这是|这个是|\byou(?:'re)?\b|\b(?:is|isn't)\s+(?:this|it)\b|\bthis\s+is\b"

@@ -394,6 +394,8 @@ def test_the_assistant_introduces_itself(pipeline, fake_llm):
     # person or machine, asked in the ways people do
     ("what exactly are you - a person or a bot?", "I am a private assistant.", "I am MCP Weather Assistant, a private"),
     ("am I talking to a real person?", "No.", "I am MCP Weather Assistant, a private assistant"),
+    ("who am I talking to, is this a bot?", "I am talking to you, and this is not a bot.",
+     "I am MCP Weather Assistant, a private assistant"),
     ("你是人还是机器人", "我是机器人。", "我是MCP 天气助手，一个运行在你自己电脑上的私人助手"),
 ])
 def test_an_own_answer_never_claims_another_identity(pipeline, fake_llm, question, claimed, introduction):
