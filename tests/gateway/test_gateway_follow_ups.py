@@ -545,6 +545,10 @@ def test_over_http_a_tool_with_no_unit_argument_answers_in_the_unit_system_the_q
     ("用摄氏度说", ["Oslo in Fahrenheit please"], "metric"),  # until it names another
     ("and Rome?", ["in °C please", "Oslo in Fahrenheit please"], "imperial"),  # the latest one
     ("and Rome?", [], None),
+    # the unit of another quantity, or the letter alone ("inches pls" had been answered in mm)
+    ("how much snow is Marquette getting over the next 3 days? inches pls", [], "imperial"),
+    ("is it too cold to walk to school in Fargo ND right now? F please", [], "imperial"),
+    ("current wind in Westport in mph", [], "imperial"),
 ])
 def test_the_unit_system_a_conversation_names_lately_is_the_turns(question, said, units):
     history = [message for text in said for message in ({"role": "user", "content": text},
