@@ -79,9 +79,9 @@ _YES_NO_QUESTION = re.compile(r"[吗么][？?\s]*$|要不要|会不会|^\s*(will
 
 # Day words a reader takes as naming a day, with the offset they name (weekdays are resolved per place).
 _ZH_DAYS = {"大后天": 3, "后天": 2, "明天": 1, "明日": 1, "明晚": 1, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
-            "昨天": -1}
+            "昨天": -1, "前天": -2, "大前天": -3}
 _EN_DAYS = {"the day after tomorrow": 2, "day after tomorrow": 2, "tomorrow": 1, "today": 0, "tonight": 0,
-            "this afternoon": 0, "this evening": 0, "this morning": 0, "yesterday": -1}
+            "this afternoon": 0, "this evening": 0, "this morning": 0, "yesterday": -1, "the day before yesterday": -2}
 _ZH_WEEKDAYS = "一二三四五六日"
 _EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKEND_WORDS = ("周末", "weekend")
@@ -184,8 +184,11 @@ def _asked_offsets(turn: dict[str, Any], today: dt.date) -> set[int] | None:
 
 
 def _is_weekend(turn: dict[str, Any]) -> bool:
-    """A question about the weekend: its own words, or a follow-up (labelled Saturday) of a weekend question."""
-    texts = [turn["query"], *(turn.get("earlier", [])[-1:] if turn.get("weekday") == 5 else [])]
+    """A question about the weekend: its own words, or a follow-up (labelled Saturday) of a weekend question that
+    names no day of its own ("那普吉周六最高温多少度" after the weekend asks of Saturday)."""
+    names_a_day = bool(re.search(r"周[一二三四五六日天]|星期|礼拜|saturday|sunday|sat|sun", turn["query"],
+                                 re.IGNORECASE))
+    texts = [turn["query"], *(turn.get("earlier", [])[-1:] if turn.get("weekday") == 5 and not names_a_day else [])]
     return any(word in text.lower() for text in texts for word in _WEEKEND_WORDS)
 
 

@@ -194,6 +194,22 @@ def test_rule_verdict_for_a_part_of_the_day_is_judged_by_its_hours():
     assert strict(morning, _reply("今晚不会下雨，降水概率最高10%。", tonight))["verdict"] is True
 
 
+def test_rule_day_reads_the_day_before_yesterday_and_a_saturday_named_after_the_weekend():
+    """"the day before yesterday" was read as "yesterday", a wrong day; "那普吉周六最高温多少度" after a weekend question
+    was judged as the weekend, its Saturday's answer lacking Sunday."""
+    gone = {"query": "weather in Guangzhou the day before yesterday?", "lang": "en", "intent": "past",
+            "cities": [GUANGZHOU], "day": -2}
+    before = [_day(-2, "2026-11-29", "Sunday", temp_min=10.0, temp_max=18.0)]
+    assert strict(gone, _reply("Guangzhou the day before yesterday: 10 to 18°C.", forecast(GUANGZHOU, before)))[
+        "day"] is True
+    saturday = {"query": "那广州周六最高温多少度", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU],
+                "weekday": 5, "earlier": ["这周末广州热不热"]}
+    on = [_day(4, "2026-12-05", "Saturday", temp_min=12.0, temp_max=24.8)]
+    assert strict(saturday, _reply("广州周六最高温24.8°C。", forecast(GUANGZHOU, on)))["day"] is True
+    weekend = {**saturday, "query": "那广州呢"}  # no day of its own: the weekend asked before
+    assert strict(weekend, _reply("广州周六最高温24.8°C。", forecast(GUANGZHOU, on)))["day"] is False
+
+
 def test_rule_verdict_of_hot_or_cold_at_an_hour_is_judged_by_that_hours_temperature():
     """"卢克索明天早上5点坐热气球的时候冷不冷" answered "天气寒冷" at 5.9°C had failed on the day's high of 24°C."""
     turn = {"query": "卢克索明天早上5点冷不冷", "lang": "zh", "intent": "hourly", "cities": [GUANGZHOU], "day": 1,
