@@ -25,6 +25,8 @@ _TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
 _STATEMENT_END = re.compile(r"[啊呀啦了哦嘛！!。.~～]\s*$")
 _CLAUSES = re.compile(r"[，；。]\s*\S")  # a Chinese message of more than one clause: no terse query ("明天上海")
 _LATIN_WORD = re.compile(r"[a-z]+")
+# The present moment: asked of with a word of the topic, it is the data now ("right now", "现在").
+_NOW = re.compile(r"\b(?:right\s+now|at\s+the\s+moment|currently)\b|现在|此刻|这会儿", re.IGNORECASE)
 # What people ask an assistant in passing that is no tool's unless a tool's description says the words: a
 # capital, a country, a time difference, a population or currency, a booking, a recipe, a tip, an exchange rate or
 # the difference between two things ("what's the capital of Kazakhstan btw" was called as the present data of
@@ -55,8 +57,10 @@ def needs_tool_data(question: str, tools: Iterable[ToolInfo], vocabulary: Vocabu
         return True
     if any(says_a_listed_term(question, tool) for tool in tools):
         return True
-    if _terse(question) and vocabulary.names_the_topic(question):
-        return True  # "nyc <topic word>?" was answered from memory ("Yes, it is ... in New York City")
+    if (_terse(question) or _NOW.search(question)) and vocabulary.names_the_topic(question):
+        # "nyc <topic word>?" and "Currently in Kotor. Is it <topic word> there right now?" were answered from
+        # memory ("Yes, it is ... in New York City")
+        return True
     return any(tool.output_schema and described(tool.output_schema, quantity)
                for quantity in asked_quantities(question, vocabulary) for tool in tools)
 

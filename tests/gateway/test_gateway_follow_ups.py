@@ -575,6 +575,9 @@ def test_over_http_small_talk_calls_no_tool_for_a_place_nobody_named(forced_gate
     # a few words with one of the topic's ("nyc rain?" was answered "Yes, it is raining in New York City")
     assert needs_tool_data("nyc rain?", [FORECAST_TOOL], VOCABULARY)
     assert not needs_tool_data("do you like rain?", [FORECAST_TOOL], VOCABULARY)
+    # ... or of the present moment ("Yes, it is raining in Kotor, Montenegro right now." had no call behind it)
+    assert needs_tool_data("Currently in Kotor, Montenegro. Is it raining there right now?", [FORECAST_TOOL],
+                           VOCABULARY)
 
 
 def test_over_http_a_verdict_after_charts_is_asked_of_the_tool_its_own_words_name(forced_gateway, fake_llm):
