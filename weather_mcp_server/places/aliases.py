@@ -137,6 +137,8 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("Mount Kilimanjaro", "Moshi, TZ"),
     ("乞力马扎罗", "Moshi, TZ"),
     ("Mont Blanc", "Chamonix-Mont-Blanc, FR"),
+    ("Cortina", "Cortina d'Ampezzo, IT"),  # the resort, as skiers call it
+    ("科尔蒂纳", "Cortina d'Ampezzo, IT"),
     ("勃朗峰", "Chamonix-Mont-Blanc, FR"),
     ("Iguazu Falls", "Puerto Iguazú, AR"),
     ("Iguazú Falls", "Puerto Iguazú, AR"),
