@@ -76,6 +76,8 @@ _ASKS_FOR = re.compile(r"想|知道|问|查|告诉|帮|请|给我|我人?在|\b(
 # a fine day for it") or what must come along ("防晒霜得带上", "外套要带上") tells too.
 _REMARK = re.compile(r"(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|[^\W\d]{1,6}?(?:得|要|必须)(?:带|戴|穿|拿|涂|抹)上?$",
                      re.IGNORECASE)
+# Words that correct what was asked before ("我说的是明天", "I meant Friday", "说错了").
+_CORRECTS = re.compile(r"我是说|我说的是|我指的是|我的意思是|说错了|搞错了|\bi\s+meant?\b", re.IGNORECASE)
 _ACKNOWLEDGES = re.compile(
     "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else "")
                      for word in sorted(_ACKNOWLEDGEMENTS, key=len, reverse=True)) + r"|[\W_])+", re.IGNORECASE)
@@ -116,7 +118,7 @@ def acknowledges(question: str) -> bool:
     remarks ("谢啦，图很清楚", "thanks, that helps"), or says what the speaker will do ("好的，明天出门记得戴口罩",
     "我明天要过去泡温泉嘞"): it asks nothing."""
     text = question.strip()
-    if not text:
+    if not text or _CORRECTS.search(text):  # "我说的是明天不是今天" asks again, of tomorrow: no plan of the speaker's
         return False
     if _ACKNOWLEDGES.fullmatch(text) is not None:
         return True
