@@ -34,7 +34,12 @@ from mcp_chat_app.chat.own_answer import (
 )
 from mcp_chat_app.chat.route_arguments.days import takes_a_day
 from mcp_chat_app.chat.route_arguments.hours import takes_hours
-from mcp_chat_app.chat.route_arguments.numbers import measurement_arguments, misquoted_numbers, written_numbers
+from mcp_chat_app.chat.route_arguments.numbers import (
+    made_up_numbers,
+    measurement_arguments,
+    misquoted_numbers,
+    written_numbers,
+)
 from mcp_chat_app.chat.route_arguments.places import place_list_argument, place_values
 from mcp_chat_app.chat.route_mends import (
     as_one_comparison,
@@ -290,6 +295,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             if any(plan.request is not None for plan in replanned):
                 planned = replanned
                 break
+    planned, again_ms = _without_numbers_nobody_said(turn, router, tools, planned)
+    llm_ms += again_ms
     planned = moved_to_the_present(planned, by_name, turn)
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
@@ -428,6 +435,25 @@ def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
         log.info("%s not called: the question gives no %s", ", ".join(plan.name for plan in planned), numbers)
         return again, llm_ms
     return planned, llm_ms  # a follow-up's: what the conversation compared may take its place (route_mends)
+
+
+def _without_numbers_nobody_said(turn: Turn, router: Router, tools: list[ToolInfo],
+                                 planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
+    """A follow-up's calls given numbers that neither it nor any question before it holds, asked once more without
+    their tools ("那哪天最适合晒" after a week's rain in 武夷山 became a search of cities between 10 and 20 degrees,
+    and the next turns copied it). Numbers the conversation gave stay ("那后天呢" after "above 30 tomorrow"). With
+    the time it took."""
+    said = "\n".join([*(message["content"] for message in turn.plain_history if message.get("role") == "user"),
+                      turn.question])
+    by_name = {tool.qualified_name: tool for tool in tools}
+    unsaid = tuple(plan for plan in planned if plan.made_up and (tool := resolve(plan.name, by_name)) is not None
+                   and made_up_numbers(plan.arguments, tool.input_schema, said))
+    if not unsaid or not turn.earlier_calls:
+        return planned, 0.0
+    names = ", ".join(sorted({name for plan in unsaid for name in plan.made_up}))
+    again, llm_ms = _asked_without_their_tools(turn, router, tools, unsaid, names)
+    log.info("%s not called: no question of the conversation gives its %s", ", ".join(p.name for p in unsaid), names)
+    return tuple(plan for plan in planned if plan not in unsaid) + again, llm_ms
 
 
 def _with_written_numbers(turn: Turn, router: Router, tools: list[ToolInfo],

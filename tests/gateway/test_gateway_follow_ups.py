@@ -746,3 +746,23 @@ def test_over_http_a_question_of_knowledge_called_for_words_of_the_domain_is_ans
     body = forced_gateway.chat("storms", {"message": "is a typhoon the same thing as a hurricane, or are they "
                                                     "different?"}).json()
     assert body["tool_calls"] == [] and body["response"].startswith("They are the same kind of storm")
+
+
+def test_over_http_a_follow_ups_search_for_numbers_nobody_gave_is_asked_again_without_it(forced_gateway, fake_llm):
+    """"那哪天最适合晒" after a week's rain in 武夷山 became a search of cities between 10 and 20 degrees, which the next
+    turns copied: no question of the conversation gives a number, so the router is asked again without the search."""
+    # numbers a question of the conversation gave are kept: "那后天呢" after a search above 30
+    asked = _asker(forced_gateway, fake_llm, "hot")
+    asked("明天哪些城市超过30度", call("find_cities_by_temperature", relation="above", temp=30, day=1))
+    later = call("find_cities_by_temperature", relation="above", temp=30, day=2)
+    fake_llm.script(later, later, later, {"content": "placeholder"}, auto=True)  # (alone, without its tool, then
+    body = forced_gateway.chat("hot", {"message": "那后天呢"}).json()             # with the conversation)
+    assert [(tool, arguments.get("temp")) for tool, arguments in _made(body)] == [("find_cities_by_temperature", 30)]
+    asked = _asker(forced_gateway, fake_llm, "tea")
+    asked("武夷山未来7天会不会下雨？茶青要晒", call("get_precipitation", city="武夷山", day=0, days=7))
+    search = call("find_cities_by_temperature", relation="between", temp=10, temp2=20, day=0)
+    # alone, without its tool (copied), with the conversation (copied again), then without it in the conversation
+    fake_llm.script(search, search, search, call("get_forecast", city="武夷山", day=0, days=7),
+                    {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("tea", {"message": "那哪天最适合晒"}).json()
+    assert [tool for tool, _ in _made(body)] == ["get_forecast"]
