@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -512,14 +513,21 @@ _APOSTROPHES = str.maketrans({"‘": "'", "’": "'", "ʻ": "'", "ʼ": "'", "`":
 
 
 def _first_named(text: str, candidates: list[list[str]]) -> list[str] | None:
+    """The names of the candidate named first in the text, spelt with or without accents and spaces ("Cadiz" is
+    Cádiz, "Sapa" Sa Pa)."""
     first: tuple[int, list[str]] | None = None
-    text = text.translate(_APOSTROPHES)
+    text = _plain_name(text)
     for names in candidates:
-        positions = [text.find(name.translate(_APOSTROPHES)) for name in names
-                     if name and name.translate(_APOSTROPHES) in text]
+        positions = [text.find(_plain_name(name)) for name in names if name and _plain_name(name) in text]
         if positions and (first is None or min(positions) < first[0]):
             first = (min(positions), names)
     return first[1] if first else None
+
+
+def _plain_name(text: str) -> str:
+    """A text as names are compared in it: without accents, spaces, hyphens or curly apostrophes, casefolded."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES))
+    return re.sub(r"[\s-]+", "", "".join(c for c in decomposed if not unicodedata.combining(c))).casefold()
 
 
 def rule_figures(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:

@@ -152,6 +152,10 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     curly = {**compare, "compare": {**compare["compare"], "names": [["北京", "Beijing"], ["广州", "Guang'zhou"]]}}
     assert strict(curly, _reply("Guang‘zhou is colder than Beijing.", both))["verdict"] is False
     assert strict(curly, _reply("Beijing is colder than Guang‘zhou.", both))["verdict"] is True
+    # ... and one written without its accents or its space ("Cadiz" for Cádiz, "Sapa" for Sa Pa)
+    accented = {**compare, "compare": {**compare["compare"], "names": [["北京", "Béi Jing"], ["广州", "Guangzhou"]]}}
+    assert strict(accented, _reply("Beijing is colder than Guangzhou.", both))["verdict"] is True
+    assert strict(accented, _reply("Guangzhou is colder than Beijing.", both))["verdict"] is False
 
 
 def test_rule_verdict_reads_the_nearest_place_and_a_snowy_days_weather_code():
