@@ -295,8 +295,6 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             if any(plan.request is not None for plan in replanned):
                 planned = replanned
                 break
-    planned, again_ms = _without_numbers_nobody_said(turn, router, tools, planned)
-    llm_ms += again_ms
     planned = moved_to_the_present(planned, by_name, turn)
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
@@ -306,6 +304,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     llm_ms += again_ms
     planned = with_distinct_places(without_comparatives(planned, by_name, turn), by_name, turn)
     planned = for_the_destination(with_added_places(planned, by_name, turn), by_name, turn)
+    planned, again_ms = _without_numbers_nobody_said(turn, router, tools, planned)  # (what no mend above took)
+    llm_ms += again_ms
     named = with_named_places(planned, by_name, turn)
     routed = Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=llm_ms)
     if planned and not named and needs_tool_data(turn.question, tools, turn.vocabulary):
@@ -440,8 +440,8 @@ def _without_made_up_numbers(turn: Turn, router: Router, tools: list[ToolInfo],
 def _without_numbers_nobody_said(turn: Turn, router: Router, tools: list[ToolInfo],
                                  planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
     """A follow-up's calls given numbers that neither it nor any question before it holds, asked once more without
-    their tools ("那哪天最适合晒" after a week's rain in 武夷山 became a search of cities between 10 and 20 degrees,
-    and the next turns copied it). Numbers the conversation gave stay ("那后天呢" after "above 30 tomorrow"). With
+    their tools ("那哪天最适合晒" after a question on the coming week in 武夷山 became a search of cities between 10
+    and 20, and the next turns copied it). Numbers the conversation gave stay ("那后天呢" after "above 30 tomorrow"). With
     the time it took."""
     said = "\n".join([*(message["content"] for message in turn.plain_history if message.get("role") == "user"),
                       turn.question])

@@ -271,8 +271,8 @@ _COUNT_OF_TIME = re.compile(r"\b\d+\s*(?:days?|weeks?|hours?|h)\b|\d+\s*(?:天|�
 
 
 def _measured_figures(reply: str, vocabulary: Vocabulary, today: dt.date | None) -> list[float]:
-    """The reply's figures less its clock times, dates and counts of days: "Cadiz is windier than Tarifa on
-    Saturday 12 December" quotes no figure of the wind."""
+    """The reply's figures less its clock times, dates and counts of days: "Cadiz wins over Tarifa on Saturday 12
+    December" quotes no figure of what it wins by."""
     text = without_clock_times(reply, vocabulary)
     for words in calendar_dates(text, today or dt.date.today()):
         text = text.replace(words, " ")
@@ -400,7 +400,7 @@ def contradictions(reply: str, question: str, verdicts: list[dict[str, Any]], vo
             details.append(f"the question asks how much of it, and it does not say; the facts say: "
                            f"{asked[0]['statement']}; say that with the figures")
         elif vocabulary.negation is not None and bool(vocabulary.negation.search(said)) == asked[0]["holds"]:
-            # "迪拜明天会热成啥样" answered "会热成21.3°C", the facts saying 不算热
+            # "…成啥样" (how much of it) answered with the verdict's word and no negation, the facts saying the opposite
             details.append(f"it says {said.strip()!r}, but the facts say: {asked[0]['statement']}; say that")
     if (said := _yes_then_no(reply, f"{question}\n{context}", yes_no, vocabulary)) is not None:
         details.append(f"its first words say {said!r} and the words after them the opposite: answer one way")
