@@ -72,7 +72,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         hours: Hours = None,
         fahrenheit: Fahrenheit = False,
     ) -> Annotated[CallToolResult, Forecast]:
-        """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚, tonight), past days (昨天), frost or ice (结冰), with UV, sunrise and sunset."""
+        """Forecast in one city for days (明天, 周末), hours (下午三点, 今晚, tonight), past days (昨天), with UV, sunrise and sunset."""
         use_locale(ctx.request_context.meta)
         use_place_answer(city, place)
         result = await service.forecast(city, _query(day, days, hours))
