@@ -196,7 +196,7 @@ def is_follow_up(question: str) -> bool:
     return bool(_FOLLOW_UP.search(_unacknowledged(question)))
 
 
-_ASKS_ZH = re.compile(r"[吗么嘛啥咋几嗎麼幾]|不[^\W\d]?$|怎|多少|如何")
+_ASKS_ZH = re.compile(r"[吗么嘛啥咋几嗎麼幾哪]|不[^\W\d]?$|怎|多少|如何|什么")  # ("那哪天最适合晒": which day)
 
 
 def named_alone(question: str) -> str:

@@ -765,4 +765,5 @@ def test_over_http_a_follow_ups_search_for_numbers_nobody_gave_is_asked_again_wi
     fake_llm.script(search, search, search, call("get_forecast", city="武夷山", day=0, days=7),
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("tea", {"message": "那哪天最适合晒"}).json()
-    assert [tool for tool, _ in _made(body)] == ["get_forecast"]
+    assert _made(body) == [("get_forecast", {"city": "武夷山", "day": 0, "days": 7})]  # no place "哪天最适合晒"
+    assert conversation.named_alone("那哪天最适合晒") == "" and conversation.named_alone("那贡布呢") == "贡布"

@@ -223,6 +223,15 @@ def test_a_feast_named_beside_the_days_said_is_not_the_day_asked():
     assert asked_day("Christmas weather in Oslo?", TUESDAY).date == dt.date(2026, 12, 25)  # the feast alone: its day
 
 
+@pytest.mark.parametrize("question, word", [
+    ("哦我说错了，是周三不是周四", "周三"), ("I meant Wednesday, not Thursday", "wednesday"), ("我说的是明天不是今天", "明天"),
+])
+def test_a_day_said_to_be_not_the_one_meant_is_not_asked(question, word):
+    """"哦我说错了，是周三不是周四" was called for Thursday: two days named, the router took the last."""
+    assert asked_day(question, TUESDAY).word == word
+    assert asked_day("周三还是周四", TUESDAY) is None  # both asked
+
+
 @pytest.mark.parametrize("question, offset", [
     ("what was the low in Sudbury, Ontario the day before yesterday?", -2), ("Did it rain in Bogota 3 days ago?", -3),
     ("3天前东台下了多少雨？", -3), ("一周前北京冷吗", -7), ("Rome two weeks back?", -14),
