@@ -23,18 +23,21 @@ _OPENING = re.compile(r"^\s*(?:那么|那|还有|然后|(?:what|how)\s+about\b|a
 _NAMED_ALONE_ASKED = (r"^\s*(?!(?:what|how|who|why|when|where|which|is|are|was|will|do|does|did|can|should|could|would|"
                       r"any)\b)[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’.-]*(?:\s+[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’.-]*){0,2}"
                       r"(?:\s+(?:too|as\s+well|also))?\s*[?？]\s*$")
+# Words that correct what was asked before ("我说的是明天", "I meant Friday", a slip: "我说错了"): a follow-up that
+# asks again, and no acknowledgement.
+_CORRECTS = re.compile(r"\bi\s+meant?\b|\bsorry,?\s+(?:i\s+)?meant\b|我是说|我说的是|我指的是|我的意思是|说错了|搞错了|弄错了",
+                       re.IGNORECASE)
 _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s，,]|\bthen[?？.!！\s]*$|{_OPENING.pattern}"
                         rf"|{_NAMED_ALONE_ASKED}|\b(?:too|as\s+well)[?？.!！\s]*$"
                         r"|\bsame\s+(?:question|thing|again)\b"
                         # the conversation's day, pointed back to ("and Puerto Natales the same day?")
                         r"|\b(?:on\s+)?(?:the\s+)?same\s+(?:day|time)\b|\b(?:on\s+)?that\s+day\b"
-                        r"|(?:同样|一样)的?问题|同上|\bi\s+meant\b|\bi\s+mean\b|\bsorry,?\s+(?:i\s+)?meant\b"
-                        r"|我是说|我说的是|我指的是|我的意思是"
+                        rf"|(?:同样|一样)的?问题|同上|{_CORRECTS.pattern}"
                         # a correction that says the place before was the wrong one ("sorry, wrong Portland. Maine.",
                         # "不是那个，是浙江的台州", "不对，我说的是…")
                         r"|\bwrong\s+(?:one|place|city|town|(?-i:[A-Z])[\w'’.-]*)|^\s*不是(?:那个|这个|那里|这里)|^\s*不对[，,]"
-                        # ... or the other one ("ugh no, the other one — Springfield, Missouri"), or a slip ("我说错了")
-                        r"|\bthe\s+other\s+one\b|说错了|搞错了|弄错了",
+                        # ... or the other one ("ugh no, the other one — Springfield, Missouri")
+                        r"|\bthe\s+other\s+one\b",
                         re.IGNORECASE)
 
 
@@ -76,8 +79,6 @@ _ASKS_FOR = re.compile(r"想|知道|问|查|告诉|帮|请|给我|我人?在|\b(
 # a fine day for it") or what must come along ("防晒霜得带上", "外套要带上") tells too.
 _REMARK = re.compile(r"(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|[^\W\d]{1,6}?(?:得|要|必须)(?:带|戴|穿|拿|涂|抹)上?$",
                      re.IGNORECASE)
-# Words that correct what was asked before ("我说的是明天", "I meant Friday", "说错了").
-_CORRECTS = re.compile(r"我是说|我说的是|我指的是|我的意思是|说错了|搞错了|\bi\s+meant?\b", re.IGNORECASE)
 _ACKNOWLEDGES = re.compile(
     "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else "")
                      for word in sorted(_ACKNOWLEDGEMENTS, key=len, reverse=True)) + r"|[\W_])+", re.IGNORECASE)

@@ -689,10 +689,7 @@ def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict
     (place,) = latest
     kept = []
     for plan in planned:
-        _, argument, value = _place_of(plan, by_name, turn)
-        tool = resolve(plan.name, by_name)
-        listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and not argument else None
-        items = plan.arguments.get(listed) if listed else None
+        argument, value, listed, items = _places_in(plan, by_name, turn)
         # "vs Abisko tonight — which one will be colder?" was compared for Abisko and a place named "vs"
         named = [place if isinstance(item, str) and names_no_place(item, turn.vocabulary) else item
                  for item in items] if isinstance(items, list) else items
@@ -711,12 +708,17 @@ def with_the_conversations_place(planned: tuple[PlannedCall, ...], by_name: dict
 
 def _names_no_place_at_all(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> bool:
     """Whether each place the call names is a word of the domain or no name at all (names_no_place)."""
-    _, argument, value = _place_of(plan, by_name, turn)
-    tool = resolve(plan.name, by_name)
-    listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and not argument else None
-    values = [value] if argument else plan.arguments.get(listed) if listed else None
+    argument, value, _, items = _places_in(plan, by_name, turn)
+    values = [value] if argument else items
     return isinstance(values, list) and bool(values) \
         and all(isinstance(item, str) and names_no_place(item, turn.vocabulary) for item in values)
+
+
+def _places_in(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> tuple[str | None, Any, str | None, Any]:
+    """The call's place argument and its value, or else its list argument of places and that list."""
+    tool, argument, value = _place_of(plan, by_name, turn)
+    listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and not argument else None
+    return argument, value, listed, plan.arguments.get(listed) if listed else None
 
 
 def one_place_meant(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> str:

@@ -29,6 +29,7 @@ from mcp_chat_app.chat.text.claims import (
 from mcp_chat_app.chat.text.clock import clock_times, unsupported_times, without_clock_times
 from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.day_words import (
+    COUNT_OF_THINGS,
     SPAN_WORDS,
     day_references,
     day_words,
@@ -266,17 +267,13 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     return problems
 
 
-# A count of days or hours ("over the next 3 days", "未来3天"): no figure of what is measured.
-_COUNT_OF_TIME = re.compile(r"\b\d+\s*(?:days?|weeks?|hours?|h)\b|\d+\s*(?:天|周|个?小时)", re.IGNORECASE)
-
-
 def _measured_figures(reply: str, vocabulary: Vocabulary, today: dt.date | None) -> list[float]:
     """The reply's figures less its clock times, dates and counts of days: "Cadiz wins over Tarifa on Saturday 12
     December" quotes no figure of what it wins by."""
     text = without_clock_times(reply, vocabulary)
     for words in calendar_dates(text, today or dt.date.today()):
         text = text.replace(words, " ")
-    return numbers_in(_COUNT_OF_TIME.sub(" ", text))
+    return numbers_in(COUNT_OF_THINGS.sub(" ", text))
 
 
 def topic_figures(question: str, facts: Facts, context: str = "") -> list[float]:

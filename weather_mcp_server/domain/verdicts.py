@@ -129,7 +129,7 @@ def _span_feel(days: Sequence[ForecastDay], labels: Sequence[str], past: bool) -
     COLD_C, the days named."""
     hot = [label for day, label in zip(days, labels) if day.temp_max >= HOT_C]
     cold = [label for day, label in zip(days, labels) if day.temp_max <= COLD_C]
-    said_hot, said_cold = feel_verdicts(HOT_C if hot else HOT_C - 1, COLD_C if cold else COLD_C + 1, past)
+    said_hot, said_cold = feel_verdicts(max(day.temp_max for day in days), min(day.temp_max for day in days), past)
     return [verdict.model_copy(update={"statement": verdict.statement + _which(which, len(days))}) if which
             else verdict for verdict, which in ((said_hot, hot), (said_cold, cold))]
 

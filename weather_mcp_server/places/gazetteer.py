@@ -347,13 +347,15 @@ class Gazetteer:
             return None
         for cut in range(len(name) - 2, 1, -1):
             town = name[cut:].removeprefix("的")
-            if len(town) >= 2 and not self.scopes(name[:cut]) and self._city_named(name[:cut]):
-                try:
-                    found = self.candidates(", ".join((town, name[:cut], *qualifiers)))
-                except AmbiguousPlace:
-                    continue
-                if found and found[0].key != self._city_named(name[:cut]).key:
-                    return choose(town, found)
+            city = self._city_named(name[:cut]) if len(town) >= 2 and not self.scopes(name[:cut]) else None
+            if city is None:
+                continue
+            try:
+                found = self.candidates(", ".join((town, name[:cut], *qualifiers)))
+            except AmbiguousPlace:
+                continue
+            if found and found[0].key != city.key:
+                return choose(town, found)
         return None
 
     def by_sound(self, query: str) -> Candidate | None:

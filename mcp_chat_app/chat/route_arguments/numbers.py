@@ -10,7 +10,7 @@ from typing import Any
 from mcp_chat_app.chat.route_arguments.days import day_forms
 from mcp_chat_app.chat.text.below_zero import below_zero_glosses
 from mcp_chat_app.chat.text.clock import numeral
-from mcp_chat_app.chat.text.day_words import without_day_words
+from mcp_chat_app.chat.text.day_words import COUNT_OF_THINGS, without_day_words
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 _NUMBER = re.compile(r"\d|[零〇一二两三四五六七八九十]")  # a figure in digits or Chinese numerals
@@ -18,9 +18,6 @@ _SIGNED = re.compile(r"(?<![A-Za-z0-9_.])([-−]?\d+(?:\.\d+)?)")  # "25-30" is 
 # Words that say zero without a figure ("below zero", "sub-zero", "freezing", 冰点).
 _ZERO_WORDS = re.compile(r"zero|freez|冰点|冰冻|结冰", re.IGNORECASE)
 _MINUS = re.compile(r"\bminus\s+(\d+(?:\.\d+)?)", re.IGNORECASE)
-# A count of days, places or hours ("周末两天", "next 3 days", "两地", "2 cities"): no figure a bound is taken from.
-_COUNT = re.compile(r"(?:\d+|[一二两三四五六七八九十]+)\s*(?:个)?(?:天|日|晚|夜|周|星期|小时|地|座|城市|地方)|"
-                    r"\b\d+\s*(?:days?|nights?|weeks?|hours?|cities|places|towns)\b", re.IGNORECASE)
 
 
 def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question: str) -> list[str]:
@@ -28,7 +25,7 @@ def made_up_numbers(arguments: dict[str, Any], schema: dict[str, Any], question:
     question that holds no number at all: "济南、石家庄，明天谁更低" became a search of every city below 10, "现在敦化和
     扎兰屯哪个更冷" one below 0, "周六冈山和高松哪个更暖和" one from 15 to 20, "周末两天芽庄和美奈哪边更潮" one from 10 to
     20."""
-    if _NUMBER.search(_COUNT.sub(" ", without_day_words(question))):  # (周六's 六 and 两天's 两 are no figures)
+    if _NUMBER.search(COUNT_OF_THINGS.sub(" ", without_day_words(question))):  # (周六's 六 and 两天's 两 are no figures)
         return []
     properties = schema.get("properties", {})
     return [name for name in schema.get("required", ()) if name in arguments

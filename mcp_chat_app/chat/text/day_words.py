@@ -203,17 +203,12 @@ class AskedDay:
         return self.word.split()[-1] in WEEKDAYS or _is_zh_weekday(self.word)
 
 
+# A count of days, places or hours ("周末两天", "next 3 days", "两地", "2 cities"): no figure of what is measured,
+# nor one a bound is taken from.
+COUNT_OF_THINGS = re.compile(r"(?:\d+|[一二两三四五六七八九十]+)\s*(?:个)?(?:天|日|晚|夜|周|星期|小时|地|座|城市|地方)|"
+                    r"\b\d+\s*(?:days?|nights?|weeks?|hours?|cities|places|towns)\b", re.IGNORECASE)
 # A day said to be not the one meant ("是周三不是周四", "Wednesday, not Thursday").
 _DENIED_DAY = re.compile(rf"(?:不是|\bnot\s+)({_ZH.pattern}|{_EN.pattern})", re.IGNORECASE)
-
-
-def _canonical_word(word: str) -> str:
-    return _zh_canonical(word) if re.match(r"[\u3400-\u9fff]", word) else _en_canonical(word)
-
-
-# Days counted on from today ("the next 10 days", "未来三天").
-_NEXT_DAYS = re.compile(rf"\b(?:next|coming)\s+(?:{_COUNT})\s+days\b|未来\s*(?:\d+|[一二两三四五六七八九十]+)\s*天",
-                        re.IGNORECASE)
 
 
 def asked_day(question: str, today: date) -> AskedDay | None:
@@ -231,11 +226,11 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     dates = calendar_dates(question, today)
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
         references = {word: offset for word, offset in references.items() if word in dates}
-    denied = {_canonical_word(match[1]) for match in _DENIED_DAY.finditer(question)}
+    denied = {word for match in _DENIED_DAY.finditer(question) for word in day_words(match[1])}
     if denied and len(references) > 1:  # "是周三不是周四", "Wednesday, not Thursday": the day said, not the one denied
         references = {word: offset for word, offset in references.items() if word not in denied}
     named = [word for word in dates if not re.search(r"\d", word)]
-    if named and (len(references) > len(named) or _NEXT_DAYS.search(question)):
+    if named and (len(references) > len(named) or _FROM_TODAY.search(question)):
         # "in 6 days? that's when the lantern festival thing is", "next 10 days, I'm organizing an outdoor Christmas
         # BBQ": the days said are the days; a feast named beside them, which its calendar may place elsewhere,
         # says why
