@@ -38,7 +38,7 @@ from mcp_chat_app.chat.text.day_words import (
     unsupported_present,
 )
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities
-from mcp_chat_app.chat.text.repetition import repeated_piece
+from mcp_chat_app.chat.text.repetition import looping_opening, repeated_piece
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 from mcp_chat_app.chat.turn import Turn
 
@@ -203,6 +203,9 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     repeated = repeated_piece(reply)
     if repeated:
         problems.append(Problem("repetition", f"it repeats {repeated!r}: say each thing once"))
+    elif opening := looping_opening(reply, known_text):
+        problems.append(Problem("repetition", f"it keeps beginning with {opening!r} things the facts do not say: "
+                                              "answer only what was asked, from the facts"))
     if facts.numbers_of_data and not says_it_lacks(reply) \
             and (_ASKS_A_FIGURE.search(question) or (any(clock_times(question, vocabulary)) and not facts.missing)) \
             and not numbers_in(without_clock_times(reply, vocabulary)):  # "at 5 pm" is the hour, no figure of it

@@ -141,6 +141,18 @@ def test_a_repeated_clause_is_rejected(pipeline, fake_llm):
     assert result.response.startswith("北京后天晴。")
 
 
+def test_a_draft_that_drifts_into_advice_of_its_own_is_rejected(pipeline, fake_llm):
+    # A small model, its verdicts said, went on "注意交通安全，避免交通事故，…" to its token limit; with no clause said
+    # three times, the retry's shorter drift had passed.
+    drifting = ("不会下雨，天气寒冷，适合户外活动，但注意保暖，避免感冒，注意交通安全，避免交通事故，注意饮食健康，"
+                "避免食物中毒，注意心理健康，避免心理疾病。")
+    fake_llm.script(call("get_precipitation", city="杭州", day=0, hours="night"), {"content": drifting},
+                    {"content": drifting})
+    result = pipeline().run("今晚杭州会下雨吗", [])
+    assert "it keeps beginning with" in fake_llm.requests()[2]["messages"][-1]["content"]
+    assert result.answer_source == "composed" and "心理" not in result.response
+
+
 @pytest.mark.parametrize("question, arguments, expected", [
     ("马德里30天后的天气？", {"city": "马德里", "day": 30},
      "抱歉，没能查到：天气预报只覆盖今天起的16天（到"),

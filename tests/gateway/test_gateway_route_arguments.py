@@ -247,6 +247,15 @@ def test_a_day_counted_back_from_today_is_that_past_day(question, offset):
     assert asked_day("十天前后会下雨吗", TUESDAY) is None
 
 
+@pytest.mark.parametrize("question", ["camping in Wadi Rum the night after tomorrow - how cold does it get?",
+                                      "Lisbon the morning after tomorrow?", "the day after tmrw in Rome"])
+def test_a_part_of_the_day_after_tomorrow_is_that_day(question):
+    """"the night after tomorrow" had been read as "tomorrow" (called for tomorrow night)."""
+    asked = asked_day(question, TUESDAY)
+    assert (asked.word, asked.offset) == ("day after tomorrow", 2)
+    assert with_asked_day({"city": "Rome", "day": 1}, FORECAST, asked, TUESDAY)["day"] == 2
+
+
 @pytest.mark.parametrize("question, kept", [
     ("下周三大阪天气预报", False), ("Weather in Oslo tomorrow?", False), ("Bogotá on Wednesday next week?", False),
     ("Oslo next week, from Wednesday", True),  # a span from a day: not one weekday
@@ -990,6 +999,19 @@ def test_over_http_a_call_the_router_repeats_for_a_lacking_quantity_moves_to_a_t
     fake_llm.script(call("get_air_quality", city="Tromsø", day=1), {"content": "No call."})
     body = forced_gateway.chat("sal", {"message": "How windy will it be in Tromsø tomorrow?"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "Tromsø", "day": 1})]
+
+
+@pytest.mark.parametrize("user, question, city", [("sol", "Görlitz, any frost tonight? seedlings are out", "Görlitz"),
+                                                    ("tai", "绥芬河今晚路面会不会结冰？", "绥芬河")])
+def test_over_http_a_frost_asked_of_the_rain_tool_moves_to_the_days_lows(forced_gateway, fake_llm, user, question,
+                                                                        city):
+    """"Will the roads freeze tonight?" got the rain tool, whose night holds no low, and was answered "no frost:
+    no rain" beside −15 °C: frost asks for the low, and the call moves to the forecast, whose days hold it."""
+    night = {"city": city, "day": 0, "hours": "night"}
+    fake_llm.script(call("get_precipitation", **night), call("get_precipitation", **night), {"content": "No call."})
+    body = forced_gateway.chat(user, {"message": question}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", night)]
+    assert "does not include" not in body["response"] and "没有" not in body["response"][:12]
 
 
 def test_over_http_wet_asked_of_the_air_quality_tool_is_asked_again_of_one_with_precipitation(forced_gateway,

@@ -31,7 +31,7 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 _TOMORROW = (r"tomorrow|tmrw|tmr|tmrow|tmw|tmoro|tmorow|tmorrow|2morrow|2moro|2morow|2mrw|2mro|tomoz|tomorow|tommorow"
              r"|tommorrow|tomorro")
 _EN = re.compile(
-    rf"\b(?:(?:the\s+)?day\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}|this\s+(?:morning|afternoon|"
+    rf"\b(?:(?:the\s+)?(?:day|night|morning|afternoon|evening)\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}|this\s+(?:morning|afternoon|"
     r"evening)|2day|rn|atm|(?:the\s+)?day\s+before\s+yesterday|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date, and "and Sat?", "on Thurs": a bare "sun" or "sat" is a word ("the sun rises"), as is
     # French "Mon" at a sentence's start.
@@ -518,7 +518,7 @@ def _zh_canonical(word: str) -> str:
 
 def _en_canonical(word: str) -> str:
     word = re.sub(r"\s+", " ", word.lower()).removeprefix("the ")
-    if word.startswith("day after "):  # "day after tmrw"
+    if word.split(" ")[1:2] == ["after"]:  # "day after tmrw"; "the night after tomorrow" is that day's night
         return "day after tomorrow"
     word = _EN_SAME.get(word, word)
     for weekday in WEEKDAYS:
