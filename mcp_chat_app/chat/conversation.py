@@ -211,6 +211,16 @@ def named_alone(question: str) -> str:
     return text
 
 
+def named_beside_its_day(question: str) -> str:
+    """The one name, in Latin letters, a follow-up says besides its follow-up words and the day it asks ("Split" of
+    "and Split the day before yesterday?", "Jelenia Góra" of "what about Jelenia Góra tomorrow night"); "" for
+    anything else. (Not in Chinese: "那明天穿啥" would leave 穿啥.)"""
+    text = re.sub(r"\b(?:on|for|at|in)\s*(?=[\s?？!！.。]*$)|\b(?:night|morning|afternoon|evening)\b", " ",
+                  without_day_words(question), flags=re.IGNORECASE)
+    name = named_alone(re.sub(r"\s+", " ", text).strip())
+    return name if re.match(r"[A-ZÀ-Þ]", name) else ""
+
+
 def _unacknowledged(question: str) -> str:
     """The question less the acknowledgement it opens with ("ok fair, how about Roseau?")."""
     opened = _ACKNOWLEDGES.match(question)

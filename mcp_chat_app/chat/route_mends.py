@@ -160,12 +160,14 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
 
 def with_the_place_said(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                         turn: Turn) -> tuple[PlannedCall, ...]:
-    """A follow-up that says one name alone ("and Berbera?") asks of it: a call for another place, that the
-    question does not name (the router copied Djibouti from the question before), is made for it. Not a term or
-    a quantity ("and UV?")."""
-    name = conversation.named_alone(turn.question) if conversation.is_follow_up(turn.question) else ""
+    """A follow-up that says one name alone ("and Berbera?"), or beside its day ("and Split the day before
+    yesterday?"), asks of it: a call for another place, that the question does not name (the router copied
+    Djibouti, or Dubrovnik, from the question before), is made for it. Not a term, a quantity or a unit ("and UV?",
+    "and in Fahrenheit?")."""
+    name = (conversation.named_alone(turn.question) or conversation.named_beside_its_day(turn.question)) \
+        if conversation.is_follow_up(turn.question) else ""
     if len(planned) != 1 or planned[0].request is None or not name or _A_TERM.fullmatch(name) \
-            or asked_quantities(name, turn.vocabulary):
+            or asked_quantities(name, turn.vocabulary) or name.casefold() in turn.vocabulary.plain_words:
         return planned
     (plan,) = planned
     _, place, value = _place_of(plan, by_name, turn)

@@ -646,6 +646,15 @@ def test_over_http_a_follow_up_that_says_one_name_alone_asks_of_it(forced_gatewa
     asked("How hot is it in Djibouti right now?", djibouti)
     assert _made(asked("and Berbera?", djibouti)) == [("get_current_weather", {"city": "Berbera"})]
     assert _made(asked("and UV?", djibouti)) == [("get_current_weather", {"city": "Djibouti"})]
+    # beside the day it asks, too ("and Split the day before yesterday?" had been called for Dubrovnik); a unit is
+    # no place
+    asked = _asker(forced_gateway, fake_llm, "split")
+    dubrovnik = call("get_forecast", city="Dubrovnik", day=-2)
+    asked("what was Dubrovnik like the day before yesterday?", dubrovnik)
+    assert _made(asked("and Split the day before yesterday?", dubrovnik)) == [
+        ("get_forecast", {"city": "Split", "day": -2})]
+    assert _made(asked("And in Fahrenheit yesterday?", call("get_forecast", city="Split", day=-1))) == [
+        ("get_forecast", {"city": "Split", "day": -1, "fahrenheit": True})]
     # "那里冷吗" asks of there: 里冷吗 is no name said alone
     asked = _asker(forced_gateway, fake_llm, "there")
     yangshuo = call("get_current_weather", city="阳朔")
