@@ -14,6 +14,8 @@ import math
 import re
 from typing import Any
 
+WEEKEND_WORDS = ("周末", "週末", "weekend", "wknd", "wkend")  # (traditional characters; chat shorthand)
+
 # The tool that answers each intent; a comparison may use current weather or a forecast per city.
 INTENT_TOOLS: dict[str, set[str]] = {
     "current": {"get_current_weather"},
@@ -96,7 +98,7 @@ def check_days(query: dict[str, Any], reply: dict[str, Any]) -> bool | None:
     if query["intent"] == "temperature_range":
         calls = _succeeded(reply, INTENT_TOOLS["temperature_range"])
         return any(call["structured_content"].get("day") == query["days"] - 1 for call in calls)
-    weekend = any(word in query["query"].lower() for word in ("weekend", "周末"))
+    weekend = any(word in query["query"].lower() for word in WEEKEND_WORDS)
     calls = [call for call in _succeeded(reply, INTENT_TOOLS[query["intent"]])
              if any(_near(call, city) for city in query["cities"])]
     return bool(calls) and all(_days_covered(call, weekend) >= query["days"] for call in calls)

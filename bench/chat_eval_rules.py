@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from bench.chat_eval_checks import haversine_km, numbers_in, reply_language
+from bench.chat_eval_checks import WEEKEND_WORDS, haversine_km, numbers_in, reply_language
 
 RULES = ("call", "day", "verdict", "figures", "language", "limits", "disclosure", "identity", "follow_up")
 _MAX_DISTANCE_KM = 50.0
@@ -85,7 +85,6 @@ _EN_DAYS = {"the day after tomorrow": 2, "day after tomorrow": 2, "tomorrow": 1,
             "this afternoon": 0, "this evening": 0, "this morning": 0, "yesterday": -1, "the day before yesterday": -2}
 _ZH_WEEKDAYS = "一二三四五六日"
 _EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKEND_WORDS = ("周末", "weekend")
 
 _PART_OF_DAY = re.compile(r"今晚|明晚|今早|明早|早晨|清晨|晚上|夜里|夜间|凌晨|早上|上午|中午|下午|傍晚|tonight|morning|afternoon|evening|"
                           r"\bnight\b", re.IGNORECASE)
@@ -184,13 +183,27 @@ def _asked_offsets(turn: dict[str, Any], today: dt.date) -> set[int] | None:
     return None
 
 
+_EARLIER_DAY = re.compile(r"[今明后後昨前]天|[周週星][一二三四五六日天]|星期|礼拜|禮拜|聽日|今晚|tomorrow|tmrw|today|tonight|"
+                          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day", re.IGNORECASE)
+
+
 def _is_weekend(turn: dict[str, Any]) -> bool:
     """A question about the weekend: its own words, or a follow-up (labelled Saturday) of a weekend question that
-    names no day of its own ("那普吉周六最高温多少度" after the weekend asks of Saturday)."""
-    names_a_day = bool(re.search(r"周[一二三四五六日天]|星期|礼拜|saturday|sunday|sat|sun", turn["query"],
+    names no day of its own ("那普吉周六最高温多少度" after the weekend asks of Saturday), the latest day the
+    conversation named being the weekend."""
+    names_a_day = bool(re.search(r"[周週][一二三四五六日天]|星期|礼拜|禮拜|saturday|sunday|sat|sun", turn["query"],
                                  re.IGNORECASE))
-    texts = [turn["query"], *(turn.get("earlier", [])[-1:] if turn.get("weekday") == 5 and not names_a_day else [])]
-    return any(word in text.lower() for text in texts for word in _WEEKEND_WORDS)
+    if any(word in turn["query"].lower() for word in WEEKEND_WORDS):
+        return True
+    if turn.get("weekday") != 5 or names_a_day:
+        return False
+    # the latest earlier turn that names a day decides ("那墾丁" after "花蓮呢" after "台北這週末會下雨嗎")
+    for text in reversed(turn.get("earlier", [])):
+        if any(word in text.lower() for word in WEEKEND_WORDS):
+            return True
+        if _EARLIER_DAY.search(text):
+            return False
+    return False
 
 
 def _span(turn: dict[str, Any]) -> range | None:
@@ -401,9 +414,11 @@ def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
     if not records:
         return False
     if topic == "rain" and all("rain_sum" in r for r in records):
-        # A day whose record splits its precipitation (a past day): 5.6 mm that all fell as snow is no rain.
+        # A day whose record splits its precipitation (a past day): 5.6 mm that all fell as snow is no rain, nor is
+        # a day of snow with a few tenths of a millimetre of rain in it (4.4 mm, 0.4 of it rain: "不会下雨，会下雪").
         yes = any((r.get("rain_sum") or 0) >= 1 or r.get("rain_expected") for r in records)
-        no = all((r.get("rain_sum") or 0) < 0.2 and not r.get("rain_expected") for r in records)
+        no = all(((r.get("rain_sum") or 0) < 0.2 or (r.get("snow_expected") and (r.get("rain_sum") or 0) < 1))
+                 and not r.get("rain_expected") for r in records)
     elif topic == "rain":
         yes = any((r.get("precipitation_sum") or 0) >= 1 or (r.get("probability_max") or r.get(
             "precipitation_probability") or 0) >= 50 or r.get("rain_expected") for r in records)
@@ -642,7 +657,7 @@ _POLAR_WORDS = re.compile(r"polar (?:night|day)|极夜|极昼|(?:does not|doesn'
 
 
 _DAY_LENGTH = re.compile(r"how long is the day|length of (?:the )?day|day ?length|daylight|hours of (?:day|sun)light|"
-                         r"白天有?多长|白昼|日照时[长间]|昼长", re.IGNORECASE)
+                         r"白天(?:能|会)?有?多长|白昼|日照时[长间]|昼长", re.IGNORECASE)
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(?:小时|个小时|h\b|hours?|hrs?)\s*(?:and\s*)?(?:(\d+)\s*(?:分钟|分|min|minutes?|m\b))?",
                        re.IGNORECASE)
 

@@ -177,6 +177,13 @@ def test_rule_verdict_reads_the_nearest_place_and_a_snowy_days_weather_code():
     assert strict(snow, _reply("不会下雪。", snowy))["verdict"] is False
     dry = forecast(GUANGZHOU, [WEEK[0], _day(2, "2026-12-03", "Thursday", weather_code=3, precipitation_sum=0.0)])
     assert strict(snow, _reply("不会下雪。", dry))["verdict"] is True
+    # a day of snow with a few tenths of a millimetre of rain in it: "不会下雨，会下雪" (had failed both ways)
+    rain = {**snow, "query": "广州周四会下雨吗", "yesno": "rain"}
+    sleety = _call("get_precipitation", {"city": "广州"}, {"location": _location(GUANGZHOU), "source": "x", "days": [
+        _day(2, "2026-12-03", "Thursday", precipitation_sum=4.4, rain_sum=0.4, snowfall_sum=2.8, rain_expected=False,
+             snow_expected=True)]})
+    assert strict(rain, _reply("不会下雨，会下雪，降雪2.8厘米。", sleety))["verdict"] is True
+    assert strict(rain, _reply("会下雨。", sleety))["verdict"] is False
 
 
 def test_rule_verdict_for_a_part_of_the_day_is_judged_by_its_hours():
@@ -212,6 +219,11 @@ def test_rule_day_reads_the_day_before_yesterday_and_a_saturday_named_after_the_
     assert strict(saturday, _reply("广州周六最高温24.8°C。", forecast(GUANGZHOU, on)))["day"] is True
     weekend = {**saturday, "query": "那广州呢"}  # no day of its own: the weekend asked before
     assert strict(weekend, _reply("广州周六最高温24.8°C。", forecast(GUANGZHOU, on)))["day"] is False
+    # in traditional characters, and two follow-ups on ("那墾丁" after "花蓮呢" after "台北這週末會下雨嗎")
+    later = {**saturday, "query": "那廣州", "earlier": ["台北這週末會下雨嗎", "花蓮呢"]}
+    assert strict(later, _reply("广州周六最高温24.8°C。", forecast(GUANGZHOU, on)))["day"] is False
+    assert strict({**later, "earlier": ["台北明天會下雨嗎", "花蓮呢"]},
+                  _reply("广州周六最高温24.8°C。", forecast(GUANGZHOU, on)))["day"] is True
 
 
 def test_rule_verdict_of_hot_or_cold_at_an_hour_is_judged_by_that_hours_temperature():
@@ -301,6 +313,8 @@ def test_rule_limits_sun_reads_a_weekday_at_the_place_and_takes_the_days_length_
         "limits"] is False  # Tuesday's
     length = {"query": "东京明天白天有多长", "lang": "zh", "intent": "sun", "cities": [TOKYO], "day": 1}
     assert strict(length, _reply("东京明天白天9小时55分。", forecast(TOKYO, days)))["limits"] is True
+    assert strict({**length, "query": "东京明天白天能有多长"}, _reply("东京明天白天9小时55分。", forecast(TOKYO, days)))[
+        "limits"] is True
     assert strict(length, _reply("东京明天白天9小时57分。", forecast(TOKYO, days)))["limits"] is False  # today's
     # polar night: 0 h of daylight is the length asked ("特罗姆瑟今天白天有多长": "白天有0小时")
     dark = [{**day, "sunrise": None, "sunset": None, "daylight_duration": 0.0} for day in days]
