@@ -41,6 +41,12 @@ def test_shorthand_for_tomorrow_and_tonight_is_read_as_the_day(question, offset)
         assert glossed(question, MONDAY, VOCABULARY).endswith(f"{offset} day{'s' * (offset > 1)} from today)")
 
 
+def test_shorthand_for_the_weekend_and_wednesday_is_read_as_those_days():
+    """"will it snow in denver this wknd" was called for today; "tromso next week weds" for no day of its own."""
+    assert day_words("will it snow in denver this wknd") == day_words("will it snow in denver this weekend")
+    assert day_words("tromso next week weds, brutally cold?") == {"next week", "wednesday"}
+
+
 @pytest.mark.parametrize("question, offset", [
     ("明後日の長崎の天気を教えてください。英語で答えてください。", 2), ("あした東京は雨？", 1),  # Japanese
     ("台北後天會下雨嗎", 2), ("高雄大後天熱嗎", 3),  # traditional characters

@@ -722,9 +722,13 @@ def test_over_http_a_quantity_asked_again_of_one_place_is_no_comparison(forced_g
 
 def test_a_place_written_by_its_initials_is_stated():
     """"nyc rain?" was called for "New York City", taken for a place nobody named, and answered from memory ("Yes,
-    it is raining in New York City"). Three initials or more are the name; two are too often a word."""
+    it is raining in New York City"). Initials are the name ("which is warmer tmrw, la or sf" and "how many mm of rain
+    is hk getting tomorrow" had been answered "I could not look that up"), but two that are a word are not."""
     assert mentioned("New York City", "nyc rain?") and mentioned("Salt Lake City", "slc tmrw")
+    assert mentioned("Hong Kong", "how many mm of rain is hk getting tomorrow")
+    assert mentioned("Los Angeles", "which is warmer tmrw, la or sf") and mentioned("San Francisco", "la or sf")
     assert not mentioned("New Orleans", "no rain today?") and not mentioned("New York City", "nycx rain")
+    assert not mentioned("Santa Ana", "as warm as yesterday?") and not mentioned("Hong Kong", "hkg")
 
 
 def test_over_http_a_place_written_by_its_initials_is_looked_up(forced_gateway, fake_llm):

@@ -57,11 +57,17 @@ def mentioned(value: str, asked: str) -> bool:
                for word in words if word)
 
 
+# Two letters that are a word more often than a name's initials ("no" of "new orleans", "so" of "south ossetia").
+_TWO_LETTER_WORDS = frozenset("am an as at be by do go he hi if in is it me my no of oh ok on or so to up us we".split())
+
+
 def _initials(value: str) -> str:
-    """The initials of a name of three words or more, by which people write it ("nyc" for "new york city"); ""
-    for a shorter name, whose two letters are too often a word ("no" of "new orleans")."""
+    """The initials of a name of two words or more, by which people write it ("nyc" for "new york city", "hk" for
+    "hong kong", "sf" for "san francisco"); "" for one word, or two whose letters are a word ("no" of "new
+    orleans")."""
     words = re.findall(r"[a-z\u00c0-\u024f]+", value)
-    return "".join(word[0] for word in words) if len(words) >= 3 else ""
+    initials = "".join(word[0] for word in words)
+    return initials if len(words) >= 3 or (len(words) == 2 and initials not in _TWO_LETTER_WORDS) else ""
 
 
 def _unaccented(text: str) -> str:

@@ -32,7 +32,7 @@ _TOMORROW = (r"tomorrow|tmrw|tmr|tmrow|tmw|tmoro|tmorow|tmorrow|2morrow|2moro|2m
              r"|tommorrow|tomorro")
 _EN = re.compile(
     rf"\b(?:(?:the\s+)?(?:day|night|morning|afternoon|evening)\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}|this\s+(?:morning|afternoon|"
-    r"evening)|2day|rn|atm|(?:the\s+)?day\s+before\s+yesterday|yesterday|weekend|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"evening)|2day|rn|atm|(?:the\s+)?day\s+before\s+yesterday|yesterday|weekend|wknd|wkend|weds|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date, and "and Sat?", "on Thurs": a bare "sun" or "sat" is a word ("the sun rises"), as is
     # French "Mon" at a sentence's start.
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)"
@@ -138,6 +138,7 @@ _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日"
             "后日": "后天", "大后日": "大后天"}
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
             "rn": "today", "atm": "today",  # "right now", "at the moment"
+            "wknd": "weekend", "wkend": "weekend",
             **dict.fromkeys(TONIGHT.split("|"), "today"), **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
 
 
