@@ -114,7 +114,9 @@ SMALL_TOWNS = [
     ("Park City", 40.65, -111.50),  # not Bridgeport, Connecticut, "the Park City"
     # islands, by the short list of aliases.py
     ("济州岛", 33.51, 126.52), ("Jeju Island", 33.51, 126.52), ("济州", 33.51, 126.52), ("Bali", -8.65, 115.22), ("Goa", 15.5, 73.83),
-    ("巴厘岛", -8.65, 115.22),
+    ("巴厘岛", -8.65, 115.22), ("Uluwatu", -8.83, 115.09),
+    # Hong Kong's districts, not Sichuan's 九龙 county
+    ("九龍", 22.32, 114.18), ("九龙", 22.32, 114.18), ("將軍澳", 22.31, 114.26),
 ]
 
 
@@ -404,7 +406,9 @@ def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> N
     is not Serem nor Sestriere), nor when a qualifier says another country."""
     resolver = _offline_resolver(gazetteer)
     for typo, name, country in (("Nairobbi", "Nairobi", "KE"), ("Prauge", "Prague", "CZ"),
-                                ("edinbrugh", "Edinburgh", "GB"), ("Prauge, CZ", "Prague", "CZ")):
+                                ("edinbrugh", "Edinburgh", "GB"), ("Prauge, CZ", "Prague", "CZ"),
+                                # another name of a village only (Barcelonne-du-Gers's), and a city spelt like it
+                                ("barcalona", "Barcelona", "ES")):
         place = asyncio.run(resolver.resolve(typo))
         assert (place.name, place.country_code) == (name, country), typo
     assert gazetteer.correction("日本") is None  # one character off is another word
@@ -413,20 +417,23 @@ def test_a_misspelt_city_that_stands_out_is_that_city(gazetteer: Gazetteer) -> N
     for unknown in ("Sesriem", "Prauge, FR", "Qwertyuiopville", "Narnia", "Cameron Highland", "Fernando de Noronia"):
         with pytest.raises(UnknownPlace):
             asyncio.run(resolver.resolve(unknown))
+    # "Bandai" is another name of a Japanese village only, and Banda (India) no great city: Japan's
+    assert asyncio.run(resolver.resolve("Bandai")).country_code == "JP"
     # A name written with its accents is spelt with care: "Flåm", a village of sights.csv, is not Fulham.
     assert asyncio.run(resolver.resolve("Flåm")).country_code == "NO"
 
 
 def test_a_chinese_name_typed_by_its_sound_is_the_city_of_that_sound(gazetteer: Gazetteer) -> None:
     """A typo by sound (a character of the same toneless pinyin) in a city's Chinese name is that city, named in
-    simplified characters: dev24's 墨尔笨 and 撒马尔汗 were unknown places, 杭洲 is a common slip. Not a name
-    whose sound is another's only under a looser reading (深证 is not 深圳: zheng is not zhen), nor a word."""
+    simplified characters: dev24's 墨尔笨 and 撒马尔汗 were unknown places, 杭洲 is a common slip. Where no name
+    sounds the same, one a pinyin keyboard's fuzzy sounds confuse (zheng/zhen, bing/bin: dev41's "深证明天天气怎么样",
+    "哈尔冰明天下多少雪" were unknown places). Not a word."""
     resolver = _offline_resolver(gazetteer)
     for typo, name, country in (("墨尔笨", "墨尔本", "AU"), ("撒马尔汗", "撒马尔罕", "UZ"), ("杭洲", "杭州", "CN"),
-                                ("郑洲", "郑州", "CN")):
+                                ("郑洲", "郑州", "CN"), ("深证", "深圳", "CN"), ("哈尔冰", "哈尔滨", "CN")):
         place = asyncio.run(resolver.resolve(typo))
         assert (place.name, place.country_code) == (name, country), typo
-    for unknown in ("深证", "长城"):
+    for unknown in ("长城",):
         with pytest.raises(UnknownPlace):
             asyncio.run(resolver.resolve(unknown))
 

@@ -46,6 +46,16 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("Isle of Skye", "Portree, GB"),
     ("Skye", "Portree, GB"),
     ("Lake District", "Keswick, GB"),
+    ("Uluwatu", "Pecatu, ID"),
+    # Hong Kong's districts by their Chinese names, over the mainland county of the same name (九龙, Sichuan)
+    ("九龙", "Kowloon, HK"),
+    ("九龍", "Kowloon, HK"),
+    ("将军澳", "Tseung Kwan O, HK"),
+    ("將軍澳", "Tseung Kwan O, HK"),
+    # a new area (2017) whose seat is the county town of 雄县
+    ("雄安新区", "Xiongzhou, CN"),
+    ("雄安", "Xiongzhou, CN"),
+    ("Xiong'an", "Xiongzhou, CN"),
     ("Yosemite", "Yosemite Valley, US"),
     ("Yellowstone", "West Yellowstone, US"),
     ("Tasmania", "Hobart, AU"),

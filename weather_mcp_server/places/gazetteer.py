@@ -75,6 +75,13 @@ _IRISH_COUNTY = re.compile(
 _IRISH_COUNTY_TOWNS = {"cork", "derry", "londonderry", "dublin", "galway", "limerick", "waterford", "kilkenny", "down"}
 _IRELAND: frozenset[Scope] = frozenset({("IE", ""), ("GB", "NIR")})
 # "xini澳洲": a name in pinyin with its country after it in Chinese.
+def _blurred(sound: str) -> str:
+    """Toneless pinyin with the sounds a pinyin keyboard's fuzzy mode takes as one (zh/z, ch/c, sh/s, -ng/-n)."""
+    return re.sub(r"([zcs])h", r"\1", sound).replace("ng", "n")
+
+
+GREAT_CITY = 1_000_000  # people: a typo of such a city outweighs another name of a village
+_ALIASED = frozenset(normalize(written) for written, _ in PLACE_ALIASES)
 _PINYIN_THEN_CHINESE = re.compile(r"([a-z][a-z ]*?)\s*([\u3400-\u9fff]+)", re.IGNORECASE)
 # A place read by its sound alone (Gazetteer.by_sound) must be a city of this many people: the townships geonames
 # lists by their Latin names only share their syllables with landmarks and words (长城 is no Changcheng, Shandong,
@@ -103,7 +110,14 @@ class Gazetteer:
         candidates = self.candidates(query)
         if not candidates:
             return None
-        county = self.county(query)
+        if not any(c.exact or c.major for c in candidates):
+            # only another name of small towns ("barcalona" is Barcelonne-du-Gers's): a great city spelt like it,
+            # a hundred times their size, is meant (not Banda, India, for "Bandai", Japan)
+            city = self._spelt_like_a_city(query)
+            if city is not None and city.population >= max(GREAT_CITY, 100 * max(c.population for c in candidates)):
+                return self.to_location(city, city.name)
+        # An alias named for a county's name too is the alias's place: 九龙 is Kowloon, not Sichuan's county.
+        county = self.county(query) if normalize(query.strip()) not in _ALIASED else None
         if county is not None:
             candidates = _as_the_county(county, candidates)
         return self.to_location(choose(query, candidates, by_renown), query)
@@ -255,7 +269,7 @@ class Gazetteer:
         alike and of those the closest ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai
         or Mumbwa) or only towns are closest ('Sesriem' is not Serem, 'Narnia' not Narni). A Chinese name:
         among the names one commonly confused character away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), then
-        those read as it is (_homophones: 墨尔笨 -> 墨尔本), then China's counties read as it is (九寨钩 -> 九寨沟;
+        those read as it is, or as a pinyin keyboard blurs it (_homophones: 墨尔笨 -> 墨尔本, 深证 -> 深圳), then China's counties read as it is (九寨钩 -> 九寨沟;
         counties.county_sounding_like), not any close spelling: one character off is another word (日本 is a
         country, not 日丹诺夫, Mariupol). A typo
         changes letters, not words or a name's length (_a_typo_of: Cameron Highlands is not Cameron Heights)."""
@@ -284,6 +298,17 @@ class Gazetteer:
             return None
         return city.name, city
 
+    def _spelt_like_a_city(self, query: str) -> Candidate | None:
+        """A city of 15,000 or more (major) whose own name a Latin query is a typo of, when one stands out."""
+        name, qualifiers = split_qualifier(query)
+        if not name.isascii():
+            return None
+        key = normalize(name)
+        close = [(ratio, best) for ratio, other, best in self._close(query, 15)
+                 if other != key and ratio >= 0.85 and best.exact and best.major and _a_typo_of(key, other)]
+        city = _standing_out(best for ratio, best in close if ratio >= close[0][0] - 0.01) if close else None
+        return city if city is not None and self._allows(query, city, qualifiers) else None
+
     def _homophones(self, key: str) -> list[str]:
         """The names of the index as long as a Chinese key, beginning with its first character and read as it is
         (toneless pinyin), where one or more of its other characters is another: a typo by sound (墨尔笨 -> 墨尔本,
@@ -291,10 +316,13 @@ class Gazetteer:
         if len(key) < 2 or not wholly_chinese(key):
             return []
         sound = pinyin_keys(key)[0]
-        same_start = self._query(_SIMILAR_KEYS, (key[0], chr(ord(key[0]) + 1), len(key), len(key)))
-        # in simplified characters, as the answer names the place (墨尔本, not 墨爾本)
-        return sorted({simplified_key(other) for (other,) in same_start
-                       if other != key and pinyin_keys(other)[0] == sound})
+        same_start = [other for (other,) in self._query(_SIMILAR_KEYS, (key[0], chr(ord(key[0]) + 1), len(key),
+                                                                        len(key))) if other != key]
+        # in simplified characters, as the answer names the place (墨尔本, not 墨爾本); read alike as a pinyin
+        # keyboard confuses sounds only when none is read the same (深证 -> 深圳, 哈尔冰 -> 哈尔滨)
+        same = {simplified_key(other) for other in same_start if pinyin_keys(other)[0] == sound}
+        return sorted(same or {simplified_key(other) for other in same_start
+                               if _blurred(pinyin_keys(other)[0]) == _blurred(sound)})
 
     def leading_place(self, query: str) -> tuple[str, Candidate] | None:
         """The place a Chinese name unknown to the index begins with, and that leading name: '稻城亚丁' (the Yading
