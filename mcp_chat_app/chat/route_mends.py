@@ -370,11 +370,16 @@ def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, To
                                  for value in call.get("arguments", {}).values() if isinstance(value, str)))
 
     def distinct(items: list[Any]) -> list[Any] | None:
-        folded = [str(item).casefold() for item in items]
+        # one place in other writings ("Perth, WA", "perth, WA", "perth wa") is one place, said once
+        first: dict[str, str] = {}
+        kept = [item for item in items
+                if first.setdefault(re.sub(r"[\W_]+", "", str(item).casefold()), str(item)) == str(item)]
+        listed = kept if 2 <= len(kept) < len(items) else items
+        folded = [str(item).casefold() for item in listed]
         if len(set(folded)) == len(folded):
-            return None
+            return listed if listed is not items else None
         forms = {name: [value for value in earlier if value.casefold().startswith(f"{name},")] for name in folded}
-        return [forms[name].pop(0) if forms[name] else item for name, item in zip(folded, items)]
+        return [forms[name].pop(0) if forms[name] else item for name, item in zip(folded, listed)]
 
     return _each_list(planned, by_name, turn, distinct, "as the conversation named them")
 

@@ -249,6 +249,15 @@ def test_over_http_one_name_twice_in_a_comparison_is_each_place_the_conversation
                                                 "day": 1})]
 
 
+def test_over_http_one_place_in_other_writings_is_compared_once(forced_gateway, fake_llm):
+    """"stronger uv tmrw brisbane or perth wa" was called for ["Brisbane", "Perth, WA", "perth, WA", "perth wa"],
+    and its answer listed Perth three times."""
+    fake_llm.script(call("compare_weather", cities=["Brisbane", "Perth, WA", "perth, WA", "perth wa"], day=1),
+                    {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("uv", {"message": "stronger uv tmrw brisbane or perth wa"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["Brisbane", "Perth, WA"], "day": 1})]
+
+
 def test_over_http_a_comparative_word_taken_for_a_place_is_left_out(forced_gateway, fake_llm):
     """"Rainier on Saturday: Glasgow or Belfast?" was called for ["Rainier", "Glasgow", "Belfast"], and answered
     that Rainier is ambiguous."""
