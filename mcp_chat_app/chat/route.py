@@ -382,8 +382,9 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
     if left_out(planned, by_name, asks_a_day(turn), takes_a_day) or left_out(planned, by_name, asks_an_hour(turn),
                                                                             takes_hours):
         planned = ()
-    return Routed(tools=tuple(tools), calls=with_named_places(planned, by_name, turn), rounds=1,
-                  llm_ms=again.duration_ms)
+    # A place the errors name is named: "'Peru' is a country…, such as Lima, its capital" (the capital of Peru asked)
+    named = with_named_places(planned, by_name, replace(turn, question=f"{turn.question}\n{errors}"))
+    return Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=again.duration_ms)
 
 
 def _none_for_the_tools(turn: Turn, tools: list[ToolInfo], called: Called) -> bool:

@@ -770,6 +770,11 @@ def test_over_http_calls_the_server_answered_with_errors_are_asked_again_told_th
     body = forced_gateway.chat("tau2", {"message": "Which is colder now, Narnia or Oslo?"}).json()
     assert [(c["tool"], c["is_error"]) for c in body["tool_calls"]] == [("compare_weather", True)]
     assert body["response"].startswith("Sorry, I could not get that: Narnia is a place of stories")
+    # ... but a place the error names is named ("'Peru' is a country …, such as Lima, its capital")
+    fake_llm.script(call("get_current_weather", city="Peru"), call("get_current_weather", city="Lima"),
+                    {"content": "As above."})
+    body = forced_gateway.chat("upsilon", {"message": "whats the capital of peru, and how warm is it there rn"}).json()
+    assert [(c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [("Lima", False)]
 
 
 def test_over_http_a_follow_up_naming_no_day_is_called_for_the_day_before(forced_gateway, fake_llm):
