@@ -168,7 +168,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
         day: DayArg = 0,
         days: Annotated[int, Field(ge=2, le=366, description="How many days to draw (7 = a week)")] = 7,
     ) -> Annotated[CallToolResult, WeatherChart]:
-        """Draw a chart, graph or curve (图, 图表, 曲线) of daily temperature or precipitation for a city, as a PNG."""
+        """Draw daily temperature or precipitation for a city as a PNG (chart, graph, plot, 图, 图表, 曲线)."""
         use_locale(ctx.request_context.meta)  # units: by the client's standing preference (_meta.units), as comparisons
         use_place_answer(city, place)
         chart, png = await service.chart(city, kind, DayQuery(day, days), preferred(None, ctx.request_context.meta))

@@ -56,6 +56,7 @@ from mcp_chat_app.chat.route_mends import (
     on_an_earlier_day,
     one_place_meant,
     replanned_for,
+    to_the_drawing_tool,
     places_of,
     with_added_places,
     with_distinct_places,
@@ -295,7 +296,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             if any(plan.request is not None for plan in replanned):
                 planned = replanned
                 break
-    planned = moved_to_the_present(planned, by_name, turn)
+    planned = moved_to_the_present(to_the_drawing_tool(planned, by_name, turn), by_name, turn)
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)

@@ -6,6 +6,7 @@ calls moved to a tool that takes the hour or the day asked, and calls for places
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -44,7 +45,7 @@ from mcp_chat_app.chat.route_prompt import dump_arguments
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_references, names_the_day_after, without_day_words
 from mcp_chat_app.chat.text.languages import in_another_script
-from mcp_chat_app.chat.text.quantities import asked_quantities, described
+from mcp_chat_app.chat.text.quantities import asked_quantities, described, field_matches
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.manager import ToolInfo
 from mcp_chat_app.mcp_client.results import ToolOutcome
@@ -115,6 +116,40 @@ def with_own_tool(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ..
              tool.qualified_name)
     arguments = {**first.arguments, **{name: plan.arguments[name] for name in made_up}}
     return (replanned(PlannedCall(plan.call_id, own.qualified_name, {}), arguments, by_name, turn),)
+
+
+def to_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                        turn: Turn) -> tuple[PlannedCall, ...]:
+    """A question that asks for a drawing (a term its description lists, of the one tool of the server whose results
+    carry an image: "把未来一周降水画个图", "the rain for the next 10 days as a chart") called with another tool: the
+    drawing tool's call, with the arguments of that call it takes, and a choice its schema lists made by the
+    question's quantities or the other tool's name (降水, get_precipitation: precipitation)."""
+    plan = planned[0] if len(planned) == 1 else None
+    tool = resolve(plan.name, by_name) if plan is not None and plan.request is not None else None
+    drawing = [other for other in by_name.values() if tool is not None and other.server == tool.server
+               and _draws(other) and says_a_listed_term(turn.question, other)]
+    if tool is None or _draws(tool) or len(drawing) != 1:
+        return planned
+    (target,) = drawing
+    properties = target.input_schema.get("properties", {})
+    arguments = {name: value for name, value in plan.arguments.items() if name in properties}
+    fields = [quantity.field for quantity in asked_quantities(turn.question, turn.vocabulary)]
+    for name, spec in properties.items():
+        options = spec.get("enum", []) if isinstance(spec, dict) else []
+        chosen = [option for option in options if isinstance(option, str)
+                  and (any(field_matches(option, field) for field in fields) or option in tool.name)]
+        if name not in arguments and len(chosen) == 1:
+            arguments[name] = chosen[0]
+    again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+    if again.request is None:
+        return planned
+    log.info("%s, not %s: the question asks for a drawing", target.qualified_name, tool.qualified_name)
+    return (again,)
+
+
+def _draws(tool: ToolInfo) -> bool:
+    """Whether a tool's results carry an image (its output schema has a MIME type)."""
+    return "mime_type" in json.dumps(tool.output_schema or {})
 
 
 def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -1019,6 +1019,23 @@ def test_over_http_a_frost_asked_of_the_rain_tool_moves_to_the_days_lows(forced_
     assert "does not include" not in body["response"] and "没有" not in body["response"][:12]
 
 
+@pytest.mark.parametrize("user, question, tool, arguments, kind", [
+    ("chi", "Show me the rain in Chisinau for the next 10 days as a chart", "get_precipitation",
+     {"city": "Chisinau", "day": 0, "days": 10}, "precipitation"),
+    ("cixi", "把慈溪未来一周降水画个图", "get_forecast", {"city": "慈溪", "day": 0, "days": 7}, "precipitation"),
+    ("plot", "plot the temps in Oslo for the next 5 days", "get_forecast", {"city": "Oslo", "day": 0, "days": 5},
+     "temperature"),
+])
+def test_over_http_a_drawing_asked_of_another_tool_is_the_drawing_tools(forced_gateway, fake_llm, user, question,
+                                                                        tool, arguments, kind):
+    """"Show me the rain for the next 10 days as a chart" got the rain tool's list, "把未来一周降水画个图" the
+    forecast's: a question that asks for a drawing gets the tool whose results are an image, of what it names."""
+    fake_llm.script(call(tool, **arguments), {"content": "See the chart."})
+    body = forced_gateway.chat(user, {"message": question}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_weather_chart", {**arguments, "kind": kind})]
+
+
 def test_over_http_wet_asked_of_the_air_quality_tool_is_asked_again_of_one_with_precipitation(forced_gateway,
                                                                                                fake_llm):
     """"Will it be wet?" got the air quality, whose result has no precipitation: the router is asked again and the
