@@ -121,9 +121,9 @@ def with_own_tool(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ..
 def to_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                         turn: Turn) -> tuple[PlannedCall, ...]:
     """A question that asks for a drawing (a term its description lists, of the one tool of the server whose results
-    carry an image: "把未来一周降水画个图", "the rain for the next 10 days as a chart") called with another tool: the
+    carry an image: "把下周的票价画个图", "the prices for the next 10 days as a chart") called with another tool: the
     drawing tool's call, with the arguments of that call it takes, and a choice its schema lists made by the
-    question's quantities or the other tool's name (降水, get_precipitation: precipitation)."""
+    question's quantities or the other tool's name (get_prices: "prices")."""
     plan = planned[0] if len(planned) == 1 else None
     tool = resolve(plan.name, by_name) if plan is not None and plan.request is not None else None
     drawing = [other for other in by_name.values() if tool is not None and other.server == tool.server
@@ -198,7 +198,7 @@ def with_the_place_said(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
     """A follow-up that says one name alone ("and Berbera?"), or beside its day ("and Split the day before
     yesterday?"), asks of it: a call for another place, that the question does not name (the router copied
     Djibouti, or Dubrovnik, from the question before), is made for it. Not a term, a quantity or a unit ("and UV?",
-    "and in Fahrenheit?")."""
+    "and in pounds?")."""
     name = (conversation.named_alone(turn.question) or conversation.named_beside_its_day(turn.question)) \
         if conversation.is_follow_up(turn.question) else ""
     if len(planned) != 1 or planned[0].request is None or not name or _A_TERM.fullmatch(name) \
