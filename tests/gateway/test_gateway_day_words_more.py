@@ -102,7 +102,8 @@ def test_shorthand_for_tonight_is_a_part_of_the_day():
     # Weeks from a weekday: from the coming one.
     ("a week from Friday in Oslo", MONDAY, 11), ("two weeks from Monday in Oslo", MONDAY, 14),
     # Months: past any forecast, counted as 30 days each; "的今天" is that date, not today.
-    ("两个月后的今天台州会下雨吗", MONDAY, 60), ("Will it snow in Oslo in two months?", MONDAY, 60),
+    ("两个月后的今天台州会下雨吗", MONDAY, 60), ("一个半月后阿克苏会下雪吗", MONDAY, 45),
+    ("Will it snow in Oslo in two months?", MONDAY, 60),
     ("半年后去札达，天气怎么样", MONDAY, 182), ("a year from now in Rome", MONDAY, 365), ("两年后呢", MONDAY, 730),
 ])
 def test_a_day_counted_in_weeks_from_today_is_that_one_day(question, today, offset):

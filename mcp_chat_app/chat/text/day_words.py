@@ -107,9 +107,9 @@ _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "
 _COUNT = rf"\d+|{'|'.join(_EN_NUMBERS)}|a"
 _NUMBER = re.compile(rf"\d+|[零一二两三四五六七八九十]+|\b(?:{_COUNT})\b", re.IGNORECASE)
 _EN_UNIT = r"days?|weeks?|fortnights?|months?|years?"
-_ZH_UNIT = r"天|周|个?星期|个?礼拜|个月|年"
+_ZH_UNIT = r"天|周|个?星期|个?礼拜|个半?月|年"
 # Days, weeks or months counted from today ("16 days from now", "in 3 days", "three weeks later", "in a week's
-# time", "二十天后", "两个星期后", "两个月后", "半年后", "a year from now").
+# time", "二十天后", "两个星期后", "两个月后", "一个半月后", "半年后", "a year from now").
 _EN_COUNTED = (rf"(?:in\s+(?:{_COUNT})\s+(?:{_EN_UNIT})(?:['’]s?\s+time)?"
                rf"|(?:{_COUNT})\s+(?:{_EN_UNIT})\s+(?:from\s+(?:today|now)|later|hence|ago|back))")
 _ZH_COUNTED = (rf"(?:(?:(?<!\d)\d{{1,3}}|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})|半年|半个月)"
@@ -375,7 +375,8 @@ def _days_counted(words: str) -> int | None:
     unit = 14 if "fortnight" in words.lower() else 7 if re.search(r"week|周|星期|礼拜", words, re.IGNORECASE) \
         else 30 if re.search(r"month|月", words, re.IGNORECASE) \
         else 365 if re.search(r"year|年", words, re.IGNORECASE) else 1  # past any tool's days: 30 or 365 days
-    return None if times is None else times * unit
+    half = 15 if "半月" in words else 0  # 一个半月: a month and a half
+    return None if times is None else times * unit + half
 
 
 def _is_zh_weekday(word: str) -> bool:
