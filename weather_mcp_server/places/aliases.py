@@ -52,10 +52,6 @@ PLACE_ALIASES: tuple[tuple[str, str], ...] = (
     ("九龍", "Kowloon, HK"),
     ("将军澳", "Tseung Kwan O, HK"),
     ("將軍澳", "Tseung Kwan O, HK"),
-    # a new area (2017) whose seat is the county town of 雄县
-    ("雄安新区", "Xiongzhou, CN"),
-    ("雄安", "Xiongzhou, CN"),
-    ("Xiong'an", "Xiongzhou, CN"),
     ("Yosemite", "Yosemite Valley, US"),
     ("Yellowstone", "West Yellowstone, US"),
     ("Tasmania", "Hobart, AU"),
