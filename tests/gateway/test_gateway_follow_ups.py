@@ -735,6 +735,7 @@ def test_a_place_written_by_its_initials_is_stated():
     is hk getting tomorrow" had been answered "I could not look that up"), but two that are a word are not."""
     assert mentioned("New York City", "nyc rain?") and mentioned("Salt Lake City", "slc tmrw")
     assert mentioned("Hong Kong", "how many mm of rain is hk getting tomorrow")
+    assert mentioned("New York", "temp in nyc at 7am tmrw?")  # the "City" a model left out
     assert mentioned("Los Angeles", "which is warmer tmrw, la or sf") and mentioned("San Francisco", "la or sf")
     assert not mentioned("New Orleans", "no rain today?") and not mentioned("New York City", "nycx rain")
     assert not mentioned("Santa Ana", "as warm as yesterday?") and not mentioned("Hong Kong", "hkg")

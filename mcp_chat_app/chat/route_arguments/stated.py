@@ -52,7 +52,10 @@ def mentioned(value: str, asked: str) -> bool:
     if only_day_words(value.strip()):  # as written: "Sat" is a day, "sat" a word
         return False  # "Thursday" as the place of "Thursday any better?": the question's day, not a value of it
     value = value.casefold().strip()
-    words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value), _initials(value)]
+    initials = _initials(value)
+    # "nyc" for "New York": the initials with the "City" a model leaves out
+    words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value), initials,
+             f"{initials}c" if initials and not initials.endswith("c") else ""]
     return any(re.search(_as_word(word), asked) or re.search(_as_word(_unaccented(word)), _unaccented(asked))
                for word in words if word)
 
