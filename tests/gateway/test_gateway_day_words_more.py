@@ -343,6 +343,8 @@ def test_the_present_moment_beside_a_day_is_that_days():
 @pytest.mark.parametrize("question, tool, arguments", [
     ("淄博外面现在下着雨没", "get_precipitation", {"city": "淄博", "day": 0}),
     ("is it still snowing in Buffalo, NY", "get_forecast", {"city": "Buffalo, NY"}),
+    # today beside now is the present's day
+    ("is it raining in Rosario right now? driving in today", "get_precipitation", {"city": "Rosario", "day": 0}),
 ])
 def test_over_http_the_present_moment_called_as_today_is_called_as_now(forced_gateway, fake_llm, question, tool,
                                                                          arguments):
