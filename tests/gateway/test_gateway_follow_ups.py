@@ -580,6 +580,9 @@ def test_over_http_small_talk_calls_no_tool_for_a_place_nobody_named(forced_gate
     assert body["tool_calls"] == [] and body["response"] == ASSISTANT.not_looked_up["zh"]
     assert needs_tool_data("今天出门穿什么好？", [FORECAST_TOOL], VOCABULARY)
     assert not needs_tool_data("今天心情不错，跟你聊两句", [FORECAST_TOOL], VOCABULARY)
+    # a comparative of the topic, of the present moment ("hotter there or in Monterrey at the moment?" had been
+    # answered "Guadalajara is currently hotter" from memory)
+    assert needs_tool_data("hotter there or in Monterrey at the moment?", [FORECAST_TOOL], VOCABULARY)
     assert needs_tool_data("明天上海", [FORECAST_TOOL], VOCABULARY)
     # a plan and a question in 咋样 asks ("周末带娃去周庄玩，天气咋样" got no call and a guess)
     assert needs_tool_data("周末带娃去周庄玩，天气咋样", [FORECAST_TOOL], VOCABULARY)

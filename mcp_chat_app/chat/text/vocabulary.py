@@ -56,8 +56,9 @@ class Vocabulary:
         return frozenset(word.partition("=")[0].casefold() for words in groups for word in words)
 
     def names_the_topic(self, text: str) -> bool:
-        """Whether the text says one of the domain's topic words."""
-        pattern = words_pattern(self.topic_words)
+        """Whether the text says one of the domain's topic words, or a comparative of them ("hotter there or in
+        Monterrey at the moment?" had been answered from memory)."""
+        pattern = words_pattern((*self.topic_words, *self.comparatives))
         return bool(pattern and pattern.search(text))
 
     def asks_overview(self, text: str) -> bool:
