@@ -75,7 +75,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
                                        turn.vocabulary)
         arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary)
         arguments = without_run_in_days(without_question_words(arguments, schema, turn.vocabulary), schema,
-                                        turn.vocabulary)
+                                        turn.vocabulary, turn.question)
         arguments = without_run_in_quantities(arguments, schema, turn.vocabulary)
         arguments = without_unnamed_places(arguments, schema, everything_said(turn), turn.vocabulary)
         arguments = without_unasked_hours(arguments, schema, turn.asked if _follows_on_its_day(turn) else turn.question,

@@ -286,6 +286,10 @@ def test_a_day_word_run_into_a_chinese_place_is_cut_off_when_the_tool_does_not_k
                     auto=True)
     result = pipeline().run("周日到大溪地，最高温多少", [])
     assert [(c.arguments["city"], c.is_error) for c in result.tool_calls] == [("大溪地", False)]
+    # one character left: the name as the question goes on ("后天河内和岘港" was compared for "后天河")
+    fake_llm.script(call("compare_weather", cities=["后天河", "岘港"], day=2), {"content": "placeholder"}, auto=True)
+    result = pipeline().run("后天河内和岘港哪里风更大", [])
+    assert [c.arguments["cities"] for c in result.tool_calls] == [["河内", "岘港"]]
 
 
 def test_a_follow_ups_place_is_settled_by_the_conversations_earlier_calls(pipeline, fake_llm):

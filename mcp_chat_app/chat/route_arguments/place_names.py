@@ -208,16 +208,23 @@ def without_opening(arguments: dict[str, Any], schema: dict[str, Any], opening: 
     return kept
 
 
-def without_run_in_days(arguments: dict[str, Any], schema: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
+def without_run_in_days(arguments: dict[str, Any], schema: dict[str, Any], vocabulary: Vocabulary,
+                        question: str = "") -> dict[str, Any]:
     """The arguments with each Chinese place less a day word the router ran into it: at its start, with the word
     of going after it ("周日到大溪地，最高温多少" was called for "周日到大溪地"), or after it, with what follows ("西贡听日会唔会
     开门" for "西贡听日会"). No place's name holds one (周口 and 周至 do not begin with a day); two characters or more
-    must be left."""
+    must be left, or the name goes on in the question as far as a word that joins or asks ("后天河内和岘港" was called
+    for "后天河": 河内)."""
+    stops = f"和与跟同、或还呢的吗哪会有是要{vocabulary.name_ends_zh}"
+
     def bare(value: Any) -> Any:
         day = _DAY_IN_NAME.search(value) if isinstance(value, str) else None
         if day is None:
             return value
         rest = value[day.end():].removeprefix(day["going"] or "") if day.start() == 0 else value[:day.start()]
+        if len(rest) == 1 and day.start() == 0 and value in question:
+            after = question[question.index(value) + len(value):]
+            rest += re.match(rf"[^\W{re.escape(stops)}\x00-\x7f]*", after)[0]
         return rest if len(rest) >= 2 else value
 
     return _each_place(arguments, schema, vocabulary, bare)
