@@ -625,7 +625,7 @@ def moved_to_the_present(planned: tuple[PlannedCall, ...], by_name: dict[str, To
     for a tool of a day, on today and no hours, moved to the first tool of the same server that takes no day and
     whose results hold every quantity the question names: today's record is not what it is like now. A call no
     such tool takes, or holds the quantities of (air quality asked "now"), stays."""
-    # (today beside "now" is the present's day: "is it raining there right now? driving in today")
+    # (today beside "now" is the present's day: "is it busy there right now? driving in today")
     if not says_now(turn.question) or set(day_references(turn.question, turn.today).values()) - {0} \
             or asks_an_hour(turn):
         return planned
