@@ -49,6 +49,7 @@ from mcp_chat_app.chat.route_mends import (
     for_the_destination,
     for_the_name_said,
     left_out,
+    from_a_yes_or_no_tool,
     moved_to_a_day,
     moved_to_holding,
     moved_to_hours,
@@ -297,6 +298,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
                 planned = replanned
                 break
     planned = moved_to_the_present(to_the_drawing_tool(planned, by_name, turn), by_name, turn)
+    planned = from_a_yes_or_no_tool(planned, by_name, turn)
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms
     planned = as_one_comparison(with_siblings(planned, by_name, turn), by_name, turn)

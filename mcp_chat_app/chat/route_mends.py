@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_chat_app.chat import conversation
-from mcp_chat_app.chat.own_answer import needs_tool_data, says_a_listed_term
+from mcp_chat_app.chat.own_answer import needs_tool_data, says_a_listed_term, says_what_it_does
 from mcp_chat_app.chat.route_arguments.days import (
     day_forms,
     names_another_day,
@@ -150,6 +150,42 @@ def to_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
 def _draws(tool: ToolInfo) -> bool:
     """Whether a tool's results carry an image (its output schema has a MIME type)."""
     return "mime_type" in json.dumps(tool.output_schema or {})
+
+
+def from_a_yes_or_no_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                          turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls of a tool whose results are yes-or-no answers (two flags or more) for a question that says none of
+    what it does (its listed terms, its description's words) and asks for quantities: moved to the first tool of the
+    server that takes the same arguments, draws nothing and holds every quantity asked ("how cold at night?",
+    "晚上冷不冷" and "any frost tonight?" got the yes-or-no tool and its verdicts, not the temperatures asked)."""
+    quantities = asked_quantities(turn.question, turn.vocabulary)
+    if not quantities:
+        return planned
+    moved = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name) if plan.request is not None else None
+        if tool is None or not _answers_yes_or_no(tool) or says_what_it_does(turn.question, tool):
+            moved.append(plan)
+            continue
+        for target in by_name.values():
+            arguments = _without_defaults_it_lacks(plan.arguments, tool, target)
+            if target.server == tool.server and target is not tool and not _answers_yes_or_no(target) \
+                    and not _draws(target) and takes_exactly(target, arguments) \
+                    and all(described(target.output_schema, quantity) for quantity in quantities):
+                again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+                if again.request is not None:
+                    log.info("%s moved to %s: the question asks for quantities, not its yes or no", plan.name,
+                             target.qualified_name)
+                    plan = again
+                    break
+        moved.append(plan)
+    return tuple(moved)
+
+
+def _answers_yes_or_no(tool: ToolInfo) -> bool:
+    """Whether a tool's results are yes-or-no answers: two flags or more at their top level."""
+    properties = (tool.output_schema or {}).get("properties", {})
+    return sum(isinstance(spec, dict) and spec.get("type") == "boolean" for spec in properties.values()) >= 2
 
 
 def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -1036,6 +1036,25 @@ def test_over_http_a_drawing_asked_of_another_tool_is_the_drawing_tools(forced_g
         ("get_weather_chart", {**arguments, "kind": kind})]
 
 
+@pytest.mark.parametrize("user, question, arguments, tool", [
+    ("kara", "how cold at night in Karakol on Thursday?", {"city": "Karakol", "day": "thursday", "hours": "night"},
+     "get_forecast"),
+    ("tai2", "台江周六晚上冷不冷，要不要给观众准备毯子", {"city": "台江", "day": "saturday", "hours": "night"},
+     "get_forecast"),
+    ("leeds", "will it rain tonight in Leeds? how cold?", {"city": "Leeds", "day": 0, "hours": "night"},
+     "get_precipitation"),  # says what the rain tool does
+    ("hz", "杭州今晚会下雨吗，冷不冷", {"city": "杭州", "day": 0, "hours": "night"}, "get_precipitation"),
+])
+def test_over_http_quantities_asked_of_the_yes_or_no_tool_move_to_one_that_holds_them(forced_gateway, fake_llm,
+                                                                                        user, question, arguments,
+                                                                                        tool):
+    """"how cold at night?" and "晚上冷不冷" got the rain tool, whose answer is its yes or no: a question that says
+    nothing of what that tool does and asks for quantities is the forecast's."""
+    fake_llm.script(call("get_precipitation", **arguments), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat(user, {"message": question}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [(tool, arguments)]
+
+
 def test_over_http_wet_asked_of_the_air_quality_tool_is_asked_again_of_one_with_precipitation(forced_gateway,
                                                                                                fake_llm):
     """"Will it be wet?" got the air quality, whose result has no precipitation: the router is asked again and the
