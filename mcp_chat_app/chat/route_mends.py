@@ -156,8 +156,8 @@ def from_a_yes_or_no_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
                           turn: Turn) -> tuple[PlannedCall, ...]:
     """Calls of a tool whose results are yes-or-no answers (two flags or more) for a question that says none of
     what it does (its listed terms, its description's words) and asks for quantities: moved to the first tool of the
-    server that takes the same arguments, draws nothing and holds every quantity asked ("how cold at night?",
-    "晚上冷不冷" and "any frost tonight?" got the yes-or-no tool and its verdicts, not the temperatures asked)."""
+    server that takes the same arguments, draws nothing and holds every quantity asked (a small model called the
+    tool of "is it open?" for "how busy at night?" and "晚上挤不挤", whose answer is its yes or no, not the figures)."""
     quantities = asked_quantities(turn.question, turn.vocabulary)
     if not quantities:
         return planned
