@@ -16,7 +16,8 @@ _CALL_TURNS = 2  # the calls of the last two answers: enough for "which of the t
 # How a question says it continues the one before ("那后天呢？", "What about Chicago?"), in any domain: the words
 # it opens with, or 呢 at its end.
 _OPENING = re.compile(r"^\s*(?:那么|那|还有|然后|(?:what|how)\s+about\b|and\b)", re.IGNORECASE)
-# ... or that asks the previous question again of another value ("same question for Lae", "同样的问题，问一下兰州").
+# ... or that asks the previous question again of another value ("same question for Lae", "same for paris", "同样的问题，
+# 问一下兰州").
 # A correction of the question before ("oops, I meant Lafayette, Indiana", "我是说绵阳") asks it again, of what it says.
 # ... or a name with 呢 that a question of its own follows ("清迈呢 空气咋样"), or "then" at the end ("ok, New York then").
 # A name or two alone, asked ("moncton?", "regina too?"): of the conversation's question, not a question of its own.
@@ -30,6 +31,7 @@ _CORRECTS = re.compile(r"\bi\s+meant?\b|\bsorry,?\s+(?:i\s+)?meant\b|我是说|�
 _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s，,]|\bthen[?？.!！\s]*$|{_OPENING.pattern}"
                         rf"|{_NAMED_ALONE_ASKED}|\b(?:too|as\s+well)[?？.!！\s]*$"
                         r"|\bsame\s+(?:question|thing|again)\b"
+                        r"|^\s*(?:(?:ok|okay|k|and|now)[\s,]+)?(?:the\s+)?same\s+for\b"  # ("same for paris", after a chart)
                         # the conversation's day, pointed back to ("and Puerto Natales the same day?")
                         r"|\b(?:on\s+)?(?:the\s+)?same\s+(?:day|time)\b|\b(?:on\s+)?that\s+day\b"
                         rf"|(?:同样|一样)的?问题|同上|{_CORRECTS.pattern}"

@@ -444,6 +444,16 @@ def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_c
     assert _made(body) == [("compare_weather", {"cities": ["长春", "哈尔滨"], "day": 1})]
 
 
+def test_over_http_same_for_a_place_asks_the_latest_question_of_it(forced_gateway, fake_llm):
+    """"same for paris" after a chart of London's next 10 days got the weather now in Paris: it asks the latest
+    question again, of Paris."""
+    asked = _asker(forced_gateway, fake_llm, "same-for")
+    asked("chart the rain in London for the next 10 days",
+          call("get_weather_chart", city="London", kind="precipitation", day=0, days=10))
+    body = asked("same for paris", call("get_current_weather", city="Paris"))
+    assert _made(body) == [("get_weather_chart", {"city": "Paris", "kind": "precipitation", "day": 0, "days": 10})]
+
+
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
     """"what about Tartu?" after Oulu's snow tomorrow (and before it, a comparison of Oulu and Umeå): the router
     copied the comparison, for Oulu and Tartu; the follow-up says one place, so it is the latest call's, for it."""
