@@ -161,25 +161,32 @@ def from_a_yes_or_no_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
     quantities = asked_quantities(turn.question, turn.vocabulary)
     if not quantities:
         return planned
+    def holds_them(target: ToolInfo) -> bool:
+        return not _answers_yes_or_no(target) and not _draws(target) \
+            and all(described(target.output_schema, quantity) for quantity in quantities)
+
     moved = []
     for plan in planned:
         tool = resolve(plan.name, by_name) if plan.request is not None else None
-        if tool is None or not _answers_yes_or_no(tool) or says_what_it_does(turn.question, tool):
-            moved.append(plan)
-            continue
-        for target in by_name.values():
-            arguments = _without_defaults_it_lacks(plan.arguments, tool, target)
-            if target.server == tool.server and target is not tool and not _answers_yes_or_no(target) \
-                    and not _draws(target) and takes_exactly(target, arguments) \
-                    and all(described(target.output_schema, quantity) for quantity in quantities):
-                again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
-                if again.request is not None:
-                    log.info("%s moved to %s: the question asks for quantities, not its yes or no", plan.name,
-                             target.qualified_name)
-                    plan = again
-                    break
+        if tool is not None and _answers_yes_or_no(tool) and not says_what_it_does(turn.question, tool):
+            plan = _to_the_first(plan, tool, holds_them, by_name, turn, "the question asks for quantities, not "
+                                                                          "its yes or no")
         moved.append(plan)
     return tuple(moved)
+
+
+def _to_the_first(plan: PlannedCall, tool: ToolInfo, fits: Callable[[ToolInfo], bool],
+                  by_name: dict[str, ToolInfo], turn: Turn, why: str) -> PlannedCall:
+    """The call moved to the first other tool of its server that `fits` and takes its arguments (less the
+    defaults it lacks), or as it is."""
+    for target in by_name.values():
+        arguments = _without_defaults_it_lacks(plan.arguments, tool, target)
+        if target.server == tool.server and target is not tool and fits(target) and takes_exactly(target, arguments):
+            again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+            if again.request is not None:
+                log.info("%s moved to %s: %s", plan.name, target.qualified_name, why)
+                return again
+    return plan
 
 
 def _answers_yes_or_no(tool: ToolInfo) -> bool:
@@ -666,24 +673,18 @@ def moved_to_the_present(planned: tuple[PlannedCall, ...], by_name: dict[str, To
             or asks_an_hour(turn):
         return planned
     quantities = asked_quantities(turn.question, turn.vocabulary)
+
+    def of_the_present(target: ToolInfo) -> bool:
+        return not takes_a_day(target.input_schema) and not takes_hours(target.input_schema) \
+            and all(described(target.output_schema, quantity) for quantity in quantities)
+
     moved = []
     for plan in planned:
         tool = resolve(plan.name, by_name)
-        if tool is None or not takes_a_day(tool.input_schema) \
-                or names_another_day(plan.arguments, tool.input_schema, turn.today):
-            moved.append(plan)
-            continue
-        for target in by_name.values():
-            arguments = _without_defaults_it_lacks(plan.arguments, tool, target)
-            if target.server == tool.server and not takes_a_day(target.input_schema) \
-                    and not takes_hours(target.input_schema) and takes_exactly(target, arguments) \
-                    and all(described(target.output_schema, quantity) for quantity in quantities):
-                again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
-                if again.request is not None:
-                    log.info("%s moved to %s: the question asks about the present moment", plan.name,
-                             target.qualified_name)
-                    plan = again
-                    break
+        if tool is not None and takes_a_day(tool.input_schema) \
+                and not names_another_day(plan.arguments, tool.input_schema, turn.today):
+            plan = _to_the_first(plan, tool, of_the_present, by_name, turn, "the question asks about the present "
+                                                                              "moment")
         moved.append(plan)
     return tuple(moved)
 
