@@ -6,7 +6,6 @@ calls moved to a tool that takes the hour or the day asked, and calls for places
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Callable
@@ -45,7 +44,7 @@ from mcp_chat_app.chat.route_prompt import dump_arguments
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_references, names_the_day_after, without_day_words
 from mcp_chat_app.chat.text.languages import in_another_script
-from mcp_chat_app.chat.text.quantities import asked_quantities, described, field_matches
+from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, described, field_matches
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.mcp_client.manager import ToolInfo
 from mcp_chat_app.mcp_client.results import ToolOutcome
@@ -147,9 +146,13 @@ def to_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
     return (again,)
 
 
+# The field of an image's MIME type, by which a tool's output schema says its results carry one.
+_IMAGE = Quantity("mime_type", "mime_type", ())
+
+
 def _draws(tool: ToolInfo) -> bool:
     """Whether a tool's results carry an image (its output schema has a MIME type)."""
-    return "mime_type" in json.dumps(tool.output_schema or {})
+    return described(tool.output_schema, _IMAGE)
 
 
 def from_a_yes_or_no_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
@@ -161,6 +164,7 @@ def from_a_yes_or_no_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
     quantities = asked_quantities(turn.question, turn.vocabulary)
     if not quantities:
         return planned
+
     def holds_them(target: ToolInfo) -> bool:
         return not _answers_yes_or_no(target) and not _draws(target) \
             and all(described(target.output_schema, quantity) for quantity in quantities)

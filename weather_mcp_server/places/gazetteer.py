@@ -269,10 +269,10 @@ class Gazetteer:
         alike and of those the closest ('Nairobbi', 'Prauge', 'edinbrugh'); None when two compete ('Mumbay': Mumbai
         or Mumbwa) or only towns are closest ('Sesriem' is not Serem, 'Narnia' not Narni). A Chinese name:
         among the names one commonly confused character away (荷泽 -> 菏泽, 毫州 -> 亳州; chinese_writing.py), then
-        those read as it is, or as a pinyin keyboard blurs it (_homophones: 墨尔笨 -> 墨尔本, 深证 -> 深圳), then China's counties read as it is (九寨钩 -> 九寨沟;
-        counties.county_sounding_like), not any close spelling: one character off is another word (日本 is a
-        country, not 日丹诺夫, Mariupol). A typo
-        changes letters, not words or a name's length (_a_typo_of: Cameron Highlands is not Cameron Heights)."""
+        those read as it is, or as a pinyin keyboard blurs it (_homophones: 墨尔笨 -> 墨尔本, 深证 -> 深圳), then
+        China's counties read as it is (九寨钩 -> 九寨沟; counties.county_sounding_like), not any close spelling: one
+        character off is another word (日本 is a country, not 日丹诺夫, Mariupol). A typo changes letters, not words
+        or a name's length (_a_typo_of: Cameron Highlands is not Cameron Heights)."""
         if has_cjk(query):
             for name, qualifiers in self._readings(query):  # "山东荷泽": 荷泽 in Shandong
                 for variants in (confused_variants, self._homophones):

@@ -31,8 +31,9 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 _TOMORROW = (r"tomorrow|tmrw|tmr|tmrow|tmw|tmoro|tmorow|tmorrow|2morrow|2moro|2morow|2mrw|2mro|tomoz|tomorow|tommorow"
              r"|tommorrow|tomorro")
 _EN = re.compile(
-    rf"\b(?:(?:the\s+)?(?:day|night|morning|afternoon|evening)\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}|this\s+(?:morning|afternoon|"
-    r"evening)|2day|rn|atm|(?:the\s+)?day\s+before\s+yesterday|yesterday|weekend|wknd|wkend|weds|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    rf"\b(?:(?:the\s+)?(?:day|night|morning|afternoon|evening)\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}"
+    r"|this\s+(?:morning|afternoon|evening)|2day|rn|atm|(?:the\s+)?day\s+before\s+yesterday|yesterday"
+    r"|weekend|wknd|wkend|weds|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date, and "and Sat?", "on Thurs": a bare "sun" or "sat" is a word ("the sun rises"), as is
     # French "Mon" at a sentence's start.
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)"
