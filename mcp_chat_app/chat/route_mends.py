@@ -181,15 +181,19 @@ def from_a_yes_or_no_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
 
 def _to_the_first(plan: PlannedCall, tool: ToolInfo, fits: Callable[[ToolInfo], bool],
                   by_name: dict[str, ToolInfo], turn: Turn, why: str) -> PlannedCall:
-    """The call moved to the first other tool of its server that `fits` and takes its arguments (less the
-    defaults it lacks), or as it is."""
-    for target in by_name.values():
-        arguments = _without_defaults_it_lacks(plan.arguments, tool, target)
-        if target.server == tool.server and target is not tool and fits(target) and takes_exactly(target, arguments):
-            again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
-            if again.request is not None:
-                log.info("%s moved to %s: %s", plan.name, target.qualified_name, why)
-                return again
+    """The call moved to the first other tool of its server that `fits` and takes its arguments, else (less the
+    defaults it lacks) the first that takes the rest, or as it is: a day the router gave is kept where a tool takes
+    it ("today" of a tool of days, not of the present moment)."""
+    candidates = [target for target in by_name.values()
+                  if target.server == tool.server and target is not tool and fits(target)]
+    for dropping in (False, True):
+        for target in candidates:
+            arguments = _without_defaults_it_lacks(plan.arguments, tool, target) if dropping else plan.arguments
+            if takes_exactly(target, arguments):
+                again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+                if again.request is not None:
+                    log.info("%s moved to %s: %s", plan.name, target.qualified_name, why)
+                    return again
     return plan
 
 

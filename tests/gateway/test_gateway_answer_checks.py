@@ -208,6 +208,10 @@ def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_onl
     assert [(q.word, q.field) for q in asked_quantities("明天紫外线和气压怎么样？", VOCABULARY)] == [
         ("紫外线", "uv_index"), ("气压", "pressure")]
     assert [q.field for q in asked_quantities("How cloudy is it over Bergen right now?", VOCABULARY)] == ["cloud_cover"]
+    # Sunscreen asks for the UV index, and is shown under that name ("sunscreen: 5.5" was copied as it stood).
+    assert [(q.word, q.field) for q in asked_quantities("Do I need sunscreen in Sydney?", VOCABULARY)] == [
+        ("UV index", "uv_index")]
+    assert [(q.word, q.field) for q in asked_quantities("三亚明天要涂防晒吗", VOCABULARY)] == [("紫外线指数", "uv_index")]
     today = dt.date.today()
     days = [{"date": (today + dt.timedelta(days=n)).isoformat(), "temp_max": 7.6 + n, "uv_index_max": 0.4 + n,
              "birch_pollen": None} for n in range(2)]

@@ -1019,6 +1019,17 @@ def test_over_http_a_frost_asked_of_the_rain_tool_moves_to_the_days_lows(forced_
     assert "does not include" not in body["response"] and "没有" not in body["response"][:12]
 
 
+@pytest.mark.parametrize("user, question, city", [("syd", "Do I need sunscreen in Sydney today?", "Sydney"),
+                                                    ("sya", "三亚今天要不要涂防晒？", "三亚")])
+def test_over_http_sunscreen_asked_of_the_rain_tool_moves_to_the_uv(forced_gateway, fake_llm, user, question, city):
+    """"Do I need sunscreen in Sydney today?" got the rain tool, and was answered "No snow is expected": sunscreen
+    asks for the UV index, and the call moves to the forecast, whose days hold it."""
+    today = {"city": city, "day": 0}
+    fake_llm.script(call("get_precipitation", **today), call("get_precipitation", **today), {"content": "No call."})
+    body = forced_gateway.chat(user, {"message": question}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", today)]
+
+
 @pytest.mark.parametrize("user, question, tool, arguments, kind", [
     ("chi", "Show me the rain in Chisinau for the next 10 days as a chart", "get_precipitation",
      {"city": "Chisinau", "day": 0, "days": 10}, "precipitation"),
