@@ -75,6 +75,8 @@ _OTHER_MODELS = re.compile(r"qwen|通义|千问|阿里|alibaba|openai|chatgpt|gp
                            r"deepseek|llama|meta ai", re.IGNORECASE)
 _ZH_NEGATION = re.compile(r"[不没无未别]|否")
 _EN_NEGATION = re.compile(r"\b(no|not|never|none|without|unlikely|dry)\b|n't", re.IGNORECASE)
+# A clause that gives the amount as nothing says no ("降水0毫米", "0 mm of rain").
+_NO_AMOUNT = re.compile(r"(?<![\d.])0(?:\.0+)?\s*(?:毫米|厘米|mm|cm)\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"[，。,.;；!！?？\n]")
 _YES_NO_QUESTION = re.compile(r"[吗么][？?\s]*$|要不要|会不会|^\s*(will|is|are|does|do|should|can)\b", re.IGNORECASE)
 
@@ -166,8 +168,8 @@ def _today(places: list[dict[str, Any]]) -> dt.date | None:
 
 def _asked_offsets(turn: dict[str, Any], today: dt.date) -> set[int] | None:
     """The day offsets the question is about (None: no single day or span is labelled). A question labelled
-    only with a count of days (the first dev file: "明天" as days 2) is about the one day it names, if it names
-    one."""
+    only with a count of days (the first dev file: "明天" as days 2) is about the one day it names, if that day
+    ends the count ("two weeks of weather? our trip starts today" is about the fourteen days)."""
     if _is_weekend(turn):
         saturday = (5 - today.weekday()) % 7 if today.weekday() != 6 else -1
         return {saturday, saturday + 1}
@@ -178,7 +180,7 @@ def _asked_offsets(turn: dict[str, Any], today: dt.date) -> set[int] | None:
             return {7 - today.weekday() + turn["weekday"]}
         return {(turn["weekday"] - today.weekday()) % 7}
     named = {offset for _, offset in _day_mentions(turn["query"], today)}
-    if "days" in turn and len(named) == 1 and named <= set(range(turn["days"])):
+    if "days" in turn and named == {turn["days"] - 1}:
         return named
     return None
 
@@ -313,9 +315,12 @@ def _day_mentions(text: str, today: dt.date) -> Iterator[tuple[str, int]]:
         else:
             yield match[0], (weekday - today.weekday()) % 7
     for index, name in enumerate(_EN_WEEKDAYS):
-        for match in re.finditer(rf"\b{name}\b", lowered):
+        for match in re.finditer(rf"\b(next )?{name}\b", lowered):
             dated = _dated_offset(lowered[match.end():match.end() + 16], today)  # "wednesday 9 dec": that one
-            yield name, dated if dated is not None else (index - today.weekday()) % 7
+            if dated is not None:
+                yield name, dated
+            else:  # "next saturday": of the next calendar week, as the labels take it (下周六)
+                yield match[0], 7 - today.weekday() + index if match[1] else (index - today.weekday()) % 7
 
 
 _MONTH_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -454,8 +459,10 @@ def _polarity(text: str, topic_words: tuple[str, ...]) -> bool | None:
         return True
     if lowered[0] in ("no", "不", "不会", "不用", "否", "不需要"):
         return False
-    about = next((c for c in lowered if any(w in c for w in topic_words)), lowered[0])
-    return not (_ZH_NEGATION.search(about) or _EN_NEGATION.search(about))
+    # (a verdict said after the figures is read before them: "晴，降水概率4%，…。不会下雨")
+    topical = [c for c in lowered if any(w in c for w in topic_words)]
+    about = next((c for c in topical if not re.search(r"\d", c)), topical[0] if topical else lowered[0])
+    return not (_ZH_NEGATION.search(about) or _EN_NEGATION.search(about) or _NO_AMOUNT.search(about))
 
 
 def _judge(turn: dict[str, Any], reply: dict[str, Any]) -> bool:

@@ -81,8 +81,12 @@ _ASKS_FOR = re.compile(r"想|知道|问|查|告诉|帮|请|给我|我人?在|\b(
 # a fine day for it") or what must come along ("防晒霜得带上", "外套要带上") tells too.
 _REMARK = re.compile(r"(?:it\s+|that\s+)?(?:sounds|looks|seems)\s+like\b|[^\W\d]{1,6}?(?:得|要|必须)(?:带|戴|穿|拿|涂|抹)上?$",
                      re.IGNORECASE)
+# (a character alone only before a mark, a space, 那 or another such character: 哈 of 哈尔滨, 好 of 好望角 begin
+# names; 行吧 acknowledges)
+_ONE_CHARACTER = "".join(word for word in _ACKNOWLEDGEMENTS if len(word) == 1 and not word.isascii())
 _ACKNOWLEDGES = re.compile(
-    "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else "")
+    "(?:" + "|".join(re.escape(word) + (r"(?![a-z])" if word.isascii() else
+                                        rf"(?=[^\u3400-\u9fff]|$|那|[{_ONE_CHARACTER}])" if len(word) == 1 else "")
                      for word in sorted(_ACKNOWLEDGEMENTS, key=len, reverse=True)) + r"|[\W_])+", re.IGNORECASE)
 
 
@@ -283,10 +287,25 @@ def earlier_question(history: list[dict[str, Any]]) -> str:
 # A follow-up that asks the earlier question of another day or place and nothing of its own ("那下周一呢",
 # "What about Tuesday?", "and in Fresno?").
 # "...呢" asking no figure (多少, 几, 最…); in English, day words and names only after "what about".
-_ZH_BARE_FOLLOW_UP = re.compile(r"^\s*(?:那么?)?(?:(?!多少|几|最)[^，。,.!！?？]){1,12}呢\s*[?？]?\s*$")
+# (a place may be followed by the same day again: "京都呢，同一天")
+_ZH_BARE_FOLLOW_UP = re.compile(r"^\s*(?:那么?)?(?:(?!多少|几|最)[^，。,.!！?？]){1,12}呢\s*[?？]?"
+                                r"(?:[，,\s]*(?:同一天|同一时间|那天|也一样)呢?)?\s*[?？]?\s*$")
 _ONE_CLAUSE = re.compile(r"[^,.;:!?]*\??\s*")
 _EN_FILLER = {"in", "on", "for", "the", "there", "then", "at", "of", "day", "s", "after", "next", "this", "that"}
 _ASKED_AGAIN = 4  # how many bare follow-ups in a row still ask the question before them
+
+
+# Asking for the latest answer again, in the same or another language ("能用中文再说一遍吗？", "say that again in
+# English", "repeat that please", "用英文说一下").
+_SAY_AGAIN = re.compile(r"再(?:说|講|讲|讲述|回答)一?[遍次下]|重复一?[遍下次]|用(?:中文|汉语|漢語|英文|英语|英語)(?:再)?(?:说|講|讲|回答|写)"
+                        r"|\b(?:say|tell me|write|give me) (?:that|it|this) again\b|\brepeat (?:that|it|this)\b"
+                        r"|^\s*(?:(?:now|again|and|ok|pls|please|can you|could you)\s+)*"
+                        r"(?:in|into) (?:english|chinese|mandarin)(?: please| pls)?\s*[?.!]*\s*$", re.IGNORECASE)
+
+
+def asks_to_say_again(question: str) -> bool:
+    """Whether the question asks for the latest answer again (in a language it names, or as it was)."""
+    return bool(_SAY_AGAIN.search(question))
 
 
 def bare_follow_up(question: str) -> bool:

@@ -27,7 +27,7 @@ from mcp_chat_app.chat.text.claims import is_yes_no_question, question_parts
 from mcp_chat_app.chat.text.clock import unsupported_clock_times
 from mcp_chat_app.chat.text.calendar_dates import calendar_dates
 from mcp_chat_app.chat.text.day_words import asked_day, day_words
-from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, holds
+from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, field_matches, field_names, holds
 from mcp_chat_app.chat.text.result_view import data_view, essentials, field_values, leaves, measured, results_today
 from mcp_chat_app.chat.text.shown import shown_beside
 from mcp_chat_app.chat.text.vocabulary import inside_another
@@ -216,7 +216,7 @@ def _label(key: str, quantities: list[Quantity]) -> str:
     """A field's values under the question's word for its quantity ("UV", "价格"), and the field's own name
     where it is one of several of the quantity ("价格 (child price)")."""
     quantity = next(q for q in quantities if field_matches(key, q.field))
-    own = any(key.startswith(part) for part in quantity.field.split("|"))
+    own = any(key.startswith(part) for part in field_names(quantity.field))
     return quantity.word if own else f"{quantity.word} ({key.replace('_', ' ')})"
 
 

@@ -178,6 +178,8 @@ def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | 
         return _next_round(turn, router, previous, called)
     if not tools:
         return _own(turn, router, Routed(), tools_connected=not turn.use_tools)
+    if (again := _said_again(turn, tools)) is not None:
+        return again
     if turn.assistant.asked_who(turn.question) or conversation.acknowledges(turn.question) \
             or asks_a_language_task(turn.question) \
             or (asked_in_passing(turn.question, tools, turn.vocabulary)
@@ -191,6 +193,21 @@ def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | 
     messages = router.messages(tools, turn.plain_history, turn.question, turn.today, turn.vocabulary,
                                turn.earlier_calls)
     return _round(turn, router, Routed(tools=tuple(tools), conversation=tuple(messages)), None)
+
+
+def _said_again(turn: Turn, tools: list[ToolInfo]) -> Routed | None:
+    """The latest answer's calls made again, for a question that asks for that answer again ("能用中文再说一遍吗",
+    "say that again in English"): answered from their results in the language it is asked in. A small model took it
+    for a task of words, or answered from nothing."""
+    if not conversation.asks_to_say_again(turn.question):
+        return None
+    by_name = {tool.qualified_name: tool for tool in tools}
+    latest = [call for call in conversation.latest_tried(turn.history)
+              if not call.get("failed") and resolve(call["tool"], by_name) is not None]
+    calls = tuple(replanned(PlannedCall(f"call_again_{index}", call["tool"], {}), dict(call["arguments"]), by_name, turn)
+                  for index, call in enumerate(latest))
+    calls = tuple(plan for plan in calls if plan.request is not None)
+    return Routed(tools=tuple(tools), calls=calls, rounds=1) if calls else None
 
 
 def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:

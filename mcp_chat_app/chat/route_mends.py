@@ -236,6 +236,11 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
         said = list(dict.fromkeys(item for item in plan.arguments.get(listed) or []
                                   if isinstance(item, str) and mentioned(item, turn.question.casefold())))
         stated = {place: said[0]} if len(said) == 1 else {}
+    elif not stated and place and tool is not None and place_argument(tool.input_schema, turn.vocabulary) is None \
+            and listed is None and (name := conversation.named_alone(turn.question)):
+        # "哈尔滨呢" after a question on 漠河, called as the search of places the conversation began with (copied
+        # from it): a tool of no place cannot be asked of the one it says.
+        stated = {place: name}
     if before is None or before is tool or not conversation.says_only(turn.question, list(stated.values())) \
             or not all(isinstance(earlier["arguments"].get(name), str) for name in stated):
         return planned

@@ -63,6 +63,8 @@ _ASKS_A_FIGURE = re.compile(r"\bhow\s+(?:much|many|high|low|strong)\b|多少|几
                             re.IGNORECASE)
 # A question that asks what something is like ("what's it like", "how's X looking", "怎么样"): a yes or a no beside
 # it does not answer it.
+# So many verdicts in a yes-or-no answer with no figure are a list copied from the facts, not an answer.
+_VERDICT_LIST = 3
 _ASKS_WHAT_IT_IS_LIKE = re.compile(r"\bwhat(?:'s|’s| is| are)\s+(?:it|things)\s+like\b|\bhow(?:'s|’s| is| are)\s+"
                                    r"(?:it|things|\w+)\s+looking\b|怎么样|咋样|如何", re.IGNORECASE)
 _ISO_CLOCK = re.compile(r"T(\d{2}):(\d{2})")  # the time of day of an ISO date-time
@@ -235,11 +237,13 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                                           "quote the facts' figure for it"))
     elif facts.numbers_of_data and not says_it_lacks(reply) and not numbers_in(reply) and not facts.pictured \
             and _says_verdicts(reply, facts.verdicts) \
-            and (_ASKS_WHAT_IT_IS_LIKE.search(question) or not asks_yes_no(question, context, list(facts.asked), [])):
+            and (_ASKS_WHAT_IT_IS_LIKE.search(question) or not asks_yes_no(question, context, list(facts.asked), [])
+                 or _verdicts_said(reply, facts.verdicts) >= _VERDICT_LIST):
         # "Astana rn - cold out?" answered "It is cold, it is not windy", "那 Leipzig 呢" with "风不大，很冷": the
         # verdicts with none of the figures behind them, which the reader cannot check. (A yes or no
         # asked in so many words may stand on its verdict, unless the question also asks what it is like: "what's it
-        # like outside rn, is it chilly?"; a chart shows its figures.)
+        # like outside rn, is it chilly?"; a chart shows its figures. Not a list of verdicts, which is what a model
+        # drifting along the facts writes: "No, it is closed, it is not busy, it is not cheap, Madrid, on Saturday".)
         problems.append(Problem("figure", "it gives verdicts without the facts' figures behind them: quote the "
                                           "figures the question is about"))
     if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):
@@ -290,8 +294,14 @@ def topic_figures(question: str, facts: Facts, context: str = "") -> list[float]
 
 def _says_verdicts(reply: str, verdicts: list[dict[str, Any]]) -> bool:
     """Whether the reply speaks of a verdict of the facts (one of its keywords)."""
+    return _verdicts_said(reply, verdicts) > 0
+
+
+def _verdicts_said(reply: str, verdicts: list[dict[str, Any]]) -> int:
+    """How many of the facts' verdicts the reply speaks of (by their keywords)."""
     lowered = reply.lower()
-    return any(str(word).lower() in lowered for verdict in verdicts for word in verdict.get("keywords", ()) if word)
+    return sum(any(str(word).lower() in lowered for word in verdict.get("keywords", ()) if word)
+               for verdict in verdicts)
 
 
 def _asks_a_past_day(question: str, today: dt.date) -> bool:

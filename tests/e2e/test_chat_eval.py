@@ -102,6 +102,17 @@ def test_rule_day_holds_the_answer_to_the_asked_day():
     # A question of the first dev file, labelled with a count of days, is about the day it names.
     old = {"query": "广州明天天气如何", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "days": 2}
     assert strict(old, _reply("广州明天8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is True
+    # Not a span that begins with the day it names: the whole week, shown as it is, is the answer.
+    trip = {"query": "Three days of weather for Guangzhou? our trip starts today", "lang": "en",
+            "intent": "forecast", "cities": [GUANGZHOU], "days": 3}
+    assert strict(trip, _reply("Guangzhou, next 3 days: today 15 to 24.7°C; tomorrow 8.9 to 17.7°C.",
+                                forecast(GUANGZHOU, WEEK)))["day"] is True
+    # "next Saturday" in the answer is the labels' next Saturday: of the next calendar week, as 下周六.
+    saturday = _day(11, "2026-12-12", "Saturday", temp_min=9.0, temp_max=16.0, precipitation_sum=0.0,
+                    precipitation_probability=5)
+    next_week = {"query": "Guangzhou next Saturday?", "lang": "en", "intent": "forecast", "cities": [GUANGZHOU],
+                 "weekday": 5, "week": 1}
+    assert strict(next_week, _reply("Guangzhou next Saturday: 9 to 16°C.", forecast(GUANGZHOU, [saturday])))["day"]
     weekday = {"query": "广州周四天气", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "weekday": 3}
     assert strict(weekday, _reply("广州周四14.1~21.9°C。", exact))["day"] is True
     assert strict(weekday, _reply("广州周三8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is False
@@ -113,6 +124,12 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     wet = forecast(GUANGZHOU, WEEK[1:2])
     assert strict(rain, _reply("会下雨，降水概率77%。", wet))["verdict"] is True
     assert strict(rain, _reply("不会下雨，降水概率77%。", wet))["verdict"] is False
+    # The figures first: a clause giving no amount says no, as the verdict after it does.
+    dry = forecast(GUANGZHOU, WEEK[2:3])
+    dry_turn = {**rain, "query": "广州后天不会下雨吧？", "day": 2}
+    assert strict(dry_turn, _reply("广州后天晴，降水0毫米，降水概率5%。不会下雨。", dry))["verdict"] is True
+    assert strict(dry_turn, _reply("广州后天晴，降水概率5%。不会下雨。", dry))["verdict"] is True
+    assert strict(dry_turn, _reply("广州后天晴，降水概率5%。会下雨。", dry))["verdict"] is False
     hot = {"query": "广州今天热吗", "lang": "zh", "intent": "current", "cities": [GUANGZHOU], "day": 0, "judge": "hot"}
     current = _call("get_current_weather", {}, {"location": _location(GUANGZHOU), "temperature": 11.0,
                                                 "time": "2026-12-01T09:00", "today_max": 12.0, "today_min": 6.0})

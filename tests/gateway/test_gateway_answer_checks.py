@@ -18,7 +18,7 @@ from mcp_chat_app.chat.facts import Facts, degree_asked, gather_facts, numbers_i
 from mcp_chat_app.chat.route import Routed
 from mcp_chat_app.chat.text.claims import is_yes_no_question, states_measurements
 from mcp_chat_app.chat.text.consistency import inconsistencies
-from mcp_chat_app.chat.text.quantities import asked_quantities, holds
+from mcp_chat_app.chat.text.quantities import asked_quantities, field_matches, holds
 from mcp_chat_app.chat.text.result_view import field_values
 from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.chat.verify import check_reply, comparison_patterns, contradictions
@@ -80,6 +80,10 @@ DRY = [rain(False, "no rain is expected")]
     ("Wie warm wird es morgen in Graz?", False), ("明日の札幌の天気はどうですか？", False),
     # "… or not", as 冷不冷 ("JB tomorrow very hot or not ah")
     ("JB tomorrow very hot or not ah", True), ("Cameron Highlands on Saturday will be cold or not?", True),
+    # a guess put to be confirmed (dev43's "明天杭州不会下雨吧？" got the figures first, its "no" after them)
+    ("明天杭州不会下雨吧？约了朋友去西湖边拍照", True), ("明天不会比今天冷吧", True),
+    ("it won't rain tomorrow, right?", True), ("so no umbrella then?", True), ("Rain in Leeds tomorrow, yeah?", True),
+    ("what about Leeds, then?", False), ("明天呢？", False),
 ])
 def test_yes_no_questions_are_told_in_their_spoken_forms_too(question, yes_no):
     assert is_yes_no_question(question) is yes_no
@@ -202,6 +206,15 @@ def test_the_values_of_one_day_are_shown_without_its_date():
                "units": {"cloud_cover": "%", "cloud_cover_mean": "%"}}
     assert field_values(content, lambda key: key.startswith("cloud_cover"), today, lambda key: "云量") == \
         "云量: 33%; 云量: 22:00 27%"
+
+
+def test_a_quantity_may_exclude_the_fields_of_another():
+    """dev42's "how much rain in Tacloban over the next week" took the chances of rain the list showed for the
+    amounts: a field part marked "!" is another quantity's ("precipitation|!probability")."""
+    assert field_matches("price_eur", "price|!change") and not field_matches("price_change", "price|!change")
+    amount = "precipitation|!probability"
+    assert field_matches("precipitation_sum", amount) and field_matches("precipitation", amount)
+    assert not field_matches("precipitation_probability", amount)
 
 
 def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_only_when_none_does():
@@ -808,6 +821,16 @@ def test_verdicts_with_none_of_the_figures_behind_them_are_no_answer():
                                                         facts, VOCABULARY)}
     asked = "Is it cold in Astana right now?"
     _, facts = facts_of(asked, now)
+    assert "figure" not in {p.rule for p in check_reply("Yes, it is cold.", asked, "en", facts, VOCABULARY)}
+    # ... but not a list of the verdicts, which a model drifting along the facts writes (dev43's "It is cold, Busan
+    # is going to be cold next Saturday, packing for a friend's wedding there, it is not windy, it is not raining")
+    windy = {"topic": "windy", "holds": False, "statement": "it is not windy", "keywords": ["wind", "windy"]}
+    rain = {"topic": "rain", "holds": False, "statement": "no rain is expected", "keywords": ["rain", "raining"]}
+    three = ToolOutcome("weather", "get_current_weather", {"city": "Astana"}, text="Astana now: -1°C, clear sky.",
+                        structured_content={"temperature": -1.0, "verdicts": [cold, windy, rain]})
+    _, facts = facts_of(asked, three)
+    listed = "It is cold, Astana is cold right now, it is not windy, it is not raining."
+    assert "figure" in {p.rule for p in check_reply(listed, asked, "en", facts, VOCABULARY)}
     assert "figure" not in {p.rule for p in check_reply("Yes, it is cold.", asked, "en", facts, VOCABULARY)}
     for described in ("what's it like outside in Astana rn, is it chilly?", "阿斯塔纳现在怎么样，冷不冷？"):
         # asked what it is like as well: the yes or no alone leaves that unanswered

@@ -45,6 +45,9 @@ def test_shorthand_for_the_weekend_and_wednesday_is_read_as_those_days():
     """"will it snow in denver this wknd" was called for today; "tromso next week weds" for no day of its own."""
     assert day_words("will it snow in denver this wknd") == day_words("will it snow in denver this weekend")
     assert day_words("tromso next week weds, brutally cold?") == {"next week", "wednesday"}
+    # a day shortened before what is asked of it ("yelowknife wed forecast?" was called for today)
+    assert day_words("yelowknife wed forecast? got an aurora tour booked") == {"wednesday"}
+    assert day_words("we wed in June, what's the forecast?") == set()
 
 
 @pytest.mark.parametrize("question, offset", [
@@ -156,6 +159,9 @@ def hours_read(text: str) -> list[tuple[str, list[str]]]:
     ("Oslo at 7 in the morning", "at 7 in the morning", "07:00"),
     ("Oslo tomorrow morning at 7", "tomorrow morning at 7", "07:00"),
     ("Oslo tonight at 9 pm", "tonight at 9 pm", "21:00"),
+    # "around" after the part of the day (dev43's "what about the afternoon around 3?" kept the 7 am asked before)
+    ("what about the afternoon around 3?", "the afternoon around 3", "15:00"),
+    ("Oslo tonight around 9?", "tonight around 9", "21:00"),
     # In the other languages of the day words, noon and midnight by name.
     ("Quelle température fera-t-il à Bordeaux demain à midi ? 请用中文回答", "midi", "12:00"),
     ("¿Qué tiempo hará en Sevilla mañana a mediodía?", "mediodía", "12:00"),

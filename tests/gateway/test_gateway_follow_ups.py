@@ -361,6 +361,9 @@ def test_over_http_a_part_of_the_conversations_place_said_by_no_name_is_that_pla
     assert _made(body) == [("get_forecast", {"city": "华山", "day": "saturday"})]
     body = asked("热不热啊 要在工地干一天活", call("get_forecast", city="工地干", day="saturday"))  # at the site
     assert [arguments["city"] for _, arguments in _made(body)] == ["华山"]
+    # nor words that open with a part of the day (dev43's "明天呢？我明天晚上回" was called for a place "晚上回")
+    body = asked("明天呢？我明天晚上回", call("get_precipitation", city="晚上回", day=1, hours="night"))
+    assert [arguments["city"] for _, arguments in _made(body)] == ["华山"]
 
 
 def test_over_http_a_word_of_the_domain_called_as_a_place_is_the_conversations_place(forced_gateway, fake_llm):
@@ -470,6 +473,31 @@ def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_compa
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("tartu", {"message": "and Tallinn the same day?"}).json()
     assert _made(body) == [("get_precipitation", {"city": "Tallinn", "day": 1})]
+
+
+def test_over_http_a_place_alone_after_a_search_of_places_asks_the_latest_question_of_it(forced_gateway, fake_llm):
+    """dev42's "哈尔滨呢" after "漠河明天最低多少" (and, before it, which cities are below -20 tomorrow) was called as
+    that search again: a tool that takes no place cannot be asked of the one the follow-up says."""
+    asked = _asker(forced_gateway, fake_llm, "after-search")
+    asked("明天有哪些城市低于零下20度", call("find_cities_by_temperature", relation="below", temp=-20, day=1))
+    asked("漠河明天最低多少", call("get_forecast", city="漠河", day=1))
+    search = call("find_cities_by_temperature", relation="below", temp=-20, day=1, measure="min")
+    fake_llm.script(search, search, search, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("after-search", {"message": "哈尔滨呢"}).json()
+    assert _made(body) == [("get_forecast", {"city": "哈尔滨", "day": 1})]
+
+
+@pytest.mark.parametrize("again, language", [("能用中文再说一遍吗？我要发给我妈看", "zh"), ("Again in Chinese?", "zh"),
+                                             ("say that again in English", "en")])
+def test_over_http_the_latest_answer_asked_again_makes_its_calls_again(forced_gateway, fake_llm, again, language):
+    """dev43's "能用中文再说一遍吗？我要发给我妈看" after a comparison of the UV was taken for a task of words and
+    answered "抱歉，我现在无法回答这个问题": the latest calls are made again and answered in the language asked."""
+    asked = _asker(forced_gateway, fake_llm, f"again-{language}-{len(again)}")
+    asked("Perth or Adelaide, which one has the higher UV tomorrow?",
+          call("compare_weather", cities=["Perth", "Adelaide"], day=1))
+    body = asked(again, {"content": "Sorry, I cannot do that."})
+    assert _made(body) == [("compare_weather", {"cities": ["Perth", "Adelaide"], "day": 1})]
+    assert body["language"] == language
 
 
 def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):

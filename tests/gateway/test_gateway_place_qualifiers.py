@@ -90,9 +90,16 @@ def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, writt
     ("Oslo", "Oslo in December?"), ("Paris", "weather in Paris on Sunday"), ("Rome", "Rome in F please"),
     ("Paris", "Write a short weather report for Paris in French."),  # "in" a language
     ("Paris", "Paris or London, and the one in Texas?"),  # of which of the places named?
+    ("yelowknife", "yelowknife wed forecast? got an aurora tour booked"),  # a day shortened ("wed") is no qualifier
 ])
 def test_no_qualifier_where_the_question_writes_none(value, question):
     assert qualified(value, question, VOCABULARY) == value
+
+
+def test_a_day_the_router_wrote_into_the_name_is_taken_out():
+    """dev42's "yelowknife wed forecast?" was called for "yelowknife, wed": the question's "wed" is its day."""
+    assert qualified("yelowknife, wed", "yelowknife wed forecast? got an aurora tour booked", VOCABULARY) == \
+        "yelowknife"
 
 
 def test_the_qualifiers_go_to_the_place_arguments_only():

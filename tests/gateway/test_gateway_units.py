@@ -217,6 +217,11 @@ def test_bare_follow_ups_ask_the_question_before_them():
     assert conversation.earlier_question(history) == "How about tomorrow, is it windy?"
     assert [conversation.bare_follow_up(q) for q in ("叶城呢", "and Yakima?", "明天多少度呢", "is it windy?")] == [
         True, True, False, False]
+    # the same day said again asks nothing new (dev43's "京都呢，同一天" after "会不会…哈" got no yes or no)
+    assert [conversation.bare_follow_up(q) for q in ("京都呢，同一天", "京都呢，明天多少度")] == [True, False]
+    # a name that begins with a character of acknowledgement keeps it (哈 of 哈尔滨 was taken for a laugh)
+    assert [conversation.named_alone(q) for q in ("哈尔滨呢", "好，那成都呢", "哈哈，那成都呢", "行唐呢")] == [
+        "哈尔滨", "成都", "成都", "行唐"]
 
 
 def test_a_flag_the_question_does_not_name_is_dropped():

@@ -262,6 +262,8 @@ QUALIFIED = [
     ("Mérida, Yucatán", "MX", "Yucatán", 20.97, -89.62), ("Mérida, Extremadura", "ES", "Extremadura", 38.92, -6.34),
     ("Hyderabad, Sindh", "PK", "Sindh", 25.40, 68.38), ("Kochi, Kerala", "IN", "Kerala", 9.94, 76.26),
     ("Córdoba, Veracruz", "MX", "Veracruz", 18.88, -96.93), ("Frankfurt, Brandenburg", "DE", "Brandenburg", 52.35, 14.55),
+    # a territory by its short name (dev42's "Stanley, Falklands" was no country the gazetteer knew)
+    ("Stanley, Falklands", "FK", "", -51.69, -57.86),
 ]
 
 

@@ -321,6 +321,7 @@ def test_verdicts_have_the_words_of_questions_in_other_languages(question, topic
     ("现在北京和上海哪里温度高", "warmer"), ("哪边气温更低", "colder"), ("今晚哈尔滨和长春哪个更冻", "colder"),
     ("which has the higher temps today?", "warmer"),
     ("未来7天内罗毕和阿鲁沙哪个总降水量少", "drier"),  # (answered "阿鲁沙降水更多")
+    ("Out of A and B, where's it gonna blow the hardest on Friday?", "windier"),
 ])
 def test_comparisons_have_the_words_people_compare_by(question, topic) -> None:
     """"现在北京和上海哪里温度高" found no verdict of its words (温度高), and the answer named no winner first;
@@ -338,7 +339,7 @@ def test_comparisons_have_the_words_people_compare_by(question, topic) -> None:
     ("首尔和釜山明天哪里下雨概率更高", "likelier", "B"), ("better chance of rain tmrw in A or B?", "likelier", "B"),
     ("Tomorrow, where's the UV stronger — A or B?", "uv", "A"), ("今天海口三亚哪个紫外线强", "uv", "A"),
     ("A or B — which is least likely to get rain tomorrow?", "unlikelier", "A"),
-    ("明天A和B哪里下雨的可能性最小", "unlikelier", "A"), ("which is most likely to get rain, A or B?", "likelier", "B"),
+    ("明天A和B哪里下雨的可能性最小", "unlikelier", "A"), ("这周末A、B，哪个地方最不容易下雨？", "unlikelier", "A"), ("which is most likely to get rain, A or B?", "likelier", "B"),
 ])
 def test_a_comparison_says_which_place_has_the_higher_chance_of_rain_and_the_stronger_uv(question, topic,
                                                                                           winner) -> None:

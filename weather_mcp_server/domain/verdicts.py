@@ -44,7 +44,7 @@ _KEYWORDS = {
     "wetter": ["wet", "rain", "雨", "湿", "降水"],
     "windy": ["wind", "gust", "breez", "viento", "venteux", "ventoso", "风大", "大风", "风不大", "风很大", "刮风", "风力",
               "風大", "大風", "風不大", "風很大", "颳風", "風力"],  # not 风 alone: 台风
-    "windier": ["wind", "gust", "breez", "风", "風"],
+    "windier": ["wind", "gust", "breez", "blow", "bluster", "风", "風"],
     # The other way round ("less wind: Tarifa or Biarritz?", "哪里雨少"): longer than the words of wetter and windier
     # they contain, so a question with them asks these.
     "drier": ["drier", "dryer", "driest", "less rain", "least rain", "less precipitation", "雨少", "雨更少", "雨最少",
@@ -63,7 +63,8 @@ _KEYWORDS = {
     "unlikelier": ["least likely", "less likely", "lowest chance", "lower chance", "smallest chance", "smaller chance",
                    "least likely to rain", "least likely to get rain", "less likely to rain", "less likely to get rain",
                    "最不可能", "可能性最小", "可能性更小", "可能性小", "概率最低", "概率更低", "概率最小", "概率更小",
-                   "概率低", "下雨概率最低", "下雨概率更低", "降水概率最低", "降水概率更低", "下雨的可能性最小"],
+                   "概率低", "下雨概率最低", "下雨概率更低", "降水概率最低", "降水概率更低", "下雨的可能性最小",
+                   "不容易下雨", "不容易下雪", "不太会下雨", "不太容易下雨"],
     "uv": ["uv", "ultraviolet", "紫外线", "紫外"],
     # Whether the sun rises at all, said on a day of polar night ("does the sun even come up in Tromsø?").
     "sunrise": ["sunrise", "sun rise", "sun come up", "sun comes up", "sun even come up", "sun up", "see the sun",

@@ -13,9 +13,9 @@ from typing import Any
 
 from mcp_chat_app.chat.route_arguments.places import is_place
 from mcp_chat_app.chat.route_arguments.stated import mentioned, only_day_words
-from mcp_chat_app.chat.text.clock import without_clock_times
+from mcp_chat_app.chat.text.clock import parts_of_day, without_clock_times
 from mcp_chat_app.chat.text import languages
-from mcp_chat_app.chat.text.day_words import day_words, without_day_words
+from mcp_chat_app.chat.text.day_words import day_words, without_day_words, written_day_words
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -380,7 +380,7 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     if comma and head.strip() and value.casefold() not in question.casefold() \
             and (own := qualified(head.strip(), question, vocabulary, others)) != head.strip():
         return own
-    bare = re.sub(r"\s+", " ", without_day_words(value)).strip(" ,，")
+    bare = re.sub(r"\s+", " ", without_day_words(_less_the_days_said(value, question))).strip(" ,，")
     value = bare if bare and not only_day_words(value) else value
     # A Latin name may follow its qualifier in Chinese too ("越南Sapa").
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
@@ -391,6 +391,15 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
     taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
     return written if written and not qualifiers & taken else value
+
+
+def _less_the_days_said(value: str, question: str) -> str:
+    """`value` less a day word it ends with as the question wrote it ("lyon, wed" of "lyon wed hours?": the
+    question's "wed" is a day; the name alone would not say so)."""
+    written = sorted(written_day_words(question), key=len, reverse=True)
+    if not written:
+        return value
+    return re.sub(rf"[\s,，]+(?:{'|'.join(map(re.escape, written))})\s*$", "", value, flags=re.IGNORECASE) or value
 
 
 # A namesake's qualifier said apart from its name ("Hyderabad today? the one in Pakistan, Sindh", "and the
@@ -449,8 +458,10 @@ def _lowercase_qualifier(value: str, question: str, vocabulary: Vocabulary) -> s
     if question != question.casefold() or at is None:
         return ""
 
+    days = {word.casefold() for word in written_day_words(question)}  # "lyon wed hours?": a day
+
     def names_nothing(word: str) -> bool:
-        return _names_nothing(word, vocabulary)
+        return word.casefold() in days or _names_nothing(word, vocabulary)
 
     words = re.split(r"[,.?!;:]", question[at.end():], maxsplit=1)[0].split()
     for count in (1, 2):
@@ -530,9 +541,10 @@ PART_OF_A_PLACE = re.compile(r"^(?:山上|山顶|山里|山下|山脚|海边|湖
 def names_no_place(value: str, vocabulary: Vocabulary) -> bool:
     """Whether a place argument names none: a part of a place said by no name (PART_OF_A_PLACE), or a word of the
     domain's own ("windy then?" was called for a place named "Windy", found in Bulgaria), or a word that sets
-    places side by side ("vs")."""
+    places side by side ("vs"), or words that open with a part of the day ("晚上回" of "明天呢？我明天晚上回")."""
     word = value.partition(",")[0].strip().casefold()
-    return bool(PART_OF_A_PLACE.match(value)) or word in vocabulary.own_words or word in _COMPARING_WORDS
+    return bool(PART_OF_A_PLACE.match(value)) or word in vocabulary.own_words or word in _COMPARING_WORDS \
+        or any(word.startswith(part.casefold()) for part in parts_of_day(word, vocabulary))
 
 
 # Words that set places side by side, which a router may list as one of them ("vs Abisko": "vs").

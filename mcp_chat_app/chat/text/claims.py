@@ -19,7 +19,11 @@ _REFUSAL = re.compile(r"抱歉|无法|不能提供|查不到|没有.{0,6}(数据
 _ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|[吗嗎](?=[？?\s，,。！!])|(?:没有?|沒有?|不)[？?\s]*$|"
                         r"(?<=[\u4e00-\u9fff])(?:没有?|沒有?|不)(?=[？?\s，,。！!])|[会會]不[会會]|要不要|是不是|"
                         r"有[没沒冇]有|有冇|"
-                        r"需不需要|用不用|是否|有无|(.)[不唔]\1")
+                        r"需不需要|用不用|是否|有无|(.)[不唔]\1|"
+                        r"吧(?=[？?，,。！!]|\s*$)")  # a guess put to be confirmed: "明天不会关门吧？"
+# A statement put to be confirmed: "the shop won't be closed tomorrow, right?", "so no queue then?"
+_EN_CONFIRM = re.compile(r"[,\s](?:right|yeah|yes|correct|eh)\s*[?？]\s*$|^\s*(?:so,?\s+)?no\s+\w.*[?？]\s*$",
+                         re.IGNORECASE)
 # "… or not" asks yes or no, as 不 between two words does ("JB tomorrow very hot or not ah").
 _EN_OR_NOT = re.compile(r"\bor\s+not\b", re.IGNORECASE)
 # What may come before the question itself: a subject ("Kingston, Jamaica - is it …"), or a sentence of its own
@@ -100,7 +104,7 @@ def is_yes_no_question(question: str) -> bool:
     """A question answered by yes or no (会不会, 是不是, Will it ...)."""
     text = question.strip()
     # The question may come after its subject: "Kingston, Jamaica - is it going to be hot tomorrow?"
-    return bool(_ZH_YES_NO.search(text) or _EN_OR_NOT.search(text)
+    return bool(_ZH_YES_NO.search(text) or _EN_OR_NOT.search(text) or _EN_CONFIRM.search(text)
                 or any(_EN_YES_NO.match(part) or _KANA_HANGUL_YES_NO.match(part) or _other_yes_no(part)
                        for part in question_parts(text)))
 

@@ -27,7 +27,7 @@ _OTHER_PART_KINDS = {
     "early": r"(?:this|tomorrow|in\s+the)\s+morning|(?:ce|demain)\s+matin|du\s+matin|morgens|vormittags"
              r"|(?:heute|morgen)\s+(?:früh|vormittag)|(?:de|por)\s+la\s+(?:mañana|madrugada)|di\s+mattina"
              r"|del\s+mattino|stamattina|domani\s+mattina|(?:da|de|pela)\s+manhã",
-    "later": r"(?:this|tomorrow|in\s+the)\s+(?:afternoon|evening)|cet\s+après-midi|(?:ce|demain)\s+soir"
+    "later": r"(?:this|tomorrow|in\s+the|the)\s+(?:afternoon|evening)|cet\s+après-midi|(?:ce|demain)\s+soir"
              r"|de\s+l['’]après-midi|du\s+soir|nachmittags|abends|(?:heute|morgen)\s+(?:nachmittag|abend)"
              r"|(?:de|por)\s+la\s+tarde|esta\s+tarde|del\s+pomeriggio|(?:di|della)\s+sera|stasera|domani\s+sera"
              r"|(?:da|à|pela)\s+tarde",
@@ -38,8 +38,9 @@ _OTHER_PARTS = "|".join(_OTHER_PART_KINDS.values())
 _EN_PARTS = rf"\b(?:(?:this|tomorrow) (?:morning|afternoon|evening)|{TONIGHT}|tomorrow night)\b"
 # Words before an hour that make it a clock time with a part of the day ("at 9 tonight", "um 8 Uhr abends"), and
 # those that make it one alone ("a las 5", "alle 17", "às 9"). Not "around" or "by": "around 5 tonight" and "by 5
-# tonight" are as often degrees.
-_LEADS = r"at|for|until|till|before|after|from|à|vers|um|gegen|ab|bis|a\s+las?|hacia\s+las|alle|às"
+# tonight" are as often degrees; after the part of the day they are the hour ("the afternoon around 3").
+_LEADS = r"at|for|until|till|before|after|from|à|vers|um|gegen|ab|bis|a\s+las?|hacia\s+las|alle|às|around|about"
+_AFTER_A_PART = ("around", "about")
 _HOUR_LEADS = re.compile(r"a\s+las?|hacia\s+las|alle|às", re.IGNORECASE)
 # Words after an hour that make it one: French and German hours are on the 24-hour clock ("à 17h", "um 17 Uhr");
 # a bare "17h" or "3 heures" may be a duration, so these two need a leading word.
@@ -126,7 +127,8 @@ def _said_times(text: str) -> Iterator[ClockTime]:
         # A part before the hour needs a word between ("tonight at 9", not "Tonight 5, tomorrow 8"); one after it, that
         # word or the clause's start ("Krabi, 9 tonight", not "below 5 tonight").
         opens = text[:match.start()].rstrip()[-1:] in ("", *_CLAUSE_MARKS)
-        timed = bool(part) and bool(lead or (opens and not match["before"]))
+        timed = bool(part) and bool(lead or (opens and not match["before"])) \
+            and (lead.lower() not in _AFTER_A_PART or bool(match["before"]))
         worded = unit in ("uhr", "o'clock", "o’clock") or bool(unit and lead) or match["sep"] == "h" \
             or bool(_HOUR_LEADS.fullmatch(lead))
         hour, minute = int(match["h"]), int(match["m"] or 0)

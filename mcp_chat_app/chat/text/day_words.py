@@ -39,7 +39,9 @@ _EN = re.compile(
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)"
     r"|(?:(?<=\band\s)|(?<=\bon\s)|(?<=\bor\s)|(?<=\bfor\s)|(?<=\babout\s)|(?<=\buntil\s)|(?<=\btill\s))"
     r"(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b(?!['’])"
-    r"|^(?-i:Tues?|Wed|Thu(?:rs?)?|Fri|Sat)\b(?!['’])|^(?-i:Mon|Sun)(?=\s*[?？!.]?\s*$)",
+    r"|^(?-i:Tues?|Wed|Thu(?:rs?)?|Fri|Sat)\b(?!['’])|^(?-i:Mon|Sun)(?=\s*[?？!.]?\s*$)"
+    # ... and before the one word asked of the day ("lyon wed hours?")
+    r"|(?<=\w\s)(?:mon|tues?|wed|thu(?:rs?)?|fri|sat)(?=\s+\w+\s*[?？])",
     re.IGNORECASE,
 )
 # Day words in the other languages questions are written in (French, German, Spanish, Portuguese, Italian), each
@@ -453,6 +455,11 @@ def day_words(text: str) -> set[str]:
     """Every day the text names, as canonical words: 明天, 周五, 下周一, 周末, tomorrow, friday, weekend, ...
     (another language's are read as the English: jeudi is thursday)."""
     return {word for _, _, word in _named_days(text)}
+
+
+def written_day_words(text: str) -> set[str]:
+    """The day words of the text as it writes them ("wed" of "lyon wed hours?")."""
+    return {text[start:end] for start, end, _ in _named_days(text)}
 
 
 def without_day_words(text: str) -> str:

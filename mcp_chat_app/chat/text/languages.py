@@ -111,8 +111,8 @@ _ASKED_IN_LATIN = {
     "en": re.compile(r"\b(?:in|en|auf|em) (?:english|anglais|englisch|inglés|ingles|inglese|inglês)\b|"
                      r"\benglish,? please\b", re.IGNORECASE),
 }
-_ASKS_A_REPLY = re.compile(r"answer|reply|respond|write|please|répon|antwort|contest|escrib|bitte|por favor|"
-                           r"s'il vous", re.IGNORECASE)
+_ASKS_A_REPLY = re.compile(r"answer|reply|respond|write|please|\bsay\b|\bagain\b|\brepeat\b|répon|antwort|contest|"
+                           r"escrib|bitte|por favor|s'il vous", re.IGNORECASE)
 
 
 def requested(question: str) -> str | None:

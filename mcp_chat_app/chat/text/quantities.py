@@ -24,7 +24,7 @@ class Quantity:
 
     def named_in(self, text: str) -> bool:
         """Whether the text speaks of it, by one of its words or its field name ("uv_index" in a JSON view)."""
-        pattern = words_pattern((*self.words, *self.field.split("|")))
+        pattern = words_pattern((*self.words, *field_names(self.field)))
         return bool(pattern and pattern.search(text))
 
 
@@ -42,10 +42,17 @@ def asked_quantities(question: str, vocabulary: Vocabulary) -> list[Quantity]:
     return [quantity for span, quantity in found if not inside_another(span, (other for other, _ in found))]
 
 
+def field_names(field: str) -> list[str]:
+    """The parts of field names a quantity's fields have ("price|fare" of "price|fare|!tax"), less those excluded."""
+    return [part for part in field.split("|") if not part.startswith("!")]
+
+
 def field_matches(key: str, field: str) -> bool:
-    """Whether a data field (its last name, "uv_index_max", "birch_pollen") is one of the quantity's."""
+    """Whether a data field (its last name, "uv_index_max", "birch_pollen") is one of the quantity's: it has one of
+    their parts and none of those marked "!" ("price|!change": a price's change is another quantity)."""
     name = f"_{key.rsplit('.', 1)[-1]}_"
-    return any(f"_{part}_" in name for part in field.split("|"))
+    excluded = [part[1:] for part in field.split("|") if part.startswith("!")]
+    return any(f"_{part}_" in name for part in field_names(field)) and not any(f"_{part}_" in name for part in excluded)
 
 
 def holds(content: Any, quantity: Quantity) -> bool:
