@@ -440,6 +440,11 @@ def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_c
     asked("how cold is it in Katoomba right now", call("get_current_weather", city="Katoomba"))
     body = asked("compared to Sydney, which is colder tomorrow?", call("get_forecast", city="Katoomba", day=1))
     assert _made(body) == [("compare_weather", {"cities": ["Sydney", "Katoomba"], "day": 1})]
+    # ... "compare with" too (dev43's "compare with Spokane for the same 10 days" got Spokane's forecast alone)
+    asked = _asker(forced_gateway, fake_llm, "compare-with")
+    asked("how cold is it in Katoomba right now", call("get_current_weather", city="Katoomba"))
+    body = asked("compare with Sydney, which is colder tomorrow?", call("get_forecast", city="Sydney", day=1))
+    assert _made(body) == [("compare_weather", {"cities": ["Katoomba", "Sydney"], "day": 1})]
     # ... and in Chinese ("跟长春比" after Harbin's week was called for Harbin's rain alone)
     asked = _asker(forced_gateway, fake_llm, "compared-with-zh")
     asked("哈尔滨这一周内会不会下雪", call("get_precipitation", city="哈尔滨", day=0, days=7))

@@ -631,8 +631,8 @@ _ADDED_BEFORE_ZH = re.compile(r"把\s*([\u3400-\u9fff]{2,}?)\s*(?:也|一起|一
 # (and compared with: "明天跟长春比哪个更冷" after Harbin's week)
 _COMPARED_WITH_ZH = re.compile(rf"(?:跟|和|与|同)\s*([\u3400-\u9fff]{{2,}}?|{_LATIN_NAME})(?<![年月周天日相])\s*"
                                r"(?:相?比|比较|对比)")  # (not a time: 跟去年比)
-_ADDED = re.compile(rf"\b(?:add|adding|plus|include|including|throw in|toss in|chuck in|compared (?:to|with)|"
-                    rf"(?:as )?against)\s+({_NAME_WORDS})")
+_ADDED = re.compile(rf"\b(?:add|adding|plus|include|including|throw in|toss in|chuck in|compared? (?:it )?(?:to|with)|"
+                    rf"(?:as )?against|versus|vs\.?)\s+({_NAME_WORDS})")
 
 
 def chinese_name_said(question: str, vocabulary: Vocabulary) -> str:
