@@ -66,6 +66,7 @@ _ACKNOWLEDGEMENTS = (
     "sure", "alright", "all right", "perfect", "awesome", "noted", "understood", "sounds good", "good", "fine",
     "bye", "goodbye", "see you", "so much", "very much", "a lot", "again", "then", "appreciate it", "much appreciated",
     "fair", "fair enough", "sweet", "sweet as",
+    "hmm", "hmmm", "hm", "um", "umm", "uh", "oh", "ah", "well", "yeah", "yep", "interesting", "wow",
 )
 _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank you|thx|cheers)(?![a-z])[\s,，.。!！~]+", re.IGNORECASE)
 # After thanks, a word that asks ("谢啦，明天呢？") asks again, and so does a clause that goes on ("thanks, and Rome").

@@ -9,14 +9,17 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.own_answer import needs_tool_data, says_a_listed_term, says_what_it_does
 from mcp_chat_app.chat.route_arguments.days import (
+    counts_days,
     day_forms,
     names_another_day,
     says_now,
+    sentences_saying_now,
     takes_a_day,
     with_earlier_day,
 )
@@ -681,9 +684,10 @@ def moved_to_the_present(planned: tuple[PlannedCall, ...], by_name: dict[str, To
     for a tool of a day, on today and no hours, moved to the first tool of the same server that takes no day and
     whose results hold every quantity the question names: today's record is not what it is like now. A call no
     such tool takes, or holds the quantities of (air quality asked "now"), stays."""
-    # (today beside "now" is the present's day: "is it busy there right now? driving in today")
-    if not says_now(turn.question) or set(day_references(turn.question, turn.today).values()) - {0} \
-            or asks_an_hour(turn):
+    # (today beside "now" is the present's day: "is it busy there right now? driving in today"; a sentence of its
+    # own that names a span is why it asks: "I'm in Lyon this week for work. Whats it like right now?")
+    asked = sentences_saying_now(turn.question)
+    if not says_now(asked) or set(day_references(asked, turn.today).values()) - {0} or asks_an_hour(turn):
         return planned
     quantities = asked_quantities(turn.question, turn.vocabulary)
 
@@ -696,8 +700,13 @@ def moved_to_the_present(planned: tuple[PlannedCall, ...], by_name: dict[str, To
         tool = resolve(plan.name, by_name)
         if tool is not None and takes_a_day(tool.input_schema) \
                 and not names_another_day(plan.arguments, tool.input_schema, turn.today):
-            plan = _to_the_first(plan, tool, of_the_present, by_name, turn, "the question asks about the present "
-                                                                              "moment")
+            # (less a count of days the question gives in a sentence that does not say now)
+            specs = tool.input_schema.get("properties", {})
+            spanless = {name: value for name, value in plan.arguments.items()
+                        if asked == turn.question or not counts_days(specs.get(name, {}))}
+            present = _to_the_first(replace(plan, arguments=spanless), tool, of_the_present, by_name, turn,
+                                    "the question asks about the present moment")
+            plan = plan if present.name == plan.name else present
         moved.append(plan)
     return tuple(moved)
 

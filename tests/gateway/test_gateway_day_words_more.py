@@ -351,6 +351,10 @@ def test_the_present_moment_beside_a_day_is_that_days():
     ("is it still snowing in Buffalo, NY", "get_forecast", {"city": "Buffalo, NY"}),
     # today beside now is the present's day
     ("is it raining in Rosario right now? driving in today", "get_precipitation", {"city": "Rosario", "day": 0}),
+    # a span said in a sentence of its own is why it asks (dev43's "I'm in Addis Ababa this week for work. Whats the
+    # temp right now?" got the week)
+    ("I'm in Addis Ababa this week for work. Whats the temp right now?", "get_forecast",
+     {"city": "Addis Ababa", "days": 7}),
 ])
 def test_over_http_the_present_moment_called_as_today_is_called_as_now(forced_gateway, fake_llm, question, tool,
                                                                          arguments):

@@ -187,6 +187,7 @@ def test_a_range_written_with_a_dash_is_spelled_out_for_the_router():
 def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     assert conversation.is_follow_up("那后天呢？") and conversation.is_follow_up("What about Chicago?")
     assert not conversation.is_follow_up("北京今天天气怎么样？")
+    assert conversation.is_follow_up("hmm, and above 30?")  # (dev43's was not, and lost its Saturday)
     # a name alone, asked ("moncton?" after tomorrow's snow in Halifax was called for Moncton's weather now)
     for question in ("moncton?", "regina too?", "Lyon as well?"):
         assert conversation.is_follow_up(question) and conversation.bare_follow_up(question), question

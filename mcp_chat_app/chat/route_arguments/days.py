@@ -128,7 +128,7 @@ def without_unasked_span(arguments: dict[str, Any], schema: dict[str, Any], aske
     kept = dict(arguments)
     for name, value in arguments.items():
         spec = schema.get("properties", {}).get(name, {})
-        if isinstance(value, int) and spec.get("default") == 1 and value > 1 and _counts_days(spec):
+        if isinstance(value, int) and spec.get("default") == 1 and value > 1 and counts_days(spec):
             log.info("dropped %s=%r: the question asks about %s only", name, value, asked.word)
             del kept[name]
     return kept
@@ -144,7 +144,7 @@ def with_asked_span(arguments: dict[str, Any], schema: dict[str, Any], asked: As
     kept = dict(arguments)
     for name, spec in schema.get("properties", {}).items():
         value = arguments.get(name, spec.get("default", 1))
-        if _counts_days(spec) and isinstance(value, int) and value < count:
+        if counts_days(spec) and isinstance(value, int) and value < count:
             log.info("%s=%r replaced by %r: the question asks about %s", name, arguments.get(name), count, asked.word)
             kept[name] = count
     return kept
@@ -164,7 +164,7 @@ def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], questi
     if not said & WEEKEND_WORDS or said & WEEKEND_DAYS or _NEXT_WEEKEND.search(question):
         return arguments  # (a day of it named beside it is that day: "这周末要去玩，礼拜六怎么样")
     if len(days) != 1:
-        if len(offsets) != 1 or any(_counts_days(spec) for spec in properties.values()):
+        if len(offsets) != 1 or any(counts_days(spec) for spec in properties.values()):
             return arguments
         saturday = (5 - today.weekday()) % 7 if today.weekday() != 6 else 0  # on a Sunday, what is left of it
         if arguments.get(offsets[0]) != saturday:
@@ -173,7 +173,7 @@ def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], questi
         return {**arguments, offsets[0]: saturday}
     kept = {**arguments, days[0]: "weekend"}
     for name, spec in properties.items():
-        if name in kept and _counts_days(spec):
+        if name in kept and counts_days(spec):
             del kept[name]
     if kept != arguments:
         log.info("%r as the weekend: the question asks about it", arguments)
@@ -210,7 +210,7 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
         values = {json.dumps(call[name]) for call in earlier if name in call}
         if not values and step and earlier and "default" in spec:  # the calls were about the default day
             values = {json.dumps(spec["default"])}
-        if len(values) == 1 and not step and _counts_days(spec):
+        if len(values) == 1 and not step and counts_days(spec):
             value = json.loads(values.pop())
             if isinstance(value, int) and value > kept.get(name, spec.get("default", 1)):
                 log.info("%s=%r replaced by %r: the question names no day, and the latest calls covered %s days",
@@ -263,6 +263,13 @@ def says_now(question: str) -> bool:
     return bool(_NOW.search(question))
 
 
+def sentences_saying_now(question: str) -> str:
+    """The sentences of the question that say now ("Whats the number right now?" of "I'm in Lyon this week for work.
+    Whats the number right now?": the week is why, not what is asked), or the question itself."""
+    saying = [sentence for sentence in re.split(r"(?<=[.!?。！？])\s*", question) if _NOW.search(sentence)]
+    return " ".join(saying) or question
+
+
 def takes_a_day(schema: dict[str, Any]) -> bool:
     """Whether a tool has an argument for the day (an offset from today, a weekday or a date)."""
     return any(day_forms(spec) for spec in schema.get("properties", {}).values())
@@ -284,7 +291,8 @@ def day_forms(spec: dict[str, Any]) -> set[str]:
     return forms
 
 
-def _counts_days(spec: dict[str, Any]) -> bool:
+def counts_days(spec: dict[str, Any]) -> bool:
+    """Whether an argument is a count of days (a span from the day asked)."""
     return spec.get("type") == "integer" and bool(_HOW_MANY_DAYS.search(spec.get("description", "")))
 
 
