@@ -149,6 +149,31 @@ def to_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
     return (again,)
 
 
+def from_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                          turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call of the drawing tool for a question that asks for the data as a whole and for no drawing (the overview
+    of another place tomorrow, after a chart of a week, was drawn, copied from the conversation): the first tool of
+    the server that draws nothing, answers more than yes or no and takes the most of the call's arguments."""
+    plan = planned[0] if len(planned) == 1 else None
+    tool = resolve(plan.name, by_name) if plan is not None and plan.request is not None else None
+    if tool is None or not _draws(tool) or says_a_listed_term(turn.question, tool) \
+            or not turn.vocabulary.asks_overview(turn.question):
+        return planned
+    def taken(target: ToolInfo) -> dict[str, Any]:
+        properties = target.input_schema.get("properties", {})
+        return {name: value for name, value in plan.arguments.items() if name in properties}
+
+    for target in sorted(by_name.values(), key=lambda other: -len(taken(other))):  # (the day kept: not the present)
+        arguments = taken(target)
+        if target.server == tool.server and not _draws(target) and not _answers_yes_or_no(target) \
+                and takes_exactly(target, arguments):
+            again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+            if again.request is not None:
+                log.info("%s, not %s: the question asks for no drawing", target.qualified_name, tool.qualified_name)
+                return (again,)
+    return planned
+
+
 # The field of an image's MIME type, by which a tool's output schema says its results carry one.
 _IMAGE = Quantity("mime_type", "mime_type", ())
 

@@ -242,6 +242,11 @@ def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_onl
     assert from_facts(facts, "en").startswith("Sorry, the data I have does not include pollen. Here is what it says:")
     _, facts = facts_of("Berlin tomorrow?", forecast(days, text))
     assert facts.missing == () and facts.findings[0].text == text and not from_facts(facts, "en").startswith("Sorry")
+    # A text that names a measured quantity without its figure does not say it (dev42's "will it be cloudy?" was
+    # answered "Overcast" from a text that named the clouds and gave no cover)
+    cloudy = [{**day, "cloud_cover_mean": 95.0} for day in days]
+    _, facts = facts_of("Will it be cloudy in Berlin tomorrow?", forecast(cloudy, "Berlin: tomorrow overcast, 8.6°C."))
+    assert "95" in facts.findings[0].text
 
 
 def test_a_yes_or_no_the_data_decides_is_answered_beside_a_quantity_it_lacks():
@@ -843,3 +848,10 @@ def test_verdicts_with_none_of_the_figures_behind_them_are_no_answer():
     _, facts = facts_of("Chart of Astana this week, cold?", chart)
     assert "figure" not in {p.rule for p in check_reply("Here is the chart: cold all week.",
                                                         "Chart of Astana this week, cold?", "en", facts, VOCABULARY)}
+
+
+def test_what_a_place_is_doing_asks_for_its_data_as_a_whole():
+    """dev42's "ok then, what's Hobart doing right now" was answered "I don't have real-time access"."""
+    assert VOCABULARY.asks_overview("ok then, what's Hobart doing right now")
+    assert VOCABULARY.asks_overview("what's it doing in Leeds tomorrow?")
+    assert not VOCABULARY.asks_overview("what are you doing?")

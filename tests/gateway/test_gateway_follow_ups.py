@@ -505,6 +505,30 @@ def test_over_http_the_latest_answer_asked_again_makes_its_calls_again(forced_ga
     assert body["language"] == language
 
 
+def test_over_http_a_place_alone_after_one_day_asks_of_that_day_not_an_older_span(forced_gateway, fake_llm):
+    """dev42's "平潭呢" after tomorrow's wind in 厦门 (and before it, 厦门's next three days) was called for three
+    days, copied from the first question: the latest call was of one day."""
+    asked = _asker(forced_gateway, fake_llm, "one-day-after-span")
+    asked("厦门未来三天降雨量多少", call("get_forecast", city="厦门", day=0, days=3))
+    asked("风大吗？明天最大风速多少", call("get_forecast", city="厦门", day=1))
+    body = asked("平潭呢", call("get_forecast", city="平潭", day=1, days=3))
+    assert _made(body) == [("get_forecast", {"city": "平潭", "day": 1})]
+
+
+def test_over_http_the_weather_asked_after_a_chart_is_no_chart(forced_gateway, fake_llm):
+    """dev42's "格尔木明天天气呢" after a chart of 西宁's week was drawn for 格尔木: the weather is asked, not a
+    drawing. A place alone asks for the chart again."""
+    asked = _asker(forced_gateway, fake_llm, "after-chart")
+    asked("西宁未来一周气温走势图", call("get_weather_chart", city="西宁", kind="temperature", day=0, days=7))
+    body = asked("格尔木明天天气呢", call("get_weather_chart", city="格尔木", kind="temperature", day=1, days=7))
+    assert [(tool, arguments["city"], arguments["day"]) for tool, arguments in _made(body)] == [
+        ("get_forecast", "格尔木", 1)]
+    asked = _asker(forced_gateway, fake_llm, "after-chart-place")
+    asked("西宁未来一周气温走势图", call("get_weather_chart", city="西宁", kind="temperature", day=0, days=7))
+    body = asked("那玉树呢", call("get_weather_chart", city="玉树", kind="temperature", day=0, days=7))
+    assert [tool for tool, _ in _made(body)] == ["get_weather_chart"]
+
+
 def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):
     """"顺便看看黄石那天的天气" after a question on 荆州 next Thursday was called as 黄石's present conditions: "那天"
     is the conversation's day, which only a tool that takes a day answers."""

@@ -304,6 +304,7 @@ def test_verdict_words_are_chinese_in_both_scripts_and_pouring_is_rain() -> None
     ("Pioverà domani a Sintra?", "rain"), ("¿Va a llover mañana en Cusco?", "rain"), ("Wird es regnen?", "rain"),
     ("Va-t-il neiger à Annecy ?", "snow"), ("¿Necesito paraguas?", "umbrella"), ("Fa caldo a Napoli?", "hot"),
     ("Fait-il froid à Québec ?", "cold"), ("Ist es kalt in Graz?", "cold"),
+    ("Honestly, will Muscat be unbearable tomorrow?", "hot"),  # (dev42's was answered without the verdict)
 ])
 def test_verdicts_have_the_words_of_questions_in_other_languages(question, topic) -> None:
     """"Pioverà domani a Sintra? Rispondi in inglese" was answered "Yes, it will rain" beside an 8% chance: no

@@ -217,6 +217,13 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
                          name, kept.get(name), value, value)
                 kept[name] = value
             continue
+        if not values and counts_days(spec) and name in kept and _of_single_days(earlier, schema, today) \
+                and not _SPAN_COUNT.search(question):
+            # "平潭呢" after tomorrow's question on 厦门 was called for three days, copied from the one before it
+            log.info("%s=%r left out: the question names no span, and the latest calls covered one day", name,
+                     kept[name])
+            del kept[name]
+            continue
         if not day_forms(spec) or len(values) != 1:
             continue
         value = _day_later(json.loads(values.pop()), step)
@@ -225,6 +232,13 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
                      name, kept.get(name), value, "the day before it" if step else "it")
             kept[name] = value
     return kept
+
+
+def _of_single_days(calls: list[dict[str, Any]], schema: dict[str, Any], today: dt.date) -> bool:
+    """Whether there are calls (their arguments) and each names one single day (not "weekend")."""
+    days = [name for name, spec in schema.get("properties", {}).items() if day_forms(spec)]
+    return bool(calls) and all(any(name in call and _day_offset(call[name], today) is not None for name in days)
+                               for call in calls)
 
 
 def _day_later(value: Any, days: int) -> Any:

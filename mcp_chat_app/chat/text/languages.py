@@ -111,7 +111,7 @@ _ASKED_IN_LATIN = {
     "en": re.compile(r"\b(?:in|en|auf|em) (?:english|anglais|englisch|inglés|ingles|inglese|inglês)\b|"
                      r"\benglish,? please\b", re.IGNORECASE),
 }
-_ASKS_A_REPLY = re.compile(r"answer|reply|respond|write|please|\bsay\b|\bagain\b|\brepeat\b|répon|antwort|contest|"
+_ASKS_A_REPLY = re.compile(r"answer|reply|respond|write|please|\bagain\b|\brepeat\b|répon|antwort|contest|"
                            r"escrib|bitte|por favor|s'il vous", re.IGNORECASE)
 
 
