@@ -411,7 +411,9 @@ def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
                       for n in nows)
         return said is not None and said == wet
     hours = _hours_asked(turn, reply)
-    if hours:  # "今晚会下雨吗": judged by the hours of that part of the day
+    if not hours and "hour" in turn and turn["intent"] in INTENT_TOOLS:  # "will it rain around 6am tomorrow?"
+        hours = [h for h in _asked_records(turn, reply, "hours") if h.get("hour") == turn["hour"]]
+    if hours:  # "今晚会下雨吗": judged by the hours of that part of the day (or the hour asked)
         wet = [h for h in hours if (h.get("snowfall") or 0) > 0] if topic == "snow" else [
             h for h in hours if (h.get("precipitation") or 0) > 0 or (h.get("precipitation_probability") or 0) >= 50]
         return said is not None and said == bool(wet)

@@ -304,9 +304,15 @@ _SAY_AGAIN = re.compile(r"再(?:说|講|讲|讲述|回答)一?[遍次下]|重复
                         r"(?:in|into) (?:english|chinese|mandarin)(?: please| pls)?\s*[?.!]*\s*$", re.IGNORECASE)
 
 
+# Doubting the latest answer, of no other day ("seems low, are you sure?", "你确定吗"): its figures, said again.
+_DOUBTS = re.compile(r"\b(?:are|r) (?:you|u) sure\b|\byou sure\b|\bis that right\b|你确定|确定吗|确定么|没搞错吧|真的假的",
+                     re.IGNORECASE)
+
+
 def asks_to_say_again(question: str) -> bool:
     """Whether the question asks for the latest answer again (in a language it names, or as it was)."""
-    return bool(_SAY_AGAIN.search(question))
+    return bool(_SAY_AGAIN.search(question)) or (bool(_DOUBTS.search(question)) and not day_words(question)
+                                                 and not names_the_day_after(question))
 
 
 def bare_follow_up(question: str) -> bool:

@@ -48,6 +48,7 @@ from mcp_chat_app.chat.route_mends import (
     asks_an_hour,
     for_the_destination,
     for_the_name_said,
+    from_a_search_of_places,
     from_a_yes_or_no_tool,
     from_the_drawing_tool,
     left_out,
@@ -315,8 +316,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
             if any(plan.request is not None for plan in replanned):
                 planned = replanned
                 break
-    planned = moved_to_the_present(from_the_drawing_tool(to_the_drawing_tool(planned, by_name, turn), by_name, turn),
-                                   by_name, turn)
+    planned = from_the_drawing_tool(to_the_drawing_tool(planned, by_name, turn), by_name, turn)
+    planned = moved_to_the_present(from_a_search_of_places(planned, by_name, turn), by_name, turn)
     planned = from_a_yes_or_no_tool(planned, by_name, turn)
     planned, again_ms = _with_written_numbers(turn, router, tools, planned)
     llm_ms += again_ms

@@ -44,6 +44,7 @@ from mcp_chat_app.chat.route_plan import (
     takes_exactly,
 )
 from mcp_chat_app.chat.route_prompt import dump_arguments
+from mcp_chat_app.chat.text.claims import is_yes_no_question
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_references, names_the_day_after, without_day_words
 from mcp_chat_app.chat.text.languages import in_another_script
@@ -159,12 +160,8 @@ def from_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
     if tool is None or not _draws(tool) or says_a_listed_term(turn.question, tool) \
             or not turn.vocabulary.asks_overview(turn.question):
         return planned
-    def taken(target: ToolInfo) -> dict[str, Any]:
-        properties = target.input_schema.get("properties", {})
-        return {name: value for name, value in plan.arguments.items() if name in properties}
-
-    for target in sorted(by_name.values(), key=lambda other: -len(taken(other))):  # (the day kept: not the present)
-        arguments = taken(target)
+    for target in _taking_the_most(plan.arguments, by_name):  # (the day kept: not the present moment's tool)
+        arguments = _taken(plan.arguments, target)
         if target.server == tool.server and not _draws(target) and not _answers_yes_or_no(target) \
                 and takes_exactly(target, arguments):
             again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
@@ -172,6 +169,50 @@ def from_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
                 log.info("%s, not %s: the question asks for no drawing", target.qualified_name, tool.qualified_name)
                 return (again,)
     return planned
+
+
+def from_a_search_of_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                            turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call of a tool that takes no place (a search across places) for a yes-or-no question that asks no "which"
+    nor "where", in a conversation about one place ("any night below 5 in that stretch?" after a week's chart of
+    one town was called as a search of every town): the latest call's arguments, for the first tool of its server
+    that takes the most of them, draws nothing, answers more than yes or no, and holds every quantity asked."""
+    plan = planned[0] if len(planned) == 1 else None
+    tool = resolve(plan.name, by_name) if plan is not None and plan.request is not None else None
+    latest = conversation.latest_tried(turn.history)
+    if tool is None or place_argument(tool.input_schema, turn.vocabulary) is not None \
+            or place_list_argument(tool.input_schema, turn.vocabulary) is not None or len(latest) != 1 \
+            or len(_places_of(latest, by_name, turn)) != 1 or _WHICH.search(turn.question) \
+            or says_a_listed_term(turn.question, tool) or not is_yes_no_question(turn.question):
+        return planned
+    quantities = asked_quantities(turn.question, turn.vocabulary)
+    (earlier,) = latest
+    for target in _taking_the_most(earlier["arguments"], by_name):  # (its days kept)
+        arguments = _taken(earlier["arguments"], target)
+        if target.server == tool.server and target is not tool and not _draws(target) \
+                and not _answers_yes_or_no(target) and takes_exactly(target, arguments) \
+                and place_argument(target.input_schema, turn.vocabulary) in arguments \
+                and all(described(target.output_schema, quantity) for quantity in quantities):
+            again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+            if again.request is not None:
+                log.info("%s, not %s: a yes or no of the conversation's place", target.qualified_name, plan.name)
+                return (again,)
+    return planned
+
+
+def _taken(arguments: dict[str, Any], target: ToolInfo) -> dict[str, Any]:
+    """The arguments `target` has a property for."""
+    properties = target.input_schema.get("properties", {})
+    return {name: value for name, value in arguments.items() if name in properties}
+
+
+def _taking_the_most(arguments: dict[str, Any], by_name: dict[str, ToolInfo]) -> list[ToolInfo]:
+    """The tools, those that take the most of the arguments first."""
+    return sorted(by_name.values(), key=lambda target: -len(_taken(arguments, target)))
+
+
+# A question that asks which places, or where ("which ones", "哪些", "哪里"): a search's question.
+_WHICH = re.compile(r"\b(?:which|where|what\s+(?:places|cities|towns))\b|哪", re.IGNORECASE)
 
 
 # The field of an image's MIME type, by which a tool's output schema says its results carry one.

@@ -130,6 +130,14 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     assert strict(dry_turn, _reply("广州后天晴，降水0毫米，降水概率5%。不会下雨。", dry))["verdict"] is True
     assert strict(dry_turn, _reply("广州后天晴，降水概率5%。不会下雨。", dry))["verdict"] is True
     assert strict(dry_turn, _reply("广州后天晴，降水概率5%。会下雨。", dry))["verdict"] is False
+    # An hour asked is judged by that hour, not by its day (dev43's "and will it rain around 6am tomorrow?")
+    hour = {"query": "Will it rain in Guangzhou around 6am tomorrow?", "lang": "en", "intent": "hourly",
+            "cities": [GUANGZHOU], "day": 1, "hour": 6, "yesno": "rain"}
+    six = _call("get_precipitation", {}, {"location": _location(GUANGZHOU), "days": WEEK[1:2], "hours": [
+        {"date": "2026-12-02", "hour": 6, "time": "2026-12-02T06:00", "precipitation": 0.0,
+         "precipitation_probability": 13}], "source": "simulated"})
+    assert strict(hour, _reply("No rain is expected at 06:00: 13% chance, 0 mm.", six))["verdict"] is True
+    assert strict(hour, _reply("Yes, rain is expected at 06:00.", six))["verdict"] is False
     hot = {"query": "广州今天热吗", "lang": "zh", "intent": "current", "cities": [GUANGZHOU], "day": 0, "judge": "hot"}
     current = _call("get_current_weather", {}, {"location": _location(GUANGZHOU), "temperature": 11.0,
                                                 "time": "2026-12-01T09:00", "today_max": 12.0, "today_min": 6.0})

@@ -84,6 +84,7 @@ DRY = [rain(False, "no rain is expected")]
     ("明天杭州不会下雨吧？约了朋友去西湖边拍照", True), ("明天不会比今天冷吧", True),
     ("it won't rain tomorrow, right?", True), ("so no umbrella then?", True), ("Rain in Leeds tomorrow, yeah?", True),
     ("what about Leeds, then?", False), ("明天呢？", False),
+    ("Honestly just tell me if Muscat will be unbearable tomorrow", True),
 ])
 def test_yes_no_questions_are_told_in_their_spoken_forms_too(question, yes_no):
     assert is_yes_no_question(question) is yes_no

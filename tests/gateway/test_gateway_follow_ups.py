@@ -364,6 +364,11 @@ def test_over_http_a_part_of_the_conversations_place_said_by_no_name_is_that_pla
     # nor words that open with a part of the day (dev43's "明天呢？我明天晚上回" was called for a place "晚上回")
     body = asked("明天呢？我明天晚上回", call("get_precipitation", city="晚上回", day=1, hours="night"))
     assert [arguments["city"] for _, arguments in _made(body)] == ["华山"]
+    # ... nor the name sharing a character with the router's ("晚上回" of 上海: 上)
+    asked = _asker(forced_gateway, fake_llm, "evening-back")
+    asked("那现在呢，上海在下吗", call("get_current_weather", city="上海"))
+    body = asked("明天呢？我明天晚上回", call("get_precipitation", city="上海", day=1))
+    assert [arguments["city"] for _, arguments in _made(body)] == ["上海"]
 
 
 def test_over_http_a_word_of_the_domain_called_as_a_place_is_the_conversations_place(forced_gateway, fake_llm):
@@ -493,7 +498,9 @@ def test_over_http_a_place_alone_after_a_search_of_places_asks_the_latest_questi
 
 
 @pytest.mark.parametrize("again, language", [("能用中文再说一遍吗？我要发给我妈看", "zh"), ("Again in Chinese?", "zh"),
-                                             ("say that again in English", "en")])
+                                             ("say that again in English", "en"),
+                                             # a doubt: the figures said again ("Africa" was called for the air)
+                                             ("seems low for Africa lol, are you sure?", "en")])
 def test_over_http_the_latest_answer_asked_again_makes_its_calls_again(forced_gateway, fake_llm, again, language):
     """dev43's "能用中文再说一遍吗？我要发给我妈看" after a comparison of the UV was taken for a task of words and
     answered "抱歉，我现在无法回答这个问题": the latest calls are made again and answered in the language asked."""
@@ -513,6 +520,21 @@ def test_over_http_a_place_alone_after_one_day_asks_of_that_day_not_an_older_spa
     asked("风大吗？明天最大风速多少", call("get_forecast", city="厦门", day=1))
     body = asked("平潭呢", call("get_forecast", city="平潭", day=1, days=3))
     assert _made(body) == [("get_forecast", {"city": "平潭", "day": 1})]
+
+
+def test_over_http_a_yes_or_no_of_the_conversations_place_is_no_search_of_places(forced_gateway, fake_llm):
+    """dev43's "Is it going to drop below freezing any night in that stretch?" after a chart of Boise's next 10
+    days was called as the search of every city below 0: a yes or no, asking no "which", of the one place."""
+    asked = _asker(forced_gateway, fake_llm, "stretch")
+    asked("Boise, Idaho: can you make me a temperature chart for the next 10 days?",
+          call("get_weather_chart", city="Boise, Idaho", kind="temperature", day=0, days=10))
+    body = asked("Is it going to drop below freezing any night in that stretch?",
+                 call("find_cities_by_temperature", relation="below", temp=0, day=0, measure="min"))
+    assert _made(body) == [("get_forecast", {"city": "Boise, Idaho", "day": 0, "days": 10})]
+    # ... but "which" asks the search
+    body = asked("Which cities drop below freezing tonight?",
+                 call("find_cities_by_temperature", relation="below", temp=0, day=0, measure="min"))
+    assert [tool for tool, _ in _made(body)] == ["find_cities_by_temperature"]
 
 
 def test_over_http_the_weather_asked_after_a_chart_is_no_chart(forced_gateway, fake_llm):

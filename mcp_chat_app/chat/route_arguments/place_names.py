@@ -562,7 +562,7 @@ def _name_sharing_a_character(value: str, question: str, vocabulary: Vocabulary)
         rest = rest.replace(word, " ")
     rest = re.sub(f"[{re.escape(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)}]", " ", rest)
     names = {run for run in re.findall(r"[\u3400-\u9fff]+", rest)
-             if 2 <= len(run) <= 4 and set(run) & set(value) and not PART_OF_A_PLACE.match(run)}
+             if 2 <= len(run) <= 4 and set(run) & set(value) and not names_no_place(run, vocabulary)}
     return names.pop() if len(names) == 1 else ""
 
 

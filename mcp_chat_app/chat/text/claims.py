@@ -21,9 +21,10 @@ _ZH_YES_NO = re.compile(r"[吗么嘛嗎麼][？?\s]*$|[吗嗎](?=[？?\s，,。�
                         r"有[没沒冇]有|有冇|"
                         r"需不需要|用不用|是否|有无|(.)[不唔]\1|"
                         r"吧(?=[？?，,。！!]|\s*$)")  # a guess put to be confirmed: "明天不会关门吧？"
-# A statement put to be confirmed: "the shop won't be closed tomorrow, right?", "so no queue then?"
-_EN_CONFIRM = re.compile(r"[,\s](?:right|yeah|yes|correct|eh)\s*[?？]\s*$|^\s*(?:so,?\s+)?no\s+\w.*[?？]\s*$",
-                         re.IGNORECASE)
+# A statement put to be confirmed: "the shop won't be closed tomorrow, right?", "so no queue then?"; or asked
+# whether: "just tell me if the shop will be open tomorrow"
+_EN_CONFIRM = re.compile(r"[,\s](?:right|yeah|yes|correct|eh)\s*[?？]\s*$|^\s*(?:so,?\s+)?no\s+\w.*[?？]\s*$"
+                         r"|\b(?:tell me|let me know|wondering|wonder|check) (?:if|whether)\b", re.IGNORECASE)
 # "… or not" asks yes or no, as 不 between two words does ("JB tomorrow very hot or not ah").
 _EN_OR_NOT = re.compile(r"\bor\s+not\b", re.IGNORECASE)
 # What may come before the question itself: a subject ("Kingston, Jamaica - is it …"), or a sentence of its own
