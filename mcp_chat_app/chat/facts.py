@@ -204,10 +204,8 @@ def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:
 def _unsaid(outcome: ToolOutcome, text: str, asked: list[Quantity], turn: Turn) -> str:
     """The values of the asked quantities the result holds but `text` does not speak of."""
     said = numbers_in(text)
-    # (a text that names a measured quantity without its figure does not say it: "Overcast" is no cloud cover)
-    unsaid = [q for q in asked if holds(outcome.structured_content, q)
-              and not _quotes_a_value(said, outcome.structured_content, q)
-              and (not q.named_in(text) or _measured(outcome.structured_content, q))]
+    unsaid = [q for q in asked if holds(outcome.structured_content, q) and not q.named_in(text)
+              and not _quotes_a_value(said, outcome.structured_content, q)]
     if not unsaid:
         return ""
     return field_values(outcome.structured_content, lambda key: any(field_matches(key, q.field) for q in unsaid),
@@ -220,12 +218,6 @@ def _label(key: str, quantities: list[Quantity]) -> str:
     quantity = next(q for q in quantities if field_matches(key, q.field))
     own = any(key.startswith(part) for part in field_names(quantity.field))
     return quantity.word if own else f"{quantity.word} ({key.replace('_', ' ')})"
-
-
-def _measured(content: Any, quantity: Quantity) -> bool:
-    """Whether the content gives the quantity as a number."""
-    return any(isinstance(value, (int, float)) and not isinstance(value, bool)
-               for key, value in leaves(measured(content)) if field_matches(key, quantity.field))
 
 
 def _quotes_a_value(said: list[float], content: Any, quantity: Quantity) -> bool:

@@ -243,8 +243,8 @@ def test_an_asked_quantity_a_result_holds_is_shown_to_the_writer_and_missing_onl
     assert from_facts(facts, "en").startswith("Sorry, the data I have does not include pollen. Here is what it says:")
     _, facts = facts_of("Berlin tomorrow?", forecast(days, text))
     assert facts.missing == () and facts.findings[0].text == text and not from_facts(facts, "en").startswith("Sorry")
-    # A text that names a measured quantity without its figure does not say it (dev42's "will it be cloudy?" was
-    # answered "Overcast" from a text that named the clouds and gave no cover)
+    # The clouds asked about are the cloud cover, which a text's "overcast" does not give (dev42's "will it be
+    # cloudy?" was answered "Overcast", or with the cover called a chance of rain)
     cloudy = [{**day, "cloud_cover_mean": 95.0} for day in days]
     _, facts = facts_of("Will it be cloudy in Berlin tomorrow?", forecast(cloudy, "Berlin: tomorrow overcast, 8.6°C."))
     assert "95" in facts.findings[0].text
