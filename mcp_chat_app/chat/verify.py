@@ -261,6 +261,10 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     if claimed:
         problems.append(Problem("lacking", f"it speaks of {', '.join(claimed)} as if the facts gave it; they do not: "
                                            "say that you do not have it, then give what the facts say"))
+    chances = unfounded_chances(reply, facts.text)
+    if chances:
+        problems.append(Problem("attribution", f"it gives {', '.join(chances)} as a chance, which the facts give no "
+                                               "chance as: quote each figure with what the facts say it is"))
     misplaced = misattributed(reply, facts.text, question)
     if misplaced:
         problems.append(Problem("attribution", f"it says {', '.join(misplaced)} of a day the facts do not say it of; "
@@ -343,6 +347,21 @@ def claimed_missing(reply: str, facts: Facts) -> list[str]:
     today's."""
     claims = [sentence.casefold() for sentence in _SENTENCE_SPLIT.split(reply) if not says_it_lacks(sentence)]
     return [word for word in facts.missing if any(word.casefold() in sentence for sentence in claims)]
+
+
+# A figure given as a chance or a probability ("87% chance", "概率87%", "87%的可能"), in the facts or a reply.
+_CHANCE = re.compile(r"(\d+(?:\.\d+)?)\s*%\s*(?:chance|probability|likelihood|的?(?:概率|可能|几率))"
+                     r"|(?:chance|probability|likelihood|概率|可能性|几率)[^\d%。.;；]{0,30}?(\d+(?:\.\d+)?)\s*%",
+                     re.IGNORECASE)
+
+
+def unfounded_chances(reply: str, facts_text: str) -> list[str]:
+    """The chances the reply gives that the facts give as no chance, where they give some: another figure of them
+    called a chance ("87% chance of X" of an 87% cover, where X's chance is 40%)."""
+    known = {float(a or b) for a, b in _CHANCE.findall(facts_text)}
+    if not known:
+        return []
+    return [f"{a or b}%" for a, b in _CHANCE.findall(reply) if float(a or b) not in known]
 
 
 def misattributed(reply: str, facts_text: str, question: str = "") -> list[str]:

@@ -21,7 +21,7 @@ from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.quantities import asked_quantities, field_matches, holds
 from mcp_chat_app.chat.text.result_view import field_values
 from mcp_chat_app.chat.turn import Turn
-from mcp_chat_app.chat.verify import check_reply, comparison_patterns, contradictions
+from mcp_chat_app.chat.verify import check_reply, comparison_patterns, contradictions, unfounded_chances
 from mcp_chat_app.chat.write import Draft, write
 from mcp_chat_app.chat.write_prompt import WRITER_RULES
 from mcp_chat_app.config import CONFIG_DIR
@@ -856,3 +856,13 @@ def test_what_a_place_is_doing_asks_for_its_data_as_a_whole():
     assert VOCABULARY.asks_overview("ok then, what's Hobart doing right now")
     assert VOCABULARY.asks_overview("what's it doing in Leeds tomorrow?")
     assert not VOCABULARY.asks_overview("what are you doing?")
+
+
+def test_a_figure_called_a_chance_must_be_one_of_the_facts_chances():
+    """dev42's "will it be cloudy at noon?" was answered "with a 87% chance of precipitation": 87% was the cloud
+    cover, and the chance was 40%."""
+    facts = "Kathmandu, Wed 9 Dec 12:00: Overcast, 12°C, 40% chance of precipitation. cloud cover: 87%"
+    assert unfounded_chances("Yes, it will be cloudy, with a 87% chance of precipitation.", facts) == ["87%"]
+    assert unfounded_chances("Yes: cloud cover 87%, and a 40% chance of precipitation.", facts) == []
+    assert unfounded_chances("降水概率30%。", "明天 阴，降水概率27%。") == ["30%"]
+    assert unfounded_chances("87% of it, a 40% chance.", "cloud cover: 87%") == []  # none to compare with
