@@ -49,8 +49,7 @@ class Turn:
               unread: tuple[Unread, ...] = ()) -> Turn:
         sink = emit or (lambda event, data: None)
         question = languages.in_simplified(question)  # the word lists are written simplified: "週六呢" is 周六
-        language = languages.requested(question) or languages.detect(_with_a_language(question, history),
-                                                                     assistant.vocabulary)
+        language = languages.requested(question) or _language(question, history, assistant)
         # A unit system the conversation asked for lately outranks the user's standing one ("and in the other unit?").
         said = [question, *(m["content"] for m in reversed(history) if m.get("role") == "user"
                             and isinstance(m.get("content"), str))]
@@ -86,11 +85,15 @@ class Turn:
         return self.shown.start(passes) if self.streaming else None
 
 
-def _with_a_language(question: str, history: list[dict[str, Any]]) -> str:
-    """The question, or for one that carries no language of its own ("ok"), the latest user message that does:
-    the reply keeps the conversation's language."""
+def _language(question: str, history: list[dict[str, Any]], assistant: Assistant) -> str:
+    """The question's language, or for one that carries none of its own ("ok", "thx"), the conversation's: the
+    language most of its user messages are in, the latest of them on a tie (a turn asked once in another language,
+    to be forwarded, does not make it that language)."""
     if not languages.says_no_language(question):
-        return question
-    said = [message["content"] for message in history if message.get("role") == "user"
-            and isinstance(message.get("content"), str) and not languages.says_no_language(message["content"])]
-    return said[-1] if said else question
+        return languages.detect(question, assistant.vocabulary)
+    said = [languages.detect(message["content"], assistant.vocabulary) for message in history
+            if message.get("role") == "user" and isinstance(message.get("content"), str)
+            and not languages.says_no_language(message["content"])]
+    if not said:
+        return languages.detect(question, assistant.vocabulary)
+    return max(reversed(said), key=said.count)

@@ -866,3 +866,16 @@ def test_a_figure_called_a_chance_must_be_one_of_the_facts_chances():
     assert unfounded_chances("Yes: cloud cover 87%, and a 40% chance of precipitation.", facts) == []
     assert unfounded_chances("降水概率30%。", "明天 阴，降水概率27%。") == ["30%"]
     assert unfounded_chances("87% of it, a 40% chance.", "cloud cover: 87%") == []  # none to compare with
+
+
+def test_a_message_of_no_language_gets_the_conversations_language():
+    """dev43's "thx", after three questions in English and one in Chinese (to forward to a mother), was answered in
+    Chinese: the conversation's language is the one most of its messages are in, the latest on a tie."""
+    def said(*questions: str) -> list[dict[str, str]]:
+        return [{"role": role, "content": text} for question in questions
+                for role, text in (("user", question), ("assistant", "…"))]
+
+    english = said("Perth or Adelaide, hotter tomorrow?", "and the low?", "ok and UV?", "能用中文再说一遍吗？")
+    assert Turn.start("thx", english, ASSISTANT).language == "en"
+    assert Turn.start("thx", said("明天北京冷吗", "那后天呢"), ASSISTANT).language == "zh"
+    assert Turn.start("ok", said("Is Oslo cold?", "那上海呢"), ASSISTANT).language == "zh"  # a tie: the latest
