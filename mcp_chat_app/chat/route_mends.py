@@ -160,15 +160,10 @@ def from_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
     if tool is None or not _draws(tool) or says_a_listed_term(turn.question, tool) \
             or not turn.vocabulary.asks_overview(turn.question):
         return planned
-    for target in _taking_the_most(plan.arguments, by_name):  # (the day kept: not the present moment's tool)
-        arguments = _taken(plan.arguments, target)
-        if target.server == tool.server and not _draws(target) and not _answers_yes_or_no(target) \
-                and takes_exactly(target, arguments):
-            again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
-            if again.request is not None:
-                log.info("%s, not %s: the question asks for no drawing", target.qualified_name, tool.qualified_name)
-                return (again,)
-    return planned
+    # (the most of its arguments: the day kept, not the present moment's tool)
+    again = _to_the_one_taking_most(plan, tool, plan.arguments, lambda target, arguments: True, by_name, turn,
+                                    "the question asks for no drawing")
+    return (again,) if again is not None else planned
 
 
 def from_a_search_of_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
@@ -187,28 +182,34 @@ def from_a_search_of_places(planned: tuple[PlannedCall, ...], by_name: dict[str,
         return planned
     quantities = asked_quantities(turn.question, turn.vocabulary)
     (earlier,) = latest
-    for target in _taking_the_most(earlier["arguments"], by_name):  # (its days kept)
-        arguments = _taken(earlier["arguments"], target)
+
+    def of_the_place(target: ToolInfo, arguments: dict[str, Any]) -> bool:
+        return place_argument(target.input_schema, turn.vocabulary) in arguments \
+            and all(described(target.output_schema, quantity) for quantity in quantities)
+
+    again = _to_the_one_taking_most(plan, tool, earlier["arguments"], of_the_place, by_name, turn,
+                                    "a yes or no of the conversation's place")  # (its days kept)
+    return (again,) if again is not None else planned
+
+
+def _to_the_one_taking_most(plan: PlannedCall, tool: ToolInfo, arguments: dict[str, Any],
+                            fits: Callable[[ToolInfo, dict[str, Any]], bool], by_name: dict[str, ToolInfo],
+                            turn: Turn, why: str) -> PlannedCall | None:
+    """The call made, with those of `arguments` it takes, of the other tool of `tool`'s server that draws nothing,
+    answers more than yes or no, `fits` them and takes the most of them; None where none does."""
+    def taken(target: ToolInfo) -> dict[str, Any]:
+        properties = target.input_schema.get("properties", {})
+        return {name: value for name, value in arguments.items() if name in properties}
+
+    for target in sorted(by_name.values(), key=lambda other: -len(taken(other))):
+        kept = taken(target)
         if target.server == tool.server and target is not tool and not _draws(target) \
-                and not _answers_yes_or_no(target) and takes_exactly(target, arguments) \
-                and place_argument(target.input_schema, turn.vocabulary) in arguments \
-                and all(described(target.output_schema, quantity) for quantity in quantities):
-            again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+                and not _answers_yes_or_no(target) and takes_exactly(target, kept) and fits(target, kept):
+            again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), kept, by_name, turn)
             if again.request is not None:
-                log.info("%s, not %s: a yes or no of the conversation's place", target.qualified_name, plan.name)
-                return (again,)
-    return planned
-
-
-def _taken(arguments: dict[str, Any], target: ToolInfo) -> dict[str, Any]:
-    """The arguments `target` has a property for."""
-    properties = target.input_schema.get("properties", {})
-    return {name: value for name, value in arguments.items() if name in properties}
-
-
-def _taking_the_most(arguments: dict[str, Any], by_name: dict[str, ToolInfo]) -> list[ToolInfo]:
-    """The tools, those that take the most of the arguments first."""
-    return sorted(by_name.values(), key=lambda target: -len(_taken(arguments, target)))
+                log.info("%s, not %s: %s", target.qualified_name, plan.name, why)
+                return again
+    return None
 
 
 # A question that asks which places, or where ("which ones", "哪些", "哪里"): a search's question.

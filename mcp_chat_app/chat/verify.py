@@ -61,10 +61,10 @@ _CLAUSE_SPLIT = re.compile(r"[，,;；。!！?？\n]|\.(?!\d)")
 # A question that asks for a figure ("How much fell?", "多少", "几度", "大不大"): a yes or a no is not its answer.
 _ASKS_A_FIGURE = re.compile(r"\bhow\s+(?:much|many|high|low|strong)\b|多少|几度|多高|多大|大不大|多不多|高不高|强不强",
                             re.IGNORECASE)
-# A question that asks what something is like ("what's it like", "how's X looking", "怎么样"): a yes or a no beside
-# it does not answer it.
 # So many verdicts in a yes-or-no answer with no figure are a list copied from the facts, not an answer.
 _VERDICT_LIST = 3
+# A question that asks what something is like ("what's it like", "how's X looking", "怎么样"): a yes or a no beside
+# it does not answer it.
 _ASKS_WHAT_IT_IS_LIKE = re.compile(r"\bwhat(?:'s|’s| is| are)\s+(?:it|things)\s+like\b|\bhow(?:'s|’s| is| are)\s+"
                                    r"(?:it|things|\w+)\s+looking\b|怎么样|咋样|如何", re.IGNORECASE)
 _ISO_CLOCK = re.compile(r"T(\d{2}):(\d{2})")  # the time of day of an ISO date-time

@@ -30,8 +30,8 @@ _KEYWORDS = {
              "눈와", "눈 오", "눈오"],
     "umbrella": ["umbrella", "brolly", "伞", "傘", "raincoat", "rain coat", "rain jacket", "waterproof", "poncho", "雨衣",
                  "雨具", "paraguas", "parapluie", "schirm", "ombrell", "guarda-chuva", "우산"],
-    "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "unbearabl", "热", "熱", "暖", "calor", "caluros",
-            "chaud", "heiß", "heiss", "caldo", "calda", "暑い", "暑く", "더워", "덥"],
+    "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "unbearabl", "热", "熱", "暖", "calor",
+            "caluros", "chaud", "heiß", "heiss", "caldo", "calda", "暑い", "暑く", "더워", "덥"],
     "cold": ["cold", "chilly", "freez", "cool", "frigid", "frost", "冷", "凉", "涼", "冻", "凍", "frío", "frio", "froid",
              "kalt", "freddo", "fredda", "寒い", "寒く", "추워", "춥"],
     # The highest high is the warmer place's, the lowest low the colder's ("谁的最低气温最低").
