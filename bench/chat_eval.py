@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev43_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev45_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -57,6 +57,8 @@ writers side by side: travellers planning trips abroad, and everyday decisions a
 by side: people organising events and work around the weather, and users who type carelessly or test the assistant.
 `dev42` and `dev43` (bench/dev42_*, dev43_*) were written apart from all forty-one and from each other, by two
 writers side by side: places with extreme weather and dates given every way, and chatty, indirect, doubting users.
+`dev44` and `dev45` (bench/dev44_*, dev45_*) were written apart from all forty-three and from each other, by two
+writers side by side: plans made around the weather (sports, hours, itineraries), and terse or technical users.
 Files given as arguments make one set of their own.
 """
 
@@ -80,7 +82,7 @@ from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
-LAST_SET = 43  # bench/dev2_* ... dev43_*, in the order they were written
+LAST_SET = 45  # bench/dev2_* ... dev45_*, in the order they were written
 
 
 def bench_set_files(number: int) -> tuple[Path, Path]:
