@@ -9,7 +9,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from weather_mcp_server.domain.service import DayQuery, WeatherService
+from weather_mcp_server.domain.service import MAX_COMPARED, DayQuery, WeatherService
 from weather_mcp_server.domain.units import UnitSystem, convert, preferred, to_celsius
 from weather_mcp_server.errors import InvalidArgument
 from weather_mcp_server.models import (
@@ -114,7 +114,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
     @server.tool(title="Compare places", annotations=READ_ONLY)
     async def compare_weather(
         ctx: Context,
-        cities: Annotated[list[PlaceName], Field(min_length=2, max_length=5, description="The places to compare")],
+        cities: Annotated[list[PlaceName], Field(min_length=2, max_length=MAX_COMPARED, description="The places to compare")],
         day: DayArg = 0,
         days: DayCount = 1,
     ) -> Annotated[CallToolResult, Comparison]:

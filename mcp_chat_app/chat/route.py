@@ -74,6 +74,7 @@ from mcp_chat_app.chat.route_mends import (
     with_siblings,
     with_stated_values,
 )
+from mcp_chat_app.chat.route_own_days import on_their_own_days
 from mcp_chat_app.chat.route_plan import (
     PlannedCall,
     calls_in_text,
@@ -327,6 +328,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     llm_ms += again_ms
     planned = with_distinct_places(without_comparatives(planned, by_name, turn), by_name, turn)
     planned = for_the_destination(with_added_places(planned, by_name, turn), by_name, turn)
+    planned = on_their_own_days(planned, by_name, turn)
     planned, again_ms = _without_numbers_nobody_said(turn, router, tools, planned)  # (what no mend above took)
     llm_ms += again_ms
     named = with_named_places(planned, by_name, turn)

@@ -130,8 +130,8 @@ def to_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
     plan = planned[0] if len(planned) == 1 else None
     tool = resolve(plan.name, by_name) if plan is not None and plan.request is not None else None
     drawing = [other for other in by_name.values() if tool is not None and other.server == tool.server
-               and _draws(other) and says_a_listed_term(turn.question, other)]
-    if tool is None or _draws(tool) or len(drawing) != 1:
+               and draws(other) and says_a_listed_term(turn.question, other)]
+    if tool is None or draws(tool) or len(drawing) != 1:
         return planned
     (target,) = drawing
     properties = target.input_schema.get("properties", {})
@@ -157,7 +157,7 @@ def from_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
     the server that draws nothing, answers more than yes or no and takes the most of the call's arguments."""
     plan = planned[0] if len(planned) == 1 else None
     tool = resolve(plan.name, by_name) if plan is not None and plan.request is not None else None
-    if tool is None or not _draws(tool) or says_a_listed_term(turn.question, tool) \
+    if tool is None or not draws(tool) or says_a_listed_term(turn.question, tool) \
             or not turn.vocabulary.asks_overview(turn.question):
         return planned
     # (the most of its arguments: the day kept, not the present moment's tool)
@@ -203,7 +203,7 @@ def _to_the_one_taking_most(plan: PlannedCall, tool: ToolInfo, arguments: dict[s
 
     for target in sorted(by_name.values(), key=lambda other: -len(taken(other))):
         kept = taken(target)
-        if target.server == tool.server and target is not tool and not _draws(target) \
+        if target.server == tool.server and target is not tool and not draws(target) \
                 and not _answers_yes_or_no(target) and takes_exactly(target, kept) and fits(target, kept):
             again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), kept, by_name, turn)
             if again.request is not None:
@@ -220,7 +220,7 @@ _WHICH = re.compile(r"\b(?:which|where|what\s+(?:places|cities|towns))\b|哪", r
 _IMAGE = Quantity("mime_type", "mime_type", ())
 
 
-def _draws(tool: ToolInfo) -> bool:
+def draws(tool: ToolInfo) -> bool:
     """Whether a tool's results carry an image (its output schema has a MIME type)."""
     return described(tool.output_schema, _IMAGE)
 
@@ -236,7 +236,7 @@ def from_a_yes_or_no_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
         return planned
 
     def holds_them(target: ToolInfo) -> bool:
-        return not _answers_yes_or_no(target) and not _draws(target) \
+        return not _answers_yes_or_no(target) and not draws(target) \
             and all(described(target.output_schema, quantity) for quantity in quantities)
 
     moved = []

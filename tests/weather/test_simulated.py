@@ -506,3 +506,26 @@ def test_snow_falling_now_is_snowing_not_raining() -> None:
     assert (raining_now(0.4, slight_snowfall).holds, snowing_now(0.3, slight_snowfall).holds) == (False, True)
     assert (raining_now(0.4, slight_rain).holds, snowing_now(0.0, slight_rain).holds) == (True, False)
     assert snowing_now(0.0, 0).statement == "it is not snowing now"
+
+
+@pytest.mark.anyio
+async def test_six_places_are_compared_and_a_tie_of_many_is_of_every_place() -> None:
+    """dev45's "成都、重庆、武汉、长沙、南京、杭州 明天哪个最热" had no comparison (five places at most): up to eight
+    are compared, and a tie of three or more places is said of each place (各地), not of two (两地)."""
+    cities = ["成都", "重庆", "武汉", "长沙", "南京", "杭州"]
+    async with stdio_client(server_env("simulated")) as client:
+        six = await client.call_tool("compare_weather", {"cities": cities, "day": 1})
+        nine = await client.call_tool("compare_weather", {"cities": [*cities, "上海", "北京", "广州"], "day": 1})
+    assert not six.is_error and len(six.structured_content["places"]) == 6
+    assert nine.is_error
+
+    def standing(name: str) -> Standing:
+        location = Location(name=name, english_name=name, country="X", country_code="XX", latitude=0.0,
+                            longitude=0.0, timezone="UTC")
+        return Standing(location, name, 5.0, 0.0, 0.0, 10.0)
+
+    def ties(count: int) -> list[str]:
+        use_locale({"locale": "zh-CN"})
+        return [v.statement for v in comparison_verdicts([standing(c) for c in "ABCD"[:count]]) if not v.winner]
+    assert all(s.startswith("两地") for s in contextvars.copy_context().run(ties, 2))
+    assert all(s.startswith("各地") for s in contextvars.copy_context().run(ties, 3))

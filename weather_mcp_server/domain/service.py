@@ -58,7 +58,7 @@ from weather_mcp_server.wording.weather import chart_alt_text, chart_title, is_c
 Measure = Literal["max", "min", "mean"]
 ProgressFn = Callable[[float, float, str], Awaitable[None]]
 MAX_CITIES = 100
-MAX_COMPARED = 5
+MAX_COMPARED = 8
 NEAREST_OUTSIDE = 3
 
 
@@ -177,7 +177,7 @@ class WeatherService:
                                   today)
 
     async def compare(self, cities: list[str], query: DayQuery) -> Comparison:
-        """Two to five places over the same days: their figures, and which is warmer, colder and wetter."""
+        """Two to eight places over the same days: their figures, and which is warmer, colder and wetter."""
         if not 2 <= len(cities) <= MAX_COMPARED:
             raise InvalidArgument(pick(f"Compare 2 to {MAX_COMPARED} places, got {len(cities)}",
                                        f"请比较 2 到 {MAX_COMPARED} 个地方，收到 {len(cities)} 个"))

@@ -215,7 +215,7 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
     """Which place is warmer, colder, wetter, windier, drier and calmer, and where the data has them, which has the
     higher and the lower chance of rain and the stronger UV; a tie names no winner."""
     places = [_names(s) for s in standings]
-    return [
+    verdicts = [
         _winner("warmer", standings, places, max, lambda s: s.warmth,
                 lambda name: pick(f"{name} is warmer", f"{name}更暖和"), pick("equally warm", "两地一样暖和")),
         _winner("colder", standings, places, min, lambda s: s.coldness,
@@ -242,6 +242,10 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
                    pick("equally strong UV", "两地紫外线一样强"))]
           if all(s.uv is not None for s in standings) else []),
     ]
+    if len(standings) > 2:  # a tie of three places or more is of every place, not of "both"
+        verdicts = [verdict.model_copy(update={"statement": verdict.statement.replace("两地", "各地")})
+                    for verdict in verdicts]
+    return verdicts
 
 
 # The verdicts a comparison's text states: drier and calmer are wetter and windier read the other way round.

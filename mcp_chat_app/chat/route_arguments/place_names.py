@@ -14,6 +14,7 @@ from typing import Any
 from mcp_chat_app.chat.route_arguments.places import is_place
 from mcp_chat_app.chat.route_arguments.stated import mentioned, only_day_words
 from mcp_chat_app.chat.text.clock import parts_of_day, without_clock_times
+from mcp_chat_app.chat.text.quantities import asked_quantities, quantity_starts
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.day_words import day_words, without_day_words, written_day_words
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
@@ -35,7 +36,7 @@ _JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+|\s*(
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _COMPARES_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更|分别|各自|都")
 _WINNER_ZH = re.compile(r"哪个|哪里|哪边|哪儿|哪座|谁|比较|对比|相比|更")  # not 分别, 各自, 都: each its own
-_JOINED_ZH = re.compile(r"\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*([\u3400-\u9fff]{2,})")
+_JOINED_ZH = re.compile(r"(?:\s*(?:和|与|跟|同|、|还是|或者|或|vs\.?|VS)\s*|\s+)([\u3400-\u9fff]{2,})")  # ("哈尔滨 长春")
 _NAME_ENDS_ZH = "哪谁的明今后昨前周下这那现此比更天吗呢会有是要和与跟同还或都分各接未最多"  # 接下来, 未来, 最近, 多少
 # A place's qualifier as a question writes it: after it in Latin script ("Moscow, Idaho", "Kingston Jamaica"),
 # before it in Chinese or Japanese, written in Han or katakana ("浙江丽水", "澳大利亚的纽卡斯尔").
@@ -134,6 +135,8 @@ def _chinese_siblings(value: str, question: str, domain_ends: str) -> list[str]:
     while (joined := _JOINED_ZH.match(rest)) is not None:
         tail = joined[1][2:]
         name = joined[1][:2] + tail[:end.start() if (end := ends.search(tail)) else len(tail)]
+        if day_words(name):  # "沈阳 后天谁最冷": the list has ended
+            break
         found.append(name)
         rest = rest[joined.start(1) + len(name):]
     return found
@@ -544,7 +547,18 @@ def names_no_place(value: str, vocabulary: Vocabulary) -> bool:
     places side by side ("vs"), or words that open with a part of the day ("晚上回" of "明天呢？我明天晚上回")."""
     word = value.partition(",")[0].strip().casefold()
     return bool(PART_OF_A_PLACE.match(value)) or word in vocabulary.own_words or word in _COMPARING_WORDS \
-        or any(word.startswith(part.casefold()) for part in parts_of_day(word, vocabulary))
+        or any(word.startswith(part.casefold()) for part in parts_of_day(word, vocabulary)) \
+        or _of_own_words(word, vocabulary)
+
+
+def _of_own_words(word: str, vocabulary: Vocabulary) -> bool:
+    """Whether Chinese characters are the domain's words and the start of one ("开盘价" of "开盘价格是啥意思")."""
+    rest = word
+    while head := max((own for own in vocabulary.own_words if rest.startswith(own)), key=len, default=""):
+        rest = rest[len(head):]
+    if rest == word or not re.fullmatch(r"[\u3400-\u9fff]+", word):  # (日照 is a city, 日照时长 a word)
+        return False
+    return not rest or any(own.startswith(rest) and own != rest for own in vocabulary.own_words)
 
 
 # Words that set places side by side, which a router may list as one of them ("vs Abisko": "vs").
@@ -609,6 +623,8 @@ def _name_before_a_code(value: str, question: str, vocabulary: Vocabulary) -> st
         if _names_nothing(word, vocabulary):
             break
         name.insert(0, word)
+    if asked_quantities(" ".join(name), vocabulary):  # "air quality la tomorrow": Los Angeles, no "air quality"
+        return ""
     return f"{' '.join(name)}, {value}" if name else ""
 
 
@@ -640,7 +656,11 @@ def chinese_name_said(question: str, vocabulary: Vocabulary) -> str:
     吗": a question's place comes first), or "" when it begins with no run of two to five such characters."""
     run = re.match(r"[\u3400-\u9fff]*", without_day_words(question).strip())[0]
     ends = [at for at, character in enumerate(run) if character in vocabulary.name_ends_zh]
-    run = run[:min(ends, default=len(run))].lstrip(_ASKS_ZH + "那一下").rstrip(_TRAILING_ZH)
+    whole = run[:min(ends, default=len(run))]
+    run = whole.lstrip(_ASKS_ZH + "那一下").rstrip(_TRAILING_ZH)
+    start = len(whole) - len(whole.lstrip(_ASKS_ZH + "那一下"))
+    if any(start <= at < start + len(run) for at in quantity_starts(whole, vocabulary)):
+        return ""  # "开盘价和收盘价有啥区别": a quantity, no name
     return run if 2 <= len(run) <= 5 else ""
 
 
@@ -654,3 +674,18 @@ def added_names(question: str) -> list[str]:
     return [match[1] for pattern in (_ADDED_ZH, _ADDED_BEFORE_ZH, _COMPARED_WITH_ZH, _ADDED)
             for match in pattern.finditer(question)
             if without_day_words(match[1]).strip()]  # (加上明天呢: a day)
+
+
+# A Chinese name after the word a plan's leg goes or stays there by ("后天去西塘", "大后天到桂林", "后天在阳朔").
+_LEG_ZH = re.compile(r"(?:去|到|在|飞|回)\s*([\u3400-\u9fff]{2,4}?)(?=[玩看住的呢吗，,。？?！!\s]|$)")
+
+
+def first_name_in(clause: str, vocabulary: Vocabulary) -> str | None:
+    """The first name a clause of a plan writes ("Kuala Lumpur" of "Kuala Lumpur the day after", "西塘" of "后天去
+    西塘"): after 去/到/在 in Chinese, else its first capitalised words that name something; None where it has none."""
+    text = without_day_words(clause)
+    if zh := _LEG_ZH.search(text):
+        return zh[1]
+    names = (match[0] for match in re.finditer(_NAME_WORDS, text))
+    return next((name for name in names if not all(_names_nothing(word, vocabulary) or word.startswith(("I'", "I’"))
+                                                  for word in name.split())), None)

@@ -30,6 +30,9 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 # "tomorrow" as people type it (chat shorthand, slang, typos), alone or in "the day after tomorow".
 _TOMORROW = (r"tomorrow|tmrw|tmr|tmrow|tmw|tmoro|tmorow|tmorrow|2morrow|2moro|2morow|2mrw|2mro|tomoz|tomorow|tommorow"
              r"|tommorrow|tomorro")
+# Words after which "sun" is sunshine, not Sunday.
+_SUNSHINE_BEFORE = ("the", "any", "some", "of", "no", "much", "more", "less", "be", "in", "get", "see", "enough",
+                    "full", "little", "and", "or", "a", "hot", "bright", "strong", "midday", "summer", "winter")
 _EN = re.compile(
     rf"\b(?:(?:the\s+)?(?:day|night|morning|afternoon|evening)\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}"
     r"|this\s+(?:morning|afternoon|evening)|2day|rn|atm|(?:the\s+)?day\s+before\s+yesterday|yesterday"
@@ -40,8 +43,12 @@ _EN = re.compile(
     r"|(?:(?<=\band\s)|(?<=\bon\s)|(?<=\bor\s)|(?<=\bfor\s)|(?<=\babout\s)|(?<=\buntil\s)|(?<=\btill\s))"
     r"(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b(?!['’])"
     r"|^(?-i:Tues?|Wed|Thu(?:rs?)?|Fri|Sat)\b(?!['’])|^(?-i:Mon|Sun)(?=\s*[?？!.]?\s*$)"
-    # ... and before the one word asked of the day ("lyon wed hours?")
-    r"|(?<=\w\s)(?:mon|tues?|wed|thu(?:rs?)?|fri|sat)(?=\s+\w+\s*[?？])",
+    # ... and before the one word asked of the day ("lyon wed hours?"), after "this", or last in the message or
+    # its clause ("forecst for reykjavik fri", "Halifax NS sailing sat. gusts?"); "sun" last only after a word no
+    # sunshine follows ("sunset there sun", not "any sun" nor "sea and sun")
+    r"|(?<=\w\s)(?:mon|tues?|wed|thu(?:rs?)?|fri|sat)(?=\s+\w+\s*[?？])|(?<=\bthis\s)(?:tues?|wed|thu(?:rs?)?|fri|sat|sun)\b"
+    r"|(?<=\w\s)(?:tues?|wed|thu(?:rs?)?|fri|sat)(?=\s*(?:[,.?!？。;，]|$))"
+    r"|(?<=\w\s)" + "".join(rf"(?<!\b{word}\s)" for word in _SUNSHINE_BEFORE) + r"sun(?=\s*(?:[?？!.]|$))",
     re.IGNORECASE,
 )
 # Day words in the other languages questions are written in (French, German, Spanish, Portuguese, Italian), each
@@ -242,6 +249,8 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     if len(references) == 2 and len(set(references) & WEEKEND_WORDS) == 1 and set(references) & WEEKEND_DAYS:
         # "这周末要去玩，礼拜六怎么样": a day of the weekend, named beside it
         references = {word: offset for word, offset in references.items() if word not in WEEKEND_WORDS}
+    if references and names_the_day_after(question):  # "Amman tomorrow and Petra the day after": two days
+        return None
     from_today = _FROM_TODAY.search(question)
     if from_today and all(offset is None for offset in references.values()):
         return AskedDay(from_today[0], 0, span=True)

@@ -42,6 +42,13 @@ def asked_quantities(question: str, vocabulary: Vocabulary) -> list[Quantity]:
     return [quantity for span, quantity in found if not inside_another(span, (other for other, _ in found))]
 
 
+def quantity_starts(text: str, vocabulary: Vocabulary) -> set[int]:
+    """Where in the text a word of a quantity begins ("开盘价" at 0 of "开盘价是什么")."""
+    patterns = (words_pattern(tuple(word.partition("=")[0] for word in words))
+                for words in vocabulary.quantities.values())
+    return {match.start() for pattern in patterns if pattern for match in pattern.finditer(text)}
+
+
 def field_names(field: str) -> list[str]:
     """The parts of field names a quantity's fields have ("price|fare" of "price|fare|!tax"), less those excluded."""
     return [part for part in field.split("|") if not part.startswith("!")]

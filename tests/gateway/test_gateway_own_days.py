@@ -1,0 +1,129 @@
+"""Places asked on days of their own ("Lisbon tomorrow then Seville in 3 days"): each place's call on its own day,
+and the words that name a list of places, a weekday typed short, or no place at all."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from mcp_chat_app.chat.assistant import load_assistant
+from mcp_chat_app.chat.route_arguments.place_names import (
+    as_the_question_spells,
+    chinese_name_said,
+    names_no_place,
+    siblings,
+)
+from mcp_chat_app.chat.route_own_days import dated_clauses
+from mcp_chat_app.chat.text.day_words import asked_day, day_words
+from mcp_chat_app.config import CONFIG_DIR
+from tests.support.gateway_processes import weather_call as call
+
+VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary
+MONDAY = dt.date(2026, 12, 7)
+AIR = {"properties": {"city": {"type": "string", "description": "City name"}}, "required": ["city"]}
+
+
+def _made(body: dict) -> list[tuple[str, dict]]:
+    return [(made["tool"], made["arguments"]) for made in body["tool_calls"]]
+
+
+def _two(first: dict, second: dict) -> dict:
+    return {"tool_calls": first["tool_calls"] + second["tool_calls"]}
+
+
+@pytest.mark.parametrize("question, planned, made", [
+    # dev44: both places given the first day, one call of the second ...
+    ("Amman tomorrow and Petra the day after. What should I pack weather-wise?",
+     _two(call("get_forecast", city="Amman", day=1), call("get_forecast", city="Petra", day=1)),
+     [("get_forecast", {"city": "Amman", "day": 1}), ("get_forecast", {"city": "Petra", "day": 2})]),
+    ("明天去乌镇，后天去西塘，两天天气咋样",
+     _two(call("get_forecast", city="乌镇", day=2, days=1), call("get_forecast", city="西塘", day=2, days=1)),
+     [("get_forecast", {"city": "乌镇", "day": 1}), ("get_forecast", {"city": "西塘", "day": 2})]),
+    # ... weekdays passed as such
+    ("Cusco on Wednesday then Arequipa on Friday — weather for each leg?",
+     _two(call("get_forecast", city="Cusco", day=4, days=1), call("get_forecast", city="Arequipa", day=4, days=1)),
+     [("get_forecast", {"city": "Cusco", "day": "wednesday"}),
+      ("get_forecast", {"city": "Arequipa", "day": "friday"})]),
+    # ... the first place alone called: the second added, like it
+    ("Penang tomorrow then Kuala Lumpur the day after — weather for both?", call("get_forecast", city="Penang", day=1),
+     [("get_forecast", {"city": "Penang", "day": 1}), ("get_forecast", {"city": "Kuala Lumpur", "day": 2})]),
+    # ... a comparison over a span: a call of each place on its day, of the tool that takes the day
+    ("Lisbon tomorrow then Seville in 3 days — which of the two days looks nicer?",
+     call("compare_weather", cities=["Lisbon", "Seville"], day=0, days=3),
+     [("get_forecast", {"city": "Lisbon", "day": 1}), ("get_forecast", {"city": "Seville", "day": 3})]),
+])
+def test_over_http_each_place_is_called_on_the_day_its_clause_names(forced_gateway, fake_llm, question, planned,
+                                                                     made):
+    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("own-days", {"message": question}).json()
+    assert _made(body) == made
+
+
+def test_a_question_is_read_as_places_on_their_own_days_only_where_its_clauses_name_different_days():
+    assert [(clause.strip(), day.offset) for clause, day in dated_clauses(
+        "Silk Road trip: Samarkand tomorrow, Bukhara in 3 days. Weather?", MONDAY)] \
+        == [("Samarkand tomorrow", 1), ("Bukhara in 3 days", 3)]
+    for one_day in ("moving from Chattanooga, TN to Asheville, NC on Saturday. rain in either?",
+                    "Is it colder in Oslo today or tomorrow?", "tomorrow and the day after in Oslo?"):
+        assert dated_clauses(one_day, MONDAY) == [], one_day
+    # a place and the day after it are two days, not tomorrow's alone
+    assert asked_day("Amman tomorrow and Petra the day after", MONDAY) is None
+    assert asked_day("tomorrow and the day after?", MONDAY).count == 2
+
+
+@pytest.mark.parametrize("question, planned, made", [
+    # a day's own clause with no place is no leg of a plan: "明天北京多少度，后天呢" keeps the router's call
+    ("明天北京多少度，后天呢", call("get_forecast", city="北京", day=2), [("get_forecast", {"city": "北京", "day": 2})]),
+    ("today and tomorrow in Paris?", call("get_forecast", city="Paris", day=0, days=2),
+     [("get_forecast", {"city": "Paris", "day": 0, "days": 2})]),
+])
+def test_over_http_days_without_places_of_their_own_leave_the_calls(forced_gateway, fake_llm, question, planned, made):
+    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
+    assert _made(forced_gateway.chat("no-own-days", {"message": question}).json()) == made
+
+
+@pytest.mark.parametrize("question, day", [
+    ("forecst for reykjavik fri", "friday"), ("portland forecast sat", "saturday"), ("leeds sat", "saturday"),
+    ("temp in boulder co at 5 am sat, trail run", "saturday"), ("Halifax NS sailing sat. gusts?", "saturday"),
+    ("Penang this thurs — gonna be a scorcher?", "thursday"), ("forecast cambridge uk wed", "wednesday"),
+    ("sunset there sun", "sunday"),
+])
+def test_a_weekday_typed_short_at_a_clauses_end_is_that_day(question, day):
+    """dev45's "forecst for reykjavik fri" was called for a place "Reykjavik, fri" on no day."""
+    assert day_words(question) == {day}
+
+
+@pytest.mark.parametrize("question", ["any sun", "sea and sun?", "is the sat signal bad there", "lots of sun",
+                                      "Sun protection in Bali?"])
+def test_sun_and_sat_as_words_are_no_days(question):
+    assert not day_words(question)
+
+
+def test_over_http_a_weekday_typed_short_is_no_part_of_the_place(forced_gateway, fake_llm):
+    planned = call("get_forecast", city="Reykjavik, fri")
+    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("short-day", {"message": "forecst for reykjavik fri"}).json()
+    assert _made(body) == [("get_forecast", {"city": "Reykjavik", "day": "friday"})]
+
+
+def test_names_listed_with_spaces_in_a_chinese_comparison_are_each_a_place():
+    """dev45's "哈尔滨 长春 沈阳 后天谁的最低温最低" was called for 哈尔滨 alone."""
+    assert siblings("哈尔滨", "哈尔滨 长春 沈阳 后天谁的最低温最低", VOCABULARY) == ["长春", "沈阳"]
+    assert siblings("北京", "北京 明天哪个更冷", VOCABULARY) == []
+
+
+def test_words_of_the_domain_and_their_start_name_no_place():
+    """dev45's "露点温度是啥意思" was called for a place "露点温"; 日照 is a city, though 日照时长 is a word."""
+    assert names_no_place("露点温", VOCABULARY) and names_no_place("露点温度", VOCABULARY)
+    assert not any(names_no_place(name, VOCABULARY) for name in ("日照", "温州", "温岭", "上海", "天津"))
+    assert chinese_name_said("露点温度是啥意思", VOCABULARY) == ""
+    assert chinese_name_said("周末三都会冷吗", VOCABULARY) == "三都"
+
+
+def test_a_quantity_before_a_code_of_two_letters_is_no_name_of_it():
+    """dev45's "air quality la tomorrow" was called for a place "air quality, LA": "la" is Los Angeles."""
+    assert as_the_question_spells({"city": "la"}, AIR, "air quality la tomorrow, i have asthma", VOCABULARY) \
+        == {"city": "la"}
+    assert as_the_question_spells({"city": "mi"}, AIR, "traverse city mi for the weekend", VOCABULARY) \
+        == {"city": "traverse city, mi"}
