@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,7 @@ from mcp_chat_app.chat.own_answer import (
     says_what_it_does,
 )
 from mcp_chat_app.chat.route_arguments.days import takes_a_day
+from mcp_chat_app.chat.route_arguments.flags import with_asked_flags
 from mcp_chat_app.chat.route_arguments.hours import takes_hours
 from mcp_chat_app.chat.route_arguments.numbers import (
     made_up_numbers,
@@ -200,17 +202,30 @@ def route(turn: Turn, router: Router, tools: list[ToolInfo], previous: Routed | 
 
 def _said_again(turn: Turn, tools: list[ToolInfo]) -> Routed | None:
     """The latest answer's calls made again, for a question that asks for that answer again ("能用中文再说一遍吗",
-    "say that again in English"): answered from their results in the language it is asked in. A small model took it
-    for a task of words, or answered from nothing."""
-    if not conversation.asks_to_say_again(turn.question):
-        return None
+    "say that again in English"), or for it with a flag turned on ("in F pls"): answered from their results in the
+    language it is asked in. A small model took it for a task of words, or answered from nothing."""
     by_name = {tool.qualified_name: tool for tool in tools}
     latest = [call for call in conversation.latest_tried(turn.history)
               if not call.get("failed") and resolve(call["tool"], by_name) is not None]
-    calls = tuple(replanned(PlannedCall(f"call_again_{index}", call["tool"], {}), dict(call["arguments"]), by_name, turn)
-                  for index, call in enumerate(latest))
+    if not conversation.asks_to_say_again(turn.question) and not _only_turns_a_flag_on(turn, latest, by_name):
+        return None
+    of_both = replace(turn, question=turn.asked)  # planned as the question before asked it (its hours kept)
+    calls = tuple(replanned(PlannedCall(f"call_again_{index}", call["tool"], {}), dict(call["arguments"]), by_name,
+                            of_both) for index, call in enumerate(latest))
     calls = tuple(plan for plan in calls if plan.request is not None)
     return Routed(tools=tuple(tools), calls=calls, rounds=1) if calls else None
+
+
+_FEW_WORDS = 4
+
+
+def _only_turns_a_flag_on(turn: Turn, latest: list[dict[str, Any]], by_name: dict[str, ToolInfo]) -> bool:
+    """Whether a question of a few words, with no day, names a flag the latest calls left off ("in F pls" after
+    the hours of an evening was called for the present moment): the latest answer again, with it."""
+    if len(re.findall(r"\w+", turn.question)) > _FEW_WORDS or day_words(turn.question):
+        return False
+    return any(with_asked_flags(call["arguments"], tool.input_schema, turn.question, turn.vocabulary)
+               != call["arguments"] for call in latest if (tool := resolve(call["tool"], by_name)) is not None)
 
 
 def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:

@@ -348,8 +348,8 @@ def test_over_http_a_follow_up_asking_for_other_units_asks_the_latest_calls_tool
     asked("how cold will it get in Mont Tremblant tonight", call("get_forecast", city="Mont Tremblant", day=0,
                                                                hours="night"))
     body = asked("in fahrenheit pls", call("get_precipitation", city="Mont Tremblant", day=0, fahrenheit=True))
-    # (the part of the day is the question's own to say: the day's forecast, its low with it)
-    assert _made(body) == [("get_forecast", {"city": "Mont Tremblant", "day": 0, "fahrenheit": True})]
+    # (the latest call again, tonight's hours and all: the unit is all the question changes)
+    assert _made(body) == [("get_forecast", {"city": "Mont Tremblant", "day": 0, "hours": "night", "fahrenheit": True})]
 
 
 def test_over_http_a_part_of_the_conversations_place_said_by_no_name_is_that_place(forced_gateway, fake_llm):

@@ -127,3 +127,14 @@ def test_a_quantity_before_a_code_of_two_letters_is_no_name_of_it():
         == {"city": "la"}
     assert as_the_question_spells({"city": "mi"}, AIR, "traverse city mi for the weekend", VOCABULARY) \
         == {"city": "traverse city, mi"}
+
+
+def test_over_http_a_unit_asked_alone_asks_the_latest_answer_again_in_it(forced_gateway, fake_llm):
+    """dev45's "in F" after 9 pm in New York was called for the present moment."""
+    evening = call("get_forecast", city="New York", day=0, hours=[21])
+    fake_llm.script(evening, evening, {"content": "placeholder"}, auto=True)
+    forced_gateway.chat("in-f", {"message": "nyc temp at 9pm tonight"})
+    now = call("get_current_weather", city="New York", fahrenheit=True)
+    fake_llm.script(now, now, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("in-f", {"message": "in F"}).json()
+    assert _made(body) == [("get_forecast", {"city": "New York", "day": 0, "hours": [21], "fahrenheit": True})]
