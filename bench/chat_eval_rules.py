@@ -265,6 +265,9 @@ def rule_day(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:
         if span is None:
             return None
         asked = set(span)
+        legs = _legs(turn["query"], today)
+        if len(turn.get("cities", [])) >= 2 and len(legs) >= 2 and legs <= asked:
+            asked = legs  # "Lisbon tomorrow then Seville in 3 days", labelled the days to the last: the days named
     covered = {record["day"] for place in places for record in place["days"] if "day" in record}
     if not asked <= covered and not (asked == {0} and any(p["current"] is not None for p in places)):
         return False
@@ -285,6 +288,24 @@ def _range_day(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
         elif content.get("day") == wanted:
             return True
     return False
+
+
+_COUNTED = re.compile(r"\bin (\d{1,2}|two|three|four|five|six|seven) days\b|(\d{1,2}|[两二三四五六七])天(?:后|以后|之后)",
+                      re.IGNORECASE)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "两": 2, "二": 2, "三": 3, "四": 4,
+           "五": 5, "六": 6, "七": 7}
+
+
+def _legs(question: str, today: dt.date) -> set[int]:
+    """The days a plan of several places names, each place its own ("Amman tomorrow and Petra the day after",
+    "Samarkand tomorrow, Bukhara in 3 days"): its day words, counted days, and the day after the one named."""
+    named = {offset for _, offset in _day_mentions(question, today)}
+    named |= {int(count) if count.isdigit() else _COUNTS[count.lower()]
+              for match in _COUNTED.finditer(question) for count in match.groups() if count}
+    if len(named) == 1 and re.search(r"\bthe (?:day|night) after\b(?!\s+(?:tomorrow|tmrw))|第二天|次日", question,
+                                     re.IGNORECASE):
+        named.add(min(named) + 1)
+    return named
 
 
 def _wrong_day_words(reply: dict[str, Any], allowed: set[int], today: dt.date) -> list[str]:
@@ -431,6 +452,10 @@ def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
             "precipitation_probability") or 0) >= 50 or r.get("rain_expected") for r in records)
         no = all((r.get("precipitation_sum") or 0) < 0.2 and (r.get("probability_max") or r.get(
             "precipitation_probability") or 0) < 30 for r in records)
+        # a day of snow (its weather code), said to bring snow: "any rain coming?" answered "no rain, snow is
+        # expected" is right too
+        no = no or (all(r.get("weather_code") in _SNOW_CODES for r in records)
+                    and bool(re.search(r"snow|雪", _answer(reply), re.IGNORECASE)))
     else:
         yes = any((r.get("snowfall_sum") or 0) > 0 or r.get("snow_expected") or r.get("weather_code") in _SNOW_CODES
                   for r in records)

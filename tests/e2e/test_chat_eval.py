@@ -124,6 +124,10 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     wet = forecast(GUANGZHOU, WEEK[1:2])
     assert strict(rain, _reply("会下雨，降水概率77%。", wet))["verdict"] is True
     assert strict(rain, _reply("不会下雨，降水概率77%。", wet))["verdict"] is False
+    # A day of snow: "no rain, snow is expected" is right (dev44's "any rain coming?" in Omaha), not "no rain" alone
+    snowy = forecast(GUANGZHOU, [{**WEEK[1], "weather_code": 71}])
+    assert strict(rain, _reply("不会下雨，会下雪，降水概率77%。", snowy))["verdict"] is True
+    assert strict(rain, _reply("不会下雨，降水概率77%。", snowy))["verdict"] is False
     # The figures first: a clause giving no amount says no, as the verdict after it does.
     dry = forecast(GUANGZHOU, WEEK[2:3])
     dry_turn = {**rain, "query": "广州后天不会下雨吧？", "day": 2}
@@ -672,3 +676,18 @@ def test_the_latency_line_splits_the_routers_and_the_writers_time():
     bare = chat_eval.Outcome("d", 0, turn, _reply("你好！"), score(turn, _reply("你好！"), True),
                              strict(turn, _reply("你好！")), 2.0)
     assert chat_eval.summary_lines([bare])[-1].endswith("over 1 turns")  # a gateway that does not say
+
+
+def test_rule_day_takes_a_plan_of_places_on_their_own_days_as_those_days():
+    """dev44's "Amman tomorrow and Petra the day after" was labelled with the days up to the last one: each place
+    answered on its own day is right, though no place's data covers the whole span; a day named by no place is not."""
+    tomorrow, after = forecast(GUANGZHOU, WEEK[1:2]), forecast(SHENZHEN, [dict(WEEK[2])])
+    for question in ("Guangzhou tomorrow and Shenzhen the day after — weather for both?",
+                     "Guangzhou tomorrow then Shenzhen in 2 days?", "明天去广州，后天去深圳，天气咋样"):
+        plan = {"query": question, "lang": "en", "intent": "forecast", "cities": [GUANGZHOU, SHENZHEN], "days": 3}
+        assert strict(plan, _reply("Guangzhou tomorrow 8.9 to 17.7°C; Shenzhen the day after tomorrow 14.1 to "
+                                   "21.9°C.", tomorrow, after))["day"] is True, question
+    one = {"query": "Guangzhou and Shenzhen for the next 3 days?", "lang": "en", "intent": "forecast",
+           "cities": [GUANGZHOU, SHENZHEN], "days": 3}
+    assert strict(one, _reply("Guangzhou tomorrow 8.9 to 17.7°C; Shenzhen the day after tomorrow 14.1 to 21.9°C.",
+                              tomorrow, after))["day"] is False

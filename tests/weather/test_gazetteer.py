@@ -591,3 +591,13 @@ def test_a_far_bigger_place_of_a_name_gives_way_to_a_namesake_beside_the_others(
                              (["Banff", "Jasper"], ["CA", "CA"]), (["Ericeira", "Nazaré"], ["PT", "PT"]),
                              (["Jasper"], ["US"])):
         assert [p.country_code for p in asyncio.run(resolver.resolve_among(names))] == countries, names
+
+
+def test_a_name_in_chinese_then_in_latin_letters_is_that_place(gazetteer: Gazetteer) -> None:
+    """dev44's "岘港Da Nang接下来一周天气？" and "万隆Bandung" were unknown places: both names of one place, written
+    together, are that place."""
+    for written, latitude, longitude in (("岘港Da Nang", 16.07, 108.22), ("万隆Bandung", -6.90, 107.61),
+                                         ("清迈Chiang Mai", 18.79, 98.98)):
+        place = gazetteer.lookup(written)
+        assert place is not None and distance_km(place.latitude, place.longitude, latitude, longitude) <= 15, written
+    assert gazetteer.lookup("斯里兰卡Ella").country_code == "LK"  # a country first is still its qualifier

@@ -233,6 +233,11 @@ class Gazetteer:
                 town = name[cut:].removeprefix("的")
                 if town and self.scopes(name[:cut]):
                     yield town, (name[:cut], *qualifiers)
+            # "岘港Da Nang", "万隆Bandung": a name in Chinese, then in Latin letters: the Latin one, by the other
+            # (a city that must be the same place, or beside it)
+            both = re.fullmatch(r"([\u3400-\u9fff]+)\s*([A-Za-z][\w' .-]*)", name)
+            if both:
+                yield both[2].strip(), (both[1], *qualifiers)
 
     @staticmethod
     def _chinese_keys(name: str) -> list[str]:
