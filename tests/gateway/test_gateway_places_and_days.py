@@ -155,3 +155,12 @@ def test_a_qualifier_said_apart_from_the_name_qualifies_it(value, question, writ
     """dev45's "Cambridge明天会下雨吗 麻省那个" was called for Cambridge, GB, "and the spanish one" for the Valencia of
     Venezuela again."""
     assert qualified(value, question, VOCABULARY) == written
+
+
+@pytest.mark.parametrize("question", ["did it snow in boston last night?", "昨晚boston下雪了吗"])
+def test_over_http_last_night_is_yesterdays_night(forced_gateway, fake_llm, question):
+    """dev45's "did it snow in boston last night?" was called for tonight."""
+    planned = call("get_precipitation", city="Boston", day=0, hours="night")
+    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("last-night", {"message": question}).json()
+    assert _made(body) == [("get_precipitation", {"city": "Boston", "day": -1, "hours": "night"})]

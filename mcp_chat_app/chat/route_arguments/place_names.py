@@ -467,7 +467,8 @@ def _lowercase_qualifier(value: str, question: str, vocabulary: Vocabulary) -> s
     if question != question.casefold() or at is None:
         return ""
 
-    days = {word.casefold() for word in written_day_words(question)}  # "lyon wed hours?": a day
+    # "lyon wed hours?": a day; "boston last night": each word of one
+    days = {part for word in written_day_words(question) for part in word.casefold().split()}
 
     def names_nothing(word: str) -> bool:
         return word.casefold() in days or _names_nothing(word, vocabulary)

@@ -17,7 +17,8 @@ _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五":
 # (夜里2点 is 02:00, 晚上12点 00:00).
 _ZH_PART_KINDS = {**dict.fromkeys(("凌晨", "早上", "早晨", "上午", "今早", "明早", "清晨"), "early"),
                   **dict.fromkeys(("中午", "正午"), "noon"), **dict.fromkeys(("下午", "午后", "傍晚"), "later"),
-                  **dict.fromkeys(("晚上", "晚间", "夜里", "夜间", "今晚", "明晚", "深夜", "半夜", "午夜"), "night")}
+                  **dict.fromkeys(("晚上", "晚间", "夜里", "夜间", "今晚", "明晚", "昨晚", "昨夜", "深夜", "半夜", "午夜"),
+                                  "night")}
 _ZH_PARTS = "|".join(_ZH_PART_KINDS)
 # "tonight" as people type it too; the day words read it as well (day_words.py).
 TONIGHT = r"tonight|tonite|2nite|2night"
@@ -31,7 +32,8 @@ _OTHER_PART_KINDS = {
              r"|de\s+l['’]après-midi|du\s+soir|nachmittags|abends|(?:heute|morgen)\s+(?:nachmittag|abend)"
              r"|(?:de|por)\s+la\s+tarde|esta\s+tarde|del\s+pomeriggio|(?:di|della)\s+sera|stasera|domani\s+sera"
              r"|(?:da|à|pela)\s+tarde",
-    "night": rf"{TONIGHT}|tomorrow\s+night|at\s+night|cette\s+nuit|de\s+la\s+nuit|nachts|(?:heute|morgen)\s+nacht"
+    "night": rf"{TONIGHT}|tomorrow\s+night|last\s+night|at\s+night|cette\s+nuit|de\s+la\s+nuit|nachts"
+             r"|(?:heute|morgen)\s+nacht"
              r"|(?:de|por)\s+la\s+noche|esta\s+noche|di\s+notte|stanotte|(?:da|à|pela|esta)\s+noite",
 }
 _OTHER_PARTS = "|".join(_OTHER_PART_KINDS.values())
@@ -79,7 +81,7 @@ def _time_pattern(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
 
 _PART = re.compile(rf"{_ZH_PARTS}|{_EN_PARTS}|\b(?:{_OTHER_PARTS})\b", re.IGNORECASE)
 # Words for the same stretch of a day: a reply may say 晚上 of what the facts call 今晚.
-_SAME_TIME = ({"凌晨", "夜里", "夜间", "今晚", "明晚", "晚上", "晚间", "深夜", "半夜", "午夜", "傍晚", *TONIGHT.split("|"),
+_SAME_TIME = ({"凌晨", "夜里", "夜间", "今晚", "明晚", "昨晚", "晚上", "晚间", "深夜", "半夜", "午夜", "傍晚", *TONIGHT.split("|"),
                "night", "evening"},
               {"早上", "早晨", "上午", "今早", "明早", "清晨", "morning"}, {"中午", "正午", "noon"},
               {"下午", "午后", "afternoon"})

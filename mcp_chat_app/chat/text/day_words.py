@@ -17,7 +17,7 @@ _ZH_WEEKDAY = "一二三四五六日天"
 # A weekday's character after 这周 or 本周 (这周五), but not one that begins a word (这周一直晴 is the week's).
 _WEEKDAY_AFTER = "[一二三四五六日](?!直|些|样|定|般|起|切|点|共)"
 _ZH = re.compile(
-    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这一?周(?!{_WEEKDAY_AFTER})|这个?(?:星期|礼拜)(?!{_WEEKDAY_AFTER}|天(?!气(?!温)))|下周(?:[一二三四五六日]|天(?!气))?"
+    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|昨晚|昨夜|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这一?周(?!{_WEEKDAY_AFTER})|这个?(?:星期|礼拜)(?!{_WEEKDAY_AFTER}|天(?!气(?!温)))|下周(?:[一二三四五六日]|天(?!气))?"
     r"|下个?(?:星期|礼拜)(?:[一二三四五六日]|天(?!气(?!温)))?|下个周[一二三四五六日]"
     # not 周天: "一周天数" is "a week", "days"; nor 礼拜天 with 气 after it: that asks about the week (but with 温
     # after those, about Sunday)
@@ -36,7 +36,7 @@ _SUNSHINE_BEFORE = ("the", "any", "some", "of", "no", "much", "more", "less", "b
 _EN = re.compile(
     rf"\b(?:(?:the\s+)?(?:day|night|morning|afternoon|evening)\s+after\s+(?:{_TOMORROW})|{_TOMORROW}|today|{TONIGHT}"
     r"|this\s+(?:morning|afternoon|evening)|2day|rn|atm|(?:the\s+)?day\s+before\s+yesterday|yesterday"
-    r"|weekend|wknd|wkend|weds|this\s+week|next\s+week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"|weekend|wknd|wkend|weds|this\s+week|next\s+week|last\s+night|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
     # "Sun 6 Dec" in a date, and "and Sat?", "on Thurs": a bare "sun" or "sat" is a word ("the sun rises"), as is
     # French "Mon" at a sentence's start.
     r"|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?=\s+\d)"
@@ -138,7 +138,7 @@ _COUNTED_FROM_WEEKDAY = re.compile(rf"\b(?:{_COUNT})\s+(?:weeks?|fortnights?)\s+
 # 周天 is Sunday, but not before 气: that is the week's conditions, in the domain's word for them.
 _ZH_THIS_WEEK = re.compile(r"(?:这|本)(?:周|星期|礼拜)([一二三四五六日]|天(?!气))")
 _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日": "今天", "今晚": "今天", "今早": "今天", "今夜": "今天",
-            "昨日": "昨天", "这周": "本周", "这一周": "本周", "这周末": "周末", "本周末": "周末", "这个星期": "本周", "这星期": "本周", "这礼拜": "本周", "这个礼拜": "本周",
+            "昨日": "昨天", "昨晚": "昨天", "昨夜": "昨天", "这周": "本周", "这一周": "本周", "这周末": "周末", "本周末": "周末", "这个星期": "本周", "这星期": "本周", "这礼拜": "本周", "这个礼拜": "本周",
             # in traditional characters, and Japanese (明後日: the day after tomorrow)
             "大後天": "大后天", "後天": "后天", "明後日": "后天", "あさって": "后天", "あした": "明天", "きょう": "今天",
             "明儿": "明天", "明儿个": "明天", "今儿": "今天", "今儿个": "今天", "昨儿": "昨天", "昨儿个": "昨天",  # spoken
@@ -148,6 +148,7 @@ _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日"
             "后日": "后天", "大后日": "大后天"}
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
             "rn": "today", "atm": "today",  # "right now", "at the moment"
+            "last night": "yesterday",
             "wknd": "weekend", "wkend": "weekend",
             **dict.fromkeys(TONIGHT.split("|"), "today"), **dict.fromkeys(_TOMORROW.split("|"), "tomorrow")}
 
