@@ -46,7 +46,7 @@ from mcp_chat_app.chat.route_plan import (
 from mcp_chat_app.chat.route_prompt import dump_arguments
 from mcp_chat_app.chat.text.claims import is_yes_no_question
 from mcp_chat_app.chat.text.clock import clock_times, parts_of_day
-from mcp_chat_app.chat.text.day_words import asked_day, day_references, names_the_day_after, without_day_words
+from mcp_chat_app.chat.text.day_words import asked_day, day_references, names_an_earlier_day, without_day_words
 from mcp_chat_app.chat.text.languages import in_another_script
 from mcp_chat_app.chat.text.quantities import Quantity, asked_quantities, described, field_matches
 from mcp_chat_app.chat.turn import Turn
@@ -360,7 +360,7 @@ def without_unasked_days(planned: tuple[PlannedCall, ...], by_name: dict[str, To
     """Calls on a weekday or a date that neither the question names nor the latest calls were about, for a question
     that names no day, moved to the latest calls' day (where they agree on one) or to the tool's default day: "日落
     几点 想去洱海边拍照" after tomorrow's question on 大理 was called for Sunday (日 of 日落)."""
-    if day_references(turn.question, turn.today) or says_now(turn.question) or names_the_day_after(turn.question) \
+    if day_references(turn.question, turn.today) or says_now(turn.question) or names_an_earlier_day(turn.question) \
             or asked_day(turn.question, turn.today) is not None:
         return planned
     latest = conversation.latest_calls(turn.history)

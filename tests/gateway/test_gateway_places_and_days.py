@@ -164,3 +164,30 @@ def test_over_http_last_night_is_yesterdays_night(forced_gateway, fake_llm, ques
     fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("last-night", {"message": question}).json()
     assert _made(body) == [("get_precipitation", {"city": "Boston", "day": -1, "hours": "night"})]
+
+
+def test_over_http_the_day_before_is_the_day_before_the_conversations(forced_gateway, fake_llm):
+    """dev45's "and the day before" after yesterday in San Jose was called for yesterday again."""
+    yesterday = call("get_forecast", city="San Jose, CA", day=-1)
+    fake_llm.script(yesterday, yesterday, {"content": "placeholder"}, auto=True)
+    forced_gateway.chat("day-before", {"message": "san jose ca how about yesterday"})
+    fake_llm.script(yesterday, yesterday, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("day-before", {"message": "and the day before"}).json()
+    assert _made(body) == [("get_forecast", {"city": "San Jose, CA", "day": -2})]
+
+
+def test_over_http_compare_with_a_place_typed_in_lowercase_adds_it(forced_gateway, fake_llm):
+    """dev45's "compare w/ sacramento today, who's hotter" after San Jose got Sacramento's forecast alone."""
+    now = call("get_current_weather", city="San Jose, CA")
+    fake_llm.script(now, now, {"content": "placeholder"}, auto=True)
+    forced_gateway.chat("compare-w", {"message": "san jose ca temp rn"})
+    alone = call("get_forecast", city="Sacramento", day=0, days=1)
+    fake_llm.script(alone, alone, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("compare-w", {"message": "compare w/ sacramento today, who's hotter"}).json()
+    assert _made(body) == [("compare_weather", {"day": 0, "days": 1, "cities": ["San Jose, CA", "Sacramento"]})]
+
+
+def test_days_out_are_days_from_today():
+    """dev45's "what about 20 days out" was answered with tomorrow's forecast."""
+    assert asked_day("what about 20 days out", MONDAY).offset == 20
+    assert asked_day("3 days out in Oslo?", MONDAY).offset == 3

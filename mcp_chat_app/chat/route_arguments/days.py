@@ -20,6 +20,7 @@ from mcp_chat_app.chat.text.day_words import (
     day_references,
     day_words,
     names_the_day_after,
+    names_the_day_before,
 )
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
@@ -201,10 +202,10 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
     day and does not say "now": "那要带什么？" after a question on 下周一 was called for day 7 (the date's day of
     the month). Only where the calls agree on one day. A question on "the day after that" (第二天) gets the day
     after theirs: the model repeated the earlier day. Their count of days goes with it ("over the same three
-    days" was called for one), but not to the day after."""
+    days" was called for one), but not to the day after. "The day before" gets the day before theirs."""
     if day_references(question, today) or _NOW.search(question):
         return arguments
-    step = 1 if names_the_day_after(question) else 0
+    step = 1 if names_the_day_after(question) else -1 if names_the_day_before(question) else 0
     kept = dict(arguments)
     for name, spec in schema.get("properties", {}).items():
         values = {json.dumps(call[name]) for call in earlier if name in call}
@@ -229,7 +230,7 @@ def with_earlier_day(arguments: dict[str, Any], schema: dict[str, Any], earlier:
         value = _day_later(json.loads(values.pop()), step)
         if value is not None and kept.get(name, spec.get("default")) != value:
             log.info("%s=%r replaced by %r: the question names no day, and the latest calls asked about %s",
-                     name, kept.get(name), value, "the day before it" if step else "it")
+                     name, kept.get(name), value, {1: "the day after it", -1: "the day before it"}.get(step, "it"))
             kept[name] = value
     return kept
 

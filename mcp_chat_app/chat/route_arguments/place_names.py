@@ -654,7 +654,7 @@ _ADDED_BEFORE_ZH = re.compile(r"把\s*([\u3400-\u9fff]{2,}?)\s*(?:也|一起|一
 # (and compared with: "明天跟长春比哪个更冷" after Harbin's week)
 _COMPARED_WITH_ZH = re.compile(rf"(?:跟|和|与|同)\s*([\u3400-\u9fff]{{2,}}?|{_LATIN_NAME})(?<![年月周天日相])\s*"
                                r"(?:相?比|比较|对比)")  # (not a time: 跟去年比)
-_ADDED = re.compile(rf"\b(?:add|adding|plus|include|including|throw in|toss in|chuck in|compared? (?:it )?(?:to|with)|"
+_ADDED = re.compile(rf"\b(?:add|adding|plus|include|including|throw in|toss in|chuck in|compared? (?:it )?(?:to|with|w/)|"
                     rf"(?:as )?against|versus|vs\.?)\s+({_NAME_WORDS})")
 
 
@@ -675,10 +675,15 @@ def chinese_name_said(question: str, vocabulary: Vocabulary) -> str:
 _TRAILING_ZH = "会要有是下不能还也就的呢吗"
 
 
+# ... and typed in lowercase after "compare with", up to a mark or a word that asks ("compare w/ sacramento today").
+_COMPARED_WITH_LOWERCASE = re.compile(rf"\bcompared?\s+(?:it\s+)?(?:to|with|w/)\s+((?!{_ASKING})[a-z][\w'’.-]*"
+                                      rf"(?:\s+(?!{_ASKING})[a-z][\w'’.-]*)?)(?=\s*(?:[,?!.;]|$)|\s+{_ASKING})")
+
+
 def added_names(question: str) -> list[str]:
     """The names a follow-up adds to the places asked about ("加上奉化呢，三个里面哪个最热", "把丰宁也加进来",
     "add Tromsø too", "compared to Sydney, which is colder?", "跟长春比哪个更冷")."""
-    return [match[1] for pattern in (_ADDED_ZH, _ADDED_BEFORE_ZH, _COMPARED_WITH_ZH, _ADDED)
+    return [match[1] for pattern in (_ADDED_ZH, _ADDED_BEFORE_ZH, _COMPARED_WITH_ZH, _ADDED, _COMPARED_WITH_LOWERCASE)
             for match in pattern.finditer(question)
             if without_day_words(match[1]).strip()]  # (加上明天呢: a day)
 

@@ -98,6 +98,8 @@ _FROM_TODAY = re.compile(
 # from the conversation's, not from today ("the day after tomorrow" is a day word of its own).
 _DAY_AFTER = re.compile(rf"第二天|次日|隔天|(?:之|再)?后一天|\b(?:the\s+)?(?:day\s+after(?!\s+(?:{_TOMORROW})\b)|"
                         r"next\s+day|following\s+day)\b", re.IGNORECASE)
+# ... and the day before it ("and the day before?" after yesterday: the day before yesterday; "前一天").
+_DAY_BEFORE = re.compile(r"前一天|\b(?:the\s+)?(?:day\s+before(?!\s+yesterday\b)|previous\s+day)\b", re.IGNORECASE)
 # The day the conversation was about, in a follow-up ("那天呢", "天水那天怎么样", "the same day"); 天 then 气 is
 # another word.
 _SAME_DAY = re.compile(r"(?:那一?|当|同一)天(?!气)|\b(?:that|the\s+same)\s+day\b", re.IGNORECASE)
@@ -121,7 +123,7 @@ _ZH_UNIT = r"天|周|个?星期|个?礼拜|个半?月|年"
 # Days, weeks or months counted from today ("16 days from now", "in 3 days", "three weeks later", "in a week's
 # time", "二十天后", "两个星期后", "两个月后", "一个半月后", "半年后", "a year from now").
 _EN_COUNTED = (rf"(?:in\s+(?:{_COUNT})\s+(?:{_EN_UNIT})(?:['’]s?\s+time)?"
-               rf"|(?:{_COUNT})\s+(?:{_EN_UNIT})\s+(?:from\s+(?:today|now)|later|hence|ago|back))")
+               rf"|(?:{_COUNT})\s+(?:{_EN_UNIT})\s+(?:from\s+(?:today|now)|later|hence|ago|back|out))")
 _ZH_COUNTED = (rf"(?:(?:(?<!\d)\d{{1,3}}|[零一二两三四五六七八九十]+)\s*(?:{_ZH_UNIT})|半年|半个月)"
                r"(?:以后|之后|后|以前|之前|前(?![后後]))(?:的今天)?")  # 的今天: that date
 # Counted back from today ("3 days ago", "三天前"): a day gone.
@@ -317,10 +319,15 @@ def names_the_day_after(question: str) -> bool:
     return bool(_DAY_AFTER.search(_joined_days(question)[1]))  # not the second of "tomorrow or the day after"
 
 
+def names_the_day_before(question: str) -> bool:
+    """Whether the question asks about the day before the one the conversation was about ("the day before", 前一天)."""
+    return bool(_DAY_BEFORE.search(question))
+
+
 def names_an_earlier_day(question: str) -> bool:
     """Whether the question asks about the day the conversation was about ("that day", 那天, 同一天) or the day
-    after it ("the next day", 第二天)."""
-    return bool(_SAME_DAY.search(question)) or names_the_day_after(question)
+    after or before it ("the next day", 第二天, "the day before")."""
+    return bool(_SAME_DAY.search(question)) or names_the_day_after(question) or names_the_day_before(question)
 
 
 def _joined_days(question: str) -> tuple[dict[str, int | None], str]:
