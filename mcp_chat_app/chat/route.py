@@ -49,6 +49,7 @@ from mcp_chat_app.chat.route_mends import (
     asks_a_day,
     asks_an_hour,
     for_the_destination,
+    for_the_one_said_apart,
     for_the_name_said,
     from_a_search_of_places,
     from_a_yes_or_no_tool,
@@ -343,7 +344,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     llm_ms += again_ms
     planned = with_distinct_places(without_comparatives(planned, by_name, turn), by_name, turn)
     planned = for_the_destination(with_added_places(planned, by_name, turn), by_name, turn)
-    planned = on_their_own_days(planned, by_name, turn)
+    planned = on_their_own_days(for_the_one_said_apart(planned, by_name, turn), by_name, turn)
     planned, again_ms = _without_numbers_nobody_said(turn, router, tools, planned)  # (what no mend above took)
     llm_ms += again_ms
     named = with_named_places(planned, by_name, turn)

@@ -30,6 +30,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     compares,
     joined_names,
     names_no_place,
+    said_apart,
     siblings,
 )
 from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument, place_values, unnamed_places
@@ -944,6 +945,30 @@ def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
         return planned
     log.info("%s for %r, not %r: the user is going there", plan.name, going["zh"] or going["en"], value)
     return (again,)
+
+
+def for_the_one_said_apart(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                           turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls of one place for a question that names none but says which one apart ("nah the canadian one, BC",
+    "不对不对，是英国的那个" after Cambridge was called for London): made for the conversation's one place, so
+    qualified."""
+    said = said_apart(turn.question)
+    latest = _places_of(conversation.latest_tried(turn.history), by_name, turn)
+    if not said or len(latest) != 1:
+        return planned
+    (place,) = latest
+    mended = []
+    for plan in planned:
+        _, argument, value = _place_of(plan, by_name, turn)
+        head = value.partition(",")[0].strip() if isinstance(value, str) else ""
+        if argument and head and not mentioned(head, turn.question.casefold()) \
+                and (again := replanned(plan, {**plan.arguments, argument: f"{place.partition(',')[0]}, {said}"},
+                                        by_name, turn)).request is not None:
+            log.info("%s for %r, not %r: the question says which of the conversation's place", plan.name,
+                     again.arguments[argument], value)
+            plan = again
+        mended.append(plan)
+    return tuple(mended)
 
 
 def for_the_name_said(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

@@ -175,6 +175,10 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     if invented:
         problems.append(Problem("numbers", f"it gives {', '.join(invented)}, which the facts do not contain; "
                                            "if the facts lack what is asked, say so instead"))
+    echoed = bounds_given_as_figures(without_clock_times(reply, vocabulary), question, facts.text)
+    if echoed and not invented:
+        problems.append(Problem("numbers", f"it gives {', '.join(echoed)} as a figure, but it is the question's own "
+                                           "bound, not in the facts: quote the facts' figure and say how it compares"))
     # A figure converted by the writer is made up ("30.7 mi (19.8 km)", 19.8 being another figure in miles): the
     # facts' own units only.
     in_facts = vocabulary.unit_systems_named(facts.text)
@@ -394,6 +398,29 @@ def _tokens(text: str) -> set[str]:
     lowered = text.lower()
     pairs = {run[i:i + 2] for run in _HAN_RUN.findall(lowered) for i in range(len(run) - 1)}
     return pairs | set(_LATIN_WORD.findall(lowered)) | {f"{n:g}" for n in numbers_in(lowered)}
+
+
+# Words a bound the question set is said with in a reply ("not above 40", "不会上40", "under 5?").
+_BOUND_BEFORE = re.compile(r"(?:above|over|under|below|than|beyond|exceed\w*|past|hit|reach\w*|top|from|least|most|up to|"
+                           r"around|about|near|not|n't|no|vs\.?|versus|超过|超|上|过|高于|低于|不到|到|破|达|过了|不是|没有|没|未)"
+                           r"\s*$", re.IGNORECASE)
+_BOUND_AFTER = re.compile(r"\s*\S{0,4}?\s*(?:以上|以下|以内|or (?:more|less|above|below|higher|lower)|\+|[?？])")
+_FIGURE = re.compile(r"(?<![A-Za-z\d.-])[-−]?\d+(?:\.\d+)?")  # a figure, not the digits of a code ("m00024")
+
+
+def bounds_given_as_figures(reply: str, question: str, facts_text: str) -> list[str]:
+    """Numbers the reply takes from the question, not the facts, and says as figures of their own, with no word of
+    a bound beside them: asked "will it go above 40?", "the high is 40" made the bound a figure."""
+    asked, known = numbers_in(question), numbers_in(facts_text)
+    echoed = []
+    for match in _FIGURE.finditer(reply):
+        number = float(match[0].replace("−", "-"))
+        if any(_same_figure(number, value) for value in known) or not any(number == value for value in asked):
+            continue
+        if not _BOUND_BEFORE.search(reply[max(0, match.start() - 10):match.start()]) \
+                and not _BOUND_AFTER.match(reply, match.end()) and match.start() > 0:
+            echoed.append(match[0])
+    return echoed
 
 
 def ungrounded_numbers(reply: str, known: list[float]) -> list[str]:

@@ -21,7 +21,13 @@ from mcp_chat_app.chat.text.consistency import inconsistencies
 from mcp_chat_app.chat.text.quantities import asked_quantities, field_matches, holds
 from mcp_chat_app.chat.text.result_view import field_values
 from mcp_chat_app.chat.turn import Turn
-from mcp_chat_app.chat.verify import check_reply, comparison_patterns, contradictions, unfounded_chances
+from mcp_chat_app.chat.verify import (
+    bounds_given_as_figures,
+    check_reply,
+    comparison_patterns,
+    contradictions,
+    unfounded_chances,
+)
 from mcp_chat_app.chat.write import Draft, write
 from mcp_chat_app.chat.write_prompt import WRITER_RULES
 from mcp_chat_app.config import CONFIG_DIR
@@ -879,3 +885,16 @@ def test_a_message_of_no_language_gets_the_conversations_language():
     assert Turn.start("thx", english, ASSISTANT).language == "en"
     assert Turn.start("thx", said("明天北京冷吗", "那后天呢"), ASSISTANT).language == "zh"
     assert Turn.start("ok", said("Is Oslo cold?", "那上海呢"), ASSISTANT).language == "zh"  # a tie: the latest
+
+
+def test_a_bound_of_the_question_said_as_a_figure_is_made_up():
+    """dev45's "Córdoba明天会不会上40度" was answered "明天最高气温40度", the high being 25.9: the question's bound is
+    no figure of the facts; said as a bound ("不会上40度", "not above 40") it stands."""
+    facts = "Córdoba, tomorrow: 16.7 to 25.9°C, 3% chance of precipitation."
+    assert bounds_given_as_figures("会下雨，明天最高气温40度。", "Córdoba明天会不会上40度", facts) == ["40"]
+    assert bounds_given_as_figures("The high is 40°C.", "will it hit 40 tomorrow?", facts) == ["40"]
+    for reply, question in (("不会上40度，明天16.7~25.9°C。", "Córdoba明天会不会上40度"),
+                            ("No, it will not go above 40°C: 16.7 to 25.9°C.", "will it go above 40 tomorrow?"),
+                            ("明天最高16.7°C，达不到40度。", "明天会到40度吗"), ("It will reach 25.9°C.", "25.9 tomorrow?"),
+                            ("echo: ticket user00-m00024", "ticket user00-m00024")):
+        assert bounds_given_as_figures(reply, question, facts) == [], reply

@@ -191,3 +191,19 @@ def test_days_out_are_days_from_today():
     """dev45's "what about 20 days out" was answered with tomorrow's forecast."""
     assert asked_day("what about 20 days out", MONDAY).offset == 20
     assert asked_day("3 days out in Oslo?", MONDAY).offset == 3
+
+
+@pytest.mark.parametrize("first, second, planned, made", [
+    ("Cambridge明天会下雨吗", "不对不对，是英国的那个", call("get_current_weather", city="伦敦"),
+     ("get_current_weather", {"city": "Cambridge, 英国"})),
+    ("victoria weather tmrw", "nah the canadian one, BC", call("get_forecast", city="Victoria Seychelles", day=1),
+     ("get_forecast", {"city": "victoria, canadian", "day": 1})),
+])
+def test_over_http_which_one_said_apart_is_the_conversations_place_so_qualified(forced_gateway, fake_llm, first,
+                                                                                 second, planned, made):
+    """dev45's "不对不对，是英国的那个" after Cambridge was called for London."""
+    earlier = call("get_forecast", city=first.split("明天")[0].split(" weather")[0], day=1)
+    fake_llm.script(earlier, earlier, {"content": "placeholder"}, auto=True)
+    forced_gateway.chat(f"apart-{len(first)}", {"message": first})
+    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
+    assert _made(forced_gateway.chat(f"apart-{len(first)}", {"message": second}).json()) == [made]

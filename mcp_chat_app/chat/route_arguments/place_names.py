@@ -388,9 +388,8 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     # A Latin name may follow its qualifier in Chinese too ("越南Sapa").
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
         else _qualified_after(value, question, vocabulary) or _qualified_before(value, question, vocabulary)
-    if not written and not others and (apart := _THE_ONE_IN.search(question)) \
-            and not _listed_with(value, question, vocabulary) and not day_words(said := next(filter(None, apart.groups()))):
-        written = f"{value}, {said}"  # "Hyderabad today? the one in Pakistan": said apart
+    if not written and not others and (apart := said_apart(question)) and not _listed_with(value, question, vocabulary):
+        written = f"{value}, {apart}"  # "Hyderabad today? the one in Pakistan": said apart
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
     taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
     return written if written and not qualifiers & taken else value
@@ -414,6 +413,15 @@ _THE_ONE_IN = re.compile(
     r"wrong|old|new|nearest|closest|usual|coastal)\s)([A-Za-z][a-z]+(?:\s+[A-Za-z][a-z]+)?)\s+one\b"
     r"|([\u3400-\u9fff]{2,4}?)的?那个(?=\s*(?:[，,。？?！!]|$))"
     r"|\s[-–—]\s*([A-Za-z][A-Za-z ]+?)\s*,\s*not\b")
+
+
+def said_apart(question: str) -> str:
+    """The qualifier a question says apart from any name ("Pakistan" of "the one in Pakistan", "英国" of "是英国的那
+    个"), or ""."""
+    apart = _THE_ONE_IN.search(question)
+    said = next(filter(None, apart.groups()), "") if apart else ""
+    said = said.lstrip("是在指就要说")  # "是英国的那个": 英国
+    return "" if day_words(said) or len(said) < 2 else said
 
 
 def _listed_with(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
