@@ -445,7 +445,8 @@ def _yes_no(turn: dict[str, Any], reply: dict[str, Any]) -> bool:
         # A day whose record splits its precipitation (a past day): 5.6 mm that all fell as snow is no rain, nor is
         # a day of snow with a few tenths of a millimetre of rain in it (4.4 mm, 0.4 of it rain: "不会下雨，会下雪").
         yes = any((r.get("rain_sum") or 0) >= 1 or r.get("rain_expected") for r in records)
-        no = all(((r.get("rain_sum") or 0) < 0.2 or (r.get("snow_expected") and (r.get("rain_sum") or 0) < 1))
+        no = all(((r.get("rain_sum") or 0) < 0.2 or ((r.get("snow_expected") or r.get("weather_code") in _SNOW_CODES)
+                                                     and (r.get("rain_sum") or 0) < 1))
                  and not r.get("rain_expected") for r in records)
     elif topic == "rain":
         yes = any((r.get("precipitation_sum") or 0) >= 1 or (r.get("probability_max") or r.get(

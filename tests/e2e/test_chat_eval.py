@@ -128,6 +128,9 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     snowy = forecast(GUANGZHOU, [{**WEEK[1], "weather_code": 71}])
     assert strict(rain, _reply("不会下雨，会下雪，降水概率77%。", snowy))["verdict"] is True
     assert strict(rain, _reply("不会下雨，降水概率77%。", snowy))["verdict"] is False
+    # ... a few tenths of rain in a day of snow, its rain and snow apart (0.6 of Omaha's 2.6 mm)
+    split = forecast(GUANGZHOU, [{**WEEK[1], "weather_code": 71, "rain_sum": 0.6, "snowfall_sum": 1.4}])
+    assert strict(rain, _reply("不会下雨，会下雪，降水概率77%。", split))["verdict"] is True
     # The figures first: a clause giving no amount says no, as the verdict after it does.
     dry = forecast(GUANGZHOU, WEEK[2:3])
     dry_turn = {**rain, "query": "广州后天不会下雨吧？", "day": 2}
