@@ -951,19 +951,32 @@ def for_the_one_said_apart(planned: tuple[PlannedCall, ...], by_name: dict[str, 
                            turn: Turn) -> tuple[PlannedCall, ...]:
     """Calls of one place for a question that names none but says which one apart ("nah the canadian one, BC",
     "不对不对，是英国的那个" after Cambridge was called for London): made for the conversation's one place, so
-    qualified."""
+    qualified; where it asks nothing of its own (no day, no quantity), the latest call again, of that place."""
     said = said_apart(turn.question)
-    latest = _places_of(conversation.latest_tried(turn.history), by_name, turn)
+    tried = conversation.latest_tried(turn.history)
+    latest = _places_of(tried, by_name, turn)
     if not said or len(latest) != 1:
         return planned
     (place,) = latest
+    qualified = f"{place.partition(',')[0]}, {said}"
+    if len(tried) == 1 and not day_references(turn.question, turn.today) \
+            and not asked_quantities(turn.question, turn.vocabulary):
+        # it asks nothing of its own: the latest question again, of that place ("不对不对，是英国的那个")
+        (call,) = tried
+        tool = resolve(call["tool"], by_name)
+        argument = place_argument(tool.input_schema, turn.vocabulary) if tool else None
+        again = replanned(PlannedCall("said_apart", call["tool"], {}), {**call["arguments"], argument: qualified},
+                          by_name, turn) if argument else None
+        if again is not None and again.request is not None:
+            log.info("%s for %r: the latest question, of the place the question says which of", again.name,
+                     qualified)
+            return (again,)
     mended = []
     for plan in planned:
         _, argument, value = _place_of(plan, by_name, turn)
         head = value.partition(",")[0].strip() if isinstance(value, str) else ""
         if argument and head and not mentioned(head, turn.question.casefold()) \
-                and (again := replanned(plan, {**plan.arguments, argument: f"{place.partition(',')[0]}, {said}"},
-                                        by_name, turn)).request is not None:
+                and (again := replanned(plan, {**plan.arguments, argument: qualified}, by_name, turn)).request is not None:
             log.info("%s for %r, not %r: the question says which of the conversation's place", plan.name,
                      again.arguments[argument], value)
             plan = again
