@@ -527,7 +527,8 @@ def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, To
                          turn: Turn) -> tuple[PlannedCall, ...]:
     """A list of places naming one twice ("Which Charleston will be warmer?" called for ["Charleston",
     "Charleston"]), each time as the conversation's calls named a longer form of it, in their order
-    ("Charleston, West Virginia", "Charleston, South Carolina"); a list with no such forms stays as it is."""
+    ("Charleston, West Virginia", "Charleston, South Carolina"); with no such forms, its first as the conversation's
+    one place where the list lacks it; a list with neither stays as it is."""
     earlier = list(dict.fromkeys(value for call in conversation.all_calls(turn.history)
                                  for value in call.get("arguments", {}).values() if isinstance(value, str)))
 
@@ -541,8 +542,15 @@ def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, To
         if len(set(folded)) == len(folded):
             return listed if listed is not items else None
         forms = {name: [value for value in earlier if value.casefold().startswith(f"{name},")] for name in folded}
-        return [forms[name].pop(0) if forms[name] else item for name, item in zip(folded, listed)]
+        named = [forms[name].pop(0) if forms[name] else item for name, item in zip(folded, listed)]
+        twice = next((index for index, name in enumerate(folded) if folded.count(name) > 1), None)
+        if twice is not None and named[twice] == listed[twice] and len(latest) == 1 \
+                and latest[0].casefold() not in folded:
+            # "跟清莱比明天哪个更热" after 清迈 was compared as 清莱 with itself: the conversation's place, first
+            named[twice] = latest[0]
+        return named
 
+    latest = sorted(_places_of(conversation.latest_tried(turn.history), by_name, turn))
     return _each_list(planned, by_name, turn, distinct, "as the conversation named them")
 
 

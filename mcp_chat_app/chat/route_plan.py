@@ -73,7 +73,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
                                      turn.question, turn.vocabulary)
         arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,
                                        turn.vocabulary)
-        arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary)
+        arguments = as_the_question_spells(arguments, schema, turn.question, turn.vocabulary, everything_said(turn))
         arguments = without_run_in_days(without_question_words(arguments, schema, turn.vocabulary), schema,
                                         turn.vocabulary, turn.question)
         arguments = without_run_in_quantities(arguments, schema, turn.vocabulary)

@@ -208,3 +208,14 @@ def test_over_http_which_one_said_apart_is_the_conversations_place_so_qualified(
     forced_gateway.chat(f"apart-{len(first)}", {"message": first})
     fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
     assert _made(forced_gateway.chat(f"apart-{len(first)}", {"message": second}).json()) == [made]
+
+
+def test_over_http_a_place_compared_with_itself_is_compared_with_the_conversations(forced_gateway, fake_llm):
+    """dev44's "跟清莱比明天哪个更热" after 清迈's high was compared as 清莱 with 清莱."""
+    high = call("get_forecast", city="清迈", day=1)
+    fake_llm.script(high, high, {"content": "placeholder"}, auto=True)
+    forced_gateway.chat("itself", {"message": "明天清迈最高温多少"})
+    twice = call("compare_weather", cities=["清莱", "清莱"], day=1)
+    fake_llm.script(twice, twice, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("itself", {"message": "跟清莱比明天哪个更热"}).json()
+    assert _made(body) == [("compare_weather", {"cities": ["清迈", "清莱"], "day": 1})]

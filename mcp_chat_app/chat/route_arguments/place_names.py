@@ -512,12 +512,13 @@ def _qualified_before(value: str, question: str, vocabulary: Vocabulary) -> str:
 
 
 def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], question: str,
-                           vocabulary: Vocabulary) -> dict[str, Any]:
+                           vocabulary: Vocabulary, conversation: str = "") -> dict[str, Any]:
     """The arguments with each Latin-script place the question does not write but writes nearly so, as the
     question writes it: the router copied "ipoh" as "Ipoah", and a place nobody named is no call to make. A
     Chinese place of one character is the name the question writes it at the end of ("州" of "下周一定州怎么样"), one
     the question does not write is its one name that shares a character with it ("凤城" of "这周五来凤怎么样"); a
-    qualifier alone is the place it qualifies ("Kyrgyzstan" of "Osh, Kyrgyzstan, the day after tomorrow")."""
+    qualifier alone is the place it qualifies ("Kyrgyzstan" of "Osh, Kyrgyzstan, the day after tomorrow"). A
+    Chinese place the `conversation` names stays as it is (清迈, compared with the question's 清莱)."""
     words = re.findall(r"[^\W\d_][\w'’.-]*", question)
     phrases = [" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
 
@@ -525,7 +526,7 @@ def as_the_question_spells(arguments: dict[str, Any], schema: dict[str, Any], qu
         if isinstance(value, str) and len(value) == 1 and _HAN.match(value):
             return _whole_chinese_name(value, question)
         if isinstance(value, str) and len(value) > 1 and _HAN.match(value) and not mentioned(value, question) \
-                and (name := _name_sharing_a_character(value, question, vocabulary)):
+                and value not in conversation and (name := _name_sharing_a_character(value, question, vocabulary)):
             return name
         if isinstance(value, str) and (place := _place_it_qualifies(value, question, vocabulary)):
             return place
