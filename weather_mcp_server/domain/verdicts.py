@@ -215,37 +215,34 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
     """Which place is warmer, colder, wetter, windier, drier and calmer, and where the data has them, which has the
     higher and the lower chance of rain and the stronger UV; a tie names no winner."""
     places = [_names(s) for s in standings]
-    verdicts = [
+    both = "两地" if len(standings) == 2 else "各地"  # a tie of three places or more is of every place
+    return [
         _winner("warmer", standings, places, max, lambda s: s.warmth,
-                lambda name: pick(f"{name} is warmer", f"{name}更暖和"), pick("equally warm", "两地一样暖和")),
+                lambda name: pick(f"{name} is warmer", f"{name}更暖和"), pick("equally warm", f"{both}一样暖和")),
         _winner("colder", standings, places, min, lambda s: s.coldness,
-                lambda name: pick(f"{name} is colder", f"{name}更冷"), pick("equally cold", "两地一样冷")),
+                lambda name: pick(f"{name} is colder", f"{name}更冷"), pick("equally cold", f"{both}一样冷")),
         _winner("wetter", standings, places, max, lambda s: s.wetness,
                 lambda name: pick(f"{name} gets more rain", f"{name}降水更多"),
-                pick("equally wet", "两地降水一样多")),
+                pick("equally wet", f"{both}降水一样多")),
         _winner("windier", standings, places, max, lambda s: s.windiness,
-                lambda name: pick(f"{name} is windier", f"{name}风更大"), pick("equally windy", "两地风一样大")),
+                lambda name: pick(f"{name} is windier", f"{name}风更大"), pick("equally windy", f"{both}风一样大")),
         _winner("drier", standings, places, min, lambda s: s.wetness,
                 lambda name: pick(f"{name} gets less rain", f"{name}降水更少"),
-                pick("equally wet", "两地降水一样多")),
+                pick("equally wet", f"{both}降水一样多")),
         _winner("calmer", standings, places, min, lambda s: s.windiness,
-                lambda name: pick(f"{name} is less windy", f"{name}风更小"), pick("equally windy", "两地风一样大")),
+                lambda name: pick(f"{name} is less windy", f"{name}风更小"), pick("equally windy", f"{both}风一样大")),
         *([_winner("likelier", standings, places, max, lambda s: s.chance,
                    lambda name: pick(f"{name} has the higher chance of rain", f"{name}降水概率更高"),
-                   pick("the same chance of rain", "两地降水概率一样")),
+                   pick("the same chance of rain", f"{both}降水概率一样")),
            _winner("unlikelier", standings, places, min, lambda s: s.chance,
                    lambda name: pick(f"{name} has the lower chance of rain", f"{name}降水概率更低"),
-                   pick("the same chance of rain", "两地降水概率一样"))]
+                   pick("the same chance of rain", f"{both}降水概率一样"))]
           if all(s.chance is not None for s in standings) else []),
         *([_winner("uv", standings, places, max, lambda s: s.uv,
                    lambda name: pick(f"{name} has the stronger UV", f"{name}紫外线更强"),
-                   pick("equally strong UV", "两地紫外线一样强"))]
+                   pick("equally strong UV", f"{both}紫外线一样强"))]
           if all(s.uv is not None for s in standings) else []),
     ]
-    if len(standings) > 2:  # a tie of three places or more is of every place, not of "both"
-        verdicts = [verdict.model_copy(update={"statement": verdict.statement.replace("两地", "各地")})
-                    for verdict in verdicts]
-    return verdicts
 
 
 # The verdicts a comparison's text states: drier and calmer are wetter and windier read the other way round.
