@@ -332,7 +332,7 @@ def with_the_place_said(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
             or asked_quantities(name, turn.vocabulary) or name.casefold() in turn.vocabulary.plain_words:
         return planned
     (plan,) = planned
-    _, place, value = _place_of(plan, by_name, turn)
+    _, place, value = place_of(plan, by_name, turn)
     if not isinstance(value, str) or mentioned(value, turn.question.casefold()):
         return planned
     again = replanned(plan, {**plan.arguments, place: name}, by_name, turn)
@@ -447,7 +447,7 @@ def with_added_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     mended = []
     for plan in planned:
         plan = _as_the_latest_list_call(plan, added, by_name, turn)
-        tool, _, value = _place_of(plan, by_name, turn) if plan.request else (None, None, None)
+        tool, _, value = place_of(plan, by_name, turn) if plan.request else (None, None, None)
         if isinstance(value, str) and value.casefold() not in {name.casefold() for name in added}:
             # a place of the conversation the question compares the added ones with ("compared to Sydney, which
             # is colder tomorrow?" after Katoomba was called for Katoomba alone)
@@ -500,7 +500,7 @@ def _as_the_latest_list_call(plan: PlannedCall, added: list[str], by_name: dict[
 def _with_the_others(plan: PlannedCall, value: str, others: list[str], server: str, by_name: dict[str, ToolInfo],
                      turn: Turn) -> PlannedCall:
     """The call of one place as a call of the server's list tool for `others` and it, when the question compares."""
-    _, place, _ = _place_of(plan, by_name, turn)
+    _, place, _ = place_of(plan, by_name, turn)
     if others and place and compares(turn.question, turn.vocabulary):
         again = _list_call(plan.call_id, [*others, value], server,
                            {name: given for name, given in plan.arguments.items() if name != place}, by_name, turn)
@@ -544,13 +544,13 @@ def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, To
         forms = {name: [value for value in earlier if value.casefold().startswith(f"{name},")] for name in folded}
         named = [forms[name].pop(0) if forms[name] else item for name, item in zip(folded, listed)]
         twice = next((index for index, name in enumerate(folded) if folded.count(name) > 1), None)
-        if twice is not None and named[twice] == listed[twice] and len(latest) == 1 \
-                and latest[0].casefold() not in folded:
+        latest = _places_of(conversation.latest_tried(turn.history), by_name, turn) \
+            if twice is not None and named[twice] == listed[twice] else set()
+        if len(latest) == 1 and (place := next(iter(latest))).casefold() not in folded:
             # "跟清莱比明天哪个更热" after 清迈 was compared as 清莱 with itself: the conversation's place, first
-            named[twice] = latest[0]
+            named[twice] = place
         return named
 
-    latest = sorted(_places_of(conversation.latest_tried(turn.history), by_name, turn))
     return _each_list(planned, by_name, turn, distinct, "as the conversation named them")
 
 
@@ -895,7 +895,7 @@ def _names_no_place_at_all(plan: PlannedCall, by_name: dict[str, ToolInfo], turn
 
 def _places_in(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> tuple[str | None, Any, str | None, Any]:
     """The call's place argument and its value, or else its list argument of places and that list."""
-    tool, argument, value = _place_of(plan, by_name, turn)
+    tool, argument, value = place_of(plan, by_name, turn)
     listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool and not argument else None
     return argument, value, listed, plan.arguments.get(listed) if listed else None
 
@@ -925,11 +925,11 @@ def _places_of(calls: list[dict[str, Any]], by_name: dict[str, ToolInfo], turn: 
 def replanned_for(plan: PlannedCall, place: str, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
     """The call of one place, made for `place` as written (the conversation's "Livingstone, Zambia", not the
     router's "Livingstone")."""
-    _, argument, _ = _place_of(plan, by_name, turn)
+    _, argument, _ = place_of(plan, by_name, turn)
     return replanned(plan, {**plan.arguments, argument: place}, by_name, turn) if argument else plan
 
 
-def _place_of(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> tuple[ToolInfo | None, str | None, Any]:
+def place_of(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> tuple[ToolInfo | None, str | None, Any]:
     """The call's tool, the name of its place argument, and the place it is called for (None where it has none)."""
     tool = resolve(plan.name, by_name)
     place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
@@ -943,7 +943,7 @@ def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
     if len(planned) != 1 or planned[0].request is None:
         return planned
     (plan,) = planned
-    _, argument, value = _place_of(plan, by_name, turn)
+    _, argument, value = place_of(plan, by_name, turn)
     here = re.search(rf"{_HERE}{re.escape(value)}", turn.question, re.IGNORECASE) if isinstance(value, str) else None
     going = _GOING.search(turn.question, here.end()) if here else None
     if going is None or value in turn.question[going.end():]:
@@ -981,10 +981,11 @@ def for_the_one_said_apart(planned: tuple[PlannedCall, ...], by_name: dict[str, 
             return (again,)
     mended = []
     for plan in planned:
-        _, argument, value = _place_of(plan, by_name, turn)
+        _, argument, value = place_of(plan, by_name, turn)
         head = value.partition(",")[0].strip() if isinstance(value, str) else ""
-        if argument and head and not mentioned(head, turn.question.casefold()) \
-                and (again := replanned(plan, {**plan.arguments, argument: qualified}, by_name, turn)).request is not None:
+        again = replanned(plan, {**plan.arguments, argument: qualified}, by_name, turn) \
+            if argument and head and not mentioned(head, turn.question.casefold()) else None
+        if again is not None and again.request is not None:
             log.info("%s for %r, not %r: the question says which of the conversation's place", plan.name,
                      again.arguments[argument], value)
             plan = again
@@ -1003,7 +1004,7 @@ def for_the_name_said(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     said = everything_said(turn)
     renamed = []
     for plan in planned:
-        tool, argument, value = _place_of(plan, by_name, turn)
+        tool, argument, value = place_of(plan, by_name, turn)
         if not argument or unnamed_places(plan.arguments, tool.input_schema, said, turn.vocabulary) != [value]:
             return ()
         log.info("call of %s for %s, the name the question begins with, not %s", plan.name, name, value)

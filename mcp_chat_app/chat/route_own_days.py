@@ -10,13 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+from dataclasses import replace
 from typing import Any
 
 from mcp_chat_app.chat.route_arguments.days import counts_days, with_asked_day
 from mcp_chat_app.chat.route_arguments.place_names import first_name_in
 from mcp_chat_app.chat.route_arguments.places import place_argument, place_list_argument
 from mcp_chat_app.chat.route_arguments.stated import mentioned
-from mcp_chat_app.chat.route_mends import draws
+from mcp_chat_app.chat.route_mends import draws, place_of, replanned_for
 from mcp_chat_app.chat.route_plan import PlannedCall, replanned, resolve, takes_exactly
 from mcp_chat_app.chat.text.day_words import AskedDay, asked_day, names_the_day_after
 from mcp_chat_app.chat.turn import Turn
@@ -25,8 +26,9 @@ from mcp_chat_app.mcp_client.manager import ToolInfo
 log = logging.getLogger(__name__)
 
 # Where one leg of a plan ends and the next begins: a mark, a dash, "then", "and", 然后, 再去.
-_CLAUSE_END = re.compile(r"[,，;；。!?？！:：]|\.(?=\s|$)|\s[—–-]+\s|[—–]|\s+(?:and\s+then|then|and|after\s+that|followed\s+by)\s+"
-                         r"|然后|接着|之后|再(?=[去到飞回])", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,，;；。!?？！:：]|\.(?=\s|$)|\s[—–-]+\s|[—–]"
+                         r"|\s+(?:and\s+then|then|and|after\s+that|followed\s+by)\s+|然后|接着|之后|再(?=[去到飞回])",
+                         re.IGNORECASE)
 
 
 def dated_clauses(question: str, today: dt.date) -> list[tuple[str, AskedDay]]:
@@ -55,7 +57,7 @@ def on_their_own_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     if not dated or not planned or any(plan.request is None for plan in planned):
         return planned
     single = tuple(call for plan in planned for call in _one_per_place(plan, by_name, turn))
-    places = [_place(plan, by_name, turn) for plan in single]
+    places = [place_of(plan, by_name, turn)[2] for plan in single]
     if not single or any(value is None for value in places):
         return planned
     calls: list[PlannedCall] = []
@@ -63,11 +65,11 @@ def on_their_own_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
         held = [plan for plan, value in zip(single, places) if mentioned(str(value), clause.casefold())]
         name = first_name_in(clause, turn.vocabulary) if not held else None
         if name and not mentioned(name, " ".join(map(str, places)).casefold()):
-            held = [_for_place(single[0], name, by_name, turn)]
+            held = [replanned_for(replace(single[0], call_id=f"{single[0].call_id}_own_day"), name, by_name, turn)]
         if len(held) != 1 or held[0].request is None:
             return planned
         calls.append(_on_day(held[0], day, by_name, turn))
-    if len(calls) != len(dated) or any(plan.request is None for plan in calls):
+    if any(plan.request is None for plan in calls):
         return planned
     log.info("calls made for each place on its own day: %s", [plan.arguments for plan in calls])
     return tuple(calls)
@@ -93,19 +95,6 @@ def _one_per_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) 
             return [replanned(PlannedCall(f"{plan.call_id}_{index}", other.qualified_name, {}),
                               {**taken(other), place: item}, by_name, turn) for index, item in enumerate(items)]
     return []
-
-
-def _place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> Any:
-    tool = resolve(plan.name, by_name)
-    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
-    return plan.arguments.get(place) if place else None
-
-
-def _for_place(plan: PlannedCall, name: str, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:
-    tool = resolve(plan.name, by_name)
-    place = place_argument(tool.input_schema, turn.vocabulary) if tool else None
-    return replanned(PlannedCall(f"{plan.call_id}_own_day", plan.name, {}), {**plan.arguments, str(place): name},
-                     by_name, turn)
 
 
 def _on_day(plan: PlannedCall, day: AskedDay, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall:

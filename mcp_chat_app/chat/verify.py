@@ -175,8 +175,8 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     if invented:
         problems.append(Problem("numbers", f"it gives {', '.join(invented)}, which the facts do not contain; "
                                            "if the facts lack what is asked, say so instead"))
-    echoed = bounds_given_as_figures(without_clock_times(reply, vocabulary), question, facts.text)
-    if echoed and not invented:
+    echoed = [] if invented else bounds_given_as_figures(without_clock_times(reply, vocabulary), question, facts.text)
+    if echoed:
         problems.append(Problem("numbers", f"it gives {', '.join(echoed)} as a figure, but it is the question's own "
                                            "bound, not in the facts: quote the facts' figure and say how it compares"))
     # A figure converted by the writer is made up ("30.7 mi (19.8 km)", 19.8 being another figure in miles): the
@@ -401,8 +401,8 @@ def _tokens(text: str) -> set[str]:
 
 
 # Words a bound the question set is said with in a reply ("not above 40", "不会上40", "under 5?").
-_BOUND_BEFORE = re.compile(r"(?:above|over|under|below|than|beyond|exceed\w*|past|hit|reach\w*|top|from|least|most|up to|"
-                           r"around|about|near|not|n't|no|vs\.?|versus|超过|超|上|过|高于|低于|不到|到|破|达|过了|不是|没有|没|未)"
+_BOUND_BEFORE = re.compile(r"(?:above|over|under|below|than|beyond|exceed\w*|past|hit|reach\w*|top|from|least|most|"
+                           r"up to|around|about|near|not|n't|no|vs\.?|versus|超过|超|上|过|高于|低于|不到|到|破|达|过了|不是|没有|没|未)"
                            r"\s*$", re.IGNORECASE)
 _BOUND_AFTER = re.compile(r"\s*\S{0,4}?\s*(?:以上|以下|以内|or (?:more|less|above|below|higher|lower)|\+|[?？])")
 _FIGURE = re.compile(r"(?<![A-Za-z\d.-])[-−]?\d+(?:\.\d+)?")  # a figure, not the digits of a code ("m00024")
