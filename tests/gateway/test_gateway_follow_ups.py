@@ -25,7 +25,7 @@ from mcp_chat_app.chat.turn import Turn
 from mcp_chat_app.config import CONFIG_DIR
 from mcp_chat_app.mcp_client.manager import ToolInfo
 
-from tests.support.gateway_processes import weather_call as call
+from tests.support.gateway_processes import forced_asker, made_calls, weather_call as call
 
 ASSISTANT = load_assistant(CONFIG_DIR / "assistant.json")
 VOCABULARY = ASSISTANT.vocabulary
@@ -35,19 +35,6 @@ FORECAST = {"properties": {"city": {"type": "string", "description": "City name"
                            "days": {"type": "integer", "default": 1, "description": "How many days from that day on"}},
             "required": ["city"]}
 FORECAST_TOOL = ToolInfo("weather", "get_forecast", "Forecast in one city for days.", FORECAST)
-
-
-def _made(body: dict) -> list[tuple[str, dict]]:
-    return [(made["tool"], made["arguments"]) for made in body["tool_calls"]]
-
-
-def _asker(gateway, fake_llm, user: str):
-    """A user's turns with the forced router calling `planned` twice (the question alone, then with the
-    conversation) and the writer answering anything; each turn's JSON body."""
-    def asked(message: str, planned: dict) -> dict:
-        fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
-        return gateway.chat(user, {"message": message}).json()
-    return asked
 
 
 @pytest.mark.parametrize("question, days", [
@@ -88,7 +75,7 @@ def test_over_http_a_follow_up_on_the_next_days_is_called_for_all_of_them(forced
     fake_llm.script(call("get_forecast", city="Oslo", day=0), call("get_forecast", city="Trondheim", day=0),
                     {"content": "See the outlook above."}, auto=True)
     body = forced_gateway.chat("tor", {"message": "Any snow expected over the next 3 days?"}).json()
-    assert _made(body) == [("get_forecast", {"city": "Trondheim", "day": 0, "days": 3})]
+    assert made_calls(body) == [("get_forecast", {"city": "Trondheim", "day": 0, "days": 3})]
 
 
 def test_over_http_the_next_days_counted_in_figures_begin_today_after_a_question_on_tomorrow(forced_gateway,
@@ -98,7 +85,7 @@ def test_over_http_the_next_days_counted_in_figures_begin_today_after_a_question
     forced_gateway.chat("five", {"message": "成都明天多少度"})
     fake_llm.script(call("get_forecast", city="成都", day=1, days=5), {"content": "见上。"}, auto=True)
     body = forced_gateway.chat("five", {"message": "成都未来5天天气"}).json()
-    assert _made(body) == [("get_forecast", {"city": "成都", "day": 0, "days": 5})]
+    assert made_calls(body) == [("get_forecast", {"city": "成都", "day": 0, "days": 5})]
 
 
 @pytest.mark.parametrize("message, acknowledges", [
@@ -192,11 +179,11 @@ def test_over_http_a_follow_up_for_a_tool_of_the_present_moment_is_asked_of_the_
     fake_llm.script(call("get_current_weather", city="北京"), call("get_current_weather", city="金边"),
                     call("get_current_weather", city="金边"), {"content": "金边明天紫外线很强。"}, auto=True)
     body = forced_gateway.chat("uv", {"message": "紫外线强吗"}).json()
-    assert _made(body) == [("get_forecast", {"city": "金边", "day": 1})]
+    assert made_calls(body) == [("get_forecast", {"city": "金边", "day": 1})]
     # Named as such, the present moment is no earlier day.
     fake_llm.script(call("get_current_weather", city="金边"), {"content": "金边现在紫外线很弱。"}, auto=True)
     body = forced_gateway.chat("uv", {"message": "金边现在紫外线强吗"}).json()
-    assert _made(body) == [("get_current_weather", {"city": "金边"})]
+    assert made_calls(body) == [("get_current_weather", {"city": "金边"})]
 
 
 def test_over_http_a_quantity_asked_again_of_another_tool_keeps_the_conversations_day(forced_gateway, fake_llm):
@@ -208,7 +195,7 @@ def test_over_http_a_quantity_asked_again_of_another_tool_keeps_the_conversation
                     call("get_forecast", city="仰光"), {"content": "placeholder"}, {"content": "placeholder"})
     # (it says what the rain tool does, or the call would move at once: from_a_yes_or_no_tool)
     body = forced_gateway.chat("uvday", {"message": "会下雨吗，紫外线强不强"}).json()
-    assert _made(body)[-1] == ("get_forecast", {"city": "仰光", "day": 1})
+    assert made_calls(body)[-1] == ("get_forecast", {"city": "仰光", "day": 1})
     note = next(r for r in fake_llm.requests() if "(The question asks for 紫外线" in r["messages"][-1]["content"])
     assert "weather__get_current_weather" not in note["messages"][-1]["content"].rsplit("(The question asks", 1)[1]
 
@@ -221,7 +208,7 @@ def test_over_http_the_high_asked_after_a_rain_question_is_asked_of_the_tool_tha
     fake_llm.script(call("get_precipitation", city="西宁", day=3), call("get_precipitation", city="西宁", day=3),
                     call("get_forecast", city="西宁", day=3), {"content": "placeholder"}, {"content": "placeholder"})
     body = forced_gateway.chat("high", {"message": "说一下那天的最高温"}).json()
-    assert _made(body)[-1] == ("get_forecast", {"city": "西宁", "day": 3})
+    assert made_calls(body)[-1] == ("get_forecast", {"city": "西宁", "day": 3})
 
 
 def test_over_http_a_comparison_asked_again_for_the_hours_keeps_every_place(forced_gateway, fake_llm):
@@ -234,7 +221,7 @@ def test_over_http_a_comparison_asked_again_for_the_hours_keeps_every_place(forc
                     call("compare_weather", cities=["Oulu", "Umeå"], day=1),
                     call("get_forecast", city="Oulu", day=1, hours=[23]), {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("night", {"message": "And tomorrow night - which one gets colder?"}).json()
-    assert _made(body) == [("compare_weather", {"cities": ["Oulu", "Umeå"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Oulu", "Umeå"], "day": 1})]
 
 
 def test_over_http_one_name_twice_in_a_comparison_is_each_place_the_conversation_named(forced_gateway, fake_llm):
@@ -246,8 +233,9 @@ def test_over_http_one_name_twice_in_a_comparison_is_each_place_the_conversation
     fake_llm.script(call("compare_weather", cities=["Charleston", "Charleston"], day=1), {"content": "placeholder"},
                     auto=True)
     body = forced_gateway.chat("two", {"message": "Which Charleston will be warmer tomorrow?"}).json()
-    assert _made(body) == [("compare_weather", {"cities": ["Charleston, West Virginia", "Charleston, South Carolina"],
-                                                "day": 1})]
+    assert made_calls(body) == [
+        ("compare_weather", {"cities": ["Charleston, West Virginia", "Charleston, South Carolina"],
+                             "day": 1})]
 
 
 def test_over_http_one_place_in_other_writings_is_compared_once(forced_gateway, fake_llm):
@@ -256,7 +244,7 @@ def test_over_http_one_place_in_other_writings_is_compared_once(forced_gateway, 
     fake_llm.script(call("compare_weather", cities=["Brisbane", "Perth, WA", "perth, WA", "perth wa"], day=1),
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("uv", {"message": "stronger uv tmrw brisbane or perth wa"}).json()
-    assert _made(body) == [("compare_weather", {"cities": ["Brisbane", "Perth, WA"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Brisbane", "Perth, WA"], "day": 1})]
 
 
 def test_over_http_a_comparative_word_taken_for_a_place_is_left_out(forced_gateway, fake_llm):
@@ -265,7 +253,7 @@ def test_over_http_a_comparative_word_taken_for_a_place_is_left_out(forced_gatew
     fake_llm.script(call("compare_weather", cities=["Rainier", "Glasgow", "Belfast"], day="saturday"),
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("rainier", {"message": "Rainier on Saturday: Glasgow or Belfast?"}).json()
-    assert _made(body) == [("compare_weather", {"cities": ["Glasgow", "Belfast"], "day": "saturday"})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Glasgow", "Belfast"], "day": "saturday"})]
 
 
 def test_over_http_which_wins_asked_of_no_place_compares_the_conversations_places(forced_gateway, fake_llm):
@@ -277,10 +265,10 @@ def test_over_http_which_wins_asked_of_no_place_compares_the_conversations_place
     search = call("find_cities_by_temperature", relation="below", temp=0, day=0)
     fake_llm.script(search, search, {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("which", {"message": "哪个更冷"}).json()
-    assert _made(body) == [("compare_weather", {"cities": ["Ann Arbor", "Detroit"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Ann Arbor", "Detroit"], "day": 1})]
     fake_llm.script(search, search, {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("which", {"message": "哪些城市更冷，零度以下的？"}).json()
-    assert _made(body)[0][0] == "find_cities_by_temperature"
+    assert made_calls(body)[0][0] == "find_cities_by_temperature"
 
 
 def test_over_http_which_wins_asked_of_one_new_place_compares_it_with_the_conversations(forced_gateway, fake_llm):
@@ -293,11 +281,11 @@ def test_over_http_which_wins_asked_of_one_new_place_compares_it_with_the_conver
     montevideo = call("get_forecast", city="Montevideo", day="saturday")
     fake_llm.script(montevideo, montevideo, {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("mvd", {"message": "Compare with Montevideo on Saturday — which is warmer?"}).json()
-    assert _made(body) == [("compare_weather", {"cities": ["Buenos Aires", "Montevideo"], "day": "saturday"})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Buenos Aires", "Montevideo"], "day": "saturday"})]
     week = call("get_forecast", city="Montevideo", day=0, days=7)
     fake_llm.script(week, week, {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("mvd", {"message": "which day is warmest in Montevideo this week?"}).json()
-    assert _made(body)[0][0] == "get_forecast"
+    assert made_calls(body)[0][0] == "get_forecast"
 
 
 def test_over_http_a_follow_up_after_a_turn_with_no_call_is_asked_with_the_conversation(forced_gateway, fake_llm):
@@ -308,7 +296,7 @@ def test_over_http_a_follow_up_after_a_turn_with_no_call_is_asked_with_the_conve
     fake_llm.script(call("get_forecast", city="北京", day=0, hours="night"),
                     call("get_forecast", city="青岛", day=0, hours="night"), {"content": "青岛今晚晴。"}, auto=True)
     body = forced_gateway.chat("qd", {"message": "那今晚呢"}).json()
-    assert _made(body) == [("get_forecast", {"city": "青岛", "day": 0, "hours": "night"})]
+    assert made_calls(body) == [("get_forecast", {"city": "青岛", "day": 0, "hours": "night"})]
     # ... and a weekday abbreviated is the day, not a place ("and Sat?" was called for a place "Sat")
     assert not mentioned("Sat", "and Sat?") and mentioned("Oslo", "oslo tomorrow")
 
@@ -326,7 +314,7 @@ def test_over_http_a_follow_up_of_a_failed_call_is_asked_with_it(forced_gateway,
                                                                          day="thursday"),
                     {"content": "placeholder"}, {"content": "placeholder"})
     body = forced_gateway.chat("kuopio", {"message": "ok then, what about this Thursday?"}).json()
-    assert _made(body) == [("get_forecast", {"city": "Kuopio", "day": "thursday"})]
+    assert made_calls(body) == [("get_forecast", {"city": "Kuopio", "day": "thursday"})]
     again = fake_llm.requests()[1]["messages"][-1]["content"]
     assert 'weather__get_forecast {"city":"Kuopio","day":30}' in again
 
@@ -334,84 +322,85 @@ def test_over_http_a_follow_up_of_a_failed_call_is_asked_with_it(forced_gateway,
 def test_over_http_a_follow_up_of_a_new_day_alone_asks_the_latest_calls_tool(forced_gateway, fake_llm):
     """"and how about tomorrow?" after the air in Heidelberg today (and, before it, yesterday's rain there) was
     called as tomorrow's rain: a follow-up that says only a day asks the latest call's tool, on that day."""
-    asked = _asker(forced_gateway, fake_llm, "air")
+    asked = forced_asker(forced_gateway, fake_llm, "air")
     asked("Did it rain in Heidelberg, Germany yesterday?", call("get_precipitation", city="Heidelberg, Germany", day=-1))
     asked("How's the air there today?", call("get_air_quality", city="Heidelberg, Germany"))
     body = asked("and how about tomorrow?", call("get_precipitation", city="Heidelberg, Germany", day=1))
-    assert _made(body) == [("get_air_quality", {"city": "Heidelberg, Germany", "day": 1})]
+    assert made_calls(body) == [("get_air_quality", {"city": "Heidelberg, Germany", "day": 1})]
 
 
 def test_over_http_a_follow_up_asking_for_other_units_asks_the_latest_calls_tool(forced_gateway, fake_llm):
     """"in fahrenheit pls" after tonight's low in Mont Tremblant was called as today's rain in °F: a follow-up that
     names only units asks the latest call again, in them."""
-    asked = _asker(forced_gateway, fake_llm, "units")
+    asked = forced_asker(forced_gateway, fake_llm, "units")
     asked("how cold will it get in Mont Tremblant tonight", call("get_forecast", city="Mont Tremblant", day=0,
                                                                hours="night"))
     body = asked("in fahrenheit pls", call("get_precipitation", city="Mont Tremblant", day=0, fahrenheit=True))
     # (the latest call again, tonight's hours and all: the unit is all the question changes)
-    assert _made(body) == [("get_forecast", {"city": "Mont Tremblant", "day": 0, "hours": "night", "fahrenheit": True})]
+    assert made_calls(body) == [
+        ("get_forecast", {"city": "Mont Tremblant", "day": 0, "hours": "night", "fahrenheit": True})]
 
 
 def test_over_http_a_part_of_the_conversations_place_said_by_no_name_is_that_place(forced_gateway, fake_llm):
     """"山上冷不冷" after a question on 华山 was called for a place "山上冷": on the mountain, at the sea (山上, 海边)
     is the conversation's one place."""
-    asked = _asker(forced_gateway, fake_llm, "mountain")
+    asked = forced_asker(forced_gateway, fake_llm, "mountain")
     asked("这周六去爬华山 天气怎么样", call("get_forecast", city="华山", day="saturday"))
     body = asked("山上冷不冷", call("get_forecast", city="山上冷", day="saturday"))
-    assert _made(body) == [("get_forecast", {"city": "华山", "day": "saturday"})]
+    assert made_calls(body) == [("get_forecast", {"city": "华山", "day": "saturday"})]
     body = asked("热不热啊 要在工地干一天活", call("get_forecast", city="工地干", day="saturday"))  # at the site
-    assert [arguments["city"] for _, arguments in _made(body)] == ["华山"]
+    assert [arguments["city"] for _, arguments in made_calls(body)] == ["华山"]
     # nor words that open with a part of the day (dev43's "明天呢？我明天晚上回" was called for a place "晚上回")
     body = asked("明天呢？我明天晚上回", call("get_precipitation", city="晚上回", day=1, hours="night"))
-    assert [arguments["city"] for _, arguments in _made(body)] == ["华山"]
+    assert [arguments["city"] for _, arguments in made_calls(body)] == ["华山"]
     # ... nor the name sharing a character with the router's ("晚上回" of 上海: 上)
-    asked = _asker(forced_gateway, fake_llm, "evening-back")
+    asked = forced_asker(forced_gateway, fake_llm, "evening-back")
     asked("那现在呢，上海在下吗", call("get_current_weather", city="上海"))
     body = asked("明天呢？我明天晚上回", call("get_precipitation", city="上海", day=1))
-    assert [arguments["city"] for _, arguments in _made(body)] == ["上海"]
+    assert [arguments["city"] for _, arguments in made_calls(body)] == ["上海"]
 
 
 def test_over_http_a_word_of_the_domain_called_as_a_place_is_the_conversations_place(forced_gateway, fake_llm):
     """"windy then?" after tomorrow at 6 in Burlington was called for a place named "Windy" (Vidin, Bulgaria)."""
-    asked = _asker(forced_gateway, fake_llm, "windy")
+    asked = forced_asker(forced_gateway, fake_llm, "windy")
     asked("temp in Burlington VT tmrw at 6pm?", call("get_forecast", city="Burlington, VT", day=1, hours=[18]))
     body = asked("windy then?", call("get_forecast", city="Windy", day=1))
-    assert [(tool, arguments["city"].replace(",", "")) for tool, arguments in _made(body)] == [
+    assert [(tool, arguments["city"].replace(",", "")) for tool, arguments in made_calls(body)] == [
         ("get_forecast", "Burlington VT")]
 
 
 def test_over_http_a_word_that_sets_places_side_by_side_is_the_conversations_place(forced_gateway, fake_llm):
     """"vs Abisko tonight — which one will be colder?" after tonight in Tromsø was compared for Abisko and "vs"."""
-    asked = _asker(forced_gateway, fake_llm, "versus")
+    asked = forced_asker(forced_gateway, fake_llm, "versus")
     asked("how cold will it get overnight in Tromsø?", call("get_forecast", city="Tromsø", day=0))
     body = asked("vs Abisko tonight — which one will be colder?", call("compare_weather", cities=["Abisko", "vs"],
                                                                          day=0))
-    assert _made(body) == [("compare_weather", {"cities": ["Abisko", "Tromsø"], "day": 0})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Abisko", "Tromsø"], "day": 0})]
 
 
 def test_over_http_a_correction_keeps_the_conversations_day(forced_gateway, fake_llm):
     """"oops, I meant Lafayette, Indiana" after tomorrow's forecast for Lafayette, Louisiana was called for today:
     a correction asks the question before again, of what it says, on its day."""
-    asked = _asker(forced_gateway, fake_llm, "laf")
+    asked = forced_asker(forced_gateway, fake_llm, "laf")
     asked("What's tomorrow's forecast for Lafayette, Louisiana?", call("get_forecast", city="Lafayette, Louisiana",
                                                                      day=1))
     body = asked("oops, I meant Lafayette, Indiana", call("get_forecast", city="Lafayette, Indiana", day=0))
-    assert _made(body) == [("get_forecast", {"city": "Lafayette, Indiana", "day": 1})]
+    assert made_calls(body) == [("get_forecast", {"city": "Lafayette, Indiana", "day": 1})]
     # ... however it says the place before was the wrong one
-    asked = _asker(forced_gateway, fake_llm, "pwm")
+    asked = forced_asker(forced_gateway, fake_llm, "pwm")
     asked("Portland, Oregon weather tomorrow?", call("get_forecast", city="Portland, Oregon", day=1))
     body = asked("sorry, wrong Portland. Maine.", call("get_forecast", city="Portland, Maine", day=0))
-    assert _made(body) == [("get_forecast", {"city": "Portland, Maine", "day": 1})]
-    asked = _asker(forced_gateway, fake_llm, "tz")
+    assert made_calls(body) == [("get_forecast", {"city": "Portland, Maine", "day": 1})]
+    asked = forced_asker(forced_gateway, fake_llm, "tz")
     asked("泰州明天天气怎么样", call("get_forecast", city="泰州", day=1))
     body = asked("不是那个，是浙江的台州", call("get_forecast", city="浙江的台州", day=0))
-    assert [arguments["day"] for _, arguments in _made(body)] == [1]
-    asked = _asker(forced_gateway, fake_llm, "sgf")
+    assert [arguments["day"] for _, arguments in made_calls(body)] == [1]
+    asked = forced_asker(forced_gateway, fake_llm, "sgf")
     asked("will it rain in Springfield, Illinois tomorrow?", call("get_precipitation", city="Springfield, Illinois",
                                                                  day=1))
     body = asked("ugh no, the other one — Springfield, Missouri",
                  call("get_precipitation", city="Springfield, Missouri", day=0))
-    assert [arguments["day"] for _, arguments in _made(body)] == [1]
+    assert [arguments["day"] for _, arguments in made_calls(body)] == [1]
 
 
 def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_compared(forced_gateway, fake_llm):
@@ -419,52 +408,53 @@ def test_over_http_places_joined_in_one_value_or_added_by_a_follow_up_are_each_c
     of the call before, and "把丰宁也加进来" was called for 丰宁 alone: each named place is in the comparison."""
     fake_llm.script(call("get_forecast", city="海林和尚志", day=1), {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("join", {"message": "明天海林和尚志哪边更冷"}).json()
-    assert _made(body) == [("compare_weather", {"cities": ["海林", "尚志"], "day": 1})]
-    asked = _asker(forced_gateway, fake_llm, "add")
+    assert made_calls(body) == [("compare_weather", {"cities": ["海林", "尚志"], "day": 1})]
+    asked = forced_asker(forced_gateway, fake_llm, "add")
     two = call("compare_weather", cities=["东阳", "嵊州"], day=1)
     asked("明天东阳和嵊州哪个更热", two)
     body = asked("加上奉化呢，三个里面哪个最热", two)
-    assert _made(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化"], "day": 1})]
     # the added place alone, called on its own, is added to the comparison, on the day this question asks
     body = asked("把丰宁也加进来，后天三个里哪个最冷", call("get_forecast", city="丰宁", day=2))
-    assert _made(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化", "丰宁"], "day": 2})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["东阳", "嵊州", "奉化", "丰宁"], "day": 2})]
     # no comparison before: the places asked of one by one, and the added one
-    asked = _asker(forced_gateway, fake_llm, "add-one-by-one")
+    asked = forced_asker(forced_gateway, fake_llm, "add-one-by-one")
     asked("Is it going to be hot in Kununurra tomorrow?", call("get_forecast", city="Kununurra", day=1))
     asked("what about Katherine, NT?", call("get_forecast", city="Katherine, NT", day=1))
     body = asked("add Tennant Creek - which of the three is hottest tomorrow?",
                  call("get_forecast", city="Tennant Creek", day=1))
-    assert _made(body) == [("compare_weather", {"cities": ["Kununurra", "Katherine, NT", "Tennant Creek"], "day": 1})]
+    assert made_calls(body) == [
+        ("compare_weather", {"cities": ["Kununurra", "Katherine, NT", "Tennant Creek"], "day": 1})]
     # ... in Chinese, a Latin name after 加上 is added, not qualified by it ("加上Kirkland Lake" was no place)
-    asked = _asker(forced_gateway, fake_llm, "add-latin")
+    asked = forced_asker(forced_gateway, fake_llm, "add-latin")
     asked("明天Cochrane, Ontario多少度", call("get_forecast", city="Cochrane, Ontario", day=1))
     body = asked("加上Kirkland Lake，明天哪个更冷", call("get_forecast", city="Kirkland Lake", day=1))
-    assert _made(body) == [("compare_weather", {"cities": ["Cochrane, Ontario", "Kirkland Lake"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Cochrane, Ontario", "Kirkland Lake"], "day": 1})]
     # "compared to" a place: the conversation's place the router called alone, with it
-    asked = _asker(forced_gateway, fake_llm, "compared-to")
+    asked = forced_asker(forced_gateway, fake_llm, "compared-to")
     asked("how cold is it in Katoomba right now", call("get_current_weather", city="Katoomba"))
     body = asked("compared to Sydney, which is colder tomorrow?", call("get_forecast", city="Katoomba", day=1))
-    assert _made(body) == [("compare_weather", {"cities": ["Sydney", "Katoomba"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Sydney", "Katoomba"], "day": 1})]
     # ... "compare with" too (dev43's "compare with Spokane for the same 10 days" got Spokane's forecast alone)
-    asked = _asker(forced_gateway, fake_llm, "compare-with")
+    asked = forced_asker(forced_gateway, fake_llm, "compare-with")
     asked("how cold is it in Katoomba right now", call("get_current_weather", city="Katoomba"))
     body = asked("compare with Sydney, which is colder tomorrow?", call("get_forecast", city="Sydney", day=1))
-    assert _made(body) == [("compare_weather", {"cities": ["Katoomba", "Sydney"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Katoomba", "Sydney"], "day": 1})]
     # ... and in Chinese ("跟长春比" after Harbin's week was called for Harbin's rain alone)
-    asked = _asker(forced_gateway, fake_llm, "compared-with-zh")
+    asked = forced_asker(forced_gateway, fake_llm, "compared-with-zh")
     asked("哈尔滨这一周内会不会下雪", call("get_precipitation", city="哈尔滨", day=0, days=7))
     body = asked("明天跟长春比哪个更冷", call("get_precipitation", city="哈尔滨", day=1))
-    assert _made(body) == [("compare_weather", {"cities": ["长春", "哈尔滨"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["长春", "哈尔滨"], "day": 1})]
 
 
 def test_over_http_same_for_a_place_asks_the_latest_question_of_it(forced_gateway, fake_llm):
     """"same for paris" after a chart of London's next 10 days got the weather now in Paris: it asks the latest
     question again, of Paris."""
-    asked = _asker(forced_gateway, fake_llm, "same-for")
+    asked = forced_asker(forced_gateway, fake_llm, "same-for")
     asked("chart the rain in London for the next 10 days",
           call("get_weather_chart", city="London", kind="precipitation", day=0, days=10))
     body = asked("same for paris", call("get_current_weather", city="Paris"))
-    assert _made(body) == [("get_weather_chart", {"city": "Paris", "kind": "precipitation", "day": 0, "days": 10})]
+    assert made_calls(body) == [("get_weather_chart", {"city": "Paris", "kind": "precipitation", "day": 0, "days": 10})]
 
 
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
@@ -477,24 +467,24 @@ def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_compa
     fake_llm.script(call("get_current_weather", city="Tartu"), call("compare_weather", cities=["Oulu", "Tartu"]),
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("tartu", {"message": "what about Tartu?"}).json()
-    assert _made(body) == [("get_precipitation", {"city": "Tartu", "day": 1})]
+    assert made_calls(body) == [("get_precipitation", {"city": "Tartu", "day": 1})]
     # ... also on "the same day" (dev28's "and Puerto Natales the same day?" was compared with El Calafate)
     fake_llm.script(call("get_current_weather", city="Tartu"), call("compare_weather", cities=["Oulu", "Tallinn"]),
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("tartu", {"message": "and Tallinn the same day?"}).json()
-    assert _made(body) == [("get_precipitation", {"city": "Tallinn", "day": 1})]
+    assert made_calls(body) == [("get_precipitation", {"city": "Tallinn", "day": 1})]
 
 
 def test_over_http_a_place_alone_after_a_search_of_places_asks_the_latest_question_of_it(forced_gateway, fake_llm):
     """dev42's "哈尔滨呢" after "漠河明天最低多少" (and, before it, which cities are below -20 tomorrow) was called as
     that search again: a tool that takes no place cannot be asked of the one the follow-up says."""
-    asked = _asker(forced_gateway, fake_llm, "after-search")
+    asked = forced_asker(forced_gateway, fake_llm, "after-search")
     asked("明天有哪些城市低于零下20度", call("find_cities_by_temperature", relation="below", temp=-20, day=1))
     asked("漠河明天最低多少", call("get_forecast", city="漠河", day=1))
     search = call("find_cities_by_temperature", relation="below", temp=-20, day=1, measure="min")
     fake_llm.script(search, search, search, {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("after-search", {"message": "哈尔滨呢"}).json()
-    assert _made(body) == [("get_forecast", {"city": "哈尔滨", "day": 1})]
+    assert made_calls(body) == [("get_forecast", {"city": "哈尔滨", "day": 1})]
 
 
 @pytest.mark.parametrize("again, language", [("能用中文再说一遍吗？我要发给我妈看", "zh"), ("Again in Chinese?", "zh"),
@@ -504,51 +494,51 @@ def test_over_http_a_place_alone_after_a_search_of_places_asks_the_latest_questi
 def test_over_http_the_latest_answer_asked_again_makes_its_calls_again(forced_gateway, fake_llm, again, language):
     """dev43's "能用中文再说一遍吗？我要发给我妈看" after a comparison of the UV was taken for a task of words and
     answered "抱歉，我现在无法回答这个问题": the latest calls are made again and answered in the language asked."""
-    asked = _asker(forced_gateway, fake_llm, f"again-{language}-{len(again)}")
+    asked = forced_asker(forced_gateway, fake_llm, f"again-{language}-{len(again)}")
     asked("Perth or Adelaide, which one has the higher UV tomorrow?",
           call("compare_weather", cities=["Perth", "Adelaide"], day=1))
     body = asked(again, {"content": "Sorry, I cannot do that."})
-    assert _made(body) == [("compare_weather", {"cities": ["Perth", "Adelaide"], "day": 1})]
+    assert made_calls(body) == [("compare_weather", {"cities": ["Perth", "Adelaide"], "day": 1})]
     assert body["language"] == language
 
 
 def test_over_http_a_place_alone_after_one_day_asks_of_that_day_not_an_older_span(forced_gateway, fake_llm):
     """dev42's "平潭呢" after tomorrow's wind in 厦门 (and before it, 厦门's next three days) was called for three
     days, copied from the first question: the latest call was of one day."""
-    asked = _asker(forced_gateway, fake_llm, "one-day-after-span")
+    asked = forced_asker(forced_gateway, fake_llm, "one-day-after-span")
     asked("厦门未来三天降雨量多少", call("get_forecast", city="厦门", day=0, days=3))
     asked("风大吗？明天最大风速多少", call("get_forecast", city="厦门", day=1))
     body = asked("平潭呢", call("get_forecast", city="平潭", day=1, days=3))
-    assert _made(body) == [("get_forecast", {"city": "平潭", "day": 1})]
+    assert made_calls(body) == [("get_forecast", {"city": "平潭", "day": 1})]
 
 
 def test_over_http_a_yes_or_no_of_the_conversations_place_is_no_search_of_places(forced_gateway, fake_llm):
     """dev43's "Is it going to drop below freezing any night in that stretch?" after a chart of Boise's next 10
     days was called as the search of every city below 0: a yes or no, asking no "which", of the one place."""
-    asked = _asker(forced_gateway, fake_llm, "stretch")
+    asked = forced_asker(forced_gateway, fake_llm, "stretch")
     asked("Boise, Idaho: can you make me a temperature chart for the next 10 days?",
           call("get_weather_chart", city="Boise, Idaho", kind="temperature", day=0, days=10))
     body = asked("Is it going to drop below freezing any night in that stretch?",
                  call("find_cities_by_temperature", relation="below", temp=0, day=0, measure="min"))
-    assert _made(body) == [("get_forecast", {"city": "Boise, Idaho", "day": 0, "days": 10})]
+    assert made_calls(body) == [("get_forecast", {"city": "Boise, Idaho", "day": 0, "days": 10})]
     # ... but "which" asks the search
     body = asked("Which cities drop below freezing tonight?",
                  call("find_cities_by_temperature", relation="below", temp=0, day=0, measure="min"))
-    assert [tool for tool, _ in _made(body)] == ["find_cities_by_temperature"]
+    assert [tool for tool, _ in made_calls(body)] == ["find_cities_by_temperature"]
 
 
 def test_over_http_the_weather_asked_after_a_chart_is_no_chart(forced_gateway, fake_llm):
     """dev42's "格尔木明天天气呢" after a chart of 西宁's week was drawn for 格尔木: the weather is asked, not a
     drawing. A place alone asks for the chart again."""
-    asked = _asker(forced_gateway, fake_llm, "after-chart")
+    asked = forced_asker(forced_gateway, fake_llm, "after-chart")
     asked("西宁未来一周气温走势图", call("get_weather_chart", city="西宁", kind="temperature", day=0, days=7))
     body = asked("格尔木明天天气呢", call("get_weather_chart", city="格尔木", kind="temperature", day=1, days=7))
-    assert [(tool, arguments["city"], arguments["day"]) for tool, arguments in _made(body)] == [
+    assert [(tool, arguments["city"], arguments["day"]) for tool, arguments in made_calls(body)] == [
         ("get_forecast", "格尔木", 1)]
-    asked = _asker(forced_gateway, fake_llm, "after-chart-place")
+    asked = forced_asker(forced_gateway, fake_llm, "after-chart-place")
     asked("西宁未来一周气温走势图", call("get_weather_chart", city="西宁", kind="temperature", day=0, days=7))
     body = asked("那玉树呢", call("get_weather_chart", city="玉树", kind="temperature", day=0, days=7))
-    assert [tool for tool, _ in _made(body)] == ["get_weather_chart"]
+    assert [tool for tool, _ in made_calls(body)] == ["get_weather_chart"]
 
 
 def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes_it(forced_gateway, fake_llm):
@@ -560,7 +550,7 @@ def test_over_http_a_place_asked_about_on_that_day_is_moved_to_a_tool_that_takes
     fake_llm.script(call("get_current_weather", city="黄石"), call("get_current_weather", city="黄石"),
                     {"content": "黄石那天的预报如上。"}, auto=True)
     body = forced_gateway.chat("trip", {"message": "顺便看看黄石那天的天气"}).json()
-    assert _made(body) == [("get_forecast", {"city": "黄石", "day": thursday})]
+    assert made_calls(body) == [("get_forecast", {"city": "黄石", "day": thursday})]
 
 
 def test_a_follow_ups_opening_is_no_part_of_a_place():
@@ -586,11 +576,11 @@ def test_over_http_a_follow_up_naming_a_place_is_called_for_it_not_for_its_openi
     fake_llm.script(call("get_current_weather", city="那贡布"), call("get_current_weather", city="那贡布"),
                     {"content": "贡布明天的预报如上。"}, auto=True)
     body = forced_gateway.chat("kampot", {"message": "那贡布呢"}).json()
-    assert _made(body) == [("get_forecast", {"city": "贡布", "day": 1})] and not body["tool_calls"][0]["is_error"]
+    assert made_calls(body) == [("get_forecast", {"city": "贡布", "day": 1})] and not body["tool_calls"][0]["is_error"]
     fake_llm.script(call("get_forecast", city="那曲", day=1), call("get_forecast", city="那曲", day=1),
                     {"content": "那曲明天的预报如上。"}, auto=True)
     body = forced_gateway.chat("kampot", {"message": "那曲呢"}).json()
-    assert _made(body) == [("get_forecast", {"city": "那曲", "day": 1})] and not body["tool_calls"][0]["is_error"]
+    assert made_calls(body) == [("get_forecast", {"city": "那曲", "day": 1})] and not body["tool_calls"][0]["is_error"]
 
 
 def test_a_flag_the_conversation_turned_on_is_kept_unless_the_question_names_another_unit():
@@ -621,13 +611,13 @@ def test_over_http_a_follow_up_keeps_the_conversations_unit_until_the_user_chang
              call("get_precipitation", city="Missoula, Montana", day="saturday", fahrenheit=False))):
         fake_llm.script(alone, again, {"content": "See the figures above."}, auto=True)
         body = forced_gateway.chat("msla", {"message": question}).json()
-        ((_, arguments),) = _made(body)
+        ((_, arguments),) = made_calls(body)
         assert arguments["fahrenheit"] is True, question
     for question in ("And on Sunday, in Celsius please?", "and Monday?"):
         fake_llm.script(call("get_forecast", city="Missoula, Montana"), call("get_forecast", city="Missoula, Montana"),
                         {"content": "See the figures above."}, auto=True)
         body = forced_gateway.chat("msla", {"message": question}).json()
-        ((_, arguments),) = _made(body)
+        ((_, arguments),) = made_calls(body)
         assert not arguments.get("fahrenheit"), question
 
 
@@ -695,12 +685,12 @@ def test_over_http_a_verdict_after_charts_is_asked_of_the_tool_its_own_words_nam
                     call("get_weather_chart", city="衢州", kind="precipitation", day=0, days=7),
                     {"content": "衢州未来7天的降水图如上。"}, auto=True)
     body = forced_gateway.chat("chart", {"message": "再来一张降水图"}).json()
-    assert _made(body) == [("get_weather_chart", {"city": "衢州", "kind": "precipitation", "day": 0, "days": 7})]
+    assert made_calls(body) == [("get_weather_chart", {"city": "衢州", "kind": "precipitation", "day": 0, "days": 7})]
     fake_llm.script(call("get_forecast", city="北京", day="weekend"),
                     call("get_weather_chart", city="衢州", kind="temperature", day=0, days=7),
                     {"content": "衢州周末不算冷。"}, auto=True)
     body = forced_gateway.chat("chart", {"message": "这周末冷不冷"}).json()
-    assert _made(body) == [("get_forecast", {"city": "衢州", "day": "weekend"})]
+    assert made_calls(body) == [("get_forecast", {"city": "衢州", "day": "weekend"})]
     # A new place and a day alone keep the conversation's tool (dev27's "阿姆利则明天呢" after the air of 德里 got the
     # forecast: its description lists 明天).
     fake_llm.script(call("get_air_quality", city="德里", day=0), {"content": "德里空气良。"}, auto=True)
@@ -732,47 +722,47 @@ def test_over_http_a_new_place_after_a_failed_call_asks_that_calls_question_of_i
     """"ok fair, how about Roseau, Dominica?" after the weather of a place of stories (refused) was called as a
     comparison of Roseau with itself over a week: the follow-up says one place, so it is the failed call's
     question, of it."""
-    asked = _asker(forced_gateway, fake_llm, "roseau")
+    asked = forced_asker(forced_gateway, fake_llm, "roseau")
     failed = asked("what's the weather in King's Landing today?", call("get_forecast", city="King's Landing", day=0))
     assert [made["is_error"] for made in failed["tool_calls"]] == [True]
     body = asked("ok fair, how about Roseau, Dominica?",
                  call("compare_weather", cities=["Roseau, Dominica", "Roseau, Dominica"], day=0, days=7))
-    assert _made(body) == [("get_forecast", {"city": "Roseau, Dominica", "day": 0})]
+    assert made_calls(body) == [("get_forecast", {"city": "Roseau, Dominica", "day": 0})]
 
 
 def test_over_http_a_follow_up_that_says_one_name_alone_asks_of_it(forced_gateway, fake_llm):
     """"and Berbera?" after Djibouti's temperature was called for Djibouti again: the name said alone is the
     call's place; "and UV?" names a quantity, not a place."""
-    asked = _asker(forced_gateway, fake_llm, "berbera")
+    asked = forced_asker(forced_gateway, fake_llm, "berbera")
     djibouti = call("get_current_weather", city="Djibouti")
     asked("How hot is it in Djibouti right now?", djibouti)
-    assert _made(asked("and Berbera?", djibouti)) == [("get_current_weather", {"city": "Berbera"})]
-    assert _made(asked("and UV?", djibouti)) == [("get_current_weather", {"city": "Djibouti"})]
+    assert made_calls(asked("and Berbera?", djibouti)) == [("get_current_weather", {"city": "Berbera"})]
+    assert made_calls(asked("and UV?", djibouti)) == [("get_current_weather", {"city": "Djibouti"})]
     # beside the day it asks, too ("and Split the day before yesterday?" had been called for Dubrovnik); a unit is
     # no place
-    asked = _asker(forced_gateway, fake_llm, "split")
+    asked = forced_asker(forced_gateway, fake_llm, "split")
     dubrovnik = call("get_forecast", city="Dubrovnik", day=-2)
     asked("what was Dubrovnik like the day before yesterday?", dubrovnik)
-    assert _made(asked("and Split the day before yesterday?", dubrovnik)) == [
+    assert made_calls(asked("and Split the day before yesterday?", dubrovnik)) == [
         ("get_forecast", {"city": "Split", "day": -2})]
-    assert _made(asked("And in Fahrenheit yesterday?", call("get_forecast", city="Split", day=-1))) == [
+    assert made_calls(asked("And in Fahrenheit yesterday?", call("get_forecast", city="Split", day=-1))) == [
         ("get_forecast", {"city": "Split", "day": -1, "fahrenheit": True})]
     # "那里冷吗" asks of there: 里冷吗 is no name said alone
-    asked = _asker(forced_gateway, fake_llm, "there")
+    asked = forced_asker(forced_gateway, fake_llm, "there")
     yangshuo = call("get_current_weather", city="阳朔")
     asked("阳朔现在多少度", yangshuo)
-    assert _made(asked("那里冷吗", yangshuo)) == [("get_current_weather", {"city": "阳朔"})]
+    assert made_calls(asked("那里冷吗", yangshuo)) == [("get_current_weather", {"city": "阳朔"})]
 
 
 def test_over_http_a_follow_up_on_a_dated_day_keeps_the_date(forced_gateway, fake_llm):
     """"需要带伞吗" after 下周五 was called for 2026-12-11 went to the tool as day 2026 (the router copied the year):
     a follow-up that names no day asks about the conversation's day."""
-    asked = _asker(forced_gateway, fake_llm, "dated")
+    asked = forced_asker(forced_gateway, fake_llm, "dated")
     # (next week's Friday counted in 昆明's calendar, whatever the day of the run)
-    ((_, first),) = _made(asked("昆明下周五天气怎么样", call("get_forecast", city="昆明", day="2026-12-11", days=1)))
+    ((_, first),) = made_calls(asked("昆明下周五天气怎么样", call("get_forecast", city="昆明", day="2026-12-11", days=1)))
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", first["day"])
     body = asked("需要带伞吗", call("get_precipitation", city="昆明", day=2026, days=1))
-    assert _made(body) == [("get_precipitation", {"city": "昆明", "day": first["day"], "days": 1})]
+    assert made_calls(body) == [("get_precipitation", {"city": "昆明", "day": first["day"], "days": 1})]
 
 
 @pytest.mark.parametrize("question, said, meant", [
@@ -791,13 +781,13 @@ def test_over_http_a_question_about_where_the_user_is_going_is_called_for_that_p
 def test_over_http_a_question_of_there_after_one_place_is_not_a_comparison(forced_gateway, fake_llm):
     """"do I need a rain jacket there tomorrow?" after Victoria Falls, then Livingstone, was a comparison of both:
     "there" is the latest answer's one place; the router is asked once more, of it alone."""
-    asked = _asker(forced_gateway, fake_llm, "there")
+    asked = forced_asker(forced_gateway, fake_llm, "there")
     asked("What's the weather at Victoria Falls today?", call("get_forecast", city="Victoria Falls", day=0))
     asked("what about tomorrow in Livingstone, Zambia?", call("get_forecast", city="Livingstone, Zambia", day=1))
     both = call("compare_weather", cities=["Victoria Falls", "Livingstone, Zambia"], day=1)
     fake_llm.script(both, both, call("get_precipitation", city="Livingstone", day=1), {"content": "x"})
     body = forced_gateway.chat("there", {"message": "do I need a rain jacket there tomorrow?"}).json()
-    assert _made(body) == [("get_precipitation", {"city": "Livingstone, Zambia", "day": 1})]
+    assert made_calls(body) == [("get_precipitation", {"city": "Livingstone, Zambia", "day": 1})]
     assert any("Livingstone, Zambia alone" in request["messages"][-1]["content"] for request in fake_llm.requests())
     # asked which of the two, or of both by name: the comparison stands
     fake_llm.script(both, both, {"content": "x"}, auto=True)
@@ -809,7 +799,7 @@ def test_over_http_a_quantity_asked_again_of_one_place_is_no_comparison(forced_g
     """"do I need a jacket there tomorrow?" got the rain of Livingstone, then (a jacket asks the temperature, which
     those results lack) a comparison of the conversation's two places: asked again for a quantity, calls of one
     place are offered only the tools of one place, and the call made moves to the one that holds it."""
-    asked = _asker(forced_gateway, fake_llm, "jacket")
+    asked = forced_asker(forced_gateway, fake_llm, "jacket")
     asked("What's the weather at Victoria Falls today?", call("get_forecast", city="Victoria Falls", day=0))
     asked("what about tomorrow in Livingstone, Zambia?", call("get_forecast", city="Livingstone, Zambia", day=1))
     rain = call("get_precipitation", city="Livingstone, Zambia", day=1)
@@ -837,20 +827,20 @@ def test_a_place_written_by_its_initials_is_stated():
 def test_over_http_a_place_written_by_its_initials_is_looked_up(forced_gateway, fake_llm):
     fake_llm.script(call("get_precipitation", city="New York City", day=0), {"content": "No rain today."})
     body = forced_gateway.chat("nyc", {"message": "nyc rain?"}).json()
-    assert _made(body) == [("get_precipitation", {"city": "New York City", "day": 0})]
+    assert made_calls(body) == [("get_precipitation", {"city": "New York City", "day": 0})]
 
 
 def test_over_http_a_follow_up_asking_its_own_day_leaves_the_earlier_hour(forced_gateway, fake_llm):
     """"那大屿山呢，明天会下雨吗" after tomorrow at 8 was called for 8 o'clock only: the question after the place asks
     of the whole day; "那深圳呢" alone asks the hour's question again."""
-    asked = _asker(forced_gateway, fake_llm, "hour")
+    asked = forced_asker(forced_gateway, fake_llm, "hour")
     asked("明天早上八点香港多少度", call("get_forecast", city="香港", day=1, hours=[8]))
     body = asked("那深圳呢，明天会下雨吗", call("get_precipitation", city="深圳", day=1, hours=[8]))
-    assert _made(body) == [("get_precipitation", {"city": "深圳", "day": 1})]
-    asked = _asker(forced_gateway, fake_llm, "hour2")
+    assert made_calls(body) == [("get_precipitation", {"city": "深圳", "day": 1})]
+    asked = forced_asker(forced_gateway, fake_llm, "hour2")
     asked("明天早上八点香港多少度", call("get_forecast", city="香港", day=1, hours=[8]))
     body = asked("那深圳呢", call("get_forecast", city="深圳", day=1, hours=[8]))
-    assert _made(body) == [("get_forecast", {"city": "深圳", "day": 1, "hours": [8]})]
+    assert made_calls(body) == [("get_forecast", {"city": "深圳", "day": 1, "hours": [8]})]
 
 
 def test_over_http_a_question_of_knowledge_called_for_words_of_the_domain_is_answered_without_a_call(
@@ -868,18 +858,19 @@ def test_over_http_a_follow_ups_search_for_numbers_nobody_gave_is_asked_again_wi
     """"那哪天最适合晒" after a week's rain in 武夷山 became a search of cities between 10 and 20 degrees, which the next
     turns copied: no question of the conversation gives a number, so the router is asked again without the search."""
     # numbers a question of the conversation gave are kept: "那后天呢" after a search above 30
-    asked = _asker(forced_gateway, fake_llm, "hot")
+    asked = forced_asker(forced_gateway, fake_llm, "hot")
     asked("明天哪些城市超过30度", call("find_cities_by_temperature", relation="above", temp=30, day=1))
     later = call("find_cities_by_temperature", relation="above", temp=30, day=2)
     fake_llm.script(later, later, later, {"content": "placeholder"}, auto=True)  # (alone, without its tool, then
     body = forced_gateway.chat("hot", {"message": "那后天呢"}).json()             # with the conversation)
-    assert [(tool, arguments.get("temp")) for tool, arguments in _made(body)] == [("find_cities_by_temperature", 30)]
-    asked = _asker(forced_gateway, fake_llm, "tea")
+    assert [(tool, arguments.get("temp")) for tool, arguments in made_calls(body)] == \
+        [("find_cities_by_temperature", 30)]
+    asked = forced_asker(forced_gateway, fake_llm, "tea")
     asked("武夷山未来7天会不会下雨？茶青要晒", call("get_precipitation", city="武夷山", day=0, days=7))
     search = call("find_cities_by_temperature", relation="between", temp=10, temp2=20, day=0)
     # alone, without its tool (copied), with the conversation (copied again), then without it in the conversation
     fake_llm.script(search, search, search, call("get_forecast", city="武夷山", day=0, days=7),
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("tea", {"message": "那哪天最适合晒"}).json()
-    assert _made(body) == [("get_forecast", {"city": "武夷山", "day": 0, "days": 7})]  # no place "哪天最适合晒"
+    assert made_calls(body) == [("get_forecast", {"city": "武夷山", "day": 0, "days": 7})]  # no place "哪天最适合晒"
     assert conversation.named_alone("那哪天最适合晒") == "" and conversation.named_alone("那贡布呢") == "贡布"

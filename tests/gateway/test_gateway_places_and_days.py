@@ -19,15 +19,11 @@ from mcp_chat_app.chat.route_arguments.place_names import (
 from mcp_chat_app.chat.route_own_days import dated_clauses
 from mcp_chat_app.chat.text.day_words import asked_day, day_words
 from mcp_chat_app.config import CONFIG_DIR
-from tests.support.gateway_processes import weather_call as call
+from tests.support.gateway_processes import forced_asker, made_calls, weather_call as call
 
 VOCABULARY = load_assistant(CONFIG_DIR / "assistant.json").vocabulary
 MONDAY = dt.date(2026, 12, 7)
 AIR = {"properties": {"city": {"type": "string", "description": "City name"}}, "required": ["city"]}
-
-
-def _made(body: dict) -> list[tuple[str, dict]]:
-    return [(made["tool"], made["arguments"]) for made in body["tool_calls"]]
 
 
 def _two(first: dict, second: dict) -> dict:
@@ -57,9 +53,7 @@ def _two(first: dict, second: dict) -> dict:
 ])
 def test_over_http_each_place_is_called_on_the_day_its_clause_names(forced_gateway, fake_llm, question, planned,
                                                                      made):
-    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("own-days", {"message": question}).json()
-    assert _made(body) == made
+    assert made_calls(forced_asker(forced_gateway, fake_llm, "own-days")(question, planned)) == made
 
 
 def test_a_question_is_read_as_places_on_their_own_days_only_where_its_clauses_name_different_days():
@@ -81,8 +75,7 @@ def test_a_question_is_read_as_places_on_their_own_days_only_where_its_clauses_n
      [("get_forecast", {"city": "Paris", "day": 0, "days": 2})]),
 ])
 def test_over_http_days_without_places_of_their_own_leave_the_calls(forced_gateway, fake_llm, question, planned, made):
-    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
-    assert _made(forced_gateway.chat("no-own-days", {"message": question}).json()) == made
+    assert made_calls(forced_asker(forced_gateway, fake_llm, "no-own-days")(question, planned)) == made
 
 
 @pytest.mark.parametrize("question, day", [
@@ -104,9 +97,8 @@ def test_sun_and_sat_as_words_are_no_days(question):
 
 def test_over_http_a_weekday_typed_short_is_no_part_of_the_place(forced_gateway, fake_llm):
     planned = call("get_forecast", city="Reykjavik, fri")
-    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("short-day", {"message": "forecst for reykjavik fri"}).json()
-    assert _made(body) == [("get_forecast", {"city": "Reykjavik", "day": "friday"})]
+    body = forced_asker(forced_gateway, fake_llm, "short-day")("forecst for reykjavik fri", planned)
+    assert made_calls(body) == [("get_forecast", {"city": "Reykjavik", "day": "friday"})]
 
 
 def test_names_listed_with_spaces_in_a_chinese_comparison_are_each_a_place():
@@ -133,13 +125,10 @@ def test_a_quantity_before_a_code_of_two_letters_is_no_name_of_it():
 
 def test_over_http_a_unit_asked_alone_asks_the_latest_answer_again_in_it(forced_gateway, fake_llm):
     """dev45's "in F" after 9 pm in New York was called for the present moment."""
-    evening = call("get_forecast", city="New York", day=0, hours=[21])
-    fake_llm.script(evening, evening, {"content": "placeholder"}, auto=True)
-    forced_gateway.chat("in-f", {"message": "nyc temp at 9pm tonight"})
-    now = call("get_current_weather", city="New York", fahrenheit=True)
-    fake_llm.script(now, now, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("in-f", {"message": "in F"}).json()
-    assert _made(body) == [("get_forecast", {"city": "New York", "day": 0, "hours": [21], "fahrenheit": True})]
+    asked = forced_asker(forced_gateway, fake_llm, "in-f")
+    asked("nyc temp at 9pm tonight", call("get_forecast", city="New York", day=0, hours=[21]))
+    body = asked("in F", call("get_current_weather", city="New York", fahrenheit=True))
+    assert made_calls(body) == [("get_forecast", {"city": "New York", "day": 0, "hours": [21], "fahrenheit": True})]
 
 
 @pytest.mark.parametrize("value, question, written", [
@@ -161,30 +150,24 @@ def test_a_qualifier_said_apart_from_the_name_qualifies_it(value, question, writ
 def test_over_http_last_night_is_yesterdays_night(forced_gateway, fake_llm, question):
     """dev45's "did it snow in boston last night?" was called for tonight."""
     planned = call("get_precipitation", city="Boston", day=0, hours="night")
-    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("last-night", {"message": question}).json()
-    assert _made(body) == [("get_precipitation", {"city": "Boston", "day": -1, "hours": "night"})]
+    body = forced_asker(forced_gateway, fake_llm, "last-night")(question, planned)
+    assert made_calls(body) == [("get_precipitation", {"city": "Boston", "day": -1, "hours": "night"})]
 
 
 def test_over_http_the_day_before_is_the_day_before_the_conversations(forced_gateway, fake_llm):
     """dev45's "and the day before" after yesterday in San Jose was called for yesterday again."""
+    asked = forced_asker(forced_gateway, fake_llm, "day-before")
     yesterday = call("get_forecast", city="San Jose, CA", day=-1)
-    fake_llm.script(yesterday, yesterday, {"content": "placeholder"}, auto=True)
-    forced_gateway.chat("day-before", {"message": "san jose ca how about yesterday"})
-    fake_llm.script(yesterday, yesterday, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("day-before", {"message": "and the day before"}).json()
-    assert _made(body) == [("get_forecast", {"city": "San Jose, CA", "day": -2})]
+    asked("san jose ca how about yesterday", yesterday)
+    assert made_calls(asked("and the day before", yesterday)) == [("get_forecast", {"city": "San Jose, CA", "day": -2})]
 
 
 def test_over_http_compare_with_a_place_typed_in_lowercase_adds_it(forced_gateway, fake_llm):
     """dev45's "compare w/ sacramento today, who's hotter" after San Jose got Sacramento's forecast alone."""
-    now = call("get_current_weather", city="San Jose, CA")
-    fake_llm.script(now, now, {"content": "placeholder"}, auto=True)
-    forced_gateway.chat("compare-w", {"message": "san jose ca temp rn"})
-    alone = call("get_forecast", city="Sacramento", day=0, days=1)
-    fake_llm.script(alone, alone, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("compare-w", {"message": "compare w/ sacramento today, who's hotter"}).json()
-    assert _made(body) == [("compare_weather", {"day": 0, "days": 1, "cities": ["San Jose, CA", "Sacramento"]})]
+    asked = forced_asker(forced_gateway, fake_llm, "compare-w")
+    asked("san jose ca temp rn", call("get_current_weather", city="San Jose, CA"))
+    body = asked("compare w/ sacramento today, who's hotter", call("get_forecast", city="Sacramento", day=0, days=1))
+    assert made_calls(body) == [("compare_weather", {"day": 0, "days": 1, "cities": ["San Jose, CA", "Sacramento"]})]
 
 
 def test_days_out_are_days_from_today():
@@ -203,19 +186,14 @@ def test_days_out_are_days_from_today():
 def test_over_http_which_one_said_apart_is_the_conversations_place_so_qualified(forced_gateway, fake_llm, first,
                                                                                  second, planned, made):
     """dev45's "不对不对，是英国的那个" after Cambridge was called for London."""
-    earlier = call("get_forecast", city=first.split("明天")[0].split(" weather")[0], day=1)
-    fake_llm.script(earlier, earlier, {"content": "placeholder"}, auto=True)
-    forced_gateway.chat(f"apart-{len(first)}", {"message": first})
-    fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
-    assert _made(forced_gateway.chat(f"apart-{len(first)}", {"message": second}).json()) == [made]
+    asked = forced_asker(forced_gateway, fake_llm, f"apart-{len(first)}")
+    asked(first, call("get_forecast", city=first.split("明天")[0].split(" weather")[0], day=1))
+    assert made_calls(asked(second, planned)) == [made]
 
 
 def test_over_http_a_place_compared_with_itself_is_compared_with_the_conversations(forced_gateway, fake_llm):
     """dev44's "跟清莱比明天哪个更热" after 清迈's high was compared as 清莱 with 清莱."""
-    high = call("get_forecast", city="清迈", day=1)
-    fake_llm.script(high, high, {"content": "placeholder"}, auto=True)
-    forced_gateway.chat("itself", {"message": "明天清迈最高温多少"})
-    twice = call("compare_weather", cities=["清莱", "清莱"], day=1)
-    fake_llm.script(twice, twice, {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("itself", {"message": "跟清莱比明天哪个更热"}).json()
-    assert _made(body) == [("compare_weather", {"cities": ["清迈", "清莱"], "day": 1})]
+    asked = forced_asker(forced_gateway, fake_llm, "itself")
+    asked("明天清迈最高温多少", call("get_forecast", city="清迈", day=1))
+    body = asked("跟清莱比明天哪个更热", call("compare_weather", cities=["清莱", "清莱"], day=1))
+    assert made_calls(body) == [("compare_weather", {"cities": ["清迈", "清莱"], "day": 1})]

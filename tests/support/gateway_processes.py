@@ -71,6 +71,21 @@ def weather_call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"tool_calls": [{"name": f"weather__{name}", "arguments": arguments}]}
 
 
+def made_calls(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The calls a chat answer's JSON body says were made, as (tool, arguments)."""
+    return [(made["tool"], made["arguments"]) for made in body["tool_calls"]]
+
+
+def forced_asker(gateway: GatewayProcess, fake_llm: FakeLlm, user: str) -> Callable[[str, dict[str, Any]],
+                                                                                  dict[str, Any]]:
+    """A user's turns with the forced router calling `planned` twice (the question alone, then with the
+    conversation) and the writer answering anything; each turn's JSON body."""
+    def asked(message: str, planned: dict[str, Any]) -> dict[str, Any]:
+        fake_llm.script(planned, planned, {"content": "placeholder"}, auto=True)
+        return gateway.chat(user, {"message": message}).json()
+    return asked
+
+
 class FakeLlm:
     """The scripted OpenAI-compatible server (tests/support/fake_llm.py) in its own process."""
 
