@@ -824,6 +824,16 @@ def test_a_place_written_by_its_initials_is_stated():
     assert not mentioned("Santa Ana", "as warm as yesterday?") and not mentioned("Hong Kong", "hkg")
 
 
+def test_a_place_written_contracted_is_stated():
+    """"is it gonna be hot in phx tmrw lol" was called for Phoenix, taken for a place nobody named, and answered "I
+    could not look that up": a name shortened to its first and last letters and a few between is the name; a word of
+    the question, or chat shorthand, is not."""
+    assert mentioned("Phoenix", "is it gonna be hot in phx tmrw lol") and mentioned("London", "ldn rain?")
+    assert mentioned("Minneapolis", "mpls snow sat") and mentioned("Birmingham, UK", "bham tmrw")
+    assert not mentioned("Toronto", "tomorrow?") and not mentioned("Paris", "weather pls")
+    assert not mentioned("Houston", "is it hot") and not mentioned("Phoenix", "phoenixes")
+
+
 def test_over_http_a_place_written_by_its_initials_is_looked_up(forced_gateway, fake_llm):
     fake_llm.script(call("get_precipitation", city="New York City", day=0), {"content": "No rain today."})
     body = forced_gateway.chat("nyc", {"message": "nyc rain?"}).json()

@@ -20,6 +20,7 @@ from weather_mcp_server.domain.verdicts import (
     precipitation_verdicts,
     raining_now,
     snowing_now,
+    umbrella_now,
 )
 from weather_mcp_server.models import ForecastDay, HourRecord, Location, PrecipitationDay
 from weather_mcp_server.wording.weather import place_name
@@ -506,6 +507,17 @@ def test_snow_falling_now_is_snowing_not_raining() -> None:
     assert (raining_now(0.4, slight_snowfall).holds, snowing_now(0.3, slight_snowfall).holds) == (False, True)
     assert (raining_now(0.4, slight_rain).holds, snowing_now(0.0, slight_rain).holds) == (True, False)
     assert snowing_now(0.0, 0).statement == "it is not snowing now"
+
+
+def test_the_present_moment_says_whether_an_umbrella_is_needed() -> None:
+    """"do i need an umbrella in london rn" was answered "Yes" beside "it is not raining now": the umbrella has a
+    verdict of now, so a lead against it is held to it, whatever the wet weather."""
+    clear, slight_rain, slight_snowfall = 1, 61, 71
+    dry = umbrella_now(raining_now(0.0, clear), snowing_now(0.0, clear))
+    assert (dry.topic, dry.holds, dry.statement) == ("umbrella", False, "no umbrella needed right now")
+    assert "umbrella" in dry.keywords and "伞" in dry.keywords
+    assert umbrella_now(raining_now(0.5, slight_rain), snowing_now(0.0, slight_rain)).holds
+    assert umbrella_now(raining_now(0.0, slight_snowfall), snowing_now(0.2, slight_snowfall)).holds
 
 
 @pytest.mark.anyio

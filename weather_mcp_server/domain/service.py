@@ -29,6 +29,7 @@ from weather_mcp_server.domain.verdicts import (
     raining_now,
     snowing_now,
     snow_expected,
+    umbrella_now,
     windy,
 )
 from weather_mcp_server.domain.weather_codes import describe
@@ -103,11 +104,11 @@ class WeatherService:
         precipitation = p.number("current", "precipitation")
         wind, gusts = p.number("current", "wind_speed_10m"), p.optional("current", "wind_gusts_10m")
         time = p.text("current", "time")
+        raining, snowing = raining_now(precipitation, code), snowing_now(p.number("current", "snowfall"), code)
         return CurrentWeather(
             **self._common(location, sourced),
-            verdicts=[*feel_verdicts(max(temperature, today_max), min(feels, today_max)),
-                      raining_now(precipitation, code), snowing_now(p.number("current", "snowfall"), code),
-                      windy(wind, gusts)],
+            verdicts=[*feel_verdicts(max(temperature, today_max), min(feels, today_max)), raining, snowing,
+                      umbrella_now(raining, snowing), windy(wind, gusts)],
             time=time,
             weekday=weekday_name(date.fromisoformat(time[:10])),
             temperature=temperature,

@@ -197,6 +197,14 @@ def snowing_now(snowfall_cm: float, code: int) -> Verdict:
                    else pick("it is not snowing now", "现在没有下雪"))
 
 
+def umbrella_now(raining: Verdict, snowing: Verdict) -> Verdict:
+    """An umbrella for the present moment ("do i need an umbrella in london rn" was answered "Yes" beside "it is not
+    raining now": the question's word had no verdict of its own to hold the lead to)."""
+    wet = bool(raining.holds or snowing.holds)
+    return _yes_no("umbrella", wet, pick("take an umbrella", "建议带伞") if wet
+                   else pick("no umbrella needed right now", "现在不用带伞"))
+
+
 @dataclass(frozen=True)
 class Standing:
     """One compared place's figures over the span."""

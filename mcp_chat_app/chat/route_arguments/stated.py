@@ -57,7 +57,7 @@ def mentioned(value: str, asked: str) -> bool:
     words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value), initials,
              f"{initials}c" if initials and not initials.endswith("c") else ""]
     return any(re.search(_as_word(word), asked) or re.search(_as_word(_unaccented(word)), _unaccented(asked))
-               for word in words if word)
+               for word in words if word) or _contracted(value, asked)
 
 
 # Two letters that are a word more often than a name's initials ("no" of "new orleans", "so" of "south ossetia").
@@ -71,6 +71,21 @@ def _initials(value: str) -> str:
     words = re.findall(r"[a-z\u00c0-\u024f]+", value)
     initials = "".join(word[0] for word in words)
     return initials if len(words) >= 3 or (len(words) == 2 and initials not in _TWO_LETTER_WORDS) else ""
+
+
+# Chat shorthand that reads as a contraction of a name ("pls" of "Palos", "thx" of "Thorax").
+_SHORTHAND = frozenset("btw hrs idk lol mins omg pls plz thx tho tmr tmrw wknd".split())
+
+
+def _contracted(value: str, asked: str) -> bool:
+    """Whether the question writes a word of the value contracted, as people shorten names: its first and last
+    letters and others of it in order, with at most one vowel ("phx" for "Phoenix", "ldn" for "London", "mpls" for
+    "Minneapolis", "bham" for "Birmingham")."""
+    shortened = [token for token in re.findall(r"(?<![a-z])[a-z]{3,5}(?![a-z])", _unaccented(asked))
+                 if len(re.findall(r"[aeiouy]", token)) <= 1 and token not in _SHORTHAND]
+    return any(len(word) > len(token) and token[0] == word[0] and token[-1] == word[-1]
+               and re.fullmatch(".*?".join(map(re.escape, token)), word)
+               for word in re.findall(r"[a-z]{5,}", _unaccented(value)) for token in shortened)
 
 
 def _unaccented(text: str) -> str:
