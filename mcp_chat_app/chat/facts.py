@@ -67,6 +67,9 @@ class Finding:
     verdicts: list[dict[str, Any]]
     readable: str  # the text when the server wrote prose, else its data as "key value" pairs (for a reader)
     attached: bool = False  # a resource the user attached (chat/attachments.py), not a tool result
+    # The words that name what a call of one subject was about (its one free-text argument, the result's names),
+    # lowered: a reply's clause naming it is held to this result's verdicts. None for a call of several.
+    names: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,8 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
         shown = shown_beside(outcome)
         if shown:  # the writer should know; the reader sees them
             text += f" ({shown})"
-        findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content), readable))
+        findings.append(Finding(outcome.server, outcome.tool, text, _verdicts(outcome.structured_content), readable,
+                                names=_names(outcome)))
         data_numbers = numbers_in(text) + numbers_in(str(outcome.structured_content))
         numbers += data_numbers + numbers_in(str(outcome.arguments))
         numbers_of_data = numbers_of_data or bool(data_numbers)
@@ -190,6 +194,21 @@ def gather_facts(turn: Turn, called: Called) -> Facts:
                  _values(called, held), out_of_time=bool(unreached),
                  pictured=any(o.images for o in called.outcomes if not o.is_error),
                  overview_asked=turn.vocabulary.asks_overview(turn.question), argued=argued)
+
+
+_NAME_WORD = re.compile(r"[^\W\d_\u3400-\u9fff]{3,}|[\u3400-\u9fff]{2,}")
+
+
+def _names(outcome: ToolOutcome) -> frozenset[str]:
+    """The words naming the one subject a call was about: its one free-text argument that is no day, and its
+    result's top-level names ("name", "english_name" of its first object), each up to a comma ("Asheville, NC")."""
+    said = [value for _, value in leaves(outcome.arguments) if isinstance(value, str) and not day_words(value)]
+    if len(said) != 1:
+        return frozenset()
+    content = outcome.structured_content if isinstance(outcome.structured_content, dict) else {}
+    named = [value for key, value in leaves(content) if key.count(".") <= 1 and key.endswith("name")
+             and isinstance(value, str)]
+    return frozenset(word.lower() for value in [*said, *named] for word in _NAME_WORD.findall(value.split(",")[0]))
 
 
 def _values(called: Called, held: list[Quantity]) -> dict[str, tuple[Any, ...]]:

@@ -27,7 +27,7 @@ from mcp_chat_app.chat.text.claims import (
     unusable,
 )
 from mcp_chat_app.chat.text.clock import clock_times, unsupported_times, without_clock_times
-from mcp_chat_app.chat.text.consistency import inconsistencies
+from mcp_chat_app.chat.text.consistency import Subject, inconsistencies
 from mcp_chat_app.chat.text.day_words import (
     COUNT_OF_THINGS,
     SPAN_WORDS,
@@ -278,8 +278,14 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
     comparing = comparison_patterns(vocabulary.comparatives, vocabulary.lesser_comparatives)[0]
     problems += [Problem("consistency", detail)
                  for detail in inconsistencies(reply, question, facts.text, facts.verdicts, vocabulary, comparing,
-                                               len(facts.findings) == 1)]
+                                               len(facts.findings) == 1, _subjects(facts))]
     return problems
+
+
+def _subjects(facts: Facts) -> list[Subject]:
+    """The results of one subject each, named apart: two calls of the same place are one subject's."""
+    subjects = [Subject(finding.names, finding.verdicts) for finding in facts.findings if finding.names]
+    return subjects if all(not (a.names & b.names) for i, a in enumerate(subjects) for b in subjects[i + 1:]) else []
 
 
 def _measured_figures(reply: str, vocabulary: Vocabulary, today: dt.date | None) -> list[float]:

@@ -272,6 +272,34 @@ def test_a_yes_or_no_the_data_decides_is_answered_beside_a_quantity_it_lacks():
     assert facts.hold_nothing_asked
 
 
+def test_a_yes_or_no_said_of_one_of_two_places_is_held_to_that_place():
+    """"moving from Chattanooga, TN to Asheville, NC on Saturday. is it going to rain in either?" was answered "Yes,
+    it will rain in Asheville, NC on Saturday, but not in Chattanooga, TN", the other way round: two results that
+    disagree had each clause held to neither. A clause is held to the place it names, or to the last one its
+    sentence named before it."""
+    def precipitation(city: str, english: str, wet: bool) -> ToolOutcome:
+        statement = "rain is expected" if wet else "no rain is expected"
+        return ToolOutcome("weather", "get_precipitation", {"city": city, "day": "saturday"},
+                           text=f"{english}, Saturday: {statement}.",
+                           structured_content={"location": {"name": english, "chinese_name": None},
+                                               "verdicts": [{"topic": "rain", "holds": wet, "statement": statement,
+                                                             "keywords": RAIN}]})
+    question = "moving from Chattanooga, TN to Asheville, NC on Saturday. is it going to rain in either?"
+    _, facts = facts_of(question, precipitation("Chattanooga, TN", "Chattanooga", True),
+                        precipitation("Asheville, NC", "Asheville", False))
+    assert [finding.names for finding in facts.findings] == [frozenset({"chattanooga"}), frozenset({"asheville"})]
+    swapped = "Yes, it will rain in Asheville, NC on Saturday, but not in Chattanooga, TN."
+    assert "it says 'it will rain in Asheville', but the facts say: no rain is expected" in [
+        p.detail for p in check_reply(swapped, question, "en", facts, VOCABULARY)]
+    assert "consistency" in {p.rule for p in check_reply("In Asheville, rain is likely on Saturday.", question, "en",
+                                                         facts, VOCABULARY)}
+    right = ("Yes, in Chattanooga: rain is expected on Saturday. In Asheville, NC no rain is expected; Asheville stays "
+             "dry.")
+    assert "consistency" not in {p.rule for p in check_reply(right, question, "en", facts, VOCABULARY)}
+    assert "consistency" not in {p.rule for p in check_reply("Rain in Chattanooga but not in Asheville.", question,
+                                                             "en", facts, VOCABULARY)}
+
+
 def test_saying_a_held_quantity_is_not_available_fails_the_check():
     today = dt.date.today().isoformat()
     question = "What's the UV index in Berlin today?"

@@ -258,6 +258,10 @@ def test_over_http_the_sea_s_temperature_is_answered_with_the_limit_and_no_air_f
     ("北京明天和后天冷吗", 1, 2), ("is rain likely in Galle over today and tomorrow?", 0, 2),
     # or side by side ("昆明今天明天都会下雨么" was called for tomorrow)
     ("昆明今天明天都会下雨么", 0, 2), ("明天、后天冷吗", 1, 2),
+    # weekdays joined ("周六还是周日更适合在大理环洱海骑行？" was called for Sunday alone, as a comparison of 大理
+    # and 洱海; "Saturday or Sunday for a hike in Boulder, CO?" for Sunday)
+    ("Saturday or Sunday for a hike in Boulder, CO?", 5, 2), ("周六还是周日更适合在大理环洱海骑行？", 5, 2),
+    ("Friday, Saturday or Sunday: which is driest?", 4, 3), ("周日还是周六去好", 5, 2), ("周六周日哪天好", 5, 2),
 ])
 def test_two_days_joined_are_a_run_of_days_from_the_first(question, first, count):
     asked = asked_day(question, MONDAY)
@@ -265,8 +269,16 @@ def test_two_days_joined_are_a_run_of_days_from_the_first(question, first, count
     assert glossed(question, MONDAY, VOCABULARY).endswith(
         f"({asked.word} = {count} days from {'today (day 0)' if first == 0 else f'day {first}'} on)")
     called = {"city": "Galle", "day": first + 1, "days": count}
-    assert with_asked_day(called, FORECAST, asked, MONDAY) == {**called, "day": first}  # the run's first day
+    # the run's first day (named by its weekday: as its date, the same in the place's calendar)
+    day = (MONDAY + dt.timedelta(days=first)).isoformat() if asked.names_a_weekday else first
+    assert with_asked_day(called, FORECAST, asked, MONDAY) == {**called, "day": day}
     assert without_unasked_span(called, FORECAST, asked, question) == called  # its count of days is kept
+
+
+def test_weekdays_apart_or_far_from_each_other_are_no_run():
+    assert asked_day("Lisbon on Tuesday then Seville on Thursday", MONDAY) is None  # each place its own day
+    assert asked_day("sunday or monday?", MONDAY) is None  # next Monday's, more likely than today's
+    assert asked_day("是周三不是周四", MONDAY).word == "周三"
 
 
 def test_the_second_of_a_run_is_no_follow_up_s_day_after():

@@ -229,7 +229,8 @@ def test_a_feast_named_beside_the_days_said_is_not_the_day_asked():
 def test_a_day_said_to_be_not_the_one_meant_is_not_asked(question, word):
     """"哦我说错了，是周三不是周四" was called for Thursday: two days named, the router took the last."""
     assert asked_day(question, TUESDAY).word == word
-    assert asked_day("周三还是周四", TUESDAY) is None  # both asked
+    both = asked_day("周三还是周四", TUESDAY)  # both asked: the days from the one to the other
+    assert (both.offset, both.span, both.count) == (1, True, 2)
 
 
 @pytest.mark.parametrize("question, offset", [
@@ -887,6 +888,12 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
     assert siblings("nanaimo", "nanaimo vs chicoutimi, which one's colder right now", VOCABULARY) == ["chicoutimi"]
     assert siblings("lima", "lima vs quito which is warmer", VOCABULARY) == ["quito"]
     assert siblings("san jose", "san jose vs santa cruz?", VOCABULARY) == ["santa cruz"]
+    # A trip's two ends asked of together ("moving from Chattanooga, TN to Asheville, NC on Saturday. is it going
+    # to rain in either?" was called for Chattanooga only); one end alone is the other mends' to settle.
+    assert siblings("Chattanooga, TN", "moving from Chattanooga, TN to Asheville, NC on Saturday. is it going to rain "
+                    "in either?", VOCABULARY) == ["Asheville, NC"]
+    assert siblings("Lyon", "driving from Lyon to Turin tomorrow, will both be dry?", VOCABULARY) == ["Turin"]
+    assert siblings("Lyon", "driving from Lyon to Turin tomorrow, will it rain there?", VOCABULARY) == []
     # Chinese names have no capitals: in a comparison, each ends where the question's own words begin.
     assert siblings("成都", "成都、重庆还是贵阳明天雨多？", VOCABULARY) == ["重庆", "贵阳"]
     assert siblings("哈尔滨", "哈尔滨跟乌鲁木齐今天谁更冷", VOCABULARY) == ["乌鲁木齐"]
@@ -1212,6 +1219,13 @@ HOURS = {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"enum": ["m
     ("明天早上六点佛坪多少度", {"city": "佛坪", "day": 1, "hours": [0, 6]}, [6]),  # ... or others apart from it
     ("明天3点Krabi会下雨吗", {"city": "Krabi", "hours": "night"}, "night"),  # 03:00 or 15:00: not one reading
     ("Krabi tonight?", {"city": "Krabi", "hours": "night"}, "night"),  # no clock time
+    # A span of the clock is every hour of it ("Saturday between 2 and 5pm" was called for [17]).
+    ("Saturday between 2 and 5pm in Guadalajara, how hot?", {"city": "Guadalajara", "hours": [17]}, [14, 15, 16, 17]),
+    ("Lyon 10-1pm tomorrow?", {"city": "Lyon", "hours": None}, [10, 11, 12, 13]),
+    ("明天下午2点到5点Krabi热不热", {"city": "Krabi", "hours": [14]}, [14, 15, 16, 17]),
+    ("明天晚上七点至十点Krabi风大吗", {"city": "Krabi", "hours": "night"}, [19, 20, 21, 22]),
+    ("Krabi from 2 to 5pm", {"city": "Krabi", "hours": [13, 14, 15, 16, 17, 18]}, [13, 14, 15, 16, 17, 18]),
+    ("Krabi between 20 and 25 degrees at 9 tonight?", {"city": "Krabi", "hours": None}, [21]),  # degrees, no span
 ])
 def test_the_clock_times_a_question_writes_are_the_calls_hours(question, arguments, hours):
     """"Krabi tonight at 9" was called for the whole night: a clock time with one reading is the hours argument,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import io
 import json
 
 import jsonschema
 import pytest
 from PIL import Image
+
+from weather_mcp_server.domain.days import short_label
 
 from tests.weather.conftest import FIXTURES
 
@@ -92,6 +95,16 @@ async def test_forecast_covers_exactly_the_days_asked(connect) -> None:
     assert f"{daily['temperature_2m_min'][PAST + 1]:g} to {daily['temperature_2m_max'][PAST + 1]:g}°C" in text
     low, high = min(daily["temperature_2m_min"][PAST:PAST + 4]), max(daily["temperature_2m_max"][PAST:PAST + 4])
     assert f"Over these 4 days: {low:g} to {high:g}°C." in span.content[0].text
+    # ... and which of its days is the warmest, the coldest and the least likely to be wet ("Saturday or Sunday
+    # for a hike?" was answered by neither: a small writer does not compare lines).
+    days = span.structured_content["days"]
+    warmest = max(days, key=lambda d: d["temp_max"])
+    driest = min(days, key=lambda d: (d["precipitation_probability"], d["precipitation_sum"]))
+    assert f"warmest {short_label(dt.date(2026, 7, 20), warmest['day'])} ({warmest['temp_max']:g}°C)" in \
+        span.content[0].text
+    assert f"least chance of rain {short_label(dt.date(2026, 7, 20), driest['day'])} " \
+        f"({driest['precipitation_probability']:g}%)" in span.content[0].text
+    assert "Of these days" not in tomorrow.content[0].text
     # A one-day forecast says whether it is hot, for the words people ask it with ("scorching", "sweltering").
     hot = {v["topic"]: v for v in tomorrow.structured_content["verdicts"]}["hot"]
     assert hot["holds"] == (daily["temperature_2m_max"][PAST + 1] >= 28)

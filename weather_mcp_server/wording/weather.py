@@ -94,7 +94,8 @@ def forecast_text(r: Forecast) -> str:
         lines = [_compact_day(d, today, t) for d in r.days]
         low, high = min(d.temp_min for d in r.days), max(d.temp_max for d in r.days)
         facts = _headed(_place_span(r.location, r.days), pick("; ", "；").join(lines)) + pick(
-            f" Over these {len(r.days)} days: {low:g} to {high:g}{t}.", f"这{len(r.days)}天气温{low:g}~{high:g}{t}。")
+            f" Over these {len(r.days)} days: {low:g} to {high:g}{t}.", f"这{len(r.days)}天气温{low:g}~{high:g}{t}。") \
+            + _span_extremes(r.days, today, t)
     return with_verdicts(facts, _feel_and_rest(r.verdicts), r.notice)
 
 
@@ -247,6 +248,28 @@ def _day_means(d: WeatherDay, units: dict[str, str]) -> str:
         said.append(pick(f"cloud cover {d.cloud_cover_mean:g}%", f"云量{d.cloud_cover_mean:g}%"))
     clauses = "".join(pick(f", {part}", f"，{part}") for part in said)
     return clauses + _air_state(d.pressure_mean, None, d.dew_point_mean, units)
+
+
+def _span_extremes(days: Sequence[ForecastDay], today: date, t: str) -> str:
+    """Which day of a span is the warmest, the coldest and the least likely to be wet, where the days differ:
+    "Saturday or Sunday for a hike?" and "which day this week is driest?" are answered by them, not by a reader
+    comparing lines."""
+    said = []
+    warmest, coldest = max(days, key=lambda d: d.temp_max), min(days, key=lambda d: d.temp_min)
+    if len({d.temp_max for d in days}) > 1:
+        said.append(pick(f"warmest {short_label(today, warmest.day)} ({warmest.temp_max:g}{t})",
+                         f"最暖{short_label(today, warmest.day)}（{warmest.temp_max:g}{t}）"))
+    if len({d.temp_min for d in days}) > 1:
+        said.append(pick(f"coldest {short_label(today, coldest.day)} (low {coldest.temp_min:g}{t})",
+                         f"最冷{short_label(today, coldest.day)}（最低{coldest.temp_min:g}{t}）"))
+    chances = [d for d in days if d.precipitation_probability is not None and d.day >= 0]
+    if len({d.precipitation_probability for d in chances}) > 1:
+        driest = min(chances, key=lambda d: (d.precipitation_probability, d.precipitation_sum))
+        chance, when = driest.precipitation_probability, short_label(today, driest.day)
+        said.append(pick(f"least chance of rain {when} ({chance:g}%)", f"降水概率最低{when}（{chance:g}%）"))
+    if not said:
+        return ""
+    return pick(f" Of these days: {', '.join(said)}.", f"其中{'，'.join(said)}。")
 
 
 def _compact_day(d: ForecastDay, today: date, t: str) -> str:

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from mcp_chat_app.chat.route_arguments.stated import mentioned
-from mcp_chat_app.chat.text.clock import clock_times, parts_of_day, stretches_named
+from mcp_chat_app.chat.text.clock import clock_spans, clock_times, parts_of_day, stretches_named
 from mcp_chat_app.chat.text.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -43,15 +43,20 @@ def with_clock_hours(arguments: dict[str, Any], schema: dict[str, Any], question
     gave a part of the day ("night": the answer spoke of the whole night), nothing, or hours of which none is the
     question's ("and at 8 tomorrow morning?" kept the earlier call's [20]; a list that has them may be the span
     between them, and stands), or a list with the question's one hour and others apart from it."""
-    times = list(clock_times(question, vocabulary))
-    if not times or any(len(time.minutes) != 1 for time in times):
-        return arguments  # a bare "3点" may be 03:00 or 15:00: the router's reading stands
-    hours = sorted({minute // 60 for time in times for minute in time.minutes})
     name = hours_argument(schema)
     given = arguments.get(name) if name else None
-    # A list with the question's hours stands when it may be the span between them or the hours around one; with
-    # its one hour and others apart from it ("明天早上六点" as [0, 6]) it is that hour.
-    spans = isinstance(given, list) and set(given) & set(hours) and (len(hours) > 1 or _in_a_row(given))
+    if spans_asked := clock_spans(question):
+        # "Saturday between 2 and 5pm" was called for [17]: every hour of a span the question writes
+        hours = sorted({hour for span in spans_asked for hour in span})
+        spans = isinstance(given, list) and set(hours) <= set(given)
+    else:
+        times = list(clock_times(question, vocabulary))
+        if not times or any(len(time.minutes) != 1 for time in times):
+            return arguments  # a bare "3点" may be 03:00 or 15:00: the router's reading stands
+        hours = sorted({minute // 60 for time in times for minute in time.minutes})
+        # A list with the question's hours stands when it may be the span between them or the hours around one;
+        # with its one hour and others apart from it ("明天早上六点" as [0, 6]) it is that hour.
+        spans = isinstance(given, list) and set(given) & set(hours) and (len(hours) > 1 or _in_a_row(given))
     if name is None or name in schema.get("required", ()) or spans or not _takes_integer_list(schema["properties"][name]):
         return arguments
     log.info("%s=%r as the question's clock times %s", name, arguments.get(name), hours)

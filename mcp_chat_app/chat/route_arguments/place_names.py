@@ -29,6 +29,10 @@ _NAME_WORDS = r"[A-ZÀ-Þ][^\W\u3400-\u9fff'’.-]*(?:['’.-][^\W\u3400-\u9fff]
 _ASKING = r"(?:which|who|what|where|is|are|will|for|today|tomorrow|now|right)\b"
 _LOWERCASE_VERSUS = re.compile(rf"(?<![\w])([a-z][\w'’.-]*(?:\s+[a-z][\w'’.-]*)?)\s+(?:vs\.?|versus)\s+"
                                rf"([a-z][\w'’.-]*(?:\s+(?!{_ASKING})[a-z][\w'’.-]*)?)(?=\s*(?:[,?!:;]|$)|\s+{_ASKING})")
+# A trip's two ends asked of together ("moving from Chattanooga, TN to Asheville, NC on Saturday. any delays in
+# either?"): the name after "to", and its qualifier after a comma.
+_TRIP_END = rf"\s+to\s+({_NAME_WORDS}(?:\s*,\s*{_NAME_WORDS})?)"
+_EITHER_END = re.compile(r"\b(?:either|both|each)\b", re.IGNORECASE)
 # (Latin names joined in Chinese too: "周日 Oaxaca 和 Puebla 哪边…")
 _JOINED_NAME = rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:or|and|vs\.?|versus)\s+|\s*(?:和|与|跟|同|还是|或者|或|、)\s*)({_NAME_WORDS})"
 # Chinese names joined in a comparison: a joining word, then two characters or more up to a character that begins
@@ -70,6 +74,9 @@ def siblings(value: str, question: str, vocabulary: Vocabulary) -> list[str]:
     last = max((i for i, (word, _) in enumerate(joined) if word), default=-1)
     if last < 0 and len(joined) >= 2 and _compares(question, vocabulary):
         last = len(joined) - 1
+    if not joined and _EITHER_END.search(question) \
+            and (trip := re.search(rf"\bfrom\s+{re.escape(value)}(?:\s*,\s*{_NAME_WORDS})?{_TRIP_END}", question)):
+        return [trip[1]]
     if not joined and (typed := _LOWERCASE_VERSUS.search(question)) and typed[1].casefold() == value.casefold():
         return [typed[2]]  # typed in lowercase: "nanaimo vs chicoutimi, which one's colder"
     if not joined and _compares(question, vocabulary):

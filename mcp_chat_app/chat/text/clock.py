@@ -119,6 +119,42 @@ def clock_times(text: str, vocabulary: Vocabulary) -> Iterator[ClockTime]:
     yield from sorted(found, key=lambda time: time.span)
 
 
+# A span of the clock with one half of the day said once ("between 2 and 5pm", "from 10 to 2pm", "2-5 pm",
+# "下午2点到5点", "早上八点至十点"): its start is read in the half of its end (or of the part said before it).
+_EN_RANGE = re.compile(r"(?:\b(?:between|from)\s+)?(?<![\d:.])(?P<a>\d{1,2})(?::\d{2})?\s*(?P<ap1>[ap]\.?m\.?)?"
+                       r"\s*(?:\band\b|\bto\b|\btill\b|\buntil\b|-|–)\s*(?P<b>\d{1,2})(?::\d{2})?\s*"
+                       r"(?P<ap2>[ap]\.?m\.?)(?![a-z])", re.IGNORECASE)
+_ZH_NUMBER = r"\d{1,2}|[零一二两三四五六七八九十]{1,3}"
+_ZH_RANGE = re.compile(rf"(?P<part>{_ZH_PARTS})?(?P<a>{_ZH_NUMBER})[点點](?:半|\d{{1,2}}分?)?\s*(?:到|至|-|–|~)\s*"
+                       rf"(?P<part2>{_ZH_PARTS})?(?P<b>{_ZH_NUMBER})[点點]")
+
+
+def clock_spans(text: str) -> list[range]:
+    """The hours of each span of the clock the text names, both ends in ("between 2 and 5pm": 14 to 17); a span
+    that runs past midnight is left out."""
+    spans = []
+    for match in _EN_RANGE.finditer(text):
+        start, end = int(match["a"]), int(match["b"])
+        (last,) = _hours(end, "", match["ap2"].lower().replace(".", ""), fixed=False)
+        marker = (match["ap1"] or "").lower().replace(".", "")
+        first = min(_hours(start, "", marker, fixed=False) if marker else {start % 12, start % 12 + 12},
+                    key=lambda hour: (hour > last, last - hour))
+        spans.append(range(first, last + 1))
+    for match in _ZH_RANGE.finditer(text):
+        start, end = numeral(match["a"]), numeral(match["b"])
+        if start is None or end is None or start > 24 or end > 24:
+            continue
+        kind = _ZH_PART_KINDS.get(match["part"] or "", "")
+        if not kind and max(start, end) <= 12:
+            continue  # "2点到5点" may be the night's or the afternoon's: the router's reading stands
+        last = min(_hours(end, _ZH_PART_KINDS.get(match["part2"] or "", "") or kind, "", fixed=False))
+        first = min(_hours(start, kind, "", fixed=False))
+        if kind and last < first:
+            last = max(_hours(end, kind, "", fixed=False))
+        spans.append(range(first, last + 1))
+    return [span for span in spans if len(span) > 1]
+
+
 def _said_times(text: str) -> Iterator[ClockTime]:
     """Hours said with a part of the day in English or another language ("tonight at 9", "a las 5 de la tarde"),
     or with a word that makes them hours ("à 17h", "um 17 Uhr", "alle 17", "5 o'clock")."""

@@ -6,6 +6,7 @@ vocabulary; the verdicts (`topic`, `holds`, `keywords`, `statement`) from the to
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,13 +30,24 @@ class Claim:
     says: bool
     days: frozenset[str]
     part: str  # the part of the day or clock time it names, "" for none
+    before: str = ""  # its sentence up to it: what the clause speaks of may be named there
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What one result is about, by the words that name it, and its verdicts."""
+
+    names: frozenset[str]
+    verdicts: list[dict[str, Any]]
 
 
 def inconsistencies(reply: str, question: str, facts_text: str, verdicts: list[dict[str, Any]],
-                    vocabulary: Vocabulary, comparing: re.Pattern[str], one_result: bool = True) -> list[str]:
+                    vocabulary: Vocabulary, comparing: re.Pattern[str], one_result: bool = True,
+                    subjects: Sequence[Subject] = ()) -> list[str]:
     """How the reply contradicts itself or the verdicts, each said for the writer's retry (`comparing`: a clause
     that compares places says more or less, not yes or no). Its clauses are held to each other only when one
-    result decided the topic (`one_result`): a yes and a no may be said of two places."""
+    result decided the topic (`one_result`): a yes and a no may be said of two places; a clause that names one of
+    the `subjects` of several results is held to that one's verdicts."""
     labels = [part.days for part in segments(facts_text)[0]]
     details = []
     for topic, words in vocabulary.claim_topics.items():
@@ -46,6 +58,8 @@ def inconsistencies(reply: str, question: str, facts_text: str, verdicts: list[d
             details += _against_each_other(said)
         if about and len({v["holds"] for v in about}) == 1:
             details += _against_verdicts(said, about, labels)
+        elif about:
+            details += _against_each_subject(said, topic, subjects, labels)
     details += _days_against_question(reply, question, labels)
     details += _labels_against_facts(reply, labels)
     return list(dict.fromkeys(details))
@@ -61,7 +75,9 @@ def claims(reply: str, keywords: tuple[str, ...], vocabulary: Vocabulary,
     found: list[Claim] = []
     for sentence in _split(reply, _SENTENCE_END):
         days = frozenset()  # a day carries over to the clauses after it, within its sentence
+        before = ""
         for clause in _split(sentence, _CLAUSE_END):
+            before, clause_before = f"{before} {clause}", before
             named = frozenset(day_words(clause))
             days = frozenset() if named & SPAN_WORDS else (named or days)
             if not topic.search(clause) or comparing.search(clause.lower()) or (
@@ -70,7 +86,7 @@ def claims(reply: str, keywords: tuple[str, ...], vocabulary: Vocabulary,
             says = not (vocabulary.low_chance and vocabulary.low_chance.search(clause))
             if says and _DIGIT.search(clause):
                 continue
-            found.append(Claim(clause.strip(), says, days, _part(clause, vocabulary)))
+            found.append(Claim(clause.strip(), says, days, _part(clause, vocabulary), clause_before))
     return found
 
 
@@ -99,6 +115,39 @@ def _against_verdicts(said: list[Claim], about: list[dict[str, Any]], labels: li
         if wrong:
             details.append(f"it says {claim.text!r}, but the facts say: {statement}")
     return details
+
+
+def _against_each_subject(said: list[Claim], topic: str, subjects: Sequence[Subject],
+                          labels: list[frozenset[str]]) -> list[str]:
+    """Each clause against the verdicts of the one subject it speaks of, where the results disagree ("it will be
+    busy in Asheville" beside Asheville's "it is not busy" and Chattanooga's yes): the subject the clause names,
+    or else the last one its sentence named before it; a clause naming two is said of both, and left alone."""
+    if len(subjects) < 2:
+        return []
+    details = []
+    for claim in said:
+        named = [subject for subject in subjects if _names(claim.text, subject)]
+        if not named:
+            earlier = [(max(_named_at(claim.before, subject)), subject) for subject in subjects
+                       if _names(claim.before, subject)]
+            named = [max(earlier, key=lambda pair: pair[0])[1]] if earlier else []
+        about = [v for v in named[0].verdicts if v.get("topic") == topic and isinstance(v.get("holds"), bool)] \
+            if len(named) == 1 else []
+        if about and len({v["holds"] for v in about}) == 1:
+            details += _against_verdicts([claim], about, labels)
+    return details
+
+
+def _named_at(text: str, subject: Subject) -> list[int]:
+    """Where the text names the subject (by any of its words), as a word."""
+    lowered = text.lower()
+    return [match.start() for name in subject.names
+            for match in re.finditer(rf"(?<![^\W\d_]){re.escape(name)}(?![^\W\d_])"
+                                     if name.isascii() else re.escape(name), lowered)]
+
+
+def _names(text: str, subject: Subject) -> bool:
+    return bool(_named_at(text, subject))
 
 
 def _days_against_question(reply: str, question: str, labels: list[frozenset[str]]) -> list[str]:

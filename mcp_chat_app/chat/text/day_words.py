@@ -113,6 +113,13 @@ _JOINED = re.compile(
     rf"|\b(?P<en1>today|{_TOMORROW})\s+(?:(?:or|to|through|and|&)\s+(?P<en2>{_EN_AFTER_IT}|(?:the\s+)?day\s+after\s+"
     rf"(?:{_TOMORROW})|{_TOMORROW}))\b",
     re.IGNORECASE)
+# Weekdays joined, asked of together ("Saturday or Sunday for a hike?", "周六还是周日更适合骑行", "周六周日哪天好",
+# "Friday, Saturday or Sunday?"). (Not "sat"/"sun": words of their own.)
+_EN_WEEKDAY = r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri)\b"
+_ANY_WEEKDAY = re.compile(rf"(?:\bnext\s+)?{_EN_WEEKDAY}|下?个?(?:周|星期|礼拜)[一二三四五六日天]", re.IGNORECASE)
+_WEEKDAY_JOINER = re.compile(r"\s*(?:,|，|&|/|、|\b(?:or|and|vs\.?)\b|还是|或者?|或是|和|跟|与)?\s*(?:on\s+)?",
+                             re.IGNORECASE)
+_JOINED_WEEKDAYS_REACH = 4  # days from the first to the last: "sunday or monday" is more likely next Monday's
 _ZH_RUN_WORDS = ("今天", "明天", "后天", "大后天")
 _EN_RUN_WORDS = ("today", "tomorrow", "day after tomorrow")
 _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -236,6 +243,8 @@ def asked_day(question: str, today: date) -> AskedDay | None:
     if joined:
         (match, (first, last)) = joined
         return AskedDay(match[0], first, span=True, count=last - first + 1)
+    if weekdays := _joined_weekdays(question, today):
+        return weekdays
     references = day_references(question, today)
     dates = calendar_dates(question, today)
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
@@ -342,6 +351,24 @@ def _joined_days(question: str) -> tuple[dict[str, int | None], str]:
         days |= {words[offset]: offset for offset in range(run[0], run[1] + 1) if offset < len(words)}
         question = question.replace(match[0], " ")
     return days, question
+
+
+def _joined_weekdays(question: str, today: date) -> AskedDay | None:
+    """The first run of weekdays joined to each other, as the days from the earliest to the latest of them, when
+    they lie within a few days of each other."""
+    run: list[re.Match[str]] = []
+    for match in _ANY_WEEKDAY.finditer(question):
+        if run and not _WEEKDAY_JOINER.fullmatch(question[run[-1].end():match.start()]):
+            if len(run) > 1:
+                break
+            run = []
+        run.append(match)
+    offsets = [_offset(word, today) for match in run for word in day_words(match[0])]
+    if len(run) < 2 or len(offsets) != len(run) or None in offsets \
+            or not 0 < max(offsets) - min(offsets) <= _JOINED_WEEKDAYS_REACH:
+        return None
+    first, last = min(offsets), max(offsets)
+    return AskedDay(question[run[0].start():run[-1].end()], first, span=True, count=last - first + 1)
 
 
 def _run(match: re.Match[str]) -> tuple[int, int] | None:
