@@ -130,8 +130,12 @@ def to_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
     question's quantities or the other tool's name (get_prices: "prices")."""
     plan = planned[0] if len(planned) == 1 else None
     tool = resolve(plan.name, by_name) if plan is not None and plan.request is not None else None
+    # (the call's own values aside: "明天阿拉木图多冷" names a place, not a drawing, by the 图 in it)
+    unnamed = turn.question
+    for value in (plan.arguments.values() if plan is not None else ()):
+        unnamed = unnamed.replace(value, " ") if isinstance(value, str) and value else unnamed
     drawing = [other for other in by_name.values() if tool is not None and other.server == tool.server
-               and draws(other) and says_a_listed_term(turn.question, other)]
+               and draws(other) and says_a_listed_term(unnamed, other)]
     if tool is None or draws(tool) or len(drawing) != 1:
         return planned
     (target,) = drawing

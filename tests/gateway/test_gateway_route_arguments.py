@@ -1054,6 +1054,13 @@ def test_over_http_a_drawing_asked_of_another_tool_is_the_drawing_tools(forced_g
         ("get_weather_chart", {**arguments, "kind": kind})]
 
 
+def test_over_http_a_place_whose_name_holds_a_drawing_word_asks_for_no_drawing(forced_gateway, fake_llm):
+    """"明天阿拉木图多冷？想上Shymbulak滑雪" was drawn as a week's chart: 图 is a drawing's word, and a letter of 阿拉木图."""
+    fake_llm.script(call("get_forecast", city="阿拉木图", day=1), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("alm", {"message": "明天阿拉木图多冷？想上Shymbulak滑雪，住在市区"}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [("get_forecast", {"city": "阿拉木图", "day": 1})]
+
+
 @pytest.mark.parametrize("user, question, arguments, tool", [
     ("kara", "how cold at night in Karakol on Thursday?", {"city": "Karakol", "day": "thursday", "hours": "night"},
      "get_forecast"),
