@@ -66,6 +66,7 @@ from mcp_chat_app.chat.route_mends import (
     to_the_drawing_tool,
     with_added_places,
     with_distinct_places,
+    with_qualified_places,
     without_comparatives,
     without_unasked_days,
     with_earlier_days,
@@ -343,6 +344,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     planned, again_ms = _of_one_place(turn, router, tools, planned)
     llm_ms += again_ms
     planned = with_distinct_places(without_comparatives(planned, by_name, turn), by_name, turn)
+    planned = with_qualified_places(planned, by_name, turn)
     planned = for_the_destination(with_added_places(planned, by_name, turn), by_name, turn)
     planned = on_their_own_days(for_the_one_said_apart(planned, by_name, turn), by_name, turn)
     planned, again_ms = _without_numbers_nobody_said(turn, router, tools, planned)  # (what no mend above took)

@@ -527,6 +527,38 @@ def without_comparatives(planned: tuple[PlannedCall, ...], by_name: dict[str, To
     return _each_list(planned, by_name, turn, places, "not the comparative word")
 
 
+_JOINER = re.compile(r"\b(?:or|and|vs\.?|versus)\b|[和与跟或、]|还是", re.IGNORECASE)
+
+
+def with_qualified_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                          turn: Turn) -> tuple[PlannedCall, ...]:
+    """A list of places with a name and its qualifier as two ("drier over next 5 days, seattle or portland
+    oregon?" was compared for Seattle, Portland and Oregon): one, where the question writes the second right
+    after the first, in a list it joins with "or"/"and" (a comma between them only after the last such word, as
+    in "Seattle or Portland, Oregon")."""
+    def qualified(items: list[Any]) -> list[Any] | None:
+        merged: list[Any] = []
+        for item in items:
+            if merged and isinstance(item, str) and isinstance(merged[-1], str) and len(items) > 2 \
+                    and _qualifies(merged[-1], item, turn.question):
+                merged[-1] = f"{merged[-1]}, {item}"
+            else:
+                merged.append(item)
+        return merged if len(merged) < len(items) else None
+
+    return _each_list(planned, by_name, turn, qualified, "a place and its qualifier, as the question writes them")
+
+
+def _qualifies(name: str, qualifier: str, question: str) -> bool:
+    written = re.search(rf"(?<![^\W\d_]){re.escape(name)}(\s+|\s*,\s*){re.escape(qualifier)}(?![^\W\d_])", question,
+                        re.IGNORECASE)
+    if written is None:
+        return False
+    if "," in written[1]:
+        return bool(_JOINER.search(question[:written.start()])) and not _JOINER.search(question[written.end():])
+    return bool(_JOINER.search(question))
+
+
 def with_distinct_places(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                          turn: Turn) -> tuple[PlannedCall, ...]:
     """A list of places naming one twice ("Which Charleston will be warmer?" called for ["Charleston",

@@ -197,3 +197,21 @@ def test_over_http_a_place_compared_with_itself_is_compared_with_the_conversatio
     asked("明天清迈最高温多少", call("get_forecast", city="清迈", day=1))
     body = asked("跟清莱比明天哪个更热", call("compare_weather", cities=["清莱", "清莱"], day=1))
     assert made_calls(body) == [("compare_weather", {"cities": ["清迈", "清莱"], "day": 1})]
+
+
+@pytest.mark.parametrize("question, cities, made", [
+    ("drier over next 5 days, seattle or portland oregon?", ["Seattle", "Portland", "Oregon"],
+     ["Seattle", "Portland, Oregon"]),
+    ("Seattle or Portland, Oregon: which is drier over the next 5 days?", ["Seattle", "Portland", "Oregon"],
+     ["Seattle", "Portland, Oregon"]),
+    ("Oslo, Bergen and Tromsø: which is drier over the next 5 days?", ["Oslo", "Bergen", "Tromsø"],
+     ["Oslo", "Bergen", "Tromsø"]),  # a list, no qualifier
+])
+def test_over_http_a_place_and_its_qualifier_listed_apart_are_one(forced_gateway, fake_llm, question, cities, made):
+    """dev45's "drier over next 5 days, seattle or portland oregon?" was compared for Seattle, Portland and
+    Oregon, and answered "Oregon gets less rain"."""
+    asked = forced_asker(forced_gateway, fake_llm, f"qualified-{len(question)}")
+    body = asked(question, call("compare_weather", cities=cities, day=0, days=5))
+    ((tool, arguments),) = made_calls(body)
+    assert (tool, [city.casefold() for city in arguments["cities"]]) == ("compare_weather", [
+        city.casefold() for city in made])
