@@ -235,14 +235,19 @@ def from_a_yes_or_no_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, T
     """Calls of a tool whose results are yes-or-no answers (two flags or more) for a question that says none of
     what it does (its listed terms, its description's words) and asks for quantities: moved to the first tool of the
     server that takes the same arguments, draws nothing and holds every quantity asked (a small model called the
-    tool of "is it open?" for "how busy at night?" and "晚上挤不挤", whose answer is its yes or no, not the figures)."""
+    tool of "is it open?" for "how busy at night?" and "晚上挤不挤", whose answer is its yes or no, not the figures).
+    So too a follow-up that asks nothing of its own ("and the day after?", "what about Wanaka on that day?" after a
+    yes or no): the tool that holds the most answers it, its yes or no among its verdicts, and the rest it asks for
+    ("we fly there in 2 days") beside them; one that takes a day where the yes-or-no tool did."""
     quantities = asked_quantities(turn.question, turn.vocabulary)
-    if not quantities:
+    follows = not quantities and bool(turn.earlier_calls) and conversation.is_follow_up(turn.question)
+    if not quantities and not follows:
         return planned
 
     def holds_them(target: ToolInfo) -> bool:
         return not _answers_yes_or_no(target) and not draws(target) \
-            and all(described(target.output_schema, quantity) for quantity in quantities)
+            and all(described(target.output_schema, quantity) for quantity in quantities) \
+            and (not follows or takes_a_day(target.input_schema))
 
     moved = []
     for plan in planned:

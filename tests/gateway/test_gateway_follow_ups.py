@@ -459,7 +459,8 @@ def test_over_http_same_for_a_place_asks_the_latest_question_of_it(forced_gatewa
 
 def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_comparison(forced_gateway, fake_llm):
     """"what about Tartu?" after Oulu's snow tomorrow (and before it, a comparison of Oulu and Umeå): the router
-    copied the comparison, for Oulu and Tartu; the follow-up says one place, so it is the latest call's, for it."""
+    copied the comparison, for Oulu and Tartu; the follow-up says one place, so it is the latest call's question,
+    for it (by the tool that holds the most: a follow-up of a yes or no asks nothing of its own)."""
     fake_llm.script(call("compare_weather", cities=["Oulu", "Umeå"]), {"content": "Oulu is colder."}, auto=True)
     forced_gateway.chat("tartu", {"message": "Which is colder right now, Oulu or Umeå?"})
     fake_llm.script(call("get_precipitation", city="Oulu", day=1), {"content": "Snow in Oulu."}, auto=True)
@@ -467,12 +468,12 @@ def test_over_http_a_new_place_alone_asks_the_latest_question_not_an_older_compa
     fake_llm.script(call("get_current_weather", city="Tartu"), call("compare_weather", cities=["Oulu", "Tartu"]),
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("tartu", {"message": "what about Tartu?"}).json()
-    assert made_calls(body) == [("get_precipitation", {"city": "Tartu", "day": 1})]
+    assert made_calls(body) == [("get_forecast", {"city": "Tartu", "day": 1})]
     # ... also on "the same day" (dev28's "and Puerto Natales the same day?" was compared with El Calafate)
     fake_llm.script(call("get_current_weather", city="Tartu"), call("compare_weather", cities=["Oulu", "Tallinn"]),
                     {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("tartu", {"message": "and Tallinn the same day?"}).json()
-    assert made_calls(body) == [("get_precipitation", {"city": "Tallinn", "day": 1})]
+    assert made_calls(body) == [("get_forecast", {"city": "Tallinn", "day": 1})]
 
 
 def test_over_http_a_place_alone_after_a_search_of_places_asks_the_latest_question_of_it(forced_gateway, fake_llm):

@@ -793,14 +793,15 @@ def test_over_http_a_follow_up_naming_no_day_is_called_for_the_day_before(forced
 
 def test_over_http_the_day_after_that_is_the_day_after_the_one_the_conversation_was_about(forced_gateway, fake_llm):
     """"And the day after that?" after a question on tomorrow: the router repeated the earlier day; the call is
-    for the day after it, in the form the earlier call wrote it (an offset, a date)."""
+    for the day after it, in the form the earlier call wrote it (an offset, a date); by the tool that holds the
+    most, its yes or no among its verdicts."""
     fake_llm.script(call("get_precipitation", city="Brussels", day=1), {"content": "Rain tomorrow."}, auto=True)
     forced_gateway.chat("kim", {"message": "Brussels tomorrow, will I get wet?"})
     fake_llm.script(call("get_precipitation", city="Brussels", day=1), call("get_precipitation", city="Brussels", day=1),
                     {"content": "See the outlook above."}, auto=True)
     body = forced_gateway.chat("kim", {"message": "And the day after that?"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
-        ("get_precipitation", {"city": "Brussels", "day": 2})]
+        ("get_forecast", {"city": "Brussels", "day": 2})]
     fake_llm.script(call("get_forecast", city="武夷山", day=5), {"content": "武夷山下周一的预报如上。"}, auto=True)
     monday = forced_gateway.chat("lee", {"message": "下周一要去武夷山，那天天气如何？"}).json()["tool_calls"][0]["arguments"]["day"]
     fake_llm.script(call("get_forecast", city="武夷山", day=monday), call("get_forecast", city="武夷山", day=monday),
@@ -845,15 +846,17 @@ def test_over_http_a_day_counted_past_the_forecast_is_called_as_that_day_and_sai
 
 
 def test_over_http_a_follow_up_naming_only_a_place_asks_the_earlier_question_of_it(forced_gateway, fake_llm):
-    """"芽庄呢？" after a rain question on Sunday: the router called the forecast; the call is the rain tool's, for
-    Sunday, of 芽庄. A follow-up that says more ("芽庄明天热吗") keeps the router's tool."""
+    """"芽庄呢？" after a rain question on Sunday: the router called the forecast of today; the call is for Sunday,
+    of 芽庄, by the tool that holds the most (dev44's "and the day after?" after "will it snow up there?" was labelled
+    a forecast, and the rain tool's answer is its yes or no alone). A follow-up that says more ("芽庄明天热吗") keeps
+    the router's tool."""
     fake_llm.script(call("get_precipitation", city="岘港", day="sunday"), {"content": "岘港周日的降水如上。"}, auto=True)
     forced_gateway.chat("ivy", {"message": "岘港周日会下雨吗"})
     fake_llm.script(call("get_forecast", city="芽庄"), call("get_forecast", city="芽庄", day="sunday"),
                     {"content": "芽庄周日的降水如上。"}, auto=True)
     body = forced_gateway.chat("ivy", {"message": "芽庄呢？"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
-        ("get_precipitation", {"city": "芽庄", "day": "sunday"})]
+        ("get_forecast", {"city": "芽庄", "day": "sunday"})]
     fake_llm.script(call("get_forecast", city="芽庄", day=1), call("get_forecast", city="芽庄", day=1),
                     {"content": "芽庄明天的预报如上。"}, auto=True)
     body = forced_gateway.chat("ivy", {"message": "那芽庄明天热吗？"}).json()
@@ -955,7 +958,7 @@ def test_over_http_a_day_the_router_wrote_as_the_place_is_no_place_the_question_
                     {"content": "Thursday is drier."}, auto=True)
     body = forced_gateway.chat("ulf", {"message": "Thursday any better?"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
-        ("get_precipitation", {"city": "Springfield, Oregon", "day": "thursday"})]
+        ("get_forecast", {"city": "Springfield, Oregon", "day": "thursday"})]
 
 
 def test_the_day_after_is_told_from_the_day_after_tomorrow():
