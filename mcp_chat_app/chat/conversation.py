@@ -71,6 +71,11 @@ _ACKNOWLEDGEMENTS = (
 _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank you|thx|cheers)(?![a-z])[\s,，.。!！~]+", re.IGNORECASE)
 # After thanks, a word that asks ("谢啦，明天呢？") asks again, and so does a clause that goes on ("thanks, and Rome").
 _GOES_ON = re.compile(r"(?:^|[,.;:!-]\s*)(?:and|but|also)\b", re.IGNORECASE)
+# A choice made, then thanks ("那就明天吧，谢谢！", "saturday it is then, thanks"): the speaker has decided, and asks
+# nothing.
+_DECIDED = re.compile(r"(?P<choice>(?:好的?|行|ok(?:ay)?|那)?[\s,，]*(?:那就|就)[^？?，,。]{1,12}吧|[^?？]{1,30}?\bit\s+is(?:\s+then)?"
+                      r"|(?:ok(?:ay)?,?\s+)?let'?s\s+(?:go\s+with|do)\s+[^?？]{1,20}?)[\s,，.。!！~]+"
+                      r"(?:谢谢你?|谢啦|谢了|多谢|thanks|thank you|thx|cheers)[\s,，.。!！~]*$", re.IGNORECASE)
 # What the speaker will do, after an acknowledgement or alone ("好的，明天出门记得戴口罩", "我明天要过去泡温泉嘞",
 # "ok, I'll bring a jacket then"), tells, and asks nothing unless it asks for something ("好的，我想知道明天…",
 # "ok, I want to know …").
@@ -135,6 +140,8 @@ def acknowledges(question: str) -> bool:
     remarks = opened is not None and re.search(r"\w", opened[0]) is not None and _REMARK.match(told) is not None
     if (_OWN_PLAN.match(told) or remarks) and not (asks(told) or _GOES_ON.search(told) or _ASKS_FOR.search(told)
                                                    or re.search(r"\d|\s(?!I\b|I')[A-Z]", told)):
+        return True
+    if (decided := _DECIDED.match(text)) and not asks(decided["choice"]):
         return True
     thanks = _THANKS.match(text)
     if not thanks:

@@ -108,6 +108,9 @@ def test_over_http_the_next_days_counted_in_figures_begin_today_after_a_question
     ("好的，去杭州呢", False), ("好吧，北京明天冷吗", False), ("I'll pack a jacket then", True), ("我明天去杭州，冷吗", False), ("I'm in Oslo", False),
     # a correction asks again ("我说的是明天不是今天" had been taken for what the speaker will do)
     ("我说的是明天不是今天", False), ("哦我说错了，是周三不是周四", False), ("ok, I meant Friday", False),
+    # a choice made, then thanks (dev44's "那就明天吧，谢谢！" was looked up as tomorrow's forecast)
+    ("那就明天吧，谢谢！", True), ("saturday it is then, thanks", True), ("ok let's go with Sunday, thanks!", True),
+    ("那就明天吧，会下雨吗？谢谢", False), ("明天北京呢，谢谢", False),
 ])
 def test_an_acknowledgement_is_told_from_a_question(message, acknowledges):
     assert conversation.acknowledges(message) is acknowledges
