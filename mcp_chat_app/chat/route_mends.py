@@ -675,12 +675,17 @@ def _with_the_conversations_place(planned: tuple[PlannedCall, ...], said: list[s
                                   turn: Turn) -> tuple[PlannedCall, ...]:
     """One call of a list tool for the one place the conversation was about and the one the question names, for a
     question that asks which wins: "Compare with Montevideo on Saturday — which is warmer?" after Buenos Aires was
-    called for Montevideo alone."""
-    places, server = _conversations_places(by_name, turn)
+    called for Montevideo alone. A list call of the place named and one the question does not name is of the
+    latest call's one place: "跟Burlington, Vermont比，明天哪边更冷" after Portland, Maine's wind was compared with
+    Boise, named turns before."""
     tool = resolve(planned[0].name, by_name)
-    if len(planned) != 1 or tool is None or len(set(said)) != 1 or len(places) != 1 \
-            or places[0].casefold() == said[0].casefold() or _WHICH_TIME.search(turn.question) \
-            or place_list_argument(tool.input_schema, turn.vocabulary) is not None:
+    if len(planned) != 1 or tool is None or len(set(said)) != 1 or _WHICH_TIME.search(turn.question):
+        return planned
+    listed = place_list_argument(tool.input_schema, turn.vocabulary)
+    if listed is not None:
+        return _with_the_latest_place(planned[0], listed, said[0], by_name, turn)
+    places, server = _conversations_places(by_name, turn)
+    if len(places) != 1 or places[0].casefold() == said[0].casefold():
         return planned
     place = place_argument(tool.input_schema, turn.vocabulary)
     arguments = {name: value for name, value in planned[0].arguments.items() if name != place}
@@ -689,6 +694,23 @@ def _with_the_conversations_place(planned: tuple[PlannedCall, ...], said: list[s
         return planned
     log.info("%s for %r: the question compares %r with the conversation's place", again.name, again.arguments,
              said[0])
+    return (again,)
+
+
+def _with_the_latest_place(plan: PlannedCall, listed: str, said: str, by_name: dict[str, ToolInfo],
+                           turn: Turn) -> tuple[PlannedCall, ...]:
+    latest = _places_of(conversation.latest_tried(turn.history), by_name, turn)
+    items = plan.arguments.get(listed)
+    others = [str(item) for item in items if str(item).casefold() != said.casefold()] \
+        if isinstance(items, list) and len(items) == 2 else []
+    if len(latest) != 1 or len(others) != 1 or mentioned(others[0], turn.question.casefold()) \
+            or {others[0].casefold(), said.casefold()} & {place.casefold() for place in latest}:
+        return (plan,)
+    (place,) = latest
+    again = replanned(plan, {**plan.arguments, listed: [place, said]}, by_name, turn)
+    if again.request is None:
+        return (plan,)
+    log.info("%s for %r, not %r: the latest call's place", again.name, place, others[0])
     return (again,)
 
 

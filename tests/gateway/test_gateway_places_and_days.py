@@ -215,3 +215,15 @@ def test_over_http_a_place_and_its_qualifier_listed_apart_are_one(forced_gateway
     ((tool, arguments),) = made_calls(body)
     assert (tool, [city.casefold() for city in arguments["cities"]]) == ("compare_weather", [
         city.casefold() for city in made])
+
+
+def test_over_http_a_place_compared_with_is_compared_with_the_latest_calls(forced_gateway, fake_llm):
+    """"跟Burlington, Vermont比，明天哪边更冷" after Portland, Maine's wind (and, turns before, Boise compared with
+    Spokane) was compared as Boise with Burlington: the place of the latest call is the one compared with."""
+    asked = forced_asker(forced_gateway, fake_llm, "latest-place")
+    asked("compare Boise, Idaho with Spokane tomorrow, which one gets more rain?",
+          call("compare_weather", cities=["Boise, Idaho", "Spokane"], day=1))
+    asked("我在Portland, Maine，明天想出海钓鱼，风大吗", call("get_forecast", city="Portland, Maine", day=1))
+    body = asked("跟Burlington, Vermont比，明天哪边更冷",
+                 call("compare_weather", cities=["Boise, Idaho", "Burlington, Vermont"], day=1))
+    assert made_calls(body) == [("compare_weather", {"cities": ["Portland, Maine", "Burlington, Vermont"], "day": 1})]
