@@ -676,7 +676,7 @@ def _with_the_conversations_place(planned: tuple[PlannedCall, ...], said: list[s
     """One call of a list tool for the one place the conversation was about and the one the question names, for a
     question that asks which wins: "Compare with Montevideo on Saturday — which is warmer?" after Buenos Aires was
     called for Montevideo alone. A list call of the place named and one the question does not name is of the
-    latest call's one place: "跟Burlington, Vermont比，明天哪边更冷" after Portland, Maine's wind was compared with
+    latest call's one place: "跟Burlington, Vermont比，明天哪边更便宜" after Portland, Maine's prices was compared with
     Boise, named turns before."""
     tool = resolve(planned[0].name, by_name)
     if len(planned) != 1 or tool is None or len(set(said)) != 1 or _WHICH_TIME.search(turn.question):

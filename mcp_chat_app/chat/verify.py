@@ -71,8 +71,8 @@ _ISO_CLOCK = re.compile(r"T(\d{2}):(\d{2})")  # the time of day of an ISO date-t
 _HAN_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 # Comparing two things, in the languages fully served (the domain adds its own words); "less" and "少" put the
 # winner second.
-_COMPARATIVES = ("more", "less", "fewer", "than", "更", "比", "较")
-_LESSER = ("less", "fewer", "lower", "smaller", "少", "低于", "更小", "较小", "更低", "较低")
+_COMPARATIVES = ("more", "less", "fewer", "than", "更", "比", "较", "最")  # (最: of three places or more)
+_LESSER = ("less", "fewer", "lower", "smaller", "少", "低于", "更小", "较小", "更低", "较低", "最小", "最低")
 _LATIN_WORD = re.compile(r"[a-z]{3,}")
 _CALENDAR_WORDS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
                    "february", "march", "april", "june", "july", "august", "september", "october", "november",

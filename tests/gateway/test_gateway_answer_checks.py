@@ -802,6 +802,24 @@ def test_a_comparison_asked_the_other_way_round_is_answered_with_its_own_winner(
                        VOCABULARY) == []
 
 
+def test_a_place_said_to_have_the_most_of_a_verdicts_topic_must_be_its_winner():
+    """Of three places or more the winner is said with a superlative ("Bergen is the warmest", "广州最暖和"): a
+    reply's "Tromsø is the warmest" beside the data's Bergen was read as no comparison at all."""
+    places = [["Oslo", "奥斯陆"], ["Bergen", "卑尔根"], ["Tromsø", "特罗姆瑟"]]
+    verdicts = [{"topic": "warmer", "winner": "Bergen", "places": places, "statement": "Bergen is the warmest",
+                 "keywords": ["warm", "暖"]},
+                {"topic": "wetter", "winner": "Oslo", "places": places, "statement": "Oslo gets the most rain",
+                 "keywords": ["rain", "雨"]},
+                {"topic": "drier", "winner": "Tromsø", "places": places, "statement": "Tromsø gets the least rain",
+                 "keywords": ["drier", "driest", "less rain", "least rain", "雨最少"]}]
+    question = "Oslo, Bergen or Tromsø: which gets the most rain tomorrow?"
+    assert contradictions("Oslo gets the most rain, and Tromsø is the warmest.", question, verdicts, VOCABULARY)
+    assert contradictions("奥斯陆降水最多，特罗姆瑟最暖和。", question, verdicts, VOCABULARY)
+    assert contradictions("Oslo gets the most rain; Bergen is the driest.", question, verdicts, VOCABULARY)
+    for right in ("Oslo gets the most rain; Bergen is the warmest.", "奥斯陆降水最多，卑尔根最暖和。"):
+        assert contradictions(right, question, verdicts, VOCABULARY) == [], right
+
+
 def test_one_place_said_to_have_more_or_less_of_a_verdicts_topic_must_be_its_winner_or_loser():
     """"今晚哈尔滨和长春哪个更冻" was answered "长春更冻，哈尔滨更暖和" where the facts say 哈尔滨更冷: 冻 is a word of
     the colder verdict, and one place said to be warmer in a clause of its own is said to win the warmer one."""

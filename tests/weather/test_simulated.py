@@ -541,3 +541,10 @@ async def test_six_places_are_compared_and_a_tie_of_many_is_of_every_place() -> 
         return [v.statement for v in comparison_verdicts([standing(c) for c in "ABCD"[:count]]) if not v.winner]
     assert all(s.startswith("两地") for s in contextvars.copy_context().run(ties, 2))
     assert all(s.startswith("各地") for s in contextvars.copy_context().run(ties, 3))
+    # A winner of three places or more is the most of them, not more than one other ("Bergen is warmer").
+    def warmer(warmths: tuple[float, ...]) -> str:
+        use_locale({"locale": "en"})
+        standings = [Standing(standing(c).location, c, warmth, 0.0, 0.0, 10.0) for c, warmth in zip("ABC", warmths)]
+        return next(v.statement for v in comparison_verdicts(standings) if v.topic == "warmer")
+    assert contextvars.copy_context().run(warmer, (5.0, 9.0, 7.0)) == "B is the warmest"
+    assert contextvars.copy_context().run(warmer, (5.0, 9.0)) == "B is warmer"

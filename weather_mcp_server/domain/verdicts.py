@@ -6,7 +6,7 @@ a host shows `statement`, and can check an answer against `holds` / `winner` for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from weather_mcp_server.domain.weather_codes import RAIN_CODES, SNOW_CODES
@@ -221,33 +221,40 @@ class Standing:
 
 def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
     """Which place is warmer, colder, wetter, windier, drier and calmer, and where the data has them, which has the
-    higher and the lower chance of rain and the stronger UV; a tie names no winner."""
+    higher and the lower chance of rain and the stronger UV; a tie names no winner. Of three places or more, the
+    winner is said as the most of them ("Bergen is the warmest", "广州最暖和"), not as more than one other."""
     places = [_names(s) for s in standings]
     both = "两地" if len(standings) == 2 else "各地"  # a tie of three places or more is of every place
+
+    def said(two_en: str, two_zh: str, many_en: str, many_zh: str) -> Callable[[str], str]:
+        en, zh = (two_en, two_zh) if len(standings) == 2 else (many_en, many_zh)
+        return lambda name: pick(f"{name} {en}", f"{name}{zh}")
+
     return [
         _winner("warmer", standings, places, max, lambda s: s.warmth,
-                lambda name: pick(f"{name} is warmer", f"{name}更暖和"), pick("equally warm", f"{both}一样暖和")),
+                said("is warmer", "更暖和", "is the warmest", "最暖和"), pick("equally warm", f"{both}一样暖和")),
         _winner("colder", standings, places, min, lambda s: s.coldness,
-                lambda name: pick(f"{name} is colder", f"{name}更冷"), pick("equally cold", f"{both}一样冷")),
+                said("is colder", "更冷", "is the coldest", "最冷"), pick("equally cold", f"{both}一样冷")),
         _winner("wetter", standings, places, max, lambda s: s.wetness,
-                lambda name: pick(f"{name} gets more rain", f"{name}降水更多"),
+                said("gets more rain", "降水更多", "gets the most rain", "降水最多"),
                 pick("equally wet", f"{both}降水一样多")),
         _winner("windier", standings, places, max, lambda s: s.windiness,
-                lambda name: pick(f"{name} is windier", f"{name}风更大"), pick("equally windy", f"{both}风一样大")),
+                said("is windier", "风更大", "is the windiest", "风最大"), pick("equally windy", f"{both}风一样大")),
         _winner("drier", standings, places, min, lambda s: s.wetness,
-                lambda name: pick(f"{name} gets less rain", f"{name}降水更少"),
+                said("gets less rain", "降水更少", "gets the least rain", "降水最少"),
                 pick("equally wet", f"{both}降水一样多")),
         _winner("calmer", standings, places, min, lambda s: s.windiness,
-                lambda name: pick(f"{name} is less windy", f"{name}风更小"), pick("equally windy", f"{both}风一样大")),
+                said("is less windy", "风更小", "is the least windy", "风最小"),
+                pick("equally windy", f"{both}风一样大")),
         *([_winner("likelier", standings, places, max, lambda s: s.chance,
-                   lambda name: pick(f"{name} has the higher chance of rain", f"{name}降水概率更高"),
+                   said("has the higher chance of rain", "降水概率更高", "has the highest chance of rain", "降水概率最高"),
                    pick("the same chance of rain", f"{both}降水概率一样")),
            _winner("unlikelier", standings, places, min, lambda s: s.chance,
-                   lambda name: pick(f"{name} has the lower chance of rain", f"{name}降水概率更低"),
+                   said("has the lower chance of rain", "降水概率更低", "has the lowest chance of rain", "降水概率最低"),
                    pick("the same chance of rain", f"{both}降水概率一样"))]
           if all(s.chance is not None for s in standings) else []),
         *([_winner("uv", standings, places, max, lambda s: s.uv,
-                   lambda name: pick(f"{name} has the stronger UV", f"{name}紫外线更强"),
+                   said("has the stronger UV", "紫外线更强", "has the strongest UV", "紫外线最强"),
                    pick("equally strong UV", f"{both}紫外线一样强"))]
           if all(s.uv is not None for s in standings) else []),
     ]
