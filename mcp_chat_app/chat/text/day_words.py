@@ -120,6 +120,15 @@ _ANY_WEEKDAY = re.compile(rf"(?:\bnext\s+)?{_EN_WEEKDAY}|下?个?(?:周|星期|�
 _WEEKDAY_JOINER = re.compile(r"\s*(?:,|，|&|/|、|\b(?:or|and|vs\.?)\b|还是|或者?|或是|和|跟|与)?\s*(?:on\s+)?",
                              re.IGNORECASE)
 _JOINED_WEEKDAYS_REACH = 4  # days from the first to the last: "sunday or monday" is more likely next Monday's
+# Two days compared ("明天比今天暖和点没", "is tomorrow warmer than today", "Lyon tomorrow vs the day after",
+# "今天比昨天冷吗"): the days from the earlier to the later.
+_ZH_DAY = "大后天|后天|明天|今天|昨天|前天"
+_EN_DAY = rf"today|yesterday|{_TOMORROW}|the\s+day\s+after(?:\s+(?:{_TOMORROW}))?"
+_COMPARED_DAYS = re.compile(
+    rf"(?P<zh1>{_ZH_DAY})[^，,。？?！!\d\s]{{0,4}}?(?:比|跟|和|与|同|还是|vs\.?)(?P<zh2>{_ZH_DAY})"
+    rf"|\b(?P<en1>{_EN_DAY})\s+(?:(?:be|is|going\s+to\s+be|gonna\s+be|will\s+be|get)\s+)?(?:[a-z]+(?:er|est)\s+|more\s+"
+    rf"[a-z]+\s+|nicer\s+)?(?:than|vs\.?|versus|or|compared\s+(?:to|with))\s+(?P<en2>{_EN_DAY})\b",
+    re.IGNORECASE)
 _ZH_RUN_WORDS = ("今天", "明天", "后天", "大后天")
 _EN_RUN_WORDS = ("today", "tomorrow", "day after tomorrow")
 _EN_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -245,6 +254,8 @@ def asked_day(question: str, today: date) -> AskedDay | None:
         return AskedDay(match[0], first, span=True, count=last - first + 1)
     if weekdays := _joined_weekdays(question, today):
         return weekdays
+    if compared := _compared_days(question):
+        return compared
     references = day_references(question, today)
     dates = calendar_dates(question, today)
     if len(references) > 1 and dates and len(set(references.values())) == 1:  # "Sunday, Dec 6": one day
@@ -351,6 +362,22 @@ def _joined_days(question: str) -> tuple[dict[str, int | None], str]:
         days |= {words[offset]: offset for offset in range(run[0], run[1] + 1) if offset < len(words)}
         question = question.replace(match[0], " ")
     return days, question
+
+
+def _compared_days(question: str) -> AskedDay | None:
+    """Two days compared, as the days from the earlier to the later."""
+    match = _COMPARED_DAYS.search(question)
+    if match is None:
+        return None
+    if match["zh1"]:
+        first, second = _ZH_OFFSETS[match["zh1"]], _ZH_OFFSETS[match["zh2"]]
+    else:
+        after_it = re.fullmatch(r"the\s+day\s+after", match["en2"], re.IGNORECASE)
+        first = _EN_OFFSETS.get(_en_canonical(match["en1"]))
+        second = first + 1 if after_it and first is not None else _EN_OFFSETS.get(_en_canonical(match["en2"]))
+    if first is None or second is None or first == second:
+        return None
+    return AskedDay(match[0], min(first, second), span=True, count=abs(second - first) + 1)
 
 
 def _joined_weekdays(question: str, today: date) -> AskedDay | None:
