@@ -12,7 +12,13 @@ import pytest
 from tests.support.gateway_processes import weather_call as call
 
 from mcp_chat_app.chat.assistant import load_assistant
-from mcp_chat_app.chat.route_arguments.days import now_asked, past_midnight, with_asked_day, without_unasked_span
+from mcp_chat_app.chat.route_arguments.days import (
+    now_asked,
+    past_midnight,
+    question_day,
+    with_asked_day,
+    without_unasked_span,
+)
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.clock import clock_times, hour_glosses, parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_words, glossed, names_the_day_after, unsupported_present
@@ -276,6 +282,17 @@ def test_two_days_joined_are_a_run_of_days_from_the_first(question, first, count
     day = (MONDAY + dt.timedelta(days=first)).isoformat() if asked.names_a_weekday else first
     assert with_asked_day(called, FORECAST, asked, MONDAY) == {**called, "day": day}
     assert without_unasked_span(called, FORECAST, asked, question) == called  # its count of days is kept
+
+
+@pytest.mark.parametrize("question, span", [
+    ("When's the rain supposed to stop in Bergen, Norway?", 7), ("厦门啥时候雨停啊，都下好几天了", 7), ("哪天开始转晴", 7),
+    ("when will it snow next in Oslo?", 7),
+    ("when is sunset in Oslo?", None), ("厦门明天什么时候雨停", None),  # a time of today; a day named
+])
+def test_when_a_change_comes_asks_the_days_ahead(question, span):
+    """"When's the rain supposed to stop in Bergen?" and "厦门啥时候雨停啊" were called for today alone."""
+    asked = question_day(question, MONDAY, VOCABULARY)
+    assert (asked.count if asked is not None and asked.span else None) == span
 
 
 def test_weekdays_apart_or_far_from_each_other_are_no_run():

@@ -61,10 +61,21 @@ def past_midnight(asked: AskedDay | None, question: str, vocabulary: Vocabulary)
     return replace(asked, offset=1, also=frozenset(), weekday=None)
 
 
+# When a change comes, asked with no day ("When's the strike supposed to end in Bergen?", "啥时候开始降价", "哪天开放"):
+# the days ahead, not today alone.
+_WHEN_IT_CHANGES = re.compile(
+    r"\bwhen\b.*\b(?:stop|stops|end|ends|start|starts|begin|begins|clear|clears|let\s+up|ease|eases|next)\b"
+    r"|\bwhich\s+day\b|哪天|哪一天|(?:什么时候|啥时候|何时|几时).*(?:停|开始|结束|转|变|降|升|回)", re.IGNORECASE)
+_DAYS_AHEAD = 7
+
+
 def question_day(question: str, today: dt.date, vocabulary: Vocabulary) -> AskedDay | None:
     """The one day the question asks about, counted from `today`: its day words, tomorrow for tonight's small
-    hours, or today where it says "now"."""
-    return past_midnight(asked_day(question, today), question, vocabulary) or now_asked(question, today)
+    hours, or today where it says "now"; the week ahead where it asks when a change comes, naming no day."""
+    asked = past_midnight(asked_day(question, today), question, vocabulary) or now_asked(question, today)
+    if asked is None and not day_words(question) and (when := _WHEN_IT_CHANGES.search(question)):
+        return AskedDay(when[0], 0, span=True, count=_DAYS_AHEAD)
+    return asked
 
 
 def in_the_places_calendar(arguments: dict[str, Any], schema: dict[str, Any], question: str, today: dt.date,
