@@ -248,9 +248,11 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         # for tomorrow: a tool of days is asked of one day, and no one day is a whole month.
         return _not_looked_up(turn, Routed(tools=tuple(tools), rounds=1, llm_ms=llm_ms))
     stated = states_their_arguments(planned, by_name, turn.question)
-    if planned and not stated and not turn.earlier_calls and needs_tool_data(turn.question, tools, turn.vocabulary) \
-            and _only_translated(planned, by_name, turn.question):
-        stated = True  # "香港" for "Hong Kong, today?": the question's place in another script, not made up
+    if planned and not stated and not turn.earlier_calls and _only_translated(planned, by_name, turn.question) \
+            and (needs_tool_data(turn.question, tools, turn.vocabulary) or asks_a_day(turn)):
+        # "香港" for "Hong Kong, today?", "安克雷奇" for "anchorage forcast in 4 days": the question's place in
+        # another script, not made up, in a question of the tools' data or of a day
+        stated = True
     inherits = False  # the calls take the conversation's day where the question names none
     # (a follow-up in a conversation with no calls yet too: "那今晚呢" after a question on next month in 青岛, which
     # no call could answer)

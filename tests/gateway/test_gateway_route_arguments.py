@@ -1125,6 +1125,12 @@ def test_over_http_a_place_the_router_translated_is_the_question_s_own(forced_ga
     assert [(c["tool"], c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [
         ("get_forecast", "香港", False)]
     assert body["tool_calls"][0]["structured_content"]["location"]["country_code"] == "HK"
+    # ... also where the question names its data by a word typed wrong, but a day ("anchorage forcast in 4 days"
+    # had been answered with the assistant's introduction)
+    fake_llm.script(call("get_forecast", city="安克雷奇", day=4), {"content": "Anchorage will be cold."})
+    body = forced_gateway.chat("ola2", {"message": "anchorage forcst in 4 days"}).json()
+    assert [(c["tool"], c["arguments"]["city"], c["is_error"]) for c in body["tool_calls"]] == [
+        ("get_forecast", "安克雷奇", False)]
     assert in_another_script("香港", "Hong Kong weather today") and in_another_script("Beijing", "北京冷吗")
     assert in_another_script("Moscow", "Москва: what's the temperature right now?")
     # a placeholder is no name in another script: "your_city" for a translation asked in Chinese
