@@ -711,6 +711,18 @@ def test_a_keyword_inside_another_verdicts_longer_one_asks_that_verdict():
     assert [v["topic"] for v in verdicts_about("下雨要带伞吗", verdicts)] == ["rain", "umbrella"]
 
 
+def test_a_keyword_inside_a_compared_places_name_asks_nothing():
+    """"Which has the stronger UV tomorrow, Windhoek or Cape Town?" was answered "Cape Town is windier": the wind
+    of Windhoek."""
+    places = [["Windhoek", "温得和克"], ["Cape Town", "开普敦"]]
+    verdicts = [{"topic": "windier", "winner": "Cape Town", "places": places, "keywords": ["wind", "风"]},
+                {"topic": "uv", "winner": "Windhoek", "places": places, "keywords": ["uv", "紫外线"]}]
+    question = "My kids burn easily. Which has the stronger UV tomorrow, Windhoek or Cape Town?"
+    assert [v["topic"] for v in verdicts_about(question, verdicts)] == ["uv"]
+    assert [v["topic"] for v in verdicts_about("Windhoek or Cape Town: where is it windier?", verdicts)] == [
+        "windier"]
+
+
 @pytest.mark.parametrize("question, asked", [
     ("chance of rain in Taif over the next 3 days?", True), ("明天下雨的概率大吗", True), ("降水概率多少", True),
     ("odds of rain tomorrow", True), ("how rainy is it", True), ("Will it rain?", False), ("明天天气", False),
