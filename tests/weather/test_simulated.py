@@ -208,20 +208,21 @@ def test_a_day_of_polar_night_has_the_verdict_that_the_sun_does_not_rise() -> No
 
 def test_a_few_days_are_said_hot_or_cold_with_the_days_they_are_so() -> None:
     """"新西兰皇后镇这周末冷不冷" (19 to 26°C) was answered "这周末冷": a weekend's forecast had no hot or cold
-    verdict to hold the answer to. A week's has none: which days would be too long a yes or no."""
+    verdict to hold the answer to; nor had a week's ("哈尔滨这周会降温吗？要不要把羽绒服翻出来"), its days said as
+    "every day" where each of them is so."""
     def weekend_day(date: str, high: float) -> ForecastDay:
         return ForecastDay(date=date, weekday="Saturday", day=5, weather_code=1, description="Mainly clear",
                            temp_min=high - 8, temp_max=high, precipitation_sum=0.0, wind_speed_max=9.7)
 
     def feel(highs: list[float]) -> dict[str, tuple[bool, str]]:
         days = [weekend_day(f"2026-12-{12 + i}", high) for i, high in enumerate(highs)]
-        labels = ["Saturday", "Sunday", "Monday"][:len(highs)]
+        labels = ["Saturday", "Sunday", "Monday", "Tuesday"][:len(highs)]
         return {v.topic: (v.holds, v.statement) for v in forecast_verdicts(days, labels) if v.topic in ("hot", "cold")}
 
     assert feel([26.2, 24.0]) == {"hot": (False, "it is not hot"), "cold": (False, "it is not cold")}
     assert feel([8.0, 12.0]) == {"hot": (False, "it is not hot"), "cold": (True, "it is cold (Saturday)")}
     assert feel([30.0, 29.0, 20.0])["hot"] == (True, "it is hot (Saturday, Sunday)")
-    assert feel([30.0] * 4) == {}
+    assert feel([30.0] * 4) == {"hot": (True, "it is hot (every day)"), "cold": (False, "it is not cold")}
 
 
 def test_past_days_are_the_same_days() -> None:

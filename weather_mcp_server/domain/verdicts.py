@@ -17,7 +17,7 @@ RAIN_PROBABILITY = 50.0  # a day at or above this chance of precipitation counts
 RAIN_MM = 1.0
 HOT_C = 28.0  # a high (or a current temperature) from here up is hot
 COLD_C = 10.0  # a high (or a current feels-like) from here down is cold
-FEEL_SPAN_DAYS = 3  # a span this short (the weekend, 明后天) is said hot or cold, with the days it is so
+FEEL_SPAN_DAYS = 7  # a span this short (the weekend, 明后天, 这周) is said hot or cold, with the days it is so
 WINDY_KMH = 29.0  # Beaufort 5 ("fresh breeze"), China's 5级: from here up a day or a moment is windy
 GUSTY_KMH = 50.0  # gusts from here up make it windy whatever the mean wind
 
@@ -31,9 +31,12 @@ _KEYWORDS = {
     "umbrella": ["umbrella", "brolly", "伞", "傘", "raincoat", "rain coat", "rain jacket", "waterproof", "poncho", "雨衣",
                  "雨具", "paraguas", "parapluie", "schirm", "ombrell", "guarda-chuva", "우산"],
     "hot": ["hot", "warm", "heat", "scorch", "swelter", "sizzl", "boiling", "unbearabl", "热", "熱", "暖", "calor",
-            "caluros", "chaud", "heiß", "heiss", "caldo", "calda", "暑い", "暑く", "더워", "덥"],
+            "caluros", "chaud", "heiß", "heiss", "caldo", "calda", "暑い", "暑く", "더워", "덥",
+            "shorts", "t-shirt", "短袖", "短裤"],
+    # (and the clothes worn against it: "do they need jumpers?", "要不要把羽绒服翻出来" ask whether it is cold)
     "cold": ["cold", "chilly", "freez", "cool", "frigid", "frost", "冷", "凉", "涼", "冻", "凍", "frío", "frio", "froid",
-             "kalt", "freddo", "fredda", "寒い", "寒く", "추워", "춥"],
+             "kalt", "freddo", "fredda", "寒い", "寒く", "추워", "춥",
+             "jumper", "sweater", "jacket", "coat", "hoodie", "layers", "外套", "羽绒服", "毛衣", "棉袄", "秋裤", "保暖"],
     # The highest high is the warmer place's, the lowest low the colder's ("谁的最低气温最低").
     "warmer": ["warm", "hot", "热", "熱", "暖", "highest high", "higher high", "highest max", "higher max", "最高气温最高",
                "最高温最高", "最高温度最高", "最高气温更高", "最高温更高", "温度高", "气温高", "温度更高", "气温更高",
@@ -131,8 +134,10 @@ def _span_feel(days: Sequence[ForecastDay], labels: Sequence[str], past: bool) -
     hot = [label for day, label in zip(days, labels) if day.temp_max >= HOT_C]
     cold = [label for day, label in zip(days, labels) if day.temp_max <= COLD_C]
     said_hot, said_cold = feel_verdicts(max(day.temp_max for day in days), min(day.temp_max for day in days), past)
-    return [verdict.model_copy(update={"statement": verdict.statement + _which(which, len(days))}) if which
-            else verdict for verdict, which in ((said_hot, hot), (said_cold, cold))]
+    every = pick(" (every day)", "（每天）")  # a week's every day named is too long a yes or no
+    return [verdict.model_copy(update={"statement": verdict.statement + (
+        every if len(which) == len(days) else _which(which, len(days)))}) if which
+        else verdict for verdict, which in ((said_hot, hot), (said_cold, cold))]
 
 
 def hour_verdicts(hours: Sequence[HourRecord], umbrella: bool) -> list[Verdict]:
