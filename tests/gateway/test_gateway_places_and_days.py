@@ -227,3 +227,17 @@ def test_over_http_a_place_compared_with_is_compared_with_the_latest_calls(force
     body = asked("跟Burlington, Vermont比，明天哪边更冷",
                  call("compare_weather", cities=["Boise, Idaho", "Burlington, Vermont"], day=1))
     assert made_calls(body) == [("compare_weather", {"cities": ["Portland, Maine", "Burlington, Vermont"], "day": 1})]
+
+
+@pytest.mark.parametrize("first, second, planned, made", [
+    ("Tromsø weather today?", "any snow expected over the next 3 days?",
+     call("get_precipitation", city="any", day=0, days=3), ("get_precipitation", {"city": "Tromsø", "day": 0, "days": 3})),
+    ("大连今天下午四点多少度", "晚上八点呢", call("get_forecast", city="八点", hours=[20]),
+     ("get_forecast", {"city": "大连", "hours": [20]})),
+])
+def test_over_http_a_word_of_the_question_is_no_place(forced_gateway, fake_llm, first, second, planned, made):
+    """dev47's "any snow expected over the next 3 days?" was called for a place named "any", "晚上八点呢" for one
+    named "八点": the conversation's place is meant."""
+    asked = forced_asker(forced_gateway, fake_llm, f"word-{len(second)}")
+    asked(first, call("get_forecast", city=first[:6].split(" ")[0].removesuffix("今天下午"), day=0))
+    assert made_calls(asked(second, planned)) == [made]

@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp_chat_app.chat.route_arguments.places import is_place
 from mcp_chat_app.chat.route_arguments.stated import mentioned, only_day_words
-from mcp_chat_app.chat.text.clock import parts_of_day, without_clock_times
+from mcp_chat_app.chat.text.clock import clock_times, parts_of_day, without_clock_times
 from mcp_chat_app.chat.text.quantities import asked_quantities, quantity_starts
 from mcp_chat_app.chat.text import languages
 from mcp_chat_app.chat.text.day_words import day_words, without_day_words, written_day_words
@@ -570,8 +570,22 @@ def names_no_place(value: str, vocabulary: Vocabulary) -> bool:
     places side by side ("vs"), or words that open with a part of the day ("晚上回" of "明天呢？我明天晚上回")."""
     word = value.partition(",")[0].strip().casefold()
     return bool(PART_OF_A_PLACE.match(value)) or word in vocabulary.own_words or word in _COMPARING_WORDS \
-        or any(word.startswith(part.casefold()) for part in parts_of_day(word, vocabulary)) \
-        or _of_own_words(word, vocabulary)
+        or word in _QUESTION_WORDS or any(word.startswith(part.casefold()) for part in parts_of_day(word, vocabulary)) \
+        or _of_own_words(word, vocabulary) or _only_a_clock_time(value, vocabulary)
+
+
+# Words of a question a router may take for its place ("any snow expected over the next 3 days?" was called for a
+# place named "any").
+_QUESTION_WORDS = frozenset("any anything anywhere some there here it this that these those what which where when "
+                            "how who the same".split())
+
+
+def _only_a_clock_time(value: str, vocabulary: Vocabulary) -> bool:
+    """Whether the value says nothing but a clock time ("八点" of "晚上八点呢")."""
+    rest = value
+    for time in clock_times(value, vocabulary):
+        rest = rest.replace(time.text, "")
+    return rest != value and not re.sub(r"[\W_点點時时]+", "", rest)
 
 
 def _of_own_words(word: str, vocabulary: Vocabulary) -> bool:
