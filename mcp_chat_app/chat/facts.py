@@ -292,7 +292,7 @@ def _unreached_year(turn: Turn, text: str) -> list[str]:
 def verdicts_about(question: str, verdicts: list[dict[str, Any]], context: str = "") -> list[dict[str, Any]]:
     """The verdicts the question is about, by their keywords; a follow-up ("那明天呢？" after a yes/no question)
     falls back on the earlier question's words."""
-    # (a word inside a compared place's name is no keyword: "Windhoek" asks nothing of the wind)
+    # (a word inside a compared place's name is no keyword: "Parkstad" asks nothing of the parking)
     names = sorted({str(name).lower() for v in verdicts for place in v.get("places") or []
                     for name in (place if isinstance(place, list) else [place]) if len(str(name)) > 2}, key=len,
                    reverse=True)

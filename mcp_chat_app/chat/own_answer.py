@@ -23,7 +23,7 @@ from mcp_chat_app.mcp_client.manager import ToolInfo
 _BRACKETED = re.compile(r"[(（]([^()（）]+)[)）]")
 _TERM_SEPARATORS = re.compile(r"\s*[,，、;；]\s*")
 _STATEMENT_END = re.compile(r"[啊呀啦了哦嘛！!。.~～]\s*$")
-_CLAUSES = re.compile(r"[，；。]\s*\S")  # a Chinese message of more than one clause: no terse query ("明天上海")
+_CLAUSES = re.compile(r"[，；。！]\s*\S")  # a Chinese message of more than one clause: no terse query ("明天上海")
 _LATIN_WORD = re.compile(r"[a-z]+")
 # The present moment: asked of with a word of the topic, it is the data now ("right now", "现在").
 _NOW = re.compile(r"\b(?:right\s+now|at\s+the\s+moment|currently)\b|现在|此刻|这会儿", re.IGNORECASE)

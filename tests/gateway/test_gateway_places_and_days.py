@@ -17,6 +17,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     siblings,
 )
 from mcp_chat_app.chat.route_own_days import dated_clauses
+from mcp_chat_app.chat.text.clock import parts_of_day
 from mcp_chat_app.chat.text.day_words import asked_day, day_words
 from mcp_chat_app.config import CONFIG_DIR
 from tests.support.gateway_processes import forced_asker, made_calls, weather_call as call
@@ -241,3 +242,12 @@ def test_over_http_a_word_of_the_question_is_no_place(forced_gateway, fake_llm, 
     asked = forced_asker(forced_gateway, fake_llm, f"word-{len(second)}")
     asked(first, call("get_forecast", city=first[:6].split(" ")[0].removesuffix("今天下午"), day=0))
     assert made_calls(asked(second, planned)) == [made]
+
+
+def test_over_http_a_greeting_is_no_place_and_no_part_of_the_day(forced_gateway, fake_llm):
+    """dev46's "早上好！今天心情特别好" was called for a place named "早上好" (the router's 北京 replaced by the name
+    the question begins with), and "早上好！北京今天冷吗" asks of the whole day, not of its morning."""
+    asked = forced_asker(forced_gateway, fake_llm, "greeting")
+    body = asked("早上好！今天心情特别好", call("get_forecast", city="北京", day=0, hours=[6]))
+    assert made_calls(body) == []
+    assert list(parts_of_day("早上好！北京今天冷吗", VOCABULARY)) == [] and list(parts_of_day("明天早上好冷", VOCABULARY))

@@ -574,10 +574,11 @@ def names_no_place(value: str, vocabulary: Vocabulary) -> bool:
         or _of_own_words(word, vocabulary) or _only_a_clock_time(value, vocabulary)
 
 
-# Words of a question a router may take for its place ("any snow expected over the next 3 days?" was called for a
-# place named "any").
+# Words of a question a router may take for its place ("any delays expected over the next 3 days?" was called for a
+# place named "any"), and greetings ("早上好！今天心情特别好" was called for a place named "早上好").
 _QUESTION_WORDS = frozenset("any anything anywhere some there here it this that these those what which where when "
-                            "how who the same".split())
+                            "how who the same hi hello hey morning 你好 您好 早上好 早安 上午好 中午好 下午好 晚上好 "
+                            "大家好 哈喽 嗨".split())
 
 
 def _only_a_clock_time(value: str, vocabulary: Vocabulary) -> bool:
@@ -698,7 +699,7 @@ def chinese_name_said(question: str, vocabulary: Vocabulary) -> str:
     start = len(whole) - len(whole.lstrip(_ASKS_ZH + "那一下"))
     if any(start <= at < start + len(run) for at in quantity_starts(whole, vocabulary)):
         return ""  # "开盘价和收盘价有啥区别": a quantity, no name
-    return run if 2 <= len(run) <= 5 else ""
+    return run if 2 <= len(run) <= 5 and run not in _QUESTION_WORDS else ""  # (nor a greeting: 早上好)
 
 
 # Characters of the question's own after a name ("会" of 三都会冷吗, "要" of 成都要冷吗): no part of it.

@@ -79,7 +79,8 @@ def _time_pattern(unit_signs: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-_PART = re.compile(rf"{_ZH_PARTS}|{_EN_PARTS}|\b(?:{_OTHER_PARTS})\b", re.IGNORECASE)
+# (not a greeting: "早上好！北京今天冷吗" asks of the whole day)
+_PART = re.compile(rf"(?:{_ZH_PARTS})(?!好(?:[呀啊！!，,。~～\s]|$))|{_EN_PARTS}|\b(?:{_OTHER_PARTS})\b", re.IGNORECASE)
 # Words for the same stretch of a day: a reply may say 晚上 of what the facts call 今晚.
 _SAME_TIME = ({"凌晨", "夜里", "夜间", "今晚", "明晚", "昨晚", "晚上", "晚间", "深夜", "半夜", "午夜", "傍晚", *TONIGHT.split("|"),
                "night", "evening"},
