@@ -39,8 +39,9 @@ FORECAST_TOOL = ToolInfo("weather", "get_forecast", "Forecast in one city for da
 
 @pytest.mark.parametrize("question, days", [
     ("Any snow expected over the next 3 days?", 3), ("未来三天会下雨吗", 3), ("未来一周冷不冷", 7),
-    ("the coming week in Rome", 7), ("接下来的五天", 5), ("这几天冷吗", None), ("Oslo this week?", 7), ("这周武汉会下雨吗", 7),
-    ("next few days?", None),
+    ("the coming week in Rome", 7), ("接下来的五天", 5), ("Oslo this week?", 7), ("这周武汉会下雨吗", 7),
+    # a few days are three ("海口这几天会下雨吗" was called for today alone)
+    ("这几天冷吗", 3), ("next few days?", 3), ("海口这几天会下雨吗", 3),
     # two weeks ("武汉未来两周降水柱状图" was called for 2 days)
     ("武汉未来两周降水柱状图", 14), ("这两天济南下不下雨啊", 2), ("any rain over those 5 days", 5), ("未来两个星期", 14), ("the next two weeks in Boise", 14),
 ])

@@ -43,6 +43,9 @@ _SPAN_COUNT = re.compile(r"(\d+|[一二两三四五六七八九十]+|two|three|f
                          r"(?:days?\b|天)|(?:(2|two|两|二)\s*个?\s*)?(weeks?|fortnight|周|星期|礼拜)", re.IGNORECASE)
 _EN_COUNTS = {word: count for count, word in enumerate(
     ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2)} | {"fourteen": 14}
+# A few days from today ("这几天", "next few days"): three, as people mean them (an unsaid count had been today alone).
+_A_FEW_DAYS = re.compile(r"几天|\bfew\s+days\b|\bcouple\s+(?:of\s+)?days\b", re.IGNORECASE)
+_FEW = 3
 _THIS_WEEK = re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)|\bthis\s+week\b", re.IGNORECASE)  # seven days on
 
 
@@ -195,9 +198,11 @@ def with_asked_weekend(arguments: dict[str, Any], schema: dict[str, Any], questi
 def span_days(words: str) -> int | None:
     """How many days the words of a span from today count ("next 3 days", "未来三天", "coming week": 7, "未来两周":
     14; "this week", 这周: the coming seven, as "the rest of it" is today alone on a Sunday), where the day words
-    leave its count out; None for a span that counts none of its own ("这几天", "next few days")."""
+    leave its count out; three for a few ("这几天", "next few days"); None for a span that counts none of its own."""
     if _THIS_WEEK.search(words):
         return 7
+    if _A_FEW_DAYS.search(words):
+        return _FEW
     match = _SPAN_COUNT.search(words)
     if match is None:
         return None
