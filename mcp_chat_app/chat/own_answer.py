@@ -95,11 +95,19 @@ def says_a_listed_term(question: str, tool: ToolInfo) -> bool:
     return any(_said(term, asked) for term in _listed_terms(tool.description))
 
 
+# Words of four letters or more that say nothing of what a tool does ("will" of "Will it open…?" said by "will it be
+# busy?").
+_FUNCTION_WORDS = frozenset("will would shall should could with from that this what when where which does have "
+                            "been their there them then they than into your each over more most some such very also "
+                            "only just".split())
+
+
 def says_what_it_does(question: str, tool: ToolInfo) -> bool:
     """Whether the question says a term the tool's description lists, or a word of four letters or more of its
     description's first paragraph ("stock" of "Stock prices of one company"): a word of what the tool does."""
     asked = question.casefold()
-    words = {word for word in _LATIN_WORD.findall(_first_paragraph(tool.description).casefold()) if len(word) >= 4}
+    words = {word for word in _LATIN_WORD.findall(_first_paragraph(tool.description).casefold())
+             if len(word) >= 4 and word not in _FUNCTION_WORDS}
     return says_a_listed_term(question, tool) or any(re.search(rf"(?<![a-z]){word}", asked) for word in words)
 
 

@@ -1072,6 +1072,10 @@ def test_over_http_a_place_whose_name_holds_a_drawing_word_asks_for_no_drawing(f
     ("leeds", "will it rain tonight in Leeds? how cold?", {"city": "Leeds", "day": 0, "hours": "night"},
      "get_precipitation"),  # says what the rain tool does
     ("hz", "杭州今晚会下雨吗，冷不冷", {"city": "杭州", "day": 0, "hours": "night"}, "get_precipitation"),
+    # Cantonese in traditional characters; "muggy", and "will" no word of what the rain tool does
+    ("hk", "香港今晚會唔會好凍", {"city": "香港", "day": 0, "hours": "night"}, "get_forecast"),
+    ("dhaka", "will it be muggy in Dhaka the day after tomorrow?", {"city": "Dhaka", "day": 2}, "get_forecast"),
+    ("gly", "鼓浪屿后天下午三点晒不晒", {"city": "鼓浪屿", "day": 2, "hours": [15]}, "get_forecast"),
 ])
 def test_over_http_quantities_asked_of_the_yes_or_no_tool_move_to_one_that_holds_them(forced_gateway, fake_llm,
                                                                                         user, question, arguments,
