@@ -970,11 +970,13 @@ def test_the_day_after_is_told_from_the_day_after_tomorrow():
 
 
 def test_over_http_a_quantity_the_called_tool_lacks_is_asked_of_a_tool_whose_results_hold_it(forced_gateway, fake_llm):
-    """UV asked, the rain tool called: its result has no UV, the forecast's schema has `uv_index_max`, so the
-    router is asked again, told which tools hold it, and the forecast's result takes the rain tool's place."""
+    """UV asked beside the rain, the rain tool called: its result has no UV, the forecast's schema has
+    `uv_index_max`, so the router is asked again, told which tools hold it, and the forecast's result takes the rain
+    tool's place. (UV alone moves to the forecast at once: from_a_yes_or_no_tool.)"""
     fake_llm.script(call("get_precipitation", city="Rio de Janeiro", day=1),
                     call("get_forecast", city="Rio de Janeiro", day=1), {"content": "See the forecast above."})
-    body = forced_gateway.chat("max", {"message": "How strong will the UV be in Rio de Janeiro tomorrow?"}).json()
+    body = forced_gateway.chat("max", {"message": "Will it rain in Rio de Janeiro tomorrow, and how strong will the "
+                                                  "UV be?"}).json()
     assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
         ("get_forecast", {"city": "Rio de Janeiro", "day": 1})]
     uv = body["tool_calls"][0]["structured_content"]["days"][0]["uv_index_max"]
