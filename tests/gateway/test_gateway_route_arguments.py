@@ -891,6 +891,9 @@ def test_over_http_a_place_named_with_others_is_called_with_each_of_them(forced_
     assert siblings("nanaimo", "nanaimo vs chicoutimi, which one's colder right now", VOCABULARY) == ["chicoutimi"]
     assert siblings("lima", "lima vs quito which is warmer", VOCABULARY) == ["quito"]
     assert siblings("san jose", "san jose vs santa cruz?", VOCABULARY) == ["santa cruz"]
+    # ... up to the words after them ("tucson vs boise over the next 7 days" was compared for "Boise, over")
+    assert siblings("tucson", "tucson vs boise over the next 7 days, which one gets hotter", VOCABULARY) == ["boise"]
+    assert siblings("ghent", "is ghent or bologna more likely to see rain on friday", VOCABULARY) == ["bologna"]
     # A trip's two ends asked of together ("moving from Chattanooga, TN to Asheville, NC on Saturday. is it going
     # to rain in either?" was called for Chattanooga only); one end alone is the other mends' to settle.
     assert siblings("Chattanooga, TN", "moving from Chattanooga, TN to Asheville, NC on Saturday. is it going to rain "

@@ -636,7 +636,8 @@ def _place_it_qualifies(value: str, question: str, vocabulary: Vocabulary) -> st
 # Words that are no part of a name before a code (_name_before_a_code): they ask, join or lead to a place.
 _NO_NAME_WORDS = frozenset("""a also an and any at be between by compared do does for from get going gonna how hows i in
     instead is it its like me my near next of on or please pls than that the then there this to too versus vs was
-    what whats what's when where which will with""".split())
+    what whats what's when where which will with over during across through more less most least likely much many
+    rn now right today both each either""".split())  # ("tucson vs boise over the next 7 days" had "Boise, over")
 
 
 def _names_nothing(word: str, vocabulary: Vocabulary) -> bool:
