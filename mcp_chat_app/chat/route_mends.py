@@ -310,6 +310,8 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     stated = stated_arguments(plan.arguments, tool.input_schema, turn.question) if tool else {}
     listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
     place = place_argument(before.input_schema, turn.vocabulary) if before else None
+    if listed and compares(turn.question, turn.vocabulary):
+        return planned  # "hotter than florence?" after Bologna: the comparison the router made is asked
     if not stated and listed and place and isinstance(earlier["arguments"].get(place), str):
         # "what about Tartu?" after a question on Oulu, called as a comparison of Oulu and Tartu (copied from an
         # earlier call): the one place it says, as the latest call's place.
@@ -653,7 +655,8 @@ def as_the_conversations_comparison(planned: tuple[PlannedCall, ...], by_name: d
             or _FIGURE.search(turn.question):
         return planned
     said = [place for plan in planned if (tool := resolve(plan.name, by_name))
-            for place in place_values(plan.arguments, tool.input_schema, turn.vocabulary) if place in turn.question]
+            for place in place_values(plan.arguments, tool.input_schema, turn.vocabulary)
+            if mentioned(place, turn.question.casefold())]  # (typed in lowercase too: "windier than kraków?")
     if said:
         return _with_the_conversations_place(planned, said, by_name, turn)
     places, server = _conversations_places(by_name, turn)

@@ -251,3 +251,21 @@ def test_over_http_a_greeting_is_no_place_and_no_part_of_the_day(forced_gateway,
     body = asked("早上好！今天心情特别好", call("get_forecast", city="北京", day=0, hours=[6]))
     assert made_calls(body) == []
     assert list(parts_of_day("早上好！北京今天冷吗", VOCABULARY)) == [] and list(parts_of_day("明天早上好冷", VOCABULARY))
+
+
+@pytest.mark.parametrize("first, planned_first, second, planned, made", [
+    ("Bologna tomorrow, how warm?", call("get_forecast", city="Bologna", day=1), "hotter than florence?",
+     call("compare_weather", cities=["Bologna", "Florence"], day=1),
+     ("compare_weather", {"cities": ["Bologna", "Florence"], "day": 1})),
+    ("Gdańsk on Saturday, windy?", call("get_forecast", city="Gdańsk", day="saturday"),
+     "windier than kraków on saturday?", call("get_forecast", city="Kraków", day="saturday"),
+     ("compare_weather", {"cities": ["Gdańsk", "Kraków"], "day": "saturday"})),
+])
+def test_over_http_more_than_a_place_typed_in_lowercase_compares_it_with_the_conversations(
+        forced_gateway, fake_llm, first, planned_first, second, planned, made):
+    """dev47's "hotter than florence?" after Bologna was made Florence's forecast alone (the follow-up "says only"
+    Florence), and "windier than kraków on saturday?" after Gdańsk was Kraków's (Kraków is not in the question as
+    written, in lowercase)."""
+    asked = forced_asker(forced_gateway, fake_llm, f"than-{len(second)}")
+    asked(first, planned_first)
+    assert made_calls(asked(second, planned)) == [made]
