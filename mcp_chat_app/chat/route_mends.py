@@ -15,6 +15,7 @@ from typing import Any
 from mcp_chat_app.chat import conversation
 from mcp_chat_app.chat.own_answer import needs_tool_data, says_a_listed_term, says_what_it_does
 from mcp_chat_app.chat.route_arguments.days import (
+    asks_which_day,
     counts_days,
     day_forms,
     names_another_day,
@@ -652,8 +653,8 @@ def as_the_conversations_comparison(planned: tuple[PlannedCall, ...], by_name: d
     place and the conversation's one (_with_the_conversations_place); the calls as they are where the conversation
     had fewer than two places."""
     if not planned or not turn.history or not compares(turn.question, turn.vocabulary) \
-            or _FIGURE.search(turn.question):
-        return planned
+            or _FIGURE.search(turn.question) or asks_which_day(turn.question):
+        return planned  # (which day wins compares days: "warmest day of the next ten there?")
     said = [place for plan in planned if (tool := resolve(plan.name, by_name))
             for place in place_values(plan.arguments, tool.input_schema, turn.vocabulary)
             if mentioned(place, turn.question.casefold())]  # (typed in lowercase too: "windier than kraków?")

@@ -269,3 +269,13 @@ def test_over_http_more_than_a_place_typed_in_lowercase_compares_it_with_the_con
     asked = forced_asker(forced_gateway, fake_llm, f"than-{len(second)}")
     asked(first, planned_first)
     assert made_calls(asked(second, planned)) == [made]
+
+
+def test_over_http_which_day_wins_compares_days_not_the_conversations_places(forced_gateway, fake_llm):
+    """dev47's "warmest day of the next ten there?" after Tucson and Boise were compared: a superlative of a day
+    compares days, and the router's call for one place stands."""
+    asked = forced_asker(forced_gateway, fake_llm, "which-day")
+    asked("tucson vs boise over the next 7 days, which one gets hotter",
+          call("compare_weather", cities=["Tucson", "Boise"], day=0, days=7))
+    body = asked("warmest day of the next ten there?", call("get_forecast", city="Boise", day=0, days=10))
+    assert made_calls(body) == [("get_forecast", {"city": "Boise", "day": 0, "days": 10})]

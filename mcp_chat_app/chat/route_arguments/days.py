@@ -70,6 +70,13 @@ _WHEN_IT_CHANGES = re.compile(
     r"\bwhen\b.*\b(?:stop|stops|end|ends|start|starts|begin|begins|clear|clears|let\s+up|ease|eases|next)\b"
     r"|\bwhich\s+day\b|哪天|哪一天|(?:什么时候|啥时候|何时|几时).*(?:停|开始|结束|转|变|降|升|回)", re.IGNORECASE)
 _DAYS_AHEAD = 7
+# Which day of them wins ("warmest day of the next 10", "这周哪天最适合洗车", "the cheapest day this week").
+_WHICH_DAY = re.compile(r"\b[a-z]+est\s+day\b|\b(?:best|worst)\s+day\b|\bwhich\s+day\b|哪天|哪一天", re.IGNORECASE)
+
+
+def asks_which_day(question: str) -> bool:
+    """Whether the question asks which day of several is the one (a comparison of days, not of places)."""
+    return bool(_WHICH_DAY.search(question))
 
 
 def question_day(question: str, today: dt.date, vocabulary: Vocabulary) -> AskedDay | None:
