@@ -175,7 +175,15 @@ def test_the_day_words_are_the_asked_day_and_the_facts_labels():
     assert told("后天（周六）有小雨。", "北京后天天气", ZH_DAYS, []) == [
         "it labels 后天 as 周六, which the facts do not: name the days as the facts name them"]
     assert told("后天（周五）有小雨，降水概率80%。", "北京周五天气", ZH_DAYS, []) == []
-    assert told("周一多云。", "北京下周一天气", "北京：下周一 多云。", []) == []
+    # Next week's day named by its weekday alone reads as this week's ("下周五日落几点" answered "周五日落时间是
+    # 15:50"; "Thursday next week" answered "on Thursday"); with next, 下周 or its date, it is next week's.
+    next_weeks = ["it names the weekday alone, which reads as this week's; the question asks about next week's: name "
+                  "it as the facts do, with its date"]
+    assert told("周一多云。", "北京下周一天气", "北京：下周一 多云。", []) == next_weeks
+    assert told("Thursday will be mainly clear.", "Bloomington on Thursday next week?", WEEK, []) == next_weeks
+    for said in ("下周一多云。", "周一（12月14日）多云。"):
+        assert told(said, "北京下周一天气", "北京：下周一（12月14日 周一） 多云。", []) == [], said
+    assert told("Thu 17 Dec will be mainly clear.", "Bloomington on Thursday next week?", WEEK, []) == []
 
 
 def forecast(days: list[dict[str, Any]], text: str, **extra: Any) -> ToolOutcome:

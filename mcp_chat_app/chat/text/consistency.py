@@ -60,7 +60,7 @@ def inconsistencies(reply: str, question: str, facts_text: str, verdicts: list[d
             details += _against_verdicts(said, about, labels)
         elif about:
             details += _against_each_subject(said, topic, subjects, labels)
-    details += _days_against_question(reply, question, labels)
+    details += _days_against_question(reply, question, labels) + _next_weeks_day_unsaid(reply, question)
     details += _labels_against_facts(reply, labels)
     return list(dict.fromkeys(details))
 
@@ -161,6 +161,26 @@ def _days_against_question(reply: str, question: str, labels: list[frozenset[str
         return []
     return [f"it speaks of {', '.join(sorted(named))}, but the question asks about {', '.join(sorted(asked))}: "
             "answer for the day asked"]
+
+
+# A weekday of next week asked ("Thursday next week", "next week's Friday", "下周五"), and what says a reply means it
+# too: next, 下周, or a date.
+_NEXT_WEEKS_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+(?:of\s+)?next\s+week\b|\bnext\s+week['’]?s?\s+"
+                             r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|下个?(?:周|星期|礼拜)[一二三四五六日天]",
+                             re.IGNORECASE)
+_SAYS_WHICH_WEEK = re.compile(r"\bnext\b|下个?(?:周|星期|礼拜)|\d{1,2}\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+                              r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}|\d{1,2}月\d{1,2}日",
+                              re.IGNORECASE)
+_WEEKDAY_WORDS = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:周|星期|礼拜)[一二三四五六日天]", re.IGNORECASE)
+
+
+def _next_weeks_day_unsaid(reply: str, question: str) -> list[str]:
+    """A weekday of next week answered by its name alone ("下周五几点开门" answered "周五15:50开门"; "Thursday next
+    week" answered "on Thursday"), which reads as this week's."""
+    if not _NEXT_WEEKS_DAY.search(question) or not _WEEKDAY_WORDS.search(reply) or _SAYS_WHICH_WEEK.search(reply):
+        return []
+    return ["it names the weekday alone, which reads as this week's; the question asks about next week's: name it "
+            "as the facts do, with its date"]
 
 
 def _labels_against_facts(reply: str, labels: list[frozenset[str]]) -> list[str]:
