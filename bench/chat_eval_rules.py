@@ -349,7 +349,9 @@ _MONTH_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", 
 
 def _dated_offset(after: str, today: dt.date) -> int | None:
     """The offset of the date written right after a weekday ("9 dec", ", december 9"), nearest today; None if none."""
-    match = re.match(r",?\s+(\d{1,2})\s+([a-z]{3})|,?\s+([a-z]{3})[a-z]*\.?\s+(\d{1,2})\b", after)
+    # ("december 5th": an ordinal too)
+    match = re.match(r",?\s+(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]{3})|,?\s+([a-z]{3})[a-z]*\.?\s+(\d{1,2})"
+                     r"(?:st|nd|rd|th)?\b", after)
     if not match:
         return None
     day, month = (match[1], match[2]) if match[1] else (match[4], match[3])

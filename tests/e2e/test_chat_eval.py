@@ -245,6 +245,10 @@ def test_rule_day_reads_the_day_before_yesterday_and_a_saturday_named_after_the_
     before = [_day(-2, "2026-11-29", "Sunday", temp_min=10.0, temp_max=18.0)]
     assert strict(gone, _reply("Guangzhou the day before yesterday: 10 to 18°C.", forecast(GUANGZHOU, before)))[
         "day"] is True
+    # its weekday dated with an ordinal ("The day before yesterday was Saturday, December 5th" had been read as the
+    # coming Saturday)
+    assert strict(gone, _reply("The day before yesterday was Sunday, November 29th, 10 to 18°C.",
+                               forecast(GUANGZHOU, before)))["day"] is True
     saturday = {"query": "那广州周六最高温多少度", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU],
                 "weekday": 5, "earlier": ["这周末广州热不热"]}
     on = [_day(4, "2026-12-05", "Saturday", temp_min=12.0, temp_max=24.8)]
