@@ -279,3 +279,13 @@ def test_over_http_which_day_wins_compares_days_not_the_conversations_places(for
           call("compare_weather", cities=["Tucson", "Boise"], day=0, days=7))
     body = asked("warmest day of the next ten there?", call("get_forecast", city="Boise", day=0, days=10))
     assert made_calls(body) == [("get_forecast", {"city": "Boise", "day": 0, "days": 10})]
+
+
+def test_over_http_a_day_compared_with_a_day_is_no_place(forced_gateway, fake_llm):
+    """dev47's "Lyon tomorrow vs the day after - which is nicer for a picnic?" was compared for Lyon and a place
+    named "the day after": the two days of Lyon are meant."""
+    asked = forced_asker(forced_gateway, fake_llm, "day-vs-day")
+    body = asked("Lyon tomorrow vs the day after - which is nicer for a picnic?",
+                 call("compare_weather", cities=["Lyon", "the day after"], day=1))
+    ((tool, arguments),) = made_calls(body)
+    assert arguments.get("city") == "Lyon" and (arguments.get("day"), arguments.get("days")) == (1, 2)

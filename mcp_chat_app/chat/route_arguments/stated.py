@@ -93,9 +93,15 @@ def _unaccented(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
 
 
+# A day counted from another ("Lyon tomorrow vs the day after" was compared for Lyon and a place "the day after").
+_A_DAY_AFTER = re.compile(r"(?:the\s+)?(?:day|night)\s+(?:after|before)(?:\s+that)?|(?:the\s+)?next\s+day|第二天|前一天|后一天",
+                          re.IGNORECASE)
+
+
 def only_day_words(value: str) -> bool:
-    """Whether a value says nothing but days ("thursday", "周日", "明天")."""
-    return bool(day_words(value)) and not re.sub(r"[\W_]+", "", without_day_words(value))
+    """Whether a value says nothing but days ("thursday", "周日", "明天", "the day after")."""
+    return bool(_A_DAY_AFTER.fullmatch(value.strip())) \
+        or bool(day_words(value)) and not re.sub(r"[\W_]+", "", without_day_words(value))
 
 
 def _as_word(text: str) -> str:
