@@ -40,6 +40,7 @@ from mcp_chat_app.chat.route_plan import (
     INVALID,
     PlannedCall,
     everything_said,
+    for_one_named_place,
     replanned,
     resolve,
     states_their_arguments,
@@ -284,6 +285,9 @@ def _answers_yes_or_no(tool: ToolInfo) -> bool:
     return sum(isinstance(spec, dict) and spec.get("type") == "boolean" for spec in properties.values()) >= 2
 
 
+_TOO = re.compile(r"\b(?:too|also|as well|both|each|either)\b|也|都|还有|两地|两个|分别", re.IGNORECASE)
+
+
 def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                       turn: Turn) -> tuple[PlannedCall, ...]:
     """A follow-up that says only a new value ("芽庄呢？" after a question on 岘港 on Sunday), a new day ("and how
@@ -313,6 +317,14 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
     place = place_argument(before.input_schema, turn.vocabulary) if before else None
     if listed and compares(turn.question, turn.vocabulary):
         return planned  # "hotter than florence?" after Bologna: the comparison the router made is asked
+    if listed and isinstance(items := plan.arguments.get(listed), list) and len(items) > 1 \
+            and not added_names(turn.question) and not _TOO.search(turn.question) \
+            and len(said := [item for item in items if isinstance(item, str)
+                             and mentioned(item, turn.question.casefold())]) == 1 \
+            and (one := for_one_named_place(replace(plan, unnamed=listed, arguments={**plan.arguments, listed: said}),
+                                            by_name, turn)) is not None:
+        # "ok, ljubljana prices for that day then" after Salzburg and Ljubljana were compared: asks of the one
+        return (one,)
     if not stated and listed and place and isinstance(earlier["arguments"].get(place), str):
         # "what about Tartu?" after a question on Oulu, called as a comparison of Oulu and Tartu (copied from an
         # earlier call): the one place it says, as the latest call's place.

@@ -177,11 +177,11 @@ def everything_said(turn: Turn) -> str:
 def planned_calls(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:
     """A forced round's calls as planned; one that needs places nobody named, for the one place named, or left out."""
     planned = (planned_call(call, by_name, turn) for call in calls)
-    return tuple(plan for plan in (_for_the_named_place(plan, by_name, turn) if plan.unnamed else plan
+    return tuple(plan for plan in (for_one_named_place(plan, by_name, turn) if plan.unnamed else plan
                                    for plan in planned) if plan is not None)
 
 
-def _for_the_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
+def for_one_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
     """A call of several places with one of them named ("Alice Springs in two days - scorcher or not?" compared
     with Sydney), as the call of its server's first tool that takes that one place and the call's other arguments;
     None when there is none. Told that the place was not named, a small model made the same call again."""

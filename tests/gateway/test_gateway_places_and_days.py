@@ -289,3 +289,17 @@ def test_over_http_a_day_compared_with_a_day_is_no_place(forced_gateway, fake_ll
                  call("compare_weather", cities=["Lyon", "the day after"], day=1))
     ((tool, arguments),) = made_calls(body)
     assert arguments.get("city") == "Lyon" and (arguments.get("day"), arguments.get("days")) == (1, 2)
+
+
+def test_over_http_one_of_the_compared_places_asked_alone_is_asked_of_alone(forced_gateway, fake_llm):
+    """dev47's "ok, ljubljana forecast for that day then" after Salzburg and Ljubljana were compared was compared
+    again: it names one of them and compares nothing. "Bergen too?" adds one."""
+    asked = forced_asker(forced_gateway, fake_llm, "one-of-two")
+    asked("which is less likely to rain tomorrow, salzburg or ljubljana",
+          call("compare_weather", cities=["Salzburg", "Ljubljana"], day=1))
+    body = asked("ok, ljubljana forecast for that day then",
+                 call("compare_weather", cities=["Salzburg", "Ljubljana"], day=1))
+    assert made_calls(body) == [("get_forecast", {"city": "Ljubljana", "day": 1})]
+    body = asked("and Salzburg too, which is less likely then?",
+                 call("compare_weather", cities=["Ljubljana", "Salzburg"], day=1))
+    assert made_calls(body)[0][0] == "compare_weather"
