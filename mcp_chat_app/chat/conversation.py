@@ -73,7 +73,8 @@ _THANKS = re.compile(r"(?:谢谢你?|谢啦|谢了|多谢|感谢|thanks|thank yo
 _GOES_ON = re.compile(r"(?:^|[,.;:!-]\s*)(?:and|but|also)\b", re.IGNORECASE)
 # A choice made, then thanks ("那就明天吧，谢谢！", "saturday it is then, thanks"): the speaker has decided, and asks
 # nothing.
-_DECIDED = re.compile(r"(?P<choice>(?:好的?|行|ok(?:ay)?|那)?[\s,，]*(?:那就|就)[^？?，,。]{1,12}吧|[^?？]{1,30}?\bit\s+is(?:\s+then)?"
+_DECIDED = re.compile(r"(?P<choice>(?:好的?|行|ok(?:ay)?|那)?[\s,，]*(?:那就|就)[^？?，,。]{1,12}吧"
+                      r"|[^?？]{1,30}?\bit\s+is(?:\s+then)?"
                       r"|(?:ok(?:ay)?,?\s+)?let'?s\s+(?:go\s+with|do)\s+[^?？]{1,20}?)[\s,，.。!！~]+"
                       r"(?:谢谢你?|谢啦|谢了|多谢|thanks|thank you|thx|cheers)[\s,，.。!！~]*$", re.IGNORECASE)
 # What the speaker will do, after an acknowledgement or alone ("好的，明天出门记得戴口罩", "我明天要过去泡温泉嘞",

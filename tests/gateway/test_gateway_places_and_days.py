@@ -232,7 +232,8 @@ def test_over_http_a_place_compared_with_is_compared_with_the_latest_calls(force
 
 @pytest.mark.parametrize("first, second, planned, made", [
     ("Tromsø weather today?", "any snow expected over the next 3 days?",
-     call("get_precipitation", city="any", day=0, days=3), ("get_precipitation", {"city": "Tromsø", "day": 0, "days": 3})),
+     call("get_precipitation", city="any", day=0, days=3),
+     ("get_precipitation", {"city": "Tromsø", "day": 0, "days": 3})),
     ("大连今天下午四点多少度", "晚上八点呢", call("get_forecast", city="八点", hours=[20]),
      ("get_forecast", {"city": "大连", "hours": [20]})),
 ])

@@ -70,11 +70,11 @@ ENGLISH_COUNTIES = (
     "Sussex", "Cotswolds", "Lake District",
 )
 SCOTTISH_COUNTIES = (
-    "Highland", "Highlands", "Scottish Highlands", "Fife", "Argyll", "Argyll and Bute", "Perthshire", "Perth and Kinross",
-    "Aberdeenshire", "Angus", "Moray", "East Lothian", "Midlothian", "West Lothian", "Lothian", "Scottish Borders",
-    "Dumfries and Galloway", "Ayrshire", "South Ayrshire", "North Ayrshire", "East Ayrshire", "Lanarkshire",
-    "South Lanarkshire", "North Lanarkshire", "Stirlingshire", "Isle of Skye", "Skye", "Orkney", "Shetland",
-    "Outer Hebrides",
+    "Highland", "Highlands", "Scottish Highlands", "Fife", "Argyll", "Argyll and Bute", "Perthshire",
+    "Perth and Kinross", "Aberdeenshire", "Angus", "Moray", "East Lothian", "Midlothian", "West Lothian", "Lothian",
+    "Scottish Borders", "Dumfries and Galloway", "Ayrshire", "South Ayrshire", "North Ayrshire", "East Ayrshire",
+    "Lanarkshire", "South Lanarkshire", "North Lanarkshire", "Stirlingshire", "Isle of Skye", "Skye", "Orkney",
+    "Shetland", "Outer Hebrides",
 )
 WELSH_COUNTIES = (
     "Anglesey", "Isle of Anglesey", "Gwynedd", "Conwy", "Denbighshire", "Flintshire", "Powys", "Ceredigion",

@@ -165,13 +165,13 @@ def _days_against_question(reply: str, question: str, labels: list[frozenset[str
 
 # A weekday of next week asked ("Thursday next week", "next week's Friday", "下周五"), and what says a reply means it
 # too: next, 下周, or a date.
-_NEXT_WEEKS_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+(?:of\s+)?next\s+week\b|\bnext\s+week['’]?s?\s+"
-                             r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|下个?(?:周|星期|礼拜)[一二三四五六日天]",
-                             re.IGNORECASE)
-_SAYS_WHICH_WEEK = re.compile(r"\bnext\b|下个?(?:周|星期|礼拜)|\d{1,2}\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-                              r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}|\d{1,2}月\d{1,2}日",
-                              re.IGNORECASE)
-_WEEKDAY_WORDS = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:周|星期|礼拜)[一二三四五六日天]", re.IGNORECASE)
+_WEEKDAY_STEMS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+_NEXT_WEEKS_DAY = re.compile(rf"\b{_WEEKDAY_STEMS}\s+(?:of\s+)?next\s+week\b|\bnext\s+week['’]?s?\s+{_WEEKDAY_STEMS}\b"
+                             r"|下个?(?:周|星期|礼拜)[一二三四五六日天]", re.IGNORECASE)
+_SAYS_WHICH_WEEK = re.compile(rf"\bnext\b|下个?(?:周|星期|礼拜)|\d{{1,2}}\s*{_MONTHS}|{_MONTHS}[a-z]*\.?\s+\d{{1,2}}"
+                              r"|\d{1,2}月\d{1,2}日", re.IGNORECASE)
+_WEEKDAY_WORDS = re.compile(rf"\b{_WEEKDAY_STEMS}\b|(?:周|星期|礼拜)[一二三四五六日天]", re.IGNORECASE)
 
 
 def _next_weeks_day_unsaid(reply: str, question: str) -> list[str]:
