@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev47_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev49_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -61,6 +61,8 @@ writers side by side: places with extreme weather and dates given every way, and
 writers side by side: plans made around the weather (sports, hours, itineraries), and terse or technical users.
 `dev46` and `dev47` (bench/dev46_*, dev47_*) were written apart from all forty-five and from each other, by two
 writers side by side: families, health and what to wear, and conversations that build up and reason over days.
+`dev48` and `dev49` (bench/dev48_*, dev49_*) were written apart from all forty-seven and from each other, by two
+writers side by side: outdoor work and jobs, and names and days said every way.
 Files given as arguments make one set of their own.
 """
 
@@ -84,7 +86,7 @@ from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
-LAST_SET = 47  # bench/dev2_* ... dev47_*, in the order they were written
+LAST_SET = 49  # bench/dev2_* ... dev49_*, in the order they were written
 
 
 def bench_set_files(number: int) -> tuple[Path, Path]:
