@@ -139,7 +139,7 @@ def add_tools(server: MCPServer, service: WeatherService, places: PlaceResolver)
             float | None,
             Field(ge=TEMPERATURE_RANGE[0], le=TEMPERATURE_RANGE[1], description="Y, for 'between' only"),
         ] = None,
-        day: Annotated[DayOffset, Field(description="0 = today, 1 = tomorrow")] = 0,
+        day: DayArg = 0,
         measure: Annotated[Literal["max", "min", "mean"], Field(description="Which daily temperature to compare")] = "max",
         fahrenheit: Annotated[bool, Field(description="true only if the bounds are in °F (Fahrenheit, 华氏)")] = False,
     ) -> Annotated[CallToolResult, TemperatureSearch]:

@@ -203,6 +203,15 @@ async def test_find_cities_by_temperature_with_progress(connect) -> None:
     assert [m["rank"] for m in data["matches"]] == list(range(1, len(expected) + 1))
     assert all(m["location"]["chinese_name"] for m in data["matches"])
     assert data["date"] == "2026-07-21"
+    # A weekday or a date is the day of the cities' calendar ("cities above 90°F this Friday?" had been searched for an
+    # offset counted from the asker's date, a day off where the first city's date was the next): the recordings'
+    # today is Monday 2026-07-20.
+    async with connect() as client:
+        friday = await call(client, "find_cities_by_temperature", {"relation": "above", "temp": 20, "day": "friday"})
+        dated = await call(client, "find_cities_by_temperature", {"relation": "above", "temp": 20,
+                                                                   "day": "2026-07-21"})
+    assert (friday.structured_content["date"], friday.structured_content["weekday"]) == ("2026-07-24", "Friday")
+    assert dated.structured_content["date"] == "2026-07-21"
     assert progress and progress[-1][0] == progress[-1][1]
     assert [p[0] for p in progress] == sorted(p[0] for p in progress)
 

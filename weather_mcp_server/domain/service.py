@@ -214,11 +214,13 @@ class WeatherService:
         self,
         min_temp: float | None,
         max_temp: float | None,
-        day: int,
+        day: int | str,
         measure: Measure,
         progress: ProgressFn,
     ) -> TemperatureSearch:
-        """Rank cities whose day temperature lies within [min_temp, max_temp]; one upstream request for all."""
+        """Rank cities whose day temperature lies within [min_temp, max_temp]; one upstream request for all. A
+        weekday or a date is the day of the first city's calendar ("cities above 90°F this Friday?" had been
+        searched for an offset counted from the asker's date, a day later where the first city's is the next)."""
         min_temp, max_temp = _search_bounds(min_temp, max_temp)
         names = list(self._settings.default_cities) or [english for _, english in MAJOR_CITIES]
         if len(names) > MAX_CITIES:
