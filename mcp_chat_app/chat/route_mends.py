@@ -40,7 +40,7 @@ from mcp_chat_app.chat.route_plan import (
     INVALID,
     PlannedCall,
     everything_said,
-    for_one_named_place,
+    for_one_place,
     replanned,
     resolve,
     states_their_arguments,
@@ -134,8 +134,9 @@ def to_the_drawing_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
     tool = resolve(plan.name, by_name) if plan is not None and plan.request is not None else None
     # (the call's own values aside: "明天阿拉木图多冷" names a place, not a drawing, by the 图 in it)
     unnamed = turn.question
-    for value in (plan.arguments.values() if plan is not None else ()):
-        unnamed = unnamed.replace(value, " ") if isinstance(value, str) and value else unnamed
+    for value in plan.arguments.values() if plan is not None else ():
+        if isinstance(value, str) and value:
+            unnamed = unnamed.replace(value, " ")
     drawing = [other for other in by_name.values() if tool is not None and other.server == tool.server
                and draws(other) and says_a_listed_term(unnamed, other)]
     if tool is None or draws(tool) or len(drawing) != 1:
@@ -321,8 +322,7 @@ def with_earlier_tool(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
             and not added_names(turn.question) and not _TOO.search(turn.question) \
             and len(said := [item for item in items if isinstance(item, str)
                              and mentioned(item, turn.question.casefold())]) == 1 \
-            and (one := for_one_named_place(replace(plan, unnamed=listed, arguments={**plan.arguments, listed: said}),
-                                            by_name, turn)) is not None:
+            and (one := for_one_place(plan, listed, said[0], by_name, turn)) is not None:
         # "ok, ljubljana prices for that day then" after Salzburg and Ljubljana were compared: asks of the one
         return (one,)
     if not stated and listed and place and isinstance(earlier["arguments"].get(place), str):

@@ -177,27 +177,35 @@ def everything_said(turn: Turn) -> str:
 def planned_calls(calls: list[ModelToolCall], by_name: dict[str, ToolInfo], turn: Turn) -> tuple[PlannedCall, ...]:
     """A forced round's calls as planned; one that needs places nobody named, for the one place named, or left out."""
     planned = (planned_call(call, by_name, turn) for call in calls)
-    return tuple(plan for plan in (for_one_named_place(plan, by_name, turn) if plan.unnamed else plan
+    return tuple(plan for plan in (_for_the_named_place(plan, by_name, turn) if plan.unnamed else plan
                                    for plan in planned) if plan is not None)
 
 
-def for_one_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
+def _for_the_named_place(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> PlannedCall | None:
     """A call of several places with one of them named ("Alice Springs in two days - scorcher or not?" compared
-    with Sydney), as the call of its server's first tool that takes that one place and the call's other arguments;
-    None when there is none. Told that the place was not named, a small model made the same call again."""
-    tool, named = resolve(plan.name, by_name), plan.arguments.get(plan.unnamed)
-    if tool is None or not isinstance(named, list) or len(named) != 1:
+    with Sydney): that one place's call (for_one_place); none when more or fewer are named. Told that the place
+    was not named, a small model made the same call again."""
+    named = plan.arguments.get(plan.unnamed)
+    return for_one_place(plan, plan.unnamed, named[0], by_name, turn) \
+        if plan.unnamed and isinstance(named, list) and len(named) == 1 else None
+
+
+def for_one_place(plan: PlannedCall, listed: str, named: str, by_name: dict[str, ToolInfo],
+                  turn: Turn) -> PlannedCall | None:
+    """A call of a list of places (its argument `listed`) as the call of its server's first tool that takes one
+    place, for `named`, and the call's other arguments; None when there is none."""
+    tool = resolve(plan.name, by_name)
+    if tool is None:
         return None
-    rest = {name: value for name, value in plan.arguments.items() if name != plan.unnamed}
+    rest = {name: value for name, value in plan.arguments.items() if name != listed}
     for other in by_name.values():
         place = place_argument(other.input_schema, turn.vocabulary)
-        arguments = {**rest, place: named[0]} if place else {}
+        arguments = {**rest, place: named} if place else {}
         if other.server != tool.server or not arguments or not takes_exactly(other, arguments):
             continue
         again = replanned(PlannedCall(plan.call_id, other.qualified_name, {}), arguments, by_name, turn)
         if again.request is not None:
-            log.info("%s for %r only, as %s: the other places were not named", plan.name, named[0],
-                     other.qualified_name)
+            log.info("%s for %r only, as %s", plan.name, named, other.qualified_name)
             return again
     return None
 

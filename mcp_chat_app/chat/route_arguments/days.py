@@ -66,12 +66,13 @@ def past_midnight(asked: AskedDay | None, question: str, vocabulary: Vocabulary)
 
 # When a change comes, asked with no day ("When's the strike supposed to end in Bergen?", "啥时候开始降价", "哪天开放"):
 # the days ahead, not today alone.
+_WHICH_DAY_WORDS = r"\bwhich\s+day\b|哪天|哪一天"
 _WHEN_IT_CHANGES = re.compile(
     r"\bwhen\b.*\b(?:stop|stops|end|ends|start|starts|begin|begins|clear|clears|let\s+up|ease|eases|next)\b"
-    r"|\bwhich\s+day\b|哪天|哪一天|(?:什么时候|啥时候|何时|几时).*(?:停|开始|结束|转|变|降|升|回)", re.IGNORECASE)
+    rf"|{_WHICH_DAY_WORDS}|(?:什么时候|啥时候|何时|几时).*(?:停|开始|结束|转|变|降|升|回)", re.IGNORECASE)
 _DAYS_AHEAD = 7
 # Which day of them wins ("warmest day of the next 10", "这周哪天最适合洗车", "the cheapest day this week").
-_WHICH_DAY = re.compile(r"\b[a-z]+est\s+day\b|\b(?:best|worst)\s+day\b|\bwhich\s+day\b|哪天|哪一天", re.IGNORECASE)
+_WHICH_DAY = re.compile(rf"\b[a-z]+est\s+day\b|\b(?:best|worst)\s+day\b|{_WHICH_DAY_WORDS}", re.IGNORECASE)
 
 
 def asks_which_day(question: str) -> bool:

@@ -126,10 +126,9 @@ def _against_each_subject(said: list[Claim], topic: str, subjects: Sequence[Subj
         return []
     details = []
     for claim in said:
-        named = [subject for subject in subjects if _names(claim.text, subject)]
+        named = [subject for subject in subjects if _named_at(claim.text, subject)]
         if not named:
-            earlier = [(max(_named_at(claim.before, subject)), subject) for subject in subjects
-                       if _names(claim.before, subject)]
+            earlier = [(max(at), subject) for subject in subjects if (at := _named_at(claim.before, subject))]
             named = [max(earlier, key=lambda pair: pair[0])[1]] if earlier else []
         about = [v for v in named[0].verdicts if v.get("topic") == topic and isinstance(v.get("holds"), bool)] \
             if len(named) == 1 else []
@@ -144,10 +143,6 @@ def _named_at(text: str, subject: Subject) -> list[int]:
     return [match.start() for name in subject.names
             for match in re.finditer(rf"(?<![^\W\d_]){re.escape(name)}(?![^\W\d_])"
                                      if name.isascii() else re.escape(name), lowered)]
-
-
-def _names(text: str, subject: Subject) -> bool:
-    return bool(_named_at(text, subject))
 
 
 def _days_against_question(reply: str, question: str, labels: list[frozenset[str]]) -> list[str]:
