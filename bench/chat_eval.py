@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev49_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev51_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -63,6 +63,9 @@ writers side by side: plans made around the weather (sports, hours, itineraries)
 writers side by side: families, health and what to wear, and conversations that build up and reason over days.
 `dev48` and `dev49` (bench/dev48_*, dev49_*) were written apart from all forty-seven and from each other, by two
 writers side by side: outdoor work and jobs, and names and days said every way.
+`dev50` and `dev51` (bench/dev50_*, dev51_*) were written apart from all forty-nine and from each other, by two
+writers side by side: travel in December across time zones, and users who correct themselves, doubt and
+ask beyond temperature.
 Files given as arguments make one set of their own.
 """
 
@@ -86,7 +89,7 @@ from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
-LAST_SET = 49  # bench/dev2_* ... dev49_*, in the order they were written
+LAST_SET = 51  # bench/dev2_* ... dev51_*, in the order they were written
 
 
 def bench_set_files(number: int) -> tuple[Path, Path]:
