@@ -46,8 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm-port", type=int, default=8000, help="port of the started llm-backend")
     parser.add_argument("--threads", type=int, help="CPU threads for the backend (default: all cores)")
     parser.add_argument("--startup-timeout", type=float, default=600.0,
-                        help="seconds to wait for each part to answer its health check, and for the warm-up to "
-                             "make progress (however long it takes in all)")
+                        help="seconds to wait for each part to answer its health check")
+    parser.add_argument("--warm-up-timeout", type=float, default=600.0,
+                        help="seconds the warm-up may go without progress (however long it takes in all)")
 
 
 def run_up(args: argparse.Namespace) -> int:
@@ -61,7 +62,7 @@ def run_up(args: argparse.Namespace) -> int:
     try:
         gateway_env = _llm_environment(args, config, log_dir, children, stop)
         if not stop.is_set():
-            _start_gateway(config, gateway_env, log_dir, args.startup_timeout, children, stop)
+            _start_gateway(config, gateway_env, log_dir, args, children, stop)
         if not stop.is_set():
             _print_ready(config, gateway_env, children)
             return supervise(children, stop)
@@ -117,7 +118,7 @@ def _backend_key(router: Endpoint) -> str | None:
     return os.environ.get(router.api_key_env) or secrets.token_urlsafe(32)
 
 
-def _start_gateway(config: GatewayConfig, llm_env: dict[str, str], log_dir: Path, timeout: float,
+def _start_gateway(config: GatewayConfig, llm_env: dict[str, str], log_dir: Path, args: argparse.Namespace,
                    children: list[Child], stop: threading.Event) -> None:
     require_free_port(config.host, config.port, "the gateway")
     _install_signal_handlers(stop)
@@ -128,8 +129,8 @@ def _start_gateway(config: GatewayConfig, llm_env: dict[str, str], log_dir: Path
     gateway = start_child("gateway", [sys.executable, "-m", "mcp_chat_app.cli", "serve"],
                           log_dir / "gateway.log", env)
     children.append(gateway)
-    wait_healthy(gateway, f"{_local_url(config)}/health", timeout, stop)
-    _wait_warm(gateway, f"{_local_url(config)}/health", timeout, stop)
+    wait_healthy(gateway, f"{_local_url(config)}/health", args.startup_timeout, stop)
+    _wait_warm(gateway, f"{_local_url(config)}/health", args.warm_up_timeout, stop)
 
 
 def _wait_warm(gateway: Child, url: str, timeout: float, stop: threading.Event) -> None:

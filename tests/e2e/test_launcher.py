@@ -149,7 +149,7 @@ def test_up_with_a_remote_model_starts_no_backend_and_answers(launch, fake_llm):
 def test_up_waits_for_a_warm_up_longer_than_its_timeout_while_it_progresses(launch, fake_llm):
     # 7.5 s of reading in all, never 5 s without a report.
     fake_llm.script({"prefill": {"total": 3000, "chunk_s": [1.25] * 6}, "content": "x"}, {"content": "x"})
-    up = launch("--llm-base-url", f"{fake_llm.url}/v1", "--model", "fake-model", "--startup-timeout", "5",
+    up = launch("--llm-base-url", f"{fake_llm.url}/v1", "--model", "fake-model", "--warm-up-timeout", "5",
                 servers={"tiny": TINY_SERVER})
     up.wait_ready(timeout=180)
     assert "warming the model (tools): 2,500/3,000 tokens" in up.text()
@@ -159,7 +159,7 @@ def test_up_waits_for_a_warm_up_longer_than_its_timeout_while_it_progresses(laun
 
 def test_up_gives_up_on_a_warm_up_without_progress(launch, fake_llm):
     fake_llm.script({"prefill": {"total": 3000, "chunk_s": [0.5, 120]}, "content": "x"})
-    up = launch("--llm-base-url", f"{fake_llm.url}/v1", "--model", "fake-model", "--startup-timeout", "5",
+    up = launch("--llm-base-url", f"{fake_llm.url}/v1", "--model", "fake-model", "--warm-up-timeout", "5",
                 servers={"tiny": TINY_SERVER})
     assert up.process.wait(timeout=180) == 1
     assert "warming the model (tools): 1,500/3,000 tokens" in up.text()
