@@ -67,10 +67,12 @@ _THERE = re.compile(r"那里|那边|那儿|那裡|那邊|那兒|\b(?:in|at|over|
                     r"today|tonight|now|this|next|on|\?|$)", re.IGNORECASE)
 # Where the user is, and where they are going ("我在昆明，下周五去西双版纳，那天怎么样"; "I'm in Denver, flying to
 # Boise tomorrow - will it be cold?"): the question is about the place gone to.
-_HERE = r"(?:我(?:现在|人)?在|\bI'?m (?:in|at|staying in)|\bI am (?:in|at))\s*"
+# where the user is, or sets out from ("从赫尔辛基坐渡轮去塔林", "flying from Denver to Boise")
+_HERE = r"(?:我(?:现在|人)?在|从|\bI'?m (?:in|at|staying in)|\bI am (?:in|at)|\bfrom|\bleaving)\s*"
 _GOING = re.compile(r"(?:去|到|飞|前往)(?!年|时|底|了|过|机|哪)\s*(?P<zh>[\u3400-\u9fff]{2,}?)"
                     r"(?=玩|旅游|出差|看看|[，,。？?！!\s]|那|的|$)|\b(?:going|heading|flying|driving|off|travel(?:l)?ing)"
                     r" to\s+(?P<en>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)")
+_ON_TO = re.compile(r"\s+to\s+(?P<en>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)")  # "from Denver to Boise"
 
 
 def with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ...],
@@ -1017,20 +1019,22 @@ def place_of(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> tup
 
 def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
                         turn: Turn) -> tuple[PlannedCall, ...]:
-    """A call for the place the user says they are in, when the question goes on to the place they are going to
-    and names it no more: made for that place instead ("我在昆明，下周五去西双版纳，那天怎么样" was called for 昆明)."""
+    """A call for the place the user says they are in or set out from, when the question goes on to the place they
+    are going to and names the first no more: made for that place instead ("我在昆明，下周五去西双版纳，那天怎么样"
+    was called for 昆明, "周日从赫尔辛基坐渡轮去塔林，塔林周日天气怎么样" for 赫尔辛基)."""
     if len(planned) != 1 or planned[0].request is None:
         return planned
     (plan,) = planned
     _, argument, value = place_of(plan, by_name, turn)
     here = re.search(rf"{_HERE}{re.escape(value)}", turn.question, re.IGNORECASE) if isinstance(value, str) else None
-    going = _GOING.search(turn.question, here.end()) if here else None
+    going = (_ON_TO.match(turn.question, here.end()) or _GOING.search(turn.question, here.end())) if here else None
     if going is None or value in turn.question[going.end():]:
         return planned
-    again = replanned(plan, {**plan.arguments, argument: going["zh"] or going["en"]}, by_name, turn)
+    destination = going.groupdict().get("zh") or going["en"]
+    again = replanned(plan, {**plan.arguments, argument: destination}, by_name, turn)
     if again.request is None:
         return planned
-    log.info("%s for %r, not %r: the user is going there", plan.name, going["zh"] or going["en"], value)
+    log.info("%s for %r, not %r: the user is going there", plan.name, destination, value)
     return (again,)
 
 

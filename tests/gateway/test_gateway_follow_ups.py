@@ -774,6 +774,9 @@ def test_over_http_a_follow_up_on_a_dated_day_keeps_the_date(forced_gateway, fak
     ("我在昆明，下周五去西双版纳，那天天气怎么样", "昆明", "西双版纳"),
     ("I'm in Denver, flying to Boise tomorrow - will it be cold?", "Denver", "Boise"),
     ("我在杭州，去年这时候杭州冷吗", "杭州", "杭州"),  # 去年 is last year, and 杭州 is named again
+    ("周日从赫尔辛基坐渡轮去塔林，塔林周日天气怎么样", "赫尔辛基", "塔林"),
+    ("Driving from Denver to Salt Lake City on Friday, any snow?", "Denver", "Salt Lake City"),
+    ("从北京去上海出差，北京明天冷吗", "北京", "北京"),  # the place set out from, asked by name
 ])
 def test_over_http_a_question_about_where_the_user_is_going_is_called_for_that_place(forced_gateway, fake_llm,
                                                                                      question, said, meant):
