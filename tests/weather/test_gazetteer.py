@@ -267,6 +267,8 @@ QUALIFIED = [
     ("Córdoba, Veracruz", "MX", "Veracruz", 18.88, -96.93), ("Frankfurt, Brandenburg", "DE", "Brandenburg", 52.35, 14.55),
     # a territory by its short name (dev42's "Stanley, Falklands" was no country the gazetteer knew)
     ("Stanley, Falklands", "FK", "", -51.69, -57.86),
+    # a territory by the names people give it (dev50's "Bethlehem, the one in the West Bank" had been Pennsylvania's)
+    ("Bethlehem, West Bank", "PS", "", 31.70, 35.20), ("Bethlehem, Palestine", "PS", "", 31.70, 35.20),
     # a country by the adjective of it (dev45's "and the spanish one" after Valencia, Venezuela)
     ("Valencia, spanish", "ES", "Valencian Community", 39.47, -0.38), ("Victoria, Canadian", "CA", "British Columbia", 48.43, -123.37),
 ]

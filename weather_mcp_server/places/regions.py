@@ -38,7 +38,11 @@ COUNTRY_NAMES: dict[str, tuple[str, ...]] = {
     "FK": ("Falklands", "福克兰群岛", "马尔维纳斯群岛"), "FO": ("Faroes", "Faroe", "法罗群岛"), "SJ": ("Svalbard", "斯瓦尔巴"),
     "GL": ("格陵兰",), "BA": ("Bosnia", "波黑"), "MK": ("Macedonia", "北马其顿"), "CV": ("Cape Verde", "佛得角"),
     "SZ": ("Swaziland",), "CD": ("DRC", "DR Congo", "刚果（金）"), "TT": ("Trinidad",), "RE": ("Réunion", "留尼汪"),
-    "TC": ("Turks and Caicos",),
+    "TC": ("Turks and Caicos",), "PS": ("Palestine", "West Bank", "巴勒斯坦", "约旦河西岸"), "IQ": ("伊拉克",),
+    "SY": ("叙利亚",), "KW": ("科威特",), "YE": ("也门",), "LY": ("利比亚",), "SD": ("苏丹",), "CM": ("喀麦隆",),
+    "CI": ("Ivory Coast", "科特迪瓦"), "AO": ("安哥拉",), "MZ": ("莫桑比克",), "NI": ("尼加拉瓜",), "HN": ("洪都拉斯",),
+    "SV": ("萨尔瓦多",), "BS": ("巴哈马",), "BB": ("巴巴多斯",), "PR": ("波多黎各",), "KI": ("基里巴斯",),
+    "VU": ("瓦努阿图",), "NC": ("新喀里多尼亚",), "GU": ("关岛",), "MD": ("摩尔多瓦",),
 }
 # ... and the adjectives people name a country by ("the spanish one", "Victoria - the canadian one").
 DEMONYMS: dict[str, tuple[str, ...]] = {
