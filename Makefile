@@ -16,7 +16,7 @@ run: setup
 	.venv/bin/mcp-chat up
 
 test: setup
-	OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -ra $(PARALLEL) $(PYTEST_ARGS)
+	OMP_WAIT_POLICY=PASSIVE $(PY) -m pytest -ra --durations=15 $(PARALLEL) $(PYTEST_ARGS)
 
 # The path of a CPU with AVX2 and no AVX-512, on any x86 machine (llm_backend/layers/cpu_features.py).
 test-avx2: setup
