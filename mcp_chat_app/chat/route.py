@@ -77,6 +77,7 @@ from mcp_chat_app.chat.route_mends import (
     with_own_tool,
     with_siblings,
     with_stated_values,
+    without_where_the_user_is,
 )
 from mcp_chat_app.chat.route_own_days import on_their_own_days
 from mcp_chat_app.chat.route_plan import (
@@ -348,6 +349,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
     planned = with_distinct_places(without_comparatives(planned, by_name, turn), by_name, turn)
     planned = with_qualified_places(planned, by_name, turn)
     planned = for_the_destination(with_added_places(planned, by_name, turn), by_name, turn)
+    planned, again_ms = _of_the_place_asked(turn, router, tools, planned)
+    llm_ms += again_ms
     planned = on_their_own_days(for_the_one_said_apart(planned, by_name, turn), by_name, turn)
     planned, again_ms = _without_numbers_nobody_said(turn, router, tools, planned)  # (what no mend above took)
     llm_ms += again_ms
@@ -569,6 +572,24 @@ def _of_one_place(turn: Turn, router: Router, tools: list[ToolInfo],
     replanned = tuple(plan for plan in replanned if plan.request is not None)
     log.info("asked of %r alone: %s", place, [(p.name, p.arguments) for p in replanned] or real_calls(again))
     return replanned or planned, again.duration_ms
+
+
+def _of_the_place_asked(turn: Turn, router: Router, tools: list[ToolInfo],
+                        planned: tuple[PlannedCall, ...]) -> tuple[tuple[PlannedCall, ...], float]:
+    """A call for where the user says they are, when the rest of the question names that place no more ("我在上海，
+    想知道开罗那边现在的行情" was called for 上海): the rest asked alone; its call where the question names its
+    place ("我在上海，明天怎么样" asks of 上海 itself: the rest names none, and the first call stands)."""
+    by_name = {tool.qualified_name: tool for tool in tools}
+    rest = without_where_the_user_is(planned[0], by_name, turn) if len(planned) == 1 else ""
+    if not rest:
+        return planned, 0.0
+    specs = router.tool_specs(tools) or []
+    again = _forced_call(turn, router, router.messages(tools, [], rest, turn.today, turn.vocabulary), specs)
+    asked = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if plan.request is not None)
+    if not asked or not states_their_arguments(asked, by_name, rest):
+        return planned, again.duration_ms
+    log.info("asked without where the user is (%r): %s", rest, [(p.name, p.arguments) for p in asked])
+    return asked, again.duration_ms
 
 
 def _misquoted(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> list[str]:

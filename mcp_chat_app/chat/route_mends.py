@@ -67,8 +67,9 @@ _THERE = re.compile(r"那里|那边|那儿|那裡|那邊|那兒|\b(?:in|at|over|
                     r"today|tonight|now|this|next|on|\?|$)", re.IGNORECASE)
 # Where the user is, and where they are going ("我在昆明，下周五去西双版纳，那天怎么样"; "I'm in Denver, flying to
 # Boise tomorrow - will it be cold?"): the question is about the place gone to.
+_WHERE_I_AM = r"(?:我(?:现在|人)?在|\bI'?m (?:in|at|staying in)|\bI am (?:in|at))\s*"
 # where the user is, or sets out from ("从赫尔辛基坐渡轮去塔林", "flying from Denver to Boise")
-_HERE = r"(?:我(?:现在|人)?在|从|\bI'?m (?:in|at|staying in)|\bI am (?:in|at)|\bfrom|\bleaving)\s*"
+_HERE = rf"(?:{_WHERE_I_AM}|(?:从|\bfrom|\bleaving)\s*)"
 _GOING = re.compile(r"(?:去|到|飞|前往)(?!年|时|底|了|过|机|哪)\s*(?P<zh>[\u3400-\u9fff]{2,}?)"
                     r"(?=玩|旅游|出差|看看|[，,。？?！!\s]|那|的|$)|\b(?:going|heading|flying|driving|off|travel(?:l)?ing)"
                     r" to\s+(?P<en>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)")
@@ -1021,7 +1022,7 @@ def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
                         turn: Turn) -> tuple[PlannedCall, ...]:
     """A call for the place the user says they are in or set out from, when the question goes on to the place they
     are going to and names the first no more: made for that place instead ("我在昆明，下周五去西双版纳，那天怎么样"
-    was called for 昆明, "周日从赫尔辛基坐渡轮去塔林，塔林周日天气怎么样" for 赫尔辛基)."""
+    was called for 昆明, "周日从赫尔辛基坐渡轮去塔林，塔林周日怎么样" for 赫尔辛基)."""
     if len(planned) != 1 or planned[0].request is None:
         return planned
     (plan,) = planned
@@ -1036,6 +1037,17 @@ def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
         return planned
     log.info("%s for %r, not %r: the user is going there", plan.name, destination, value)
     return (again,)
+
+
+def without_where_the_user_is(plan: PlannedCall, by_name: dict[str, ToolInfo], turn: Turn) -> str:
+    """The question less the clause that says where the user is, when the call is for that place and the rest of
+    the question names it no more ("我在上海，想知道开罗那边现在的行情" was called for 上海); "" else."""
+    _, _, value = place_of(plan, by_name, turn)
+    if not isinstance(value, str) or not value.strip():
+        return ""
+    here = re.search(rf"{_WHERE_I_AM}{re.escape(value)}[^，,。.;；!！?？]*[，,。.;；]\s*", turn.question, re.IGNORECASE)
+    rest = (turn.question[:here.start()] + turn.question[here.end():]).strip() if here else ""
+    return rest if rest and value.casefold() not in rest.casefold() else ""
 
 
 def for_the_one_said_apart(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],

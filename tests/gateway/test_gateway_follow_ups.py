@@ -786,6 +786,20 @@ def test_over_http_a_question_about_where_the_user_is_going_is_called_for_that_p
     assert [made["arguments"]["city"] for made in body["tool_calls"]] == [meant]
 
 
+@pytest.mark.parametrize("question, said, rest, meant", [
+    ("我在上海，想知道开罗那边现在的天气", "上海", "开罗", "开罗"),
+    ("I'm in Denver. What's it like in Reykjavik right now?", "Denver", "Reykjavik", "Reykjavik"),
+    ("我在上海，现在天气怎么样", "上海", "北京", "上海"),  # the rest names no place: 上海 itself is asked of
+])
+def test_over_http_a_question_about_elsewhere_is_not_called_for_where_the_user_is(forced_gateway, fake_llm,
+                                                                                   question, said, rest, meant):
+    """"我在上海，想知道开罗那边现在的天气" was called for 上海: the question less where the user is is asked alone."""
+    fake_llm.script(call("get_current_weather", city=said), call("get_current_weather", city=rest),
+                    {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("elsewhere", {"message": question}).json()
+    assert [made["arguments"]["city"] for made in body["tool_calls"]] == [meant]
+
+
 def test_over_http_a_question_of_there_after_one_place_is_not_a_comparison(forced_gateway, fake_llm):
     """"do I need a rain jacket there tomorrow?" after Victoria Falls, then Livingstone, was a comparison of both:
     "there" is the latest answer's one place; the router is asked once more, of it alone."""
