@@ -375,6 +375,21 @@ def test_a_place_asked_by_another_name_is_named_by_both_in_english() -> None:
     assert colder.statement == "George Town (Penang) is colder" and "Penang" in colder.places[0]
 
 
+def test_one_place_with_the_highest_high_and_the_lowest_low_is_not_said_warmer_and_colder() -> None:
+    """"后天迪拜和多哈哪个更热" was answered "多哈更暖和 … 多哈更冷": Doha had both the higher high and the lower low."""
+    def standing(name: str, high: float, low: float) -> Standing:
+        location = Location(name=name, english_name=name, country="X", country_code="XX", latitude=0.0,
+                            longitude=0.0, timezone="UTC")
+        return Standing(location, name, high, low, 0.0, 10.0)
+
+    verdicts = {v.topic: v for v in comparison_verdicts([standing("Dubai", 22.5, 13.6), standing("Doha", 23.8, 11.1)])}
+    assert (verdicts["warmer"].winner, verdicts["colder"].winner) == ("Doha", "Doha")
+    assert (verdicts["warmer"].statement, verdicts["colder"].statement) == ("Doha has the higher high",
+                                                                            "Doha has the lower low")
+    apart = {v.topic: v for v in comparison_verdicts([standing("A", 25.0, 15.0), standing("B", 20.0, 10.0)])}
+    assert (apart["warmer"].statement, apart["colder"].statement) == ("A is warmer", "B is colder")
+
+
 def test_asked_hours_have_hot_cold_and_windy_verdicts() -> None:
     """"今天下午热不热" asked of the afternoon's hours: their verdicts say hot or cold and windy or not, as a day's
     do (they said only rain and snow, and the answer gave a figure without saying whether it was hot)."""

@@ -235,11 +235,19 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
         en, zh = (two_en, two_zh) if len(standings) == 2 else (many_en, many_zh)
         return lambda name: pick(f"{name} {en}", f"{name}{zh}")
 
+    warmer = _winner("warmer", standings, places, max, lambda s: s.warmth,
+                     said("is warmer", "更暖和", "is the warmest", "最暖和"), pick("equally warm", f"{both}一样暖和"))
+    colder = _winner("colder", standings, places, min, lambda s: s.coldness,
+                     said("is colder", "更冷", "is the coldest", "最冷"), pick("equally cold", f"{both}一样冷"))
+    if warmer.winner and warmer.winner == colder.winner:
+        # the highest high and the lowest low in one place: "多哈更暖和，多哈更冷" read as a contradiction
+        warmer = warmer.model_copy(update={"statement": said(
+            "has the higher high", "最高气温更高", "has the highest high", "最高气温最高")(warmer.winner)})
+        colder = colder.model_copy(update={"statement": said(
+            "has the lower low", "最低气温更低", "has the lowest low", "最低气温最低")(colder.winner)})
     return [
-        _winner("warmer", standings, places, max, lambda s: s.warmth,
-                said("is warmer", "更暖和", "is the warmest", "最暖和"), pick("equally warm", f"{both}一样暖和")),
-        _winner("colder", standings, places, min, lambda s: s.coldness,
-                said("is colder", "更冷", "is the coldest", "最冷"), pick("equally cold", f"{both}一样冷")),
+        warmer,
+        colder,
         _winner("wetter", standings, places, max, lambda s: s.wetness,
                 said("gets more rain", "降水更多", "gets the most rain", "降水最多"),
                 pick("equally wet", f"{both}降水一样多")),
