@@ -417,14 +417,22 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
             return own
     errors = "; ".join(f"{outcome.qualified_name}: {tool_error_text(outcome.text).rstrip('.')}"
                        for outcome in called.outcomes)
-    again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), specs)
     by_name = {tool.qualified_name: tool for tool in tools}
     made = [(outcome.qualified_name, outcome.arguments) for outcome in called.outcomes]
-    # Told a place is unknown, a small model searched every place below a figure the question never gave
-    # ("下周一改则和狮泉河哪里更冷"): a call of made-up numbers answers another question.
-    planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn)
-                    if plan.request is not None and (plan.name, plan.request.arguments) not in made
-                    and not plan.made_up)
+    failed = {outcome.qualified_name for outcome in called.outcomes}
+    llm_ms = 0.0
+    # Told the errors, a small model made the same call again ("gonna be wet in Bergen on saturday?" was asked of
+    # a tool whose data end before that day): the second time, the other tools alone are offered.
+    for offered in (specs, [spec for spec in specs if spec["function"]["name"] not in failed]):
+        again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), offered)
+        llm_ms += again.duration_ms
+        # Told a place is unknown, a small model searched every place below a figure the question never gave
+        # ("下周一改则和狮泉河哪里更冷"): a call of made-up numbers answers another question.
+        planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn)
+                        if plan.request is not None and (plan.name, plan.request.arguments) not in made
+                        and not plan.made_up)
+        if planned or not real_calls(again):
+            break
     # Told that a day is beyond the data ("January 1998"), a small model called a tool of the present moment: no
     # call answers a day or hour asked of a tool that takes none.
     if left_out(planned, by_name, asks_a_day(turn), takes_a_day) or left_out(planned, by_name, asks_an_hour(turn),
@@ -432,7 +440,7 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
         planned = ()
     # A place the errors name is named: "'Peru' is a country…, such as Lima, its capital" (the capital of Peru asked)
     named = with_named_places(planned, by_name, replace(turn, question=f"{turn.question}\n{errors}"))
-    return Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=again.duration_ms)
+    return Routed(tools=tuple(tools), calls=named, rounds=1, llm_ms=llm_ms)
 
 
 def _none_for_the_tools(turn: Turn, tools: list[ToolInfo], called: Called) -> bool:

@@ -800,6 +800,16 @@ def test_over_http_a_question_about_elsewhere_is_not_called_for_where_the_user_i
     assert [made["arguments"]["city"] for made in body["tool_calls"]] == [meant]
 
 
+def test_over_http_a_call_made_again_after_its_error_is_asked_once_more_of_the_other_tools(forced_gateway,
+                                                                                          fake_llm):
+    """"gonna be wet in Bergen on saturday?" was called for the air's data, which end before Saturday; told so, the
+    router made the same call again, and the answer was the error. The third time, the other tools alone."""
+    air = call("get_air_quality", city="Bergen", day=6)
+    fake_llm.script(air, air, call("get_precipitation", city="Bergen", day=6), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("wet", {"message": "gonna be wet in Bergen 6 days from now?"}).json()
+    assert [(c["tool"], c["is_error"]) for c in body["tool_calls"]] == [("get_precipitation", False)]
+
+
 def test_over_http_a_question_of_there_after_one_place_is_not_a_comparison(forced_gateway, fake_llm):
     """"do I need a rain jacket there tomorrow?" after Victoria Falls, then Livingstone, was a comparison of both:
     "there" is the latest answer's one place; the router is asked once more, of it alone."""
