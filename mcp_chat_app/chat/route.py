@@ -42,6 +42,7 @@ from mcp_chat_app.chat.route_arguments.numbers import (
     misquoted_numbers,
     written_numbers,
 )
+from mcp_chat_app.chat.route_arguments.place_names import with_names_capitalized
 from mcp_chat_app.chat.route_arguments.places import place_list_argument, place_values
 from mcp_chat_app.chat.route_mends import (
     as_one_comparison,
@@ -617,6 +618,13 @@ def _restated(turn: Turn, router: Router, tools: list[ToolInfo],
         return renamed, 0.0
     unsaid = ", ".join(unstated(planned, by_name, turn.question))
     again, llm_ms = _asked_without_their_tools(turn, router, tools, planned, unsaid)
+    capitalized = with_names_capitalized(turn.question, turn.vocabulary)
+    if not states_their_arguments(again, by_name, turn.question) and capitalized != turn.question:
+        # "prices in papeete today y/n" was called for Papua New Guinea, twice: asked with the name capitalized
+        asked = _forced_call(turn, router, router.messages(tools, [], capitalized, turn.today, turn.vocabulary),
+                             router.tool_specs(tools) or [])
+        llm_ms += asked.duration_ms
+        again = tuple(plan for plan in planned_calls(real_calls(asked), by_name, turn) if plan.request is not None)
     if not again or not states_their_arguments(again, by_name, turn.question):
         return (), llm_ms
     log.info("%s not called: the question gives no %s", ", ".join(plan.name for plan in planned), unsaid)

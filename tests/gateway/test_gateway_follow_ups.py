@@ -15,7 +15,7 @@ from mcp_chat_app.chat.assistant import load_assistant
 from mcp_chat_app.chat.own_answer import needs_tool_data
 from mcp_chat_app.chat.route_arguments.days import span_days, with_asked_span
 from mcp_chat_app.chat.route_arguments.flags import with_earlier_flags
-from mcp_chat_app.chat.route_arguments.place_names import without_opening
+from mcp_chat_app.chat.route_arguments.place_names import with_names_capitalized, without_opening
 from mcp_chat_app.chat.route_arguments.places import unnamed_places
 from mcp_chat_app.chat.route_arguments.stated import mentioned
 from mcp_chat_app.chat.route_mends import asks_a_day
@@ -808,6 +808,19 @@ def test_over_http_a_call_made_again_after_its_error_is_asked_once_more_of_the_o
     fake_llm.script(air, air, call("get_precipitation", city="Bergen", day=6), {"content": "placeholder"}, auto=True)
     body = forced_gateway.chat("wet", {"message": "gonna be wet in Bergen 6 days from now?"}).json()
     assert [(c["tool"], c["is_error"]) for c in body["tool_calls"]] == [("get_precipitation", False)]
+
+
+def test_over_http_a_name_written_without_capitals_and_misread_is_asked_capitalized(forced_gateway, fake_llm):
+    """"rain in papeete today y/n" was called for Papua New Guinea, and again without that tool: asked once more with
+    the name capitalized ("in Papeete"), the router calls for the place the question names."""
+    misread = call("get_precipitation", city="Papua New Guinea", day=0)
+    fake_llm.script(misread, call("get_current_weather", city="Papua New Guinea"),
+                    call("get_precipitation", city="Papeete", day=0), {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("caps", {"message": "rain in papeete today y/n"}).json()
+    assert made_calls(body) == [("get_precipitation", {"city": "Papeete", "day": 0})]
+    assert with_names_capitalized("is it good for running in ho chi minh city now", VOCABULARY) == \
+        "is it good for running in Ho Chi Minh City now"
+    assert with_names_capitalized("what is it like in the morning", VOCABULARY) == "what is it like in the morning"
 
 
 def test_over_http_a_question_of_there_after_one_place_is_not_a_comparison(forced_gateway, fake_llm):

@@ -4,6 +4,7 @@ follow-up opens with, and a near copy of the question's words as those words."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from collections.abc import Callable, Iterable
@@ -646,6 +647,20 @@ def _names_nothing(word: str, vocabulary: Vocabulary) -> bool:
     folded = word.casefold()
     return folded in _NO_NAME_WORDS or folded in vocabulary.own_words or bool(re.fullmatch(_ASKING, folded)) \
         or bool(day_words(word))
+
+
+def with_names_capitalized(question: str, vocabulary: Vocabulary) -> str:
+    """The question with the words after "in", "at" or "near" capitalized up to the first that names nothing
+    ("prices in papeete today y/n" as "prices in Papeete today y/n"): written without capitals, a name reads as a word,
+    and a small model took "papeete" for Papua New Guinea. The question itself where it capitalizes nothing."""
+    def capitalized(match: re.Match[str]) -> str:
+        words = match[2].split(" ")
+        named = list(itertools.takewhile(lambda word: not _names_nothing(word, vocabulary), words))
+        if not named:
+            return match[0]
+        return f"{match[1]}{' '.join(word.capitalize() for word in named)}{match[2][len(' '.join(named)):]}"
+
+    return re.sub(r"(\b(?:in|at|near)\s+)([a-z][a-z'’-]*(?: [a-z][a-z'’-]*){0,3})", capitalized, question)
 
 
 def _name_before_a_code(value: str, question: str, vocabulary: Vocabulary) -> str:
