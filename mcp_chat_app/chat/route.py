@@ -619,7 +619,7 @@ def _restated(turn: Turn, router: Router, tools: list[ToolInfo],
     unsaid = ", ".join(unstated(planned, by_name, turn.question))
     again, llm_ms = _asked_without_their_tools(turn, router, tools, planned, unsaid)
     capitalized = with_names_capitalized(turn.question, turn.vocabulary)
-    if not states_their_arguments(again, by_name, turn.question) and capitalized != turn.question:
+    if (not again or not states_their_arguments(again, by_name, turn.question)) and capitalized != turn.question:
         # "prices in papeete today y/n" was called for Papua New Guinea, twice: asked with the name capitalized
         asked = _forced_call(turn, router, router.messages(tools, [], capitalized, turn.today, turn.vocabulary),
                              router.tool_specs(tools) or [])
