@@ -429,10 +429,11 @@ def route_after_errors(turn: Turn, router: Router, tools: list[ToolInfo], called
         llm_ms += again.duration_ms
         # Told a place is unknown, a small model searched every place below a figure the question never gave
         # ("下周一改则和狮泉河哪里更冷"): a call of made-up numbers answers another question.
-        planned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn)
+        calls = real_calls(again)
+        planned = tuple(plan for plan in planned_calls(calls, by_name, turn)
                         if plan.request is not None and (plan.name, plan.request.arguments) not in made
                         and not plan.made_up)
-        if planned or not real_calls(again):
+        if planned or not calls:
             break
     # Told that a day is beyond the data ("January 1998"), a small model called a tool of the present moment: no
     # call answers a day or hour asked of a tool that takes none.
@@ -592,13 +593,22 @@ def _of_the_place_asked(turn: Turn, router: Router, tools: list[ToolInfo],
     rest = without_where_the_user_is(planned[0], by_name, turn) if len(planned) == 1 else ""
     if not rest:
         return planned, 0.0
-    specs = router.tool_specs(tools) or []
-    again = _forced_call(turn, router, router.messages(tools, [], rest, turn.today, turn.vocabulary), specs)
-    asked = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if plan.request is not None)
+    asked, llm_ms = _calls_for(rest, turn, router, tools)
     if not asked or not states_their_arguments(asked, by_name, rest):
-        return planned, again.duration_ms
+        return planned, llm_ms
     log.info("asked without where the user is (%r): %s", rest, [(p.name, p.arguments) for p in asked])
-    return asked, again.duration_ms
+    return asked, llm_ms
+
+
+def _calls_for(question: str, turn: Turn, router: Router,
+               tools: list[ToolInfo]) -> tuple[tuple[PlannedCall, ...], float]:
+    """The calls the router makes for `question` in place of the turn's, asked alone (no conversation), less those
+    the schemas refuse. With the time it took."""
+    by_name = {tool.qualified_name: tool for tool in tools}
+    again = _forced_call(turn, router, router.messages(tools, [], question, turn.today, turn.vocabulary),
+                         router.tool_specs(tools) or [])
+    calls = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if plan.request is not None)
+    return calls, again.duration_ms
 
 
 def _misquoted(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo], turn: Turn) -> list[str]:
@@ -621,10 +631,8 @@ def _restated(turn: Turn, router: Router, tools: list[ToolInfo],
     capitalized = with_names_capitalized(turn.question, turn.vocabulary)
     if (not again or not states_their_arguments(again, by_name, turn.question)) and capitalized != turn.question:
         # "prices in papeete today y/n" was called for Papua New Guinea, twice: asked with the name capitalized
-        asked = _forced_call(turn, router, router.messages(tools, [], capitalized, turn.today, turn.vocabulary),
-                             router.tool_specs(tools) or [])
-        llm_ms += asked.duration_ms
-        again = tuple(plan for plan in planned_calls(real_calls(asked), by_name, turn) if plan.request is not None)
+        again, capitalized_ms = _calls_for(capitalized, turn, router, tools)
+        llm_ms += capitalized_ms
     if not again or not states_their_arguments(again, by_name, turn.question):
         return (), llm_ms
     log.info("%s not called: the question gives no %s", ", ".join(plan.name for plan in planned), unsaid)
