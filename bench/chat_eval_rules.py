@@ -577,9 +577,10 @@ def _first_named(text: str, candidates: list[list[str]]) -> list[str] | None:
 
 
 def _plain_name(text: str) -> str:
-    """A text as names are compared in it: without accents, spaces, hyphens or curly apostrophes, casefolded."""
+    """A text as names are compared in it: without accents, spaces, hyphens, full stops or curly apostrophes,
+    casefolded ("St Anton" is "St. Anton")."""
     decomposed = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES))
-    return re.sub(r"[\s-]+", "", "".join(c for c in decomposed if not unicodedata.combining(c))).casefold()
+    return re.sub(r"[\s.-]+", "", "".join(c for c in decomposed if not unicodedata.combining(c))).casefold()
 
 
 def rule_figures(turn: dict[str, Any], reply: dict[str, Any]) -> bool | None:

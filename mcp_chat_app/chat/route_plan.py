@@ -32,7 +32,12 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     without_run_in_days,
     without_run_in_quantities,
 )
-from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, place_argument, without_unnamed_places
+from mcp_chat_app.chat.route_arguments.places import (
+    UnnamedArgument,
+    place_argument,
+    without_repeated_places,
+    without_unnamed_places,
+)
 from mcp_chat_app.chat.route_arguments.stated import unstated_arguments
 from mcp_chat_app.chat.route_prompt import NO_TOOL, dump_arguments
 from mcp_chat_app.chat.text.day_words import day_words
@@ -68,7 +73,8 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         return PlannedCall(call.id, call.name, {}, error=f"unknown tool {call.name!r}; available: {known}")
     schema = tool.input_schema
     try:
-        arguments = tidy_arguments(decode_arguments(call.arguments), schema)
+        arguments = without_repeated_places(tidy_arguments(decode_arguments(call.arguments), schema), schema,
+                                            turn.vocabulary)
         arguments = with_asked_flags(without_unasked_flags(arguments, schema, turn.asked, turn.vocabulary), schema,
                                      turn.question, turn.vocabulary)
         arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,

@@ -241,13 +241,15 @@ def check_reply(reply: str, question: str, language: str, facts: Facts, vocabula
                                           "quote the facts' figure for it"))
     elif facts.numbers_of_data and not says_it_lacks(reply) and not numbers_in(reply) and not facts.pictured \
             and _says_verdicts(reply, facts.verdicts) \
-            and (_ASKS_WHAT_IT_IS_LIKE.search(question) or not asks_yes_no(question, context, list(facts.asked), [])
+            and (_ASKS_WHAT_IT_IS_LIKE.search(question) or not asks_yes_no(question, "", list(facts.asked), [])
                  or _verdicts_said(reply, facts.verdicts) >= _VERDICT_LIST):
         # "Astana rn - cold out?" answered "It is cold, it is not windy", "那 Leipzig 呢" with "风不大，很冷": the
         # verdicts with none of the figures behind them, which the reader cannot check. (A yes or no
         # asked in so many words may stand on its verdict, unless the question also asks what it is like: "what's it
         # like outside rn, is it chilly?"; a chart shows its figures. Not a list of verdicts, which is what a model
-        # drifting along the facts writes: "No, it is closed, it is not busy, it is not cheap, Madrid, on Saturday".)
+        # drifting along the facts writes: "No, it is closed, it is not busy, it is not cheap, Madrid, on Saturday".
+        # Nor a bare follow-up of a yes or no, which asks of a new place or time: "卡塔赫纳现在呢" after "那天卡塔赫纳
+        # 下…吗" was answered "现在没有…" alone.)
         problems.append(Problem("figure", "it gives verdicts without the facts' figures behind them: quote the "
                                           "figures the question is about"))
     if facts.numbers_of_data and not numbers_in(reply) and says_it_lacks(reply):

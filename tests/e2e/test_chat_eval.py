@@ -188,6 +188,10 @@ def test_rule_verdict_checks_yes_no_hot_cold_and_the_winner():
     accented = {**compare, "compare": {**compare["compare"], "names": [["北京", "Béi Jing"], ["广州", "Guangzhou"]]}}
     assert strict(accented, _reply("Beijing is colder than Guangzhou.", both))["verdict"] is True
     assert strict(accented, _reply("Guangzhou is colder than Beijing.", both))["verdict"] is False
+    # ... or without its full stop (dev50's "St Anton am Arlberg is colder" for "St. Anton")
+    abbreviated = {**compare, "compare": {**compare["compare"], "names": [["北京", "St. Beijing"], ["广州", "Guangzhou"]]}}
+    assert strict(abbreviated, _reply("St Beijing is colder than Guangzhou.", both))["verdict"] is True
+    assert strict(abbreviated, _reply("Guangzhou is colder than St Beijing.", both))["verdict"] is False
 
 
 def test_rule_verdict_reads_the_nearest_place_and_a_snowy_days_weather_code():

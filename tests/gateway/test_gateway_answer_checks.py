@@ -900,6 +900,12 @@ def test_verdicts_with_none_of_the_figures_behind_them_are_no_answer():
     asked = "Is it cold in Astana right now?"
     _, facts = facts_of(asked, now)
     assert "figure" not in {p.rule for p in check_reply("Yes, it is cold.", asked, "en", facts, VOCABULARY)}
+    # ... but not a bare follow-up of one, which asks of a new place or time (dev50's "卡塔赫纳现在呢" was answered
+    # with a verdict alone)
+    _, facts = facts_of("and right now?", now)
+    follow_up = {p.rule for p in check_reply("Yes, it is cold.", "and right now?", "en", facts, VOCABULARY,
+                                             context=asked)}
+    assert "figure" in follow_up
     # ... but not a list of the verdicts, which a model drifting along the facts writes (dev43's "It is cold, Busan
     # is going to be cold next Saturday, packing for a friend's wedding there, it is not windy, it is not raining")
     windy = {"topic": "windy", "holds": False, "statement": "it is not windy", "keywords": ["wind", "windy"]}

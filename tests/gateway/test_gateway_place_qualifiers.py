@@ -39,6 +39,9 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     ("丽水", "浙江的丽水明天热吗", "浙江的丽水"),
     ("纽卡斯尔", "澳大利亚的纽卡斯尔明天热吗", "澳大利亚的纽卡斯尔"),
     ("皇后镇", "新西兰皇后镇周末", "新西兰皇后镇"),
+    ("多伦", "明天早上7点多伦多多少度", "多伦多"),  # dev50: 多伦, in Inner Mongolia, was called; "多少" is no name
+    ("卡塔赫纳", "后天到哥伦比亚的卡塔赫纳", "哥伦比亚的卡塔赫纳"),  # 比 ends words ("比较") but not here, before 的
+    ("金斯敦", "邮轮明天停靠牙买加的金斯敦", "停靠牙买加的金斯敦"),  # the tool reads the country after the verb
     # a day word the router wrote into the place is no part of it
     ("周五十堰", "周五十堰天气好吗，打算去武当山", "十堰"),
     ("Paris tomorrow", "Paris tomorrow?", "Paris"),
@@ -60,6 +63,9 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     # said apart from the name, as "the one in": dev27's Hyderabad was India's, and so were the follow-ups
     ("Hyderabad", "Hyderabad weather today? the one in Pakistan, Sindh", "Hyderabad, Pakistan, Sindh"),
     ("Alexandria, VA", "and the one in Egypt?", "Alexandria, Egypt"),
+    # ... with "the" before it (dev50's Bethlehem "the one in the West Bank not Pennsylvania" was Pennsylvania's)
+    ("Bethlehem", "Visiting Bethlehem on Sunday, the one in the West Bank not Pennsylvania. Forecast?",
+     "Bethlehem, West Bank"),
     # names the question lists, written as one by the router, are places of their own (dev27: Dubai's alone)
     ("Dubai, Abu Dhabi, Muscat", "Dubai, Abu Dhabi, Muscat - windiest tomorrow?", "Dubai"),
 ])

@@ -35,7 +35,11 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     qualified,
     siblings,
 )
-from mcp_chat_app.chat.route_arguments.places import UnnamedArgument, without_unnamed_places
+from mcp_chat_app.chat.route_arguments.places import (
+    UnnamedArgument,
+    without_repeated_places,
+    without_unnamed_places,
+)
 from mcp_chat_app.chat.route_prompt import (ASKS_FOR_A_DAY, ASKS_FOR_A_QUANTITY, ASKS_FOR_AN_HOUR, ASKS_FOR_DATA,
                                             MISQUOTED, NOT_IN_THE_QUESTION)
 from mcp_chat_app.chat.route_plan import PlannedCall
@@ -93,6 +97,16 @@ def test_a_place_nobody_named_is_dropped_and_a_comparison_of_one_is_not_made(cap
     assert without_unnamed_places({"city": "北京"}, FORECAST, "要带伞吗？", VOCABULARY) == {"city": "北京"}
     # A vocabulary with no place words (another domain) knows no places.
     assert without_unnamed_places(three, COMPARE, "哪个冷", type(VOCABULARY)()) == three
+
+
+def test_a_list_of_places_names_each_place_once():
+    """dev50's "Honolulu vs Nadi, Fiji" was called for Nadi twice, and the answer listed it twice; a list at its
+    minItems keeps its repeats (the schema's refusal says more than one place)."""
+    called = {"cities": ["Honolulu", "Nadi, Fiji", "nadi, fiji "], "day": 0}
+    assert without_repeated_places(called, COMPARE, VOCABULARY) == {"cities": ["Honolulu", "Nadi, Fiji"], "day": 0}
+    assert without_repeated_places({"cities": ["Nadi", "Nadi"]}, COMPARE, VOCABULARY) == {"cities": ["Nadi", "Nadi"]}
+    assert without_repeated_places({"cities": ["A", "B", "A"]}, COMPARE, type(VOCABULARY)()) == \
+        {"cities": ["A", "B", "A"]}  # no place words (another domain): no places
 
 
 @pytest.mark.parametrize("question, kept", [

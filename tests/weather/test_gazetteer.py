@@ -255,6 +255,10 @@ QUALIFIED = [
     ("苏格兰的珀斯", "GB", "Scotland", 56.40, -3.43),  # geonames' 珀斯 is Perth, AU; Perth, Scotland is 伯斯
     ("新西兰皇后镇", "NZ", "", -45.03, 168.66), ("加拿大伦敦", "CA", "Ontario", 42.98, -81.23),
     ("广东省广州", "CN", "Guangdong", 23.13, 113.26), ("珀斯, 苏格兰", "GB", "Scotland", 56.40, -3.43),
+    # a Chinese country and then its region, the town with 市, words before them (dev50: "加拿大马尼托巴的丘吉尔",
+    # "加拿大安大略省伦敦市" were no place; "停靠牙买加的金斯敦" fell back to 金斯敦, in Saint Vincent)
+    ("加拿大马尼托巴的丘吉尔", "CA", "Manitoba", 58.77, -94.17), ("加拿大安大略省伦敦市", "CA", "Ontario", 42.98, -81.23),
+    ("停靠牙买加的金斯敦", "JM", "", 18.0, -76.79), ("美国加州的帕萨迪纳", "US", "California", 34.15, -118.14),
     # a county of Great Britain ("Keswick, Cumbria" was Keswick, Ontario; "Penzance, Cornwall" Cornwall, Ontario)
     ("Keswick, Cumbria", "GB", "England", 54.60, -3.13), ("Penzance, Cornwall", "GB", "England", 50.12, -5.54),
     ("Whitby, North Yorkshire", "GB", "England", 54.49, -0.61), ("Perth, Perthshire", "GB", "Scotland", 56.40, -3.43),

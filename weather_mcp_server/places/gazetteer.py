@@ -231,13 +231,35 @@ class Gazetteer:
         if has_cjk(name):  # "苏格兰的珀斯", "新西兰皇后镇": a country or region written first, the longest one
             for cut in range(len(name) - 1, 0, -1):
                 town = name[cut:].removeprefix("的")
-                if town and self.scopes(name[:cut]):
-                    yield town, (name[:cut], *qualifiers)
+                scopes = self._written_first(name[:cut])
+                if town and scopes:
+                    yield town, (*scopes, *qualifiers)
+                    if town.endswith("市") and len(town) > 2:  # "加拿大安大略省伦敦市": 伦敦市 is London
+                        yield town[:-1], (*scopes, *qualifiers)
             # "岘港Da Nang", "万隆Bandung": a name in Chinese, then in Latin letters: the Latin one, by the other
             # (a city that must be the same place, or beside it)
             both = re.fullmatch(r"([\u3400-\u9fff]+)\s*([A-Za-z][\w' .-]*)", name)
             if both:
                 yield both[2].strip(), (both[1], *qualifiers)
+
+    def _written_first(self, prefix: str) -> tuple[str, ...]:
+        """The qualifiers a Chinese prefix ends with, narrowest first: one country or region ("苏格兰"), or a country
+        and then one of its regions ("加拿大马尼托巴" is Manitoba, Canada); none when it ends with neither. Words
+        before them are the sentence's ("停靠牙买加": a cruise calls at Jamaica's Kingston), in Chinese characters
+        only ("越南Sap" is no "ap", Andhra Pradesh, after words)."""
+        if self.scopes(prefix):
+            return (prefix,)
+        for start in range(len(prefix) - 1):
+            written = prefix[start:]
+            if not wholly_chinese(written):
+                continue
+            if self.scopes(written):
+                return (written,)
+            for cut in range(2, len(written) - 1):
+                wide, narrow = self.scopes(written[:cut]), self.scopes(written[cut:])
+                if wide and narrow and {country for country, _ in narrow} & {country for country, _ in wide}:
+                    return written[cut:], written[:cut]
+        return ()
 
     @staticmethod
     def _chinese_keys(name: str) -> list[str]:

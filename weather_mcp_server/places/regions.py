@@ -93,7 +93,7 @@ REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
            "MA": ("马萨诸塞", "麻省"), "NV": ("内华达",), "AK": ("阿拉斯加",), "CO": ("科罗拉多",),
            "AZ": ("亚利桑那",)},
     "CA": {"01": ("Alberta", "AB", "阿尔伯塔"), "02": ("British Columbia", "BC", "不列颠哥伦比亚", "卑诗"),
-           "03": ("Manitoba", "MB", "曼尼托巴"), "04": ("New Brunswick", "NB", "新不伦瑞克"),
+           "03": ("Manitoba", "MB", "曼尼托巴", "马尼托巴"), "04": ("New Brunswick", "NB", "新不伦瑞克"),
            "05": ("Newfoundland and Labrador", "NL", "Newfoundland", "纽芬兰与拉布拉多"),
            "07": ("Nova Scotia", "NS", "新斯科舍"), "08": ("Ontario", "ON", "安大略"),
            "09": ("Prince Edward Island", "PE", "PEI", "爱德华王子岛"), "10": ("Quebec", "QC", "魁北克"),

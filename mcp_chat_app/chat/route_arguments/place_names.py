@@ -393,6 +393,8 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
         return own
     bare = re.sub(r"\s+", " ", without_day_words(_less_the_days_said(value, question))).strip(" ,，")
     value = bare if bare and not only_day_words(value) else value
+    if re.match(_BEFORE, value) and f"{value}多多" in question:
+        value += "多"  # "多伦多多少度" was called for 多伦: the name's last 多 read as 多少's
     # A Latin name may follow its qualifier in Chinese too ("越南Sapa").
     written = _qualified_before(value, question, vocabulary) if re.match(_BEFORE, value) \
         else _qualified_after(value, question, vocabulary) or _qualified_before(value, question, vocabulary)
@@ -416,7 +418,7 @@ def _less_the_days_said(value: str, question: str) -> str:
 # one in Egypt?"), for a call of one place.
 # A qualifier said apart from the name: "the one in Egypt", "the spanish one", "麻省那个", "- costa rica, not california".
 _THE_ONE_IN = re.compile(
-    rf"\bthe\s+one\s+(?:in|on)\s+({_NAME_WORDS}(?:\s*,\s*{_NAME_WORDS})*)"
+    rf"\bthe\s+one\s+(?:in|on)\s+(?:the\s+)?({_NAME_WORDS}(?:\s*,\s*{_NAME_WORDS})*)"
     r"|\b[Tt]he\s+(?!(?:other|same|first|second|third|last|next|big|bigger|biggest|small|main|real|famous|right|"
     r"wrong|old|new|nearest|closest|usual|coastal)\s)([A-Za-z][a-z]+(?:\s+[A-Za-z][a-z]+)?)\s+one\b"
     r"|([\u3400-\u9fff]{2,4}?)的?那个(?=\s*(?:[，,。？?！!]|$))"
@@ -512,8 +514,11 @@ def _qualified_before(value: str, question: str, vocabulary: Vocabulary) -> str:
     run = match[0] if (match := _RUN_BEFORE.search(before)) else ""
     joiner = run[-1:] if run[-1:] in ("的", "の") else ""
     name = run[:len(run) - len(joiner)]
+    whole = name
     ends = set(_NAME_ENDS_ZH + _ASKS_ZH + vocabulary.name_ends_zh)
     name = name[max((i + 1 for i, c in enumerate(name) if c in ends), default=0):]
+    if len(name) < 2 and joiner:  # "到哥伦比亚的卡塔赫纳": 比 ends words and names; only asking words end it here
+        name = whole[max((i + 1 for i, c in enumerate(whole) if c in _ASKS_ZH), default=0):]
     if _ADDS_ZH.search(name):  # "加上Kirkland Lake": a place added, not qualified
         return ""
     return f"{name}{joiner}{value}" if at > 0 and len(name) >= 2 else ""

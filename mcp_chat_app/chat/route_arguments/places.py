@@ -51,6 +51,28 @@ def without_unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], sa
     return kept
 
 
+def without_repeated_places(arguments: dict[str, Any], schema: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
+    """The arguments with each list of places (items the schema calls places) naming each place once: dev50's
+    "Honolulu vs Nadi, Fiji" was called for Honolulu and Nadi, Fiji twice, and the answer listed Nadi twice. A
+    list kept to its `minItems` keeps its repeats, the schema's refusal being the clearer error."""
+    kept = dict(arguments)
+    properties = schema.get("properties", {})
+    for name, value in arguments.items():
+        spec = properties.get(name, {})
+        if not isinstance(value, list) or not is_place(name, spec.get("items", {}), vocabulary, spec):
+            continue
+        once, seen = [], set()
+        for item in value:
+            key = item.strip().casefold() if isinstance(item, str) else repr(item)
+            if key not in seen:
+                seen.add(key)
+                once.append(item)
+        if len(once) < len(value) and len(once) >= spec.get("minItems", 0):
+            log.info("%s %r: each place once", name, value)
+            kept[name] = once
+    return kept
+
+
 def unnamed_places(arguments: dict[str, Any], schema: dict[str, Any], said: str, vocabulary: Vocabulary) -> list[str]:
     """The places of a call that `said`, the question and the conversation, never names."""
     asked = said.casefold()
