@@ -73,8 +73,7 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         return PlannedCall(call.id, call.name, {}, error=f"unknown tool {call.name!r}; available: {known}")
     schema = tool.input_schema
     try:
-        arguments = without_repeated_places(tidy_arguments(decode_arguments(call.arguments), schema), schema,
-                                            turn.vocabulary)
+        arguments = tidy_arguments(decode_arguments(call.arguments), schema)
         arguments = with_asked_flags(without_unasked_flags(arguments, schema, turn.asked, turn.vocabulary), schema,
                                      turn.question, turn.vocabulary)
         arguments = with_earlier_flags(arguments, schema, _earlier_arguments(tool, by_name, turn), turn.question,
@@ -92,6 +91,8 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
         arguments = with_asked_day(arguments, schema, day, turn.today)
         arguments = with_asked_span(without_unasked_span(arguments, schema, day, turn.question), schema, day)
         arguments = with_asked_weekend(arguments, schema, turn.question, turn.today)
+        # after the respelling: "Honolulu vs Nadi, Fiji" was called for Honolulu, Nadi and Fiji, each Nadi, Fiji
+        arguments = without_repeated_places(arguments, schema, turn.vocabulary)
     except UnnamedArgument as error:
         log.info("call of %s not made: %s", tool.qualified_name, error)
         return PlannedCall(call.id, tool.qualified_name, {**arguments, error.argument: error.named},
@@ -121,7 +122,8 @@ def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:
     the router's own call is its fallback, made when the tool does not know the longer form. Characters merely run
     on before a place in Chinese go the other way: the longer form is the fallback of the router's, made when the
     tool does not know that one ("丽水" is two places, "浙江丽水" one)."""
-    arguments = with_qualifiers(plan.arguments, tool.input_schema, turn.question, turn.vocabulary)
+    arguments = without_repeated_places(with_qualifiers(plan.arguments, tool.input_schema, turn.question,
+                                                        turn.vocabulary), tool.input_schema, turn.vocabulary)
     if arguments == plan.arguments or validation_error(arguments, tool.input_schema) is not None:
         return plan
     if only_run_on(plan.arguments, arguments):

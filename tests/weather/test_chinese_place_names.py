@@ -257,3 +257,12 @@ def test_city_is_kept_where_one_character_would_be_left(gazetteer: Gazetteer, re
     assert (mangshi.name, mangshi.chinese_name) == ("芒市", "芒市")
     assert distance_km(mangshi.latitude, mangshi.longitude, 24.43, 98.58) <= 30
     assert gazetteer.lookup("鹰潭市").name == "鹰潭"
+
+
+def test_a_place_is_named_from_the_qualifier_written_before_it(resolver: PlaceResolver) -> None:
+    """The sentence's words before a country written first are no part of the name: "停靠牙买加的金斯敦" (a cruise
+    calls at Jamaica's Kingston) is shown as 牙买加的金斯敦; a name with none keeps its wording."""
+    kingston = resolve(resolver, "停靠牙买加的金斯敦")
+    assert (kingston.chinese_name, kingston.country_code) == ("牙买加的金斯敦", "JM")
+    assert resolve(resolver, "加拿大马尼托巴的丘吉尔").chinese_name == "加拿大马尼托巴的丘吉尔"
+    assert resolve(resolver, "新西兰皇后镇").chinese_name == "新西兰皇后镇"

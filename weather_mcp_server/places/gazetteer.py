@@ -261,6 +261,14 @@ class Gazetteer:
                     return written[cut:], written[:cut]
         return ()
 
+    def _from_its_qualifier(self, name: str) -> str:
+        """A Chinese name from the qualifier written first on, less the sentence's words before it ("牙买加的金斯敦"
+        of "停靠牙买加的金斯敦")."""
+        for cut in range(len(name) - 1, 0, -1):
+            if qualifiers := self._written_first(name[:cut]):
+                return name[cut - len("".join(qualifiers)):]
+        return name
+
     @staticmethod
     def _chinese_keys(name: str) -> list[str]:
         """A Chinese query's keys (names.chinese_keys), then without 区 or 县 (凤凰县), as index_build adds them."""
@@ -581,6 +589,7 @@ class Gazetteer:
         tell which place won), not a qualifier ("casper wy")."""
         written, _ = split_qualifier(query)
         if has_cjk(written):
+            written = self._from_its_qualifier(written)
             chinese = written.removesuffix("市") if len(written) > 2 else written
         else:
             chinese = self.chinese_name(candidate.key)

@@ -55,7 +55,8 @@ _NO_PLACE_AFTER_IN = re.compile(rf"[ \t]+in[ \t]+(?:{_LANGUAGE_NAMES})\b")
 _NEARLY_THE_SAME = 0.8
 _BEFORE = "[\u3400-\u9fff\u30a0-\u30ffの]"
 _RUN_BEFORE = re.compile(f"{_BEFORE}*$")
-_ASKS_ZH = "在去到查问请帮看想我你"  # the question's own words before a place ("帮我查一下杭州"), no qualifier's
+_ASKS_ZH = "在去到往飞抵靠住游查问请帮看想我你"  # the question's own words before a place ("帮我查一下杭州", "停靠"), no
+# qualifier's
 _BEFORE_NO_NAME = "的吗呢了是和与跟"  # before a one-character value, never a part of its name
 
 
