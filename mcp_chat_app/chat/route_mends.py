@@ -31,6 +31,7 @@ from mcp_chat_app.chat.route_arguments.place_names import (
     compares,
     joined_names,
     names_no_place,
+    qualified,
     said_apart,
     siblings,
 )
@@ -437,6 +438,10 @@ def with_siblings(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo]
     others = joined[1:] or siblings(value, turn.question, turn.vocabulary)
     if not others or plan.request is None:
         return planned
+    # A namesake qualified where the question writes it: "Cambridge MA or Cambridge in England" (each had been MA's)
+    rest = turn.question[turn.question.find(value) + len(value):] if value in turn.question else ""
+    others = [qualified(other, rest, turn.vocabulary) if rest and value.casefold().startswith(other.casefold())
+              else other for other in others]
     log.info("%s for %r too: the question names them with %r", plan.name, others, value)
     more = tuple(replanned(PlannedCall(f"{plan.call_id}_{i}", plan.name, {}), {**plan.arguments, name: other},
                            by_name, turn) for i, other in enumerate(others, 1))

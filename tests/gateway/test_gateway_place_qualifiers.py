@@ -51,6 +51,8 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
     # ... or "in" one ("what about Hyderabad in India?" after Hyderabad, Pakistan was called for Pakistan's again)
     ("Hyderabad, Pakistan", "what about Hyderabad in India?", "Hyderabad, India"),
     ("Kampala", "weather for Kampala in Uganda tomorrow", "Kampala, Uganda"),
+    # the router's qualifier where the question writes it, for a namesake written twice
+    ("Cambridge, England", "Cambridge MA or Cambridge in England?", "Cambridge, England"),
     # the question's qualifier over the one the router wrote
     ("Paris, FR", "Paris, Kentucky - what's it like outside right now?", "Paris, Kentucky"),
     ("Portland, OR", "Portland Maine tonight, cold?", "Portland Maine"),

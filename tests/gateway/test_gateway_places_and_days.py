@@ -218,6 +218,16 @@ def test_over_http_a_place_and_its_qualifier_listed_apart_are_one(forced_gateway
         city.casefold() for city in made])
 
 
+def test_over_http_namesakes_are_each_qualified_where_the_question_writes_them(forced_gateway, fake_llm):
+    """dev51's "Which has the lower high tomorrow, Cambridge MA or Cambridge in England?" was called for one place,
+    its namesake added as a sibling, and both qualified as the first ("Cambridge MA" twice)."""
+    asked = forced_asker(forced_gateway, fake_llm, "namesakes")
+    body = asked("Which has the lower high tomorrow, Cambridge MA or Cambridge in England?",
+                 call("get_forecast", city="Cambridge", day=1))
+    ((tool, arguments),) = made_calls(body)
+    assert (tool, arguments["cities"]) == ("compare_weather", ["Cambridge MA", "Cambridge, England"])
+
+
 def test_over_http_a_place_compared_with_is_compared_with_the_latest_calls(forced_gateway, fake_llm):
     """"跟Burlington, Vermont比，明天哪边更冷" after Portland, Maine's wind (and, turns before, Boise compared with
     Spokane) was compared as Boise with Burlington: the place of the latest call is the one compared with."""

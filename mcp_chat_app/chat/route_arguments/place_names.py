@@ -389,9 +389,12 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     head, comma, tail = value.partition(",")
     if comma and {part.strip() for part in tail.split(",")} <= set(siblings(head.strip(), question, vocabulary)):
         return head.strip()  # "Dubai, Abu Dhabi, Muscat - windiest tomorrow?": places of their own, no qualifier
-    if comma and head.strip() and value.casefold() not in question.casefold() \
-            and (own := qualified(head.strip(), question, vocabulary, others)) != head.strip():
-        return own
+    if comma and head.strip() and value.casefold() not in question.casefold():
+        # its namesake written first with another ("Cambridge MA or Cambridge in England"); a day is no qualifier
+        if _written(tail, question) and _less_the_days_said(value, question) == value:
+            return value
+        if (own := qualified(head.strip(), question, vocabulary, others)) != head.strip():
+            return own
     bare = re.sub(r"\s+", " ", without_day_words(_less_the_days_said(value, question))).strip(" ,，")
     value = bare if bare and not only_day_words(value) else value
     if re.match(_BEFORE, value) and f"{value}多多" in question:
@@ -404,6 +407,14 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     qualifiers = {part.strip(" 的の") for part in written.casefold().replace(value.casefold(), "", 1).split(",")}
     taken = {other.casefold() for other in [*others, *_listed_with(value, question, vocabulary)] if other != value}
     return written if written and not qualifiers & taken else value
+
+
+def _written(qualifier: str, question: str) -> bool:
+    """Whether the question writes each part of a qualifier: a code of three letters or fewer as written ("MA",
+    not the "ma" of a word), a longer name in any case ("Cambridge, England" of "Cambridge in England")."""
+    parts = [part.strip() for part in qualifier.split(",") if part.strip()]
+    return bool(parts) and all(re.search(rf"\b{re.escape(part)}\b", question, 0 if len(part) <= 3 else re.IGNORECASE)
+                               for part in parts)
 
 
 def _less_the_days_said(value: str, question: str) -> str:
