@@ -127,6 +127,7 @@ def test_only_the_turns_a_prompt_can_hold_are_loaded(tmp_path: Path):
     # English words in a question Chinese words ask
     ("tmrw 西安 weather 咋样", "zh"), ("Tokyo weekend weather 如何", "zh"), ("is it cold in 哈尔滨 today?", "en"),
     ("ok 3q啦", "zh"),  # thanks, in Chinese chat: 啦 ends it
+    ("周末Phuket的forecast帮我check一下", "zh"),  # dev51: answered in English; 的 and 帮我 are Chinese grammar
 ])
 def test_the_language_of_a_text(text, language):
     assert languages.detect(text, VOCABULARY) == language
