@@ -28,7 +28,7 @@ from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
 from weather_mcp_server.sources.simulated_air import simulated_air_quality
 from weather_mcp_server.wording.language import use_locale
-from weather_mcp_server.wording.weather import _sun
+from weather_mcp_server.wording.weather import _span_extremes, _sun
 
 
 def forecast(lat: float, lon: float, tz: str, when: datetime) -> dict:
@@ -564,3 +564,24 @@ async def test_six_places_are_compared_and_a_tie_of_many_is_of_every_place() -> 
         return next(v.statement for v in comparison_verdicts(standings) if v.topic == "warmer")
     assert contextvars.copy_context().run(warmer, (5.0, 9.0, 7.0)) == "B is the warmest"
     assert contextvars.copy_context().run(warmer, (5.0, 9.0)) == "B is warmer"
+
+
+def test_of_two_days_one_with_the_highest_high_and_the_lowest_low_says_so_beside_the_others() -> None:
+    """dev51's "郑州今天比昨天热吗" was answered "昨天-9.3°C，今天3.9°C": today had both the warmest high and the
+    coldest low ("warmest today, coldest today"), and the writer gave today's low to yesterday. A day with both is
+    said to have the highest high and the lowest low, and of two days the other's figure stands beside each."""
+    def day(offset: int, low: float, high: float) -> ForecastDay:
+        return ForecastDay(date=f"2026-12-0{7 + offset}", weekday="Monday", day=offset, weather_code=1,
+                           description="x", temp_min=low, temp_max=high, precipitation_sum=0.0, wind_speed_max=5.0)
+
+    today = datetime(2026, 12, 7).date()
+    yesterday_and_today = [day(-1, -5.1, 3.4), day(0, -9.3, 3.9)]
+    assert _span_extremes(yesterday_and_today, today, "°C") == (
+        " Of these days: highest high today (3.9°C; yesterday 3.4°C), lowest low today (low -9.3°C; yesterday -5.1°C).")
+
+    def in_chinese() -> str:
+        use_locale({"locale": "zh-CN"})
+        return _span_extremes(yesterday_and_today, today, "°C")
+    assert "最高气温最高今天（3.9°C，昨天3.4°C）" in contextvars.copy_context().run(in_chinese)
+    three = [day(0, -9.3, 3.9), day(1, 1.1, 11.6), day(2, -4.0, 8.1)]
+    assert _span_extremes(three, today, "°C") == " Of these days: warmest tomorrow (11.6°C), coldest today (low -9.3°C)."

@@ -8,7 +8,7 @@ anything out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
 from weather_mcp_server.charts.series import ChartKind, ChartSeries
@@ -256,12 +256,15 @@ def _span_extremes(days: Sequence[ForecastDay], today: date, t: str) -> str:
     comparing lines."""
     said = []
     warmest, coldest = max(days, key=lambda d: d.temp_max), min(days, key=lambda d: d.temp_min)
+    # One day with both the highest high and the lowest low is neither "warmest" nor "coldest" alone ("郑州今天比
+    # 昨天热吗" was answered with today's low as yesterday's).
+    both = warmest is coldest
     if len({d.temp_max for d in days}) > 1:
-        said.append(pick(f"warmest {short_label(today, warmest.day)} ({warmest.temp_max:g}{t})",
-                         f"最暖{short_label(today, warmest.day)}（{warmest.temp_max:g}{t}）"))
+        said.append(_extreme(("highest high", "最高气温最高") if both else ("warmest", "最暖"), warmest, days, today,
+                             lambda d: d.temp_max, t))
     if len({d.temp_min for d in days}) > 1:
-        said.append(pick(f"coldest {short_label(today, coldest.day)} (low {coldest.temp_min:g}{t})",
-                         f"最冷{short_label(today, coldest.day)}（最低{coldest.temp_min:g}{t}）"))
+        said.append(_extreme(("lowest low", "最低气温最低") if both else ("coldest", "最冷"), coldest, days, today,
+                             lambda d: d.temp_min, t, ("low ", "最低")))
     chances = [d for d in days if d.precipitation_probability is not None and d.day >= 0]
     if len({d.precipitation_probability for d in chances}) > 1:
         driest = min(chances, key=lambda d: (d.precipitation_probability, d.precipitation_sum))
@@ -270,6 +273,18 @@ def _span_extremes(days: Sequence[ForecastDay], today: date, t: str) -> str:
     if not said:
         return ""
     return pick(f" Of these days: {', '.join(said)}.", f"其中{'，'.join(said)}。")
+
+
+def _extreme(words: tuple[str, str], day: ForecastDay, days: Sequence[ForecastDay], today: date,
+             value: Callable[[ForecastDay], float], t: str, lead: tuple[str, str] = ("", "")) -> str:
+    """The day of a span a figure is the most of, with it; of two days, the other's figure beside it (yesterday
+    and today, compared)."""
+    when = short_label(today, day.day)
+    other = next((d for d in days if d is not day), None) if len(days) == 2 else None
+    beside = pick(f"; {short_label(today, other.day)} {value(other):g}{t}",
+                  f"，{short_label(today, other.day)}{value(other):g}{t}") if other else ""
+    return pick(f"{words[0]} {when} ({lead[0]}{value(day):g}{t}{beside})",
+                f"{words[1]}{when}（{lead[1]}{value(day):g}{t}{beside}）")
 
 
 def _compact_day(d: ForecastDay, today: date, t: str) -> str:
