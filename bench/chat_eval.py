@@ -89,7 +89,7 @@ from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
-LAST_SET = 51  # bench/dev2_* ... dev51_*, in the order they were written
+LAST_SET = 52  # bench/dev2_* ... dev52_*, in the order they were written
 
 
 def bench_set_files(number: int) -> tuple[Path, Path]:
