@@ -26,8 +26,8 @@ _NAMED_ALONE_ASKED = (r"^\s*(?!(?:what|how|who|why|when|where|which|is|are|was|w
                       r"(?:\s+(?:too|as\s+well|also))?\s*[?？]\s*$")
 # Words that correct what was asked before ("我说的是明天", "I meant Friday", a slip: "我说错了"): a follow-up that
 # asks again, and no acknowledgement.
-_CORRECTS = re.compile(r"\bi\s+meant?\b|\bsorry,?\s+(?:i\s+)?meant\b|我是说|我说的是|我指的是|我的意思是|说错了|搞错了|弄错了",
-                       re.IGNORECASE)
+_CORRECTS = re.compile(r"\bi\s+meant?\b|\bsorry,?\s+(?:i\s+)?meant\b|\bmake\s+(?:that|it)\s+(?=\w)|我是说|我说的是|我指的是|"
+                       r"我的意思是|说错了|搞错了|弄错了|^\s*不是[^，,。？?]{1,12}[，,]\s*(?:而)?是", re.IGNORECASE)
 _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s，,]|\bthen[?？.!！\s]*$|{_OPENING.pattern}"
                         rf"|{_NAMED_ALONE_ASKED}|\b(?:too|as\s+well)[?？.!！\s]*$"
                         r"|\bsame\s+(?:question|thing|again)\b"
@@ -323,10 +323,33 @@ def asks_to_say_again(question: str) -> bool:
                                                  and not names_the_day_after(question))
 
 
+# A correction that names only the right place or day ("不对，是苏州不是杭州", "no, I meant Paris, Texas", "actually
+# make that Thursday"): the earlier question, asked of it.
+_ZH_CORRECTIONS = (re.compile(r"^\s*(?:不对|不是|错了|说错了|搞错了|弄错了)[，,\s]*(?:我(?:说|问|指)的是|我是说|是)?\s*"
+                               r"(?P<named>[^，,。.？?！!\s]{1,12}?)\s*(?:[，,]?\s*(?:而)?不是[^，,。.？?！!]{1,12})?"
+                               r"[。.!！]?\s*$"),
+                    re.compile(r"^\s*不是[^，,。.？?！!]{1,12}[，,]\s*(?:而)?是(?P<named>[^，,。.？?！!\s]{1,12}?)[。.!！]?\s*$"))
+_EN_CORRECTION = re.compile(r"^\s*(?:(?:no|nope|oops|sorry|ugh|wait|sry)\b[\s,.!]*)*"
+                            r"(?:i\s+meant?|actually(?:,?\s+make\s+(?:that|it))?|make\s+(?:that|it))\s+"
+                            r"(?P<named>[^.?!;]{1,40}?)[\s.!]*$", re.IGNORECASE)
+
+
+def _corrects_only_its_place_or_day(question: str) -> bool:
+    zh = next(filter(None, (correction.match(question) for correction in _ZH_CORRECTIONS)), None)
+    en = _EN_CORRECTION.match(question)
+    if zh:  # a name or a day, not what is asked ("我问的是会不会…": 会不会 asks)
+        return not _ASKS_ZH.search(zh["named"]) and not re.search(r"(.)不\1", zh["named"])
+    if en:
+        named = without_day_words(en["named"])
+        return all(word[0].isupper() or word.lower() in _EN_FILLER for word in re.findall(r"\w+", named))
+    return False
+
+
 def bare_follow_up(question: str) -> bool:
-    """Whether a follow-up only names another day or place, asking the earlier question of it."""
+    """Whether a follow-up only names another day or place, asking the earlier question of it (a correction
+    too: "不对，是苏州不是杭州")."""
     if _ZH_BARE_FOLLOW_UP.match(question) or (re.match(_NAMED_ALONE_ASKED, question, re.IGNORECASE)
-                                              and not day_words(question)):
+                                              and not day_words(question)) or _corrects_only_its_place_or_day(question):
         return True
     head = opening(question)
     rest = question.strip()[len(head):]
