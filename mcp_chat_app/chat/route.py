@@ -71,6 +71,7 @@ from mcp_chat_app.chat.route_mends import (
     without_comparatives,
     without_unasked_days,
     with_earlier_days,
+    with_earlier_figures,
     with_earlier_tool,
     with_the_conversations_place,
     with_the_place_said,
@@ -267,6 +268,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         calls, alone = real_calls(again), planned
         planned = with_stated_values(planned_calls(calls, by_name, turn), alone if stated else (), by_name, turn)
         planned = with_earlier_days(with_own_tool(planned, alone, by_name, turn), by_name, turn)
+        planned = with_earlier_figures(planned, by_name, turn)
         planned = with_the_place_said(with_earlier_tool(planned, by_name, turn), by_name, turn)
         planned = with_the_conversations_place(planned, by_name, turn)
     elif planned and not stated:

@@ -25,6 +25,7 @@ from mcp_chat_app.chat.route_arguments.days import (
     with_earlier_day,
 )
 from mcp_chat_app.chat.route_arguments.hours import hours_argument, takes_hours
+from mcp_chat_app.chat.route_arguments.numbers import made_up_numbers, measurement_arguments
 from mcp_chat_app.chat.route_arguments.place_names import (
     added_names,
     chinese_name_said,
@@ -380,6 +381,29 @@ def with_earlier_days(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolI
         tool = resolve(plan.name, by_name)
         arguments = with_earlier_day(plan.arguments, tool.input_schema, earlier, turn.question, turn.today) \
             if tool and (plan.request or (plan.error or "").startswith(INVALID)) else plan.arguments
+        kept.append(plan if arguments == plan.arguments else replanned(plan, arguments, by_name, turn))
+    return tuple(kept)
+
+
+def with_earlier_figures(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                         turn: Turn) -> tuple[PlannedCall, ...]:
+    """Calls asked with the conversation, for a question that writes no figure, with the figures of the latest call
+    of their tool: "what about the day after?" after "make it 20 to 25" (after "between 25 and 30") was searched
+    from 20 to 30, one figure of each."""
+    latest = {call["tool"]: call.get("arguments", {}) for call in conversation.latest_calls(turn.history)}
+    kept = []
+    for plan in planned:
+        tool, earlier = resolve(plan.name, by_name), latest.get(plan.name)
+        if tool is None or plan.request is None or earlier is None \
+                or not made_up_numbers(plan.arguments, tool.input_schema, turn.question):
+            kept.append(plan)
+            continue
+        figures = set(measurement_arguments(plan.arguments, tool.input_schema)) | set(
+            measurement_arguments(earlier, tool.input_schema))
+        arguments = {**{name: value for name, value in plan.arguments.items() if name not in figures},
+                     **{name: earlier[name] for name in figures if name in earlier}}
+        if arguments != plan.arguments:
+            log.info("%s with the latest call's figures: %r", plan.name, {name: earlier.get(name) for name in figures})
         kept.append(plan if arguments == plan.arguments else replanned(plan, arguments, by_name, turn))
     return tuple(kept)
 

@@ -929,3 +929,17 @@ def test_over_http_a_follow_ups_search_for_numbers_nobody_gave_is_asked_again_wi
     body = forced_gateway.chat("tea", {"message": "那哪天最适合晒"}).json()
     assert made_calls(body) == [("get_forecast", {"city": "武夷山", "day": 0, "days": 7})]  # no place "哪天最适合晒"
     assert conversation.named_alone("那哪天最适合晒") == "" and conversation.named_alone("那贡布呢") == "贡布"
+
+
+def test_over_http_a_follow_up_writing_no_figure_searches_with_the_latest_calls_figures(forced_gateway, fake_llm):
+    """dev51: "what about the day after?" after "hmm make it 20 to 25" after "Which cities are between 25 and 30
+    tomorrow?" was searched from 20 to 30, one bound of each search."""
+    asked = forced_asker(forced_gateway, fake_llm, "bounds")
+    asked("Which cities are between 25 and 30 tomorrow?",
+          call("find_cities_by_temperature", relation="between", temp=25, temp2=30, day=1))
+    asked("hmm make it 20 to 25", call("find_cities_by_temperature", relation="between", temp=20, temp2=25, day=1))
+    mixed = call("find_cities_by_temperature", relation="between", temp=20, temp2=30, day=2)
+    fake_llm.script(mixed, mixed, mixed, {"content": "placeholder"}, auto=True)
+    body = forced_gateway.chat("bounds", {"message": "what about the day after?"}).json()
+    assert [(tool, arguments.get("temp"), arguments.get("temp2"), arguments.get("day"))
+            for tool, arguments in made_calls(body)] == [("find_cities_by_temperature", 20, 25, 2)]
