@@ -209,7 +209,7 @@ _OWN_QUESTION_AFTER = re.compile(r"呢[，,\s]+|^(?:what|how)\s+about\s+[^,]+,\s
 
 def is_follow_up(question: str) -> bool:
     """Whether the question says it continues the previous one."""
-    return bool(_FOLLOW_UP.search(_unacknowledged(question)))
+    return bool(_FOLLOW_UP.search(_unacknowledged(question))) or _corrects_only_its_place_or_day(question)
 
 
 _ASKS_ZH = re.compile(r"[吗么嘛啥咋几嗎麼幾哪]|不[^\W\d]?$|怎|多少|如何|什么")  # ("那哪天最适合晒": which day)
@@ -325,18 +325,26 @@ def asks_to_say_again(question: str) -> bool:
 
 # A correction that names only the right place or day ("不对，是苏州不是杭州", "no, I meant Paris, Texas", "actually
 # make that Thursday"): the earlier question, asked of it.
-_ZH_CORRECTIONS = (re.compile(r"^\s*(?:不对|不是|错了|说错了|搞错了|弄错了)[，,\s]*(?:我(?:说|问|指)的是|我是说|是)?\s*"
-                               r"(?P<named>[^，,。.？?！!\s]{1,12}?)\s*(?:[，,]?\s*(?:而)?不是[^，,。.？?！!]{1,12})?"
-                               r"[。.!！]?\s*$"),
-                    re.compile(r"^\s*不是[^，,。.？?！!]{1,12}[，,]\s*(?:而)?是(?P<named>[^，,。.？?！!\s]{1,12}?)[。.!！]?\s*$"))
+_OH = r"(?:[哦噢啊呃嗯唉哎额]+[，,\s]*)?"  # an interjection before it ("哦我说错了 是奈良")
+_ZH_CORRECTIONS = (re.compile(rf"^\s*{_OH}我?(?:不对|不是|错了|说错了|搞错了|弄错了)了?[，,\s]*"
+                              r"(?:我(?:说|问|指)的是|我是说|是)?\s*(?P<named>[^，,。.？?！!\s]{1,12}?)\s*"
+                              r"(?:[，,\s]*(?:而)?不是[^，,。.？?！!]{1,12})?[。.!！]?\s*$"),
+                   re.compile(rf"^\s*{_OH}不是[^，,。.？?！!\s]{{1,12}}[，,\s]+(?:而|我(?:说|问|指)的)?是"
+                              r"(?P<named>[^，,。.？?！!\s]{1,12}?)[。.!！]?\s*$"))
 _EN_CORRECTION = re.compile(r"^\s*(?:(?:no|nope|oops|sorry|ugh|wait|sry)\b[\s,.!]*)*"
                             r"(?:i\s+meant?|actually(?:,?\s+make\s+(?:that|it))?|make\s+(?:that|it))\s+"
                             r"(?P<named>[^.?!;]{1,40}?)[\s.!]*$", re.IGNORECASE)
+# ... or a name alone after an apology, maybe with a word of why ("sorry, Springfield Missouri", "wait, Portland
+# Maine, sorry, that's where my mom lives")
+_EN_NAME_CORRECTION = re.compile(r"^\s*(?:(?i:no|nope|oops|sorry|ugh|wait|sry)\b[\s,.!]*)+"
+                                 r"(?P<named>[A-Z][\w'’.-]*(?:,?\s+[A-Z][\w'’.-]*){0,3})"
+                                 r"(?:[\s,.!]+(?:sorry|sry|my bad|oops)\b)?(?:[\s,.!—-]+(?:that'?s|it'?s|where|my)\b.*)?"
+                                 r"[\s.!]*$")
 
 
 def _corrects_only_its_place_or_day(question: str) -> bool:
     zh = next(filter(None, (correction.match(question) for correction in _ZH_CORRECTIONS)), None)
-    en = _EN_CORRECTION.match(question)
+    en = _EN_CORRECTION.match(question) or _EN_NAME_CORRECTION.match(question)
     if zh:  # a name or a day, not what is asked ("我问的是会不会…": 会不会 asks)
         return not _ASKS_ZH.search(zh["named"]) and not re.search(r"(.)不\1", zh["named"])
     if en:

@@ -222,10 +222,12 @@ def test_bare_follow_ups_ask_the_question_before_them():
     # a correction that names only the right place or day asks the question again of it (dev51's "不对，是苏州不是
     # 杭州" after "杭州明天会下雨吗" got Suzhou's forecast and no yes or no); one that asks something else does not
     corrections = ("不对，是苏州不是杭州", "不是杭州，是苏州", "不对，我说的是明天", "no, I meant Paris, Texas",
-                   "actually make that Thursday", "sorry I meant tomorrow")
+                   "actually make that Thursday", "sorry I meant tomorrow", "哦我说错了 是奈良", "噢不是东莞 我说的是惠州",
+                   "sorry, Springfield Missouri", "wait, Portland Maine, sorry, that's where my mom lives")
     for question in corrections:
         assert conversation.is_follow_up(question) and conversation.bare_follow_up(question), question
-    assert not any(map(conversation.bare_follow_up, ("不对，我问的是会不会下雪", "no I meant how windy", "不对")))
+    assert not any(map(conversation.bare_follow_up, ("不对，我问的是会不会下雪", "no I meant how windy", "不对",
+                                                     "sorry, what?", "wait, really?", "Sorry, Is it cold")))
     # the same day said again asks nothing new (dev43's "京都呢，同一天" after "会不会…哈" got no yes or no)
     assert [conversation.bare_follow_up(q) for q in ("京都呢，同一天", "京都呢，明天多少度")] == [True, False]
     # a name that begins with a character of acknowledgement keeps it (哈 of 哈尔滨 was taken for a laugh)
