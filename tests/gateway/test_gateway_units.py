@@ -147,6 +147,7 @@ def test_day_words_are_named_and_spelled_out_for_the_router():
     assert day_words("When does the sun rise tomorrow? Sun 6 Dec") == {"tomorrow", "sunday"}
     assert day_words("未来一周天气，这周一直晴，星期天有雨，今晚") == {"本周", "周日", "今天"}
     assert day_words("明儿个济南咋样，今儿冷不") == {"明天", "今天"}  # spoken Chinese
+    assert day_words("明朝昆山要带伞伐") == {"明天"} and day_words("今朝冷伐") == {"今天"}  # Shanghainese (dev51)
     assert day_words("后儿个隆化冷不冷，大后儿呢") == {"后天", "大后天"}
     tuesday = dt.date(2026, 12, 1)
     assert glossed("桂林大后天天气如何", tuesday, VOCABULARY) == "桂林大后天天气如何\n\n(大后天 = 3 days from today)"

@@ -17,7 +17,7 @@ _ZH_WEEKDAY = "一二三四五六日天"
 # A weekday's character after 这周 or 本周 (这周五), but not one that begins a word (这周一直晴 is the week's).
 _WEEKDAY_AFTER = "[一二三四五六日](?!直|些|样|定|般|起|切|点|共)"
 _ZH = re.compile(
-    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|昨晚|昨夜|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这一?周(?!{_WEEKDAY_AFTER})|这个?(?:星期|礼拜)(?!{_WEEKDAY_AFTER}|天(?!气(?!温)))|下周(?:[一二三四五六日]|天(?!气))?"
+    rf"大后天|后天|大後天|後天|明後日|听日|聽日|听朝|聽朝|明朝|今朝|琴日|寻日|尋日|あさって|あした|きょう|明天|明日|明晚|明早|今天|今日|今晚|今早|今夜|昨天|昨日|昨晚|昨夜|前天|大?后儿个?|(?:明|今|昨|前)儿个?|(?:本|这)?周末|本周(?!{_WEEKDAY_AFTER})|这一?周(?!{_WEEKDAY_AFTER})|这个?(?:星期|礼拜)(?!{_WEEKDAY_AFTER}|天(?!气(?!温)))|下周(?:[一二三四五六日]|天(?!气))?"
     r"|下个?(?:星期|礼拜)(?:[一二三四五六日]|天(?!气(?!温)))?|下个周[一二三四五六日]"
     # not 周天: "一周天数" is "a week", "days"; nor 礼拜天 with 气 after it: that asks about the week (but with 温
     # after those, about Sunday)
@@ -163,7 +163,9 @@ _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日"
             "后儿": "后天", "后儿个": "后天", "大后儿": "大后天", "大后儿个": "大后天", "前儿": "前天", "前儿个": "前天",
             # Cantonese
             "听日": "明天", "聽日": "明天", "听朝": "明天", "聽朝": "明天", "琴日": "昨天", "寻日": "昨天", "尋日": "昨天",
-            "后日": "后天", "大后日": "大后天"}
+            "后日": "后天", "大后日": "大后天",
+            # Shanghainese (Wu): 明朝 tomorrow, 今朝 today, 昨日 yesterday ("明朝昆山要带伞伐")
+            "明朝": "明天", "今朝": "今天"}
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
             "rn": "today", "atm": "today",  # "right now", "at the moment"
             "last night": "yesterday",
