@@ -39,7 +39,9 @@ _FOLLOW_UP = re.compile(rf"呢[？?。!！\s]*$|^[^\s，,。？?]{{1,12}}呢[\s�
                         # "不是那个，是浙江的台州", "不对，我说的是…")
                         r"|\bwrong\s+(?:one|place|city|town|(?-i:[A-Z])[\w'’.-]*)|^\s*不是(?:那个|这个|那里|这里)|^\s*不对[，,]"
                         # ... or the other one ("ugh no, the other one — Springfield, Missouri")
-                        r"|\bthe\s+other\s+one\b",
+                        r"|\bthe\s+other\s+one\b"
+                        # the same asked of another place: "安徽宿州也画一个", "上海也查一下", "do the same for Lyon"
+                        r"|^\s*[^，,。？?！!\s]{2,12}?也(?:画|查|看|来|要|说|算|比|发|一样)|\bdo\s+the\s+same\s+for\b",
                         re.IGNORECASE)
 
 

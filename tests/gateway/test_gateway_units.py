@@ -198,6 +198,9 @@ def test_a_follow_up_says_so_and_made_up_arguments_are_told_apart():
     # dev26/dev27: a name with 呢 before a question of its own, and "then" at the end, follow on (the day carries)
     assert conversation.is_follow_up("清迈呢 空气咋样") and conversation.is_follow_up("ok, New York then")
     assert not conversation.is_follow_up("北京明天下雨吗，我要出门") and not conversation.is_follow_up("Then what?")
+    # the same asked of another place (dev51's "安徽宿州也画一个" after a 14-day chart was drawn as a week's temperatures)
+    assert all(map(conversation.is_follow_up, ("安徽宿州也画一个", "上海也查一下", "do the same for Lyon")))
+    assert not conversation.is_follow_up("我也要去")
     schema = {"properties": {"city": {"type": "string"}, "kind": {"type": "string", "enum": ["a", "b"]},
                              "cities": {"type": "array", "items": {"type": "string"}}}}
     assert stated.states_its_arguments([{"city": "New York City", "kind": "a"}], [schema],
