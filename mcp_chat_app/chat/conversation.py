@@ -232,7 +232,9 @@ def named_beside_its_day(question: str) -> str:
     """The one name, in Latin letters, a follow-up says besides its follow-up words and the day it asks ("Split" of
     "and Split the day before yesterday?", "Jelenia Góra" of "what about Jelenia Góra tomorrow night"); "" for
     anything else. (Not in Chinese: "那明天穿啥" would leave 穿啥.)"""
-    text = re.sub(r"\b(?:on|for|at|in)\s*(?=[\s?？!！.。]*$)|\b(?:night|morning|afternoon|evening)\b", " ",
+    # (the conversation's day and hour pointed back to are its day: "ok and Johor Bahru at the same time?")
+    text = re.sub(r"\b(?:on|for|at|in)\s*(?=[\s?？!！.。]*$)|\b(?:night|morning|afternoon|evening)\b"
+                  r"|\b(?:(?:at|on)\s+)?(?:the\s+)?same\s+(?:time|day|hour)\b|\b(?:on\s+)?that\s+day\b", " ",
                   without_day_words(question), flags=re.IGNORECASE)
     name = named_alone(re.sub(r"\s+", " ", text).strip())
     return name if re.match(r"[A-ZÀ-Þ]", name) else ""

@@ -752,6 +752,12 @@ def test_over_http_a_follow_up_that_says_one_name_alone_asks_of_it(forced_gatewa
         ("get_forecast", {"city": "Split", "day": -2})]
     assert made_calls(asked("And in Fahrenheit yesterday?", call("get_forecast", city="Split", day=-1))) == [
         ("get_forecast", {"city": "Split", "day": -1, "fahrenheit": True})]
+    # ... or beside "at the same time" (dev51's "ok and Johor Bahru at the same time?" was called for Singapore)
+    asked = forced_asker(forced_gateway, fake_llm, "johor")
+    singapore = call("get_forecast", city="Singapore", day=1, hours=[17])
+    asked("What's the temp in Singapore at 5pm tomorrow?", singapore)
+    assert made_calls(asked("ok and Johor Bahru at the same time?", singapore)) == [
+        ("get_forecast", {"city": "Johor Bahru", "day": 1, "hours": [17]})]
     # "那里冷吗" asks of there: 里冷吗 is no name said alone
     asked = forced_asker(forced_gateway, fake_llm, "there")
     yangshuo = call("get_current_weather", city="阳朔")
