@@ -290,11 +290,12 @@ def _answered(history: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 
 def earlier_question(history: list[dict[str, Any]]) -> str:
-    """The user's previous question ("" at the start of a conversation), past bare follow-ups of it: for "皮山那边呢"
-    after "叶城呢" after "现在莎车热吗", the question they all ask."""
+    """The user's previous question ("" at the start of a conversation), past bare follow-ups of it and doubts of
+    its answer: for "皮山那边呢" after "叶城呢" after "现在莎车热吗", the question they all ask; for "那后天呢" after
+    "你确定吗 别骗我" after "下不下雨啊", whether it rains."""
     asked = [m["content"] for m in reversed(history) if m.get("role") == "user" and isinstance(m.get("content"), str)]
-    return next((question for question in asked[:_ASKED_AGAIN] if not bare_follow_up(question)),
-                asked[0] if asked else "")
+    return next((question for question in asked[:_ASKED_AGAIN]
+                 if not bare_follow_up(question) and not asks_to_say_again(question)), asked[0] if asked else "")
 
 
 # A follow-up that asks the earlier question of another day or place and nothing of its own ("那下周一呢",
@@ -306,6 +307,7 @@ _ZH_BARE_FOLLOW_UP = re.compile(r"^\s*(?:那么?)?(?:(?!多少|几|最)[^，。,
 _ONE_CLAUSE = re.compile(r"[^,.;:!?]*\??\s*")
 _EN_FILLER = {"in", "on", "for", "the", "there", "then", "at", "of", "day", "s", "after", "next", "this", "that"}
 _ASKED_AGAIN = 4  # how many bare follow-ups in a row still ask the question before them
+_REMARK_AFTER = re.compile(r"^(?P<asked>[^，,。？?]{1,14}呢)[\s，,]+(?P<remark>[^？?]{4,20}?)[。.!！~]*\s*$")
 
 
 # Asking for the latest answer again, in the same or another language ("能用中文再说一遍吗？", "say that again in
@@ -362,6 +364,9 @@ def bare_follow_up(question: str) -> bool:
     too: "不对，是苏州不是杭州")."""
     if _ZH_BARE_FOLLOW_UP.match(question) or (re.match(_NAMED_ALONE_ASKED, question, re.IGNORECASE)
                                               and not day_words(question)) or _corrects_only_its_place_or_day(question):
+        return True
+    remarked = _REMARK_AFTER.match(question)  # "那后天呢 后天出发也行": a remark after it asks nothing
+    if remarked and _ZH_BARE_FOLLOW_UP.match(remarked["asked"]) and not _ASKS_ZH.search(remarked["remark"]):
         return True
     head = opening(question)
     rest = question.strip()[len(head):]

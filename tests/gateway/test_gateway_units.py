@@ -223,6 +223,12 @@ def test_bare_follow_ups_ask_the_question_before_them():
     assert conversation.earlier_question(history) == "How about tomorrow, is it windy?"
     assert [conversation.bare_follow_up(q) for q in ("叶城呢", "and Yakima?", "明天多少度呢", "is it windy?")] == [
         True, True, False, False]
+    # a doubt of the answer asks it again, and a remark after the follow-up asks nothing (dev51's "那后天呢 后天出发也
+    # 行" after "你确定吗 别骗我" after "破防了 下不下雨啊" got no yes or no)
+    doubted = [{"role": role, "content": text} for question in ("破防了 下不下雨啊", "你确定吗 别骗我")
+               for role, text in (("user", question), ("assistant", "…"))]
+    assert conversation.earlier_question(doubted) == "破防了 下不下雨啊"
+    assert conversation.bare_follow_up("那后天呢 后天出发也行") and not conversation.bare_follow_up("那明天呢，冷不冷")
     # a correction that names only the right place or day asks the question again of it (dev51's "不对，是苏州不是
     # 杭州" after "杭州明天会下雨吗" got Suzhou's forecast and no yes or no); one that asks something else does not
     corrections = ("不对，是苏州不是杭州", "不是杭州，是苏州", "不对，我说的是明天", "no, I meant Paris, Texas",
