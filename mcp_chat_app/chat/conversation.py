@@ -292,7 +292,7 @@ def _answered(history: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 def earlier_question(history: list[dict[str, Any]]) -> str:
     """The user's previous question ("" at the start of a conversation), past bare follow-ups of it and doubts of
     its answer: for "皮山那边呢" after "叶城呢" after "现在莎车热吗", the question they all ask; for "那后天呢" after
-    "你确定吗 别骗我" after "下不下雨啊", whether it rains."""
+    "你确定吗 别骗我" after "开不开门啊", whether it is open."""
     asked = [m["content"] for m in reversed(history) if m.get("role") == "user" and isinstance(m.get("content"), str)]
     return next((question for question in asked[:_ASKED_AGAIN]
                  if not bare_follow_up(question) and not asks_to_say_again(question)), asked[0] if asked else "")

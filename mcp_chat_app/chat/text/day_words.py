@@ -164,7 +164,7 @@ _ZH_SAME = {"明日": "明天", "明晚": "明天", "明早": "明天", "今日"
             # Cantonese
             "听日": "明天", "聽日": "明天", "听朝": "明天", "聽朝": "明天", "琴日": "昨天", "寻日": "昨天", "尋日": "昨天",
             "后日": "后天", "大后日": "大后天",
-            # Shanghainese (Wu): 明朝 tomorrow, 今朝 today, 昨日 yesterday ("明朝昆山要带伞伐")
+            # Shanghainese (Wu): 明朝 tomorrow, 今朝 today, 昨日 yesterday ("明朝昆山要去伐")
             "明朝": "明天", "今朝": "今天"}
 _EN_SAME = {"this morning": "today", "this afternoon": "today", "this evening": "today", "2day": "today",
             "rn": "today", "atm": "today",  # "right now", "at the moment"

@@ -29,7 +29,7 @@ _QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|\"[^\"]*\"")
 # Chinese a question is asked in, not a name it quotes: its particles and question words ("那Naypyidaw呢" is a
 # Chinese question, a long Latin name in it; "news in 多伦多?" is English).
 # Words only a Chinese question has: "tmrw 西安 news 咋样" is asked in Chinese, its English words alike.
-# Also its particle 的 and the words that ask a favour ("周末Phuket的forecast帮我check一下" is Chinese).
+# Also its particle 的 and the words that ask a favour ("周末Phuket的hotel帮我check一下" is Chinese).
 _ZH_GRAMMAR = re.compile(r"[呢吗嘛吧呀咋啥啦嗎的]|怎么|怎样|什么|如何|多少|几度|会不会|是不是|有没有|要不要|帮我|给我|一下|^\s*那")
 # Latin words that are names only (capitalised: "现在Nuwara Eliya几度", "明天Swift Current多少度"): the Chinese around
 # them is the question's language, however long the names.
