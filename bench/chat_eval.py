@@ -14,8 +14,8 @@ Prints, for each set on its own, the loose and strict rates per intent, the fail
 and every strict failure with its reply.
 
 Sets: `dev` is the two files of ../shared/eval/ (the first set); `dev2` is bench/dev2_queries.jsonl and
-bench/dev2_dialogues.jsonl, written apart from the first (same fields and rules, plus `week: 1` with `weekday`:
-that weekday of the next calendar week, 下周三 / next Monday). dev2 is for measuring, not tuning: its strict
+bench/dev2_dialogues.jsonl, written apart from the first (same fields and rules, plus `week: N` with `weekday`:
+that weekday N calendar weeks on, 下周三 / next Monday is 1, 下下周一 2). dev2 is for measuring, not tuning: its strict
 failures are printed only with --failures (tune on it and it needs a third set). dev2 was tuned on once (its place
 failures), so `dev3` (bench/dev3_*) was written apart from both, before any tuning on dev2. `dev4` (bench/dev4_*)
 was written apart from all three, so dev3's failures may be tuned on while dev4 stays held apart; it adds a range

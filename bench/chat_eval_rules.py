@@ -176,8 +176,8 @@ def _asked_offsets(turn: dict[str, Any], today: dt.date) -> set[int] | None:
     if "day" in turn:
         return {turn["day"]}
     if "weekday" in turn:
-        if turn.get("week") == 1:  # 下周三, next Monday: that weekday of the next calendar week (weeks start Monday)
-            return {7 - today.weekday() + turn["weekday"]}
+        if turn.get("week"):  # 下周三 (week 1), 下下周一 (week 2): that weekday of a later calendar week (from Monday)
+            return {7 * turn["week"] - today.weekday() + turn["weekday"]}
         return {(turn["weekday"] - today.weekday()) % 7}
     named = {offset for _, offset in _day_mentions(turn["query"], today)}
     if "days" in turn and named == {turn["days"] - 1}:
@@ -326,13 +326,13 @@ def _day_mentions(text: str, today: dt.date) -> Iterator[tuple[str, int]]:
             if word in rest:
                 yield word, words[word]
                 rest = rest.replace(word, " ")
-    for match in re.finditer(r"(下?)(?:周|星期|礼拜)([一二三四五六日]|天(?!气))", text):
+    for match in re.finditer(r"(下*)(?:周|星期|礼拜)([一二三四五六日]|天(?!气))", text):
         weekday = _ZH_WEEKDAYS.index(match[2].replace("天", "日"))
         dated = re.search(r"(\d{1,2})月(\d{1,2})[日号]\s*$", text[:match.start()])
         if dated:  # "12月4日 周五": the weekday of that date, not the next Friday
             yield match[0], _nearest_offset(int(dated[1]), int(dated[2]), today)
-        elif match[1]:  # 下周X: X of the next calendar week
-            yield match[0], 7 - today.weekday() + weekday
+        elif match[1]:  # 下周X: X of the next calendar week, 下下周X of the one after
+            yield match[0], 7 * len(match[1]) - today.weekday() + weekday
         else:
             yield match[0], (weekday - today.weekday()) % 7
     for index, name in enumerate(_EN_WEEKDAYS):

@@ -113,6 +113,13 @@ def test_rule_day_holds_the_answer_to_the_asked_day():
     next_week = {"query": "Guangzhou next Saturday?", "lang": "en", "intent": "forecast", "cities": [GUANGZHOU],
                  "weekday": 5, "week": 1}
     assert strict(next_week, _reply("Guangzhou next Saturday: 9 to 16°C.", forecast(GUANGZHOU, [saturday])))["day"]
+    # 下下周一: the Monday two calendar weeks on (the 14th), not next week's (the 7th).
+    monday = _day(13, "2026-12-14", "Monday", temp_min=9.0, temp_max=16.0, precipitation_sum=0.0,
+                  precipitation_probability=5)
+    week_after = {"query": "广州下下周一天气", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU],
+                  "weekday": 0, "week": 2}
+    assert strict(week_after, _reply("广州下下周一9~16°C。", forecast(GUANGZHOU, [monday])))["day"] is True
+    assert strict(week_after, _reply("广州下周一9~16°C。", forecast(GUANGZHOU, [monday])))["day"] is False
     weekday = {"query": "广州周四天气", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "weekday": 3}
     assert strict(weekday, _reply("广州周四14.1~21.9°C。", exact))["day"] is True
     assert strict(weekday, _reply("广州周三8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is False
