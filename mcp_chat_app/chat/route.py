@@ -52,6 +52,7 @@ from mcp_chat_app.chat.route_mends import (
     for_the_destination,
     for_the_one_said_apart,
     for_the_name_said,
+    from_a_list_of_one,
     from_a_search_of_places,
     from_a_yes_or_no_tool,
     from_the_drawing_tool,
@@ -326,6 +327,7 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
                 planned = (moved_to_hours if takes is takes_hours else moved_to_a_day)(planned, by_name, turn)
             if inherits:  # moved to a tool that takes a day: the conversation's, where the question names none
                 planned = with_earlier_days(planned, by_name, turn)
+    planned = from_a_list_of_one(planned, by_name, turn)
     if planned and all(plan.request is None for plan in planned):
         # Calls the schemas refuse (a chart of one day, an offset past the bound) answer nothing: asked once more,
         # told why, as an auto router is. Told why, a small model made the same call again (a chart of one day, for
@@ -336,7 +338,8 @@ def _forced(turn: Turn, router: Router, tools: list[ToolInfo]) -> Routed:
         for offered in (specs, [spec for spec in specs if spec["function"]["name"] not in refused]):
             again = _asked_again(turn, router, tools, REFUSED.format(errors=errors), offered)
             llm_ms += again.duration_ms
-            replanned = planned_calls(real_calls(again), by_name, turn)
+            # (not a search of figures nobody gave: "昨天和今天比，成都哪天更冷" searched every place below 10)
+            replanned = tuple(plan for plan in planned_calls(real_calls(again), by_name, turn) if not plan.made_up)
             if any(plan.request is not None for plan in replanned):
                 planned = replanned
                 break

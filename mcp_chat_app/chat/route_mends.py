@@ -205,6 +205,40 @@ def from_a_search_of_places(planned: tuple[PlannedCall, ...], by_name: dict[str,
     return (again,) if again is not None else planned
 
 
+def from_a_list_of_one(planned: tuple[PlannedCall, ...], by_name: dict[str, ToolInfo],
+                       turn: Turn) -> tuple[PlannedCall, ...]:
+    """A call that its schema refuses for a list of places holding one ("昨天和今天比，成都哪天更冷" compared 成都
+    with nothing; asked again, a small model searched every place below a figure nobody gave): that place, with the
+    call's other arguments it takes, for the other tool of its server that takes one place, draws nothing, answers
+    more than yes or no and takes the most of them (the days compared, where one takes a day)."""
+    moved = []
+    for plan in planned:
+        tool = resolve(plan.name, by_name) if plan.request is None else None
+        listed = place_list_argument(tool.input_schema, turn.vocabulary) if tool else None
+        values = plan.arguments.get(listed) if listed else None
+        if tool is None or not isinstance(values, list) or len(values) != 1:
+            moved.append(plan)
+            continue
+        rest = {name: value for name, value in plan.arguments.items() if name != listed}
+
+        def taken(target: ToolInfo) -> dict[str, Any]:
+            properties = target.input_schema.get("properties", {})
+            return {name: value for name, value in rest.items() if name in properties}
+
+        again = None
+        for target in sorted(by_name.values(), key=lambda other: -len(taken(other))):
+            place = place_argument(target.input_schema, turn.vocabulary)
+            arguments = {place: values[0], **taken(target)}
+            if target.server == tool.server and place is not None and not draws(target) \
+                    and not _answers_yes_or_no(target) and takes_exactly(target, arguments):
+                again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
+                if again.request is not None:
+                    log.info("%s, not %s: the list of places holds one", target.qualified_name, plan.name)
+                    break
+        moved.append(again if again is not None and again.request is not None else plan)
+    return tuple(moved)
+
+
 def _to_the_one_taking_most(plan: PlannedCall, tool: ToolInfo, arguments: dict[str, Any],
                             fits: Callable[[ToolInfo, dict[str, Any]], bool], by_name: dict[str, ToolInfo],
                             turn: Turn, why: str) -> PlannedCall | None:

@@ -270,6 +270,7 @@ def test_over_http_the_sea_s_temperature_is_answered_with_the_limit_and_no_air_f
     ("Friday, Saturday or Sunday: which is driest?", 4, 3), ("周日还是周六去好", 5, 2), ("周六周日哪天好", 5, 2),
     # two days compared, the later first too ("is tomorrow warmer than today in boise?" was called for tomorrow)
     ("乌鲁木齐明天比今天暖和点没", 0, 2), ("is tomorrow warmer than today in boise?", 0, 2), ("今天比昨天冷吗", -1, 2),
+    ("今天没昨天冷吧？郑州", -1, 2),
     ("Lyon tomorrow vs the day after - which is nicer for a picnic?", 1, 2), ("長春明天會不會比今天冷很多", 0, 2),
 ])
 def test_two_days_joined_are_a_run_of_days_from_the_first(question, first, count):

@@ -750,6 +750,30 @@ def test_over_http_a_call_refused_twice_is_asked_a_third_time_of_the_other_tools
     assert "weather__get_weather_chart" not in offered and "weather__get_forecast" in offered
 
 
+def test_over_http_a_comparison_of_one_place_asks_its_forecast_of_the_days_compared(forced_gateway, fake_llm):
+    """"昨天和今天比，成都哪天更冷？" was called as a comparison of 成都 alone, which the schema refuses; asked again
+    (told why), a small model searched every place below 10, a figure nobody gave. The one place's forecast of the
+    two days is called at once, and a reply that calls the wrong day colder is rejected: of two days, the forecast
+    says which is colder."""
+    question = "昨天和今天比，成都哪天更冷？"
+    fake_llm.script(call("compare_weather", cities=["成都"], day=-1, days=2), {"content": "见上。"})
+    body = forced_gateway.chat("cd1", {"message": question}).json()
+    assert [(c["tool"], c["arguments"]) for c in body["tool_calls"]] == [
+        ("get_forecast", {"city": "成都", "day": -1, "days": 2})]
+    assert sum(bool(request.get("tools")) for request in fake_llm.requests()) == 1  # the router was not asked again
+    yesterday, today = body["tool_calls"][0]["structured_content"]["days"]
+    if yesterday["temp_min"] == today["temp_min"]:
+        pytest.skip("the simulated lows tie today")
+    colder, warmer = (yesterday, today) if yesterday["temp_min"] < today["temp_min"] else (today, yesterday)
+    name = {-1: "昨天", 0: "今天"}
+    wrong = f"{name[warmer['day']]}比{name[colder['day']]}更冷，最低{colder['temp_min']:g}°C。"
+    right = f"{name[colder['day']]}更冷：最低{colder['temp_min']:g}°C，{name[warmer['day']]}{warmer['temp_min']:g}°C。"
+    fake_llm.script(call("compare_weather", cities=["成都"], day=-1, days=2), {"content": wrong}, {"content": right})
+    body = forced_gateway.chat("cd2", {"message": question}).json()
+    assert body["answer_source"] == "model" and body["response"].startswith(right), body["response"]
+    assert "更冷" in fake_llm.requests()[2]["messages"][-1]["content"]  # the retry was told the colder day
+
+
 def test_over_http_a_day_beyond_the_data_is_not_answered_with_the_present(forced_gateway, fake_llm):
     """"the coldest temperature recorded in Tomsk in January 1998": the forecast tool says its data does not reach
     that day; told so, the router called the tool of the present moment, whose figures would have been given as

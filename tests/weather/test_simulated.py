@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.weather.conftest import server_env, stdio_client
+from weather_mcp_server.domain.days import day_names, short_label
 from weather_mcp_server.domain.service import describe_day
 from weather_mcp_server.domain.verdicts import (
     Standing,
@@ -22,7 +23,7 @@ from weather_mcp_server.domain.verdicts import (
     snowing_now,
     umbrella_now,
 )
-from weather_mcp_server.models import ForecastDay, HourRecord, Location, PrecipitationDay
+from weather_mcp_server.models import ForecastDay, HourRecord, Location, PrecipitationDay, Verdict
 from weather_mcp_server.wording.weather import place_name
 from weather_mcp_server.sources.payload import Payload
 from weather_mcp_server.sources.simulated import simulated_forecast
@@ -577,7 +578,7 @@ def test_of_two_days_one_with_the_highest_high_and_the_lowest_low_says_so_beside
     today = datetime(2026, 12, 7).date()
     yesterday_and_today = [day(-1, -5.1, 3.4), day(0, -9.3, 3.9)]
     assert _span_extremes(yesterday_and_today, today, "°C") == (
-        " Of these days: highest high today (3.9°C; yesterday 3.4°C), lowest low today (low -9.3°C; yesterday -5.1°C).")
+        " Of these days: highest high today (3.9°C, yesterday 3.4°C), lowest low today (low -9.3°C, yesterday -5.1°C).")
 
     def in_chinese() -> str:
         use_locale({"locale": "zh-CN"})
@@ -585,3 +586,38 @@ def test_of_two_days_one_with_the_highest_high_and_the_lowest_low_says_so_beside
     assert "最高气温最高今天（3.9°C，昨天3.4°C）" in contextvars.copy_context().run(in_chinese)
     three = [day(0, -9.3, 3.9), day(1, 1.1, 11.6), day(2, -4.0, 8.1)]
     assert _span_extremes(three, today, "°C") == " Of these days: warmest tomorrow (11.6°C), coldest today (low -9.3°C)."
+
+
+def test_of_two_days_the_forecast_says_which_is_warmer_and_which_colder_by_words_that_compare() -> None:
+    """"昨天和今天比，成都哪天更冷？" was answered "今天比昨天更冷" when yesterday had the lower low and the lower high:
+    the data said which day was colder only in its text. Of two days, verdicts say which is warmer (the higher high)
+    and which colder (the lower low), with every name a reply may give each day, so a reply's comparison can be
+    checked; asked by words that compare ("更冷", "比今天热", "colder") and not by the hot and cold words alone
+    ("今明两天冷不冷" asks its yes or no), and not said again in the text, whose extremes say it with the figures."""
+    def day(offset: int, low: float, high: float) -> ForecastDay:
+        return ForecastDay(date=f"2026-12-0{7 + offset}", weekday="Monday", day=offset, weather_code=1,
+                           description="x", temp_min=low, temp_max=high, precipitation_sum=0.0, wind_speed_max=5.0)
+
+    today = datetime(2026, 12, 7).date()  # a Monday
+
+    def verdicts(days: list[ForecastDay], locale: str = "en") -> dict[str, Verdict]:
+        use_locale({"locale": locale})
+        found = forecast_verdicts(days, [short_label(today, d.day) for d in days],
+                                  [day_names(today, d.day) for d in days])
+        return {v.topic: v for v in found}
+
+    run = contextvars.copy_context().run
+    found = run(verdicts, [day(-1, 2.4, 11.5), day(0, 5.7, 13.3)])
+    assert (found["warmer"].winner, found["warmer"].statement) == ("today", "today is warmer")
+    assert (found["colder"].winner, found["colder"].statement) == ("yesterday", "yesterday is colder")
+    assert found["colder"].places[0] == ["yesterday", "Yesterday", "昨天", "Sunday", "周日", "星期日", "周天", "星期天",
+                                         "礼拜天"]
+    assert {"colder", "更冷", "比今天冷", "没昨天冷"} <= set(found["colder"].keywords)
+    assert "冷" not in found["colder"].keywords and "cold" not in found["colder"].keywords
+    found = run(verdicts, [day(0, 5.7, 13.3), day(1, 3.9, 13.8)], "zh-CN")  # tomorrow has both
+    assert (found["warmer"].winner, found["warmer"].statement) == ("明天", "明天最高气温更高")
+    assert found["colder"].statement == "明天最低气温更低"
+    found = run(verdicts, [day(0, 5.0, 10.0), day(1, 5.0, 10.0)])
+    assert found["warmer"].winner is None and found["warmer"].statement == "equally warm"
+    assert "warmer" not in run(verdicts, [day(0, 5.7, 13.3)])  # one day compares nothing
+    assert "warmer" not in run(verdicts, [day(0, 5.7, 13.3), day(1, 3.9, 13.8), day(2, 1.0, 9.0)])

@@ -98,6 +98,18 @@ def short_label(today: date, offset: int) -> str:
     return calendar_words(day)
 
 
+def day_names(today: date, offset: int) -> list[str]:
+    """Every name an answer in either language may give a day, as written at a sentence's start too: its short
+    label, today/Today/今天, Monday/周一/星期一."""
+    day = today + timedelta(days=offset)
+    weekday = _ZH_WEEKDAYS[day.weekday()]
+    near = [_EN_NEAR[offset], _EN_NEAR[offset].capitalize()] if offset in _EN_NEAR else []
+    zh_near = [_ZH_NEAR[offset]] if offset in _ZH_NEAR else []
+    sunday = ["周天", "星期天", "礼拜天"] if weekday == "日" else []
+    names = [short_label(today, offset), *near, *zh_near, weekday_name(day), f"周{weekday}", f"星期{weekday}", *sunday]
+    return list(dict.fromkeys(names))
+
+
 def _zh_label(today: date, day: date, offset: int) -> str:
     weekday = f"周{_ZH_WEEKDAYS[day.weekday()]}"
     if offset in _ZH_NEAR:

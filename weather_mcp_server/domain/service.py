@@ -14,7 +14,15 @@ from weather_mcp_server.charts.series import HEIGHT_PX, WIDTH_PX, ChartKind, Cha
 from weather_mcp_server.config import Settings
 from weather_mcp_server.domain import units as unit_systems
 from weather_mcp_server.domain.air import air_quality_result
-from weather_mcp_server.domain.days import HORIZON_DAYS, PAST_DAYS, DaySpan, select_days, short_label, weekday_name
+from weather_mcp_server.domain.days import (
+    HORIZON_DAYS,
+    PAST_DAYS,
+    DaySpan,
+    day_names,
+    select_days,
+    short_label,
+    weekday_name,
+)
 from weather_mcp_server.domain.hours import hour_records, part_label
 from weather_mcp_server.domain.units import UnitSystem
 from weather_mcp_server.domain.verdicts import (
@@ -140,7 +148,8 @@ class WeatherService:
         if hours:
             verdicts = hour_verdicts(hours, umbrella=False)
         else:
-            verdicts = forecast_verdicts(days, [short_label(today, d.day) for d in days])
+            verdicts = forecast_verdicts(days, [short_label(today, d.day) for d in days],
+                                         [day_names(today, d.day) for d in days])
         return Forecast(**self._common(location, sourced), verdicts=verdicts, days=days, hours=hours,
                         part=part_label(query.hours, query.part))
 

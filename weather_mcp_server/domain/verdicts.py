@@ -109,9 +109,11 @@ def _rain_mm(day: ForecastDay) -> float:
     return 0.0 if day.weather_code in SNOW_CODES else day.precipitation_sum
 
 
-def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> list[Verdict]:
+def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str],
+                      names: Sequence[list[str]] = ()) -> list[Verdict]:
     """Rain and snow over the covered days, hot/cold when the span is a few days (the weekend's "冷不冷" had no
-    verdict to answer by), and windy when it is one day."""
+    verdict to answer by), windy when it is one day, and of two days which is warmer and which colder (`names`:
+    each day's names)."""
     rainy = [label for day, label in zip(days, labels) if rain_expected(_rain_mm(day), day.weather_code,
                                                                           day.precipitation_probability)]
     # A day of rain and snow under a rain code ("雨夹雪 ... 不会下雪" was one forecast's text) has snow by its sum.
@@ -125,7 +127,40 @@ def forecast_verdicts(days: Sequence[ForecastDay], labels: Sequence[str]) -> lis
             verdicts.append(_yes_no("sunrise", False, pick("the sun does not rise (polar night)", "太阳不升起（极夜）")))
     elif len(days) <= FEEL_SPAN_DAYS:
         verdicts += _span_feel(days, labels, past)
+    if len(days) == 2 and names:
+        verdicts += day_comparison_verdicts(days, labels, names)
     return verdicts
+
+
+# Of two days compared ("is tomorrow warmer than today", "昨天和今天哪天更冷", "明天会比今天热吗"): words that
+# compare, so that a question of the two days' heat or cold ("今明两天冷不冷") is asked its yes or no, not which wins
+# (and, longer than the hot and cold words they hold, they take the question from those).
+_WARMER_DAY = ["warmer", "hotter", "milder", "warmest", "hottest", "warm up", "更暖", "更热", "更熱", "暖和些", "暖和点",
+               "暖和一点", "热一点", "热一些", "热些", "热点", "升温", "回暖", "变暖", "变热"]
+_COLDER_DAY = ["colder", "cooler", "chillier", "coldest", "coolest", "cool down", "cool off", "更冷", "更凉", "更涼",
+               "冷一点", "冷一些", "冷些", "冷点", "凉快些", "降温", "变冷", "变凉", "转凉", "转冷"]
+
+
+def day_comparison_verdicts(days: Sequence[ForecastDay], labels: Sequence[str],
+                            names: Sequence[list[str]]) -> list[Verdict]:
+    """Of two days, which is warmer (the higher high) and which colder (the lower low), each day named by its label;
+    the Chinese that compares with a day's name ("比今天冷", "没昨天热") asks them too."""
+    def keywords(words: list[str], adjectives: str) -> list[str]:
+        chinese = [name for day in names for name in day if not name.isascii()]
+        return [*words, *(f"{before}{name}{more}{adjective}" for name in chinese for adjective in adjectives
+                          for before, more in (("比", ""), ("比", "更"), ("比", "还"), ("没", ""), ("没有", "")))]
+
+    def said(en: str, zh: str) -> Callable[[str], str]:
+        return lambda label: pick(f"{label} {en}", f"{label}{zh}")
+
+    warmer = _winner("warmer", [(label, day.temp_max) for day, label in zip(days, labels)], list(names), max,
+                     said("is warmer", "更暖和"), pick("equally warm", "两天一样暖和"), keywords(_WARMER_DAY, "热暖熱"))
+    colder = _winner("colder", [(label, day.temp_min) for day, label in zip(days, labels)], list(names), min,
+                     said("is colder", "更冷"), pick("equally cold", "两天一样冷"), keywords(_COLDER_DAY, "冷凉"))
+    if warmer.winner and warmer.winner == colder.winner:  # (as of two places)
+        warmer = warmer.model_copy(update={"statement": said("has the higher high", "最高气温更高")(warmer.winner)})
+        colder = colder.model_copy(update={"statement": said("has the lower low", "最低气温更低")(colder.winner)})
+    return [warmer, colder]
 
 
 def _span_feel(days: Sequence[ForecastDay], labels: Sequence[str], past: bool) -> list[Verdict]:
@@ -229,15 +264,19 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
     higher and the lower chance of rain and the stronger UV; a tie names no winner. Of three places or more, the
     winner is said as the most of them ("Bergen is the warmest", "广州最暖和"), not as more than one other."""
     places = [_names(s) for s in standings]
+
+    def scored(value: Callable[[Standing], float | None]) -> list[tuple[str, float | None]]:
+        return [(s.name, value(s)) for s in standings]
+
     both = "两地" if len(standings) == 2 else "各地"  # a tie of three places or more is of every place
 
     def said(two_en: str, two_zh: str, many_en: str, many_zh: str) -> Callable[[str], str]:
         en, zh = (two_en, two_zh) if len(standings) == 2 else (many_en, many_zh)
         return lambda name: pick(f"{name} {en}", f"{name}{zh}")
 
-    warmer = _winner("warmer", standings, places, max, lambda s: s.warmth,
+    warmer = _winner("warmer", scored(lambda s: s.warmth), places, max,
                      said("is warmer", "更暖和", "is the warmest", "最暖和"), pick("equally warm", f"{both}一样暖和"))
-    colder = _winner("colder", standings, places, min, lambda s: s.coldness,
+    colder = _winner("colder", scored(lambda s: s.coldness), places, min,
                      said("is colder", "更冷", "is the coldest", "最冷"), pick("equally cold", f"{both}一样冷"))
     if warmer.winner and warmer.winner == colder.winner:
         # the highest high and the lowest low in one place: "多哈更暖和，多哈更冷" read as a contradiction
@@ -248,25 +287,25 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
     return [
         warmer,
         colder,
-        _winner("wetter", standings, places, max, lambda s: s.wetness,
+        _winner("wetter", scored(lambda s: s.wetness), places, max,
                 said("gets more rain", "降水更多", "gets the most rain", "降水最多"),
                 pick("equally wet", f"{both}降水一样多")),
-        _winner("windier", standings, places, max, lambda s: s.windiness,
+        _winner("windier", scored(lambda s: s.windiness), places, max,
                 said("is windier", "风更大", "is the windiest", "风最大"), pick("equally windy", f"{both}风一样大")),
-        _winner("drier", standings, places, min, lambda s: s.wetness,
+        _winner("drier", scored(lambda s: s.wetness), places, min,
                 said("gets less rain", "降水更少", "gets the least rain", "降水最少"),
                 pick("equally wet", f"{both}降水一样多")),
-        _winner("calmer", standings, places, min, lambda s: s.windiness,
+        _winner("calmer", scored(lambda s: s.windiness), places, min,
                 said("is less windy", "风更小", "is the least windy", "风最小"),
                 pick("equally windy", f"{both}风一样大")),
-        *([_winner("likelier", standings, places, max, lambda s: s.chance,
+        *([_winner("likelier", scored(lambda s: s.chance), places, max,
                    said("has the higher chance of rain", "降水概率更高", "has the highest chance of rain", "降水概率最高"),
                    pick("the same chance of rain", f"{both}降水概率一样")),
-           _winner("unlikelier", standings, places, min, lambda s: s.chance,
+           _winner("unlikelier", scored(lambda s: s.chance), places, min,
                    said("has the lower chance of rain", "降水概率更低", "has the lowest chance of rain", "降水概率最低"),
                    pick("the same chance of rain", f"{both}降水概率一样"))]
           if all(s.chance is not None for s in standings) else []),
-        *([_winner("uv", standings, places, max, lambda s: s.uv,
+        *([_winner("uv", scored(lambda s: s.uv), places, max,
                    said("has the stronger UV", "紫外线更强", "has the strongest UV", "紫外线最强"),
                    pick("equally strong UV", f"{both}紫外线一样强"))]
           if all(s.uv is not None for s in standings) else []),
@@ -277,12 +316,13 @@ def comparison_verdicts(standings: Sequence[Standing]) -> list[Verdict]:
 STATED_COMPARISONS = ("warmer", "colder", "wetter", "windier")
 
 
-def _winner(topic, standings, places, best, value, says, tie) -> Verdict:  # noqa: ANN001 - local helper
-    top = best(value(s) for s in standings)
-    leaders = [s for s in standings if value(s) == top]
-    winner = leaders[0].name if len(leaders) == 1 else None
+def _winner(topic, scored, places, best, says, tie, keywords=None) -> Verdict:  # noqa: ANN001 - local helper
+    """The verdict of `topic` over (name, value) pairs: the one name whose value is `best`, or none on a tie."""
+    top = best(value for _, value in scored)
+    leaders = [name for name, value in scored if value == top]
+    winner = leaders[0] if len(leaders) == 1 else None
     return Verdict(topic=topic, winner=winner, places=places, statement=says(winner) if winner else tie,
-                   keywords=_KEYWORDS[topic])
+                   keywords=keywords or _KEYWORDS[topic])
 
 
 def _names(standing: Standing) -> list[str]:

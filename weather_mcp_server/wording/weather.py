@@ -281,7 +281,7 @@ def _extreme(words: tuple[str, str], day: ForecastDay, days: Sequence[ForecastDa
     and today, compared)."""
     when = short_label(today, day.day)
     other = next((d for d in days if d is not day), None) if len(days) == 2 else None
-    beside = pick(f"; {short_label(today, other.day)} {value(other):g}{t}",
+    beside = pick(f", {short_label(today, other.day)} {value(other):g}{t}",
                   f"，{short_label(today, other.day)}{value(other):g}{t}") if other else ""
     return pick(f"{words[0]} {when} ({lead[0]}{value(day):g}{t}{beside})",
                 f"{words[1]}{when}（{lead[1]}{value(day):g}{t}{beside}）")
@@ -438,8 +438,9 @@ def _one_day(place: str, day: str) -> str:
 
 
 def _feel_and_rest(verdicts: Sequence[Verdict]) -> list[Verdict]:
-    """Hot and cold are said only when one holds ("not hot, not cold" says nothing); the others always."""
-    return [v for v in verdicts if v.topic not in ("hot", "cold") or v.holds]
+    """Hot and cold are said only when one holds ("not hot, not cold" says nothing); the others always, but which
+    of two days is warmer and colder, which the span's extremes say with their figures."""
+    return [v for v in verdicts if (v.topic not in ("hot", "cold") or v.holds) and v.topic not in STATED_COMPARISONS]
 
 
 def with_verdicts(facts: str, verdicts: Sequence[Verdict], notice: str | None) -> str:

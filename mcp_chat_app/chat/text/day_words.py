@@ -121,11 +121,11 @@ _WEEKDAY_JOINER = re.compile(r"\s*(?:,|，|&|/|、|\b(?:or|and|vs\.?)\b|还是|�
                              re.IGNORECASE)
 _JOINED_WEEKDAYS_REACH = 4  # days from the first to the last: "sunday or monday" is more likely next Monday's
 # Two days compared ("明天比今天暖和点没", "is tomorrow warmer than today", "Lyon tomorrow vs the day after",
-# "今天比昨天冷吗"): the days from the earlier to the later.
+# "今天比昨天冷吗", "今天没昨天冷吧"): the days from the earlier to the later.
 _ZH_DAY = "大后天|后天|明天|今天|昨天|前天"
 _EN_DAY = rf"today|yesterday|{_TOMORROW}|the\s+day\s+after(?:\s+(?:{_TOMORROW}))?"
 _COMPARED_DAYS = re.compile(
-    rf"(?P<zh1>{_ZH_DAY})[^，,。？?！!\d\s]{{0,4}}?(?:比|跟|和|与|同|还是|vs\.?)(?P<zh2>{_ZH_DAY})"
+    rf"(?P<zh1>{_ZH_DAY})[^，,。？?！!\d\s]{{0,4}}?(?:比|跟|和|与|同|还是|没有|没|不如|vs\.?)(?P<zh2>{_ZH_DAY})"
     rf"|\b(?P<en1>{_EN_DAY})\s+(?:(?:be|is|going\s+to\s+be|gonna\s+be|will\s+be|get)\s+)?(?:[a-z]+(?:er|est)\s+|more\s+"
     rf"[a-z]+\s+|nicer\s+)?(?:than|vs\.?|versus|or|compared\s+(?:to|with))\s+(?P<en2>{_EN_DAY})\b",
     re.IGNORECASE)
