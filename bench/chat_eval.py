@@ -3,7 +3,7 @@
 Start the system first (the real backend, the weather server on simulated data), e.g.
 
     WEATHER_PROVIDER=simulated mcp-chat up
-    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev51_*
+    python -m bench.chat_eval                      # the sets: ../shared/eval/ (dev), bench/dev2_* ... dev53_*
     python -m bench.chat_eval --set dev2           # one set
     python -m bench.chat_eval my.jsonl --gateway http://127.0.0.1:8081 --markdown eval.md --json replies.json
 
@@ -66,6 +66,10 @@ writers side by side: outdoor work and jobs, and names and days said every way.
 `dev50` and `dev51` (bench/dev50_*, dev51_*) were written apart from all forty-nine and from each other, by two
 writers side by side: travel in December across time zones, and users who correct themselves, doubt and
 ask beyond temperature.
+`dev52` (bench/dev52_*) was written apart from all fifty-one: everyday plans that hang on the weather, in Africa, Asia,
+inland Australia and small towns, and Chinese names of places abroad with their country first. `dev53` (bench/dev53_*)
+was written apart from all fifty-two, before dev52 was run: clock times and days ahead in words, quantities beyond
+temperature, three places compared, one day against another, and °F or the day changed half-way.
 Files given as arguments make one set of their own.
 """
 
@@ -89,7 +93,7 @@ from bench.chat_eval_rules import RULES, strict_score, strictly_correct
 REPO = Path(__file__).resolve().parent.parent
 EVAL_DIR = REPO.parent / "shared" / "eval"
 DEFAULT_FILES = (EVAL_DIR / "dev_queries.jsonl", EVAL_DIR / "dev_dialogues.jsonl")
-LAST_SET = 52  # bench/dev2_* ... dev52_*, in the order they were written
+LAST_SET = 53  # bench/dev2_* ... dev53_*, in the order they were written
 
 
 def bench_set_files(number: int) -> tuple[Path, Path]:
