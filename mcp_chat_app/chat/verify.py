@@ -384,12 +384,15 @@ def misattributed(reply: str, facts_text: str, question: str = "") -> list[str]:
     if len({part.days for part in parts}) < 2:
         return []
     by_part = [_tokens(part.text) for part in parts]
-    shared = set.intersection(*by_part) | _tokens(general) | _tokens(question)  # the user's own words are free
+    # The figures a day's part holds stay that day's where the rest repeats them too ("Over these 2 days: -3.2 to
+    # 5.8°C" beside "today -3.2 to 5.8°C"): "yesterday's low was -3.2°C" had passed.
+    figures = {token for token in set.union(*by_part) if _FIGURE.fullmatch(token)}
+    shared = set.intersection(*by_part) | (_tokens(general) - figures) | _tokens(question)  # the user's words are free
     telling = set.union(*by_part) - shared
     wrong, days = [], set()
     for clause in _CLAUSE_SPLIT.split(reply):
         named = day_words(clause)
-        if named & SPAN_WORDS:
+        if named & SPAN_WORDS or _SEVERAL_DAYS.search(clause):
             days = set()  # said of several days: the facts of any of them may be said
             continue
         days = named or days
@@ -399,6 +402,11 @@ def misattributed(reply: str, facts_text: str, question: str = "") -> list[str]:
         allowed = set().union(*(tokens for part, tokens in zip(parts, by_part) if part.days & days)) if days else set()
         wrong += sorted(said - allowed)
     return list(dict.fromkeys(wrong))
+
+
+# Days said together by their count ("over both days", "这两天"): what is said of them may be any one's.
+_SEVERAL_DAYS = re.compile(r"\b(?:both|these|those|the|all|over|across)\s+(?:\d+|two|three|four|five|six|seven)?\s*"
+                           r"days\b|\b(?:every|each)\s+day\b|[这那]?[两二三四五六七几]天|每天", re.IGNORECASE)
 
 
 def _tokens(text: str) -> set[str]:

@@ -26,6 +26,7 @@ from mcp_chat_app.chat.verify import (
     check_reply,
     comparison_patterns,
     contradictions,
+    misattributed,
     unfounded_chances,
 )
 from mcp_chat_app.chat.write import Draft, write
@@ -970,3 +971,19 @@ def test_a_bound_of_the_question_said_as_a_figure_is_made_up():
                             ("明天最高16.7°C，达不到40度。", "明天会到40度吗"), ("It will reach 25.9°C.", "25.9 tomorrow?"),
                             ("echo: ticket user00-m00024", "ticket user00-m00024")):
         assert bounds_given_as_figures(reply, question, facts) == [], reply
+
+
+def test_a_figure_of_one_of_two_days_said_of_the_other_is_misattributed():
+    """dev51's two-day answers gave today's low to yesterday and passed: the figure stood in the span's summary
+    ("Over these 2 days: -3.2 to 5.8°C"), said of no day, and in the extremes beside the other day's ("today (low
+    -3.2°C, yesterday -0.3°C)"), read as one label of one day. Each stays its own day's; said of both days
+    together ("over both days", "这两天") it may be either's."""
+    facts = ("Denver, yesterday to today: yesterday Moderate rain, -0.3 to 5.2°C; today Mainly clear, -3.2 to 5.8°C. "
+             "Over these 2 days: -3.2 to 5.8°C. Of these days: highest high today (5.8°C, yesterday 5.2°C), lowest "
+             "low today (low -3.2°C, yesterday -0.3°C).")
+    question = "was it colder yesterday than today in denver"
+    assert misattributed("Yesterday the low was -3.2°C.", facts, question) == ["-3.2"]
+    assert misattributed("昨天最低-3.2°C。", facts, question) == ["-3.2"]
+    assert misattributed("Today the low was -3.2°C and yesterday -0.3°C.", facts, question) == []
+    assert misattributed("Yesterday: -0.3 to 5.2°C. Over both days it ranged -3.2 to 5.8°C.", facts, question) == []
+    assert misattributed("这两天-3.2~5.8°C。", facts, question) == []

@@ -490,6 +490,8 @@ SPAN_WORDS = frozenset({"周末", "本周", "下周", "weekend", "this week", "n
 _SEGMENT_END = re.compile(r"[；;。：\n]|\.(?!\d)|(?<!\d):(?!\d)")
 _BRACKET_END = re.compile(r"[）)]")
 _LABEL_GAP = 16  # a day word this close to the previous one, with no end between, names the same day ("明天（…周三）")
+# ... but not with a comma between: another day's figure beside the first's ("today (low -3.2°C, yesterday -0.3°C)")
+_LABELS_APART = re.compile(rf"{_SEGMENT_END.pattern}|[,，]")
 
 
 @dataclass(frozen=True)
@@ -506,7 +508,7 @@ def segments(text: str) -> tuple[list[Segment], str]:
     for start, end, word in _named_days(text):
         if word in SPAN_WORDS:
             continue
-        if found and start - found[-1][1] <= _LABEL_GAP and not _SEGMENT_END.search(text, found[-1][1], start):
+        if found and start - found[-1][1] <= _LABEL_GAP and not _LABELS_APART.search(text, found[-1][1], start):
             found[-1] = (found[-1][0], end, found[-1][2] | {word})
         else:
             found.append((start, end, {word}))
