@@ -875,6 +875,14 @@ def test_a_place_written_by_its_initials_is_stated():
     assert not mentioned("Santa Ana", "as warm as yesterday?") and not mentioned("Hong Kong", "hkg")
 
 
+def test_a_chinese_place_written_with_its_particle_is_stated():
+    """"吉尔吉斯斯坦的奥什现在什么天气" was called for "吉尔吉斯斯坦奥什", taken for a place nobody named, and answered
+    that nothing was found: the name with the 的 between its country and itself left out is the question's."""
+    assert mentioned("吉尔吉斯斯坦奥什", "吉尔吉斯斯坦的奥什现在什么天气")
+    assert mentioned("美国缅因州波特兰", "美国缅因州的波特兰和俄勒冈州的波特兰")
+    assert not mentioned("北京", "吉尔吉斯斯坦的奥什现在什么天气") and not mentioned("奥什城", "吉尔吉斯斯坦的奥什")
+
+
 def test_a_place_written_contracted_is_stated():
     """"is it gonna be hot in phx tmrw lol" was called for Phoenix, taken for a place nobody named, and answered "I
     could not look that up": a name shortened to its first and last letters and a few between is the name; a word of

@@ -57,7 +57,16 @@ def mentioned(value: str, asked: str) -> bool:
     words = [value, *re.findall(r"[a-z\u00c0-\u024f]{3,}|[\u3400-\u9fff]{2,}", value), initials,
              f"{initials}c" if initials and not initials.endswith("c") else ""]
     return any(re.search(_as_word(word), asked) or re.search(_as_word(_unaccented(word)), _unaccented(asked))
-               for word in words if word) or _contracted(value, asked)
+               for word in words if word) or _contracted(value, asked) or _without_its_particle(value, asked)
+
+
+def _without_its_particle(value: str, asked: str) -> bool:
+    """A Chinese name the question writes with 的 between its qualifier and itself ("吉尔吉斯斯坦奥什" for
+    "吉尔吉斯斯坦的奥什": the call was refused as made up, and the question answered that nothing was found)."""
+    return len(value) >= 3 and bool(_HAN.fullmatch(value)) and "的" in asked and value in asked.replace("的", "")
+
+
+_HAN = re.compile(r"[\u3400-\u9fff]+")
 
 
 # Two letters that are a word more often than a name's initials ("no" of "new orleans", "so" of "south ossetia").
