@@ -70,6 +70,10 @@ CITY = {"description": "City name in any language, e.g. 'Beijing', '北京', 'Pa
      "Bethlehem, West Bank"),
     # names the question lists, written as one by the router, are places of their own (dev27: Dubai's alone)
     ("Dubai, Abu Dhabi, Muscat", "Dubai, Abu Dhabi, Muscat - windiest tomorrow?", "Dubai"),
+    # ... but a name written twice is two namesakes, each with its own (dev52's Springfield, Illinois was made
+    # Springfield, and compared with Springfield, Missouri as Missouri's)
+    ("Springfield, Illinois", "Springfield, Illinois or Springfield, Missouri - which is colder tomorrow morning?",
+     "Springfield, Illinois"),
 ])
 def test_a_qualifier_beside_the_place_is_taken_as_written(value, question, written):
     assert qualified(value, question, VOCABULARY) == written

@@ -387,8 +387,11 @@ def qualified(value: str, question: str, vocabulary: Vocabulary, others: Iterabl
     the question does not gives way to the question's own ("Paris, Kentucky" was called as "Paris, FR"), also one
     said apart from the name ("the one in Egypt")."""
     head, comma, tail = value.partition(",")
-    if comma and {part.strip() for part in tail.split(",")} <= set(siblings(head.strip(), question, vocabulary)):
-        return head.strip()  # "Dubai, Abu Dhabi, Muscat - windiest tomorrow?": places of their own, no qualifier
+    if comma and {part.strip() for part in tail.split(",")} <= set(siblings(head.strip(), question, vocabulary)) \
+            and question.casefold().count(head.strip().casefold()) == 1:
+        # "Dubai, Abu Dhabi, Muscat - windiest tomorrow?": places of their own, no qualifier; but a name written
+        # twice is two namesakes, each with its own ("Springfield, Illinois or Springfield, Missouri")
+        return head.strip()
     if comma and head.strip() and value.casefold() not in question.casefold():
         # its namesake written first with another ("Cambridge MA or Cambridge in England"); a day is no qualifier
         if _written(tail, question) and _less_the_days_said(value, question) == value:
