@@ -112,8 +112,10 @@ def planned_call(call: ModelToolCall, by_name: dict[str, ToolInfo], turn: Turn) 
 def _follows_on_its_day(turn: Turn) -> bool:
     """Whether the question is a follow-up that keeps the conversation's time of day: not one that asks a question
     of its own, on a day of its own, after the place it turns to ("那大屿山呢，明天人多吗" after tomorrow at 8 asks
-    of the whole day)."""
-    return conversation.is_follow_up(turn.question) and not day_words(conversation.own_question(turn.question))
+    of the whole day), nor one that names a day the question before it did not ("and how much fell in Dodge City
+    yesterday?" after tomorrow night was asked of yesterday night)."""
+    return conversation.is_follow_up(turn.question) and not day_words(conversation.own_question(turn.question)) \
+        and day_words(turn.question) <= day_words(turn.earlier_question)
 
 
 def _qualified(plan: PlannedCall, tool: ToolInfo, turn: Turn) -> PlannedCall:

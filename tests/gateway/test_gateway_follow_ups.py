@@ -910,6 +910,14 @@ def test_over_http_a_follow_up_asking_its_own_day_leaves_the_earlier_hour(forced
     asked("明天早上八点香港多少度", call("get_forecast", city="香港", day=1, hours=[8]))
     body = asked("那深圳呢", call("get_forecast", city="深圳", day=1, hours=[8]))
     assert made_calls(body) == [("get_forecast", {"city": "深圳", "day": 1, "hours": [8]})]
+    # A day the question before it did not name: dev52's "and how much rain fell in Dodge City yesterday?" after
+    # tomorrow night was called for yesterday night.
+    asked = forced_asker(forced_gateway, fake_llm, "night")
+    asked("will it freeze tomorrow night in Dodge City, KS?", call("get_forecast", city="Dodge City, KS", day=1,
+                                                                     hours="night"))
+    body = asked("and how much rain fell in Dodge City yesterday?",
+                 call("get_precipitation", city="Dodge City, KS", day=-1, hours="night"))
+    assert made_calls(body) == [("get_precipitation", {"city": "Dodge City, KS", "day": -1})]
 
 
 def test_over_http_a_question_of_knowledge_called_for_words_of_the_domain_is_answered_without_a_call(
