@@ -76,6 +76,11 @@ _GOING = re.compile(r"(?:去|到|飞|前往)(?!年|时|底|了|过|机|哪)\s*(?
                     r"(?=玩|旅游|出差|看看|[，,。？?！!\s]|那|的|$)|\b(?:going|heading|flying|driving|off|travel(?:l)?ing)"
                     r" to\s+(?P<en>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)")
 _ON_TO = re.compile(r"\s+to\s+(?P<en>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)")  # "from Denver to Boise"
+# A stop on the way, which the question's day is about ("driving Adelaide to Darwin, stopping in Coober Pedy on
+# tuesday", "自驾从昆明到大理，途经楚雄").
+_STOPPING = re.compile(r"\b(?:stopping|stopping\s+over|staying|overnighting|a\s+stop(?:over)?)\s+(?:in|at)\s+"
+                       r"(?P<en>[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)*)"
+                       r"|(?:途经|路过|经停|中途停在|停在|停留在)\s*(?P<zh>[\u3400-\u9fff]{2,}?)(?=[，,。？?！!\s]|那|的|$)")
 
 
 def with_stated_values(planned: tuple[PlannedCall, ...], alone: tuple[PlannedCall, ...],
@@ -1085,13 +1090,17 @@ def for_the_destination(planned: tuple[PlannedCall, ...], by_name: dict[str, Too
                         turn: Turn) -> tuple[PlannedCall, ...]:
     """A call for the place the user says they are in or set out from, when the question goes on to the place they
     are going to and names the first no more: made for that place instead ("我在昆明，下周五去西双版纳，那天怎么样"
-    was called for 昆明, "周日从赫尔辛基坐渡轮去塔林，塔林周日怎么样" for 赫尔辛基)."""
+    was called for 昆明, "周日从赫尔辛基坐渡轮去塔林，塔林周日怎么样" for 赫尔辛基); so too for a stop on the way
+    ("driving Adelaide to Darwin, stopping in Coober Pedy on tuesday next week" was called for Adelaide)."""
     if len(planned) != 1 or planned[0].request is None:
         return planned
     (plan,) = planned
     _, argument, value = place_of(plan, by_name, turn)
     here = re.search(rf"{_HERE}{re.escape(value)}", turn.question, re.IGNORECASE) if isinstance(value, str) else None
     going = (_ON_TO.match(turn.question, here.end()) or _GOING.search(turn.question, here.end())) if here else None
+    stop = _STOPPING.search(turn.question)
+    if stop and isinstance(value, str) and value in turn.question[:stop.start()]:
+        going = stop  # (where it stops, not where it set out from nor where it goes)
     if going is None or value in turn.question[going.end():]:
         return planned
     destination = going.groupdict().get("zh") or going["en"]

@@ -783,12 +783,16 @@ def test_over_http_a_follow_up_on_a_dated_day_keeps_the_date(forced_gateway, fak
     ("周日从赫尔辛基坐渡轮去塔林，塔林周日天气怎么样", "赫尔辛基", "塔林"),
     ("Driving from Denver to Salt Lake City on Friday, any snow?", "Denver", "Salt Lake City"),
     ("从北京去上海出差，北京明天冷吗", "北京", "北京"),  # the place set out from, asked by name
+    # a stop on the way (dev52)
+    ("driving Adelaide to Darwin, stopping in Coober Pedy on tuesday next week. forecast for that day?", "Adelaide",
+     "Coober Pedy"),
+    ("周六自驾从昆明到大理，途经楚雄，那天天气如何", "昆明", "楚雄"),
 ])
 def test_over_http_a_question_about_where_the_user_is_going_is_called_for_that_place(forced_gateway, fake_llm,
                                                                                      question, said, meant):
     """"我在昆明，下周五去西双版纳，那天天气怎么样" was called for 昆明, where the user is, not where they are going."""
     fake_llm.script(call("get_forecast", city=said, day=1), {"content": "placeholder"}, auto=True)
-    body = forced_gateway.chat("going", {"message": question}).json()
+    body = forced_gateway.chat(f"going{len(question)}", {"message": question}).json()  # (a conversation each)
     assert [made["arguments"]["city"] for made in body["tool_calls"]] == [meant]
 
 
