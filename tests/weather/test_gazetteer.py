@@ -600,6 +600,9 @@ def test_a_far_bigger_place_of_a_name_gives_way_to_a_namesake_beside_the_others(
                              (["Banff", "Jasper"], ["CA", "CA"]), (["Ericeira", "Nazaré"], ["PT", "PT"]),
                              (["Jasper"], ["US"])):
         assert [p.country_code for p in asyncio.run(resolver.resolve_among(names))] == countries, names
+    # of any size where the name is only another name of the bigger place: dev52's "Dodge City or Garden City" was
+    # compared with Singapore, whose byname "Garden City" is, not Kansas's town of that name
+    assert [p.country_code for p in asyncio.run(resolver.resolve_among(["Dodge City", "Garden City"]))] == ["US", "US"]
 
 
 def test_a_name_in_chinese_then_in_latin_letters_is_that_place(gazetteer: Gazetteer) -> None:

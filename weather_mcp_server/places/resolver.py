@@ -140,7 +140,9 @@ class PlaceResolver:
     def _namesake_near(self, query: str, place: Location, others: list[Location]) -> Location:
         """`place`, or a smaller place of its name beside the others when it is far from all of them: compared
         with Seville, "Córdoba" is Spain's (325,000 people, 120 km), not Argentina's (1.4 million, 9,800 km). Only
-        for a namesake of a tenth of its size or more: compared with Atlanta, Rome is still Italy's."""
+        for a namesake of a tenth of its size or more: compared with Atlanta, Rome is still Italy's; but of any size
+        where the name is the namesake's own and only another name of the place ("Garden City" beside Dodge City is
+        Kansas's, not Singapore, whose byname it is)."""
         coordinates = [(other.latitude, other.longitude) for other in others]
         if not coordinates or min(distance_km(place.latitude, place.longitude, *c) for c in coordinates) \
                 <= NEAR_OTHERS_KM:
@@ -149,7 +151,8 @@ class PlaceResolver:
         chosen = [c for c in candidates if distance_km(c.latitude, c.longitude, place.latitude, place.longitude) < 1.0]
         near = [c for c in candidates
                 if min(distance_km(c.latitude, c.longitude, *other) for other in coordinates) <= NEAR_AMBIGUOUS_KM
-                and chosen and c.population * NAMESAKE_SIZE_RATIO >= chosen[0].population]
+                and chosen and (c.population * NAMESAKE_SIZE_RATIO >= chosen[0].population
+                                or c.exact and not chosen[0].exact)]
         return self._gazetteer.to_location(max(near, key=lambda c: c.population), query) if near else place
 
     async def settle(self, query: str, earlier: Sequence[str] = ()) -> Location | WeatherToolError:
