@@ -348,8 +348,11 @@ def tersely_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[st
     """The verdicts a terse question opens or ends with ("Delays tonight on the A1?", "any queues tomorrow?",
     "Sydney tomorrow, hot?"): asked yes or no, as "will it ...?" asks it."""
     lowered = question.strip().lower()
-    if not lowered.endswith(("?", "？")):
+    end = max(lowered.rfind("?"), lowered.rfind("？"))
+    if end < 0:
         return []
+    # (less a remark after it: "any snow in Karakol over the next 3 days? going ski touring")
+    lowered = lowered[:end + 1]
     # (after a lead of its own: "and the day after that - any delays then?")
     parts = [part.strip() for part in question_parts(lowered)]
     latin = [v for v in verdicts if any(re.match(rf"(?:any\s+)?{re.escape(str(word).lower())}\b", part)

@@ -753,6 +753,9 @@ def test_the_chance_of_a_verdicts_topic_is_asked_as_its_degree(question, asked):
     ("which day will it rain?", False), ("Calabar tomorrow, how much rain?", False),
     # in Chinese, the word with no question word ("明天呢，也这么热？" was answered "明天也会这么热" at 19.9 °C)
     ("明天会下雨？", True), ("明天呢，也这么大雪？", True), ("雨多大？", False), ("明天天气怎么样？", False),
+    # with a remark after it (dev52's "any snow in Karakol over the next 3 days? going ski touring" was answered
+    # "Yes, there will be snow", the data having none)
+    ("any snow in Karakol over the next 3 days? going ski touring", True), ("雨多大？出门跑步", False),
 ])
 def test_a_terse_question_that_opens_or_ends_with_a_verdicts_word_asks_it_yes_or_no(question, asked):
     """"snow in Laramie tonight?" was answered without the verdict first, and the writer listed the others."""
