@@ -179,6 +179,8 @@ def _asked_offsets(turn: dict[str, Any], today: dt.date) -> set[int] | None:
         if turn.get("week"):  # 下周三 (week 1), 下下周一 (week 2): that weekday of a later calendar week (from Monday)
             return {7 * turn["week"] - today.weekday() + turn["weekday"]}
         return {(turn["weekday"] - today.weekday()) % 7}
+    if "span" in turn:  # the days a yes or no is over ("明后天会下雨吗": tomorrow and the day after)
+        return set(range(*turn["span"]))
     named = {offset for _, offset in _day_mentions(turn["query"], today)}
     if "days" in turn and named == {turn["days"] - 1}:
         return named

@@ -120,6 +120,11 @@ def test_rule_day_holds_the_answer_to_the_asked_day():
                   "weekday": 0, "week": 2}
     assert strict(week_after, _reply("广州下下周一9~16°C。", forecast(GUANGZHOU, [monday])))["day"] is True
     assert strict(week_after, _reply("广州下周一9~16°C。", forecast(GUANGZHOU, [monday])))["day"] is False
+    # A span of days labelled for a yes or no is the days asked ("明后天": tomorrow and the day after; 后天 alone had
+    # been read as the day asked, and tomorrow in the answer as another day).
+    both = {"query": "广州明后天会下雨吗", "lang": "zh", "intent": "precipitation", "cities": [GUANGZHOU], "days": 3,
+            "yesno": "rain", "span": [1, 3]}
+    assert strict(both, _reply("会下雨（明天）。广州明天8.9~17.7°C；后天14.1~21.9°C。", forecast(GUANGZHOU, WEEK[1:])))["day"]
     weekday = {"query": "广州周四天气", "lang": "zh", "intent": "forecast", "cities": [GUANGZHOU], "weekday": 3}
     assert strict(weekday, _reply("广州周四14.1~21.9°C。", exact))["day"] is True
     assert strict(weekday, _reply("广州周三8.9~17.7°C。", forecast(GUANGZHOU, WEEK[1:2])))["day"] is False
