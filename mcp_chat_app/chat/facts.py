@@ -351,7 +351,7 @@ def tersely_asked(question: str, verdicts: list[dict[str, Any]]) -> list[dict[st
     end = max(lowered.rfind("?"), lowered.rfind("？"))
     if end < 0:
         return []
-    # (less a remark after it: "any snow in Karakol over the next 3 days? going ski touring")
+    # (less a remark after it: "any delays over the next 3 days? going by car")
     lowered = lowered[:end + 1]
     # (after a lead of its own: "and the day after that - any delays then?")
     parts = [part.strip() for part in question_parts(lowered)]

@@ -385,7 +385,7 @@ def misattributed(reply: str, facts_text: str, question: str = "") -> list[str]:
         return []
     by_part = [_tokens(part.text) for part in parts]
     # The figures a day's part holds stay that day's where the rest repeats them too ("Over these 2 days: -3.2 to
-    # 5.8°C" beside "today -3.2 to 5.8°C"): "yesterday's low was -3.2°C" had passed.
+    # 5.8" beside "today -3.2 to 5.8"): "yesterday's low was -3.2" had passed.
     figures = {token for token in set.union(*by_part) if _FIGURE.fullmatch(token)}
     shared = set.intersection(*by_part) | (_tokens(general) - figures) | _tokens(question)  # the user's words are free
     telling = set.union(*by_part) - shared

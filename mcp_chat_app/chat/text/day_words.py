@@ -490,7 +490,7 @@ SPAN_WORDS = frozenset({"周末", "本周", "下周", "weekend", "this week", "n
 _SEGMENT_END = re.compile(r"[；;。：\n]|\.(?!\d)|(?<!\d):(?!\d)")
 _BRACKET_END = re.compile(r"[）)]")
 _LABEL_GAP = 16  # a day word this close to the previous one, with no end between, names the same day ("明天（…周三）")
-# ... but not with a comma between: another day's figure beside the first's ("today (low -3.2°C, yesterday -0.3°C)")
+# ... but not with a comma between: another day's figure beside the first's ("today (low -3.2, yesterday -0.3)")
 _LABELS_APART = re.compile(rf"{_SEGMENT_END.pattern}|[,，]")
 
 
