@@ -224,37 +224,31 @@ def from_a_list_of_one(planned: tuple[PlannedCall, ...], by_name: dict[str, Tool
         if tool is None or not isinstance(values, list) or len(values) != 1:
             moved.append(plan)
             continue
+
+        def its_place(target: ToolInfo, place: str = values[0]) -> dict[str, Any]:
+            argument = place_argument(target.input_schema, turn.vocabulary)
+            return {argument: place} if argument else {}
+
         rest = {name: value for name, value in plan.arguments.items() if name != listed}
-
-        def taken(target: ToolInfo) -> dict[str, Any]:
-            properties = target.input_schema.get("properties", {})
-            return {name: value for name, value in rest.items() if name in properties}
-
-        again = None
-        for target in sorted(by_name.values(), key=lambda other: -len(taken(other))):
-            place = place_argument(target.input_schema, turn.vocabulary)
-            arguments = {place: values[0], **taken(target)}
-            if target.server == tool.server and place is not None and not draws(target) \
-                    and not _answers_yes_or_no(target) and takes_exactly(target, arguments):
-                again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), arguments, by_name, turn)
-                if again.request is not None:
-                    log.info("%s, not %s: the list of places holds one", target.qualified_name, plan.name)
-                    break
-        moved.append(again if again is not None and again.request is not None else plan)
+        again = _to_the_one_taking_most(plan, tool, rest, lambda target, kept: bool(its_place(target)), by_name, turn,
+                                        "the list of places holds one", added=its_place)
+        moved.append(again or plan)
     return tuple(moved)
 
 
 def _to_the_one_taking_most(plan: PlannedCall, tool: ToolInfo, arguments: dict[str, Any],
                             fits: Callable[[ToolInfo, dict[str, Any]], bool], by_name: dict[str, ToolInfo],
-                            turn: Turn, why: str) -> PlannedCall | None:
-    """The call made, with those of `arguments` it takes, of the other tool of `tool`'s server that draws nothing,
-    answers more than yes or no, `fits` them and takes the most of them; None where none does."""
+                            turn: Turn, why: str,
+                            added: Callable[[ToolInfo], dict[str, Any]] = lambda target: {}) -> PlannedCall | None:
+    """The call made, with those of `arguments` it takes (and the `added` ones), of the other tool of `tool`'s
+    server that draws nothing, answers more than yes or no, `fits` them and takes the most of them; None where none
+    does."""
     def taken(target: ToolInfo) -> dict[str, Any]:
         properties = target.input_schema.get("properties", {})
         return {name: value for name, value in arguments.items() if name in properties}
 
     for target in sorted(by_name.values(), key=lambda other: -len(taken(other))):
-        kept = taken(target)
+        kept = {**added(target), **taken(target)}
         if target.server == tool.server and target is not tool and not draws(target) \
                 and not _answers_yes_or_no(target) and takes_exactly(target, kept) and fits(target, kept):
             again = replanned(PlannedCall(plan.call_id, target.qualified_name, {}), kept, by_name, turn)
